@@ -1,0 +1,34 @@
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { users } from "./accounts";
+
+/** A feedback field definition, as DESIGN.md 5.2 describes it. */
+export type FieldType = "text" | "long_text" | "email" | "url" | "number" | "boolean" | "select" | "attachment";
+export interface FieldDefinition {
+	key: string;
+	label: string;
+	type: FieldType;
+	required: boolean;
+	options?: string[];
+}
+
+export const projectKeys = sqliteTable(
+	"project_keys",
+	{
+		id: text("id").primaryKey(),
+		userId: text("user_id")
+			.notNull()
+			.references(() => users.id, { onDelete: "cascade" }),
+		projectName: text("project_name").notNull(),
+		/** SHA-256 of the raw key, hex. The raw key is never stored. */
+		keyHash: text("key_hash").notNull().unique(),
+		keyHint: text("key_hint").notNull(),
+		rateLimitPerMinute: integer("rate_limit_per_minute").notNull().default(60),
+		logsRateLimitPerMinute: integer("logs_rate_limit_per_minute").notNull().default(60),
+		logsEnabled: integer("logs_enabled", { mode: "boolean" }).notNull().default(true),
+		issueFieldConfig: text("issue_field_config", { mode: "json" }).$type<FieldDefinition[]>().notNull(),
+		featureFieldConfig: text("feature_field_config", { mode: "json" }).$type<FieldDefinition[]>().notNull(),
+		createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+		updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+	},
+	(t) => [uniqueIndex("project_keys_user_project_idx").on(t.userId, t.projectName)],
+);

@@ -1,0 +1,32 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Every suite of the repository, run by `npm test`:
+// - workers: the API Worker and its Durable Objects inside workerd, with the real migrations;
+// - local-server: the desktop server, listening for real, driven by real HTTP and WebSocket clients;
+// - e2e: pages and the tracker in Debian's chromium against the Worker on the local runtime.
+export default defineConfig({
+	test: {
+		projects: [
+			{
+				plugins: [
+					cloudflareTest(async () => ({
+						wrangler: { configPath: "./wrangler.toml" },
+						miniflare: {
+							bindings: {
+								ADMIN_TOKEN: "test-admin-token",
+								TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
+							},
+						},
+					})),
+				],
+				test: {
+					name: "workers",
+					include: ["test/**/*.test.ts"],
+					setupFiles: ["./test/apply-migrations.ts"],
+				},
+			},
+			"local-server",
+		],
+	},
+});
