@@ -1,1 +1,85 @@
-export default { fetch() { return new Response("ok") } }; export class RateLimiter {}
+/**
+ * svc API Worker. Routes:
+ *
+ *   Public ingestion (CORS, OPTIONS, 405 for other methods)
+ *     POST   /functions/v1/submit-feedback        feedback with a project key
+ *
+ *   Accounts
+ *     POST   /api/auth/signup                      {email, password} → {token, user}
+ *     POST   /api/auth/login                       {email, password} → {token, user}
+ *     GET    /api/auth/me                          → {user}
+ *     POST   /api/auth/logout                      → 204
+ *     POST   /api/admin/users/plan                 ADMIN_TOKEN: {email, plan, trial_ends_at}
+ *
+ *   Owner (session with Pro or trial access)
+ *     GET    /api/feedback-keys                    every project key, hints only
+ *     GET    /api/feedback-key?project_name=       one key, hint only
+ *     POST   /api/feedback-key                     create → raw_api_key once
+ *     PATCH  /api/feedback-key                     configuration
+ *     DELETE /api/feedback-key?project_name=       revoke
+ *     POST   /api/feedback-key/regenerate          → new raw_api_key once
+ *     GET    /api/feedback?project_name=&type=     newest first, ≤ 1,000
+ *     PATCH  /api/feedback[?id=]                   {status, ids}
+ *     DELETE /api/feedback[?id=]                   {ids}
+ *     GET    /api/feedback/attachments/:id         the image
+ *
+ * Everything else under /api is a JSON 404; other paths are the console's static assets.
+ */
+import { type IRequest, Router } from "itty-router";
+import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
+import { requireAccess, requireOwner } from "./auth/session";
+import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
+import { submitFeedback } from "./feedback/submitFeedback";
+import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
+import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
+
+export { RateLimiter } from "../durable-objects/RateLimiter";
+
+type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response> | Response;
+
+const router = Router<IRequest, [Env, ExecutionContext]>({ catch: errorResponse });
+
+/** A public ingestion endpoint: POST and OPTIONS, CORS on every answer including errors. */
+function ingestion(path: string, handler: Handler) {
+	router
+		.options(path, preflight)
+		.post(path, async (request, env, ctx) => {
+			try {
+				return withIngestCors(await handler(request, env, ctx));
+			} catch (err) {
+				return withIngestCors(errorResponse(err, request));
+			}
+		})
+		.all(path, methodNotAllowed);
+}
+
+ingestion("/functions/v1/submit-feedback", submitFeedback);
+
+router
+	.post("/api/auth/signup", signUp)
+	.post("/api/auth/login", signIn)
+	.get("/api/auth/me", requireOwner, whoAmI)
+	.post("/api/auth/logout", signOut)
+	.post("/api/admin/users/plan", setUserPlan)
+
+	.all("/api/feedback*", requireOwner, requireAccess)
+	.get("/api/feedback-keys", listKeys)
+	.get("/api/feedback-key", readKey)
+	.post("/api/feedback-key", createKey)
+	.patch("/api/feedback-key", updateKeyConfiguration)
+	.delete("/api/feedback-key", revokeKey)
+	.post("/api/feedback-key/regenerate", regenerateKey)
+	.get("/api/feedback", listFeedback)
+	.patch("/api/feedback", updateFeedbackStatus)
+	.delete("/api/feedback", deleteFeedback)
+	.get("/api/feedback/attachments/:id", downloadAttachment)
+
+	.all("/api/*", () => {
+		throw new HttpError(404, "No such API route");
+	})
+	// Outside /api the console's assets answer (single-page-application fallback).
+	.all("*", (request, env) => env.ASSETS.fetch(request));
+
+export default {
+	fetch: (request, env, ctx) => router.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,170 @@
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { call, setPlan, signUp, unique, uniqueIp } from "./helpers";
+
+describe("sign up", () => {
+	it("creates an account with a 14-day trial and a session", async ({ expect }) => {
+		const email = `${unique("new")}@Example.com`;
+		const res = await call("/api/auth/signup", { method: "POST", json: { email, password: "12345678" }, ip: uniqueIp() });
+		expect(res.status).toBe(201);
+		expect(res.headers.get("cache-control")).toBe("no-store");
+		const body = await res.json<any>();
+		expect(body.token).toMatch(/^svcs_[A-Za-z0-9_-]{43}$/);
+		expect(body.user).toMatchObject({ email: email.toLowerCase(), plan: "free", access: true });
+		const trialDays = (Date.parse(body.user.trial_ends_at) - Date.now()) / 86_400_000;
+		expect(trialDays).toBeGreaterThan(13.9);
+		expect(trialDays).toBeLessThanOrEqual(14);
+	});
+
+	it("stores a PBKDF2 hash, never the password, and only the token's SHA-256", async ({ expect }) => {
+		const { user, token, password } = await signUp();
+		const row = await env.DB.prepare("select password_hash from users where id = ?").bind(user.id).first<{ password_hash: string }>();
+		expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
+		expect(row!.password_hash).not.toContain(password);
+		const sessions = await env.DB.prepare("select token_hash from sessions where user_id = ?").bind(user.id).all<{ token_hash: string }>();
+		expect(sessions.results).toHaveLength(1);
+		expect(sessions.results[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+		expect(sessions.results[0].token_hash).not.toBe(token);
+	});
+
+	it("answers 409 for an existing email, in any case", async ({ expect }) => {
+		const { email } = await signUp();
+		const res = await call("/api/auth/signup", { method: "POST", json: { email: email.toUpperCase(), password: "another password" }, ip: uniqueIp() });
+		expect(res.status).toBe(409);
+		expect(await res.json()).toEqual({ error: "An account with this email already exists" });
+	});
+
+	it.for([
+		["a 7-character password", { email: "x@example.com", password: "1234567" }],
+		["a bad email", { email: "not-an-email", password: "12345678" }],
+		["a number for the password", { email: "y@example.com", password: 12345678 }],
+		["nothing", {}],
+	])("refuses %s with 400", async ([, body], { expect }) => {
+		const res = await call("/api/auth/signup", { method: "POST", json: body, ip: uniqueIp() });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toMatch(/^Invalid request: /);
+	});
+
+	it("accepts exactly 8 characters", async ({ expect }) => {
+		const res = await call("/api/auth/signup", { method: "POST", json: { email: `${unique()}@example.com`, password: "12345678" }, ip: uniqueIp() });
+		expect(res.status).toBe(201);
+	});
+
+	it.for([
+		["invalid JSON", "{nope"],
+		["an empty body", ""],
+		["a JSON array", "[1,2]"],
+	])("refuses %s with 400", async ([, raw], { expect }) => {
+		const res = await call("/api/auth/signup", { method: "POST", body: raw, ip: uniqueIp() });
+		expect(res.status).toBe(400);
+		expect(Object.keys(await res.json<any>())).toEqual(["error"]);
+	});
+});
+
+describe("sign in, me, sign out", () => {
+	it("signs in with the right pair and the session works until sign-out", async ({ expect }) => {
+		const { email, password, user } = await signUp();
+		const login = await call("/api/auth/login", { method: "POST", json: { email, password }, ip: uniqueIp() });
+		expect(login.status).toBe(200);
+		const { token } = await login.json<any>();
+
+		const me = await call("/api/auth/me", { token });
+		expect(me.status).toBe(200);
+		expect((await me.json<any>()).user).toMatchObject({ id: user.id, email, access: true });
+
+		expect((await call("/api/auth/logout", { method: "POST", token })).status).toBe(204);
+		expect((await call("/api/auth/me", { token })).status).toBe(401);
+	});
+
+	it("answers 401 to a wrong password and to an unknown email, alike", async ({ expect }) => {
+		const { email } = await signUp();
+		const wrong = await call("/api/auth/login", { method: "POST", json: { email, password: "wrong password" }, ip: uniqueIp() });
+		const unknown = await call("/api/auth/login", { method: "POST", json: { email: `${unique()}@example.com`, password: "whatever1" }, ip: uniqueIp() });
+		expect(wrong.status).toBe(401);
+		expect(unknown.status).toBe(401);
+		expect(await wrong.json()).toEqual(await unknown.json());
+	});
+
+	it("throttles sign-in per email: 10 attempts per 15 minutes, the 11th is 429 even from another IP", async ({ expect }) => {
+		const { email, password } = await signUp();
+		for (let i = 0; i < 10; i++) {
+			const res = await call("/api/auth/login", { method: "POST", json: { email, password: "wrong password" }, ip: uniqueIp() });
+			expect(res.status).toBe(401);
+		}
+		const blocked = await call("/api/auth/login", { method: "POST", json: { email, password }, ip: uniqueIp() });
+		expect(blocked.status).toBe(429);
+		expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+	});
+
+	it("throttles sign-in per IP: 50 attempts per 15 minutes over many emails", async ({ expect }) => {
+		const ip = uniqueIp();
+		const statuses = await Promise.all(
+			Array.from({ length: 51 }, () =>
+				call("/api/auth/login", { method: "POST", json: { email: `${unique()}@example.com`, password: "whatever1" }, ip }).then((r) => r.status),
+			),
+		);
+		expect(statuses.filter((s) => s === 401)).toHaveLength(50);
+		expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+	});
+
+	it.for([
+		["no header", undefined],
+		["an unknown token", "svcs_unknown"],
+	])("me answers 401 with %s", async ([, token], { expect }) => {
+		const res = await call("/api/auth/me", { token });
+		expect(res.status).toBe(401);
+		expect(Object.keys(await res.json<any>())).toEqual(["error"]);
+	});
+
+	it("does not accept a project key as a session", async ({ expect }) => {
+		const { token } = await signUp();
+		const key = await call("/api/feedback-key", { method: "POST", token, json: { project_name: "p" } }).then((r) => r.json<any>());
+		expect((await call("/api/auth/me", { token: key.raw_api_key })).status).toBe(401);
+		expect((await call("/api/feedback-keys", { token: key.raw_api_key })).status).toBe(401);
+	});
+});
+
+describe("access and the admin plan endpoint", () => {
+	it("an ended trial loses access (402 on owner endpoints) and Pro restores it", async ({ expect }) => {
+		const { email, token } = await signUp();
+		await setPlan(email, "free", new Date(Date.now() - 1000).toISOString());
+		const me = await call("/api/auth/me", { token }).then((r) => r.json<any>());
+		expect(me.user.access).toBe(false);
+		const denied = await call("/api/feedback-keys", { token });
+		expect(denied.status).toBe(402);
+		expect(Object.keys(await denied.json<any>())).toEqual(["error"]);
+
+		await setPlan(email, "pro");
+		expect((await call("/api/auth/me", { token }).then((r) => r.json<any>())).user).toMatchObject({ plan: "pro", access: true });
+		expect((await call("/api/feedback-keys", { token })).status).toBe(200);
+	});
+
+	it("needs the admin token", async ({ expect }) => {
+		const { email, token } = await signUp();
+		const asOwner = await call("/api/admin/users/plan", { method: "POST", token, json: { email, plan: "pro" } });
+		expect(asOwner.status).toBe(401);
+		const anonymous = await call("/api/admin/users/plan", { method: "POST", json: { email, plan: "pro" } });
+		expect(anonymous.status).toBe(401);
+	});
+
+	it("answers 404 for an unknown email and 400 for a bad plan", async ({ expect }) => {
+		const unknown = await call("/api/admin/users/plan", { method: "POST", token: "test-admin-token", json: { email: `${unique()}@example.com`, plan: "pro" } });
+		expect(unknown.status).toBe(404);
+		const bad = await call("/api/admin/users/plan", { method: "POST", token: "test-admin-token", json: { email: "a@example.com", plan: "gold" } });
+		expect(bad.status).toBe(400);
+	});
+
+	it("does not exist without ADMIN_TOKEN", async ({ expect }) => {
+		const { setUserPlan } = await import("../workers/auth/accounts");
+		const request = Object.assign(new Request("https://svc.test/api/admin/users/plan", { method: "POST", headers: { authorization: "Bearer " } }), { query: {}, params: {} });
+		await expect(setUserPlan(request as any, { ...env, ADMIN_TOKEN: undefined })).rejects.toMatchObject({ status: 404 });
+	});
+});
+
+describe("routing", () => {
+	it("answers unknown API routes with a JSON 404", async ({ expect }) => {
+		const res = await call("/api/nope");
+		expect(res.status).toBe(404);
+		expect(await res.json()).toEqual({ error: "No such API route" });
+	});
+});

@@ -1,0 +1,56 @@
+/** Secrets: random generation, hashing for storage, timing-safe comparison, password hashing. */
+
+const encoder = new TextEncoder();
+
+export function base64url(bytes: Uint8Array): string {
+	let binary = "";
+	for (const byte of bytes) binary += String.fromCharCode(byte);
+	return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** 256 random bits, base64url, with an optional prefix that says what the secret is for. */
+export function randomSecret(prefix = ""): string {
+	return prefix + base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+export async function sha256Hex(value: string): Promise<string> {
+	const digest = await crypto.subtle.digest("SHA-256", encoder.encode(value));
+	return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Compares two strings without leaking where they differ; hashing first equalizes lengths. */
+export async function timingSafeEqualStrings(a: string, b: string): Promise<boolean> {
+	const [ha, hb] = await Promise.all([
+		crypto.subtle.digest("SHA-256", encoder.encode(a)),
+		crypto.subtle.digest("SHA-256", encoder.encode(b)),
+	]);
+	return crypto.subtle.timingSafeEqual(ha, hb);
+}
+
+// Workers cap PBKDF2 at 100,000 iterations; the count is stored with each hash so it can grow.
+const PBKDF2_ITERATIONS = 100_000;
+
+async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<ArrayBuffer> {
+	const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, ["deriveBits"]);
+	return crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+}
+
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+const toBase64 = (buffer: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(buffer)));
+
+export async function hashPassword(password: string): Promise<string> {
+	const salt = crypto.getRandomValues(new Uint8Array(16));
+	const hash = await pbkdf2(password, salt, PBKDF2_ITERATIONS);
+	return `pbkdf2-sha256$${PBKDF2_ITERATIONS}$${toBase64(salt)}$${toBase64(hash)}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+	const [scheme, iterations, salt, expected] = stored.split("$");
+	if (scheme !== "pbkdf2-sha256" || !iterations || !salt || !expected) return false;
+	const actual = await pbkdf2(password, fromBase64(salt), Number(iterations));
+	const expectedBytes = fromBase64(expected);
+	return actual.byteLength === expectedBytes.byteLength && crypto.subtle.timingSafeEqual(actual, expectedBytes);
+}
+
+/** A real hash of a password nobody has, so unknown emails cost the same time as wrong passwords. */
+export const DUMMY_PASSWORD_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";

@@ -1,0 +1,173 @@
+import striptags from "striptags";
+import { z } from "zod";
+import type { FieldDefinition } from "../../schema";
+
+/** Limits of spec 2.2 and 8. */
+export const FEEDBACK_LIMITS = {
+	bodyChars: 5 * 1024 * 1024,
+	text: 500,
+	longText: 10_000,
+	extraFields: 20,
+	extraString: 500,
+	imagesPerField: 5,
+	imageBase64Chars: 5 * 1024 * 1024 * 1.4,
+	/** Not in the specification: extra keys longer than this are dropped rather than stored. */
+	extraKeyChars: 100,
+	url: 2_000,
+} as const;
+
+export type FeedbackType = "issue" | "feature_request";
+
+export interface Image {
+	field: string;
+	contentType: string;
+	bytes: Uint8Array;
+}
+
+export type Submission =
+	| { ok: true; type: FeedbackType; data: Record<string, unknown>; images: Image[] }
+	| { ok: false; error: string; fields: string[] };
+
+const isBlank = (value: unknown) =>
+	value === undefined ||
+	value === null ||
+	(typeof value === "string" && value.trim() === "") ||
+	(Array.isArray(value) && value.length === 0);
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+	typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+
+const emailSchema = z.email();
+
+/** Why a configured value is unusable, or its stored form. */
+type Coerced = { value: unknown } | { invalid: string };
+
+function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
+	switch (field.type) {
+		case "text":
+		case "long_text": {
+			if (!isScalar(value)) return { invalid: "must be text" };
+			const limit = field.type === "text" ? FEEDBACK_LIMITS.text : FEEDBACK_LIMITS.longText;
+			return { value: String(value).slice(0, limit) };
+		}
+		case "email": {
+			const email = typeof value === "string" ? value.trim() : "";
+			return email.length <= 254 && emailSchema.safeParse(email).success ? { value: email } : { invalid: "must be a valid email address" };
+		}
+		case "url": {
+			const url = typeof value === "string" ? value.trim() : "";
+			const parsed = url.length <= FEEDBACK_LIMITS.url ? URL.parse(url) : null;
+			return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:")
+				? { value: url }
+				: { invalid: "must be a valid http(s) URL" };
+		}
+		case "number": {
+			const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+			return typeof number === "number" && Number.isFinite(number) ? { value: number } : { invalid: "must be a number" };
+		}
+		case "boolean": {
+			if (typeof value === "boolean") return { value };
+			if (value === "true" || value === "false") return { value: value === "true" };
+			return { invalid: "must be true or false" };
+		}
+		case "select": {
+			const options = field.options ?? [];
+			const chosen = Array.isArray(value) ? value : [value];
+			return chosen.every((option) => typeof option === "string" && options.includes(option))
+				? { value }
+				: { invalid: `must be one of: ${options.join(", ")}` };
+		}
+		case "attachment":
+			throw new Error("attachments are decoded by decodeImages");
+	}
+}
+
+const DATA_URI = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
+
+/** Magic numbers: a data URI that claims PNG must hold a PNG. */
+const looksLike: Record<string, (b: Uint8Array) => boolean> = {
+	png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
+	jpeg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+	webp: (b) =>
+		String.fromCharCode(b[0], b[1], b[2], b[3]) === "RIFF" && String.fromCharCode(b[8], b[9], b[10], b[11]) === "WEBP",
+};
+
+/**
+ * Up to 5 images from an attachment field's values. Values that are not image data URIs of an
+ * accepted type, whose base64 is too long, malformed, or whose bytes are not that image type
+ * are skipped, not refused: a broken screenshot should not lose the report.
+ */
+function decodeImages(field: string, value: unknown): Image[] {
+	const images: Image[] = [];
+	for (const candidate of Array.isArray(value) ? value : [value]) {
+		if (images.length === FEEDBACK_LIMITS.imagesPerField) break;
+		if (typeof candidate !== "string") continue;
+		const base64Start = candidate.indexOf(",") + 1;
+		if (candidate.length - base64Start > FEEDBACK_LIMITS.imageBase64Chars) continue;
+		const match = DATA_URI.exec(candidate);
+		if (!match || match[2].length === 0) continue;
+		let bytes: Uint8Array;
+		try {
+			bytes = Uint8Array.from(atob(match[2]), (c) => c.charCodeAt(0));
+		} catch {
+			continue;
+		}
+		if (!looksLike[match[1]](bytes)) continue;
+		images.push({ field, contentType: `image/${match[1]}`, bytes });
+	}
+	return images;
+}
+
+/**
+ * Applies the key's field configuration to a parsed submission (spec 2.2): configured fields
+ * checked and coerced, up to 20 extra scalars kept with HTML stripped, arrays and objects that
+ * are not configured dropped, images decoded.
+ */
+export function readSubmission(
+	body: Record<string, unknown>,
+	config: { issueFieldConfig: FieldDefinition[]; featureFieldConfig: FieldDefinition[] },
+): Submission {
+	const type: FeedbackType = body.type === "feature_request" ? "feature_request" : "issue";
+	const fields = type === "issue" ? config.issueFieldConfig : config.featureFieldConfig;
+	const configuredKeys = new Set(fields.map((field) => field.key));
+
+	const data: Record<string, unknown> = {};
+	const images: Image[] = [];
+	const problems: Array<{ key: string; reason: string }> = [];
+
+	for (const field of fields) {
+		const value = Object.hasOwn(body, field.key) ? body[field.key] : undefined;
+		if (field.type === "attachment") {
+			const decoded = isBlank(value) ? [] : decodeImages(field.key, value);
+			if (field.required && decoded.length === 0) problems.push({ key: field.key, reason: "needs at least one PNG, JPEG or WebP image" });
+			images.push(...decoded);
+			continue;
+		}
+		if (isBlank(value)) {
+			if (field.required) problems.push({ key: field.key, reason: "is required" });
+			continue;
+		}
+		const coerced = coerceConfigured(field, value);
+		if ("invalid" in coerced) problems.push({ key: field.key, reason: coerced.invalid });
+		else data[field.key] = coerced.value;
+	}
+
+	if (problems.length > 0) {
+		return {
+			ok: false,
+			error: `Invalid submission: ${problems.map(({ key, reason }) => `${key} ${reason}`).join("; ")}`,
+			fields: problems.map(({ key }) => key),
+		};
+	}
+
+	let extras = 0;
+	for (const [key, value] of Object.entries(body)) {
+		if (extras === FEEDBACK_LIMITS.extraFields) break;
+		if (key === "type" || configuredKeys.has(key) || key.length > FEEDBACK_LIMITS.extraKeyChars) continue;
+		if (!isScalar(value)) continue; // unknown arrays and objects are not stored
+		data[key] = typeof value === "string" ? striptags(value).slice(0, FEEDBACK_LIMITS.extraString) : value;
+		extras++;
+	}
+
+	return { ok: true, type, data, images };
+}

@@ -1,0 +1,70 @@
+import type { IRequest } from "itty-router";
+import { feedback, feedbackAttachments } from "../../schema";
+import { database } from "../db";
+import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin } from "../http";
+import { authenticateProjectKey } from "../keys/authenticateKey";
+import { enforceRateLimits } from "../rateLimit";
+import { FEEDBACK_LIMITS, readSubmission } from "./submission";
+
+const PER_IP_WINDOW = { name: "feedback", limit: 20, windowSeconds: 60 };
+
+/**
+ * POST /functions/v1/submit-feedback (spec 2.2, 4.1, 7.1).
+ * Order of checks: key (401/402), rate windows (429) before the body is read, body size (413),
+ * JSON (400), configured fields (400 with `fields`), then storage (500 only if it fails).
+ */
+export async function submitFeedback(request: IRequest, env: Env): Promise<Response> {
+	const { key } = await authenticateProjectKey(env, bearerToken(request));
+	await enforceRateLimits(
+		env,
+		[
+			{ subject: `ip:${clientIp(request)}`, windows: [PER_IP_WINDOW] },
+			{ subject: `key:${key.id}`, windows: [{ name: "feedback", limit: key.rateLimitPerMinute, windowSeconds: 60 }] },
+		],
+		"Too many feedback submissions",
+	);
+	const body = parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars));
+	const submission = readSubmission(body, key);
+	if (!submission.ok) throw new HttpError(400, submission.error, { fields: submission.fields });
+
+	const feedbackId = crypto.randomUUID();
+	const attachments = submission.images.map((image) => ({
+		...image,
+		id: crypto.randomUUID(),
+		objectKey: `feedback/${key.userId}/${feedbackId}/${crypto.randomUUID()}`,
+	}));
+
+	try {
+		// Images first: a feedback row must never point at an object that was not written.
+		await Promise.all(
+			attachments.map((a) => env.ATTACHMENTS.put(a.objectKey, a.bytes, { httpMetadata: { contentType: a.contentType } })),
+		);
+		const db = database(env);
+		const insertFeedback = db.insert(feedback).values({
+			id: feedbackId,
+			userId: key.userId,
+			projectName: key.projectName,
+			type: submission.type,
+			data: submission.data,
+			createdAt: new Date(),
+		});
+		const insertAttachments = attachments.map((a) =>
+			db.insert(feedbackAttachments).values({
+				id: a.id,
+				feedbackId,
+				userId: key.userId,
+				field: a.field,
+				contentType: a.contentType,
+				objectKey: a.objectKey,
+				size: a.bytes.byteLength,
+			}),
+		);
+		// One batch is one transaction: the row and its attachments land together or not at all.
+		await db.batch([insertFeedback, ...insertAttachments]);
+	} catch (err) {
+		console.error(`feedback ${feedbackId} could not be stored:`, err);
+		if (attachments.length > 0) await env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
+		throw new HttpError(500, "Feedback could not be stored; try again");
+	}
+	return json({ success: true, id: feedbackId });
+}

@@ -1,0 +1,130 @@
+/**
+ * Shared HTTP pieces: the one error shape, JSON answers, CORS for public ingestion,
+ * bounded body reading and the client IP.
+ */
+
+/** A known failure with its status. Everything else becomes a generic 500 in `errorResponse`. */
+export class HttpError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+		/** Extra members of the JSON body, e.g. `fields` on feedback's 400. */
+		readonly body: Record<string, unknown> = {},
+		readonly headers: HeadersInit = {},
+	) {
+		super(message);
+	}
+}
+
+export function json(body: unknown, init: ResponseInit = {}): Response {
+	const headers = new Headers(init.headers);
+	headers.set("content-type", "application/json; charset=utf-8");
+	return new Response(JSON.stringify(body), { ...init, headers });
+}
+
+/** Answers that carry a secret must never be cached anywhere on the way. */
+export function jsonWithSecret(body: unknown, init: ResponseInit = {}): Response {
+	const headers = new Headers(init.headers);
+	headers.set("cache-control", "no-store");
+	headers.set("pragma", "no-cache");
+	return json(body, { ...init, headers });
+}
+
+export function errorResponse(err: unknown, request?: Request): Response {
+	if (err instanceof HttpError) {
+		return json({ error: err.message, ...err.body }, { status: err.status, headers: err.headers });
+	}
+	// Unexpected: log with a request id the operator can correlate, never the request's secrets.
+	const requestId = request?.headers.get("cf-ray") ?? crypto.randomUUID();
+	console.error(`[${requestId}] unhandled error on ${request?.method} ${request ? new URL(request.url).pathname : "?"}:`, err);
+	return json({ error: "Internal server error", request_id: requestId }, { status: 500 });
+}
+
+export function tooManyRequests(retryAfterSeconds: number, what = "Too many requests"): HttpError {
+	const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+	return new HttpError(429, `${what}; retry in ${seconds} s`, {}, { "retry-after": String(seconds) });
+}
+
+// ---------------------------------------------------------------------------
+// CORS for the public ingestion endpoints: any site may post to them.
+
+export const INGEST_CORS_HEADERS: Record<string, string> = {
+	"access-control-allow-origin": "*",
+	"access-control-allow-methods": "POST, OPTIONS",
+	"access-control-allow-headers": "authorization, content-type, x-svc-key",
+	"access-control-expose-headers": "retry-after",
+	"access-control-max-age": "86400",
+};
+
+export function withIngestCors(response: Response): Response {
+	// Responses from fetch() or the cache may be immutable; copy before touching headers.
+	const copy = new Response(response.body, response);
+	for (const [name, value] of Object.entries(INGEST_CORS_HEADERS)) copy.headers.set(name, value);
+	return copy;
+}
+
+export const preflight = (): Response => new Response(null, { status: 204, headers: INGEST_CORS_HEADERS });
+
+export const methodNotAllowed = (): Response =>
+	json({ error: "Method not allowed: use POST" }, { status: 405, headers: { allow: "POST, OPTIONS", ...INGEST_CORS_HEADERS } });
+
+// ---------------------------------------------------------------------------
+// Bodies
+
+/**
+ * Reads the body as text, stopping as soon as it exceeds `maxChars` characters (UTF-16 code
+ * units, which is what JSON text length means to a JavaScript client), so an unbounded body
+ * is never buffered whole.
+ */
+export async function readTextWithin(request: Request, maxChars: number): Promise<string> {
+	const tooLarge = () => new HttpError(413, `Request body exceeds ${maxChars} characters`);
+	// UTF-8 needs at most 3 bytes per UTF-16 code unit, so a longer declared body cannot fit.
+	const declared = Number(request.headers.get("content-length"));
+	if (Number.isFinite(declared) && declared > maxChars * 3) throw tooLarge();
+	if (!request.body) return "";
+
+	const reader = request.body.pipeThrough(new TextDecoderStream()).getReader();
+	let text = "";
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) return text;
+		text += value;
+		if (text.length > maxChars) {
+			await reader.cancel().catch(() => {});
+			throw tooLarge();
+		}
+	}
+}
+
+/** Parses JSON text; anything that is not a JSON object is a 400. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		throw new HttpError(400, text.trim() === "" ? "Request body is empty: expected a JSON object" : "Request body is not valid JSON");
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new HttpError(400, "Request body must be a JSON object");
+	}
+	return value as Record<string, unknown>;
+}
+
+/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
+export const OWNER_BODY_LIMIT = 1_000_000;
+
+export async function readJsonObject(request: Request, maxChars = OWNER_BODY_LIMIT): Promise<Record<string, unknown>> {
+	return parseJsonObject(await readTextWithin(request, maxChars));
+}
+
+// ---------------------------------------------------------------------------
+
+/** Cloudflare sets CF-Connecting-IP; the local runtime passes through what the request carries. */
+export function clientIp(request: Request): string {
+	return request.headers.get("cf-connecting-ip")?.trim() || "127.0.0.1";
+}
+
+export function bearerToken(request: Request): string | null {
+	const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+	return match ? match[1] : null;
+}
