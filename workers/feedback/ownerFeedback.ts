@@ -40,7 +40,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 			createdAt: feedback.createdAt,
 			data: feedback.data,
 			attachments: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'field', a.field, 'content_type', a.content_type))
-				FROM ${feedbackAttachments} a WHERE a.feedback_id = ${feedback.id})`,
+				FROM feedback_attachments a WHERE a.feedback_id = feedback.id)`,
 		})
 		.from(feedback)
 		.where(

@@ -163,7 +163,7 @@ export function readSubmission(
 	let extras = 0;
 	for (const [key, value] of Object.entries(body)) {
 		if (extras === FEEDBACK_LIMITS.extraFields) break;
-		if (key === "type" || configuredKeys.has(key) || key.length > FEEDBACK_LIMITS.extraKeyChars) continue;
+		if (key === "type" || key === "__proto__" || configuredKeys.has(key) || key.length > FEEDBACK_LIMITS.extraKeyChars) continue;
 		if (!isScalar(value)) continue; // unknown arrays and objects are not stored
 		data[key] = typeof value === "string" ? striptags(value).slice(0, FEEDBACK_LIMITS.extraString) : value;
 		extras++;

@@ -1,0 +1,246 @@
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { call, createProjectKey, signUp, submitFeedback, unique } from "./helpers";
+
+const KEY_FIELDS = [
+	"project_name",
+	"key_hint",
+	"rate_limit_per_minute",
+	"logs_rate_limit_per_minute",
+	"logs_enabled",
+	"issue_field_config",
+	"feature_field_config",
+	"created_at",
+];
+
+describe("create and read", () => {
+	it("returns the raw key once, with defaults, and reads show only a hint", async ({ expect }) => {
+		const { token } = await signUp();
+		const project = unique("app");
+		const created = await call("/api/feedback-key", { method: "POST", token, json: { project_name: project } });
+		expect(created.status).toBe(201);
+		expect(created.headers.get("cache-control")).toBe("no-store");
+		expect(created.headers.get("pragma")).toBe("no-cache");
+		const body = await created.json<any>();
+		expect(body.raw_api_key).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
+		expect(Object.keys(body).sort()).toEqual([...KEY_FIELDS, "raw_api_key"].sort());
+		expect(body).toMatchObject({
+			project_name: project,
+			key_hint: body.raw_api_key.slice(-4),
+			rate_limit_per_minute: 60,
+			logs_rate_limit_per_minute: 60,
+			logs_enabled: true,
+		});
+		expect(body.issue_field_config.map((f: any) => [f.key, f.type, f.required])).toEqual([
+			["title", "text", true],
+			["description", "long_text", true],
+			["email", "email", false],
+			["screenshots", "attachment", false],
+		]);
+		expect(body.feature_field_config.map((f: any) => [f.key, f.type, f.required])).toEqual([
+			["title", "text", true],
+			["description", "long_text", false],
+			["email", "email", false],
+		]);
+
+		const read = await call(`/api/feedback-key?project_name=${project}`, { token });
+		expect(read.status).toBe(200);
+		const readText = await read.text();
+		expect(readText).not.toContain(body.raw_api_key);
+		expect(Object.keys(JSON.parse(readText)).sort()).toEqual([...KEY_FIELDS].sort());
+
+		const list = await call("/api/feedback-keys", { token }).then((r) => r.text());
+		expect(list).not.toContain(body.raw_api_key);
+		expect(JSON.parse(list).keys).toHaveLength(1);
+	});
+
+	it("stores only the SHA-256 of the key", async ({ expect }) => {
+		const { token } = await signUp();
+		const { rawKey, projectName } = await createProjectKey(token);
+		const row = await env.DB.prepare("select * from project_keys where project_name = ?").bind(projectName).first();
+		expect(JSON.stringify(row)).not.toContain(rawKey);
+		const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(rawKey));
+		expect(row!.key_hash).toBe([...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+	});
+
+	it("answers 409 to a second key for the same project, and 404 to reading a missing one", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		expect((await call("/api/feedback-key", { method: "POST", token, json: { project_name: projectName } })).status).toBe(409);
+		expect((await call(`/api/feedback-key?project_name=${unique()}`, { token })).status).toBe(404);
+	});
+
+	it("lets two owners use the same project name, each seeing only their own", async ({ expect }) => {
+		const a = await signUp();
+		const b = await signUp();
+		const { projectName } = await createProjectKey(a.token);
+		expect((await call("/api/feedback-key", { method: "POST", token: b.token, json: { project_name: projectName } })).status).toBe(201);
+		const aKey = await call(`/api/feedback-key?project_name=${projectName}`, { token: a.token }).then((r) => r.json<any>());
+		const bKey = await call(`/api/feedback-key?project_name=${projectName}`, { token: b.token }).then((r) => r.json<any>());
+		expect(aKey.key_hint).not.toBe(bKey.key_hint);
+	});
+
+	it.for([
+		["no project_name", {}],
+		["an empty project_name", { project_name: "  " }],
+		["a 101-character project_name", { project_name: "p".repeat(101) }],
+		["a numeric project_name", { project_name: 42 }],
+	])("refuses %s with 400", async ([, body], { expect }) => {
+		const { token } = await signUp();
+		const res = await call("/api/feedback-key", { method: "POST", token, json: body });
+		expect(res.status).toBe(400);
+	});
+
+	it("accepts a 100-character project_name", async ({ expect }) => {
+		const { token } = await signUp();
+		expect((await call("/api/feedback-key", { method: "POST", token, json: { project_name: "p".repeat(100) } })).status).toBe(201);
+	});
+
+	it("needs a session", async ({ expect }) => {
+		expect((await call("/api/feedback-key", { method: "POST", json: { project_name: "x" } })).status).toBe(401);
+	});
+});
+
+describe("update configuration", () => {
+	it("needs at least one configuration field", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName } });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toContain("at least one configuration field");
+	});
+
+	it("replaces a schema and the rate limits, and answers the new configuration", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const issueFields = [
+			{ key: "summary", label: "Summary", type: "text", required: true },
+			{ key: "severity", label: "Severity", type: "select", required: false, options: ["low", "high"] },
+		];
+		const res = await call("/api/feedback-key", {
+			method: "PATCH",
+			token,
+			json: { project_name: projectName, issue_field_config: issueFields, rate_limit_per_minute: 5, logs_enabled: false },
+		});
+		expect(res.status).toBe(200);
+		const body = await res.json<any>();
+		expect(body.issue_field_config).toEqual(issueFields);
+		expect(body.feature_field_config.map((f: any) => f.key)).toEqual(["title", "description", "email"]);
+		expect(body).toMatchObject({ rate_limit_per_minute: 5, logs_enabled: false, logs_rate_limit_per_minute: 60 });
+		expect(body.raw_api_key).toBeUndefined();
+	});
+
+	it.for([
+		["an unknown type", [{ key: "a", label: "A", type: "color", required: false }]],
+		["a select without options", [{ key: "a", label: "A", type: "select", required: false }]],
+		["options on a text field", [{ key: "a", label: "A", type: "text", required: false, options: ["x"] }]],
+		["duplicate keys", [{ key: "a", label: "A", type: "text" }, { key: "a", label: "B", type: "text" }]],
+		["the reserved key type", [{ key: "type", label: "T", type: "text" }]],
+		["a key with spaces", [{ key: "my field", label: "A", type: "text" }]],
+		["an empty label", [{ key: "a", label: "", type: "text" }]],
+		["an unknown property", [{ key: "a", label: "A", type: "text", color: "red" }]],
+		["not an array", { key: "a" }],
+		["51 fields", Array.from({ length: 51 }, (_, i) => ({ key: `f${i}`, label: "F", type: "text" }))],
+	])("refuses %s with 400", async ([, config], { expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, issue_field_config: config } });
+		expect(res.status).toBe(400);
+		expect(Object.keys(await res.json<any>())).toEqual(["error"]);
+	});
+
+	it("accepts 50 fields", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const fields = Array.from({ length: 50 }, (_, i) => ({ key: `f${i}`, label: "F", type: "text", required: false }));
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, feature_field_config: fields } });
+		expect(res.status).toBe(200);
+	});
+
+	it.for([
+		["rate_limit_per_minute", 0],
+		["rate_limit_per_minute", 1.5],
+		["logs_rate_limit_per_minute", "60"],
+		["logs_enabled", "yes"],
+	])("refuses %s = %j", async ([field, value], { expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, [field as string]: value } });
+		expect(res.status).toBe(400);
+	});
+
+	it("answers 404 for another owner's project", async ({ expect }) => {
+		const a = await signUp();
+		const b = await signUp();
+		const { projectName } = await createProjectKey(a.token);
+		const res = await call("/api/feedback-key", { method: "PATCH", token: b.token, json: { project_name: projectName, logs_enabled: false } });
+		expect(res.status).toBe(404);
+	});
+});
+
+describe("revoke and regenerate", () => {
+	it("revoking kills the key at once", async ({ expect }) => {
+		const { token } = await signUp();
+		const { rawKey, projectName } = await createProjectKey(token);
+		expect((await submitFeedback(rawKey, { title: "t", description: "d" })).status).toBe(200);
+		const res = await call(`/api/feedback-key?project_name=${projectName}`, { method: "DELETE", token });
+		expect(res.status).toBe(200);
+		expect((await submitFeedback(rawKey, { title: "t", description: "d" })).status).toBe(401);
+		expect((await call(`/api/feedback-key?project_name=${projectName}`, { token })).status).toBe(404);
+		expect((await call(`/api/feedback-key?project_name=${projectName}`, { method: "DELETE", token })).status).toBe(404);
+	});
+
+	it("regenerating returns a new key once, keeps both schemas and the rate limit, and kills the old key", async ({ expect }) => {
+		const { token } = await signUp();
+		const { rawKey, projectName } = await createProjectKey(token);
+		const fields = [{ key: "what", label: "What", type: "long_text", required: true }];
+		await call("/api/feedback-key", {
+			method: "PATCH",
+			token,
+			json: { project_name: projectName, issue_field_config: fields, feature_field_config: fields, rate_limit_per_minute: 7 },
+		});
+
+		const res = await call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: projectName } });
+		expect(res.status).toBe(200);
+		expect(res.headers.get("cache-control")).toBe("no-store");
+		const body = await res.json<any>();
+		expect(body.raw_api_key).toMatch(/^svc_/);
+		expect(body.raw_api_key).not.toBe(rawKey);
+		expect(body).toMatchObject({ rate_limit_per_minute: 7, key_hint: body.raw_api_key.slice(-4) });
+		expect(body.issue_field_config).toEqual([{ ...fields[0] }]);
+		expect(body.feature_field_config).toEqual([{ ...fields[0] }]);
+
+		expect((await submitFeedback(rawKey, { what: "old" })).status).toBe(401);
+		expect((await submitFeedback(body.raw_api_key, { what: "new" })).status).toBe(200);
+	});
+
+	it("allows 5 regenerations per window, then 429 with Retry-After", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const statuses = await Promise.all(
+			Array.from({ length: 6 }, () =>
+				call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: projectName } }),
+			),
+		);
+		expect(statuses.filter((r) => r.status === 200)).toHaveLength(5);
+		const limited = statuses.filter((r) => r.status === 429);
+		expect(limited).toHaveLength(1);
+		expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+		expect(Number(limited[0].headers.get("retry-after"))).toBeLessThanOrEqual(60);
+	});
+
+	it("shares the regeneration window across the owner's projects", async ({ expect }) => {
+		const { token } = await signUp();
+		const projects = await Promise.all(Array.from({ length: 6 }, () => createProjectKey(token)));
+		const statuses = [];
+		for (const { projectName } of projects) {
+			statuses.push((await call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: projectName } })).status);
+		}
+		expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+	});
+
+	it("answers 404 when regenerating a missing key", async ({ expect }) => {
+		const { token } = await signUp();
+		expect((await call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: unique() } })).status).toBe(404);
+	});
+});
