@@ -1,0 +1,100 @@
+/** The one typed client the console talks to the API through. */
+
+export interface User {
+	id: string;
+	email: string;
+	plan: "free" | "pro";
+	trial_ends_at: string;
+	access: boolean;
+}
+
+export type FieldType = "text" | "long_text" | "email" | "url" | "number" | "boolean" | "select" | "attachment";
+export interface FieldDefinition {
+	key: string;
+	label: string;
+	type: FieldType;
+	required: boolean;
+	options?: string[];
+}
+
+export interface ProjectKey {
+	project_name: string;
+	key_hint: string;
+	rate_limit_per_minute: number;
+	logs_rate_limit_per_minute: number;
+	logs_enabled: boolean;
+	issue_field_config: FieldDefinition[];
+	feature_field_config: FieldDefinition[];
+	created_at: string;
+}
+
+export const FEEDBACK_STATUSES = ["open", "in_progress", "human_review", "closed", "ignored"] as const;
+export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
+
+export interface FeedbackRecord {
+	id: string;
+	project_name: string;
+	type: "issue" | "feature_request";
+	status: FeedbackStatus;
+	created_at: string;
+	data: Record<string, unknown>;
+	attachments: Array<{ id: string; field: string; content_type: string; url: string }>;
+}
+
+export class ApiError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+const TOKEN_KEY = "svc.session";
+export const sessionToken = {
+	get: () => localStorage.getItem(TOKEN_KEY),
+	set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
+	clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+	const headers: Record<string, string> = {};
+	const token = sessionToken.get();
+	if (token) headers.authorization = `Bearer ${token}`;
+	if (body !== undefined) headers["content-type"] = "application/json";
+	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	if (res.status === 204) return undefined as T;
+	const payload = await res.json().catch(() => ({ error: `Unexpected answer (${res.status})` }));
+	if (!res.ok) throw new ApiError(res.status, payload.error ?? `Request failed (${res.status})`);
+	return payload as T;
+}
+
+const q = (params: Record<string, string | undefined>) =>
+	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+
+export const api = {
+	signUp: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/signup", { email, password }),
+	signIn: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/login", { email, password }),
+	me: () => request<{ user: User }>("GET", "/api/auth/me"),
+	signOut: () => request<void>("POST", "/api/auth/logout"),
+
+	listKeys: () => request<{ keys: ProjectKey[] }>("GET", "/api/feedback-keys"),
+	createKey: (project_name: string) => request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key", { project_name }),
+	regenerateKey: (project_name: string) =>
+		request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key/regenerate", { project_name }),
+	updateKey: (project_name: string, changes: Partial<Omit<ProjectKey, "project_name" | "key_hint" | "created_at">>) =>
+		request<ProjectKey>("PATCH", "/api/feedback-key", { project_name, ...changes }),
+	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
+
+	listFeedback: (project_name: string, type?: string, status?: string) =>
+		request<{ feedback: FeedbackRecord[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`),
+	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
+	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
+
+	/** Attachments need the session header, so they are fetched as blobs rather than linked. */
+	async attachmentUrl(url: string): Promise<string> {
+		const res = await fetch(url, { headers: { authorization: `Bearer ${sessionToken.get()}` } });
+		if (!res.ok) throw new ApiError(res.status, "Attachment could not be loaded");
+		return URL.createObjectURL(await res.blob());
+	},
+};

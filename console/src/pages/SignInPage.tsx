@@ -1,0 +1,44 @@
+import { type FormEvent, useState } from "react";
+import { useSession } from "../session";
+
+export function SignInPage() {
+	const { signIn } = useSession();
+	const [mode, setMode] = useState<"signin" | "signup">("signin");
+	const [error, setError] = useState<string>();
+	const [busy, setBusy] = useState(false);
+
+	async function submit(event: FormEvent<HTMLFormElement>) {
+		event.preventDefault();
+		const form = new FormData(event.currentTarget);
+		setBusy(true);
+		setError(undefined);
+		try {
+			await signIn(mode, String(form.get("email")), String(form.get("password")));
+		} catch (err) {
+			setError((err as Error).message);
+		} finally {
+			setBusy(false);
+		}
+	}
+
+	return (
+		<form className="card narrow" onSubmit={submit} aria-label={mode === "signin" ? "Sign in" : "Create account"}>
+			<h1>{mode === "signin" ? "Sign in to svc" : "Create your svc account"}</h1>
+			<label>
+				Email
+				<input name="email" type="email" autoComplete="email" required />
+			</label>
+			<label>
+				Password
+				<input name="password" type="password" minLength={8} autoComplete={mode === "signin" ? "current-password" : "new-password"} required />
+			</label>
+			{error && <p className="error" role="alert">{error}</p>}
+			<button type="submit" className="primary" disabled={busy}>
+				{mode === "signin" ? "Sign in" : "Create account"}
+			</button>
+			<button type="button" className="link" onClick={() => setMode(mode === "signin" ? "signup" : "signin")}>
+				{mode === "signin" ? "No account yet? Create one (14-day trial)" : "Have an account? Sign in"}
+			</button>
+		</form>
+	);
+}

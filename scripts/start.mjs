@@ -1,0 +1,38 @@
+// `npm start`: build the console, apply the D1 migrations to the local database, then serve the
+// API and the console on the embedded local runtime at http://127.0.0.1:$PORT (default 8787).
+// State persists in .wrangler/state between runs.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const port = process.env.PORT || "8787";
+
+function run(command, args) {
+	const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, CI: "1" } });
+	if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+run("npm", ["run", "build", "--silent"]);
+run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
+
+const args = ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"];
+
+// ADMIN_TOKEN reaches the Worker as a secret through a private env file rather than the
+// command line, where any local user could read it in the process list.
+const envFile = join(root, ".wrangler", "start-secrets.env");
+rmSync(envFile, { force: true });
+if (process.env.ADMIN_TOKEN) {
+	mkdirSync(join(root, ".wrangler"), { recursive: true });
+	writeFileSync(envFile, `ADMIN_TOKEN=${JSON.stringify(process.env.ADMIN_TOKEN)}\n`, { mode: 0o600 });
+	args.push("--env-file", envFile);
+}
+
+const dev = spawn("wrangler", args, { cwd: root, stdio: "inherit" });
+const stop = (signal) => dev.kill(signal);
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+dev.on("exit", (code) => {
+	rmSync(envFile, { force: true });
+	process.exit(code ?? 0);
+});
