@@ -285,7 +285,9 @@ describe("errors", () => {
 		const { rawKey, token, projectName } = await ownerWithKey();
 		const res = await submitFeedback(rawKey, null, { raw });
 		expect(res.status).toBe(400);
-		expect(typeof (await res.json<any>()).error).toBe("string");
+		const body = await res.json<any>();
+		expect(typeof body.error).toBe("string");
+		expect(body.fields).toEqual([]);
 		expect(await storedFeedback(token, projectName)).toHaveLength(0);
 	});
 

@@ -96,16 +96,20 @@ export async function readTextWithin(request: Request, maxChars: number): Promis
 	}
 }
 
-/** Parses JSON text; anything that is not a JSON object is a 400. */
-export function parseJsonObject(text: string): Record<string, unknown> {
+/**
+ * Parses JSON text; anything that is not a JSON object is a 400. `errorBody` adds members to
+ * that 400, for endpoints whose 400 has a fixed shape (feedback's `{error, fields}`).
+ */
+export function parseJsonObject(text: string, errorBody: Record<string, unknown> = {}): Record<string, unknown> {
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch {
-		throw new HttpError(400, text.trim() === "" ? "Request body is empty: expected a JSON object" : "Request body is not valid JSON");
+		const message = text.trim() === "" ? "Request body is empty: expected a JSON object" : "Request body is not valid JSON";
+		throw new HttpError(400, message, errorBody);
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
-		throw new HttpError(400, "Request body must be a JSON object");
+		throw new HttpError(400, "Request body must be a JSON object", errorBody);
 	}
 	return value as Record<string, unknown>;
 }

@@ -23,7 +23,8 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 		],
 		"Too many feedback submissions",
 	);
-	const body = parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars));
+	// Every feedback 400 has the shape {error, fields} (spec 7.1); for unreadable JSON no field is to blame.
+	const body = parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars), { fields: [] });
 	const submission = readSubmission(body, key);
 	if (!submission.ok) throw new HttpError(400, submission.error, { fields: submission.fields });
 
