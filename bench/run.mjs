@@ -1,0 +1,136 @@
+// `npm run bench`: throughput of the ingestion paths on the embedded local runtime, measured
+// against a baseline route in the same run. Absolute numbers depend on the machine (shared and
+// noisy here); the ratios are what to compare between runs.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+
+const root = new URL("..", import.meta.url).pathname;
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+
+const freePort = () =>
+	new Promise((resolve) => {
+		const server = createServer().listen(0, "127.0.0.1", () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+
+const persist = mkdtempSync(join(tmpdir(), "svc-bench-"));
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: root, stdio: "ignore", env: { ...process.env, CI: "1" } });
+const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist, "--show-interactive-dev-session=false", "--log-level", "error"], {
+	cwd: root,
+	stdio: "ignore",
+});
+const cleanup = () => {
+	dev.kill("SIGTERM");
+	rmSync(persist, { recursive: true, force: true });
+};
+process.on("exit", cleanup);
+
+async function waitUntilUp() {
+	for (let i = 0; i < 120; i++) {
+		try {
+			await fetch(`${base}/api/ping`);
+			return;
+		} catch {
+			await new Promise((r) => setTimeout(r, 500));
+		}
+	}
+	throw new Error("wrangler dev did not start");
+}
+
+async function post(path, body, headers = {}) {
+	const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+	return res.json();
+}
+
+let ipCounter = 0;
+const ipOf = (n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+/**
+ * Source addresses: either a new one per request (the worst case: every request creates its
+ * per-IP rate-limit object) or a pool of returning ones, sized so none reaches its 20/min window.
+ */
+const addresses = (pool) => (pool ? () => ipOf(1_000_000 + (ipCounter++ % pool)) : () => ipOf(ipCounter++));
+
+function load(title, options) {
+	const nextIp = addresses(options.ipPool);
+	return new Promise((resolve, reject) => {
+		autocannon(
+			{
+				url: base,
+				connections: CONNECTIONS,
+				duration: DURATION,
+				...options,
+				requests: [
+					{
+						...options.request,
+						setupRequest: (req) => ({ ...req, headers: { ...req.headers, "cf-connecting-ip": nextIp() } }),
+					},
+				],
+			},
+			(err, result) => {
+				if (err) return reject(err);
+				const bad = result.non2xx;
+				resolve({ title, rps: result.requests.average, p99: result.latency.p99, bad });
+			},
+		);
+	});
+}
+
+await waitUntilUp();
+const { token } = await post("/api/auth/signup", { email: `bench-${Date.now()}@example.com`, password: "benchmark password" });
+const { raw_api_key: key } = await post("/api/feedback-key", { project_name: "bench" }, { authorization: `Bearer ${token}` });
+await fetch(`${base}/api/feedback-key`, {
+	method: "PATCH",
+	headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 100000 }),
+});
+
+const png = "data:image/png;base64," + Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64");
+const textSubmission = {
+	method: "POST",
+	path: "/functions/v1/submit-feedback",
+	headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+	body: JSON.stringify({ title: "Crash on save", description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3" }),
+};
+// Returning visitors: create their rate-limit objects before measuring.
+const POOL = 400;
+for (let i = 0; i < POOL; i += 20) {
+	await Promise.all(
+		Array.from({ length: 20 }, (_, j) =>
+			fetch(base + textSubmission.path, { ...textSubmission, headers: { ...textSubmission.headers, "cf-connecting-ip": ipOf(1_000_000 + i + j) } }),
+		),
+	);
+}
+
+const runs = [
+	await load("baseline: JSON 404 from the Worker", { request: { method: "GET", path: "/api/ping" } }),
+	await load("feedback: text, returning IPs", { ipPool: POOL, request: textSubmission }),
+	await load("feedback: text, a new IP per request", { request: textSubmission }),
+	await load("feedback: 100 KB screenshot, returning IPs", {
+		ipPool: POOL,
+		request: {
+			method: "POST",
+			path: "/functions/v1/submit-feedback",
+			headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+			body: JSON.stringify({ title: "With image", description: "d", screenshots: [png] }),
+		},
+	}),
+];
+
+const baseline = runs[0].rps;
+console.log(`\n${CONNECTIONS} connections, ${DURATION} s each, Node ${process.version}\n`);
+console.log("| path | requests/s | ratio to baseline | p99 ms | non-2xx |");
+console.log("|---|---:|---:|---:|---:|");
+for (const r of runs) {
+	console.log(`| ${r.title} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p99} | ${r.title.startsWith("baseline") ? "(all 404)" : r.bad} |`);
+}
+cleanup();
+process.exit(0);
