@@ -27,6 +27,16 @@ export default defineConfig({
 				},
 			},
 			"local-server",
+			{
+				test: {
+					name: "e2e",
+					include: ["e2e/**/*.test.ts"],
+					environment: "node",
+					// Starting wrangler dev and chromium takes a while on a shared machine.
+					hookTimeout: 120_000,
+					testTimeout: 60_000,
+				},
+			},
 		],
 	},
 });

@@ -1,50 +1,13 @@
 // `npm run bench`: throughput of the ingestion paths on the embedded local runtime, measured
 // against a baseline route in the same run. Absolute numbers depend on the machine (shared and
 // noisy here); the ratios are what to compare between runs.
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import autocannon from "autocannon";
+import { startLocalWorker } from "../scripts/local-worker.mjs";
 
-const root = new URL("..", import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
-const freePort = () =>
-	new Promise((resolve) => {
-		const server = createServer().listen(0, "127.0.0.1", () => {
-			const { port } = server.address();
-			server.close(() => resolve(port));
-		});
-	});
-
-const persist = mkdtempSync(join(tmpdir(), "svc-bench-"));
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: root, stdio: "ignore", env: { ...process.env, CI: "1" } });
-const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist, "--show-interactive-dev-session=false", "--log-level", "error"], {
-	cwd: root,
-	stdio: "ignore",
-});
-const cleanup = () => {
-	dev.kill("SIGTERM");
-	rmSync(persist, { recursive: true, force: true });
-};
-process.on("exit", cleanup);
-
-async function waitUntilUp() {
-	for (let i = 0; i < 120; i++) {
-		try {
-			await fetch(`${base}/api/ping`);
-			return;
-		} catch {
-			await new Promise((r) => setTimeout(r, 500));
-		}
-	}
-	throw new Error("wrangler dev did not start");
-}
+const { base, stop } = await startLocalWorker();
 
 async function post(path, body, headers = {}) {
 	const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -84,7 +47,6 @@ function load(title, options) {
 	});
 }
 
-await waitUntilUp();
 const { token } = await post("/api/auth/signup", { email: `bench-${Date.now()}@example.com`, password: "benchmark password" });
 const { raw_api_key: key } = await post("/api/feedback-key", { project_name: "bench" }, { authorization: `Bearer ${token}` });
 await fetch(`${base}/api/feedback-key`, {
@@ -132,5 +94,4 @@ console.log("|---|---:|---:|---:|---:|");
 for (const r of runs) {
 	console.log(`| ${r.title} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p99} | ${r.title.startsWith("baseline") ? "(all 404)" : r.bad} |`);
 }
-cleanup();
-process.exit(0);
+await stop();

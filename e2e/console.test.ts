@@ -1,0 +1,120 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, it } from "vitest";
+// @ts-expect-error: plain ESM helper shared with the benchmark
+import { startLocalWorker } from "../scripts/local-worker.mjs";
+import { launchChromium } from "./browser";
+
+const PNG_1PX =
+	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+let worker: { base: string; stop: () => Promise<void> };
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+	[worker, browser] = await Promise.all([startLocalWorker(), launchChromium()]);
+	page = await browser.newPage();
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await worker?.stop();
+});
+
+async function api(path: string, init: { method?: string; token?: string; json?: unknown } = {}) {
+	const res = await fetch(worker.base + path, {
+		method: init.method ?? "GET",
+		headers: {
+			...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+			...(init.json !== undefined ? { "content-type": "application/json" } : {}),
+		},
+		body: init.json === undefined ? undefined : JSON.stringify(init.json),
+	});
+	return { status: res.status, body: res.status === 204 ? null : await res.json() };
+}
+
+describe("owner console", () => {
+	const email = `console-${Date.now()}@example.com`;
+	let rawKey = "";
+
+	it("signs up and lands on an empty projects page", async ({ expect }) => {
+		await page.goto(worker.base + "/");
+		await page.getByRole("button", { name: /No account yet/ }).click();
+		await page.getByLabel("Email").fill(email);
+		await page.getByLabel("Password").fill("correct horse battery");
+		await page.getByRole("button", { name: "Create account" }).click();
+		await page.getByRole("heading", { name: "Projects" }).waitFor();
+		await page.getByText("No projects yet").waitFor();
+		expect(await page.getByText(/trial until/).isVisible()).toBe(true);
+	});
+
+	it("refuses a wrong password with the server's message", async ({ expect }) => {
+		const other = await browser.newPage();
+		await other.goto(worker.base + "/");
+		await other.getByLabel("Email").fill(email);
+		await other.getByLabel("Password").fill("wrong password!");
+		await other.getByRole("button", { name: "Sign in" }).click();
+		expect(await other.getByRole("alert").textContent()).toBe("Wrong email or password");
+		await other.close();
+	});
+
+	it("creates a project key and shows the raw key once", async ({ expect }) => {
+		await page.getByPlaceholder("Project name").fill("web-app");
+		await page.getByRole("button", { name: "Create project key" }).click();
+		rawKey = (await page.getByTestId("raw-key").textContent()) ?? "";
+		expect(rawKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
+		await page.getByRole("cell", { name: `…${rawKey.slice(-4)}` }).waitFor();
+		await page.getByRole("button", { name: "Done" }).click();
+		expect(await page.getByTestId("raw-key").count()).toBe(0);
+		// A reload shows the hint only.
+		await page.reload();
+		await page.getByRole("link", { name: "web-app" }).waitFor();
+		expect(await page.content()).not.toContain(rawKey);
+	});
+
+	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {
+		for (const [title, type] of [["Crash on save", "issue"], ["Dark mode", "feature_request"]]) {
+			const res = await fetch(worker.base + "/functions/v1/submit-feedback", {
+				method: "POST",
+				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
+				body: JSON.stringify({ type, title, description: "details", screenshots: [PNG_1PX], app_version: "1.2.3" }),
+			});
+			expect(res.status).toBe(200);
+		}
+
+		await page.getByRole("link", { name: "web-app" }).click();
+		await page.getByText("Crash on save").waitFor();
+		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
+		expect(await page.getByText("1.2.3").first().isVisible()).toBe(true);
+		const image = page.getByRole("img", { name: "screenshots of Crash on save" });
+		await image.waitFor();
+		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+
+		await page.getByLabel("Type").selectOption("feature_request");
+		await page.getByText("Crash on save").waitFor({ state: "detached" });
+		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
+		await page.getByLabel("Type").selectOption("");
+
+		const crash = page.locator("li", { hasText: "Crash on save" });
+		await crash.getByLabel("Status").selectOption("in_progress");
+		const token = await page.evaluate(() => localStorage.getItem("svc.session"));
+		await expect
+			.poll(async () => (await api("/api/feedback?project_name=web-app&status=in_progress", { token: token! })).body.feedback.length)
+			.toBe(1);
+
+		page.once("dialog", (dialog) => dialog.accept());
+		await page.getByLabel("Select Dark mode").check();
+		await page.getByRole("button", { name: "Delete" }).click();
+		await page.getByText("Dark mode").waitFor({ state: "detached" });
+		const left = (await api("/api/feedback?project_name=web-app", { token: token! })).body.feedback;
+		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
+	});
+
+	it("keeps the session across reloads and signs out", async ({ expect }) => {
+		await page.reload();
+		await page.getByText("Crash on save").waitFor();
+		await page.getByRole("button", { name: "Sign out" }).click();
+		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
+		expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
+	});
+});
