@@ -8,14 +8,9 @@ export interface User {
 	access: boolean;
 }
 
-export type FieldType = "text" | "long_text" | "email" | "url" | "number" | "boolean" | "select" | "attachment";
-export interface FieldDefinition {
-	key: string;
-	label: string;
-	type: FieldType;
-	required: boolean;
-	options?: string[];
-}
+import type { FieldDefinition } from "../../schema/keys";
+
+export type { FieldDefinition, FieldType } from "../../schema/keys";
 
 export interface ProjectKey {
 	project_name: string;
