@@ -1,0 +1,319 @@
+// The device side of pairing (`svc-local connect`, platform Desktop), and the
+// real peer the tests use: parses a v2 or v3 QR payload, exchanges the
+// bootstrap secret trying `baseUrls` in order, keeps the credential in its
+// own 0600 file, then gets single-use tickets and stays connected over the
+// WebSocket, reconnecting with backoff and failing over between URLs.
+import { EventEmitter } from "node:events";
+import os from "node:os";
+import path from "node:path";
+import { WebSocket } from "ws";
+import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
+
+export const CREDENTIAL_FILE = "device.json";
+const CLOSE_REVOKED = 4003;
+const CLOSE_REPAIRED = 4001;
+
+export class PayloadError extends Error {}
+
+/** An HTTP answer that is not a success, with the server's `{error}` message. */
+export class DeviceHttpError extends Error {
+	/** @param {number} status @param {string} message @param {string} url */
+	constructor(status, message, url) {
+		super(`${url}: ${status} ${message}`);
+		this.status = status;
+		this.url = url;
+	}
+}
+
+/** @typedef {{v: number, name?: string, baseUrls: string[], pairToken: string}} PairingPayload */
+
+/** @param {unknown} value */
+function httpUrl(value) {
+	if (typeof value !== "string" || value.length > 2048) return null;
+	try {
+		const u = new URL(value);
+		if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+		return u.origin;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Parses the QR payload of spec 2.8: version 3 (`baseUrls`, best first) or
+ * version 2 (legacy `baseUrl` only).
+ * @param {string | object} input JSON text or the parsed object
+ * @returns {PairingPayload}
+ */
+export function parsePairingPayload(input) {
+	let p = input;
+	if (typeof input === "string") {
+		try {
+			p = JSON.parse(input.trim());
+		} catch {
+			throw new PayloadError("the pairing payload is not valid JSON");
+		}
+	}
+	if (!p || typeof p !== "object" || Array.isArray(p)) throw new PayloadError("the pairing payload must be a JSON object");
+	const o = /** @type {Record<string, unknown>} */ (p);
+	const v = typeof o.v === "string" ? Number(o.v) : o.v;
+	if (v !== 2 && v !== 3) throw new PayloadError(`unsupported pairing payload version ${JSON.stringify(o.v)} (2 and 3 are understood)`);
+	if (typeof o.pairToken !== "string" || o.pairToken.length === 0 || o.pairToken.length > 512) throw new PayloadError("the pairing payload has no pairToken");
+	/** @type {string[]} */
+	let baseUrls = [];
+	if (v === 3 && o.baseUrls !== undefined) {
+		if (!Array.isArray(o.baseUrls)) throw new PayloadError("baseUrls must be an array of URLs");
+		for (const u of o.baseUrls) {
+			const url = httpUrl(u);
+			if (!url) throw new PayloadError(`not an http(s) URL in baseUrls: ${JSON.stringify(u)}`);
+			if (!baseUrls.includes(url)) baseUrls.push(url);
+		}
+	}
+	if (baseUrls.length === 0) {
+		const url = httpUrl(o.baseUrl);
+		if (!url) throw new PayloadError("the pairing payload has no usable baseUrl");
+		baseUrls = [url];
+	}
+	return { v, name: typeof o.name === "string" ? o.name : undefined, baseUrls, pairToken: o.pairToken };
+}
+
+/**
+ * @typedef {object} SavedPairing
+ * @property {string} deviceId
+ * @property {string} credential
+ * @property {string[]} baseUrls
+ * @property {string | undefined} [serverName]
+ * @property {string} pairedAt
+ */
+
+/**
+ * @typedef {object} DeviceClientOptions
+ * @property {string} credentialFile where the pairing is kept (mode 0600)
+ * @property {string} [name] device name (default the host name)
+ * @property {string} [platform] default "Desktop"
+ * @property {string} [deviceId] id to pair as (default: the saved one, else the server generates one)
+ * @property {string} [sessionToken] owner bearer session, needed when the desktop runs in cloud mode
+ * @property {number} [requestTimeoutMs] per URL (default 5 s)
+ * @property {number} [reconnectMinMs] default 1 s
+ * @property {number} [reconnectMaxMs] default 30 s
+ * @property {(line: string) => void} [log]
+ */
+
+export class DeviceClient extends EventEmitter {
+	/** @param {DeviceClientOptions} options */
+	constructor(options) {
+		super();
+		this.options = options;
+		this.name = options.name ?? os.hostname();
+		this.platform = options.platform ?? "Desktop";
+		this.log = options.log ?? (() => {});
+		/** @type {SavedPairing | null} */
+		this.pairing = readJsonFile(options.credentialFile) ?? null;
+		/** @type {WebSocket | null} */
+		this.ws = null;
+		this.stopped = false;
+		this.revoked = false;
+		this.attempt = 0;
+		/** @type {ReturnType<typeof setTimeout> | undefined} */
+		this.timer = undefined;
+		/** The base URL that answered last; tried first next time. @type {string | null} */
+		this.activeBaseUrl = null;
+	}
+
+	get deviceId() {
+		return this.pairing?.deviceId ?? null;
+	}
+
+	/** @returns {Record<string, string>} */
+	#authHeaders() {
+		return this.options.sessionToken ? { authorization: `Bearer ${this.options.sessionToken}` } : {};
+	}
+
+	/**
+	 * POSTs to each base URL in turn until one answers with success.
+	 * A URL that cannot be reached (or answers with an error) passes to the next.
+	 * @param {string[]} baseUrls @param {string} pathname @param {RequestInit} init
+	 */
+	async #postWithFailover(baseUrls, pathname, init) {
+		/** @type {Error | null} */
+		let lastError = null;
+		/** @type {DeviceHttpError | null} */
+		let httpError = null;
+		for (const base of baseUrls) {
+			const url = `${base}${pathname}`;
+			try {
+				const res = await fetch(url, { ...init, method: "POST", signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000) });
+				const body = /** @type {any} */ (await res.json().catch(() => ({})));
+				if (res.ok) {
+					this.activeBaseUrl = base;
+					return { base, body };
+				}
+				httpError = new DeviceHttpError(res.status, typeof body?.error === "string" ? body.error : res.statusText, url);
+				this.log(`${url} answered ${res.status}${body?.error ? `: ${body.error}` : ""}`);
+			} catch (err) {
+				lastError = /** @type {Error} */ (err);
+				this.log(`${url} unreachable: ${lastError.message}`);
+			}
+		}
+		throw httpError ?? lastError ?? new Error("no base URL to try");
+	}
+
+	/**
+	 * Pairs with a desktop from its QR payload (exchange of the bootstrap secret).
+	 * @param {string | object} payloadInput
+	 * @returns {Promise<SavedPairing>}
+	 */
+	async pair(payloadInput) {
+		const payload = parsePairingPayload(payloadInput);
+		const deviceId = this.options.deviceId ?? this.pairing?.deviceId;
+		const { body } = await this.#postWithFailover(payload.baseUrls, "/api/pairing/exchange", {
+			headers: { "content-type": "application/json", ...this.#authHeaders() },
+			body: JSON.stringify({ secret: payload.pairToken, ...(deviceId ? { deviceId } : {}), name: this.name, platform: this.platform }),
+		});
+		if (typeof body?.credential !== "string" || typeof body?.deviceId !== "string") throw new Error("the exchange answer has no credential");
+		/** @type {SavedPairing} */
+		const saved = {
+			deviceId: body.deviceId,
+			credential: body.credential,
+			baseUrls: payload.baseUrls,
+			serverName: payload.name,
+			pairedAt: typeof body.device?.pairedAt === "string" ? body.device.pairedAt : new Date().toISOString(),
+		};
+		ensurePrivateDir(path.dirname(this.options.credentialFile));
+		writeFileAtomic(this.options.credentialFile, `${JSON.stringify(saved, null, "\t")}\n`);
+		this.pairing = saved;
+		this.revoked = false;
+		this.emit("paired", { deviceId: saved.deviceId });
+		return saved;
+	}
+
+	/** Base URLs to try, the one that worked last first. */
+	#orderedBaseUrls() {
+		const urls = this.pairing?.baseUrls ?? [];
+		return this.activeBaseUrl && urls.includes(this.activeBaseUrl) ? [this.activeBaseUrl, ...urls.filter((u) => u !== this.activeBaseUrl)] : urls;
+	}
+
+	/** A single-use WebSocket ticket: {ticket, expiresAt, base}. */
+	async getTicket() {
+		if (!this.pairing) throw new Error("not paired: run pair() with a QR payload first");
+		const { base, body } = await this.#postWithFailover(this.#orderedBaseUrls(), "/api/pairing/ws-ticket", {
+			headers: { "x-svc-device-credential": this.pairing.credential, ...this.#authHeaders() },
+		});
+		if (typeof body?.ticket !== "string") throw new Error("the ws-ticket answer has no ticket");
+		return { ticket: /** @type {string} */ (body.ticket), expiresAt: /** @type {string} */ (body.expiresAt), base };
+	}
+
+	/**
+	 * Connects and stays connected until stop() or revocation. Resolves once
+	 * the first connection is welcomed; rejects if that first attempt fails
+	 * for good (credential refused).
+	 * @returns {Promise<void>}
+	 */
+	connect() {
+		this.stopped = false;
+		return new Promise((resolve, reject) => {
+			const onWelcome = () => {
+				this.off("revoked", onRevoked);
+				resolve();
+			};
+			const onRevoked = (/** @type {any} */ info) => {
+				this.off("welcome", onWelcome);
+				reject(new Error(`credential refused: ${info?.reason ?? "revoked"}`));
+			};
+			this.once("welcome", onWelcome);
+			this.once("revoked", onRevoked);
+			void this.#open();
+		});
+	}
+
+	async #open() {
+		if (this.stopped || this.revoked) return;
+		let ticket;
+		try {
+			ticket = await this.getTicket();
+		} catch (err) {
+			if (err instanceof DeviceHttpError && err.status === 401) {
+				// Revoked or replaced: only a new pairing code brings this device back.
+				this.revoked = true;
+				this.emit("revoked", { reason: err.message });
+				return;
+			}
+			this.emit("error-info", err);
+			return this.#scheduleReconnect();
+		}
+		if (this.stopped) return;
+		const wsUrl = `${ticket.base.replace(/^http/, "ws")}/api/pairing/ws?ticket=${encodeURIComponent(ticket.ticket)}`;
+		const ws = new WebSocket(wsUrl, { handshakeTimeout: this.options.requestTimeoutMs ?? 5000 });
+		this.ws = ws;
+		ws.on("open", () => {
+			ws.send(JSON.stringify({ type: "hello", id: "hello", data: { name: this.name, platform: this.platform } }));
+			this.emit("open");
+		});
+		ws.on("message", (data) => {
+			let msg;
+			try {
+				msg = JSON.parse(data.toString());
+			} catch {
+				return;
+			}
+			if (msg?.type === "welcome") {
+				this.attempt = 0;
+				this.emit("welcome", msg);
+			}
+			this.emit("message", msg);
+		});
+		ws.on("unexpected-response", (_req, res) => {
+			this.emit("error-info", new Error(`upgrade refused: ${res.statusCode}`));
+			res.resume();
+			ws.terminate();
+		});
+		ws.on("error", (err) => this.emit("error-info", err));
+		ws.on("close", (code, reasonBuf) => {
+			if (this.ws === ws) this.ws = null;
+			const reason = reasonBuf.toString();
+			this.emit("close", { code, reason });
+			if (code === CLOSE_REVOKED || code === CLOSE_REPAIRED) {
+				this.revoked = true;
+				this.emit("revoked", { reason: reason || (code === CLOSE_REVOKED ? "device revoked" : "credential replaced") });
+				return;
+			}
+			this.#scheduleReconnect();
+		});
+	}
+
+	#scheduleReconnect() {
+		if (this.stopped || this.revoked) return;
+		const min = this.options.reconnectMinMs ?? 1000;
+		const max = this.options.reconnectMaxMs ?? 30_000;
+		const delay = Math.min(max, min * 2 ** Math.min(this.attempt, 16)) * (0.75 + Math.random() * 0.5);
+		this.attempt++;
+		this.emit("reconnecting", { delayMs: Math.round(delay), attempt: this.attempt });
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => void this.#open(), delay);
+	}
+
+	/**
+	 * Sends one envelope message on the live connection.
+	 * @param {string} type @param {object} [data] @param {string} [id]
+	 */
+	send(type, data, id) {
+		if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new Error("not connected");
+		this.ws.send(JSON.stringify({ type, ...(id ? { id } : {}), ...(data ? { data } : {}) }));
+	}
+
+	/** Stops reconnecting and closes the connection. */
+	async stop() {
+		this.stopped = true;
+		clearTimeout(this.timer);
+		const ws = this.ws;
+		if (!ws || ws.readyState === WebSocket.CLOSED) return;
+		await new Promise((resolve) => {
+			ws.once("close", resolve);
+			ws.close(1000, "device stopped");
+			setTimeout(() => {
+				ws.terminate();
+				resolve(undefined);
+			}, 2000).unref();
+		});
+	}
+}

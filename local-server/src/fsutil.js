@@ -1,0 +1,62 @@
+// File helpers for the state directory: owner-only modes and writes that
+// survive a crash mid-write (temporary file in the same directory, fsync,
+// rename over the target, fsync of the directory).
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+/** Creates `dir` if needed and makes it mode 0700. @param {string} dir */
+export function ensurePrivateDir(dir) {
+	fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+	fs.chmodSync(dir, 0o700);
+}
+
+/**
+ * Atomically replaces `file` with `data`, mode 0600.
+ * @param {string} file @param {string} data
+ */
+export function writeFileAtomic(file, data) {
+	const dir = path.dirname(file);
+	const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+	const fd = fs.openSync(tmp, "wx", 0o600);
+	try {
+		fs.writeFileSync(fd, data);
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+	try {
+		fs.chmodSync(tmp, 0o600); // in case the umask widened nothing but an old file had other bits
+		fs.renameSync(tmp, file);
+	} catch (err) {
+		fs.rmSync(tmp, { force: true });
+		throw err;
+	}
+	try {
+		const dfd = fs.openSync(dir, "r");
+		try {
+			fs.fsyncSync(dfd);
+		} finally {
+			fs.closeSync(dfd);
+		}
+	} catch {
+		// Directory fsync is best-effort (not supported everywhere).
+	}
+}
+
+/**
+ * Reads and parses a JSON file; `undefined` when it does not exist.
+ * Throws on unreadable or malformed content.
+ * @param {string} file
+ * @returns {any}
+ */
+export function readJsonFile(file) {
+	let text;
+	try {
+		text = fs.readFileSync(file, "utf8");
+	} catch (err) {
+		if (/** @type {NodeJS.ErrnoException} */ (err).code === "ENOENT") return undefined;
+		throw err;
+	}
+	return JSON.parse(text);
+}

@@ -1,0 +1,143 @@
+// The owner bearer session of the pairing routes (DESIGN.md 5.6).
+// - Local mode (no `svc-local login`): a 256-bit owner token minted on first
+//   start, kept as a SHA-256 digest in the store, shown once and written to
+//   `owner-token` (0600) in the state directory; SVC_OWNER_TOKEN sets it.
+// - Cloud mode (after `svc-local login <api_url>`): the bearer is the owner's
+//   cloud session token, checked against {api_url}/api/auth/me (cached
+//   briefly) and required to belong to the same user as the desktop owner.
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
+
+export const OWNER_TOKEN_FILE = "owner-token";
+export const CLOUD_SESSION_FILE = "cloud-session.json";
+
+const CACHE_OK_MS = 30_000;
+const CACHE_BAD_MS = 5_000;
+const CACHE_MAX = 256;
+
+/** @typedef {{ok: true} | {ok: false, status: number, error: string}} AuthResult */
+/** @typedef {{apiUrl: string, token: string, user: {id: string, email?: string}}} CloudSession */
+
+/**
+ * The bearer token of an Authorization header, or null.
+ * @param {string | undefined} header
+ */
+export function bearerOf(header) {
+	if (typeof header !== "string" || header.length > 4096) return null;
+	const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+	return m ? m[1] : null;
+}
+
+/** @param {string} stateDir @returns {CloudSession | null} */
+export function readCloudSession(stateDir) {
+	const s = readJsonFile(path.join(stateDir, CLOUD_SESSION_FILE));
+	if (s && typeof s.apiUrl === "string" && typeof s.token === "string" && s.user && typeof s.user.id === "string") return s;
+	return null;
+}
+
+/** @param {string} stateDir @param {CloudSession} session */
+export function writeCloudSession(stateDir, session) {
+	writeFileAtomic(path.join(stateDir, CLOUD_SESSION_FILE), `${JSON.stringify(session, null, "\t")}\n`);
+}
+
+/** @param {string} apiUrl */
+export function normalizeApiUrl(apiUrl) {
+	const u = new URL(apiUrl);
+	if (u.protocol !== "https:" && u.protocol !== "http:") throw new Error("the API URL must be http(s)");
+	return u.origin + u.pathname.replace(/\/+$/, "");
+}
+
+/**
+ * Asks the cloud API who a session token belongs to.
+ * @param {string} apiUrl @param {string} token @param {typeof fetch} [fetchImpl]
+ * @returns {Promise<{status: "ok", user: {id: string, email?: string}} | {status: "invalid"} | {status: "unreachable", error: string}>}
+ */
+export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
+	let res;
+	try {
+		res = await fetchImpl(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
+	} catch (err) {
+		return { status: "unreachable", error: /** @type {Error} */ (err).message };
+	}
+	if (res.status === 401 || res.status === 403) return { status: "invalid" };
+	if (!res.ok) return { status: "unreachable", error: `HTTP ${res.status}` };
+	const body = await res.json().catch(() => null);
+	const user = body?.user;
+	if (!user || (typeof user.id !== "string" && typeof user.id !== "number")) return { status: "unreachable", error: "unexpected /api/auth/me answer" };
+	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined } };
+}
+
+export class OwnerAuth {
+	/**
+	 * @param {object} o
+	 * @param {string} o.stateDir
+	 * @param {import("./store.js").Store} o.store
+	 * @param {NodeJS.ProcessEnv} o.env
+	 * @param {() => number} o.now
+	 * @param {typeof fetch} [o.fetch]
+	 */
+	constructor({ stateDir, store, env, now, fetch: fetchImpl }) {
+		this.now = now;
+		this.fetch = fetchImpl ?? fetch;
+		/** Set when this start minted the local owner token: shown once. @type {string | null} */
+		this.mintedToken = null;
+		/** @type {Map<string, {ok: boolean, until: number}>} */
+		this.cache = new Map();
+		this.cloud = readCloudSession(stateDir);
+		if (this.cloud) {
+			/** @type {"local" | "cloud"} */
+			this.mode = "cloud";
+			this.apiUrl = this.cloud.apiUrl;
+			this.ownerId = `cloud:${this.cloud.apiUrl}:${this.cloud.user.id}`;
+			this.ownerLabel = this.cloud.user.email ?? this.cloud.user.id;
+			this.tokenHash = "";
+			this.tokenSource = "cloud";
+			return;
+		}
+		this.mode = "local";
+		this.ownerLabel = "local owner";
+		const fromEnv = env.SVC_OWNER_TOKEN?.trim();
+		if (!store.data.localOwner) {
+			const token = fromEnv || randomSecret();
+			store.data.localOwner = { id: randomUUID(), tokenHash: sha256(token), createdAt: new Date(now()).toISOString() };
+			store.save();
+			if (!fromEnv) {
+				writeFileAtomic(path.join(stateDir, OWNER_TOKEN_FILE), `${token}\n`);
+				this.mintedToken = token;
+			}
+		}
+		this.ownerId = `local:${store.data.localOwner.id}`;
+		this.tokenHash = fromEnv ? sha256(fromEnv) : store.data.localOwner.tokenHash;
+		/** Where the owner finds the token: "env" or the owner-token file. */
+		this.tokenSource = fromEnv ? "env" : "file";
+		this.tokenFile = path.join(stateDir, OWNER_TOKEN_FILE);
+		if (!fromEnv && fs.existsSync(this.tokenFile)) fs.chmodSync(this.tokenFile, 0o600);
+	}
+
+	/**
+	 * Checks an Authorization header against the desktop owner's session.
+	 * @param {string | undefined} header
+	 * @returns {Promise<AuthResult>}
+	 */
+	async check(header) {
+		const token = bearerOf(header);
+		if (!token) return { ok: false, status: 401, error: "owner session required: send Authorization: Bearer <token>" };
+		if (this.mode === "local") {
+			return digestsEqual(sha256(token), this.tokenHash) ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+		}
+		const key = sha256(token);
+		const now = this.now();
+		const hit = this.cache.get(key);
+		if (hit && hit.until > now) return hit.ok ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+		const who = await cloudWhoAmI(/** @type {string} */ (this.apiUrl), token, this.fetch);
+		if (who.status === "unreachable") return { ok: false, status: 503, error: `cannot check the owner session with the svc API (${who.error})` };
+		const ok = who.status === "ok" && who.user.id === this.cloud?.user.id;
+		if (this.cache.size >= CACHE_MAX) this.cache.clear();
+		this.cache.set(key, { ok, until: now + (ok ? CACHE_OK_MS : CACHE_BAD_MS) });
+		if (ok) return { ok: true };
+		return { ok: false, status: 401, error: who.status === "ok" ? "this session belongs to another user than the desktop owner" : "owner session is not valid" };
+	}
+}

@@ -1,0 +1,73 @@
+// The credential store: `pairing.json` in the state directory, mode 0600,
+// replaced atomically on every change. It holds only SHA-256 digests of
+// secrets (the local owner token and device credentials) plus non-secret
+// device metadata. Bootstrap secrets and tickets live in memory only (as
+// digests too): they last 120 s and 60 s.
+import fs from "node:fs";
+import path from "node:path";
+import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+
+export const STORE_FILE = "pairing.json";
+
+/**
+ * @typedef {object} DeviceRecord
+ * @property {string} deviceId
+ * @property {string} credentialHash SHA-256 hex of the device credential
+ * @property {string} ownerId the desktop owner the credential is tied to
+ * @property {string} name
+ * @property {string} platform
+ * @property {string | null} remoteAddress
+ * @property {string | null} lastSeen ISO time
+ * @property {string} pairedAt ISO time of credential creation
+ */
+
+/**
+ * @typedef {object} StoreData
+ * @property {number} version
+ * @property {{id: string, tokenHash: string, createdAt: string} | null} localOwner
+ * @property {boolean} lanEnabled LAN toggle of the pairing page
+ * @property {Record<string, DeviceRecord>} devices
+ */
+
+export class Store {
+	/** @param {string} stateDir */
+	constructor(stateDir) {
+		this.file = path.join(stateDir, STORE_FILE);
+		/** Number of writes made, for tests of the presence write rate. */
+		this.writes = 0;
+		/** @type {StoreData} */
+		this.data = { version: 1, localOwner: null, lanEnabled: false, devices: {} };
+		this.#load();
+	}
+
+	#load() {
+		let raw;
+		try {
+			raw = readJsonFile(this.file);
+		} catch (err) {
+			// A damaged store is moved aside, never silently overwritten, so
+			// nothing in it is lost for good.
+			const aside = `${this.file}.damaged-${Date.now()}`;
+			fs.renameSync(this.file, aside);
+			console.error(`svc-local: ${this.file} could not be read (${/** @type {Error} */ (err).message}); moved to ${aside}`);
+			raw = undefined;
+		}
+		if (raw === undefined) return;
+		const devices = raw && typeof raw.devices === "object" && raw.devices ? raw.devices : {};
+		this.data = {
+			version: 1,
+			localOwner: raw.localOwner && typeof raw.localOwner.tokenHash === "string" ? raw.localOwner : null,
+			lanEnabled: raw.lanEnabled === true,
+			devices: {},
+		};
+		for (const [id, d] of Object.entries(devices)) {
+			if (d && typeof d.credentialHash === "string" && typeof d.ownerId === "string") this.data.devices[id] = { ...d, deviceId: id };
+		}
+		fs.chmodSync(this.file, 0o600);
+	}
+
+	save() {
+		writeFileAtomic(this.file, `${JSON.stringify(this.data, null, "\t")}\n`);
+		this.writes++;
+	}
+}
