@@ -194,10 +194,11 @@ function refuseUpgrade(socket, status, message) {
  */
 export function parseHostHeader(value) {
 	if (!value || value.length > 300) return null;
-	const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(value.trim());
+	const m = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/i.exec(value.trim());
 	if (!m) return null;
 	const name = m[1].toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
-	return { name, port: m[2] === undefined ? 80 : Number(m[2]) };
+	const port = m[2] === undefined ? 80 : Number(m[2]);
+	return port > 65535 ? null : { name, port };
 }
 
 /**

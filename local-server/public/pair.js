@@ -1,0 +1,211 @@
+// The pairing page: QR code with the refresh rule of spec 3.1, the devices
+// list (every 10 s and on focus/visibility, spec 4.4), revoke buttons and the
+// LAN toggle. The owner token is typed once and kept in sessionStorage for
+// this tab only; it never goes into a URL.
+import { nextRefreshDelay } from "/refresh.js";
+
+const TOKEN_KEY = "svc-local-owner-token";
+const DEVICES_REFRESH_MS = 10_000;
+
+/** @param {string} id @returns {any} */
+const $ = (id) => document.getElementById(id);
+
+let codeTimer = 0;
+let devicesTimer = 0;
+let signedIn = false;
+
+class Unauthorized extends Error {}
+
+/**
+ * Calls the local server's API with the owner bearer.
+ * @param {string} method @param {string} path @param {unknown} [body]
+ */
+async function api(method, path, body) {
+	const token = sessionStorage.getItem(TOKEN_KEY);
+	const headers = { authorization: `Bearer ${token}` };
+	if (body !== undefined) headers["content-type"] = "application/json";
+	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+	const data = await res.json().catch(() => ({}));
+	if (res.status === 401) throw new Unauthorized(data.error || "not signed in");
+	if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+	return data;
+}
+
+/** @param {unknown} err @param {string} where */
+function fail(err, where) {
+	if (err instanceof Unauthorized) return signOut(`Signed out: ${err.message}`);
+	$(where).textContent = err instanceof Error ? err.message : String(err);
+}
+
+/** @param {string | null} iso */
+function when(iso) {
+	if (!iso) return "never";
+	const t = Date.parse(iso);
+	const s = Math.round((Date.now() - t) / 1000);
+	if (s < 5) return "just now";
+	if (s < 60) return `${s} s ago`;
+	if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+	return new Date(t).toLocaleString();
+}
+
+async function newCode() {
+	clearTimeout(codeTimer);
+	const fetchedAt = Date.now();
+	try {
+		const b = await api("POST", "/api/pairing/bootstrap?qr=1");
+		$("qr").src = b.qr;
+		$("qr").dataset.expiresAt = b.expiresAt;
+		$("qr").dataset.payload = JSON.stringify(b.payload);
+		$("connect-command").textContent = `svc-local connect '${JSON.stringify(b.payload)}'`;
+		$("expires").textContent = `Code expires at ${new Date(b.expiresAt).toLocaleTimeString()}`;
+		$("code-error").textContent = "";
+		// 10 s before expiry, never sooner than 5 s after this one.
+		codeTimer = setTimeout(newCode, nextRefreshDelay(Date.parse(b.expiresAt), fetchedAt, Date.now()));
+	} catch (err) {
+		fail(err, "code-error");
+		if (signedIn) codeTimer = setTimeout(newCode, 5000);
+	}
+}
+
+/** @param {{deviceId: string, name: string, platform: string, remoteAddress: string | null, state: string, lastSeen: string | null, pairedAt: string}} d */
+function deviceRow(d) {
+	const tr = document.createElement("tr");
+	tr.dataset.deviceId = d.deviceId;
+	const cells = [d.name, d.platform, d.remoteAddress ?? "", d.state, when(d.lastSeen), new Date(d.pairedAt).toLocaleString()];
+	cells.forEach((text, i) => {
+		const td = document.createElement("td");
+		td.textContent = text; // device names come from devices: never HTML
+		if (i === 3) td.className = `state state-${d.state}`;
+		tr.append(td);
+	});
+	const td = document.createElement("td");
+	const button = document.createElement("button");
+	button.type = "button";
+	button.className = "danger revoke";
+	button.textContent = "Revoke";
+	button.addEventListener("click", async () => {
+		if (!confirm(`Revoke ${d.name}? It can come back only by pairing with a new code.`)) return;
+		button.disabled = true;
+		try {
+			await api("DELETE", `/api/pairing/devices/${encodeURIComponent(d.deviceId)}`);
+		} catch (err) {
+			fail(err, "devices-error");
+		}
+		await loadDevices();
+	});
+	td.append(button);
+	tr.append(td);
+	return tr;
+}
+
+async function loadDevices() {
+	clearTimeout(devicesTimer);
+	try {
+		const { devices } = await api("GET", "/api/pairing/devices");
+		$("devices").querySelector("tbody").replaceChildren(...devices.map(deviceRow));
+		$("devices").hidden = devices.length === 0;
+		$("devices-empty").hidden = devices.length > 0;
+		$("devices-error").textContent = "";
+	} catch (err) {
+		fail(err, "devices-error");
+	}
+	if (signedIn) devicesTimer = setTimeout(loadDevices, DEVICES_REFRESH_MS);
+}
+
+/** @param {any} info the answer of GET /api/pairing/server */
+function showServer(info) {
+	$("lan").checked = info.lan.enabled;
+	$("lan").disabled = info.lan.managed;
+	$("lan-note").textContent = info.lan.managed
+		? "Set by SVC_SERVER_HOST / SVC_ALLOW_LAN in svc-local's environment."
+		: info.lan.enabled
+			? `Listening on all interfaces (${info.host}:${info.port}). LAN traffic is not encrypted.`
+			: `Listening on this computer only (${info.host}:${info.port}).`;
+	$("endpoints").replaceChildren(
+		...info.endpoints.map((e) => {
+			const li = document.createElement("li");
+			li.textContent = `${e.url} (${e.kind})`;
+			return li;
+		}),
+	);
+}
+
+async function loadServer() {
+	showServer(await api("GET", "/api/pairing/server"));
+}
+
+async function toggleLan() {
+	const enabled = $("lan").checked;
+	$("lan").disabled = true;
+	$("lan-error").textContent = "";
+	try {
+		const info = await api("PUT", "/api/pairing/lan", { enabled });
+		showServer(info);
+		if (String(info.port) !== location.port) {
+			// The old port could not be taken again: follow the server.
+			location.href = `http://127.0.0.1:${info.port}/`;
+			return;
+		}
+		await newCode(); // the endpoints in the code changed
+	} catch (err) {
+		fail(err, "lan-error");
+		await loadServer().catch(() => {});
+	}
+}
+
+async function enter() {
+	try {
+		await loadServer();
+	} catch (err) {
+		sessionStorage.removeItem(TOKEN_KEY);
+		showLogin(err instanceof Error ? err.message : String(err));
+		return;
+	}
+	signedIn = true;
+	$("login").hidden = true;
+	$("app").hidden = false;
+	await Promise.all([newCode(), loadDevices()]);
+}
+
+/** @param {string} [message] */
+function showLogin(message = "") {
+	$("app").hidden = true;
+	$("login").hidden = false;
+	$("login-error").textContent = message;
+	$("token").focus();
+}
+
+/** @param {string} [message] */
+function signOut(message) {
+	signedIn = false;
+	clearTimeout(codeTimer);
+	clearTimeout(devicesTimer);
+	sessionStorage.removeItem(TOKEN_KEY);
+	$("qr").removeAttribute("src");
+	showLogin(message);
+}
+
+async function start() {
+	const health = await fetch("/api/health", { cache: "no-store" }).then((r) => r.json()).catch(() => ({}));
+	if (health.ownerMode === "cloud") {
+		$("token-label").textContent = "svc session token";
+		$("login-hint").textContent = "svc-local runs with your svc account (svc-local login): paste your svc session token (saved by svc-local login in cloud-session.json in its state directory).";
+	}
+	$("login-form").addEventListener("submit", (e) => {
+		e.preventDefault();
+		sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
+		$("token").value = "";
+		void enter();
+	});
+	$("new-code").addEventListener("click", () => void newCode());
+	$("lan").addEventListener("change", () => void toggleLan());
+	$("sign-out").addEventListener("click", () => signOut());
+	window.addEventListener("focus", () => signedIn && void loadDevices());
+	document.addEventListener("visibilitychange", () => {
+		if (signedIn && document.visibilityState === "visible") void loadDevices();
+	});
+	if (sessionStorage.getItem(TOKEN_KEY)) await enter();
+	else showLogin();
+}
+
+void start();
