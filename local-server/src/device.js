@@ -211,6 +211,7 @@ export class DeviceClient extends EventEmitter {
 	 */
 	connect() {
 		this.stopped = false;
+		this.revoked = false; // try again: the server says whether the credential still holds
 		return new Promise((resolve, reject) => {
 			const onWelcome = () => {
 				this.off("revoked", onRevoked);

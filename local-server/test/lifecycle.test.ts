@@ -1,0 +1,409 @@
+// The credential lifecycle of spec 3.1 and the presence of 3.2, against a
+// real listening server, driven by raw HTTP, raw WebSockets and the real
+// device client.
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer } from "../src/index.js";
+import {
+	bootstrap,
+	closed,
+	exchange,
+	mode,
+	newDevice,
+	nextMessage,
+	openWs,
+	ownerCall,
+	request,
+	startTestServer,
+	stateFilesText,
+	tempDir,
+	until,
+	wsTicket,
+	type TestServer,
+} from "./helpers.js";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+	while (cleanups.length) await cleanups.pop()!();
+});
+
+async function server(options: Parameters<typeof startTestServer>[0] = {}) {
+	const t = await startTestServer(options);
+	cleanups.push(() => t.close());
+	return t;
+}
+
+async function pairRaw(t: TestServer, body: Record<string, unknown> = {}) {
+	const b = await bootstrap(t);
+	const r = await exchange(t, { secret: b.secret, ...body });
+	expect(r.status).toBe(201);
+	return r.json as { deviceId: string; credential: string; device: any };
+}
+
+async function connectRaw(t: TestServer, credential: string, hello = { name: "Phone", platform: "iOS" }) {
+	const ticket = await wsTicket(t, credential);
+	expect(ticket.status).toBe(200);
+	const { ws, status } = await openWs(t.server.port, `?ticket=${encodeURIComponent(ticket.json.ticket)}`);
+	expect(status).toBeUndefined();
+	cleanups.push(() => ws!.terminate());
+	const welcome = nextMessage(ws!);
+	ws!.send(JSON.stringify({ type: "hello", id: "h1", data: hello }));
+	expect(await welcome).toMatchObject({ type: "welcome", id: "h1" });
+	return ws!;
+}
+
+async function devices(t: TestServer) {
+	const r = await ownerCall(t, "GET", "/api/pairing/devices");
+	expect(r.status).toBe(200);
+	return r.json.devices as any[];
+}
+
+describe("credential lifecycle (spec 3.1)", () => {
+	it("bootstrap -> exchange -> ticket -> live connection -> revoke, with every reuse refused", async () => {
+		const t = await server();
+
+		// Bootstrap: owner only; {secret, expiresAt, payload}; 120 s; never cached.
+		expect((await request(t.server.port, "/api/pairing/bootstrap", { method: "POST" })).status).toBe(401);
+		expect((await request(t.server.port, "/api/pairing/bootstrap", { method: "POST", headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+		const boot = await ownerCall(t, "POST", "/api/pairing/bootstrap");
+		expect(boot.status).toBe(200);
+		expect(boot.headers["cache-control"]).toBe("no-store");
+		expect(boot.headers.pragma).toBe("no-cache");
+		const { secret, expiresAt, payload } = boot.json;
+		t.secrets.add(secret);
+		expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits, base64url
+		expect(Date.parse(expiresAt)).toBe(t.clock.now() + 120_000);
+		expect(payload).toEqual({ v: 3, name: "Test Desk", baseUrl: t.base, baseUrls: [t.base], pairToken: secret });
+
+		// Exchange: credential and device metadata, 201, never cached.
+		const ex = await exchange(t, { secret, deviceId: "phone-1", name: "Pixel", platform: "android" });
+		expect(ex.status).toBe(201);
+		expect(ex.headers["cache-control"]).toBe("no-store");
+		expect(ex.headers.pragma).toBe("no-cache");
+		expect(ex.json).toMatchObject({
+			deviceId: "phone-1",
+			device: { deviceId: "phone-1", name: "Pixel", platform: "Android", state: "Offline", remoteAddress: "127.0.0.1", pairedAt: new Date(t.clock.now()).toISOString() },
+		});
+		const credential: string = ex.json.credential;
+		expect(credential).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+		// The bootstrap is one-time.
+		const again = await exchange(t, { secret, deviceId: "phone-2" });
+		expect(again.status).toBe(401);
+		expect(again.json.error).toMatch(/invalid, expired or already used/);
+
+		// Ticket: needs the device credential header; 60 s.
+		expect((await request(t.server.port, "/api/pairing/ws-ticket", { method: "POST" })).status).toBe(401);
+		expect((await wsTicket(t, "not-a-credential")).status).toBe(401);
+		const ticket = await wsTicket(t, credential);
+		expect(ticket.status).toBe(200);
+		expect(ticket.headers["cache-control"]).toBe("no-store");
+		expect(Date.parse(ticket.json.expiresAt)).toBe(t.clock.now() + 60_000);
+
+		// Upgrade with the ticket; hello; the device is Online with the live name.
+		const { ws } = await openWs(t.server.port, `?ticket=${ticket.json.ticket}`);
+		expect(ws).toBeDefined();
+		cleanups.push(() => ws!.terminate());
+		const welcome = nextMessage(ws!);
+		ws!.send(JSON.stringify({ type: "hello", data: { name: "Pixel 8 (live)", platform: "Android" } }));
+		expect(await welcome).toMatchObject({ type: "welcome", data: { deviceId: "phone-1", server: "Test Desk" } });
+		const pong = nextMessage(ws!);
+		ws!.send(JSON.stringify({ type: "ping", id: "p1" }));
+		expect(await pong).toMatchObject({ type: "pong", id: "p1" });
+		expect(await devices(t)).toEqual([
+			expect.objectContaining({ deviceId: "phone-1", name: "Pixel 8 (live)", platform: "Android", state: "Online", remoteAddress: "127.0.0.1" }),
+		]);
+
+		// The ticket is single-use.
+		const reuse = await openWs(t.server.port, `?ticket=${ticket.json.ticket}`);
+		expect(reuse.status).toBe(401);
+
+		// A ticket minted before the revocation, never used.
+		const unused = await wsTicket(t, credential);
+		expect(unused.status).toBe(200);
+
+		// Revoke: the live socket closes at once; old credential and ticket are dead.
+		const wsClosed = closed(ws!);
+		const del = await ownerCall(t, "DELETE", "/api/pairing/devices/phone-1");
+		expect(del.status).toBe(200);
+		expect(del.json).toEqual({ ok: true });
+		expect(await wsClosed).toEqual({ code: 4003, reason: "device revoked" });
+		expect((await wsTicket(t, credential)).status).toBe(401);
+		expect((await openWs(t.server.port, `?ticket=${unused.json.ticket}`)).status).toBe(401);
+		expect(await devices(t)).toEqual([]);
+		expect((await ownerCall(t, "DELETE", "/api/pairing/devices/phone-1")).status).toBe(404);
+
+		// Only a new code brings it back.
+		const back = await pairRaw(t, { deviceId: "phone-1", name: "Pixel" });
+		expect(back.credential).not.toBe(credential);
+		expect((await wsTicket(t, back.credential)).status).toBe(200);
+	});
+
+	it("re-pairing a deviceId replaces its credential: the old one, its tickets and its live socket end", async () => {
+		const t = await server();
+		const first = await pairRaw(t, { deviceId: "desk-1", name: "Laptop", platform: "Desktop" });
+		const ws = await connectRaw(t, first.credential, { name: "Laptop", platform: "Desktop" });
+		const oldTicket = await wsTicket(t, first.credential);
+		t.clock.advance(5_000);
+
+		const wsClosed = closed(ws);
+		const second = await pairRaw(t, { deviceId: "desk-1", name: "Laptop (again)" });
+		expect(second.deviceId).toBe("desk-1");
+		expect(second.credential).not.toBe(first.credential);
+		expect(second.device.pairedAt).toBe(new Date(t.clock.now()).toISOString());
+		expect((await wsClosed).code).toBe(4001);
+
+		expect((await wsTicket(t, first.credential)).status).toBe(401);
+		expect((await openWs(t.server.port, `?ticket=${oldTicket.json.ticket}`)).status).toBe(401);
+		expect((await wsTicket(t, second.credential)).status).toBe(200);
+		const list = await devices(t);
+		expect(list).toHaveLength(1);
+		expect(list[0]).toMatchObject({ deviceId: "desk-1", name: "Laptop (again)", platform: "Desktop" });
+	});
+
+	it("bootstrap is valid at 119.9 s and expired at 120 s (injectable clock)", async () => {
+		const t = await server();
+		const a = await bootstrap(t);
+		t.clock.advance(119_900);
+		expect((await exchange(t, { secret: a.secret })).status).toBe(201);
+
+		const b = await bootstrap(t);
+		t.clock.advance(120_000);
+		const late = await exchange(t, { secret: b.secret });
+		expect(late.status).toBe(401);
+		expect(late.json).toEqual({ error: "pairing code is invalid, expired or already used" });
+	});
+
+	it("ticket is valid just before 60 s and expired at 60 s", async () => {
+		const t = await server();
+		const d = await pairRaw(t);
+		const a = await wsTicket(t, d.credential);
+		t.clock.advance(59_999);
+		const okWs = await openWs(t.server.port, `?ticket=${a.json.ticket}`);
+		expect(okWs.ws).toBeDefined();
+		okWs.ws!.terminate();
+
+		const b = await wsTicket(t, d.credential);
+		t.clock.advance(60_000);
+		const late = await openWs(t.server.port, `?ticket=${b.json.ticket}`);
+		expect(late.status).toBe(401);
+		expect(JSON.parse(late.body!)).toEqual({ error: "ticket is invalid, expired or already used" });
+	});
+
+	it("deviceId: 200 characters accepted, 201 refused, absent generated, wrong types refused", async () => {
+		const t = await server();
+		const id200 = "d".repeat(200);
+		const ok = await pairRaw(t, { deviceId: id200 });
+		expect(ok.deviceId).toBe(id200);
+		const accents = "é".repeat(200);
+		expect((await pairRaw(t, { deviceId: accents })).deviceId).toBe(accents);
+
+		const b = await bootstrap(t);
+		const long = await exchange(t, { secret: b.secret, deviceId: "d".repeat(201) });
+		expect(long.status).toBe(400);
+		expect(long.json).toEqual({ error: "deviceId must be 1 to 200 characters" });
+		for (const deviceId of ["", 42, ["x"], { id: 1 }, true]) {
+			const r = await exchange(t, { secret: b.secret, deviceId });
+			expect(r.status, JSON.stringify(deviceId)).toBe(400);
+			expect(typeof r.json.error).toBe("string");
+		}
+		// The refused attempts did not consume the code.
+		const generated = await exchange(t, { secret: b.secret });
+		expect(generated.status).toBe(201);
+		expect(generated.json.deviceId).toMatch(/^[0-9a-f-]{36}$/);
+
+		// Revoke by a 200-character id through the path.
+		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${id200}`)).status).toBe(200);
+		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${"d".repeat(201)}`)).status).toBe(400);
+	});
+});
+
+describe("the device client", () => {
+	it("pairs past a dead first URL, keeps a 0600 credential file, reconnects, and stops when revoked", async () => {
+		const t = await server();
+		const deadPort = await new Promise<number>((resolve) => {
+			const s = net.createServer().listen(0, "127.0.0.1", () => {
+				const port = (s.address() as net.AddressInfo).port;
+				s.close(() => resolve(port));
+			});
+		});
+		const b = await bootstrap(t);
+		const payload = { ...b.payload, baseUrls: [`http://127.0.0.1:${deadPort}`, ...b.payload.baseUrls] };
+		const dir = path.join(tempDir(), "device-state");
+		const device = newDevice(dir, "Work Laptop", { requestTimeoutMs: 3000 });
+		cleanups.push(() => device.stop());
+
+		const saved = await device.pair(JSON.stringify(payload));
+		t.secrets.add(saved.credential);
+		expect(mode(dir)).toBe(0o700);
+		expect(mode(device.options.credentialFile)).toBe(0o600);
+		expect(JSON.parse(fs.readFileSync(device.options.credentialFile, "utf8"))).toMatchObject({ deviceId: saved.deviceId, credential: saved.credential });
+
+		await device.connect();
+		expect(await devices(t)).toEqual([expect.objectContaining({ deviceId: saved.deviceId, name: "Work Laptop", platform: "Desktop", state: "Online" })]);
+
+		// The server drops the connection: the client comes back with a new ticket.
+		const welcomedAgain = new Promise((resolve) => device.once("welcome", resolve));
+		for (const ws of t.server.wss.clients) ws.terminate();
+		await welcomedAgain;
+		await until(async () => (await devices(t))[0]?.state === "Online", "device back online");
+
+		// A second client instance reads the saved credential (a restart of the device).
+		const restarted = newDevice(dir, "Work Laptop");
+		cleanups.push(() => restarted.stop());
+		expect(restarted.deviceId).toBe(saved.deviceId);
+		await restarted.connect();
+
+		// Revoked: both close for good and do not come back.
+		const revoked1 = new Promise((resolve) => device.once("revoked", resolve));
+		const revoked2 = new Promise((resolve) => restarted.once("revoked", resolve));
+		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${encodeURIComponent(saved.deviceId)}`)).status).toBe(200);
+		await Promise.all([revoked1, revoked2]);
+		expect(device.ws).toBeNull();
+		await expect(restarted.connect()).rejects.toThrow(/credential refused/);
+
+		// Pairing again with a new code keeps the same deviceId.
+		const again = await device.pair((await bootstrap(t)).payload);
+		t.secrets.add(again.credential);
+		expect(again.deviceId).toBe(saved.deviceId);
+		await device.connect();
+		expect(await devices(t)).toEqual([expect.objectContaining({ deviceId: saved.deviceId, state: "Online" })]);
+	});
+
+	it("reports a wrong or used code without saving anything", async () => {
+		const t = await server();
+		const b = await bootstrap(t);
+		const dir = path.join(tempDir(), "device-state");
+		const device = newDevice(dir);
+		await device.pair(b.payload);
+		const other = newDevice(path.join(tempDir(), "other"), "Other");
+		await expect(other.pair(b.payload)).rejects.toThrow(/401 pairing code is invalid/);
+		expect(fs.existsSync(other.options.credentialFile)).toBe(false);
+		await expect(other.pair("{not json")).rejects.toThrow(/not valid JSON/);
+	});
+});
+
+describe("state on disk", () => {
+	it("modes are 0700/0600 and no raw secret the test saw is in any state file", async () => {
+		const t = await server();
+		// Produce every kind of secret: bootstraps (used and unused), credentials, tickets (used and unused).
+		const d1 = await pairRaw(t, { deviceId: "a", name: "A" });
+		const d2 = await pairRaw(t, { deviceId: "b", name: "B" });
+		await bootstrap(t);
+		const ws = await connectRaw(t, d1.credential);
+		await wsTicket(t, d2.credential);
+		const dir = path.join(tempDir(), "dev");
+		const client = newDevice(dir, "C");
+		cleanups.push(() => client.stop());
+		const saved = await client.pair((await bootstrap(t)).payload);
+		t.secrets.add(saved.credential);
+		await client.connect();
+		ws.close();
+		await t.server.close();
+
+		expect(mode(t.home)).toBe(0o700);
+		const files = fs.readdirSync(t.home).sort();
+		expect(files).toEqual(["owner-token", "pairing.json"]); // local-server.json is removed on a clean stop
+		for (const f of files) expect(mode(path.join(t.home, f)), f).toBe(0o600);
+		expect(fs.readFileSync(path.join(t.home, "owner-token"), "utf8").trim()).toBe(t.token);
+
+		expect(t.secrets.size).toBeGreaterThanOrEqual(9);
+		for (const { file, text } of stateFilesText(t.home, ["owner-token"])) {
+			for (const secret of t.secrets) expect(text.includes(secret), `${file} contains a raw secret`).toBe(false);
+		}
+		const store = JSON.parse(fs.readFileSync(path.join(t.home, "pairing.json"), "utf8"));
+		expect(Object.keys(store.devices).sort()).toEqual(["a", "b", saved.deviceId].sort());
+		expect(store.devices.a.credentialHash).toMatch(/^[0-9a-f]{64}$/);
+		expect(store.localOwner.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+
+		// A restart on the same state keeps the devices and their credentials.
+		const again = await startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
+		cleanups.push(() => again.close());
+		expect(again.owner.mintedToken).toBeNull();
+		const r = await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": d2.credential } });
+		expect(r.status).toBe(200);
+		expect(JSON.parse(fs.readFileSync(path.join(t.home, "local-server.json"), "utf8"))).toMatchObject({ pid: process.pid, port: again.port });
+		expect(mode(path.join(t.home, "local-server.json"))).toBe(0o600);
+	});
+
+	it("leaves no temporary files behind and survives a damaged store without losing it", async () => {
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o755 });
+		fs.writeFileSync(path.join(home, "pairing.json"), "{ half a write", { mode: 0o644 });
+		const t = await server({ stateDir: home });
+		expect(mode(home)).toBe(0o700);
+		await pairRaw(t);
+		const files = fs.readdirSync(home);
+		expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
+		const aside = files.find((f) => f.startsWith("pairing.json.damaged-"));
+		expect(aside).toBeDefined();
+		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe("{ half a write");
+	});
+});
+
+describe("presence (spec 3.2)", () => {
+	it("is persisted at most once per 60 s while a device is active", async () => {
+		const t = await server();
+		const d = await pairRaw(t, { deviceId: "p", name: "P" });
+		t.clock.advance(61_000);
+		const ws = await connectRaw(t, d.credential, { name: "P live", platform: "iOS" });
+		const storeFile = path.join(t.home, "pairing.json");
+		const persisted = () => JSON.parse(fs.readFileSync(storeFile, "utf8")).devices.p;
+		const writesAfterConnect = t.server.store.writes;
+		const seenAtConnect = persisted().lastSeen;
+		expect(seenAtConnect).toBe(new Date(t.clock.now()).toISOString());
+
+		for (let i = 0; i < 10; i++) {
+			t.clock.advance(5_000);
+			const pong = nextMessage(ws);
+			ws.send(JSON.stringify({ type: "ping", id: `x${i}` }));
+			await pong;
+		}
+		expect(t.server.store.writes).toBe(writesAfterConnect); // 50 s of activity: no write
+		expect(persisted().lastSeen).toBe(seenAtConnect);
+		expect((await devices(t))[0].lastSeen).toBe(new Date(t.clock.now()).toISOString()); // the list shows live time
+
+		t.clock.advance(10_000); // 60 s since the last write
+		const pong = nextMessage(ws);
+		ws.send(JSON.stringify({ type: "ping", id: "late" }));
+		await pong;
+		expect(t.server.store.writes).toBe(writesAfterConnect + 1);
+		expect(persisted()).toMatchObject({ lastSeen: new Date(t.clock.now()).toISOString(), name: "P live", platform: "iOS" });
+
+		// Offline: the list falls back to what was persisted or seen last.
+		ws.close();
+		await until(async () => (await devices(t))[0].state === "Offline", "device offline");
+		expect((await devices(t))[0]).toMatchObject({ name: "P live", platform: "iOS", remoteAddress: "127.0.0.1" });
+	});
+
+	it("heartbeats drop a dead socket and keep a live one", async () => {
+		const t = await server({ heartbeatMs: 100 });
+		const d1 = await pairRaw(t, { deviceId: "dead" });
+		const d2 = await pairRaw(t, { deviceId: "alive" });
+		const dead = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d1.credential)).json.ticket}`, { autoPong: false });
+		const alive = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d2.credential)).json.ticket}`);
+		cleanups.push(() => dead.ws!.terminate(), () => alive.ws!.terminate());
+		dead.ws!.send(JSON.stringify({ type: "hello", data: { name: "Dead" } }));
+		alive.ws!.send(JSON.stringify({ type: "hello", data: { name: "Alive" } }));
+		let pings = 0;
+		alive.ws!.on("ping", () => pings++);
+		await closed(dead.ws!);
+		await until(() => pings >= 3, "three heartbeats on the live socket");
+		expect(alive.ws!.readyState).toBe(alive.ws!.OPEN);
+		const list = await devices(t);
+		expect(list.find((x) => x.deviceId === "dead").state).toBe("Offline");
+		expect(list.find((x) => x.deviceId === "alive").state).toBe("Online");
+	});
+
+	it("a socket that never says hello is closed; messages before hello are refused", async () => {
+		const t = await server({ helloTimeoutMs: 300 });
+		const d = await pairRaw(t);
+		const { ws } = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d.credential)).json.ticket}`);
+		const err = nextMessage(ws!);
+		ws!.send(JSON.stringify({ type: "ping" }));
+		expect(await err).toMatchObject({ type: "error", data: { message: "send hello first" } });
+		expect((await closed(ws!)).code).toBe(4000);
+	});
+});
