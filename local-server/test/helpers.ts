@@ -117,7 +117,7 @@ export async function bootstrap(t: TestServer) {
 }
 
 export async function exchange(t: TestServer, body: unknown, extra: RawRequest = {}) {
-	const r = await request(t.server.port, "/api/pairing/exchange", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), ...extra });
+	const r = await request(t.server.port, "/api/pairing/exchange", { method: "POST", body: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body), ...extra });
 	if (r.json?.credential) t.secrets.add(r.json.credential);
 	return r;
 }

@@ -1,0 +1,280 @@
+// The security floor (DESIGN.md 7): DNS rebinding, foreign origins, owner
+// session on every pairing route, exchange throttling, and bad input of
+// every shape answered with a clear 4xx while the paired devices survive.
+import net from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, wsTicket, type TestServer } from "./helpers.js";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+	while (cleanups.length) await cleanups.pop()!();
+});
+
+async function server(options: Parameters<typeof startTestServer>[0] = {}) {
+	const t = await startTestServer(options);
+	cleanups.push(() => t.close());
+	return t;
+}
+
+async function pairOne(t: TestServer, deviceId = "keeper") {
+	const b = await bootstrap(t);
+	const r = await exchange(t, { secret: b.secret, deviceId, name: "Keeper" });
+	expect(r.status).toBe(201);
+	return r.json.credential as string;
+}
+
+/** Sends raw bytes and answers what came back (the server must answer, not die). */
+function rawExchange(port: number, bytes: string): Promise<string> {
+	return new Promise((resolve) => {
+		const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));
+		let out = "";
+		socket.on("data", (d) => (out += d.toString()));
+		socket.on("close", () => resolve(out));
+		socket.on("error", () => resolve(out));
+		socket.setTimeout(10_000, () => socket.destroy());
+	});
+}
+
+describe("DNS rebinding and foreign origins", () => {
+	it("refuses requests whose Host is not one of the server's own names", async () => {
+		const t = await server();
+		const port = t.server.port;
+		for (const host of [`evil.example:${port}`, `attacker.test`, `127.0.0.1:${port + 1}`, `192.168.1.50:${port}`, `localhost.evil.example:${port}`]) {
+			for (const path of ["/", "/api/pairing/devices", "/api/health"]) {
+				const r = await request(port, path, { host, headers: { authorization: `Bearer ${t.token}` } });
+				expect(r.status, `${host} ${path}`).toBe(403);
+				expect(r.json.error).toMatch(/not an address of this server/);
+			}
+		}
+		for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+			expect((await ownerCall(t, "GET", "/api/pairing/devices", undefined, { host })).status).toBe(200);
+		}
+		// HTTP/1.1 without Host at all.
+		expect(await rawExchange(port, "GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n")).toMatch(/^HTTP\/1\.1 400/);
+	});
+
+	it("refuses upgrades with a foreign Host or Origin before consuming the ticket", async () => {
+		const t = await server();
+		const credential = await pairOne(t);
+		const port = t.server.port;
+		const ticket = (await wsTicket(t, credential)).json.ticket;
+
+		const rebound = await openWs(port, `?ticket=${ticket}`, { host: `evil.example:${port}` });
+		expect(rebound.status).toBe(403);
+		for (const origin of ["http://evil.example", `http://evil.example:${port}`, `http://localhost:${port + 1}`, "null", "file://", `https://127.0.0.1.evil.example:${port}`]) {
+			const r = await openWs(port, `?ticket=${ticket}`, { origin });
+			expect(r.status, origin).toBe(403);
+			expect(JSON.parse(r.body!).error).toMatch(/another origin/);
+		}
+		// The refusals happened before the ticket was looked at: it still works, from our own origin.
+		const ok = await openWs(port, `?ticket=${ticket}`, { origin: `http://127.0.0.1:${port}` });
+		expect(ok.ws).toBeDefined();
+		ok.ws!.terminate();
+	});
+
+	it("refuses API calls from a foreign Origin and sends no CORS permission", async () => {
+		const t = await server();
+		const r = await ownerCall(t, "POST", "/api/pairing/bootstrap", undefined, { headers: { origin: "http://evil.example" } });
+		expect(r.status).toBe(403);
+		expect(r.headers["access-control-allow-origin"]).toBeUndefined();
+		expect(r.json.secret).toBeUndefined();
+		const same = await ownerCall(t, "POST", "/api/pairing/bootstrap", undefined, { headers: { origin: `http://localhost:${t.server.port}` } });
+		expect(same.status).toBe(200);
+	});
+});
+
+describe("owner session", () => {
+	it("every owner route answers 401 to anyone but the owner", async () => {
+		const t = await server();
+		const credential = await pairOne(t);
+		const b = await bootstrap(t);
+		const routes: [string, string, string?][] = [
+			["POST", "/api/pairing/bootstrap"],
+			["GET", "/api/pairing/devices"],
+			["DELETE", "/api/pairing/devices/keeper"],
+			["GET", "/api/pairing/server"],
+			["PUT", "/api/pairing/lan", JSON.stringify({ enabled: true })],
+		];
+		const bearers = [undefined, "", "Bearer", `Bearer ${credential}`, `Bearer ${b.secret}`, `Basic ${Buffer.from(`x:${t.token}`).toString("base64")}`, `Bearer ${t.token}x`, `Bearer ${t.token.slice(1)}`, `Bearer ${"a".repeat(5000)}`];
+		for (const [method, path, body] of routes) {
+			for (const authorization of bearers) {
+				const r = await request(t.server.port, path, { method, body, headers: authorization === undefined ? {} : { authorization } });
+				expect(r.status, `${method} ${path} with ${authorization?.slice(0, 20)}`).toBe(401);
+				expect(typeof r.json.error).toBe("string");
+			}
+		}
+		// Nothing happened: the device is still there and LAN is still off.
+		const list = await ownerCall(t, "GET", "/api/pairing/devices");
+		expect(list.json.devices.map((d: any) => d.deviceId)).toEqual(["keeper"]);
+		expect(t.server.host).toBe("127.0.0.1");
+		// In local mode a device may add a bearer, but then it must be the owner's.
+		expect((await wsTicket(t, credential, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
+		expect((await wsTicket(t, credential, { headers: { authorization: `Bearer ${t.token}` } })).status).toBe(200);
+	});
+
+	it("SVC_OWNER_TOKEN sets the owner token; no token file is written", async () => {
+		const t = await server({ env: { SVC_OWNER_TOKEN: "explicit-owner-token-for-tests-0123456789" } });
+		expect(t.server.owner.mintedToken).toBeNull();
+		expect(t.token).toBe("explicit-owner-token-for-tests-0123456789");
+		expect((await ownerCall(t, "GET", "/api/pairing/devices")).status).toBe(200);
+		expect((await request(t.server.port, "/api/pairing/devices", { headers: { authorization: "Bearer other" } })).status).toBe(401);
+		const { readdirSync } = await import("node:fs");
+		expect(readdirSync(t.home)).not.toContain("owner-token");
+	});
+});
+
+describe("exchange throttling", () => {
+	it("limits attempts per remote address, then globally, with Retry-After; the window passes", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 3, global: 5, windowMs: 60_000 } });
+		const b = await bootstrap(t);
+		const guess = (localAddress: string) => exchange(t, { secret: "guess-" + Math.random() }, { localAddress });
+		for (let i = 0; i < 3; i++) expect((await guess("127.0.0.1")).status).toBe(401);
+		const limited = await guess("127.0.0.1");
+		expect(limited.status).toBe(429);
+		expect(Number(limited.headers["retry-after"])).toBe(60);
+		expect(limited.json.error).toMatch(/too many pairing attempts/);
+		// Even the right secret is refused while throttled, and is not consumed.
+		expect((await exchange(t, { secret: b.secret })).status).toBe(429);
+
+		// Another address has its own window, until the global one is full.
+		expect((await guess("127.0.0.2")).status).toBe(401);
+		expect((await guess("127.0.0.2")).status).toBe(401);
+		expect((await guess("127.0.0.3")).status).toBe(429);
+
+		t.clock.advance(30_000);
+		expect(Number((await guess("127.0.0.3")).headers["retry-after"])).toBe(30);
+		t.clock.advance(30_000);
+		// The window has passed; the code (60 s old, valid for 120 s) was never consumed.
+		expect((await exchange(t, { secret: b.secret }, { localAddress: "127.0.0.3" })).status).toBe(201);
+	});
+
+	it("default limits make guessing a 256-bit secret hopeless", async () => {
+		const t = await server();
+		let allowed = 0;
+		for (let i = 0; i < 12; i++) if ((await exchange(t, { secret: `g${i}` })).status !== 429) allowed++;
+		expect(allowed).toBe(10); // 10 per minute per address (30 per minute for everyone)
+	});
+});
+
+describe("bad input gets a clear 4xx, never a crash, never a lost device", () => {
+	it("exchange bodies of every wrong shape", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
+		const credential = await pairOne(t);
+		const b = await bootstrap(t);
+		const cases: [string, string | Buffer, number, RegExp][] = [
+			["malformed JSON", "{secret:", 400, /not valid JSON/],
+			["empty body", "", 400, /JSON object/],
+			["null", "null", 400, /JSON object/],
+			["array", "[]", 400, /JSON object/],
+			["string", '"abc"', 400, /JSON object/],
+			["number secret", JSON.stringify({ secret: 42 }), 400, /secret must be/],
+			["empty secret", JSON.stringify({ secret: "" }), 400, /secret must be/],
+			["object secret", JSON.stringify({ secret: { $ne: null } }), 400, /secret must be/],
+			["huge secret", JSON.stringify({ secret: "s".repeat(10_000) }), 400, /at most 512/],
+			["name not a string", JSON.stringify({ secret: b.secret, name: ["x"] }), 400, /name must be a string/],
+			["name too long", JSON.stringify({ secret: b.secret, name: "n".repeat(101) }), 400, /at most 100/],
+			["platform not a string", JSON.stringify({ secret: b.secret, platform: 3 }), 400, /platform must be a string/],
+			["deviceId with control characters", JSON.stringify({ secret: b.secret, deviceId: "a\nb" }), 400, /control characters/],
+			["body over 16 KiB", JSON.stringify({ secret: b.secret, pad: "p".repeat(20_000) }), 413, /larger than/],
+			["body of 2 MiB", Buffer.alloc(2 * 1024 * 1024, 0x20), 413, /larger than/],
+			["invalid UTF-8", Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 400, /not valid JSON/],
+		];
+		for (const [name, body, status, message] of cases) {
+			const r = await exchange(t, body);
+			expect(r.status, name).toBe(status);
+			expect(Object.keys(r.json), name).toEqual(["error"]);
+			expect(r.json.error, name).toMatch(message);
+		}
+		// None of it consumed the code.
+		expect((await exchange(t, { secret: b.secret, name: "Unicode ✓ ünïcödé 📱", platform: "WATCHOS" })).json.device).toMatchObject({ name: "Unicode ✓ ünïcödé 📱", platform: "Unknown platform" });
+		expect((await wsTicket(t, credential)).status).toBe(200);
+	});
+
+	it("garbage tickets, paths, methods and headers", async () => {
+		const t = await server();
+		const credential = await pairOne(t);
+		const port = t.server.port;
+		for (const q of ["", "?ticket=", "?ticket=garbage", "?ticket=%%%", `?ticket=${"x".repeat(10_000)}`, "?ticket[]=a&ticket[]=b", `?ticket=${encodeURIComponent(credential)}`]) {
+			const r = await openWs(port, q);
+			expect(r.status, q.slice(0, 30)).toBe(401);
+		}
+		expect((await openWs(port, "/../../x?ticket=a")).status).toBe(404);
+		expect((await wsTicket(t, "c".repeat(100_000).slice(0, 8000))).status).toBe(401);
+		expect((await request(port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": "   " } })).status).toBe(401);
+
+		const bad: [string, string, number][] = [
+			["GET", "/api/pairing/bootstrap", 405],
+			["PUT", "/api/pairing/exchange", 405],
+			["POST", "/api/pairing/devices", 405],
+			["GET", "/api/pairing/devices/keeper", 405],
+			["DELETE", "/api/pairing/devices/%E0%A4%A", 400],
+			["DELETE", "/api/pairing/devices/no-such-device", 404],
+			["GET", "/api/nothing-here", 404],
+			["GET", "/api/pairing/ws", 426],
+			["POST", "/index.html", 405],
+			["GET", "/../etc/passwd", 404],
+		];
+		for (const [method, path, status] of bad) {
+			const r = await ownerCall(t, method, path);
+			expect(r.status, `${method} ${path}`).toBe(status);
+			expect(typeof r.json.error).toBe("string");
+			if (status === 405) expect(r.headers.allow).toBeTruthy();
+		}
+		for (const body of ["{", "[]", JSON.stringify({ enabled: "yes" }), JSON.stringify({})]) {
+			expect((await ownerCall(t, "PUT", "/api/pairing/lan", undefined, { body })).status).toBe(400);
+		}
+		// Raw protocol garbage.
+		expect(await rawExchange(port, "\x00\x01\x02 garbage\r\n\r\n")).toMatch(/^HTTP\/1\.1 400/);
+		expect(await rawExchange(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX: ${"h".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431|^HTTP\/1\.1 400/);
+
+		const list = await ownerCall(t, "GET", "/api/pairing/devices");
+		expect(list.json.devices.map((d: any) => d.deviceId)).toEqual(["keeper"]);
+		expect((await wsTicket(t, credential)).status).toBe(200);
+	});
+
+	it("malformed WebSocket messages get an error envelope; oversized frames end only that socket", async () => {
+		const t = await server();
+		const credential = await pairOne(t);
+		const { ws } = await openWs(t.server.port, `?ticket=${(await wsTicket(t, credential)).json.ticket}`);
+		cleanups.push(() => ws!.terminate());
+		const ask = async (data: string | Buffer) => {
+			const m = nextMessage(ws!);
+			ws!.send(data);
+			return m;
+		};
+		expect(await ask("{nope")).toMatchObject({ type: "error", data: { message: "message is not valid JSON" } });
+		expect(await ask("42")).toMatchObject({ type: "error" });
+		expect(await ask(JSON.stringify({ type: 7 }))).toMatchObject({ type: "error" });
+		expect(await ask(Buffer.from([1, 2, 3]))).toMatchObject({ type: "error", data: { message: "messages are JSON text" } });
+		expect(await ask(JSON.stringify({ type: "hello", id: "h", data: { name: 12 } }))).toMatchObject({ type: "error", id: "h", data: { message: "name must be a string" } });
+		expect(await ask(JSON.stringify({ type: "hello", id: "h2", data: { name: "Tab", platform: "Web" } }))).toMatchObject({ type: "welcome", id: "h2" });
+		expect(await ask(JSON.stringify({ type: "launch-missiles" }))).toMatchObject({ type: "error", data: { message: 'unknown message type "launch-missiles"' } });
+		const end = closed(ws!);
+		ws!.send("x".repeat(70 * 1024));
+		expect((await end).code).toBe(1009);
+
+		const list = await ownerCall(t, "GET", "/api/pairing/devices");
+		expect(list.json.devices).toEqual([expect.objectContaining({ deviceId: "keeper", name: "Tab", platform: "Web" })]);
+		const again = await openWs(t.server.port, `?ticket=${(await wsTicket(t, credential)).json.ticket}`);
+		expect(again.ws?.readyState).toBe(WebSocket.OPEN);
+		again.ws!.terminate();
+	});
+});
+
+describe("headers", () => {
+	it("every API answer is no-store; the page carries a strict CSP and no secret", async () => {
+		const t = await server();
+		for (const path of ["/api/health", "/api/pairing/devices", "/api/nothing"]) {
+			const r = await ownerCall(t, "GET", path);
+			expect(r.headers["cache-control"], path).toBe("no-store");
+			expect(r.headers.pragma, path).toBe("no-cache");
+			expect(r.headers["x-content-type-options"]).toBe("nosniff");
+		}
+		const page = await request(t.server.port, "/");
+		expect(page.status).toBe(200);
+		expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+		expect(page.headers["x-frame-options"]).toBe("DENY");
+		expect(page.text).not.toContain(t.token);
+	});
+});
