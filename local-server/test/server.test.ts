@@ -1,0 +1,152 @@
+// Binding (spec 4.4, DESIGN.md 5.6): preferred port per mode with a free-port
+// fallback, local-server.json, the LAN toggle restarting the listener, and the
+// environment settings that lock it.
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MODE_PORTS, startServer } from "../src/index.js";
+import { bootstrap, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, wsTicket } from "./helpers.js";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+	while (cleanups.length) await cleanups.pop()!();
+});
+
+async function server(options: Parameters<typeof startTestServer>[0] = {}) {
+	const t = await startTestServer(options);
+	cleanups.push(() => t.close());
+	return t;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
+		const s = net.createServer();
+		s.once("error", () => resolve(false));
+		s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+	});
+}
+
+function serverFile(home: string) {
+	return JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
+}
+
+/** A non-loopback IPv4 address of this machine, if it has one. */
+function externalIpv4() {
+	for (const addrs of Object.values(os.networkInterfaces())) for (const a of addrs ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+	return null;
+}
+
+function connectTo(host: string, port: number): Promise<"connected" | "refused"> {
+	return new Promise((resolve) => {
+		const s = net.connect({ host, port }, () => {
+			s.destroy();
+			resolve("connected");
+		});
+		s.on("error", () => resolve("refused"));
+	});
+}
+
+describe("port and local-server.json", () => {
+	it.each(Object.entries(MODE_PORTS))("mode %s prefers port %i", async (mode, preferred) => {
+		const free = await portIsFree(preferred);
+		const home = path.join(tempDir(), "home");
+		const s = await startServer({ stateDir: home, env: { SVC_MODE: mode }, log: () => {}, overlayHostname: async () => null });
+		cleanups.push(() => s.close());
+		expect(s.mode).toBe(mode);
+		if (free) expect(s.port).toBe(preferred);
+		expect(serverFile(home)).toEqual({ pid: process.pid, port: s.port, host: "127.0.0.1", baseUrl: `http://127.0.0.1:${s.port}`, baseUrls: [`http://127.0.0.1:${s.port}`], mode });
+	});
+
+	it("takes another free port when the preferred one is busy", async () => {
+		const blocker = net.createServer();
+		await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+		cleanups.push(() => new Promise((r) => blocker.close(r)));
+		const busy = (blocker.address() as net.AddressInfo).port;
+		const lines: string[] = [];
+		const t = await server({ port: busy, log: (l) => lines.push(l) });
+		expect(t.server.port).not.toBe(busy);
+		expect(t.server.port).toBeGreaterThan(0);
+		expect(lines.join("\n")).toContain(`port ${busy} is taken`);
+		expect(serverFile(t.home).port).toBe(t.server.port);
+		expect((await request(t.server.port, "/api/health")).json).toEqual({ ok: true, service: "svc-local", mode: "production", ownerMode: "local" });
+	});
+
+	it("refuses an unknown SVC_MODE", async () => {
+		await expect(startServer({ stateDir: path.join(tempDir(), "h"), env: { SVC_MODE: "staging" }, port: 0, log: () => {} })).rejects.toThrow(/SVC_MODE must be one of/);
+	});
+});
+
+describe("LAN toggle", () => {
+	it("restarts the listener on 0.0.0.0 and back on 127.0.0.1, keeping loopback sockets", async () => {
+		const t = await server({ interfaces: os.networkInterfaces });
+		const port = t.server.port;
+		const ip = externalIpv4();
+
+		// A device connected over loopback before the toggle.
+		const b = await bootstrap(t);
+		const d = await exchange(t, { secret: b.secret, deviceId: "loop" });
+		const { ws } = await openWs(port, `?ticket=${(await wsTicket(t, d.json.credential)).json.ticket}`);
+		cleanups.push(() => ws!.terminate());
+
+		const before = await ownerCall(t, "GET", "/api/pairing/server");
+		expect(before.json).toMatchObject({ host: "127.0.0.1", port, lan: { enabled: false, managed: false }, baseUrls: [`http://127.0.0.1:${port}`] });
+		if (ip) expect(await connectTo(ip, port)).toBe("refused");
+
+		const on = await ownerCall(t, "PUT", "/api/pairing/lan", { enabled: true });
+		expect(on.status).toBe(200);
+		expect(on.json).toMatchObject({ host: "0.0.0.0", port, lan: { enabled: true, managed: false } });
+		expect(serverFile(t.home)).toMatchObject({ host: "0.0.0.0", port });
+		if (ip) {
+			expect(on.json.baseUrls).toContain(`http://${ip}:${port}`);
+			// Reachable on the LAN address now, with that address as Host.
+			const viaLan = await new Promise<number>((resolve, reject) => {
+				const s = net.connect({ host: ip, port }, () => s.write(`GET /api/health HTTP/1.1\r\nHost: ${ip}:${port}\r\nConnection: close\r\n\r\n`));
+				let out = "";
+				s.on("data", (c) => (out += c));
+				s.on("end", () => resolve(Number(out.split(" ")[1])));
+				s.on("error", reject);
+			});
+			expect(viaLan).toBe(200);
+			expect((await request(port, "/api/health", { host: `${ip}:${port}` })).status).toBe(200);
+		}
+		// The code now carries the network endpoints.
+		const code = await bootstrap(t);
+		expect(code.payload.baseUrls).toEqual(on.json.baseUrls);
+		expect(code.payload.baseUrl).toBe(on.json.baseUrl);
+
+		// The loopback device never noticed.
+		const pong = nextMessage(ws!);
+		ws!.send(JSON.stringify({ type: "hello", id: "still-here", data: { name: "Loop" } }));
+		expect(await pong).toMatchObject({ type: "welcome", id: "still-here" });
+
+		const off = await ownerCall(t, "PUT", "/api/pairing/lan", { enabled: false });
+		expect(off.json).toMatchObject({ host: "127.0.0.1", port, lan: { enabled: false }, baseUrls: [`http://127.0.0.1:${port}`] });
+		if (ip) expect(await connectTo(ip, port)).toBe("refused");
+		expect(ws!.readyState).toBe(ws!.OPEN);
+		expect((await request(port, "/api/health", { host: `${ip ?? "192.0.2.200"}:${port}` })).status).toBe(403);
+
+		// The choice is remembered across restarts.
+		await ownerCall(t, "PUT", "/api/pairing/lan", { enabled: true });
+		await t.close();
+		const again = await startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
+		cleanups.push(() => again.close());
+		expect(again.host).toBe("0.0.0.0");
+	});
+
+	it("SVC_ALLOW_LAN and SVC_SERVER_HOST set the address and lock the toggle", async () => {
+		const lan = await server({ env: { SVC_ALLOW_LAN: "1" } });
+		expect(lan.server.host).toBe("0.0.0.0");
+		const r = await ownerCall(lan, "PUT", "/api/pairing/lan", { enabled: false });
+		expect(r.status).toBe(409);
+		expect(r.json.error).toMatch(/SVC_SERVER_HOST \/ SVC_ALLOW_LAN/);
+		expect((await ownerCall(lan, "GET", "/api/pairing/server")).json.lan).toEqual({ enabled: true, managed: true });
+
+		const local = await server({ env: { SVC_ALLOW_LAN: "0" } });
+		expect(local.server.host).toBe("127.0.0.1");
+		const fixed = await server({ env: { SVC_SERVER_HOST: "127.0.0.1", SVC_ALLOW_LAN: "1" } });
+		expect(fixed.server.host).toBe("127.0.0.1");
+		expect((await ownerCall(fixed, "PUT", "/api/pairing/lan", { enabled: true })).status).toBe(409);
+	});
+});
