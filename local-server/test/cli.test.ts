@@ -1,0 +1,116 @@
+// The command line as real processes: `svc-local` (start, QR, key press,
+// quit), `svc-local pair`, `svc-local devices`, `svc-local revoke`, and
+// `svc-local connect` on a second "computer" (its own SVC_HOME).
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { mode, tempDir, until } from "./helpers.js";
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+	for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+	children.length = 0;
+});
+
+function spawnCli(args: string[], env: NodeJS.ProcessEnv) {
+	const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
+	children.push(child);
+	const out = { stdout: "", stderr: "" };
+	child.stdout.on("data", (c) => (out.stdout += c));
+	child.stderr.on("data", (c) => (out.stderr += c));
+	const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
+	return { child, out, exited };
+}
+
+async function runCli(args: string[], env: NodeJS.ProcessEnv) {
+	const p = spawnCli(args, env);
+	const code = await p.exited;
+	return { code, ...p.out };
+}
+
+/** The payloads printed after "svc-local connect '" in the output, in order. */
+function payloads(text: string) {
+	return [...text.matchAll(/svc-local connect '([^']+)'/g)].map((m) => JSON.parse(m[1]));
+}
+
+describe("svc-local command line", () => {
+	it("start, pair, connect, devices, new code on a key press, revoke, quit", async () => {
+		const home = path.join(tempDir(), "desk");
+		const deviceHome = path.join(tempDir(), "laptop");
+		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" });
+		await until(() => payloads(server.out.stdout).length === 1, "the first pairing code");
+
+		const info = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
+		expect(info).toMatchObject({ pid: server.child.pid, host: "127.0.0.1", mode: "isolated" });
+		const token = fs.readFileSync(path.join(home, "owner-token"), "utf8").trim();
+		expect(mode(path.join(home, "owner-token"))).toBe(0o600);
+		const out = server.out.stdout;
+		expect(out).toContain(`svc-local (isolated) listening on 127.0.0.1:${info.port}`);
+		expect(out).toContain(`pairing page: http://127.0.0.1:${info.port}/`);
+		expect(out).toContain(token); // shown once, on the first start
+		expect(out).toMatch(/\u2584|\u2580|\u2588/); // a terminal QR code (block characters)
+		const first = payloads(out)[0];
+		expect(first).toMatchObject({ v: 3, baseUrl: `http://127.0.0.1:${info.port}`, baseUrls: [`http://127.0.0.1:${info.port}`] });
+
+		// A key press prints a new code.
+		server.child.stdin.write("n");
+		await until(() => payloads(server.out.stdout).length === 2, "a new code after the key press");
+		expect(payloads(server.out.stdout)[1].pairToken).not.toBe(first.pairToken);
+
+		// `svc-local pair` against the running server.
+		const pair = await runCli(["pair"], { SVC_HOME: home });
+		expect(pair.code).toBe(0);
+		const [code] = payloads(pair.stdout);
+		expect(code.pairToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+		// Another computer connects with it, and stays connected.
+		const connect = spawnCli(["connect", JSON.stringify(code), "--name", "Build Box"], { SVC_HOME: deviceHome });
+		await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
+		expect(mode(path.join(deviceHome, "device.json"))).toBe(0o600);
+		const deviceId = JSON.parse(fs.readFileSync(path.join(deviceHome, "device.json"), "utf8")).deviceId;
+
+		const devices = await runCli(["devices"], { SVC_HOME: home });
+		expect(devices.stdout).toMatch(new RegExp(`${deviceId}  Build Box  Desktop  Online  127\\.0\\.0\\.1`));
+
+		// A used code is refused with a clear message.
+		const reused = await runCli(["connect", JSON.stringify(code)], { SVC_HOME: path.join(tempDir(), "other") });
+		expect(reused.code).toBe(1);
+		expect(reused.stderr).toMatch(/pairing failed: .*401 pairing code is invalid, expired or already used/);
+		const garbage = await runCli(["connect", "{not json"], { SVC_HOME: path.join(tempDir(), "other") });
+		expect(garbage.code).toBe(1);
+		expect(garbage.stderr).toMatch(/not valid JSON/);
+
+		// Revoking ends the device's process: it must pair again.
+		const revoke = await runCli(["revoke", deviceId], { SVC_HOME: home });
+		expect(revoke.code).toBe(0);
+		expect(await connect.exited).toBe(3);
+		expect(connect.out.stderr).toMatch(/device revoked; pair again with a new code/);
+		expect((await runCli(["devices"], { SVC_HOME: home })).stdout).toContain("no paired devices");
+
+		// q quits cleanly and removes local-server.json.
+		server.child.stdin.write("q");
+		expect(await server.exited).toBe(0);
+		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
+		expect((await runCli(["pair"], { SVC_HOME: home })).stderr).toMatch(/not running/);
+
+		// A second start does not show the token again.
+		const again = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(again.out.stdout).length === 1, "the second start");
+		expect(again.out.stdout).not.toContain(token);
+		expect(again.out.stdout).toContain(`owner token: in ${path.join(home, "owner-token")}`);
+		again.child.kill("SIGTERM");
+		expect(await again.exited).toBe(0);
+	});
+
+	it("help and unknown commands", async () => {
+		const help = await runCli(["help"], {});
+		expect(help.code).toBe(0);
+		expect(help.stdout).toContain("svc-local connect");
+		const unknown = await runCli(["frobnicate"], {});
+		expect(unknown.code).toBe(2);
+		expect(unknown.stderr).toContain('unknown command "frobnicate"');
+	});
+});
