@@ -1,0 +1,128 @@
+// The pairing page in a real browser (Debian chromium driven by
+// playwright-core): sign-in with the owner token, QR code, refresh rule, new
+// code button, devices list (10 s, focus, visibility), revoke, LAN toggle.
+// The page's clock is Playwright's fake clock, so the 10 s and 110 s timers
+// are jumped over, not waited for.
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newDevice, startTestServer, tempDir, type TestServer } from "./helpers.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+let browser: Browser;
+let t: TestServer;
+
+beforeAll(async () => {
+	t = await startTestServer({ now: Date.now });
+	// .ci/run installs Debian's chromium when it is missing; without it this suite fails loudly.
+	browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+	});
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await t?.close();
+});
+
+async function currentPayload(page: Page) {
+	const text = await page.locator("#qr").getAttribute("data-payload");
+	return JSON.parse(text!);
+}
+
+describe("pairing page in chromium", () => {
+	it("signs in, shows the QR code, lists, refreshes and revokes devices, toggles LAN", async () => {
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		const pageErrors: string[] = [];
+		page.on("pageerror", (e) => pageErrors.push(e.message));
+		page.on("dialog", (d) => void d.accept());
+		await page.clock.install();
+		await page.goto(`${t.base}/`);
+
+		// The owner token is asked for; a wrong one is refused.
+		await page.locator("#login").waitFor({ state: "visible" });
+		await page.fill("#token", "wrong-token");
+		await page.click("#login-form button");
+		await expect.poll(() => page.textContent("#login-error")).toMatch(/owner session is not valid/);
+		expect(await page.locator("#app").isHidden()).toBe(true);
+
+		await page.fill("#token", t.token);
+		await page.click("#login-form button");
+		await page.locator("#app").waitFor({ state: "visible" });
+		expect(page.url()).toBe(`${t.base}/`); // never in the URL
+		expect(await page.evaluate(() => sessionStorage.getItem("svc-local-owner-token"))).toBe(t.token);
+
+		// The QR image is rendered and carries a fresh v3 payload.
+		await expect.poll(() => page.locator("#qr").getAttribute("src")).toMatch(/^data:image\/svg\+xml;base64,/);
+		expect(await page.locator("#qr").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+		const first = await currentPayload(page);
+		expect(first).toMatchObject({ v: 3, name: "Test Desk", baseUrls: [t.base], baseUrl: t.base });
+		expect(await page.textContent("#devices-empty")).toMatch(/No paired devices/);
+		expect(await page.textContent("#connect-command")).toContain(first.pairToken);
+
+		// A device pairs with the code shown on the page; the 10 s refresh shows it.
+		const dir = path.join(tempDir(), "devices");
+		const laptop = newDevice(dir, "Laptop <img src=x onerror=alert(1)>");
+		await laptop.pair(first);
+		await laptop.connect();
+		await page.clock.fastForward(10_000);
+		const laptopRow = page.locator(`tr[data-device-id="${laptop.deviceId}"]`);
+		await laptopRow.waitFor();
+		expect(await laptopRow.locator("td").nth(0).textContent()).toBe("Laptop <img src=x onerror=alert(1)>"); // text, not HTML
+		expect(await laptopRow.locator("td").nth(1).textContent()).toBe("Desktop");
+		expect(await laptopRow.locator("td").nth(2).textContent()).toBe("127.0.0.1");
+		expect(await laptopRow.locator("td.state").textContent()).toBe("Online");
+
+		// "New code" replaces the code at once.
+		await page.click("#new-code");
+		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(first.pairToken);
+		const second = await currentPayload(page);
+
+		// The code refreshes by itself 10 s before it expires (120 - 10 = 110 s).
+		await page.clock.fastForward(100_000);
+		expect((await currentPayload(page)).pairToken).toBe(second.pairToken);
+		await page.clock.fastForward(11_000);
+		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(second.pairToken);
+		const third = await currentPayload(page);
+
+		// Focus and visibility refresh the list too.
+		const phone = newDevice(dir, "Phone");
+		await phone.pair(third);
+		await phone.connect();
+		await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+		await page.locator(`tr[data-device-id="${phone.deviceId}"]`).waitFor();
+		await phone.stop();
+		await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+		await expect.poll(() => page.locator(`tr[data-device-id="${phone.deviceId}"] td.state`).textContent()).toBe("Offline");
+
+		// Revoke: the row goes and the device's live connection ends.
+		const revoked = new Promise((resolve) => laptop.once("revoked", resolve));
+		await laptopRow.locator("button.revoke").click();
+		await revoked;
+		await laptopRow.waitFor({ state: "detached" });
+		expect(t.server.pairing.isOnline(laptop.deviceId!)).toBe(false);
+		expect(await page.locator("tbody tr").count()).toBe(1);
+
+		// LAN toggle: the listener moves to 0.0.0.0 and back.
+		expect(await page.isChecked("#lan")).toBe(false);
+		await page.click("#lan");
+		await expect.poll(() => page.textContent("#lan-note")).toMatch(/Listening on all interfaces \(0\.0\.0\.0:/);
+		expect(t.server.host).toBe("0.0.0.0");
+		expect(await page.isChecked("#lan")).toBe(true);
+		await page.click("#lan");
+		await expect.poll(() => page.textContent("#lan-note")).toMatch(/this computer only \(127\.0\.0\.1:/);
+		expect(t.server.host).toBe("127.0.0.1");
+
+		// A reload keeps the tab signed in; signing out forgets the token.
+		await page.reload();
+		await page.locator("#app").waitFor({ state: "visible" });
+		await page.click("#sign-out");
+		await page.locator("#login").waitFor({ state: "visible" });
+		expect(await page.evaluate(() => sessionStorage.getItem("svc-local-owner-token"))).toBeNull();
+
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
