@@ -13,6 +13,8 @@ const $ = (id) => document.getElementById(id);
 let codeTimer = 0;
 let devicesTimer = 0;
 let signedIn = false;
+/** Server clock minus this page's clock, from the Date header (the page may run on another computer). */
+let skewMs = 0;
 
 class Unauthorized extends Error {}
 
@@ -25,6 +27,8 @@ async function api(method, path, body) {
 	const headers = { authorization: `Bearer ${token}` };
 	if (body !== undefined) headers["content-type"] = "application/json";
 	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+	const date = Date.parse(res.headers.get("date") ?? "");
+	if (Number.isFinite(date)) skewMs = date + 500 - Date.now(); // Date has whole seconds: take the middle
 	const data = await res.json().catch(() => ({}));
 	if (res.status === 401) throw new Unauthorized(data.error || "not signed in");
 	if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
@@ -57,10 +61,11 @@ async function newCode() {
 		$("qr").dataset.expiresAt = b.expiresAt;
 		$("qr").dataset.payload = JSON.stringify(b.payload);
 		$("connect-command").textContent = `svc-local connect '${JSON.stringify(b.payload)}'`;
-		$("expires").textContent = `Code expires at ${new Date(b.expiresAt).toLocaleTimeString()}`;
+		const expiresAt = Date.parse(b.expiresAt) - skewMs; // on this page's clock
+		$("expires").textContent = `Code expires at ${new Date(expiresAt).toLocaleTimeString()}`;
 		$("code-error").textContent = "";
 		// 10 s before expiry, never sooner than 5 s after this one.
-		codeTimer = setTimeout(newCode, nextRefreshDelay(Date.parse(b.expiresAt), fetchedAt, Date.now()));
+		codeTimer = setTimeout(newCode, nextRefreshDelay(expiresAt, fetchedAt, Date.now()));
 	} catch (err) {
 		fail(err, "code-error");
 		if (signedIn) codeTimer = setTimeout(newCode, 5000);
