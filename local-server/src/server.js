@@ -26,7 +26,7 @@ import { MODE_PORTS, envHost, isLoopbackHost, parseMode, parsePort, stateDirFrom
 import { classifyEndpoints, legacyBaseUrl, machineInterfaces, tailscaleHostname } from "./endpoints.js";
 import { HttpError } from "./errors.js";
 import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
-import { OwnerAuth, bearerOf } from "./owner.js";
+import { OwnerAuth } from "./owner.js";
 import { CLOSE, DEVICE_ID_MAX, NAME_MAX, PairingService, normalizePlatform } from "./pairing.js";
 import { svgDataUrl } from "./qr.js";
 import { Store } from "./store.js";
