@@ -1,7 +1,7 @@
 // Pure functions: address classification and endpoint choice (spec 2.8, 4.4),
 // the code refresh rule (spec 3.1), QR payload parsing, Host parsing.
 import { describe, expect, it } from "vitest";
-import { classifyAddress, classifyEndpoints, legacyBaseUrl, nextRefreshDelay, parseHostHeader, parsePairingPayload, PayloadError } from "../src/index.js";
+import { tailscaleHostname, classifyAddress, classifyEndpoints, legacyBaseUrl, nextRefreshDelay, parseHostHeader, parsePairingPayload, PayloadError } from "../src/index.js";
 
 describe("classifyAddress", () => {
 	it.each([
@@ -187,5 +187,17 @@ describe("parseHostHeader", () => {
 	])("%s", (value, parsed) => expect(parseHostHeader(value)).toEqual(parsed));
 	it.each([[undefined], [""], ["a:b:c"], ["host:99999999"], ["x y"]])("refuses %s", (value) => {
 		expect(parseHostHeader(value)).toBeNull();
+	});
+});
+
+describe("tailscaleHostname", () => {
+	it("is null, not an error, when the tailscale CLI is absent", async () => {
+		const path = process.env.PATH;
+		process.env.PATH = "/nonexistent";
+		try {
+			expect(await tailscaleHostname()).toBeNull();
+		} finally {
+			process.env.PATH = path;
+		}
 	});
 });

@@ -6,8 +6,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { MODE_PORTS, startServer } from "../src/index.js";
-import { bootstrap, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, wsTicket } from "./helpers.js";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, wsTicket } from "./helpers.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -111,6 +112,17 @@ describe("LAN toggle", () => {
 			expect(viaLan).toBe(200);
 			expect((await request(port, "/api/health", { host: `${ip}:${port}` })).status).toBe(200);
 		}
+		// A device on "another machine" (connected through the LAN address).
+		let remoteWs: WebSocket | undefined;
+		if (ip) {
+			const tk = (await wsTicket(t, d.json.credential)).json.ticket;
+			remoteWs = new WebSocket(`ws://${ip}:${port}/api/pairing/ws?ticket=${tk}`);
+			cleanups.push(() => remoteWs!.terminate());
+			await new Promise((resolve, reject) => {
+				remoteWs!.once("open", resolve);
+				remoteWs!.once("error", reject);
+			});
+		}
 		// The code now carries the network endpoints.
 		const code = await bootstrap(t);
 		expect(code.payload.baseUrls).toEqual(on.json.baseUrls);
@@ -124,6 +136,8 @@ describe("LAN toggle", () => {
 		const off = await ownerCall(t, "PUT", "/api/pairing/lan", { enabled: false });
 		expect(off.json).toMatchObject({ host: "127.0.0.1", port, lan: { enabled: false }, baseUrls: [`http://127.0.0.1:${port}`] });
 		if (ip) expect(await connectTo(ip, port)).toBe("refused");
+		// Other machines' connections end with LAN; the loopback one stays.
+		if (remoteWs) expect((await closed(remoteWs)).code).toBe(1001);
 		expect(ws!.readyState).toBe(ws!.OPEN);
 		expect((await request(port, "/api/health", { host: `${ip ?? "192.0.2.200"}:${port}` })).status).toBe(403);
 
