@@ -271,6 +271,8 @@ export class LocalServer {
 		/** @type {{at: number, names: Set<string>} | null} */
 		this.hostNamesCache = null;
 		this.closed = false;
+		/** @type {Promise<unknown>} */
+		this.lanQueue = Promise.resolve();
 	}
 
 	/** Starts listening: the mode's port, else another free one. */
@@ -374,19 +376,26 @@ export class LocalServer {
 	 * The LAN toggle: restarts the listener on 0.0.0.0 (enabled) or 127.0.0.1.
 	 * @param {boolean} enabled
 	 */
-	async setLan(enabled) {
+	setLan(enabled) {
+		// One listener move at a time (a double click must not race two binds).
+		const next = this.lanQueue.then(() => this.#moveListener(enabled));
+		this.lanQueue = next.catch(() => {});
+		return next;
+	}
+
+	/** @param {boolean} enabled */
+	async #moveListener(enabled) {
 		if (this.managedHost !== undefined) {
 			throw new HttpError(409, "the listening address is set by SVC_SERVER_HOST / SVC_ALLOW_LAN; change the environment and restart svc-local");
 		}
-		this.store.data.lanEnabled = enabled;
-		this.store.save();
 		const host = enabled ? "0.0.0.0" : "127.0.0.1";
 		if (host === this.host) return;
 		const port = this.port;
-		// Stop accepting on the old address (existing connections stay), then
-		// bind the new one; the same port is normally free again at once.
-		this.http.close();
-		this.http.closeIdleConnections();
+		// Stop accepting on the old address, then bind the new one; the same
+		// port is normally free again at once. net.Server's close, not
+		// http.Server's: that one also drops idle keep-alive connections, and a
+		// just-accepted connection whose request is not parsed yet counts as idle.
+		net.Server.prototype.close.call(this.http);
 		try {
 			await this.#bind(host, port);
 		} catch (err) {
@@ -394,6 +403,8 @@ export class LocalServer {
 			await this.#bind(enabled ? "127.0.0.1" : "0.0.0.0", port).catch(() => {});
 			throw new HttpError(500, `could not listen on ${host}`);
 		}
+		this.store.data.lanEnabled = enabled;
+		this.store.save();
 		if (enabled) this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
 		this.#writeServerFile();
 		this.log(`listening on ${host}:${this.port} (LAN ${enabled ? "enabled" : "disabled"})`);

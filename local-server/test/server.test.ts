@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MODE_PORTS, startServer } from "../src/index.js";
-import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, wsTicket } from "./helpers.js";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, until, wsTicket } from "./helpers.js";
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -147,6 +147,36 @@ describe("LAN toggle", () => {
 		const again = await startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
 		cleanups.push(() => again.close());
 		expect(again.host).toBe("0.0.0.0");
+	});
+
+	it("concurrent toggles are applied one after the other", async () => {
+		const t = await server();
+		// Six connections accepted beforehand (as a page's keep-alive connections
+		// would be): a restart of the listener resets only connections still
+		// waiting in the old socket's accept queue, which a test cannot order.
+		const sockets = await Promise.all(
+			Array.from({ length: 6 }, () => new Promise<net.Socket>((resolve) => {
+				const s = net.connect(t.server.port, "127.0.0.1", () => resolve(s));
+			})),
+		);
+		await until(() => t.server.sockets.size >= 6, "six accepted connections");
+		const answers = await Promise.all(
+			[true, false, true, true, false, true].map(
+				(enabled, i) =>
+					new Promise<number>((resolve, reject) => {
+						const body = JSON.stringify({ enabled });
+						const s = sockets[i];
+						let out = "";
+						s.on("data", (c) => (out += c));
+						s.on("end", () => resolve(Number(out.split(" ")[1])));
+						s.on("error", reject);
+						s.write(`PUT /api/pairing/lan HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+					}),
+			),
+		);
+		expect(answers).toEqual([200, 200, 200, 200, 200, 200]);
+		expect(t.server.host).toBe("0.0.0.0");
+		expect((await ownerCall(t, "GET", "/api/pairing/server")).json).toMatchObject({ host: "0.0.0.0", port: t.server.port, lan: { enabled: true } });
 	});
 
 	it("SVC_ALLOW_LAN and SVC_SERVER_HOST set the address and lock the toggle", async () => {
