@@ -8,7 +8,7 @@ import { CREDENTIAL_FILE, DeviceClient, PayloadError } from "./device.js";
 import { ensurePrivateDir, readJsonFile } from "./fsutil.js";
 import { CLOUD_SESSION_FILE, OWNER_TOKEN_FILE, cloudWhoAmI, normalizeApiUrl, readCloudSession, writeCloudSession } from "./owner.js";
 import { payloadText, terminalQr } from "./qr.js";
-import { nextRefreshDelay } from "./refresh.js";
+import { CodeRefresher } from "./refresh.js";
 import { SERVER_FILE, startServer } from "./server.js";
 
 const HELP = `svc-local: the svc desktop local server (QR pairing and live device connections)
@@ -127,27 +127,26 @@ async function cmdStart(argv, io) {
 	else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
 	else io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
 
-	let lastRefreshAt = 0;
-	/** @type {ReturnType<typeof setTimeout> | undefined} */
-	let timer;
-	const showCode = async () => {
-		clearTimeout(timer);
-		const b = server.createBootstrap();
-		lastRefreshAt = Date.now();
-		if (io.stdout.isTTY && flags["no-clear"] === undefined) io.stdout.write("\x1b[2J\x1b[H");
-		if (io.stdout.isTTY) io.stdout.write(`svc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
-		await printCode(io, b);
-		io.stdout.write("Press n for a new code, q to quit.\n");
-		// Refresh 10 s before expiry, never sooner than 5 s after the last one.
-		timer = setTimeout(() => void showCode(), nextRefreshDelay(Date.parse(b.expiresAt), lastRefreshAt, Date.now()));
-	};
-	await showCode();
+	let shown = 0;
+	const refresher = new CodeRefresher({
+		fetchCode: async () => server.createBootstrap(),
+		show: async (b) => {
+			// On a terminal each new code replaces the last one (the first keeps the header above it).
+			if (shown++ > 0 && io.stdout.isTTY && flags["no-clear"] === undefined) {
+				io.stdout.write(`\x1b[2J\x1b[Hsvc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
+			}
+			await printCode(io, b);
+			io.stdout.write("Press n for a new code, q to quit.\n");
+		},
+		onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${/** @type {Error} */ (err)?.message ?? err}\n`),
+	});
+	await refresher.refresh();
 
 	let stopping = false;
 	const stop = async () => {
 		if (stopping) return;
 		stopping = true;
-		clearTimeout(timer);
+		refresher.stop();
 		if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(false);
 		io.stdin.pause();
 		await server.close();
@@ -160,7 +159,7 @@ async function cmdStart(argv, io) {
 		io.stdin.on("data", (chunk) => {
 			for (const ch of chunk.toString()) {
 				if (ch === "q" || ch === "\u0003") return void stop().then(resolve);
-				if (ch === "n" || ch === " " || ch === "\r") return void showCode();
+				if (ch === "n" || ch === " " || ch === "\r") return void refresher.refresh();
 			}
 		});
 		io.stdin.on("error", () => {});

@@ -1,7 +1,7 @@
 // Pure functions: address classification and endpoint choice (spec 2.8, 4.4),
 // the code refresh rule (spec 3.1), QR payload parsing, Host parsing.
-import { describe, expect, it } from "vitest";
-import { tailscaleHostname, classifyAddress, classifyEndpoints, legacyBaseUrl, nextRefreshDelay, parseHostHeader, parsePairingPayload, PayloadError } from "../src/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CodeRefresher, tailscaleHostname, classifyAddress, classifyEndpoints, legacyBaseUrl, nextRefreshDelay, parseHostHeader, parsePairingPayload, PayloadError } from "../src/index.js";
 
 describe("classifyAddress", () => {
 	it.each([
@@ -199,5 +199,69 @@ describe("tailscaleHostname", () => {
 		} finally {
 			process.env.PATH = path;
 		}
+	});
+});
+
+describe("CodeRefresher (the terminal's code refresh)", () => {
+	afterEach(() => vi.useRealTimers());
+
+	it("refreshes 10 s before expiry, never sooner than 5 s after the last, and on demand", async () => {
+		vi.useFakeTimers({ now: 1_000_000 });
+		let life = 120_000;
+		const fetched: number[] = [];
+		const r = new CodeRefresher({
+			fetchCode: async () => {
+				fetched.push(Date.now());
+				return { expiresAt: new Date(Date.now() + life).toISOString() };
+			},
+			show: () => {},
+		});
+		await r.refresh();
+		expect(fetched).toEqual([1_000_000]);
+		await vi.advanceTimersByTimeAsync(109_999);
+		expect(fetched).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(fetched).toEqual([1_000_000, 1_110_000]);
+
+		// On demand (a key press): at once, and the schedule starts over.
+		await vi.advanceTimersByTimeAsync(50_000);
+		await r.refresh();
+		expect(fetched.at(-1)).toBe(1_160_000);
+		await vi.advanceTimersByTimeAsync(109_999);
+		expect(fetched).toHaveLength(3);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(fetched.at(-1)).toBe(1_270_000);
+
+		// A code that lives only 12 s: the next one comes after 5 s, not 2 s.
+		life = 12_000;
+		await r.refresh();
+		const at = fetched.at(-1)!;
+		await vi.advanceTimersByTimeAsync(4_999);
+		expect(fetched.at(-1)).toBe(at);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(fetched.at(-1)).toBe(at + 5_000);
+		r.stop();
+		await vi.advanceTimersByTimeAsync(600_000);
+		expect(fetched.at(-1)).toBe(at + 5_000);
+	});
+
+	it("retries a failed fetch after the minimum delay", async () => {
+		vi.useFakeTimers({ now: 0 });
+		let calls = 0;
+		const errors: unknown[] = [];
+		const r = new CodeRefresher({
+			fetchCode: async () => {
+				calls++;
+				if (calls === 1) throw new Error("server busy");
+				return { expiresAt: Date.now() + 120_000 };
+			},
+			show: () => {},
+			onError: (e) => errors.push(e),
+		});
+		await r.refresh();
+		expect(errors).toHaveLength(1);
+		await vi.advanceTimersByTimeAsync(5_000);
+		expect(calls).toBe(2);
+		r.stop();
 	});
 });
