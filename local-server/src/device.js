@@ -210,6 +210,7 @@ export class DeviceClient extends EventEmitter {
 	 * @returns {Promise<void>}
 	 */
 	connect() {
+		if (!this.pairing) return Promise.reject(new Error("not paired: run pair() with a QR payload first"));
 		this.stopped = false;
 		this.revoked = false; // try again: the server says whether the credential still holds
 		return new Promise((resolve, reject) => {

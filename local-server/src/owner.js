@@ -33,7 +33,14 @@ export function bearerOf(header) {
 
 /** @param {string} stateDir @returns {CloudSession | null} */
 export function readCloudSession(stateDir) {
-	const s = readJsonFile(path.join(stateDir, CLOUD_SESSION_FILE));
+	const file = path.join(stateDir, CLOUD_SESSION_FILE);
+	let s;
+	try {
+		s = readJsonFile(file);
+	} catch (err) {
+		// Falling back to local mode silently would change who the owner is: refuse.
+		throw new Error(`${file} is damaged (${/** @type {Error} */ (err).message}); run svc-local login again or svc-local logout`);
+	}
 	if (s && typeof s.apiUrl === "string" && typeof s.token === "string" && s.user && typeof s.user.id === "string") return s;
 	return null;
 }
