@@ -52,7 +52,7 @@ export function setIssueStatus(token: string, projectName: string, groupHash: st
 /** Stored events of a key in D1 (after an owner read has flushed them). */
 export async function storedEvents(keyId: string) {
 	const { results } = await env.DB.prepare("select * from log_events where key_id = ? order by received_at").bind(keyId).all<Record<string, any>>();
-	return results.map((row) => ({ ...row, event: JSON.parse(row.event as string) }));
+	return results.map((row) => ({ ...row, event: JSON.parse(row.event as string) }) as Record<string, any>);
 }
 
 export function issueGrouper(keyId: string) {
