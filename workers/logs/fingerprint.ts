@@ -267,9 +267,13 @@ const WORDINGS: Wording[] = [
 	},
 ];
 
+const WORDING_MAX = 1_000;
+
 /** One wording per JavaScript error, whichever browser threw it. */
 export function canonicalError(type: string | null, value: string | null): { type: string | null; value: string | null } {
-	if (value === null) return { type, value };
+	// Engines word these errors in a line; longer values are something else, and skipping them
+	// keeps the patterns' backtracking bounded.
+	if (value === null || value.length > WORDING_MAX) return { type, value };
 	const text = value.trim();
 	for (const rule of WORDINGS) {
 		if (type !== null && !rule.types.includes(type)) continue;
@@ -294,7 +298,8 @@ const PARAMETERS: Array<[RegExp, string]> = [
 	[/(?<!\w)"[^"\n]{0,300}"(?!\w)/g, "<quoted>"],
 	[/`[^`\n]{0,300}`/g, "<quoted>"],
 	[/“[^”\n]{0,300}”|‘[^’\n]{0,300}’/g, "<quoted>"],
-	[/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`)\]]+/gi, "<url>"],
+	// Starts only where a scheme can start, so a long run of scheme characters is scanned once.
+	[/(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`)\]]+/gi, "<url>"],
 	[/(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, "<email>"],
 	[/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
 	[/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\w)/g, "<date>"],
