@@ -114,16 +114,15 @@ export class IssueGrouper extends DurableObject<Env> {
 	async ingest(command: IngestCommand): Promise<IngestOutcome> {
 		if (this.#revoked) return { status: "revoked" };
 		const outcome = this.ctx.storage.transactionSync(() => this.#ingest(command));
+		// Remembered only once the transaction that stored it has committed.
+		this.#owner ??= command.owner;
 		if (outcome.status === "accepted") await this.#scheduleFlush(Date.now() + FLUSH_DELAY_MS);
 		return outcome;
 	}
 
 	#ingest(c: IngestCommand): IngestOutcome {
 		const now = Date.now();
-		if (!this.#owner) {
-			this.#owner = c.owner;
-			this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(c.owner));
-		}
+		if (!this.#owner) this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(c.owner));
 
 		// The key's window: exact, counting only what was let through.
 		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);

@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { IssueGrouper } from "../durable-objects/IssueGrouper";
@@ -330,6 +330,17 @@ describe("moving events to D1", () => {
 		expect(events.map((e) => e.event.message)).toEqual(["via the alarm"]);
 		const issueRow = await env.DB.prepare("select count, status from log_issues where key_id = ?").bind(owner.keyId).first();
 		expect(issueRow).toEqual({ count: 1, status: "open" });
+	});
+
+	it("an evicted grouper picks up where it left off: groups, pending events, owner", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const first = await ingestOk(owner.rawKey, { message: "before eviction" });
+		await evictDurableObject(issueGrouper(owner.keyId));
+		const second = await ingestOk(owner.rawKey, { message: "before eviction" });
+		expect(second).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+		await evictDurableObject(issueGrouper(owner.keyId));
+		expect((await issuesOf(owner))[0].count).toBe(2);
+		expect(await storedEvents(owner.keyId)).toHaveLength(2);
 	});
 
 	it("a backlog larger than one batch is moved whole, and a repeated move writes nothing twice", async ({ expect }) => {
