@@ -3,6 +3,7 @@
  *
  *   Public ingestion (CORS, OPTIONS, 405 for other methods)
  *     POST   /functions/v1/submit-feedback        feedback with a project key
+ *     POST   /api/app-logs-ingest                  a log event with a project key → {ok, group_hash, is_new}
  *
  *   Accounts
  *     POST   /api/auth/signup                      {email, password} → {token, user}
@@ -22,6 +23,9 @@
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
+ *     GET    /api/issues?project_name=&status=&environment=&release=&q=   log issues, most recent first
+ *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly counts
+ *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
  */
@@ -31,8 +35,11 @@ import { requireAccess, requireOwner } from "./auth/session";
 import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
+import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
+import { ingestLog } from "./logs/ingestLog";
 
+export { IssueGrouper } from "../durable-objects/IssueGrouper";
 export { RateLimiter } from "../durable-objects/RateLimiter";
 
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response> | Response;
@@ -54,6 +61,7 @@ function ingestion(path: string, handler: Handler) {
 }
 
 ingestion("/functions/v1/submit-feedback", submitFeedback);
+ingestion("/api/app-logs-ingest", ingestLog);
 
 router
 	.post("/api/auth/signup", signUp)
@@ -73,6 +81,11 @@ router
 	.patch("/api/feedback", updateFeedbackStatus)
 	.delete("/api/feedback", deleteFeedback)
 	.get("/api/feedback/attachments/:id", downloadAttachment)
+
+	.all("/api/issues*", requireOwner, requireAccess)
+	.get("/api/issues", listIssues)
+	.get("/api/issues/:group_hash", readIssue)
+	.patch("/api/issues/:group_hash", updateIssueStatus)
 
 	.all("/api/*", () => {
 		throw new HttpError(404, "No such API route");

@@ -6,6 +6,7 @@ import type { OwnerRequest } from "../auth/session";
 import { randomSecret, sha256Hex } from "../crypto";
 import { database } from "../db";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
+import { purgeKeyLogs } from "../logs/issueGrouper";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
 import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS, fieldConfigSchema } from "./fieldConfig";
@@ -122,11 +123,12 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 	return json(keyView(key));
 }
 
-/** DELETE /api/feedback-key?project_name= : the key stops working at once; its feedback stays. */
+/** DELETE /api/feedback-key?project_name= : the key stops working at once; its feedback stays, its logs and issues go. */
 export async function revokeKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
 	const key = await findOwnKey(env, user.id, project_name);
+	await purgeKeyLogs(env, key.id);
 	await database(env).delete(projectKeys).where(eq(projectKeys.id, key.id));
 	return json({ deleted: true, project_name });
 }

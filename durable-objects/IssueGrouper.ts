@@ -1,0 +1,347 @@
+import { DurableObject } from "cloudflare:workers";
+import type { IssueStatus } from "../schema/logs";
+import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../workers/logs/logStore";
+import { compareVersions } from "../workers/logs/releases";
+
+/** One accepted-or-not log event, as the ingest endpoint hands it over. */
+export interface IngestCommand {
+	owner: KeyOwner;
+	/** The key's `logs_rate_limit_per_minute`. */
+	ratePerMinute: number;
+	groupHash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	environment: string | null;
+	release: string | null;
+	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
+	userKey: string | null;
+	eventId: string;
+	receivedAt: number;
+	timestamp: number;
+	eventJson: string;
+}
+
+export type IngestOutcome =
+	| { status: "accepted"; groupHash: string; isNew: boolean }
+	| { status: "rate_limited"; retryAfterSeconds: number }
+	| { status: "revoked" };
+
+const RATE_WINDOW_MS = 60_000;
+/** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
+const FLUSH_DELAY_MS = 1_000;
+const FLUSH_RETRY_MS = 10_000;
+/** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
+const FLUSH_EVENTS = 500;
+const FLUSH_ISSUES = 500;
+/** Distinct environments and releases remembered per issue. */
+const MAX_NAMES_PER_ISSUE = 100;
+
+interface GroupRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	status: IssueStatus;
+	count: number;
+	users: number;
+	first_seen: number;
+	last_seen: number;
+	environments: string;
+	releases: string;
+	resolved_in_release: string | null;
+	version: number;
+}
+
+const SCHEMA = [
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	// The key's rate window: one row per accepted event, dropped when it leaves the window.
+	`CREATE TABLE IF NOT EXISTS hits (expires_at INTEGER NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS hits_expiry ON hits (expires_at)`,
+	`CREATE TABLE IF NOT EXISTS groups (
+		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
+		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
+		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
+		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
+	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
+	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
+	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
+	// Accepted events not yet in D1.
+	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
+		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
+		event TEXT NOT NULL)`,
+];
+
+/**
+ * Issue grouping for one project key (DESIGN.md 6): turns a group hash into an issue, knows
+ * whether it is new, keeps the issue's counters and status, holds the key's log rate window,
+ * and moves events and issues to D1.
+ *
+ * The object runs one request at a time and every SQL call is synchronous, so "is this group
+ * new?" and "is the window full?" are answered exactly under any concurrency. An accepted event
+ * is written to the object's own SQLite in the same transaction as its issue update (durable
+ * before the answer leaves), then moved to D1 in multi-row statements by an alarm one second
+ * later, or at once when an owner reads (`flush`). One RPC per ingest request.
+ */
+export class IssueGrouper extends DurableObject<Env> {
+	#sql: SqlStorage;
+	#owner: KeyOwner | null = null;
+	#revoked = false;
+	#alarmAt: number | null = null;
+	#flushing: Promise<void> | null = null;
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		this.#sql = ctx.storage.sql;
+		ctx.blockConcurrencyWhile(async () => {
+			this.#createSchema();
+			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
+			this.#owner = meta.has("owner") ? (JSON.parse(meta.get("owner")!) as KeyOwner) : null;
+			this.#revoked = meta.get("revoked") === "1";
+			this.#alarmAt = await ctx.storage.getAlarm();
+		});
+	}
+
+	#createSchema() {
+		for (const statement of SCHEMA) this.#sql.exec(statement);
+	}
+
+	// -----------------------------------------------------------------------
+	// Ingest
+
+	async ingest(command: IngestCommand): Promise<IngestOutcome> {
+		if (this.#revoked) return { status: "revoked" };
+		const outcome = this.ctx.storage.transactionSync(() => this.#ingest(command));
+		// Remembered only once the transaction that stored it has committed.
+		this.#owner ??= command.owner;
+		if (outcome.status === "accepted") await this.#scheduleFlush(Date.now() + FLUSH_DELAY_MS);
+		return outcome;
+	}
+
+	#ingest(c: IngestCommand): IngestOutcome {
+		const now = Date.now();
+		if (!this.#owner) this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(c.owner));
+
+		// The key's window: exact, counting only what was let through.
+		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
+		const { used, oldest } = this.#sql.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits`).one();
+		if (used >= c.ratePerMinute) {
+			return { status: "rate_limited", retryAfterSeconds: Math.max(1, Math.ceil(((oldest ?? now + RATE_WINDOW_MS) - now) / 1000)) };
+		}
+		this.#sql.exec(`INSERT INTO hits (expires_at) VALUES (?)`, now + RATE_WINDOW_MS);
+
+		if (c.release) this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
+		const group = this.#group(c.groupHash);
+		const isNewUser = c.userKey !== null && this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, c.groupHash, c.userKey).rowsWritten > 0;
+
+		if (!group) {
+			this.#sql.exec(
+				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases)
+				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+				c.groupHash,
+				c.title,
+				c.culprit,
+				c.level,
+				isNewUser ? 1 : 0,
+				c.receivedAt,
+				c.receivedAt,
+				JSON.stringify(c.environment ? [c.environment] : []),
+				JSON.stringify(c.release ? [c.release] : []),
+			);
+		} else {
+			let { status, resolved_in_release: resolvedIn } = group;
+			// A regression: a resolved issue seen again reopens, unless the event comes from an
+			// older release than the one it was resolved in (an old client still running).
+			if (status === "resolved" && !(c.release && resolvedIn && this.#isOlderRelease(c.release, resolvedIn))) {
+				status = "open";
+				resolvedIn = null;
+			}
+			this.#sql.exec(
+				`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
+				 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
+				 environments = ?, releases = ?, version = version + 1
+				 WHERE hash = ?`,
+				c.title,
+				c.culprit,
+				c.level,
+				status,
+				resolvedIn,
+				isNewUser ? 1 : 0,
+				c.receivedAt,
+				c.receivedAt,
+				withName(group.environments, c.environment),
+				withName(group.releases, c.release),
+				c.groupHash,
+			);
+		}
+
+		this.#sql.exec(
+			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.eventId,
+			c.groupHash,
+			c.receivedAt,
+			c.timestamp,
+			c.level,
+			c.environment,
+			c.release,
+			c.eventJson,
+		);
+		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
+	}
+
+	#group(hash: string): GroupRow | null {
+		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
+	}
+
+	// -----------------------------------------------------------------------
+	// Releases
+
+	#releaseSeq(name: string): number | null {
+		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
+	}
+
+	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
+	#isOlderRelease(release: string, than: string): boolean {
+		const byVersion = compareVersions(release, than);
+		if (byVersion !== null) return byVersion < 0;
+		const [a, b] = [this.#releaseSeq(release), this.#releaseSeq(than)];
+		return a !== null && b !== null && a < b;
+	}
+
+	/** The project's newest release: the greatest version, or the latest first seen where versions do not compare. */
+	#newestRelease(): string | null {
+		let newest: string | null = null;
+		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
+			if (newest === null || (compareVersions(name, newest) ?? 1) > 0) newest = name;
+		}
+		return newest;
+	}
+
+	// -----------------------------------------------------------------------
+	// Owner operations
+
+	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
+	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
+		if (this.#revoked || !this.#group(groupHash)) return null;
+		const resolvedIn = status === "resolved" ? this.#newestRelease() : null;
+		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
+		const snapshot = toSnapshot(this.#group(groupHash)!);
+		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
+		await this.flush().catch(async (err) => {
+			console.error("issue status saved but not yet written to D1:", err);
+			await this.#scheduleFlush(Date.now() + FLUSH_RETRY_MS);
+		});
+		return snapshot;
+	}
+
+	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
+	async flush(): Promise<void> {
+		while (this.#flushing) await this.#flushing;
+		this.#flushing = this.#flushAll().finally(() => {
+			this.#flushing = null;
+		});
+		return this.#flushing;
+	}
+
+	/** The key was revoked: forget everything, and refuse what still arrives with it. */
+	async purge(): Promise<void> {
+		this.#revoked = true;
+		await this.ctx.storage.deleteAll();
+		await this.ctx.storage.deleteAlarm();
+		this.#alarmAt = null;
+		this.#createSchema();
+		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
+	}
+
+	// -----------------------------------------------------------------------
+	// Moving rows to D1
+
+	async #flushAll(): Promise<void> {
+		for (;;) {
+			const owner = this.#owner;
+			if (!owner || this.#revoked) return;
+			const events = this.#sql
+				.exec<{ seq: number; id: string; hash: string; received_at: number; timestamp: number; level: string; environment: string | null; release: string | null; event: string }>(
+					`SELECT * FROM outbox ORDER BY seq LIMIT ?`,
+					FLUSH_EVENTS,
+				)
+				.toArray();
+			const groups = this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray();
+			if (events.length === 0 && groups.length === 0) return;
+
+			const pending: PendingEvent[] = events.map((e) => ({
+				id: e.id,
+				groupHash: e.hash,
+				receivedAt: e.received_at,
+				timestamp: e.timestamp,
+				level: e.level,
+				environment: e.environment,
+				release: e.release,
+				eventJson: e.event,
+			}));
+			// Issues and their events land in one D1 transaction: never an event without its issue.
+			await this.env.DB.batch(writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)));
+
+			// Only what was written is marked: rows and changes that arrived meanwhile go next time.
+			if (events.length > 0) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, events.at(-1)!.seq);
+			for (const g of groups) {
+				this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
+			}
+			if (events.length < FLUSH_EVENTS && groups.length < FLUSH_ISSUES) return;
+		}
+	}
+
+	#hasPending(): boolean {
+		const { pending } = this.#sql
+			.exec<{ pending: number }>(`SELECT (EXISTS (SELECT 1 FROM outbox) OR EXISTS (SELECT 1 FROM groups WHERE version > flushed_version)) AS pending`)
+			.one();
+		return pending === 1;
+	}
+
+	async #scheduleFlush(at: number): Promise<void> {
+		if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+		this.#alarmAt = at;
+		await this.ctx.storage.setAlarm(at);
+	}
+
+	async alarm(): Promise<void> {
+		this.#alarmAt = null;
+		try {
+			await this.flush();
+		} catch (err) {
+			// Keep the rows and try again; the alarm's own retries would give up after a few.
+			console.error("could not move log events to D1, retrying:", err);
+			await this.#scheduleFlush(Date.now() + FLUSH_RETRY_MS);
+			return;
+		}
+		if (!this.#revoked && this.#hasPending()) await this.#scheduleFlush(Date.now() + FLUSH_DELAY_MS);
+	}
+}
+
+/** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
+function withName(listJson: string, name: string | null): string {
+	if (!name) return listJson;
+	const names = JSON.parse(listJson) as string[];
+	if (names.includes(name) || names.length >= MAX_NAMES_PER_ISSUE) return listJson;
+	names.push(name);
+	return JSON.stringify(names);
+}
+
+function toSnapshot(g: GroupRow): IssueSnapshot {
+	return {
+		groupHash: g.hash,
+		title: g.title,
+		culprit: g.culprit,
+		level: g.level,
+		status: g.status,
+		count: g.count,
+		users: g.users,
+		firstSeen: g.first_seen,
+		lastSeen: g.last_seen,
+		environments: JSON.parse(g.environments) as string[],
+		releases: JSON.parse(g.releases) as string[],
+		resolvedInRelease: g.resolved_in_release,
+	};
+}

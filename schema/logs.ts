@@ -1,0 +1,66 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./accounts";
+import { projectKeys } from "./keys";
+
+export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+
+/**
+ * Log issues and events belong to the project key that sent them: revoking the key deletes
+ * them (the foreign key cascades), regenerating it keeps them (the key row, and its id, stay).
+ *
+ * Both tables are written only by the key's IssueGrouper Durable Object, which holds the
+ * authoritative group state and moves rows here in multi-row statements (DESIGN.md 6).
+ */
+export const logIssues = sqliteTable(
+	"log_issues",
+	{
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		groupHash: text("group_hash").notNull(),
+		userId: text("user_id")
+			.notNull()
+			.references(() => users.id, { onDelete: "cascade" }),
+		title: text("title").notNull(),
+		culprit: text("culprit"),
+		level: text("level").notNull(),
+		status: text("status", { enum: ISSUE_STATUSES }).notNull().default("open"),
+		count: integer("count").notNull(),
+		/** Distinct affected users (by user id, else email, username or IP address). */
+		users: integer("users").notNull(),
+		firstSeen: integer("first_seen", { mode: "timestamp_ms" }).notNull(),
+		lastSeen: integer("last_seen", { mode: "timestamp_ms" }).notNull(),
+		environments: text("environments", { mode: "json" }).$type<string[]>().notNull(),
+		releases: text("releases", { mode: "json" }).$type<string[]>().notNull(),
+		/** The project's newest release when the issue was resolved; events from older releases do not reopen it. */
+		resolvedInRelease: text("resolved_in_release"),
+	},
+	(t) => [
+		primaryKey({ columns: [t.keyId, t.groupHash] }),
+		// The owner's list: newest first, optionally by status.
+		index("log_issues_key_last_seen_idx").on(t.keyId, t.lastSeen),
+		index("log_issues_key_status_last_seen_idx").on(t.keyId, t.status, t.lastSeen),
+	],
+);
+
+export const logEvents = sqliteTable(
+	"log_events",
+	{
+		id: text("id").primaryKey(),
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		groupHash: text("group_hash").notNull(),
+		receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+		/** The event's own time (its ISO `timestamp`, else when it was received). */
+		timestamp: integer("timestamp", { mode: "timestamp_ms" }).notNull(),
+		level: text("level").notNull(),
+		environment: text("environment"),
+		release: text("release"),
+		/** The normalized event as stored (spec 2.3 rules applied, sensitive headers gone). */
+		event: text("event", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+	},
+	// An issue's newest events and its hourly counts; also serves the cascade on key_id.
+	(t) => [index("log_events_key_group_received_idx").on(t.keyId, t.groupHash, t.receivedAt)],
+);

@@ -1,0 +1,374 @@
+/**
+ * The grouping table: pairs of events written as data, each either one bug (same group) or two
+ * (different groups). test/fingerprint.test.ts runs it against the pure fingerprint module and
+ * through the real endpoint.
+ */
+
+type Frame = Record<string, unknown>;
+type Event = Record<string, unknown>;
+
+export interface GroupingCase {
+	name: string;
+	same: boolean;
+	a: Event;
+	b: Event;
+}
+
+const f = (filename: string, fn: string, lineno: number, colno: number, extra: Frame = {}): Frame => ({
+	filename,
+	function: fn,
+	lineno,
+	colno,
+	...extra,
+});
+
+const exception = (type: string, value: string, frames?: Frame[]): Event => ({
+	exception: { type, value, ...(frames ? { stacktrace: { frames } } : {}) },
+});
+
+// A small server-side stack (oldest first, as SDKs send it): runtime, a dependency, the app.
+const serverStack = (opts: { dir?: string; line?: number; appFn?: string; context?: string } = {}): Frame[] => [
+	f("node:internal/process/task_queues", "processTicksAndRejections", 95, 5),
+	f(`${opts.dir ?? "/srv/app"}/node_modules/express/lib/router/layer.js`, "Layer.handle [as handle_request]", 95, 5, { in_app: false }),
+	f(`${opts.dir ?? "/srv/app"}/src/routes/users.ts`, "getUser", opts.line ?? 42, 17, { in_app: true, context_line: "    const user = await loadUser(req.params.id);" }),
+	f(`${opts.dir ?? "/srv/app"}/src/services/users.ts`, opts.appFn ?? "loadUser", (opts.line ?? 42) + 70, 11, {
+		in_app: true,
+		context_line: opts.context ?? "  return profile.settings.theme;",
+	}),
+];
+
+// A browser stack in one bundle, as Chrome reports it.
+const bundleStack = (bundle: string, line = 1, col = 4242): Frame[] => [
+	f(`https://shop.example.com/assets/${bundle}`, "HTMLButtonElement.onClick", line, col + 900, { in_app: true }),
+	f(`https://shop.example.com/assets/${bundle}`, "submitOrder", line, col, { in_app: true }),
+];
+
+export const GROUPING_CASES: GroupingCase[] = [
+	// ---- one bug, one group -------------------------------------------------------------
+	{
+		name: "message with different numbers (durations, user ids)",
+		same: true,
+		a: { message: "timeout after 31ms for user 8812" },
+		b: { message: "timeout after 45ms for user 17" },
+	},
+	{
+		name: "message with different UUIDs",
+		same: true,
+		a: { message: "Order 3f2b8c1e-9d4a-4b7e-8f21-0c9e5a7d6b13 not found" },
+		b: { message: "Order a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d not found" },
+	},
+	{
+		name: "message with different emails",
+		same: true,
+		a: { message: "Could not deliver mail to alice@example.com: mailbox full" },
+		b: { message: "Could not deliver mail to bob.smith+shop@example.org: mailbox full" },
+	},
+	{
+		name: "message with different IP addresses and ports",
+		same: true,
+		a: { message: "Connection refused by 10.0.0.12:5432" },
+		b: { message: "Connection refused by 192.168.1.7:6543" },
+	},
+	{
+		name: "message with different IPv6 addresses",
+		same: true,
+		a: { message: "Blocked request from 2001:db8::8a2e:370:7334" },
+		b: { message: "Blocked request from fe80::1ff:fe23:4567:890a" },
+	},
+	{
+		name: "message with different URLs",
+		same: true,
+		a: { message: "GET https://api.example.com/users/1?expand=orders failed" },
+		b: { message: "GET https://api.example.com/users/99 failed" },
+	},
+	{
+		name: "message with different ISO dates",
+		same: true,
+		a: { message: "Job scheduled for 2024-03-01T10:00:00Z was missed" },
+		b: { message: "Job scheduled for 2025-11-30T23:59:59.123+02:00 was missed" },
+	},
+	{
+		name: "message with different human-readable dates",
+		same: true,
+		a: { message: "Invoice due Tue Jan 02 2024 10:00:00 GMT+0100 (Central European Standard Time) is overdue" },
+		b: { message: "Invoice due Fri Mar 15 2024 09:30:00 GMT+0000 (Coordinated Universal Time) is overdue" },
+	},
+	{
+		name: "message with different hex object ids",
+		same: true,
+		a: { message: "Document 507f1f77bcf86cd799439011 missing from index" },
+		b: { message: "Document 5f8d0d55b54764421b7156c9 missing from index" },
+	},
+	{
+		name: "message with different hashes (md5 vs sha1)",
+		same: true,
+		a: { message: "Checksum mismatch: d41d8cd98f00b204e9800998ecf8427e" },
+		b: { message: "Checksum mismatch: da39a3ee5e6b4b0d3255bfef95601890afd80709" },
+	},
+	{
+		name: "message with different quoted values",
+		same: true,
+		a: { message: `Unknown field 'nickname' in payload for "signup"` },
+		b: { message: `Unknown field 'age' in payload for "checkout"` },
+	},
+	{
+		name: "exception value with different numbers, no stack",
+		same: true,
+		a: exception("TimeoutError", "Query exceeded 5000ms (attempt 3 of 5)"),
+		b: exception("TimeoutError", "Query exceeded 12000ms (attempt 1 of 5)"),
+	},
+	{
+		name: "TypeError on undefined: Chrome vs Firefox wording",
+		same: true,
+		a: exception("TypeError", "Cannot read properties of undefined (reading 'name')"),
+		b: exception("TypeError", `can't access property "name", user.profile is undefined`),
+	},
+	{
+		name: "TypeError on undefined: Chrome vs Safari wording",
+		same: true,
+		a: exception("TypeError", "Cannot read properties of undefined (reading 'x')"),
+		b: exception("TypeError", "undefined is not an object (evaluating 'a.x')"),
+	},
+	{
+		name: "TypeError on undefined: older Chrome vs older Firefox wording",
+		same: true,
+		a: exception("TypeError", "Cannot read property 'x' of undefined"),
+		b: exception("TypeError", "x is undefined"),
+	},
+	{
+		name: "TypeError on null: window.onerror message vs Safari exception",
+		same: true,
+		a: { message: "Uncaught TypeError: Cannot read properties of null (reading 'addEventListener')" },
+		b: exception("TypeError", "null is not an object (evaluating 'button.addEventListener')"),
+	},
+	{
+		name: "not a function: Chrome vs Safari wording",
+		same: true,
+		a: exception("TypeError", "items.map is not a function"),
+		b: exception("TypeError", "items.map is not a function. (In 'items.map(render)', 'items.map' is undefined)"),
+	},
+	{
+		name: "undefined variable: Chrome vs Safari wording",
+		same: true,
+		a: exception("ReferenceError", "gtag is not defined"),
+		b: exception("ReferenceError", "Can't find variable: gtag"),
+	},
+	{
+		name: "stack overflow: Chrome RangeError vs Firefox InternalError",
+		same: true,
+		a: exception("RangeError", "Maximum call stack size exceeded"),
+		b: exception("InternalError", "too much recursion"),
+	},
+	{
+		name: "network failure: Firefox vs Safari wording",
+		same: true,
+		a: exception("TypeError", "NetworkError when attempting to fetch resource."),
+		b: exception("TypeError", "Load failed"),
+	},
+	{
+		name: "bad JSON response: Chrome vs Firefox wording",
+		same: true,
+		a: exception("SyntaxError", `Unexpected token '<', "<!DOCTYPE "... is not valid JSON`),
+		b: exception("SyntaxError", "JSON.parse: unexpected character at line 1 column 1 of the JSON data"),
+	},
+	{
+		name: "stack with different line and column numbers",
+		same: true,
+		a: exception("TypeError", "Cannot read properties of undefined (reading 'theme')", serverStack({ line: 42 })),
+		b: exception("TypeError", "Cannot read properties of undefined (reading 'theme')", serverStack({ line: 57 })),
+	},
+	{
+		name: "stack with different values: the stack decides",
+		same: true,
+		a: exception("NotFoundError", "User 8812 not found in tenant acme", serverStack()),
+		b: exception("NotFoundError", "User 17 not found in tenant globex", serverStack()),
+	},
+	{
+		name: "stack deployed under different directories",
+		same: true,
+		a: exception("Error", "boom", serverStack({ dir: "/srv/releases/2024-05-01" })),
+		b: exception("Error", "boom", serverStack({ dir: "/home/deploy/app-v2" })),
+	},
+	{
+		name: "stack in bundles with different content hashes (main-8f3a2c.js)",
+		same: true,
+		a: exception("TypeError", "Cannot read properties of undefined (reading 'id')", bundleStack("main-8f3a2c.js")),
+		b: exception("TypeError", "Cannot read properties of undefined (reading 'id')", bundleStack("main-91bd0e.js")),
+	},
+	{
+		name: "stack in webpack chunks with different content hashes",
+		same: true,
+		a: exception("Error", "checkout failed", bundleStack("main.8f3a2c1d.chunk.js", 2, 100)),
+		b: exception("Error", "checkout failed", bundleStack("main.0b7e44fa.chunk.js", 2, 9000)),
+	},
+	{
+		name: "stack in Vite bundles with different base64 hashes",
+		same: true,
+		a: exception("Error", "checkout failed", bundleStack("index-BxY7_q2k.js")),
+		b: exception("Error", "checkout failed", bundleStack("index-CpoXzVlj.js")),
+	},
+	{
+		name: "stack with different library and runtime frames around the same app frames",
+		same: true,
+		a: exception("Error", "boom", serverStack()),
+		b: exception("Error", "boom", [
+			f("node:internal/timers", "listOnTimeout", 569, 17),
+			f("/srv/app/node_modules/fastify/lib/route.js", "preHandlerCallback", 411, 11),
+			f("/srv/app/node_modules/.pnpm/express@5.0.1/node_modules/express/lib/router/layer.js", "handle", 152, 17),
+			...serverStack().slice(2),
+		]),
+	},
+	{
+		name: "stack with recursion of different depth",
+		same: true,
+		a: exception("RangeError", "depth exceeded", [
+			f("src/tree.ts", "render", 10, 1, { in_app: true }),
+			...Array.from({ length: 5 }, () => f("src/tree.ts", "walk", 20, 5, { in_app: true })),
+			f("src/tree.ts", "visit", 30, 3, { in_app: true }),
+		]),
+		b: exception("RangeError", "depth exceeded", [
+			f("src/tree.ts", "render", 11, 1, { in_app: true }),
+			...Array.from({ length: 40 }, () => f("src/tree.ts", "walk", 21, 5, { in_app: true })),
+			f("src/tree.ts", "visit", 31, 3, { in_app: true }),
+		]),
+	},
+	{
+		name: "stack with mutual recursion of different depth",
+		same: true,
+		a: exception("RangeError", "too deep", [
+			f("src/parse.ts", "parse", 1, 1),
+			...Array.from({ length: 3 }, (_, i) => [f("src/parse.ts", "parseList", 10 + i, 1), f("src/parse.ts", "parseValue", 20 + i, 1)]).flat(),
+		]),
+		b: exception("RangeError", "too deep", [
+			f("src/parse.ts", "parse", 1, 1),
+			...Array.from({ length: 12 }, (_, i) => [f("src/parse.ts", "parseList", 10 + i, 1), f("src/parse.ts", "parseValue", 20 + i, 1)]).flat(),
+		]),
+	},
+	{
+		name: "stack as Chrome and Firefox name the same functions",
+		same: true,
+		a: exception("Error", "save failed", [
+			f("https://app.example.com/static/app.js?v=123", "async CartService.save", 10, 5, { in_app: true }),
+			f("https://app.example.com/static/app.js?v=123", "Object.onSubmit", 40, 9, { in_app: true }),
+		]),
+		b: exception("Error", "save failed", [
+			f("https://app.example.com/static/app.js?v=124", "save", 10, 7, { in_app: true }),
+			f("https://app.example.com/static/app.js?v=124", "onSubmit", 40, 11, { in_app: true }),
+		]),
+	},
+	{
+		name: "stack with and without transpiler helper frames (__awaiter, asyncGeneratorStep)",
+		same: true,
+		a: exception("Error", "boom", [f("dist/app.js", "main", 1, 1), f("dist/app.js", "handle", 5, 1)]),
+		b: exception("Error", "boom", [
+			f("dist/app.js", "main", 1, 1),
+			f("dist/app.js", "__awaiter", 80, 1),
+			f("dist/app.js", "asyncGeneratorStep", 90, 1),
+			f("dist/app.js", "handle", 6, 1),
+		]),
+	},
+	{
+		name: "stack with Python-style modules on different lines",
+		same: true,
+		a: exception("KeyError", "'user_id'", [
+			{ module: "app.views", function: "profile", lineno: 10, in_app: true },
+			{ module: "app.models", function: "User.load", lineno: 88, in_app: true },
+		]),
+		b: exception("KeyError", "'account_id'", [
+			{ module: "app.views", function: "profile", lineno: 14, in_app: true },
+			{ module: "app.models", function: "User.load", lineno: 91, in_app: true },
+		]),
+	},
+	{
+		name: "explicit fingerprint groups different messages",
+		same: true,
+		a: { message: "Stripe card declined", fingerprint: ["payment-gateway"] },
+		b: { message: "Adyen refused the transaction", fingerprint: ["payment-gateway"] },
+	},
+	{
+		name: "fingerprint {{ default }} is the computed grouping",
+		same: true,
+		a: { message: "cache miss for key 1234", fingerprint: ["{{ default }}"] },
+		b: { message: "cache miss for key 98" },
+	},
+
+	// ---- two bugs, two groups -----------------------------------------------------------
+	{
+		name: "same value, different exception types, no stack",
+		same: false,
+		a: exception("TypeError", "invalid configuration"),
+		b: exception("RangeError", "invalid configuration"),
+	},
+	{
+		name: "same stack, different exception types",
+		same: false,
+		a: exception("TypeError", "boom", serverStack()),
+		b: exception("ValidationError", "boom", serverStack()),
+	},
+	{
+		name: "same type, different in-app function (call site)",
+		same: false,
+		a: exception("Error", "boom", serverStack({ appFn: "loadUser" })),
+		b: exception("Error", "boom", serverStack({ appFn: "saveUser" })),
+	},
+	{
+		name: "same function, different line of code (two throws in one function)",
+		same: false,
+		a: exception("Error", "boom", serverStack({ context: "  return profile.settings.theme;" })),
+		b: exception("Error", "boom", serverStack({ context: "  throw new Error('no profile');" })),
+	},
+	{
+		name: "same function name in different files",
+		same: false,
+		a: exception("Error", "boom", [f("src/orders.ts", "load", 1, 1, { in_app: true })]),
+		b: exception("Error", "boom", [f("src/invoices.ts", "load", 1, 1, { in_app: true })]),
+	},
+	{
+		name: "same library frames, different app frame under them",
+		same: false,
+		a: exception("Error", "boom", [f("node_modules/react-dom/cjs/react-dom.js", "commitRoot", 1, 1), f("src/Cart.tsx", "Cart", 10, 1)]),
+		b: exception("Error", "boom", [f("node_modules/react-dom/cjs/react-dom.js", "commitRoot", 1, 1), f("src/Checkout.tsx", "Checkout", 10, 1)]),
+	},
+	{
+		name: "different messages",
+		same: false,
+		a: { message: "Payment failed for order 12" },
+		b: { message: "Login failed for user 12" },
+	},
+	{
+		name: "property access on null vs undefined",
+		same: false,
+		a: exception("TypeError", "Cannot read properties of null (reading 'x')"),
+		b: exception("TypeError", "Cannot read properties of undefined (reading 'x')"),
+	},
+	{
+		name: "different undefined variables",
+		same: false,
+		a: exception("ReferenceError", "gtag is not defined"),
+		b: exception("ReferenceError", "fbq is not defined"),
+	},
+	{
+		name: "different non-functions",
+		same: false,
+		a: exception("TypeError", "items.map is not a function"),
+		b: exception("TypeError", "callback is not a function"),
+	},
+	{
+		name: "different explicit fingerprints on the same message",
+		same: false,
+		a: { message: "upstream failed", fingerprint: ["upstream", "billing"] },
+		b: { message: "upstream failed", fingerprint: ["upstream", "search"] },
+	},
+	{
+		name: "{{ default }} refined by a tag-like part",
+		same: false,
+		a: { message: "quota exceeded", fingerprint: ["{{ default }}", "eu-west"] },
+		b: { message: "quota exceeded", fingerprint: ["{{ default }}", "us-east"] },
+	},
+	{
+		name: "a stack and a plain message with the same text",
+		same: false,
+		a: exception("Error", "boom", serverStack()),
+		b: { message: "boom" },
+	},
+];

@@ -1,0 +1,406 @@
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import type { IssueGrouper } from "../durable-objects/IssueGrouper";
+import { call, setPlan } from "./helpers";
+import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey, readIssue, setIssueStatus, storedEvents } from "./logHelpers";
+
+type Json = Record<string, any>;
+
+async function raiseLimit(owner: { token: string; projectName: string }, perMinute = 10_000) {
+	const res = await call("/api/feedback-key", {
+		method: "PATCH",
+		token: owner.token,
+		json: { project_name: owner.projectName, logs_rate_limit_per_minute: perMinute },
+	});
+	if (res.status !== 200) throw new Error(`key update failed: ${res.status}`);
+}
+
+async function issuesOf(owner: { token: string; projectName: string }, query: Record<string, string> = {}): Promise<Json[]> {
+	const res = await listIssues(owner.token, { project_name: owner.projectName, ...query });
+	if (res.status !== 200) throw new Error(`list failed: ${res.status} ${await res.text()}`);
+	return (await res.json<Json>()).issues;
+}
+
+async function issue(owner: { token: string; projectName: string }, groupHash: string): Promise<Json> {
+	const res = await readIssue(owner.token, owner.projectName, groupHash);
+	if (res.status !== 200) throw new Error(`read failed: ${res.status} ${await res.text()}`);
+	return res.json();
+}
+
+describe("grouping under concurrency", () => {
+	it("50 concurrent first events of one new fingerprint: exactly one is_new, count 50", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await raiseLimit(owner);
+		const results = await Promise.all(
+			Array.from({ length: 50 }, (_, i) => ingestOk(owner.rawKey, { message: `cache stampede on shard ${i}`, user: { id: `u${i % 7}` } })),
+		);
+		expect(results.filter((r) => r.is_new)).toHaveLength(1);
+		expect(new Set(results.map((r) => r.group_hash)).size).toBe(1);
+		const [only] = await issuesOf(owner);
+		expect(only).toMatchObject({ group_hash: results[0].group_hash, count: 50, users: 7 });
+		expect(await storedEvents(owner.keyId)).toHaveLength(50);
+	});
+});
+
+describe("what an issue keeps", () => {
+	it("count, first and last seen, distinct users, environments, releases, last level, title and culprit", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const frames = (fn: string) => [
+			{ filename: "src/app.ts", function: "main", in_app: true, lineno: 1 },
+			{ filename: "src/pay.ts", function: fn, in_app: true, lineno: 9 },
+			{ filename: "node_modules/stripe/lib.js", function: "request", in_app: false, lineno: 3 },
+		];
+		const event = (extra: Json) => ({ exception: { type: "PaymentError", value: "card declined\nretry later", stacktrace: { frames: frames("charge") } }, ...extra });
+		const first = await ingestOk(owner.rawKey, event({ level: "warning", environment: "staging", release: "1.0.0", user: { id: "alice" } }));
+		await ingestOk(owner.rawKey, event({ level: "error", environment: "production", release: "1.0.0", user: { email: "bob@example.com" } }));
+		await ingestOk(owner.rawKey, event({ level: "fatal", environment: "production", release: "1.1.0", user: { id: "alice" } }));
+		await ingestOk(owner.rawKey, event({ level: "error", user: { ip_address: "10.0.0.1" } }));
+
+		const [listed] = await issuesOf(owner);
+		expect(listed).toEqual({
+			group_hash: first.group_hash,
+			title: "PaymentError: card declined",
+			culprit: "charge (src/pay.ts)",
+			level: "error",
+			status: "open",
+			count: 4,
+			users: 3,
+			first_seen: expect.any(String),
+			last_seen: expect.any(String),
+			environments: ["staging", "production"],
+			releases: ["1.0.0", "1.1.0"],
+			resolved_in_release: null,
+		});
+		expect(Date.parse(listed.first_seen)).toBeLessThanOrEqual(Date.parse(listed.last_seen));
+		const events = await storedEvents(owner.keyId);
+		expect(Date.parse(listed.first_seen)).toBe(events[0].received_at);
+		expect(Date.parse(listed.last_seen)).toBe(events.at(-1)!.received_at);
+	});
+});
+
+describe("GET /api/issues", () => {
+	it("lists the project's issues, most recently seen first, with filters", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const checkout = await ingestOk(owner.rawKey, { message: "Checkout failed for cart 12", environment: "production", release: "2.0.0" });
+		const login = await ingestOk(owner.rawKey, { message: "Login throttled for user 9", environment: "staging", release: "2.1.0" });
+		const search = await ingestOk(owner.rawKey, { exception: { type: "SearchError", value: "index 100% busy_now" }, environment: "production" });
+		await ingestOk(owner.rawKey, { message: "Checkout failed for cart 99", environment: "production", release: "2.0.0" });
+
+		const all = await issuesOf(owner);
+		expect(all.map((i) => i.group_hash)).toEqual([checkout.group_hash, search.group_hash, login.group_hash]);
+
+		expect((await issuesOf(owner, { environment: "staging" })).map((i) => i.group_hash)).toEqual([login.group_hash]);
+		expect((await issuesOf(owner, { release: "2.0.0" })).map((i) => i.group_hash)).toEqual([checkout.group_hash]);
+		expect((await issuesOf(owner, { q: "checkout" })).map((i) => i.group_hash)).toEqual([checkout.group_hash]);
+		// LIKE wildcards in q are taken literally.
+		expect((await issuesOf(owner, { q: "100%" })).map((i) => i.group_hash)).toEqual([search.group_hash]);
+		expect(await issuesOf(owner, { q: "busy_now" })).toHaveLength(1);
+		expect(await issuesOf(owner, { q: "busy%now" })).toHaveLength(0);
+		expect(await issuesOf(owner, { q: "%" })).toHaveLength(1);
+		expect((await issuesOf(owner, { q: login.group_hash })).map((i) => i.group_hash)).toEqual([login.group_hash]);
+
+		await setIssueStatus(owner.token, owner.projectName, login.group_hash, "ignored");
+		expect((await issuesOf(owner, { status: "ignored" })).map((i) => i.group_hash)).toEqual([login.group_hash]);
+		expect((await issuesOf(owner, { status: "open" })).map((i) => i.group_hash)).toEqual([checkout.group_hash, search.group_hash]);
+		expect(await issuesOf(owner, { status: "resolved" })).toEqual([]);
+	});
+
+	it.for([
+		["no project_name", {}],
+		["an unknown status", { project_name: "p", status: "closed" }],
+		["an empty environment", { project_name: "p", environment: "" }],
+	] as const)("400 with %s", async ([, query], { expect }) => {
+		const owner = await ownerWithLogKey();
+		const res = await listIssues(owner.token, query as Record<string, string>);
+		expect(res.status).toBe(400);
+		expect(Object.keys(await res.json<Json>())).toEqual(["error"]);
+	});
+
+	it("404 for a project without a key", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const res = await listIssues(owner.token, { project_name: "no-such-project" });
+		expect(res.status).toBe(404);
+	});
+
+	it("401 without a session, 401 with a project key, 402 without access", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		expect((await call(`/api/issues?project_name=${owner.projectName}`)).status).toBe(401);
+		expect((await listIssues(owner.rawKey, { project_name: owner.projectName })).status).toBe(401);
+		await setPlan(owner.email, "free", new Date(Date.now() - 1000).toISOString());
+		expect((await listIssues(owner.token, { project_name: owner.projectName })).status).toBe(402);
+	});
+});
+
+describe("GET /api/issues/:group_hash", () => {
+	it("the issue, its events newest first with id and received time, and 24 hourly counts", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const sent = [];
+		for (let i = 0; i < 3; i++) sent.push(await ingestOk(owner.rawKey, { message: `disk 9${i}% full`, tags: { n: String(i) } }));
+		const detail = await issue(owner, sent[0].group_hash);
+
+		// The title follows the latest event.
+		expect(detail).toMatchObject({ group_hash: sent[0].group_hash, count: 3, title: "disk 92% full", status: "open" });
+		expect(detail.events.map((e: Json) => e.tags.n)).toEqual(["2", "1", "0"]);
+		for (const event of detail.events) {
+			expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+			expect(new Date(event.received_at).toISOString()).toBe(event.received_at);
+			expect(event).toMatchObject({ level: "error", message: expect.stringMatching(/^disk/) });
+		}
+		expect(detail.hourly_counts).toHaveLength(24);
+		expect(detail.hourly_counts.reduce((sum: number, h: Json) => sum + h.count, 0)).toBe(3);
+		// Consecutive hours, oldest first, and the newest bucket holds the newest event.
+		const hours = detail.hourly_counts.map((h: Json) => Date.parse(h.hour));
+		expect(hours.slice(1).map((h: number, i: number) => h - hours[i])).toEqual(Array(23).fill(3_600_000));
+		expect(Date.parse(detail.events[0].received_at) - hours[23]).toBeLessThan(3_600_000);
+		expect(Date.parse(detail.events[0].received_at) - hours[23]).toBeGreaterThanOrEqual(0);
+		expect(detail.hourly_counts[23].count).toBeGreaterThanOrEqual(1);
+	});
+
+	it("400 for a malformed hash, 404 for an unknown one", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const malformed = await readIssue(owner.token, owner.projectName, "not-a-hash");
+		expect(malformed.status).toBe(400);
+		expect((await malformed.json<Json>()).error).toMatch(/group_hash/);
+		expect((await readIssue(owner.token, owner.projectName, "0".repeat(32))).status).toBe(404);
+	});
+});
+
+describe("PATCH /api/issues/:group_hash", () => {
+	it("sets open, resolved and ignored; refuses other statuses", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		for (const status of ["resolved", "ignored", "open"]) {
+			const res = await setIssueStatus(owner.token, owner.projectName, group_hash, status);
+			expect(res.status).toBe(200);
+			expect(await res.json<Json>()).toMatchObject({ group_hash, status });
+			expect((await issue(owner, group_hash)).status).toBe(status);
+		}
+		for (const bad of ["closed", "", 5, null]) {
+			expect((await setIssueStatus(owner.token, owner.projectName, group_hash, bad)).status).toBe(400);
+		}
+		expect((await setIssueStatus(owner.token, owner.projectName, "f".repeat(32), "resolved")).status).toBe(404);
+		expect((await setIssueStatus(owner.token, "no-such-project", group_hash, "resolved")).status).toBe(404);
+	});
+
+	it("a new event on a resolved issue reopens it (a regression)", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		expect((await ingestOk(owner.rawKey, { message: "m" })).is_new).toBe(false);
+		expect((await issue(owner, group_hash)).status).toBe("open");
+	});
+
+	it("an ignored issue stays ignored while events keep counting", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "ignored");
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "ignored", count: 2 });
+	});
+
+	it("events from releases older than the one it was resolved in do not reopen it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const event = (release: string) => ({ exception: { type: "E", value: "v" }, release });
+		const { group_hash } = await ingestOk(owner.rawKey, event("1.2.0"));
+		await ingestOk(owner.rawKey, event("1.10.0"));
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		// 1.10.0 is newer than 1.2.0 (compared as versions, not as text).
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: "1.10.0" });
+
+		await ingestOk(owner.rawKey, event("1.9.3"));
+		await ingestOk(owner.rawKey, event("1.10.0-rc.1"));
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
+
+		await ingestOk(owner.rawKey, event("1.10.0"));
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: null });
+	});
+
+	it("resolving records the project's newest release, even one this issue never saw", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
+		await ingestOk(owner.rawKey, { message: "another bug", release: "web@3.1.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", resolved_in_release: "web@3.1.0" });
+		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.2.0" });
+		expect((await issue(owner, group_hash)).status).toBe("open");
+	});
+
+	it("releases that are not versions are ordered by when the project first sent them", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const event = (release: string) => ({ message: "m", release });
+		const { group_hash } = await ingestOk(owner.rawKey, event("a1b2c3d"));
+		await ingestOk(owner.rawKey, event("f00ba47"));
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, event("a1b2c3d"));
+		expect((await issue(owner, group_hash)).status).toBe("resolved");
+		await ingestOk(owner.rawKey, event("9e8d7c6"));
+		expect((await issue(owner, group_hash)).status).toBe("open");
+	});
+
+	it("an event without a release reopens an issue resolved in a release", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect((await issue(owner, group_hash)).status).toBe("open");
+	});
+});
+
+describe("owners see only their own issues", () => {
+	it("another owner, even with the same project name, cannot list, read or change them", async ({ expect }) => {
+		const alice = await ownerWithLogKey();
+		const mallory = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(alice.rawKey, { message: "alice's secret bug" });
+		// Mallory names Alice's project: she has no key for it.
+		expect((await listIssues(mallory.token, { project_name: alice.projectName })).status).toBe(404);
+		expect((await readIssue(mallory.token, alice.projectName, group_hash)).status).toBe(404);
+		expect((await setIssueStatus(mallory.token, alice.projectName, group_hash, "ignored")).status).toBe(404);
+
+		// Mallory's own project has the same group hash for the same message, but not Alice's issue.
+		expect(await issuesOf(mallory)).toEqual([]);
+		expect((await readIssue(mallory.token, mallory.projectName, group_hash)).status).toBe(404);
+		expect((await setIssueStatus(mallory.token, mallory.projectName, group_hash, "ignored")).status).toBe(404);
+		expect((await issue(alice, group_hash)).status).toBe("open");
+	});
+
+	it("the same project name under two owners holds separate issues", async ({ expect }) => {
+		const alice = await ownerWithLogKey();
+		const bob = await ownerWithLogKey();
+		await ingestOk(alice.rawKey, { message: "shared text" });
+		const b = await ingestOk(bob.rawKey, { message: "shared text" });
+		expect(b.is_new).toBe(true);
+		expect((await issuesOf(alice))[0].count).toBe(1);
+		expect((await issuesOf(bob))[0].count).toBe(1);
+	});
+});
+
+describe("the project key's lifecycle", () => {
+	it("revoking the key deletes its logs and issues everywhere; a new key starts empty", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "to be forgotten", request: { headers: { "X-Trace": "t-1" } } });
+		expect(await issuesOf(owner)).toHaveLength(1);
+		// One more accepted but not yet moved to D1.
+		await ingestOk(owner.rawKey, { message: "still in the grouper" });
+
+		const revoked = await call(`/api/feedback-key?project_name=${owner.projectName}`, { method: "DELETE", token: owner.token });
+		expect(revoked.status).toBe(200);
+
+		const rows = await env.DB.batch([
+			env.DB.prepare("select count(*) as n from log_events where key_id = ?").bind(owner.keyId),
+			env.DB.prepare("select count(*) as n from log_issues where key_id = ?").bind(owner.keyId),
+		]);
+		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0]);
+		const grouperRows = await runInDurableObject(issueGrouper(owner.keyId), (_: IssueGrouper, state) => ({
+			outbox: state.storage.sql.exec("select count(*) as n from outbox").one().n,
+			groups: state.storage.sql.exec("select count(*) as n from groups").one().n,
+			alarm: null as number | null,
+		}));
+		expect(grouperRows).toMatchObject({ outbox: 0, groups: 0 });
+		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(false);
+
+		expect((await ingest(owner.rawKey, { message: "late" })).status).toBe(401);
+		const res = await call("/api/feedback-key", { method: "POST", token: owner.token, json: { project_name: owner.projectName } });
+		const { raw_api_key } = await res.json<Json>();
+		expect(await issuesOf(owner)).toEqual([]);
+		expect((await readIssue(owner.token, owner.projectName, group_hash)).status).toBe(404);
+		expect((await ingestOk(raw_api_key, { message: "to be forgotten" })).is_new).toBe(true);
+	});
+
+	it("regenerating the key keeps its logs and issues; the new key adds to them", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const first = await ingestOk(owner.rawKey, { message: "kept" });
+		const res = await call("/api/feedback-key/regenerate", { method: "POST", token: owner.token, json: { project_name: owner.projectName } });
+		const { raw_api_key } = await res.json<Json>();
+		expect((await ingest(owner.rawKey, { message: "kept" })).status).toBe(401);
+		const second = await ingestOk(raw_api_key, { message: "kept" });
+		expect(second).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+		expect((await issuesOf(owner))[0].count).toBe(2);
+	});
+});
+
+describe("moving events to D1", () => {
+	it("the alarm moves accepted events to D1 without any owner read", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await ingestOk(owner.rawKey, { message: "via the alarm" });
+		const stub = issueGrouper(owner.keyId);
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		const events = await storedEvents(owner.keyId);
+		expect(events.map((e) => e.event.message)).toEqual(["via the alarm"]);
+		const issueRow = await env.DB.prepare("select count, status from log_issues where key_id = ?").bind(owner.keyId).first();
+		expect(issueRow).toEqual({ count: 1, status: "open" });
+	});
+
+	it("an evicted grouper picks up where it left off: groups, pending events, owner", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const first = await ingestOk(owner.rawKey, { message: "before eviction" });
+		await evictDurableObject(issueGrouper(owner.keyId));
+		const second = await ingestOk(owner.rawKey, { message: "before eviction" });
+		expect(second).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+		await evictDurableObject(issueGrouper(owner.keyId));
+		expect((await issuesOf(owner))[0].count).toBe(2);
+		expect(await storedEvents(owner.keyId)).toHaveLength(2);
+	});
+
+	it("a backlog larger than one batch is moved whole, and a repeated move writes nothing twice", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const stub = issueGrouper(owner.keyId);
+		const ownerIds = { keyId: owner.keyId, userId: owner.user.id };
+		await Promise.all(
+			Array.from({ length: 1_203 }, (_, i) =>
+				stub.ingest({
+					owner: ownerIds,
+					ratePerMinute: 100_000,
+					groupHash: (i % 3).toString(16).padStart(32, "0"),
+					title: `t${i % 3}`,
+					culprit: null,
+					level: "error",
+					environment: null,
+					release: null,
+					userKey: `id:${i % 11}`,
+					eventId: crypto.randomUUID(),
+					receivedAt: 1_700_000_000_000 + i,
+					timestamp: 1_700_000_000_000 + i,
+					eventJson: JSON.stringify({ message: `m${i}` }),
+				}),
+			),
+		);
+		await stub.flush();
+		await stub.flush();
+		const counts = await env.DB.prepare("select group_hash, count(*) as n from log_events where key_id = ? group by group_hash order by group_hash")
+			.bind(owner.keyId)
+			.all<Json>();
+		expect(counts.results.map((r) => r.n)).toEqual([401, 401, 401]);
+		const issues = await env.DB.prepare("select count, users from log_issues where key_id = ? order by group_hash").bind(owner.keyId).all<Json>();
+		expect(issues.results).toEqual([
+			{ count: 401, users: 11 },
+			{ count: 401, users: 11 },
+			{ count: 401, users: 11 },
+		]);
+		const left = await runInDurableObject(stub, (_: IssueGrouper, state) => state.storage.sql.exec("select count(*) as n from outbox").one().n);
+		expect(left).toBe(0);
+	});
+
+	it("keeps accepted events when D1 fails, and moves them once it works again", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await ingestOk(owner.rawKey, { message: "survives an outage" });
+		const stub = issueGrouper(owner.keyId);
+		const failed = await runInDurableObject(stub, async (instance: IssueGrouper) => {
+			const realDb = (instance as any).env.DB;
+			(instance as any).env.DB = { ...realDb, prepare: realDb.prepare.bind(realDb), batch: async () => Promise.reject(new Error("D1 unavailable")) };
+			try {
+				await instance.flush();
+				return false;
+			} catch {
+				return true;
+			} finally {
+				(instance as any).env.DB = realDb;
+			}
+		});
+		expect(failed).toBe(true);
+		expect(await storedEvents(owner.keyId)).toEqual([]);
+		await stub.flush();
+		expect((await storedEvents(owner.keyId)).map((e) => e.event.message)).toEqual(["survives an outage"]);
+	});
+});

@@ -1,0 +1,60 @@
+import { env } from "cloudflare:workers";
+import { call, ownerWithKey, uniqueIp } from "./helpers";
+
+export const INGEST_PATH = "/api/app-logs-ingest";
+
+/** A log event through the Worker: the key in `x-svc-key` unless `via: "bearer"` or no key. */
+export function ingest(
+	rawKey: string | null,
+	body: unknown,
+	init: { ip?: string; raw?: string; via?: "header" | "bearer"; headers?: Record<string, string>; method?: string } = {},
+) {
+	const headers = new Headers(init.headers);
+	headers.set("content-type", "application/json");
+	if (rawKey !== null && init.via !== "bearer") headers.set("x-svc-key", rawKey);
+	return call(INGEST_PATH, {
+		method: init.method ?? "POST",
+		token: rawKey !== null && init.via === "bearer" ? rawKey : undefined,
+		ip: init.ip ?? uniqueIp(),
+		headers,
+		body: init.method === "GET" ? undefined : (init.raw ?? JSON.stringify(body)),
+	});
+}
+
+/** Ingests and returns the 200 body; fails the test on any other status. */
+export async function ingestOk(rawKey: string, body: unknown, ip?: string): Promise<{ ok: true; group_hash: string; is_new: boolean }> {
+	const res = await ingest(rawKey, body, { ip });
+	if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${await res.text()}`);
+	return res.json();
+}
+
+/** An owner with a project key; `keyId` for looking into D1 and the IssueGrouper. */
+export async function ownerWithLogKey() {
+	const owner = await ownerWithKey();
+	const row = await env.DB.prepare("select id from project_keys where user_id = ? and project_name = ?")
+		.bind(owner.user.id, owner.projectName)
+		.first<{ id: string }>();
+	return { ...owner, keyId: row!.id };
+}
+
+export function listIssues(token: string, query: Record<string, string>) {
+	return call(`/api/issues?${new URLSearchParams(query)}`, { token });
+}
+
+export function readIssue(token: string, projectName: string, groupHash: string) {
+	return call(`/api/issues/${groupHash}?${new URLSearchParams({ project_name: projectName })}`, { token });
+}
+
+export function setIssueStatus(token: string, projectName: string, groupHash: string, status: unknown) {
+	return call(`/api/issues/${groupHash}`, { method: "PATCH", token, json: { project_name: projectName, status } });
+}
+
+/** Stored events of a key in D1 (after an owner read has flushed them). */
+export async function storedEvents(keyId: string) {
+	const { results } = await env.DB.prepare("select * from log_events where key_id = ? order by received_at").bind(keyId).all<Record<string, any>>();
+	return results.map((row) => ({ ...row, event: JSON.parse(row.event as string) }) as Record<string, any>);
+}
+
+export function issueGrouper(keyId: string) {
+	return env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`));
+}

@@ -1,0 +1,66 @@
+import type { IRequest } from "itty-router";
+import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin, tooManyRequests } from "../http";
+import { authenticateProjectKey } from "../keys/authenticateKey";
+import { enforceRateLimits } from "../rateLimit";
+import type { IngestOutcome } from "../../durable-objects/IssueGrouper";
+import { culpritOf, groupHash, titleOf } from "./fingerprint";
+import { issueGrouperFor } from "./issueGrouper";
+import { LOG_LIMITS, normalizeEvent, userKey } from "./normalizeEvent";
+
+/** Second backstop of spec 7.2: per source IP, whatever the key. */
+const PER_IP_WINDOW = { name: "logs", limit: 120, windowSeconds: 60 };
+/** Spec 7.2: the key's `logs_rate_limit_per_minute`, else 60 per 60 seconds. */
+const DEFAULT_KEY_RATE = 60;
+
+/** `x-svc-key` is preferred; `Authorization: Bearer` is accepted (spec 5). */
+const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
+
+/**
+ * POST /api/app-logs-ingest (spec 2.3, 4.1, 7.2) → 200 {ok, group_hash, is_new}.
+ *
+ * Order: key (401/402) and the IP window in parallel, App Logs enabled (403), IP window (429),
+ * body size (413, never buffering more than the limit), JSON and field rules (400), then one
+ * call to the key's IssueGrouper, which holds the key's window (429), groups the event and
+ * stores it durably. 500 only when that storage fails.
+ */
+export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
+	const [auth, ipWindow] = await Promise.allSettled([
+		authenticateProjectKey(env, presentedKey(request)),
+		enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [PER_IP_WINDOW] }], "Too many log events from this address"),
+	]);
+	if (auth.status === "rejected") throw auth.reason;
+	const { key } = auth.value;
+	if (!key.logsEnabled) throw new HttpError(403, "App Logs are disabled for this project");
+	if (ipWindow.status === "rejected") throw ipWindow.reason;
+
+	const receivedAt = new Date();
+	const event = normalizeEvent(parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
+
+	let outcome: IngestOutcome;
+	try {
+		const hash = await groupHash(event);
+		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : DEFAULT_KEY_RATE;
+		outcome = await issueGrouperFor(env, key.id).ingest({
+			owner: { keyId: key.id, userId: key.userId },
+			ratePerMinute: limit,
+			groupHash: hash,
+			title: titleOf(event),
+			culprit: culpritOf(event),
+			level: event.level,
+			environment: event.environment,
+			release: event.release,
+			userKey: userKey(event.user),
+			eventId: crypto.randomUUID(),
+			receivedAt: receivedAt.getTime(),
+			timestamp: Date.parse(event.timestamp),
+			eventJson: JSON.stringify(event),
+		});
+	} catch (err) {
+		console.error("log event could not be grouped or stored:", err);
+		throw new HttpError(500, "The log event could not be stored; try again");
+	}
+
+	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
+	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
+	return json({ ok: true, group_hash: outcome.groupHash, is_new: outcome.isNew });
+}

@@ -1,0 +1,218 @@
+/**
+ * D1 access for log issues and events: the IssueGrouper's multi-row writes, the owner's reads,
+ * and deletion with the project key.
+ */
+import { and, desc, eq, gte, or, sql } from "drizzle-orm";
+import { logEvents, logIssues, type IssueStatus } from "../../schema";
+import { database } from "../db";
+
+/** An accepted event waiting in the IssueGrouper for its move to D1. */
+export interface PendingEvent {
+	id: string;
+	groupHash: string;
+	receivedAt: number;
+	timestamp: number;
+	level: string;
+	environment: string | null;
+	release: string | null;
+	/** The stored event document, already JSON. */
+	eventJson: string;
+}
+
+/** An issue as the IssueGrouper holds it; written to D1 whole, so a repeated write is harmless. */
+export interface IssueSnapshot {
+	groupHash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	status: IssueStatus;
+	count: number;
+	users: number;
+	firstSeen: number;
+	lastSeen: number;
+	environments: string[];
+	releases: string[];
+	resolvedInRelease: string | null;
+}
+
+export interface KeyOwner {
+	keyId: string;
+	userId: string;
+}
+
+// D1 binds at most 100 parameters per statement, so many rows travel as one JSON array parameter
+// and `json_each` unpacks them: one statement for fifty rows costs what one row does (DESIGN.md 6).
+// A statement's JSON stays under ~1 MB so it is far from D1's 2 MB value and statement limits.
+const STATEMENT_BYTES = 1_000_000;
+
+const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
+	(id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
+	SELECT json_extract(value, '$.id'), ?1, json_extract(value, '$.group_hash'), json_extract(value, '$.received_at'),
+		json_extract(value, '$.timestamp'), json_extract(value, '$.level'), json_extract(value, '$.environment'),
+		json_extract(value, '$.release'), json_extract(value, '$.event')
+	FROM json_each(?2)`;
+
+// `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
+const UPSERT_ISSUES = `INSERT INTO log_issues
+	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release)
+	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
+		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
+		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
+		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release')
+	FROM json_each(?3) WHERE true
+	ON CONFLICT (key_id, group_hash) DO UPDATE SET
+		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
+		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
+		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release`;
+
+function utf8Length(text: string): number {
+	let bytes = 0;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : 3; // a surrogate pair counts 3 + 3 ≥ its 4
+	}
+	return bytes;
+}
+
+/** JSON objects (as text) packed into JSON arrays of at most STATEMENT_BYTES each. */
+function packJsonArrays(objects: string[]): string[] {
+	const arrays: string[] = [];
+	let current: string[] = [];
+	let bytes = 2;
+	for (const object of objects) {
+		const size = utf8Length(object) + 1;
+		if (current.length > 0 && bytes + size > STATEMENT_BYTES) {
+			arrays.push(`[${current.join(",")}]`);
+			current = [];
+			bytes = 2;
+		}
+		current.push(object);
+		bytes += size;
+	}
+	if (current.length > 0) arrays.push(`[${current.join(",")}]`);
+	return arrays;
+}
+
+/** The statements that move pending events and changed issues to D1; run them as one batch (one transaction). */
+export function writeStatements(db: D1Database, owner: KeyOwner, events: PendingEvent[], issues: IssueSnapshot[]): D1PreparedStatement[] {
+	const eventObjects = events.map(
+		(e) =>
+			// The event document is spliced in as JSON, not re-encoded as a string inside a string.
+			`{"id":${JSON.stringify(e.id)},"group_hash":${JSON.stringify(e.groupHash)},"received_at":${e.receivedAt},` +
+			`"timestamp":${e.timestamp},"level":${JSON.stringify(e.level)},"environment":${JSON.stringify(e.environment)},` +
+			`"release":${JSON.stringify(e.release)},"event":${e.eventJson}}`,
+	);
+	const issueObjects = issues.map((i) =>
+		JSON.stringify({
+			group_hash: i.groupHash,
+			title: i.title,
+			culprit: i.culprit,
+			level: i.level,
+			status: i.status,
+			count: i.count,
+			users: i.users,
+			first_seen: i.firstSeen,
+			last_seen: i.lastSeen,
+			environments: i.environments,
+			releases: i.releases,
+			resolved_in_release: i.resolvedInRelease,
+		}),
+	);
+	return [
+		...packJsonArrays(issueObjects).map((rows) => db.prepare(UPSERT_ISSUES).bind(owner.keyId, owner.userId, rows)),
+		...packJsonArrays(eventObjects).map((rows) => db.prepare(INSERT_EVENTS).bind(owner.keyId, rows)),
+	];
+}
+
+/** Everything a revoked key sent. */
+export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
+	const db = database(env);
+	await db.batch([db.delete(logEvents).where(eq(logEvents.keyId, keyId)), db.delete(logIssues).where(eq(logIssues.keyId, keyId))]);
+}
+
+// ---------------------------------------------------------------------------
+// Owner reads. Every query is bounded to one key found through the signed-in owner.
+
+export type IssueRow = typeof logIssues.$inferSelect;
+export type EventRow = typeof logEvents.$inferSelect;
+
+export const ISSUE_LIST_LIMIT = 1_000;
+export const ISSUE_EVENTS_LIMIT = 100;
+
+export interface IssueFilters {
+	status?: IssueStatus;
+	environment?: string;
+	release?: string;
+	q?: string;
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Most recently seen first. Walks log_issues_key_last_seen_idx (or the status one) backwards;
+ * environment, release and text filters are checked per row of this key's issues only.
+ */
+export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+	const pattern = filters.q ? likePattern(filters.q) : undefined;
+	return database(env)
+		.select()
+		.from(logIssues)
+		.where(
+			and(
+				eq(logIssues.keyId, owner.keyId),
+				eq(logIssues.userId, owner.userId),
+				filters.status ? eq(logIssues.status, filters.status) : undefined,
+				filters.environment !== undefined
+					? sql`exists (select 1 from json_each(${logIssues.environments}) where value = ${filters.environment})`
+					: undefined,
+				filters.release !== undefined
+					? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})`
+					: undefined,
+				pattern
+					? or(
+							sql`${logIssues.title} like ${pattern} escape '\\'`,
+							sql`${logIssues.culprit} like ${pattern} escape '\\'`,
+							eq(logIssues.groupHash, filters.q!.toLowerCase()),
+						)
+					: undefined,
+			),
+		)
+		.orderBy(desc(logIssues.lastSeen), desc(logIssues.groupHash))
+		.limit(ISSUE_LIST_LIMIT);
+}
+
+export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): Promise<IssueRow | undefined> {
+	return database(env).query.logIssues.findFirst({
+		where: and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash)),
+	});
+}
+
+/** Newest first, by log_events_key_group_received_idx. */
+export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit = ISSUE_EVENTS_LIMIT): Promise<EventRow[]> {
+	return database(env)
+		.select()
+		.from(logEvents)
+		.where(and(eq(logEvents.keyId, owner.keyId), eq(logEvents.groupHash, groupHash)))
+		.orderBy(desc(logEvents.receivedAt), desc(logEvents.id))
+		.limit(limit);
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Events per hour for the 24 hours up to `now`, oldest hour first; the last bucket is the current hour. */
+export async function hourlyCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()): Promise<Array<{ hour: string; count: number }>> {
+	const currentHour = Math.floor(now / HOUR_MS);
+	const firstHour = currentHour - 23;
+	// Integer division: a bound JavaScript number would be a REAL and give fractional hours.
+	const hour = sql<number>`cast(${logEvents.receivedAt} / ${sql.raw(String(HOUR_MS))} as integer)`;
+	const rows = await database(env)
+		.select({ hour, count: sql<number>`count(*)` })
+		.from(logEvents)
+		.where(and(eq(logEvents.keyId, owner.keyId), eq(logEvents.groupHash, groupHash), gte(logEvents.receivedAt, new Date(firstHour * HOUR_MS))))
+		.groupBy(hour);
+	const counts = new Map(rows.map((r) => [Number(r.hour), Number(r.count)]));
+	return Array.from({ length: 24 }, (_, i) => ({
+		hour: new Date((firstHour + i) * HOUR_MS).toISOString(),
+		count: counts.get(firstHour + i) ?? 0,
+	}));
+}

@@ -1,0 +1,439 @@
+/**
+ * The field rules of spec 2.3: turns a parsed JSON body into the event that is stored, or a 400.
+ *
+ * Policy for bad input, so that no shape of body can reach storage half-understood:
+ * - a documented field of the wrong type (`message: 5`, `tags: []`, `exception.type: {}`,
+ *   `request.headers: "x"`, ...) is a 400 naming the field; `null` counts as absent;
+ * - inside lists and maps (frames, breadcrumbs, tags, headers, contexts) an entry of the wrong
+ *   shape is dropped, and numbers or booleans where strings belong are written as strings, so one
+ *   odd frame from an SDK does not lose the whole error;
+ * - free-form values (breadcrumb `data`, `contexts.*`, a non-string request body) are copied with
+ *   bounded depth, width and string length, so nesting of any depth is harmless;
+ * - the specification's fallbacks apply where it gives one (timestamp → now, level → `error`).
+ */
+import { HttpError } from "../http";
+
+/** Limits of spec 2.3 and 8. */
+export const LOG_LIMITS = {
+	bodyChars: 512_000,
+	message: 8_192,
+	exceptionValue: 8_192,
+	frames: 200,
+	breadcrumbs: 100,
+	tags: 50,
+	tagValue: 500,
+	headerValue: 500,
+	requestBody: 4_096,
+	userField: 500,
+} as const;
+
+/**
+ * Bounds the specification does not state, so every stored string has one. Generous: they only
+ * bite on input no SDK sends.
+ */
+export const STORAGE_BOUNDS = {
+	exceptionType: 500,
+	level: 100,
+	/** environment, release, platform, SDK name and version */
+	name: 500,
+	frameString: 1_000,
+	tagKey: 200,
+	headers: 100,
+	headerName: 200,
+	url: 2_000,
+	method: 32,
+	queryString: 2_000,
+	ipAddress: 100,
+	breadcrumbMessage: 2_000,
+	breadcrumbField: 200,
+	fingerprintParts: 50,
+	fingerprintPart: 500,
+	/** free-form JSON: nesting, members per object or array, string length */
+	jsonDepth: 4,
+	jsonMembers: 50,
+	jsonString: 1_000,
+} as const;
+
+/** Removed from `request.headers` before anything is stored (spec 2.3), compared case-insensitively. */
+export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
+	"authorization",
+	"cookie",
+	"set-cookie",
+	"x-svc-key",
+	"x-api-key",
+	"x-auth-token",
+	"proxy-authorization",
+]);
+
+export interface StackFrame {
+	filename?: string;
+	abs_path?: string;
+	module?: string;
+	function?: string;
+	lineno?: number;
+	colno?: number;
+	context_line?: string;
+	in_app?: boolean;
+}
+
+export interface LogException {
+	type: string | null;
+	value: string | null;
+	stacktrace: { frames: StackFrame[] } | null;
+}
+
+export interface Breadcrumb {
+	timestamp?: string | number;
+	type?: string;
+	category?: string;
+	message?: string;
+	level?: string;
+	data?: unknown;
+}
+
+export interface LogRequest {
+	url?: string;
+	method?: string;
+	headers: Record<string, string>;
+	query_string?: string;
+	body?: string;
+	body_truncated?: true;
+}
+
+export interface LogUser {
+	id?: string;
+	email?: string;
+	username?: string;
+	ip_address?: string;
+}
+
+/** The event as stored. */
+export interface LogEvent {
+	message: string | null;
+	level: string;
+	exception: LogException | null;
+	tags: Record<string, string>;
+	breadcrumbs: Breadcrumb[];
+	request: LogRequest | null;
+	environment: string | null;
+	release: string | null;
+	platform: string | null;
+	sdk: { name: string | null; version: string | null };
+	/** ISO 8601. */
+	timestamp: string;
+	user: LogUser | null;
+	contexts: { browser?: unknown; os?: unknown; device?: unknown; runtime?: unknown };
+	fingerprint: string[] | null;
+}
+
+type Json = Record<string, unknown>;
+
+const bad = (path: string, problem: string) => new HttpError(400, `Invalid log event: ${path} ${problem}`);
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Own members only: a body's `constructor` or `__proto__` is data, never something inherited. */
+const member = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
+
+/** Cuts to `max` UTF-16 units without splitting a surrogate pair. */
+export function truncate(text: string, max: number): string {
+	if (text.length <= max) return text;
+	const code = text.charCodeAt(max - 1);
+	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** A string field: absent/null → undefined, wrong type → 400, else capped. */
+function stringField(object: Json, key: string, path: string, max: number, opts: { numbers?: boolean } = {}): string | undefined {
+	const value = member(object, key);
+	if (value === undefined || value === null) return undefined;
+	if (opts.numbers && (typeof value === "number" || typeof value === "boolean") && Number.isFinite(Number(value))) {
+		return truncate(String(value), max);
+	}
+	if (typeof value !== "string") throw bad(`${path}${key}`, "must be a string");
+	return truncate(value, max);
+}
+
+/** For entries of lists and maps: a string (numbers and booleans written as strings), else undefined. */
+function looseString(value: unknown, max: number): string | undefined {
+	if (typeof value === "string") return truncate(value, max);
+	if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return String(value);
+	return undefined;
+}
+
+function objectField(object: Json, key: string, path: string): Json | undefined {
+	const value = member(object, key);
+	if (value === undefined || value === null) return undefined;
+	if (!isObject(value)) throw bad(`${path}${key}`, "must be an object");
+	return value;
+}
+
+function arrayField(object: Json, key: string, path: string): unknown[] | undefined {
+	const value = member(object, key);
+	if (value === undefined || value === null) return undefined;
+	if (!Array.isArray(value)) throw bad(`${path}${key}`, "must be an array");
+	return value;
+}
+
+/** A copy of free-form JSON with bounded depth, width and string length; cut parts are dropped. */
+export function boundedJson(value: unknown, depth = 0): unknown {
+	if (typeof value === "string") return truncate(value, STORAGE_BOUNDS.jsonString);
+	if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+	if (typeof value === "boolean" || value === null) return value;
+	if (depth >= STORAGE_BOUNDS.jsonDepth) return undefined;
+	if (Array.isArray(value)) {
+		return value
+			.slice(0, STORAGE_BOUNDS.jsonMembers)
+			.map((item) => boundedJson(item, depth + 1))
+			.filter((item) => item !== undefined);
+	}
+	if (isObject(value)) {
+		const entries: [string, unknown][] = [];
+		for (const [key, item] of Object.entries(value)) {
+			if (entries.length >= STORAGE_BOUNDS.jsonMembers) break;
+			if (key.length > STORAGE_BOUNDS.tagKey) continue;
+			const copy = boundedJson(item, depth + 1);
+			if (copy !== undefined) entries.push([key, copy]);
+		}
+		// fromEntries defines own members, so a "__proto__" key stays plain data.
+		return Object.fromEntries(entries);
+	}
+	return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Exception and frames
+
+function readFrame(value: unknown): StackFrame | undefined {
+	if (!isObject(value)) return undefined;
+	const frame: StackFrame = {};
+	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
+		const text = member(value, key);
+		if (typeof text === "string" && text !== "") frame[key] = truncate(text, STORAGE_BOUNDS.frameString);
+	}
+	for (const key of ["lineno", "colno"] as const) {
+		const n = member(value, key);
+		if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0) frame[key] = n;
+	}
+	const inApp = member(value, "in_app");
+	if (typeof inApp === "boolean") frame.in_app = inApp;
+	return Object.keys(frame).length > 0 ? frame : undefined;
+}
+
+function readException(body: Json): LogException | null {
+	let exception = objectField(body, "exception", "");
+	if (!exception) return null;
+	let path = "exception.";
+	// Sentry SDKs send `exception: {values: [...]}`, the outermost (reported) exception last.
+	const values = member(exception, "values");
+	if (Array.isArray(values) && member(exception, "type") === undefined && member(exception, "value") === undefined) {
+		if (values.length === 0) return null;
+		const last = values.at(-1);
+		if (!isObject(last)) throw bad("exception.values", "must hold exception objects");
+		exception = last;
+		path = `exception.values.${values.length - 1}.`;
+	}
+	const type = stringField(exception, "type", path, STORAGE_BOUNDS.exceptionType)?.trim() || null;
+	const value = stringField(exception, "value", path, LOG_LIMITS.exceptionValue, { numbers: true }) || null;
+	const stacktrace = objectField(exception, "stacktrace", path);
+	const rawFrames = stacktrace ? arrayField(stacktrace, "frames", `${path}stacktrace.`) : undefined;
+	// At most 200 frames, in the order sent: the first 200.
+	const frames = (rawFrames ?? [])
+		.slice(0, LOG_LIMITS.frames)
+		.map(readFrame)
+		.filter((frame) => frame !== undefined);
+	if (!type && !value && frames.length === 0) return null;
+	return { type, value, stacktrace: frames.length > 0 ? { frames } : null };
+}
+
+// ---------------------------------------------------------------------------
+// Tags, breadcrumbs, request, user, contexts
+
+/** The numeric `status_code` tag, clamped to 0-65535; other values as sent. */
+function tagValue(key: string, raw: unknown): string | undefined {
+	if (key === "status_code") {
+		const numeric = typeof raw === "number" ? raw : typeof raw === "string" && /^\s*[+-]?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+		if (!Number.isNaN(numeric)) return String(Math.min(65_535, Math.max(0, Math.trunc(numeric))));
+	}
+	return looseString(raw, LOG_LIMITS.tagValue);
+}
+
+function readTags(body: Json): { tags: Record<string, string>; raw: Json } {
+	const raw = objectField(body, "tags", "") ?? {};
+	const tags: [string, string][] = [];
+	for (const [key, value] of Object.entries(raw)) {
+		if (tags.length >= LOG_LIMITS.tags) break;
+		if (key === "" || key.length > STORAGE_BOUNDS.tagKey) continue;
+		const text = tagValue(key, value);
+		if (text !== undefined) tags.push([key, text]);
+	}
+	return { tags: Object.fromEntries(tags), raw };
+}
+
+function readBreadcrumbs(body: Json): Breadcrumb[] {
+	const raw = arrayField(body, "breadcrumbs", "") ?? [];
+	const crumbs: Breadcrumb[] = [];
+	// The newest 100: SDKs append, so the newest are last.
+	for (const item of raw.slice(-LOG_LIMITS.breadcrumbs)) {
+		if (!isObject(item)) continue;
+		const crumb: Breadcrumb = {};
+		const timestamp = member(item, "timestamp");
+		if (typeof timestamp === "string") crumb.timestamp = truncate(timestamp, 100);
+		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = timestamp;
+		for (const key of ["type", "category", "level"] as const) {
+			const text = looseString(member(item, key), STORAGE_BOUNDS.breadcrumbField);
+			if (text !== undefined) crumb[key] = text;
+		}
+		const message = looseString(member(item, "message"), STORAGE_BOUNDS.breadcrumbMessage);
+		if (message !== undefined) crumb.message = message;
+		const data = member(item, "data");
+		if (data !== undefined) {
+			const copy = boundedJson(data);
+			if (copy !== undefined) crumb.data = copy;
+		}
+		crumbs.push(crumb);
+	}
+	return crumbs;
+}
+
+function headerEntries(value: unknown): [unknown, unknown][] {
+	if (isObject(value)) return Object.entries(value);
+	// Also accepted: a list of [name, value] pairs, as some SDKs send.
+	if (Array.isArray(value)) return value.filter((pair): pair is [unknown, unknown] => Array.isArray(pair) && pair.length === 2);
+	throw bad("request.headers", "must be an object of header values");
+}
+
+function readHeaders(request: Json): Record<string, string> {
+	const raw = member(request, "headers");
+	if (raw === undefined || raw === null) return {};
+	const headers: [string, string][] = [];
+	for (const [name, value] of headerEntries(raw)) {
+		if (headers.length >= STORAGE_BOUNDS.headers) break;
+		if (typeof name !== "string" || name.trim() === "" || name.length > STORAGE_BOUNDS.headerName) continue;
+		if (SENSITIVE_HEADERS.has(name.trim().toLowerCase())) continue;
+		const text = Array.isArray(value)
+			? truncate(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
+			: looseString(value, LOG_LIMITS.headerValue);
+		if (text !== undefined) headers.push([name, text]);
+	}
+	return Object.fromEntries(headers);
+}
+
+/** Text of a value that may be a string or any JSON (form data, parsed bodies). */
+function textOf(value: unknown): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value === "string") return value;
+	const copy = boundedJson(value);
+	return copy === undefined ? undefined : JSON.stringify(copy);
+}
+
+function readRequest(body: Json): LogRequest | null {
+	const raw = objectField(body, "request", "");
+	if (!raw) return null;
+	const request: LogRequest = { headers: readHeaders(raw) };
+	const url = stringField(raw, "url", "request.", STORAGE_BOUNDS.url);
+	if (url) request.url = url;
+	const method = stringField(raw, "method", "request.", STORAGE_BOUNDS.method);
+	if (method) request.method = method;
+	const query = textOf(member(raw, "query_string"));
+	if (query) request.query_string = truncate(query, STORAGE_BOUNDS.queryString);
+	const text = textOf(member(raw, "body"));
+	if (text !== undefined) {
+		request.body = truncate(text, LOG_LIMITS.requestBody);
+		if (text.length > LOG_LIMITS.requestBody) request.body_truncated = true;
+	}
+	return request;
+}
+
+function readUser(body: Json): LogUser | null {
+	const raw = objectField(body, "user", "");
+	if (!raw) return null;
+	const user: LogUser = {};
+	for (const key of ["id", "email", "username"] as const) {
+		const text = stringField(raw, key, "user.", LOG_LIMITS.userField, { numbers: true });
+		if (text) user[key] = text;
+	}
+	const ip = stringField(raw, "ip_address", "user.", STORAGE_BOUNDS.ipAddress);
+	if (ip) user.ip_address = ip;
+	return Object.keys(user).length > 0 ? user : null;
+}
+
+function readContexts(body: Json): LogEvent["contexts"] {
+	const raw = objectField(body, "contexts", "");
+	const contexts: LogEvent["contexts"] = {};
+	if (!raw) return contexts;
+	for (const key of ["browser", "os", "device", "runtime"] as const) {
+		const value = member(raw, key);
+		if (isObject(value)) contexts[key] = boundedJson(value);
+	}
+	return contexts;
+}
+
+function readFingerprint(body: Json): string[] | null {
+	const raw = arrayField(body, "fingerprint", "");
+	if (!raw) return null;
+	const parts = raw
+		.slice(0, STORAGE_BOUNDS.fingerprintParts)
+		.map((part) => looseString(part, STORAGE_BOUNDS.fingerprintPart))
+		.filter((part) => part !== undefined && part !== "") as string[];
+	return parts.length > 0 ? parts : null;
+}
+
+// ---------------------------------------------------------------------------
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** ISO 8601 as sent, normalized; anything else (absent, invalid, not a string) is `now`. */
+function readTimestamp(body: Json, now: Date): string {
+	const raw = member(body, "timestamp");
+	if (typeof raw === "string" && ISO_8601.test(raw.trim())) {
+		const ms = Date.parse(raw.trim().replace(",", "."));
+		if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+	}
+	return now.toISOString();
+}
+
+/** A top-level name (environment, release, platform): strings, or numbers written as strings (`release: 2`). */
+function nameField(body: Json, key: string): string | null {
+	return stringField(body, key, "", STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
+}
+
+/** Applies every rule of spec 2.3; throws a 400 for input that cannot be an event. */
+export function normalizeEvent(body: Json, now = new Date()): LogEvent {
+	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? null;
+	const exception = readException(body);
+	if ((message === null || message.trim() === "") && !exception) {
+		throw new HttpError(400, "Invalid log event: either message or exception (with a type, value or stack trace) is required");
+	}
+	const level = stringField(body, "level", "", STORAGE_BOUNDS.level)?.trim() || "error";
+	const { tags, raw: rawTags } = readTags(body);
+	const fromTag = (key: string) => looseString(member(rawTags, key), LOG_LIMITS.tagValue)?.trim() || null;
+	const platform = nameField(body, "platform");
+
+	return {
+		message: message !== null && message.trim() !== "" ? message : null,
+		level,
+		exception,
+		tags,
+		breadcrumbs: readBreadcrumbs(body),
+		request: readRequest(body),
+		// Top-level fields win over the tags of the same name.
+		environment: nameField(body, "environment") ?? fromTag("environment"),
+		release: nameField(body, "release") ?? fromTag("release"),
+		platform,
+		sdk: { name: fromTag("sdk_name") ?? platform, version: fromTag("sdk_version") },
+		timestamp: readTimestamp(body, now),
+		user: readUser(body),
+		contexts: readContexts(body),
+		fingerprint: readFingerprint(body),
+	};
+}
+
+/** Who was affected, for the issue's distinct user count: id, else email, username or IP. */
+export function userKey(user: LogUser | null): string | null {
+	if (!user) return null;
+	if (user.id) return `id:${user.id}`;
+	if (user.email) return `email:${user.email.toLowerCase()}`;
+	if (user.username) return `username:${user.username}`;
+	if (user.ip_address) return `ip:${user.ip_address}`;
+	return null;
+}
