@@ -52,7 +52,7 @@ const { raw_api_key: key } = await post("/api/feedback-key", { project_name: "be
 await fetch(`${base}/api/feedback-key`, {
 	method: "PATCH",
 	headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 100000 }),
+	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 100000, logs_rate_limit_per_minute: 100000 }),
 });
 
 const png = "data:image/png;base64," + Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64");
@@ -76,6 +76,25 @@ const runs = [
 	await load("baseline: JSON 404 from the Worker", { request: { method: "GET", path: "/api/ping" } }),
 	await load("feedback: text, returning IPs", { ipPool: POOL, request: textSubmission }),
 	await load("feedback: text, a new IP per request", { request: textSubmission }),
+	await load("logs: error event with a stack, returning IPs", {
+		ipPool: POOL,
+		request: {
+			method: "POST",
+			path: "/api/app-logs-ingest",
+			headers: { "x-svc-key": key, "content-type": "application/json" },
+			body: JSON.stringify({
+				level: "error",
+				exception: {
+					type: "TypeError",
+					value: "Cannot read properties of undefined (reading 'id')",
+					stacktrace: { frames: [{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, in_app: true }] },
+				},
+				environment: "production",
+				release: "1.4.2",
+				user: { id: "u_123" },
+			}),
+		},
+	}),
 	await load("feedback: 100 KB screenshot, returning IPs", {
 		ipPool: POOL,
 		request: {
