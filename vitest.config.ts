@@ -24,9 +24,12 @@ export default defineConfig({
 					name: "workers",
 					include: ["test/**/*.test.ts"],
 					setupFiles: ["./test/apply-migrations.ts"],
+					// The Worker imports the built tracker (GET /t.js).
+					globalSetup: ["./clients/tracker/build.mjs"],
 				},
 			},
 			"local-server",
+			"e2e",
 		],
 	},
 });

@@ -1,3 +1,4 @@
 export * from "./accounts";
 export * from "./keys";
 export * from "./feedback";
+export * from "./analytics";

@@ -3,6 +3,11 @@
  *
  *   Public ingestion (CORS, OPTIONS, 405 for other methods)
  *     POST   /functions/v1/submit-feedback        feedback with a project key
+ *     POST   /api/collect                          browser analytics event (JSON as text/plain)
+ *     POST   /api/bot-crawl-ingest                 AI-crawler visit telemetry
+ *
+ *   Tracker
+ *     GET    /t.js                                 the browser tracker script
  *
  *   Accounts
  *     POST   /api/auth/signup                      {email, password} → {token, user}
@@ -22,18 +27,34 @@
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
+ *     GET    /api/sites                            the owner's analytics sites
+ *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
+ *     GET    /api/sites/:tracking_id               one site
+ *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
+ *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
+ *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
+ *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
  */
 import { type IRequest, Router } from "itty-router";
 import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
 import { requireAccess, requireOwner } from "./auth/session";
+import { collect } from "./collect/collect";
+import { serveTracker } from "./collect/serveTracker";
+import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
+import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
+import { crawlerStats } from "./stats/crawlerStats";
+import { listEvents } from "./stats/listEvents";
+import { siteStats } from "./stats/siteStats";
 
 export { RateLimiter } from "../durable-objects/RateLimiter";
+export { SiteCollector } from "../durable-objects/SiteCollector";
 
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response> | Response;
 
@@ -54,6 +75,8 @@ function ingestion(path: string, handler: Handler) {
 }
 
 ingestion("/functions/v1/submit-feedback", submitFeedback);
+ingestion("/api/collect", collect);
+ingestion("/api/bot-crawl-ingest", ingestCrawl);
 
 router
 	.post("/api/auth/signup", signUp)
@@ -73,6 +96,19 @@ router
 	.patch("/api/feedback", updateFeedbackStatus)
 	.delete("/api/feedback", deleteFeedback)
 	.get("/api/feedback/attachments/:id", downloadAttachment)
+
+	.all("/api/sites*", requireOwner, requireAccess)
+	.get("/api/sites", listSites)
+	.post("/api/sites", createSite)
+	.get("/api/sites/:tracking_id", readSite)
+	.patch("/api/sites/:tracking_id", updateSite)
+	.delete("/api/sites/:tracking_id", deleteSite)
+	.get("/api/sites/:tracking_id/stats", siteStats)
+	.get("/api/sites/:tracking_id/crawlers", crawlerStats)
+	.get("/api/sites/:tracking_id/events", listEvents)
+
+	.get("/t.js", serveTracker)
+	.head("/t.js", serveTracker)
 
 	.all("/api/*", () => {
 		throw new HttpError(404, "No such API route");
