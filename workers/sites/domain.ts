@@ -23,7 +23,8 @@ export function normalizeDomain(input: string): string | null {
 	host = host.replace(/\.$/, "");
 	if (host.startsWith("www.") && host.length > 4) host = host.slice(4);
 	if (host.length > 253 || host.startsWith("[")) return null;
-	if (IPV4.test(host)) return host;
+	// The URL parser reads "1.2.3" or "0x7f.1" as IPv4 addresses; only a dotted quad as typed is one.
+	if (IPV4.test(host)) return text.includes(host) ? host : null;
 	const labels = host.split(".");
 	return labels.every((label) => LABEL.test(label)) && !/^\d+$/.test(labels[labels.length - 1]) ? host : null;
 }
