@@ -158,7 +158,7 @@ describe("POST /api/bot-crawl-ingest: statuses of spec 7.4", () => {
 		["Googlebot", { ua: GOOGLEBOT }],
 		["no ua", { ua: undefined }],
 		["a numeric ua", { ua: 12 }],
-	])("answers %s with 204 and stores nothing", async ([, fields], { expect }) => {
+	] as Array<[string, Record<string, unknown>]>)("answers %s with 204 and stores nothing", async ([, fields], { expect }) => {
 		const { site } = await ownerWithSite();
 		expect((await crawlIngest({ ...visit(site.tracking_id), ...fields })).status).toBe(204);
 		expect(await storedVisits(site.tracking_id)).toHaveLength(0);

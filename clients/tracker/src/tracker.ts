@@ -83,9 +83,13 @@ const WINDOW_MS = 10_000;
 			distinct_id: distinct,
 			...extra,
 		});
-		// A beacon survives the page being closed; when the browser refuses one, keepalive fetch does too.
+		// A beacon survives the page being closed; when the browser refuses one, keepalive fetch does
+		// too. Both share a small in-flight quota (Chromium: 10 requests, 64 KB), so in a burst the
+		// page, while it lives, falls back to a plain fetch.
 		if (!(nav.sendBeacon && nav.sendBeacon(endpoint, body))) {
-			fetch(endpoint, { method: "POST", body, keepalive: true }).catch(noop);
+			fetch(endpoint, { method: "POST", body, keepalive: true })
+				.catch(() => fetch(endpoint, { method: "POST", body }))
+				.catch(noop);
 		}
 	};
 
