@@ -17,7 +17,7 @@ export const RECENT_VISITS = 50;
  */
 const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
 
-const queries = (bucketMs: number) => ({
+export const crawlerStatsQueries = (bucketMs: number) => ({
 	crawlers: `SELECT crawler AS name, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1`,
 	topPaths: `SELECT url_path AS path, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1 LIMIT ?4`,
 	statuses: `SELECT status, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1`,
@@ -27,7 +27,7 @@ const queries = (bucketMs: number) => ({
 });
 
 export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange) {
-	const q = queries(range.bucketMs);
+	const q = crawlerStatsQueries(range.bucketMs);
 	const names = Object.keys(q) as Array<keyof typeof q>;
 	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(q[name]), q[name], trackingId, range)));
 	const rows = Object.fromEntries(names.map((name, i) => [name, results[i].results])) as Record<keyof typeof q, any[]>;

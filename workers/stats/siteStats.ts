@@ -34,7 +34,7 @@ const breakdown = (column: string, as: string) =>
 	`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
 	FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
 
-const queries = (bucketMs: number) => ({
+export const siteStatsQueries = (bucketMs: number) => ({
 	totals: `SELECT
 			coalesce(sum(name = ''), 0) AS pageviews,
 			count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
@@ -73,7 +73,7 @@ export function bindRange(statement: D1PreparedStatement, sql: string, trackingI
 }
 
 export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange) {
-	const q = queries(range.bucketMs);
+	const q = siteStatsQueries(range.bucketMs);
 	const names = Object.keys(q) as Array<keyof typeof q>;
 	const results = await env.DB.batch(
 		names.map((name) => bindRange(env.DB.prepare(q[name]), q[name], trackingId, range)),
