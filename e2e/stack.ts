@@ -56,10 +56,16 @@ export async function ownerWithSite(base: string, domain: string) {
  */
 export async function startSite(workerUrl: string): Promise<{ origin: string; close: () => Promise<void> }> {
 	const server: Server = createServer((req, res) => {
-		const id = new URL(req.url ?? "/", "http://x").searchParams.get("id") ?? "";
+		const query = new URL(req.url ?? "/", "http://x").searchParams;
+		const id = query.get("id") ?? "";
+		// ?queue=1: calls made before the tracker loads, as clients/tracker/README.md shows.
+		const queue = query.has("queue")
+			? `<script>window.svc = window.svc || { q: [], track(...a) { this.q.push(["track", a]) }, identify(...a) { this.q.push(["identify", a]) } };
+svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
+			: "";
 		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
 		res.end(`<!doctype html>
-<html><head><title>Test shop</title>
+<html><head><title>Test shop</title>${queue}
 <script defer src="${workerUrl}/t.js" data-id="${id}"></script>
 </head><body><h1>Test shop</h1></body></html>`);
 	});

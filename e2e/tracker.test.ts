@@ -154,6 +154,19 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(stats.top_referrers).toEqual([]);
 	});
 
+	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await page.goto(`${site.origin}/?id=${trackingId}&queue=1`);
+		const events = await eventsOnceThereAre(expect, token, trackingId, 3);
+		await context.close();
+		expect(events.map((e) => [e.seq, e.name, e.distinct_id, e.data]).sort()).toEqual([
+			[0, "", null, null],
+			[1, "_identify", "early-user", null],
+			[2, "early", "early-user", '{"a":1}'],
+		]);
+	});
+
 	it("caps names at 100 characters, data beyond 6,000 characters to {}, and sends at most 30 events per 10 seconds", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();
