@@ -24,19 +24,12 @@ export default defineConfig({
 					name: "workers",
 					include: ["test/**/*.test.ts"],
 					setupFiles: ["./test/apply-migrations.ts"],
+					// The Worker imports the built tracker (GET /t.js).
+					globalSetup: ["./clients/tracker/build.mjs"],
 				},
 			},
 			"local-server",
-			{
-				test: {
-					name: "e2e",
-					include: ["e2e/**/*.test.ts"],
-					environment: "node",
-					// Starting wrangler dev and chromium takes a while on a shared machine.
-					hookTimeout: 120_000,
-					testTimeout: 60_000,
-				},
-			},
+			"e2e",
 		],
 	},
 });

@@ -2,12 +2,15 @@
 // against a baseline route in the same run. Absolute numbers depend on the machine (shared and
 // noisy here); the ratios are what to compare between runs.
 import autocannon from "autocannon";
-import { startLocalWorker } from "../scripts/local-worker.mjs";
+import { createTestHarness } from "wrangler";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
-const { base, stop } = await startLocalWorker();
+// The real wrangler.toml, bindings and migrations on the embedded runtime, with throw-away state.
+const server = createTestHarness({ root: new URL("..", import.meta.url).pathname, workers: [{ configPath: "./wrangler.toml" }] });
+const base = (await server.listen()).url.href.replace(/\/$/, "");
+await server.getWorker().applyD1Migrations("DB");
 
 async function post(path, body, headers = {}) {
 	const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -55,6 +58,9 @@ await fetch(`${base}/api/feedback-key`, {
 	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 100000, logs_rate_limit_per_minute: 100000 }),
 });
 
+const site = await post("/api/sites", { domain: "shop.example", name: "bench" }, { authorization: `Bearer ${token}` });
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
 const png = "data:image/png;base64," + Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64");
 const textSubmission = {
 	method: "POST",
@@ -95,6 +101,23 @@ const runs = [
 			}),
 		},
 	}),
+	await load("collect: page view, returning IPs", {
+		ipPool: POOL,
+		request: {
+			method: "POST",
+			path: "/api/collect",
+			headers: { "content-type": "text/plain", "user-agent": CHROME },
+			body: JSON.stringify({ tracking_id: site.tracking_id, v: "2", event_name: "", url_host: "shop.example", url_path: "/pricing", title: "Pricing" }),
+		},
+	}),
+	await load("crawler telemetry: GPTBot visit", {
+		request: {
+			method: "POST",
+			path: "/api/bot-crawl-ingest",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ tracking_id: site.tracking_id, url_host: "shop.example", url_path: "/docs", ua: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", country: "US", status: 200 }),
+		},
+	}),
 	await load("feedback: 100 KB screenshot, returning IPs", {
 		ipPool: POOL,
 		request: {
@@ -113,4 +136,4 @@ console.log("|---|---:|---:|---:|---:|");
 for (const r of runs) {
 	console.log(`| ${r.title} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p99} | ${r.title.startsWith("baseline") ? "(all 404)" : r.bad} |`);
 }
-await stop();
+await server.close();

@@ -1,44 +1,30 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
-// @ts-expect-error: plain ESM helper shared with the benchmark
-import { startLocalWorker } from "../scripts/local-worker.mjs";
-import { launchChromium } from "./browser";
+import { api, launchChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-let worker: { base: string; stop: () => Promise<void> };
+let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-	[worker, browser] = await Promise.all([startLocalWorker(), launchChromium()]);
+	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
 	page = await browser.newPage();
 });
 
 afterAll(async () => {
 	await browser?.close();
-	await worker?.stop();
+	await worker?.close();
 });
-
-async function api(path: string, init: { method?: string; token?: string; json?: unknown } = {}) {
-	const res = await fetch(worker.base + path, {
-		method: init.method ?? "GET",
-		headers: {
-			...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-			...(init.json !== undefined ? { "content-type": "application/json" } : {}),
-		},
-		body: init.json === undefined ? undefined : JSON.stringify(init.json),
-	});
-	return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
 
 describe("owner console", () => {
 	const email = `console-${Date.now()}@example.com`;
 	let rawKey = "";
 
 	it("signs up and lands on an empty projects page", async ({ expect }) => {
-		await page.goto(worker.base + "/");
+		await page.goto(worker.url + "/");
 		await page.getByRole("button", { name: /No account yet/ }).click();
 		await page.getByLabel("Email").fill(email);
 		await page.getByLabel("Password").fill("correct horse battery");
@@ -50,7 +36,7 @@ describe("owner console", () => {
 
 	it("refuses a wrong password with the server's message", async ({ expect }) => {
 		const other = await browser.newPage();
-		await other.goto(worker.base + "/");
+		await other.goto(worker.url + "/");
 		await other.getByLabel("Email").fill(email);
 		await other.getByLabel("Password").fill("wrong password!");
 		await other.getByRole("button", { name: "Sign in" }).click();
@@ -74,7 +60,7 @@ describe("owner console", () => {
 
 	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {
 		for (const [title, type] of [["Crash on save", "issue"], ["Dark mode", "feature_request"]]) {
-			const res = await fetch(worker.base + "/functions/v1/submit-feedback", {
+			const res = await fetch(worker.url + "/functions/v1/submit-feedback", {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
 				body: JSON.stringify({ type, title, description: "details", screenshots: [PNG_1PX], app_version: "1.2.3" }),
@@ -99,14 +85,14 @@ describe("owner console", () => {
 		await crash.getByLabel("Status").selectOption("in_progress");
 		const token = await page.evaluate(() => localStorage.getItem("svc.session"));
 		await expect
-			.poll(async () => (await api("/api/feedback?project_name=web-app&status=in_progress", { token: token! })).body.feedback.length)
+			.poll(async () => (await api(worker.url, "/api/feedback?project_name=web-app&status=in_progress", { token: token! })).feedback.length)
 			.toBe(1);
 
 		page.once("dialog", (dialog) => dialog.accept());
 		await page.getByLabel("Select Dark mode").check();
 		await page.getByRole("button", { name: "Delete" }).click();
 		await page.getByText("Dark mode").waitFor({ state: "detached" });
-		const left = (await api("/api/feedback?project_name=web-app", { token: token! })).body.feedback;
+		const left = (await api(worker.url, "/api/feedback?project_name=web-app", { token: token! })).feedback;
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
 	});
 

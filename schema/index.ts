@@ -2,3 +2,4 @@ export * from "./accounts";
 export * from "./keys";
 export * from "./feedback";
 export * from "./logs";
+export * from "./analytics";

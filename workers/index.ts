@@ -4,6 +4,11 @@
  *   Public ingestion (CORS, OPTIONS, 405 for other methods)
  *     POST   /functions/v1/submit-feedback        feedback with a project key
  *     POST   /api/app-logs-ingest                  a log event with a project key → {ok, group_hash, is_new}
+ *     POST   /api/collect                          browser analytics event (JSON as text/plain)
+ *     POST   /api/bot-crawl-ingest                 AI-crawler visit telemetry
+ *
+ *   Tracker
+ *     GET    /t.js                                 the browser tracker script
  *
  *   Accounts
  *     POST   /api/auth/signup                      {email, password} → {token, user}
@@ -26,21 +31,37 @@
  *     GET    /api/issues?project_name=&status=&environment=&release=&q=   log issues, most recent first
  *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly counts
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
+ *     GET    /api/sites                            the owner's analytics sites
+ *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
+ *     GET    /api/sites/:tracking_id               one site
+ *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
+ *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
+ *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
+ *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
  */
 import { type IRequest, Router } from "itty-router";
 import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
 import { requireAccess, requireOwner } from "./auth/session";
+import { collect } from "./collect/collect";
+import { serveTracker } from "./collect/serveTracker";
+import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
 import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
+import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
+import { crawlerStats } from "./stats/crawlerStats";
+import { listEvents } from "./stats/listEvents";
+import { siteStats } from "./stats/siteStats";
 
 export { IssueGrouper } from "../durable-objects/IssueGrouper";
 export { RateLimiter } from "../durable-objects/RateLimiter";
+export { SiteCollector } from "../durable-objects/SiteCollector";
 
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response> | Response;
 
@@ -62,6 +83,8 @@ function ingestion(path: string, handler: Handler) {
 
 ingestion("/functions/v1/submit-feedback", submitFeedback);
 ingestion("/api/app-logs-ingest", ingestLog);
+ingestion("/api/collect", collect);
+ingestion("/api/bot-crawl-ingest", ingestCrawl);
 
 router
 	.post("/api/auth/signup", signUp)
@@ -86,6 +109,19 @@ router
 	.get("/api/issues", listIssues)
 	.get("/api/issues/:group_hash", readIssue)
 	.patch("/api/issues/:group_hash", updateIssueStatus)
+
+	.all("/api/sites*", requireOwner, requireAccess)
+	.get("/api/sites", listSites)
+	.post("/api/sites", createSite)
+	.get("/api/sites/:tracking_id", readSite)
+	.patch("/api/sites/:tracking_id", updateSite)
+	.delete("/api/sites/:tracking_id", deleteSite)
+	.get("/api/sites/:tracking_id/stats", siteStats)
+	.get("/api/sites/:tracking_id/crawlers", crawlerStats)
+	.get("/api/sites/:tracking_id/events", listEvents)
+
+	.get("/t.js", serveTracker)
+	.head("/t.js", serveTracker)
 
 	.all("/api/*", () => {
 		throw new HttpError(404, "No such API route");

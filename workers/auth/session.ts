@@ -12,7 +12,7 @@ export type OwnerRequest = IRequest & { user: User };
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
-export const hasAccess = (user: User, now = Date.now()) => user.plan === "pro" || user.trialEndsAt.getTime() > now;
+export const hasAccess = (user: Pick<User, "plan" | "trialEndsAt">, now = Date.now()) => user.plan === "pro" || user.trialEndsAt.getTime() > now;
 
 /** The user as the API shows it (DESIGN.md 5.1). */
 export function publicUser(user: User) {

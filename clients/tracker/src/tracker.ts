@@ -1,0 +1,156 @@
+/**
+ * svc browser tracker, protocol version 2 (spec 2.5, 8).
+ *
+ *   <script defer src="https://svc.example/t.js" data-id="TRACKING_ID"></script>
+ *
+ * Sends a page view per page (single-page-app navigation included), `_leave` with the seconds
+ * spent on the page, and whatever the site calls through `svc.track(name, data)` and
+ * `svc.identify(id)`. No cookies, no storage of its own: visitors are counted by the collector.
+ * Sends nothing under Do Not Track or Global Privacy Control, or when `localStorage.svc_ignore`
+ * is "true" (an owner excluding their own visits). Must never break the page it runs on.
+ */
+
+type Call = [method: "track" | "identify", args: unknown[]];
+interface Api {
+	track(name: string, data?: unknown): void;
+	identify(id: string): void;
+}
+
+const MAX_NAME = 100;
+const MAX_DATA = 6_000;
+const MAX_IDENTITY = 200;
+/** At most BURST events in any WINDOW_MS: a runaway loop on the page cannot flood the collector. */
+const BURST = 30;
+const WINDOW_MS = 10_000;
+
+(() => {
+	const w = window as Window & { svc?: Partial<Api> & { q?: Call[] }; doNotTrack?: string };
+	const d = document;
+	const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
+	const loc = location;
+	const script = d.currentScript as HTMLScriptElement | null;
+	const queued = w.svc && w.svc.q;
+	const noop = () => {};
+	const api: Api = { track: noop, identify: noop };
+	w.svc = api;
+
+	const id = script && script.getAttribute("data-id");
+	let ignored = false;
+	try {
+		ignored = localStorage.getItem("svc_ignore") == "true";
+	} catch {}
+	if (!script || !id || ignored || nav.doNotTrack == "1" || w.doNotTrack == "1" || nav.globalPrivacyControl) return;
+
+	// Next to the script by default: https://svc.example/t.js posts to https://svc.example/api/collect.
+	const endpoint = script.getAttribute("data-api") || new URL("api/collect", script.src).href;
+
+	let seq = 0;
+	let sent: number[] = [];
+	let distinct: string | undefined;
+	// The page being viewed: where it started, when, and whether its `_leave` went out.
+	let path = "";
+	let query = "";
+	let href = "";
+	let started = 0;
+	let left = true;
+	let referrer = d.referrer;
+
+	const uuid = (): string =>
+		crypto.randomUUID
+			? crypto.randomUUID()
+			: "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c) =>
+					(+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16),
+				);
+
+	const send = (name: string, extra?: Record<string, unknown>) => {
+		const now = Date.now();
+		sent = sent.filter((t) => now - t < WINDOW_MS);
+		if (sent.length >= BURST) return;
+		sent.push(now);
+		const body = JSON.stringify({
+			tracking_id: id,
+			v: "2",
+			event_id: uuid(),
+			seq: seq++,
+			event_name: name,
+			url_host: loc.hostname,
+			url_path: loc.pathname,
+			url_query: loc.search,
+			referrer,
+			title: d.title,
+			language: nav.language,
+			screen: screen.width + "x" + screen.height,
+			distinct_id: distinct,
+			...extra,
+		});
+		// A beacon survives the page being closed; when the browser refuses one, keepalive fetch does
+		// too. Both share a small in-flight quota (Chromium: 10 requests, 64 KB), so in a burst the
+		// page, while it lives, falls back to a plain fetch.
+		if (!(nav.sendBeacon && nav.sendBeacon(endpoint, body))) {
+			fetch(endpoint, { method: "POST", body, keepalive: true })
+				.catch(() => fetch(endpoint, { method: "POST", body }))
+				.catch(noop);
+		}
+	};
+
+	const leave = () => {
+		if (left) return;
+		left = true;
+		send("_leave", { url_path: path, url_query: query, duration: Math.round((Date.now() - started) / 1000) });
+	};
+
+	const pageview = () => {
+		leave();
+		if (href) referrer = href;
+		href = loc.href;
+		path = loc.pathname;
+		query = loc.search;
+		started = Date.now();
+		left = false;
+		seq = 0;
+		send("");
+	};
+
+	// Single-page apps: a new path through the History API is a new page; query changes are not.
+	const navigated = () => {
+		if (loc.pathname != path) pageview();
+	};
+	for (const method of ["pushState", "replaceState"] as const) {
+		const original = history[method];
+		history[method] = function (this: History, ...args: Parameters<History["pushState"]>) {
+			original.apply(this, args);
+			navigated();
+		};
+	}
+	w.addEventListener("popstate", navigated);
+	// pagehide covers closing and navigating away; hidden covers mobile tabs that are killed in the background.
+	w.addEventListener("pagehide", leave);
+	d.addEventListener("visibilitychange", () => {
+		if (d.visibilityState == "hidden") leave();
+	});
+
+	api.track = (name, data) => {
+		name = String(name).slice(0, MAX_NAME);
+		if (!name) return;
+		let json: string | undefined;
+		try {
+			json = data === undefined ? undefined : JSON.stringify(data);
+		} catch {
+			json = "{}";
+		}
+		send(name, { event_data: json && json.length > MAX_DATA ? "{}" : json });
+	};
+	api.identify = (value) => {
+		distinct = String(value).slice(0, MAX_IDENTITY) || undefined;
+		if (distinct) send("_identify");
+	};
+
+	// A prerendered page is not a view until the visitor actually sees it.
+	if ((d as Document & { prerendering?: boolean }).prerendering) {
+		d.addEventListener("prerenderingchange", pageview, { once: true });
+	} else {
+		pageview();
+	}
+	// Calls made before this script loaded (window.svc = {q: [...]}) run now, in order.
+	if (queued) for (const [method, args] of queued) (api[method] as (...a: unknown[]) => void)(...args);
+})();

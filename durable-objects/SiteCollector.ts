@@ -1,0 +1,241 @@
+import { DurableObject } from "cloudflare:workers";
+import type { EventFields, StoredEvent } from "../workers/collect/event";
+import { COLLECT_RATE } from "../workers/collect/limits";
+import { eventInsertStatements } from "../workers/collect/storeEvents";
+import { CRAWL_RATE } from "../workers/crawl/limits";
+import { type StoredVisit, visitInsertStatements } from "../workers/crawl/storeVisits";
+import { sha256Hex } from "../workers/crypto";
+import { hostMatchesDomain } from "../workers/sites/domain";
+import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../workers/sites/siteConfig";
+import { SlidingWindows } from "./slidingWindows";
+
+/** What the collector decided; the Worker turns it into the HTTP answer. */
+export type Outcome = { status: 204 } | { status: 402 | 403 | 404 | 429; error: string; retryAfterSeconds?: number };
+
+export interface CollectInput {
+	trackingId: string;
+	/** CF-Connecting-IP as the request carried it; null when it carried none. */
+	ip: string | null;
+	userAgent: string;
+	/** `url_host` to authorize, or null when the event omitted it. */
+	claimedHost: string | null;
+	/** Why Attack Mode would refuse this client, or null. */
+	suspicious: string | null;
+	/** A bot or excluded traffic: it counts against the rate windows but is never stored. */
+	ignored: boolean;
+	event: EventFields & Pick<StoredEvent, "browser" | "os" | "device" | "country">;
+}
+
+export interface CrawlInput {
+	trackingId: string;
+	claimedHost: string | null;
+	/** Null when the User-Agent is no known AI crawler: counted, answered 204, not stored. */
+	visit: Omit<StoredVisit, "id" | "trackingId" | "ts"> | null;
+}
+
+/** Settings changes arrive at once through siteChanged(); this bounds how late a plan change is seen. */
+const SITE_CACHE_MS = 30_000;
+/** Accepted events reach D1 within about this long, or at once when the owner reads. */
+const FLUSH_DELAY_MS = 1_000;
+const RETRY_DELAY_MS = 5_000;
+const FLUSH_ROWS = 500;
+
+const randomHex = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+/**
+ * One object per analytics site (`idFromName(tracking_id)`): the only Durable Object call an
+ * ingestion request makes. It holds the site's settings (cached from D1), its rate windows, the
+ * salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
+ * object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
+ * (DESIGN.md 6). Owner reads call flush() first so they see every accepted event.
+ *
+ * No raw IP is stored anywhere: rate windows are keyed by a salted hash of the IP, visitors by a
+ * hash of the IP and User-Agent under a salt that changes every UTC day; old salts are deleted.
+ */
+export class SiteCollector extends DurableObject<Env> {
+	#sql: SqlStorage;
+	#windows: SlidingWindows;
+	#alarmAt: number | null = null;
+	#site: { config: SiteConfig | null; loadedAt: number } | null = null;
+	#siteLoad: Promise<SiteConfig | null> | null = null;
+	/** Bumped by siteChanged(), so a D1 read that raced with a change is not cached. */
+	#generation = 0;
+	#flushing: Promise<void> | null = null;
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		this.#sql = ctx.storage.sql;
+		this.#windows = new SlidingWindows(this.#sql);
+		this.#sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+			seq INTEGER PRIMARY KEY AUTOINCREMENT,
+			kind TEXT NOT NULL,
+			dedupe TEXT UNIQUE,
+			row TEXT NOT NULL)`);
+		this.#sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+		ctx.blockConcurrencyWhile(async () => {
+			this.#alarmAt = await ctx.storage.getAlarm();
+		});
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Ingestion
+
+	/** POST /api/collect after the Worker parsed the body: 404, 402, 403, 429 or 204 (spec 7.3). */
+	async collect(input: CollectInput): Promise<Outcome> {
+		const now = Date.now();
+		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
+		// nothing awaits until the event is in the outbox, which keeps the windows exact.
+		const ipKey = await this.#hash("rate", input.ip ?? "");
+		const visitorId =
+			input.event.visitorId ?? (input.ignored ? "" : await this.#hash(`visitor:${utcDay(now)}`, `${input.ip ?? ""}\n${input.userAgent}`));
+		const site = await this.#config(input.trackingId);
+
+		const refused = refuseSite(site, input.claimedHost, now);
+		if (refused) return refused;
+		if (site!.attackMode) {
+			if (!input.ip) return { status: 403, error: "Attack Mode is on: requests without a client IP are refused" };
+			if (input.suspicious) return { status: 403, error: `Attack Mode is on: ${input.suspicious} user agents are refused` };
+		}
+		const limits = site!.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
+		const decision = this.#windows.take(now, [
+			{ key: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
+			{ key: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
+		]);
+		if (!decision.allowed) return tooMany("Too many analytics events", decision.retryAfterSeconds);
+		if (input.ignored) return await this.#accepted(now);
+
+		const { event } = input;
+		const row: StoredEvent = { ...event, trackingId: input.trackingId, ts: now, visitorId: event.visitorId ?? visitorId };
+		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
+		return await this.#accepted(now, true);
+	}
+
+	/** POST /api/bot-crawl-ingest after the Worker parsed the body: 404, 402, 403, 429 or 204 (spec 7.4). */
+	async crawl(input: CrawlInput): Promise<Outcome> {
+		const now = Date.now();
+		const site = await this.#config(input.trackingId);
+		const refused = refuseSite(site, input.claimedHost, now);
+		if (refused) return refused;
+		const decision = this.#windows.take(now, [{ key: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
+		if (!decision.allowed) return tooMany("Too many crawler events", decision.retryAfterSeconds);
+		if (!input.visit) return await this.#accepted(now);
+
+		const row: StoredVisit = { ...input.visit, id: crypto.randomUUID(), trackingId: input.trackingId, ts: now };
+		this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) VALUES ('visit', NULL, ?)`, JSON.stringify(row));
+		return await this.#accepted(now, true);
+	}
+
+	/** After a 204: the window hits need clearing eventually, a stored row within FLUSH_DELAY_MS. */
+	async #accepted(now: number, stored = false): Promise<Outcome> {
+		await this.#schedule(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
+		return { status: 204 };
+	}
+
+	// ---------------------------------------------------------------------------------------------
+	// Owner side
+
+	/** Writes every accepted event to D1 now; owner reads call this so nothing accepted is missing. */
+	async flush(): Promise<void> {
+		while (this.#flushing) await this.#flushing.catch(() => {});
+		if (this.#sql.exec(`SELECT 1 FROM outbox LIMIT 1`).toArray().length === 0) return;
+		this.#flushing = this.#drain().finally(() => {
+			this.#flushing = null;
+		});
+		await this.#flushing;
+	}
+
+	/**
+	 * The owner changed the site: forget the cached settings. When it was deleted, also drop what
+	 * was not yet written; after this returns nothing more is written for the site.
+	 */
+	async siteChanged({ deleted }: { deleted: boolean }): Promise<void> {
+		this.#generation++;
+		this.#site = null;
+		this.#siteLoad = null;
+		if (!deleted) return;
+		while (this.#flushing) await this.#flushing.catch(() => {});
+		this.#sql.exec(`DELETE FROM outbox`);
+	}
+
+	async alarm(): Promise<void> {
+		this.#alarmAt = null;
+		try {
+			await this.flush();
+		} catch (err) {
+			// D1 unavailable: the rows stay in the outbox and the next attempt writes them.
+			console.error("SiteCollector flush failed; retrying:", err);
+			await this.#schedule(Date.now() + RETRY_DELAY_MS);
+		}
+		const latestHit = this.#windows.sweep(Date.now());
+		if (latestHit !== null) await this.#schedule(latestHit);
+	}
+
+	// ---------------------------------------------------------------------------------------------
+
+	async #drain(): Promise<void> {
+		for (;;) {
+			const rows = this.#sql
+				.exec<{ seq: number; kind: string; row: string }>(`SELECT seq, kind, row FROM outbox ORDER BY seq LIMIT ?`, FLUSH_ROWS)
+				.toArray();
+			if (rows.length === 0) return;
+			const events: StoredEvent[] = [];
+			const visits: StoredVisit[] = [];
+			for (const { kind, row } of rows) (kind === "event" ? events : visits).push(JSON.parse(row));
+			// One batch is one transaction; rows leave the outbox only once D1 has them. A crash
+			// in between writes them twice, which the primary keys turn into once.
+			await this.env.DB.batch([...eventInsertStatements(this.env.DB, events), ...visitInsertStatements(this.env.DB, visits)]);
+			this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, rows[rows.length - 1].seq);
+		}
+	}
+
+	/** The site's settings, from memory or one D1 read; never a value read before a siteChanged(). */
+	async #config(trackingId: string): Promise<SiteConfig | null> {
+		for (;;) {
+			if (this.#site && Date.now() - this.#site.loadedAt < SITE_CACHE_MS) return this.#site.config;
+			const generation = this.#generation;
+			this.#siteLoad ??= loadSiteConfig(this.env, trackingId).finally(() => {
+				this.#siteLoad = null;
+			});
+			const config = await this.#siteLoad;
+			if (generation === this.#generation) {
+				this.#site = { config, loadedAt: Date.now() };
+				return config;
+			}
+		}
+	}
+
+	/** SHA-256 of `value` under the named salt; `visitor:<day>` salts replace the previous day's. */
+	async #hash(saltName: string, value: string): Promise<string> {
+		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).toArray()[0]?.value;
+		if (!salt) {
+			salt = randomHex();
+			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, saltName, salt);
+			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name <> ?`, saltName);
+			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).one().value;
+		}
+		return (await sha256Hex(`${salt}\n${value}`)).slice(0, 32);
+	}
+
+	async #schedule(at: number): Promise<void> {
+		// An earlier alarm reschedules whatever is still due when it runs.
+		if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+		this.#alarmAt = at;
+		await this.ctx.storage.setAlarm(at);
+	}
+}
+
+/** 404, 402 and 403 of spec 7.3 and 7.4, in that order; null when the site takes the event. */
+function refuseSite(site: SiteConfig | null, claimedHost: string | null, now: number): Outcome | null {
+	if (!site || !site.active) return { status: 404, error: "Unknown tracking ID or inactive site" };
+	if (!ownerHasAccess(site, now)) return { status: 402, error: "The site owner has neither a Pro subscription nor an active trial" };
+	if (!site.domain) return { status: 403, error: "The site has no configured domain" };
+	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {
+		return { status: 403, error: "url_host is not the site's domain or a subdomain of it" };
+	}
+	return null;
+}
+
+function tooMany(what: string, retryAfterSeconds: number): Outcome {
+	return { status: 429, error: `${what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
+}

@@ -1,0 +1,48 @@
+/**
+ * Exact sliding-window counting inside one Durable Object's SQLite, the same rule as RateLimiter
+ * ("more than N in any W seconds"): each accepted hit is a row that expires W seconds later.
+ * Callers must take hits synchronously (no await between check and insert) for the count to
+ * stay exact under concurrent requests; SQLite calls in a Durable Object are synchronous.
+ */
+export interface CountedWindow {
+	/** Which window, e.g. "site" or "ip:<hash>"; one object holds many. */
+	key: string;
+	limit: number;
+	windowSeconds: number;
+}
+
+export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export class SlidingWindows {
+	readonly #sql: SqlStorage;
+
+	constructor(sql: SqlStorage) {
+		this.#sql = sql;
+		sql.exec(`CREATE TABLE IF NOT EXISTS hits (window TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+		sql.exec(`CREATE INDEX IF NOT EXISTS hits_window_expiry ON hits (window, expires_at)`);
+	}
+
+	/** Takes one hit from every window, all or nothing: a full window leaves the others untouched. */
+	take(now: number, windows: CountedWindow[]): WindowDecision {
+		for (const { key, limit, windowSeconds } of windows) {
+			this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, key, now);
+			const { used, oldest } = this.#sql
+				.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits WHERE window = ?`, key)
+				.one();
+			if (used >= limit) {
+				const retryAfterMs = (oldest ?? now + windowSeconds * 1000) - now;
+				return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+			}
+		}
+		for (const { key, windowSeconds } of windows) {
+			this.#sql.exec(`INSERT INTO hits (window, expires_at) VALUES (?, ?)`, key, now + windowSeconds * 1000);
+		}
+		return { allowed: true };
+	}
+
+	/** Drops expired hits; answers when the last remaining one expires (null when none remain). */
+	sweep(now: number): number | null {
+		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
+		return this.#sql.exec<{ latest: number | null }>(`SELECT max(expires_at) AS latest FROM hits`).one().latest;
+	}
+}

@@ -1,0 +1,94 @@
+/**
+ * What the end-to-end tests run against: the real Worker on the local runtime (wrangler's test
+ * harness, the real wrangler.toml, the real D1 migrations), a static site on another origin
+ * that embeds the tracker, and Debian's chromium driven by playwright-core.
+ */
+import { mkdir } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { createTestHarness } from "wrangler";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A desktop Chrome user agent: headless chromium's own says "HeadlessChrome", which is a bot. */
+export const DESKTOP_CHROME =
+	"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+export async function startWorker() {
+	// wrangler.toml serves the console's build as assets; the directory must exist even when the
+	// console has not been built.
+	await mkdir(join(ROOT, "console", "dist"), { recursive: true });
+	const server = createTestHarness({ root: ROOT, workers: [{ configPath: "./wrangler.toml" }] });
+	const { url } = await server.listen();
+	await server.getWorker().applyD1Migrations("DB");
+	return { url: url.href.replace(/\/$/, ""), server, close: () => server.close() };
+}
+
+export async function api<T = any>(base: string, path: string, init: { method?: string; token?: string; json?: unknown } = {}) {
+	const res = await fetch(base + path, {
+		method: init.method ?? (init.json === undefined ? "GET" : "POST"),
+		headers: {
+			...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+			...(init.json === undefined ? {} : { "content-type": "application/json" }),
+		},
+		body: init.json === undefined ? undefined : JSON.stringify(init.json),
+	});
+	const text = await res.text();
+	if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : null) as T;
+}
+
+let accounts = 0;
+/** A new owner with a site whose domain is `domain`. */
+export async function ownerWithSite(base: string, domain: string) {
+	const email = `e2e-${Date.now()}-${accounts++}@example.com`;
+	const { token } = await api<{ token: string }>(base, "/api/auth/signup", { json: { email, password: "correct horse battery" } });
+	const site = await api<{ tracking_id: string }>(base, "/api/sites", { token, json: { domain } });
+	return { token, trackingId: site.tracking_id };
+}
+
+/**
+ * A single-page site on its own origin: every path answers the same page, which loads the
+ * tracker from the Worker. `?id=` picks the tracking ID, so each test uses its own site.
+ */
+export async function startSite(workerUrl: string): Promise<{ origin: string; close: () => Promise<void> }> {
+	const server: Server = createServer((req, res) => {
+		const query = new URL(req.url ?? "/", "http://x").searchParams;
+		const id = query.get("id") ?? "";
+		// ?queue=1: calls made before the tracker loads, as clients/tracker/README.md shows.
+		const queue = query.has("queue")
+			? `<script>window.svc = window.svc || { q: [], track(...a) { this.q.push(["track", a]) }, identify(...a) { this.q.push(["identify", a]) } };
+svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
+			: "";
+		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+		res.end(`<!doctype html>
+<html><head><title>Test shop</title>${queue}
+<script defer src="${workerUrl}/t.js" data-id="${id}"></script>
+</head><body><h1>Test shop</h1></body></html>`);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	// "localhost" is the site's host name; the Worker is reached on 127.0.0.1: another origin.
+	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * Chromium, headless. Unless `headlessUserAgent`, it presents itself as desktop Chrome at the
+ * browser level: beacons sent while a page unloads leave from the browser process with its own
+ * user agent, not a context's override, and headless chromium's own is a bot's.
+ */
+export function launchChromium({ headlessUserAgent = false } = {}): Promise<Browser> {
+	return chromium.launch({
+		executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+		args: [
+			"--headless",
+			"--no-sandbox",
+			"--disable-gpu",
+			"--disable-background-networking",
+			...(headlessUserAgent ? [] : [`--user-agent=${DESKTOP_CHROME}`]),
+		],
+	});
+}

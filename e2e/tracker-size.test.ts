@@ -1,0 +1,13 @@
+import { readFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import { describe, it } from "vitest";
+import { TRACKER_OUTPUT } from "../clients/tracker/build.mjs";
+
+describe("the tracker's size", () => {
+	it("is under 2 KB gzipped", async ({ expect }) => {
+		const script = await readFile(TRACKER_OUTPUT);
+		const gzipped = gzipSync(script).byteLength;
+		console.log(`tracker: ${script.byteLength} bytes minified, ${gzipped} bytes gzipped`);
+		expect(gzipped).toBeLessThan(2_048);
+	});
+});

@@ -1,0 +1,243 @@
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
+import { api, launchChromium, ownerWithSite, startSite, startWorker } from "./stack";
+
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let site: Awaited<ReturnType<typeof startSite>>;
+let browser: Browser;
+
+beforeAll(async () => {
+	worker = await startWorker();
+	site = await startSite(worker.url);
+	browser = await launchChromium();
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await site?.close();
+	await worker?.close();
+});
+
+interface StoredEvent {
+	name: string;
+	url_host: string | null;
+	url_path: string;
+	url_query: string;
+	seq: number;
+	v: string;
+	data: string | null;
+	duration: number | null;
+	distinct_id: string | null;
+	visitor_id: string;
+	referrer: string;
+	title: string;
+	language: string;
+	screen: string;
+	browser: string;
+	os: string;
+	device: string;
+}
+
+const isCollect = (request: Request) => request.url() === `${worker.url}/api/collect` && request.method() === "POST";
+
+/** Counts the page's calls to sendBeacon and fetch, synchronously, before the tracker loads. */
+const COUNT_SENDS = () => {
+	const w = window as unknown as { __beacons: number; __fetches: number };
+	w.__beacons = 0;
+	w.__fetches = 0;
+	const beacon = navigator.sendBeacon.bind(navigator);
+	navigator.sendBeacon = (url, data) => (w.__beacons++, beacon(url, data));
+	const fetcher = window.fetch.bind(window);
+	window.fetch = (...args) => (w.__fetches++, fetcher(...args));
+};
+
+async function newPage(options: { init?: () => void } = {}): Promise<{ context: BrowserContext; page: Page }> {
+	const context = await browser.newContext();
+	await context.addInitScript(COUNT_SENDS);
+	if (options.init) await context.addInitScript(options.init);
+	return { context, page: await context.newPage() };
+}
+
+/** Opens the test site for `trackingId` and waits until the first page view has been answered. */
+async function open(page: Page, trackingId: string, path = "/") {
+	const answered = page.waitForResponse((response) => isCollect(response.request()));
+	await page.goto(`${site.origin}${path}?id=${trackingId}`);
+	return (await answered).status();
+}
+
+async function storedEvents(token: string, trackingId: string): Promise<StoredEvent[]> {
+	const { events } = await api<{ events: StoredEvent[] }>(worker.url, `/api/sites/${trackingId}/events?limit=1000`, { token });
+	return events;
+}
+
+/**
+ * Waits until the owner API shows `count` events (beacons are asynchronous; the wait ends as
+ * soon as they are there), then answers them. On a shortfall the failure lists what arrived.
+ */
+async function eventsOnceThereAre(expect: ExpectStatic, token: string, trackingId: string, count: number) {
+	let events = await storedEvents(token, trackingId);
+	for (let tries = 0; events.length < count && tries < 100; tries++) {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		events = await storedEvents(token, trackingId);
+	}
+	expect(events.map((e) => `${e.name || "(view)"} ${e.url_path} seq ${e.seq}`)).toHaveLength(count);
+	return events;
+}
+
+const sends = (page: Page) => page.evaluate(() => (window as unknown as { __beacons: number; __fetches: number }).__beacons);
+
+describe("the tracker in chromium against the Worker", () => {
+	it("records page views with SPA navigation, a custom event, identify and every _leave", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		const requests: Request[] = [];
+		page.on("request", (request) => isCollect(request) && requests.push(request));
+
+		expect(await open(page, trackingId)).toBe(204);
+		await page.evaluate(() => history.pushState({}, "", "/pricing"));
+		await page.evaluate(() => {
+			const svc = (window as unknown as { svc: { track(n: string, d?: unknown): void; identify(id: string): void } }).svc;
+			svc.track("signup", { plan: "pro" });
+			svc.identify("user-42");
+			// A query change through replaceState is the same page: no page view.
+			history.replaceState({}, "", "/pricing?tab=yearly");
+		});
+		await page.evaluate(() => history.back()); // popstate back to "/"
+		await page.waitForFunction(() => location.pathname === "/");
+		await page.goto("about:blank"); // pagehide: the last _leave
+		// (The context stays open until the beacons arrived: closing it would cancel them.)
+		const events = await eventsOnceThereAre(expect, token, trackingId, 8);
+		await context.close();
+		const summary = events.map((e) => [e.name, e.url_path, e.seq, e.distinct_id]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+		expect(summary).toEqual(
+			[
+				["", "/", 0, null],
+				["_leave", "/", 1, null],
+				["", "/pricing", 0, null],
+				["signup", "/pricing", 1, null],
+				["_identify", "/pricing", 2, "user-42"],
+				["_leave", "/pricing", 3, "user-42"],
+				["", "/", 0, "user-42"],
+				["_leave", "/", 1, "user-42"],
+			].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+		);
+		for (const event of events) {
+			expect(event).toMatchObject({ v: "2", url_host: "localhost", title: "Test shop", browser: "Chrome", os: "Linux", device: "desktop" });
+			expect(event.screen).toMatch(/^\d+x\d+$/);
+			expect(event.language).not.toBe("");
+		}
+		expect(new Set(events.map((e) => e.visitor_id)).size).toBe(1);
+		expect(events.find((e) => e.name === "signup")!.data).toBe('{"plan":"pro"}');
+		for (const leave of events.filter((e) => e.name === "_leave")) {
+			expect(Number.isInteger(leave.duration)).toBe(true);
+			expect(leave.duration).toBeGreaterThanOrEqual(0);
+		}
+		// The SPA page view names the page it came from; the first came from nowhere.
+		const views = events.filter((e) => e.name === "");
+		expect(views.find((e) => e.url_path === "/pricing")!.referrer).toBe(`${site.origin}/?id=${trackingId}`);
+		expect(views.find((e) => e.url_path === "/" && e.distinct_id === null)!.referrer).toBe("");
+		// Endpoint next to the script's own src, JSON as text/plain. (The beacon sent while the page
+		// unloads leaves from the browser process, where the page no longer sees it.)
+		expect(requests.length).toBeGreaterThanOrEqual(7);
+		for (const request of requests) {
+			expect(request.headers()["content-type"]).toMatch(/^text\/plain/);
+			expect(JSON.parse(request.postData()!).tracking_id).toBe(trackingId);
+		}
+
+		const stats = await api(worker.url, `/api/sites/${trackingId}/stats`, { token });
+		expect(stats).toMatchObject({ pageviews: 3, visitors: 1, sessions: 1, events: 1, identified_visitors: 1, bounce_rate: 0 });
+		expect(stats.top_pages).toEqual([
+			{ path: "/", pageviews: 2, visitors: 1 },
+			{ path: "/pricing", pageviews: 1, visitors: 1 },
+		]);
+		expect(stats.custom_events).toEqual([{ name: "signup", events: 1, visitors: 1 }]);
+		expect(stats.top_referrers).toEqual([]);
+	});
+
+	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await page.goto(`${site.origin}/?id=${trackingId}&queue=1`);
+		const events = await eventsOnceThereAre(expect, token, trackingId, 3);
+		await context.close();
+		expect(events.map((e) => [e.seq, e.name, e.distinct_id, e.data]).sort()).toEqual([
+			[0, "", null, null],
+			[1, "_identify", "early-user", null],
+			[2, "early", "early-user", '{"a":1}'],
+		]);
+	});
+
+	it("caps names at 100 characters, data beyond 6,000 characters to {}, and sends at most 30 events per 10 seconds", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await open(page, trackingId);
+		const sent = await page.evaluate(() => {
+			const svc = (window as unknown as { svc: { track(n: string, d?: unknown): void } }).svc;
+			svc.track("n".repeat(150));
+			svc.track("big", { s: "x".repeat(6_000) });
+			svc.track("fits", { s: "x".repeat(5_990) });
+			for (let i = 0; i < 40; i++) svc.track(`burst-${i}`);
+			return (window as unknown as { __beacons: number }).__beacons;
+		});
+		// The page view, the three above and 26 of the 40: the 31st and later were never sent.
+		expect(sent).toBe(30);
+		// All 30 arrive although they left at once (beyond the browser's beacon quota).
+		const events = await eventsOnceThereAre(expect, token, trackingId, 30);
+		await context.close();
+		expect(events.find((e) => e.name.startsWith("n"))!.name).toBe("n".repeat(100));
+		expect(events.find((e) => e.name === "big")!.data).toBe("{}");
+		expect(events.find((e) => e.name === "fits")!.data).toBe(JSON.stringify({ s: "x".repeat(5_990) }));
+		expect(events.filter((e) => e.name.startsWith("burst-"))).toHaveLength(26);
+		expect(events.some((e) => e.name === "burst-26")).toBe(false);
+	});
+
+	it("falls back to fetch with keepalive when the browser refuses the beacon, on leaving too", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage({ init: () => (navigator.sendBeacon = () => false) });
+		expect(await open(page, trackingId)).toBe(204);
+		expect(await page.evaluate(() => (window as unknown as { __fetches: number }).__fetches)).toBe(1);
+		await page.goto("about:blank");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 2);
+		await context.close();
+		expect(events.map((e) => [e.name, e.url_path, e.seq]).sort()).toEqual([
+			["", "/", 0],
+			["_leave", "/", 1],
+		]);
+	});
+
+	it.for([
+		["Global Privacy Control", () => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })],
+		["Do Not Track", () => Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" })],
+		["svc_ignore in localStorage", () => localStorage.setItem("svc_ignore", "true")],
+	] as const)("sends nothing under %s, and svc.track still works as a no-op", async ([, init], { expect }) => {
+		const { trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage({ init });
+		await page.goto(`${site.origin}/?id=${trackingId}`);
+		await page.waitForFunction(() => typeof (window as unknown as { svc?: { track?: unknown } }).svc?.track === "function");
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("clicked"));
+		expect(await sends(page)).toBe(0);
+		expect(await page.evaluate(() => (window as unknown as { __fetches: number }).__fetches)).toBe(0);
+		await context.close();
+	});
+
+	it("is not counted when the browser says it is headless (a bot), though it is answered 204", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const headless = await launchChromium({ headlessUserAgent: true });
+		try {
+			const page = await headless.newPage();
+			expect(await page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome");
+			expect(await open(page, trackingId)).toBe(204);
+		} finally {
+			await headless.close();
+		}
+		expect(await storedEvents(token, trackingId)).toEqual([]);
+	});
+
+	it("is refused with 403 on a site whose domain is another one", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "example.com");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId)).toBe(403);
+		await context.close();
+		expect(await storedEvents(token, trackingId)).toEqual([]);
+	});
+});

@@ -1,0 +1,105 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./accounts";
+
+/** An analytics site (spec 2.4): public tracking ID, configured domain, active flag, Attack Mode. */
+export const sites = sqliteTable(
+	"sites",
+	{
+		/** Public and random (128 bits): knowing one site's ID says nothing about another's. */
+		trackingId: text("tracking_id").primaryKey(),
+		userId: text("user_id")
+			.notNull()
+			.references(() => users.id, { onDelete: "cascade" }),
+		name: text("name").notNull(),
+		/** Lower-case host name without scheme, port or leading `www.`; null means collection is 403. */
+		domain: text("domain"),
+		active: integer("active", { mode: "boolean" }).notNull().default(true),
+		attackMode: integer("attack_mode", { mode: "boolean" }).notNull().default(false),
+		createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+		updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+	},
+	(t) => [index("sites_user_idx").on(t.userId, t.createdAt)],
+);
+
+/**
+ * Browser analytics events (spec 2.5) as accepted by /api/collect. Rows arrive in batches from
+ * the site's SiteCollector object, never one INSERT per request. No raw IP is ever stored:
+ * `visitor_id` is the tracker's own id or a hash salted with a per-site salt that rotates daily.
+ *
+ * Events carry no foreign key to `sites`: a batch must never fail because its site was deleted
+ * meanwhile; deleting a site deletes its events explicitly.
+ */
+export const analyticsEvents = sqliteTable(
+	"analytics_events",
+	{
+		trackingId: text("tracking_id").notNull(),
+		/** The client's event_id (a repeated one is stored once) or a generated UUID. */
+		eventId: text("event_id").notNull(),
+		/** Received time, ms since the epoch. */
+		ts: integer("ts").notNull(),
+		/** "" is a page view; `_leave`, `_identify` and custom names otherwise. */
+		name: text("name").notNull().default(""),
+		data: text("data"),
+		urlHost: text("url_host"),
+		urlPath: text("url_path").notNull().default("/"),
+		urlQuery: text("url_query").notNull().default(""),
+		referrer: text("referrer").notNull().default(""),
+		/** Host of an external referrer, lower-case; "" for direct visits and internal navigation. */
+		referrerHost: text("referrer_host").notNull().default(""),
+		title: text("title").notNull().default(""),
+		language: text("language").notNull().default(""),
+		screen: text("screen").notNull().default(""),
+		visitorId: text("visitor_id").notNull(),
+		distinctId: text("distinct_id"),
+		sessionId: text("session_id"),
+		/** Seconds on the page, on `_leave`. */
+		duration: integer("duration"),
+		seq: integer("seq").notNull().default(0),
+		v: text("v").notNull().default(""),
+		browser: text("browser").notNull().default(""),
+		os: text("os").notNull().default(""),
+		/** desktop, mobile, tablet, or another ua-parser-js device type. */
+		device: text("device").notNull().default(""),
+		/** Two upper-case letters, or "" when unknown. */
+		country: text("country").notNull().default(""),
+	},
+	(t) => [
+		primaryKey({ columns: [t.trackingId, t.eventId] }),
+		// Every statistic is a range scan of one site's events in time order.
+		index("analytics_events_site_ts_idx").on(t.trackingId, t.ts),
+	],
+);
+
+/** `_identify` links: which distinct_id (the site's own user id) a visitor turned out to be. */
+export const analyticsIdentities = sqliteTable(
+	"analytics_identities",
+	{
+		trackingId: text("tracking_id").notNull(),
+		visitorId: text("visitor_id").notNull(),
+		distinctId: text("distinct_id").notNull(),
+		firstSeen: integer("first_seen").notNull(),
+		lastSeen: integer("last_seen").notNull(),
+	},
+	(t) => [
+		primaryKey({ columns: [t.trackingId, t.visitorId, t.distinctId] }),
+		index("analytics_identities_distinct_idx").on(t.trackingId, t.distinctId),
+	],
+);
+
+/** AI-crawler visits reported by /api/bot-crawl-ingest (spec 2.6). */
+export const crawlerVisits = sqliteTable(
+	"crawler_visits",
+	{
+		id: text("id").primaryKey(),
+		trackingId: text("tracking_id").notNull(),
+		ts: integer("ts").notNull(),
+		/** Name from the crawler table in workers/crawl/crawlers.ts; operator and purpose come from there. */
+		crawler: text("crawler").notNull(),
+		urlHost: text("url_host"),
+		urlPath: text("url_path").notNull(),
+		country: text("country").notNull().default(""),
+		status: integer("status").notNull(),
+		ua: text("ua").notNull(),
+	},
+	(t) => [index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts)],
+);

@@ -1,0 +1,328 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import type { SiteCollector } from "../durable-objects/SiteCollector";
+import { CHROME, collect, FIREFOX_LINUX, GOOGLEBOT, HEADLESS, IPHONE, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
+import { uniqueIp } from "./helpers";
+
+const x = (n: number) => "x".repeat(n);
+const hex = (n: number) => "a".repeat(n);
+
+/** Sends one event with `fields` and answers the stored row. */
+async function storedWith(fields: Record<string, unknown>, init: Parameters<typeof collect>[1] = {}) {
+	const { site } = await ownerWithSite();
+	const res = await collect({ ...pageview(site.tracking_id), ...fields }, init);
+	if (res.status !== 204) throw new Error(`expected 204, got ${res.status}: ${await res.text()}`);
+	const events = await storedEvents(site.tracking_id);
+	if (events.length !== 1) throw new Error(`expected one stored event, got ${events.length}`);
+	return events[0];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("field rules of spec 2.5, each at its boundary and one past it", () => {
+	it.for([
+		["8 hex characters", hex(8), hex(8)],
+		["64 hex characters", hex(64), hex(64)],
+		["hex with hyphens", "0123abcd-ef01-4567-89ab-cdef01234567", "0123abcd-ef01-4567-89ab-cdef01234567"],
+		["upper-case hex (stored lower-case)", "ABCDEF12", "abcdef12"],
+	])("event_id: keeps %s", async ([, sent, stored], { expect }) => {
+		expect((await storedWith({ event_id: sent })).event_id).toBe(stored);
+	});
+
+	it.for([
+		["7 characters", hex(7)],
+		["65 characters", hex(65)],
+		["non-hex characters", "zzzzzzzz"],
+		["a number", 12345678],
+		["an empty string", ""],
+	])("event_id: replaces %s with a new UUID", async ([, sent], { expect }) => {
+		expect((await storedWith({ event_id: sent })).event_id).toMatch(UUID);
+	});
+
+	it("event_id: absent → a new UUID", async ({ expect }) => {
+		expect((await storedWith({})).event_id).toMatch(UUID);
+	});
+
+	it.for([
+		[0, 0],
+		[-1, 0],
+		[7, 7],
+		[3.9, 3],
+		[4_294_967_295, 4_294_967_295],
+		[4_294_967_296, 4_294_967_295],
+		["12", 12],
+		["abc", 0],
+		[null, 0],
+	] as const)("seq: %s is stored as %i", async ([sent, stored], { expect }) => {
+		expect((await storedWith({ seq: sent })).seq).toBe(stored);
+	});
+
+	it("seq: 1e999 (Infinity once parsed) is clamped to 4294967295", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const raw = JSON.stringify(pageview(site.tracking_id)).replace(/}$/, ',"seq":1e999}');
+		expect((await collect(null, { raw })).status).toBe(204);
+		expect((await storedEvents(site.tracking_id))[0].seq).toBe(4_294_967_295);
+	});
+
+	it.for([
+		[0, 0],
+		[-5, 0],
+		[42, 42],
+		[3_600, 3_600],
+		[3_601, 3_600],
+		[86_400, 3_600],
+		["oops", null],
+	] as const)("duration: %s is stored as %s", async ([sent, stored], { expect }) => {
+		expect((await storedWith({ event_name: "_leave", duration: sent })).duration).toBe(stored);
+	});
+
+	it.for([
+		["event_name", 200, "name"],
+		["url_path", 2_000, "url_path"],
+		["url_query", 2_000, "url_query"],
+		["title", 500, "title"],
+		["language", 20, "language"],
+		["screen", 20, "screen"],
+		["distinct_id", 200, "distinct_id"],
+		["visitor_id", 200, "visitor_id"],
+		["session_id", 200, "session_id"],
+	] as const)("%s: %i characters are kept, one more is cut to %i", async ([field, limit, column], { expect }) => {
+		expect((await storedWith({ [field]: x(limit) }))[column]).toBe(x(limit));
+		expect((await storedWith({ [field]: x(limit + 1) }))[column]).toBe(x(limit));
+	});
+
+	it("url_host: 500 characters are kept, one more is cut to 500 (after host authorization on the whole)", async ({ expect }) => {
+		const host = (length: number) => `${x(length - ".example.com".length)}.example.com`;
+		expect((await storedWith({ url_host: host(500) })).url_host).toBe(host(500));
+		expect((await storedWith({ url_host: host(501) })).url_host).toBe(host(501).slice(0, 500));
+	});
+
+	it("event_data: 8,000 characters are kept, 8,001 become {}", async ({ expect }) => {
+		const data = (length: number) => JSON.stringify({ k: x(length - 8) });
+		expect(data(8_000)).toHaveLength(8_000);
+		expect((await storedWith({ event_name: "e", event_data: data(8_000) })).data).toBe(data(8_000));
+		expect((await storedWith({ event_name: "e", event_data: data(8_001) })).data).toBe("{}");
+	});
+
+	it("event_data: an object is stored serialized; absent is null", async ({ expect }) => {
+		expect((await storedWith({ event_name: "e", event_data: { plan: "pro", n: 2 } })).data).toBe('{"plan":"pro","n":2}');
+		expect((await storedWith({ event_name: "e" })).data).toBeNull();
+	});
+
+	it("v: stored as sent; the current tracker sends 2", async ({ expect }) => {
+		expect((await storedWith({ v: "2" })).v).toBe("2");
+		expect((await storedWith({ v: 2 })).v).toBe("2");
+	});
+
+	it("url_path: absent or empty is /", async ({ expect }) => {
+		expect((await storedWith({ url_path: undefined })).url_path).toBe("/");
+		expect((await storedWith({ url_path: "" })).url_path).toBe("/");
+	});
+
+	it("referrer: stored; an external one is grouped by host, internal navigation is not a referrer", async ({ expect }) => {
+		const external = await storedWith({ referrer: "https://News.ycombinator.com/item?id=1" });
+		expect(external).toMatchObject({ referrer: "https://News.ycombinator.com/item?id=1", referrer_host: "news.ycombinator.com" });
+		expect((await storedWith({ referrer: "https://example.com/pricing" })).referrer_host).toBe("");
+		expect((await storedWith({ referrer: "not a url" })).referrer_host).toBe("");
+	});
+
+	it("identity values of the wrong type are absent, not an error", async ({ expect }) => {
+		const event = await storedWith({ distinct_id: { id: 1 }, session_id: ["a"], title: { t: 1 }, language: true });
+		expect(event).toMatchObject({ distinct_id: null, session_id: null, title: "", language: "true" });
+	});
+});
+
+describe("who and where: user agent, country, visitors without cookies or raw IPs", () => {
+	it.for([
+		[CHROME, { browser: "Chrome", os: "Windows", device: "desktop" }],
+		[IPHONE, { browser: "Mobile Safari", os: "iOS", device: "mobile" }],
+		[FIREFOX_LINUX, { browser: "Firefox", os: "Linux", device: "desktop" }],
+		[
+			"Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+			{ browser: "Mobile Safari", os: "iOS", device: "tablet" },
+		],
+	] as const)("parses %s", async ([ua, expected], { expect }) => {
+		expect(await storedWith({}, { ua })).toMatchObject(expected);
+	});
+
+	it.for([
+		["DE", "DE"],
+		["T1", ""],
+		["XX", ""],
+	])("country: cf.country %s is stored as %j", async ([country, stored], { expect }) => {
+		expect((await storedWith({}, { country })).country).toBe(stored);
+	});
+
+	it("country: none when the request carries no cf.country", async ({ expect }) => {
+		expect((await storedWith({})).country).toBe("");
+	});
+
+	it("counts one visitor per IP and user agent, without storing the IP", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const [ipA, ipB] = ["10.200.1.1", "10.200.1.2"];
+		for (const [ip, ua] of [
+			[ipA, CHROME],
+			[ipA, CHROME],
+			[ipA, IPHONE],
+			[ipB, CHROME],
+		]) {
+			expect((await collect(pageview(site.tracking_id), { ip, ua })).status).toBe(204);
+		}
+		const events = await storedEvents(site.tracking_id);
+		const ids = events.map((e) => e.visitor_id);
+		expect(ids[0]).toBe(ids[1]);
+		expect(new Set(ids).size).toBe(3);
+		for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+		expect(JSON.stringify(events)).not.toContain("10.200.1.");
+	});
+
+	it("uses the visitor_id the tracker sends instead of the hash", async ({ expect }) => {
+		expect((await storedWith({ visitor_id: "my-visitor-7" })).visitor_id).toBe("my-visitor-7");
+	});
+
+	it("salts visitor hashes per day: a new day's salt replaces the old, and a new salt gives new hashes", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
+		await runInDurableObject(stub, (_: SiteCollector, state) => {
+			state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:2000-01-01', 'yesterday')`);
+		});
+		const ip = uniqueIp();
+		await collect(pageview(site.tracking_id), { ip });
+		const today = new Date().toISOString().slice(0, 10);
+		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
+			state.storage.sql.exec<{ name: string }>(`SELECT name FROM salts WHERE name LIKE 'visitor:%'`).toArray(),
+		);
+		expect(salts).toEqual([{ name: `visitor:${today}` }]);
+
+		// Same IP and browser under another salt (as on the next day): another visitor id.
+		await runInDurableObject(stub, (_: SiteCollector, state) => {
+			state.storage.sql.exec(`UPDATE salts SET value = 'rotated' WHERE name = ?`, `visitor:${today}`);
+		});
+		await collect(pageview(site.tracking_id), { ip });
+		const [first, second] = await storedEvents(site.tracking_id);
+		expect(first.visitor_id).not.toBe(second.visitor_id);
+	});
+});
+
+describe("what is stored and what is only answered", () => {
+	it.for([
+		["Googlebot", GOOGLEBOT],
+		["GPTBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"],
+		["a headless browser", HEADLESS],
+		["curl", "curl/8.5.0"],
+		["an uptime monitor", "Mozilla/5.0 (compatible; UptimeRobot/2.0; http://www.uptimerobot.com/)"],
+		["an empty user agent", ""],
+	])("answers %s with 204 and does not count it", async ([, ua], { expect }) => {
+		const { site } = await ownerWithSite();
+		const res = await collect(pageview(site.tracking_id), { ua });
+		expect(res.status).toBe(204);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(0);
+	});
+
+	it("answers a request without any user agent with 204 and does not count it", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id), { ua: null })).status).toBe(204);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(0);
+	});
+
+	it.for([["sec-purpose", "prefetch"], ["sec-purpose", "prefetch;prerender"], ["purpose", "prefetch"]])(
+		"answers excluded traffic (%s: %s) with 204 and does not count it",
+		async ([header, value], { expect }) => {
+			const { site } = await ownerWithSite();
+			const res = await collect(pageview(site.tracking_id), { headers: { [header]: value } });
+			expect(res.status).toBe(204);
+			expect(await storedEvents(site.tracking_id)).toHaveLength(0);
+		},
+	);
+
+	it("stores a repeated event_id once, before and after the outbox reached D1", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const event = pageview(site.tracking_id, { event_id: "0123456789abcdef" });
+		expect((await collect(event)).status).toBe(204);
+		expect((await collect(event)).status).toBe(204);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
+		expect((await collect(event)).status).toBe(204);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
+	});
+
+	it("page view, custom event, _leave with duration, _identify linking distinct_id to the visitor", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const ip = uniqueIp();
+		const base = pageview(site.tracking_id, { url_path: "/pricing" });
+		await collect({ ...base, seq: 0 }, { ip });
+		await collect({ ...base, seq: 1, event_name: "signup", event_data: '{"plan":"pro"}' }, { ip });
+		await collect({ ...base, seq: 2, event_name: "_identify", distinct_id: "user-42" }, { ip });
+		await collect({ ...base, seq: 3, event_name: "_leave", duration: 95, distinct_id: "user-42" }, { ip });
+		const events = await storedEvents(site.tracking_id);
+		expect(events.map((e) => [e.seq, e.name, e.data, e.duration, e.distinct_id])).toEqual([
+			[0, "", null, null, null],
+			[1, "signup", '{"plan":"pro"}', null, null],
+			[2, "_identify", null, null, "user-42"],
+			[3, "_leave", null, 95, "user-42"],
+		]);
+		expect(new Set(events.map((e) => e.visitor_id)).size).toBe(1);
+		const { results: links } = await env.DB.prepare("SELECT visitor_id, distinct_id FROM analytics_identities WHERE tracking_id = ?")
+			.bind(site.tracking_id)
+			.all();
+		expect(links).toEqual([{ visitor_id: events[0].visitor_id, distinct_id: "user-42" }]);
+	});
+
+	it("flushes the outbox to D1 by itself within seconds, without an owner read", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		await collect(pageview(site.tracking_id));
+		const count = () =>
+			env.DB.prepare("SELECT count(*) AS n FROM analytics_events WHERE tracking_id = ?").bind(site.tracking_id).first<number>("n");
+		await expect.poll(count, { timeout: 10_000, interval: 100 }).toBe(1);
+	});
+});
+
+describe("bad input of any shape: a 4xx or 204, never a 500", () => {
+	const shapes: unknown[] = [null, true, 0, -1, 1e308, "", "x", [], [1], {}, { a: { b: { c: [] } } }, "\ud800", "\u0000"];
+	const fields = [
+		"event_id",
+		"seq",
+		"v",
+		"event_name",
+		"event_data",
+		"url_path",
+		"url_query",
+		"url_host",
+		"referrer",
+		"title",
+		"language",
+		"screen",
+		"distinct_id",
+		"visitor_id",
+		"session_id",
+		"duration",
+	];
+
+	it("survives every field given every shape", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const statuses = new Set<number>();
+		for (const field of fields) {
+			const responses = await Promise.all(
+				shapes.map((value) => collect({ ...pageview(site.tracking_id), event_name: "fuzz", [field]: value }, { ip: uniqueIp() })),
+			);
+			for (const res of responses) {
+				statuses.add(res.status);
+				expect(res.status, `${field}: ${res.status}`).toBeLessThan(500);
+			}
+		}
+		expect([...statuses].sort()).toEqual([204, 403]);
+	});
+
+	it.for([
+		["a deeply nested body", `{"tracking_id":"s_AAAAAAAAAAAAAAAAAAAAAA","x":${"[".repeat(3000)}${"]".repeat(3000)}}`],
+		["binary garbage", "\u0000\u0001\u0002\uffff"],
+		["a huge number", '{"tracking_id": 1e999}'],
+		["a duplicate key", '{"tracking_id":"a","tracking_id":"s_AAAAAAAAAAAAAAAAAAAAAA"}'],
+	])("answers %s with a 4xx and a message", async ([, raw], { expect }) => {
+		const res = await collect(null, { raw });
+		expect(res.status).toBeGreaterThanOrEqual(400);
+		expect(res.status).toBeLessThan(500);
+		expect(typeof (await res.json<{ error: string }>()).error).toBe("string");
+	});
+});

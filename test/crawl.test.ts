@@ -1,0 +1,248 @@
+import { describe, it } from "vitest";
+import { CRAWLERS, matchCrawler } from "../workers/crawl/crawlers";
+import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
+import { call, setPlan, uniqueIp } from "./helpers";
+
+/** Real User-Agent strings as the operators document them. */
+const REQUIRED: Array<[name: string, ua: string]> = [
+	["GPTBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"],
+	["OAI-SearchBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot"],
+	["ChatGPT-User", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot"],
+	["ClaudeBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"],
+	["Claude-User", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)"],
+	["Claude-SearchBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-SearchBot/1.0; +Claude-SearchBot@anthropic.com)"],
+	["PerplexityBot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)"],
+	[
+		"Perplexity-User",
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)",
+	],
+	["Google-Extended", "Mozilla/5.0 (compatible; Google-Extended/1.0)"],
+	["Bytespider", "Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)"],
+	["CCBot", "CCBot/2.0 (https://commoncrawl.org/faq/)"],
+	["Amazonbot", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot) Chrome/119.0.6045.214 Safari/537.36"],
+	["Applebot-Extended", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot-Extended/0.1)"],
+	["meta-externalagent", "meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)"],
+	["Diffbot", "Mozilla/5.0 (X11; U; Linux i686; en-US; rv:1.9.1.2) Gecko/20090729 Firefox/3.5.2 (.NET CLR 3.5.30729; Diffbot/0.1; +http://www.diffbot.com)"],
+	["cohere-ai", "cohere-ai/1.0 (+https://cohere.com)"],
+	["DuckAssistBot", "DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)"],
+	["MistralAI-User", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; MistralAI-User/1.0; +https://docs.mistral.ai/robots)"],
+];
+
+const GPTBOT = REQUIRED[0][1];
+
+const visit = (trackingId: string, extra: Record<string, unknown> = {}) => ({
+	tracking_id: trackingId,
+	url_host: "example.com",
+	url_path: "/docs",
+	ua: GPTBOT,
+	country: "US",
+	status: 200,
+	...extra,
+});
+
+async function storedWith(fields: Record<string, unknown>) {
+	const { site } = await ownerWithSite();
+	const res = await crawlIngest({ ...visit(site.tracking_id), ...fields });
+	if (res.status !== 204) throw new Error(`expected 204, got ${res.status}: ${await res.text()}`);
+	const visits = await storedVisits(site.tracking_id);
+	if (visits.length !== 1) throw new Error(`expected one stored visit, got ${visits.length}`);
+	return visits[0];
+}
+
+describe("the crawler table", () => {
+	it("holds at least 30 AI crawlers, each with an operator and a purpose, names unique", ({ expect }) => {
+		expect(CRAWLERS.length).toBeGreaterThanOrEqual(30);
+		expect(new Set(CRAWLERS.map((c) => c.name)).size).toBe(CRAWLERS.length);
+		for (const crawler of CRAWLERS) {
+			expect(crawler.operator).not.toBe("");
+			expect(["training", "search", "assistant"]).toContain(crawler.purpose);
+			// Every entry is reachable: its own token in a User-Agent selects it, not another entry.
+			expect(matchCrawler(`Mozilla/5.0 (compatible; ${crawler.name}/1.0; +https://example.org/bot)`)?.name).toBe(crawler.name);
+		}
+	});
+
+	it.for(REQUIRED)("recognizes %s from its real User-Agent", ([name, ua], { expect }) => {
+		expect(matchCrawler(ua)?.name).toBe(name);
+	});
+
+	it.for([
+		["a browser", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"],
+		["Googlebot (a search crawler, not an AI one)", GOOGLEBOT],
+		["a name inside a longer token", "Mozilla/5.0 (compatible; NotGPTBotAtAll/1.0)"],
+		["empty", ""],
+	])("recognizes nothing in %s", ([, ua], { expect }) => {
+		expect(matchCrawler(ua)).toBeNull();
+	});
+});
+
+describe("POST /api/bot-crawl-ingest: statuses of spec 7.4", () => {
+	it("answers 204 with no body and stores the visit", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const res = await crawlIngest(visit(site.tracking_id));
+		expect(res.status).toBe(204);
+		expect(await res.text()).toBe("");
+		expect(res.headers.get("access-control-allow-origin")).toBe("*");
+		const [stored] = await storedVisits(site.tracking_id);
+		expect(stored).toMatchObject({ crawler: "GPTBot", url_host: "example.com", url_path: "/docs", country: "US", status: 200, ua: GPTBOT });
+	});
+
+	it.for(REQUIRED)("stores a visit by %s under its name", async ([name, ua], { expect }) => {
+		expect((await storedWith({ ua })).crawler).toBe(name);
+	});
+
+	it("answers OPTIONS with 204 and CORS", async ({ expect }) => {
+		const res = await call("/api/bot-crawl-ingest", { method: "OPTIONS" });
+		expect(res.status).toBe(204);
+		expect(res.headers.get("access-control-allow-origin")).toBe("*");
+	});
+
+	it.for(["GET", "PUT", "DELETE"])("answers %s with 405", async (method, { expect }) => {
+		const res = await call("/api/bot-crawl-ingest", { method });
+		expect(res.status).toBe(405);
+		expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+	});
+
+	it("accepts exactly 10,000 characters and answers 413 to 10,001", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const padded = (length: number) => {
+			const base = JSON.stringify({ ...visit(site.tracking_id), pad: "" });
+			return JSON.stringify({ ...visit(site.tracking_id), pad: "x".repeat(length - base.length) });
+		};
+		expect((await crawlIngest(null, { raw: padded(10_000) })).status).toBe(204);
+		const over = await crawlIngest(null, { raw: padded(10_001) });
+		expect(over.status).toBe(413);
+		expect(await over.json()).toEqual({ error: "Request body exceeds 10000 characters" });
+	});
+
+	it.for([
+		["invalid JSON", "{"],
+		["an empty body", ""],
+		["an array", "[]"],
+		["no tracking_id", JSON.stringify({ ua: GPTBOT })],
+		["a numeric tracking_id", JSON.stringify({ tracking_id: 7, ua: GPTBOT })],
+	])("answers 400 to %s", async ([, raw], { expect }) => {
+		const res = await crawlIngest(null, { raw });
+		expect(res.status).toBe(400);
+		expect(Object.keys(await res.json<object>())).toEqual(["error"]);
+	});
+
+	it("answers 404 to an unknown tracking ID and to an inactive site", async ({ expect }) => {
+		expect((await crawlIngest(visit("s_AAAAAAAAAAAAAAAAAAAAAA"))).status).toBe(404);
+		expect((await crawlIngest(visit("nope"))).status).toBe(404);
+		const { token, site } = await ownerWithSite();
+		await patchSite(token, site.tracking_id, { active: false });
+		expect((await crawlIngest(visit(site.tracking_id))).status).toBe(404);
+	});
+
+	it("answers 402 when the owner has neither Pro nor a running trial", async ({ expect }) => {
+		const { email, site } = await ownerWithSite();
+		await setPlan(email, "free", new Date(Date.now() - 1000).toISOString());
+		expect((await crawlIngest(visit(site.tracking_id))).status).toBe(402);
+	});
+
+	it("answers 403 without a configured domain and for a url_host outside it", async ({ expect }) => {
+		const { site: noDomain } = await ownerWithSite({ domain: null });
+		expect((await crawlIngest(visit(noDomain.tracking_id))).status).toBe(403);
+		const { site } = await ownerWithSite();
+		expect((await crawlIngest(visit(site.tracking_id, { url_host: "evil.com" }))).status).toBe(403);
+		expect((await crawlIngest(visit(site.tracking_id, { url_host: 5 }))).status).toBe(403);
+		expect((await crawlIngest(visit(site.tracking_id, { url_host: "docs.example.com" }))).status).toBe(204);
+	});
+
+	it("lets a visit without url_host through and stores no host", async ({ expect }) => {
+		expect((await storedWith({ url_host: undefined })).url_host).toBeNull();
+	});
+
+	it.for([
+		["an unknown User-Agent", { ua: "Mozilla/5.0 (compatible; SomeRandomBot/1.0)" }],
+		["Googlebot", { ua: GOOGLEBOT }],
+		["no ua", { ua: undefined }],
+		["a numeric ua", { ua: 12 }],
+	] as Array<[string, Record<string, unknown>]>)("answers %s with 204 and stores nothing", async ([, fields], { expect }) => {
+		const { site } = await ownerWithSite();
+		expect((await crawlIngest({ ...visit(site.tracking_id), ...fields })).status).toBe(204);
+		expect(await storedVisits(site.tracking_id)).toHaveLength(0);
+	});
+
+	it("counts 6,000 events per minute per tracking ID, exactly, under concurrency; the 6,001st is 429", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const statuses: number[] = [];
+		// Unknown User-Agents count too: the window is on what reaches the endpoint.
+		for (let i = 0; i < 6_100; i += 700) {
+			const wave = Array.from({ length: Math.min(700, 6_100 - i) }, (_, j) =>
+				crawlIngest(visit(site.tracking_id, { ua: (i + j) % 2 ? GPTBOT : "unknown/1.0", url_path: `/${i + j}` }), { ip: uniqueIp() }),
+			);
+			statuses.push(...(await Promise.all(wave)).map((r) => r.status));
+		}
+		expect(statuses.filter((s) => s === 204)).toHaveLength(6_000);
+		expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+		const res = await crawlIngest(visit(site.tracking_id));
+		expect(res.status).toBe(429);
+		expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+		expect((await res.json<{ error: string }>()).error).toMatch(/^Too many crawler events; retry in \d+ s$/);
+		expect(await storedVisits(site.tracking_id)).toHaveLength(3_000);
+	}, 120_000);
+});
+
+describe("field rules of spec 2.6", () => {
+	it.for([
+		["US", "US"],
+		["DE", "DE"],
+		["T1", ""],
+		["XX", ""],
+		["us", ""],
+		["USA", ""],
+		["U", ""],
+		[12, ""],
+		[null, ""],
+	] as const)("country %j is stored as %j", async ([country, stored], { expect }) => {
+		expect((await storedWith({ country })).country).toBe(stored);
+	});
+
+	it("country absent is stored as empty", async ({ expect }) => {
+		expect((await storedWith({ country: undefined })).country).toBe("");
+	});
+
+	it.for([
+		[undefined, 200],
+		[404, 404],
+		[100, 100],
+		[599, 599],
+		[99, 200],
+		[600, 200],
+		[-1, 200],
+		[301.9, 301],
+		["503", 503],
+		["abc", 200],
+		[null, 200],
+	] as const)("status %j is stored as %i", async ([status, stored], { expect }) => {
+		expect((await storedWith({ status })).status).toBe(stored);
+	});
+
+	it("url_path: default /, 2,000 characters kept, one more cut", async ({ expect }) => {
+		expect((await storedWith({ url_path: undefined })).url_path).toBe("/");
+		expect((await storedWith({ url_path: "/" + "p".repeat(1_999) })).url_path).toHaveLength(2_000);
+		expect((await storedWith({ url_path: "/" + "p".repeat(2_000) })).url_path).toBe("/" + "p".repeat(1_999));
+	});
+
+	it("url_host: 500 characters kept, one more cut", async ({ expect }) => {
+		const host = (length: number) => `${"h".repeat(length - ".example.com".length)}.example.com`;
+		expect((await storedWith({ url_host: host(500) })).url_host).toBe(host(500));
+		expect((await storedWith({ url_host: host(501) })).url_host).toBe(host(501).slice(0, 500));
+	});
+
+	it("ua: 1,000 characters kept, one more cut", async ({ expect }) => {
+		const ua = (length: number) => `${GPTBOT} ${"u".repeat(length - GPTBOT.length - 1)}`;
+		expect((await storedWith({ ua: ua(1_000) })).ua).toBe(ua(1_000));
+		expect((await storedWith({ ua: ua(1_001) })).ua).toBe(ua(1_001).slice(0, 1_000));
+	});
+
+	it("never answers a 500, whatever the shape of each field", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const shapes: unknown[] = [null, true, 0, 1e308, "", "x", [], {}, { a: [1] }, "\ud800"];
+		for (const field of ["url_path", "url_host", "ua", "country", "status"]) {
+			const responses = await Promise.all(shapes.map((value) => crawlIngest({ ...visit(site.tracking_id), [field]: value })));
+			for (const res of responses) expect(res.status, field).toBeLessThan(500);
+		}
+	});
+});

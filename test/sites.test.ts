@@ -1,0 +1,172 @@
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import trackerScript from "../clients/tracker/dist/t.txt";
+import { collect, crawlIngest, createSite, getJson, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
+import { call, setPlan, signUp } from "./helpers";
+
+const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+
+describe("analytics sites (owner)", () => {
+	it("creates a site: 201 with a random 128-bit tracking ID, active, Attack Mode off", async ({ expect }) => {
+		const { token } = await signUp();
+		const res = await call("/api/sites", { method: "POST", token, json: { domain: "example.com", name: "Blog" } });
+		expect(res.status).toBe(201);
+		const site = await res.json<any>();
+		expect(Object.keys(site).sort()).toEqual(["active", "attack_mode", "created_at", "domain", "name", "tracking_id"]);
+		expect(site).toMatchObject({ name: "Blog", domain: "example.com", active: true, attack_mode: false });
+		expect(site.tracking_id).toMatch(/^s_[A-Za-z0-9_-]{22}$/);
+		expect(Date.parse(site.created_at)).not.toBeNaN();
+		const another = await createSite(token);
+		expect(another.tracking_id).not.toBe(site.tracking_id);
+	});
+
+	it.for([
+		["example.com", "example.com"],
+		["https://www.Example.COM:8080/some/path?q=1", "example.com"],
+		["WWW.shop.example.co.uk.", "shop.example.co.uk"],
+		["blog.example.com", "blog.example.com"],
+		["localhost", "localhost"],
+		["127.0.0.1", "127.0.0.1"],
+		["bücher.de", "xn--bcher-kva.de"],
+	])("normalizes the domain %j to %j", async ([domain, stored], { expect }) => {
+		const { token } = await signUp();
+		expect((await createSite(token, { domain })).domain).toBe(stored);
+	});
+
+	it("allows no domain (null or empty) and names the site after the domain by default", async ({ expect }) => {
+		const { token } = await signUp();
+		expect(await createSite(token, { domain: null })).toMatchObject({ domain: null, name: "Untitled site" });
+		expect((await createSite(token, { domain: "" })).domain).toBeNull();
+		expect((await createSite(token, {})).domain).toBeNull();
+		expect((await createSite(token, { domain: "example.org" })).name).toBe("example.org");
+	});
+
+	it.for([
+		["a sentence", { domain: "not a domain" }],
+		["a leading hyphen", { domain: "-bad.example.com" }],
+		["an empty label", { domain: "a..b.com" }],
+		["a numeric top-level label", { domain: "1.2.3" }],
+		["a number", { domain: 42 }],
+		["a 301-character domain", { domain: "a".repeat(301) }],
+		["an empty name", { domain: "example.com", name: " " }],
+		["a 101-character name", { domain: "example.com", name: "n".repeat(101) }],
+	])("refuses %s with 400", async ([, body], { expect }) => {
+		const { token } = await signUp();
+		const res = await call("/api/sites", { method: "POST", token, json: body });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toMatch(/^Invalid request: /);
+	});
+
+	it("lists only the owner's own sites, newest first", async ({ expect }) => {
+		const { token } = await signUp();
+		const first = await createSite(token, { domain: "one.example" });
+		const second = await createSite(token, { domain: "two.example" });
+		await ownerWithSite({ domain: "stranger.example" });
+		const { status, body } = await getJson("/api/sites", token);
+		expect(status).toBe(200);
+		expect(body.sites.map((s: { tracking_id: string }) => s.tracking_id)).toEqual([second.tracking_id, first.tracking_id]);
+	});
+
+	it("reads and updates name, domain, active and Attack Mode", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		expect((await getJson(`/api/sites/${site.tracking_id}`, token)).body).toEqual(site);
+		const res = await call(`/api/sites/${site.tracking_id}`, {
+			method: "PATCH",
+			token,
+			json: { name: "Shop", domain: "https://Shop.Example.org", active: false, attack_mode: true },
+		});
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ ...site, name: "Shop", domain: "shop.example.org", active: false, attack_mode: true });
+		const cleared = await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: { domain: null } });
+		expect((await cleared.json<any>()).domain).toBeNull();
+	});
+
+	it("takes a domain change at once: events for the old domain become 403", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+		await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: { domain: "example.org" } });
+		expect((await collect(pageview(site.tracking_id))).status).toBe(403);
+		expect((await collect(pageview(site.tracking_id, { url_host: "www.example.org" }))).status).toBe(204);
+	});
+
+	it.for([
+		["an empty patch", {}],
+		["a string for active", { active: "yes" }],
+		["a bad domain", { domain: "exa mple.com" }],
+	])("refuses %s with 400", async ([, patch], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		const res = await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: patch });
+		expect(res.status).toBe(400);
+	});
+
+	it("deletes a site with its events and crawler visits; collection then answers 404", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await collect(pageview(site.tracking_id));
+		await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT });
+		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
+		// One more accepted but not yet flushed: the delete must not leave it behind.
+		await collect(pageview(site.tracking_id));
+
+		const res = await call(`/api/sites/${site.tracking_id}`, { method: "DELETE", token });
+		expect(res.status).toBe(204);
+		expect((await getJson(`/api/sites/${site.tracking_id}`, token)).status).toBe(404);
+		expect((await collect(pageview(site.tracking_id))).status).toBe(404);
+		expect((await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT })).status).toBe(404);
+		const counts = await env.DB.prepare(
+			`SELECT (SELECT count(*) FROM analytics_events WHERE tracking_id = ?1) AS events,
+				(SELECT count(*) FROM crawler_visits WHERE tracking_id = ?1) AS visits`,
+		)
+			.bind(site.tracking_id)
+			.first();
+		expect(counts).toEqual({ events: 0, visits: 0 });
+		expect(await storedEvents(site.tracking_id)).toHaveLength(0);
+	});
+
+	it("keeps other owners out: read, update and delete of their site are 404", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const { token } = await signUp();
+		expect((await call(`/api/sites/${site.tracking_id}`, { token })).status).toBe(404);
+		expect((await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: { name: "mine" } })).status).toBe(404);
+		expect((await call(`/api/sites/${site.tracking_id}`, { method: "DELETE", token })).status).toBe(404);
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+	});
+
+	it("needs a session (401) with Pro or a running trial (402)", async ({ expect }) => {
+		expect((await call("/api/sites")).status).toBe(401);
+		const { token, email } = await signUp();
+		await setPlan(email, "free", new Date(Date.now() - 1000).toISOString());
+		expect((await call("/api/sites", { token })).status).toBe(402);
+		expect((await call("/api/sites", { method: "POST", token, json: { domain: "example.com" } })).status).toBe(402);
+	});
+
+	it("refuses invalid JSON with 400", async ({ expect }) => {
+		const { token } = await signUp();
+		const res = await call("/api/sites", { method: "POST", token, body: "{", headers: { "content-type": "application/json" } });
+		expect(res.status).toBe(400);
+	});
+});
+
+describe("GET /t.js", () => {
+	it("serves the built tracker as JavaScript, cacheable, with an ETag", async ({ expect }) => {
+		const res = await call("/t.js");
+		expect(res.status).toBe(200);
+		expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+		expect(res.headers.get("cache-control")).toBe("public, max-age=3600, stale-while-revalidate=86400");
+		expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+		expect(res.headers.get("etag")).toMatch(/^"[0-9a-f]{32}"$/);
+		const body = await res.text();
+		expect(body).toBe(trackerScript);
+		expect(body).toContain('v:"2"');
+		expect(body).toContain("api/collect");
+	});
+
+	it("answers 304 to a matching If-None-Match, and HEAD without a body", async ({ expect }) => {
+		const etag = (await call("/t.js")).headers.get("etag")!;
+		const revalidated = await call("/t.js", { headers: { "if-none-match": etag } });
+		expect(revalidated.status).toBe(304);
+		expect(await revalidated.text()).toBe("");
+		const head = await call("/t.js", { method: "HEAD" });
+		expect(head.status).toBe(200);
+		expect(await head.text()).toBe("");
+	});
+});

@@ -1,0 +1,39 @@
+import type { IRequest } from "itty-router";
+import { HttpError, parseJsonObject, readTextWithin } from "../http";
+import { isTrackingIdShaped } from "../sites/trackingId";
+import { outcomeResponse, siteCollectorFor } from "../siteCollector";
+import { describeClient, isExcludedTraffic } from "./client";
+import { readEventFields } from "./event";
+import { claimedHost, countryCode, trackingIdOf } from "./fields";
+import { COLLECT_LIMITS } from "./limits";
+
+/**
+ * POST /api/collect (spec 2.5, 4.1, 7.3): the body is JSON sent as text/plain, so browsers post it
+ * without a CORS preflight. Order of answers: 413 and 400 here, from the body alone; then one
+ * call to the site's SiteCollector decides 404, 402, 403 (domain, Attack Mode), 429 or 204.
+ */
+export async function collect(request: IRequest, env: Env): Promise<Response> {
+	const body = parseJsonObject(await readTextWithin(request, COLLECT_LIMITS.bodyChars));
+	const trackingId = trackingIdOf(body);
+	if (!trackingId) throw new HttpError(400, "tracking_id is required");
+	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, "Unknown tracking ID or inactive site");
+
+	const userAgent = request.headers.get("user-agent") ?? "";
+	const client = describeClient(userAgent);
+	const outcome = await siteCollectorFor(env, trackingId).collect({
+		trackingId,
+		ip: request.headers.get("cf-connecting-ip")?.trim() || null,
+		userAgent,
+		claimedHost: claimedHost(body.url_host),
+		suspicious: client.suspicious,
+		ignored: client.bot || isExcludedTraffic(request),
+		event: {
+			...readEventFields(body),
+			browser: client.browser,
+			os: client.os,
+			device: client.device,
+			country: countryCode((request as unknown as Request).cf?.country),
+		},
+	});
+	return outcomeResponse(outcome);
+}

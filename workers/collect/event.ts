@@ -1,0 +1,83 @@
+import { clampedInteger, text } from "./fields";
+import { COLLECT_LIMITS as L } from "./limits";
+
+/** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
+export interface StoredEvent {
+	trackingId: string;
+	eventId: string;
+	ts: number;
+	name: string;
+	data: string | null;
+	urlHost: string | null;
+	urlPath: string;
+	urlQuery: string;
+	referrer: string;
+	referrerHost: string;
+	title: string;
+	language: string;
+	screen: string;
+	visitorId: string;
+	distinctId: string | null;
+	sessionId: string | null;
+	duration: number | null;
+	seq: number;
+	v: string;
+	browser: string;
+	os: string;
+	device: string;
+	country: string;
+}
+
+/** What the body says about the event; who sent it, when and from where is added later. */
+export type EventFields = Omit<StoredEvent, "trackingId" | "ts" | "visitorId" | "browser" | "os" | "device" | "country"> & {
+	/** The tracker's own visitor id, when it sent one; else the collector derives one. */
+	visitorId: string | null;
+};
+
+const EVENT_ID = /^[0-9a-f-]{8,64}$/;
+
+const identity = (value: unknown) => text(value, L.identity) || null;
+
+/** The event's data: JSON text (an object is serialized), replaced by "{}" beyond 8,000 characters. */
+function eventData(value: unknown): string | null {
+	const serialized = typeof value === "string" ? value : typeof value === "object" && value !== null ? JSON.stringify(value) : null;
+	if (serialized === null) return null;
+	return serialized.length > L.eventData ? "{}" : serialized;
+}
+
+/** The referrer's host when it is another site; internal navigation and direct visits are "". */
+function externalHost(referrer: string, urlHost: string | null): string {
+	if (!referrer) return "";
+	try {
+		const host = new URL(referrer).hostname.toLowerCase();
+		return host === urlHost?.toLowerCase() ? "" : host;
+	} catch {
+		return "";
+	}
+}
+
+/** Every field rule of spec 2.5. Never throws: a field of the wrong shape counts as absent. */
+export function readEventFields(body: Record<string, unknown>): EventFields {
+	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
+	const urlHost = typeof body.url_host === "string" ? body.url_host.slice(0, L.host).toLowerCase() : null;
+	const referrer = text(body.referrer, L.bodyChars) ?? "";
+	return {
+		eventId: EVENT_ID.test(rawId) ? rawId : crypto.randomUUID(),
+		name: text(body.event_name, L.eventName) ?? "",
+		data: eventData(body.event_data),
+		urlHost,
+		urlPath: text(body.url_path, L.urlPart) || "/",
+		urlQuery: text(body.url_query, L.urlPart) ?? "",
+		referrer,
+		referrerHost: externalHost(referrer, urlHost),
+		title: text(body.title, L.title) ?? "",
+		language: text(body.language, L.short) ?? "",
+		screen: text(body.screen, L.short) ?? "",
+		visitorId: identity(body.visitor_id),
+		distinctId: identity(body.distinct_id),
+		sessionId: identity(body.session_id),
+		duration: clampedInteger(body.duration, 0, L.durationMax) ?? null,
+		seq: clampedInteger(body.seq, 0, L.seqMax) ?? 0,
+		v: text(body.v, L.version) ?? "",
+	};
+}

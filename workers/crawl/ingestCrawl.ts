@@ -1,0 +1,41 @@
+import type { IRequest } from "itty-router";
+import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../collect/fields";
+import { HttpError, parseJsonObject, readTextWithin } from "../http";
+import { isTrackingIdShaped } from "../sites/trackingId";
+import { outcomeResponse, siteCollectorFor } from "../siteCollector";
+import { matchCrawler } from "./crawlers";
+import { CRAWL_LIMITS } from "./limits";
+
+/** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */
+function httpStatus(value: unknown): number {
+	const status = clampedInteger(value, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+	return status !== undefined && status >= 100 && status <= 599 ? status : 200;
+}
+
+/**
+ * POST /api/bot-crawl-ingest (spec 2.6, 4.1, 7.4): a site's server (or edge middleware) reports a
+ * visit by an AI crawler. 413 and 400 from the body; the site's SiteCollector decides 404, 402,
+ * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored.
+ */
+export async function ingestCrawl(request: IRequest, env: Env): Promise<Response> {
+	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));
+	const trackingId = trackingIdOf(body);
+	if (!trackingId) throw new HttpError(400, "tracking_id is required");
+	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, "Unknown tracking ID or inactive site");
+
+	const ua = typeof body.ua === "string" ? body.ua.slice(0, CRAWL_LIMITS.userAgent) : "";
+	const crawler = ua ? matchCrawler(ua) : null;
+	const outcome = await siteCollectorFor(env, trackingId).crawl({
+		trackingId,
+		claimedHost: claimedHost(body.url_host),
+		visit: crawler && {
+			crawler: crawler.name,
+			urlHost: typeof body.url_host === "string" ? body.url_host.slice(0, CRAWL_LIMITS.host).toLowerCase() : null,
+			urlPath: text(body.url_path, CRAWL_LIMITS.urlPath) || "/",
+			country: countryCode(body.country),
+			status: httpStatus(body.status),
+			ua,
+		},
+	});
+	return outcomeResponse(outcome);
+}
