@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { IssueStatus } from "../schema/logs";
 import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../workers/logs/logStore";
 import { compareVersions } from "../workers/logs/releases";
+import { SlidingWindows } from "./slidingWindows";
 
 /** One accepted-or-not log event, as the ingest endpoint hands it over. */
 export interface IngestCommand {
@@ -27,7 +28,6 @@ export type IngestOutcome =
 	| { status: "rate_limited"; retryAfterSeconds: number }
 	| { status: "revoked" };
 
-const RATE_WINDOW_MS = 60_000;
 /** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
 const FLUSH_DELAY_MS = 1_000;
 const FLUSH_RETRY_MS = 10_000;
@@ -55,9 +55,6 @@ interface GroupRow extends Record<string, SqlStorageValue> {
 
 const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-	// The key's rate window: one row per accepted event, dropped when it leaves the window.
-	`CREATE TABLE IF NOT EXISTS hits (expires_at INTEGER NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS hits_expiry ON hits (expires_at)`,
 	`CREATE TABLE IF NOT EXISTS groups (
 		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
 		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
@@ -87,6 +84,7 @@ const SCHEMA = [
  */
 export class IssueGrouper extends DurableObject<Env> {
 	#sql: SqlStorage;
+	#windows!: SlidingWindows;
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarmAt: number | null = null;
@@ -106,6 +104,7 @@ export class IssueGrouper extends DurableObject<Env> {
 
 	#createSchema() {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
+		this.#windows = new SlidingWindows(this.#sql);
 	}
 
 	// -----------------------------------------------------------------------
@@ -124,13 +123,10 @@ export class IssueGrouper extends DurableObject<Env> {
 		const now = Date.now();
 		if (!this.#owner) this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(c.owner));
 
-		// The key's window: exact, counting only what was let through.
-		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
-		const { used, oldest } = this.#sql.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits`).one();
-		if (used >= c.ratePerMinute) {
-			return { status: "rate_limited", retryAfterSeconds: Math.max(1, Math.ceil(((oldest ?? now + RATE_WINDOW_MS) - now) / 1000)) };
-		}
-		this.#sql.exec(`INSERT INTO hits (expires_at) VALUES (?)`, now + RATE_WINDOW_MS);
+		// The key's window: exact, counting only what was let through; inside the transaction, so
+		// an event that fails to store gives its slot back.
+		const window = this.#windows.take(now, [{ name: "logs", limit: c.ratePerMinute, windowSeconds: 60 }]);
+		if (!window.allowed) return { status: "rate_limited", retryAfterSeconds: window.retryAfterSeconds };
 
 		if (c.release) this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
 		const group = this.#group(c.groupHash);

@@ -1,39 +1,26 @@
 import { DurableObject } from "cloudflare:workers";
+import { type CountedWindow, SlidingWindows, type WindowDecision } from "./slidingWindows";
 
-export interface RateDecision {
-	allowed: boolean;
-	/** Hits left in the window after this one (0 when denied). */
-	remaining: number;
-	/** Seconds until the next hit would be allowed; 0 when allowed. */
-	retryAfterSeconds: number;
-}
-
-export interface RateWindow {
-	/** Which limit this is, e.g. "feedback" or "login"; one object holds many. */
-	name: string;
-	limit: number;
-	windowSeconds: number;
-}
+export type RateWindow = CountedWindow;
+export type RateDecision = WindowDecision;
 
 /**
- * Exact sliding-window rate limits for one subject (`ip:<ip>`, `key:<id>`, `site:<id>`, ...).
+ * Exact sliding-window rate limits for one subject (`ip:<ip>`, `key:<id>`, `user:<id>`, ...),
+ * for the Worker paths that have no Durable Object of their own to count in.
  *
- * Each accepted hit is a row that expires `windowSeconds` after it was taken, so "more than N
- * in any W seconds" is answered exactly, not approximated by fixed buckets. The object runs one
- * request at a time and SQLite calls are synchronous, so concurrent callers can never both take
- * the last slot. Denied hits are not recorded: the limit counts what was let through.
+ * The object runs one request at a time and its SQLite calls are synchronous, so concurrent
+ * callers can never both take the last slot. Denied hits are not recorded: a limit counts what
+ * was let through.
  */
 export class RateLimiter extends DurableObject<Env> {
-	#sql: SqlStorage;
+	#windows!: SlidingWindows;
 	/** When the clean-up alarm is set to fire, to avoid a storage write per hit. */
 	#alarmAt: number | null = null;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
-		this.#sql = ctx.storage.sql;
 		ctx.blockConcurrencyWhile(async () => {
-			this.#sql.exec(`CREATE TABLE IF NOT EXISTS hits (window TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
-			this.#sql.exec(`CREATE INDEX IF NOT EXISTS hits_window_expiry ON hits (window, expires_at)`);
+			this.#windows = new SlidingWindows(ctx.storage.sql);
 			this.#alarmAt = await ctx.storage.getAlarm();
 		});
 	}
@@ -41,37 +28,15 @@ export class RateLimiter extends DurableObject<Env> {
 	/** Takes one hit from each window, all or nothing: a denial in one leaves the others untouched. */
 	async hit(windows: RateWindow[]): Promise<RateDecision> {
 		const now = Date.now();
-		let remaining = Number.POSITIVE_INFINITY;
-		for (const { name, limit, windowSeconds } of windows) {
-			this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, name, now);
-			const { used, oldest } = this.#sql
-				.exec<{ used: number; oldest: number | null }>(
-					`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits WHERE window = ?`,
-					name,
-				)
-				.one();
-			if (used >= limit) {
-				const retryAfterMs = (oldest ?? now + windowSeconds * 1000) - now;
-				return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
-			}
-			remaining = Math.min(remaining, limit - used - 1);
-		}
-		let latestExpiry = now;
-		for (const { name, windowSeconds } of windows) {
-			const expiresAt = now + windowSeconds * 1000;
-			this.#sql.exec(`INSERT INTO hits (window, expires_at) VALUES (?, ?)`, name, expiresAt);
-			latestExpiry = Math.max(latestExpiry, expiresAt);
-		}
-		await this.#scheduleCleanup(latestExpiry);
-		return { allowed: true, remaining, retryAfterSeconds: 0 };
+		const decision = this.#windows.take(now, windows);
+		if (decision.allowed) await this.#scheduleCleanup(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
+		return decision;
 	}
 
 	/** Ends windows: once every hit has expired the object holds nothing. */
 	async alarm(): Promise<void> {
-		const now = Date.now();
-		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
-		const { latest } = this.#sql.exec<{ latest: number | null }>(`SELECT max(expires_at) AS latest FROM hits`).one();
 		this.#alarmAt = null;
+		const latest = this.#windows.sweep(Date.now());
 		if (latest !== null) await this.#scheduleCleanup(latest);
 	}
 

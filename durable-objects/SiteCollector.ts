@@ -99,8 +99,8 @@ export class SiteCollector extends DurableObject<Env> {
 		}
 		const limits = site!.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
 		const decision = this.#windows.take(now, [
-			{ key: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
-			{ key: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
+			{ name: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
+			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
 		]);
 		if (!decision.allowed) return tooMany("Too many analytics events", decision.retryAfterSeconds);
 		if (input.ignored) return await this.#accepted(now);
@@ -117,7 +117,7 @@ export class SiteCollector extends DurableObject<Env> {
 		const site = await this.#config(input.trackingId);
 		const refused = refuseSite(site, input.claimedHost, now);
 		if (refused) return refused;
-		const decision = this.#windows.take(now, [{ key: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
+		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
 		if (!decision.allowed) return tooMany("Too many crawler events", decision.retryAfterSeconds);
 		if (!input.visit) return await this.#accepted(now);
 

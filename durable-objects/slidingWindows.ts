@@ -5,8 +5,8 @@
  * stay exact under concurrent requests; SQLite calls in a Durable Object are synchronous.
  */
 export interface CountedWindow {
-	/** Which window, e.g. "site" or "ip:<hash>"; one object holds many. */
-	key: string;
+	/** Which window, e.g. "site", "feedback" or "ip:<hash>"; one object holds many. */
+	name: string;
 	limit: number;
 	windowSeconds: number;
 }
@@ -24,18 +24,18 @@ export class SlidingWindows {
 
 	/** Takes one hit from every window, all or nothing: a full window leaves the others untouched. */
 	take(now: number, windows: CountedWindow[]): WindowDecision {
-		for (const { key, limit, windowSeconds } of windows) {
-			this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, key, now);
+		for (const { name, limit, windowSeconds } of windows) {
+			this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, name, now);
 			const { used, oldest } = this.#sql
-				.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits WHERE window = ?`, key)
+				.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits WHERE window = ?`, name)
 				.one();
 			if (used >= limit) {
 				const retryAfterMs = (oldest ?? now + windowSeconds * 1000) - now;
 				return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
 			}
 		}
-		for (const { key, windowSeconds } of windows) {
-			this.#sql.exec(`INSERT INTO hits (window, expires_at) VALUES (?, ?)`, key, now + windowSeconds * 1000);
+		for (const { name, windowSeconds } of windows) {
+			this.#sql.exec(`INSERT INTO hits (window, expires_at) VALUES (?, ?)`, name, now + windowSeconds * 1000);
 		}
 		return { allowed: true };
 	}

@@ -20,8 +20,7 @@ it("allows exactly the limit under concurrency, then tells how long to wait", as
 	expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
 	const denied = decisions.filter((d) => !d.allowed);
 	expect(denied).toHaveLength(15);
-	expect(denied.every((d) => d.retryAfterSeconds >= 59 && d.retryAfterSeconds <= 60)).toBe(true);
-	expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+	expect(denied.every((d) => !d.allowed && d.retryAfterSeconds >= 59 && d.retryAfterSeconds <= 60)).toBe(true);
 });
 
 it("slides: a hit frees its slot exactly when it is windowSeconds old", async ({ expect }) => {
@@ -31,8 +30,7 @@ it("slides: a hit frees its slot exactly when it is windowSeconds old", async ({
 
 	await elapse(stub, 59_000);
 	const stillFull = await stub.hit([window(3)]);
-	expect(stillFull).toMatchObject({ allowed: false });
-	expect(stillFull.retryAfterSeconds).toBeLessThanOrEqual(1);
+	expect(stillFull).toEqual({ allowed: false, retryAfterSeconds: 1 });
 
 	await elapse(stub, 1_000);
 	expect((await stub.hit([window(3)])).allowed).toBe(true);

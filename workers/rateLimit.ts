@@ -18,6 +18,6 @@ export async function enforceRateLimits(
 	const decisions: RateDecision[] = await Promise.all(
 		limits.map(({ subject, windows }) => rateLimiterFor(env, subject).hit(windows)),
 	);
-	const denied = decisions.filter((d) => !d.allowed);
-	if (denied.length > 0) throw tooManyRequests(Math.max(...denied.map((d) => d.retryAfterSeconds)), what);
+	const waits = decisions.flatMap((d) => (d.allowed ? [] : [d.retryAfterSeconds]));
+	if (waits.length > 0) throw tooManyRequests(Math.max(...waits), what);
 }
