@@ -1,60 +1,69 @@
 // Cloud owner mode (DESIGN.md 5.6): `svc-local login <api_url>`, the bearer
 // checked against {api_url}/api/auth/me (cached briefly) and required to be
-// the desktop owner. The svc API Worker is built elsewhere in this
-// repository; here a tiny real node:http server stands in for it, answering
-// /api/auth/me and /api/auth/login with the shapes of DESIGN.md 5.1.
+// the desktop owner. The svc API is the repository's real Worker on the
+// embedded local runtime (wrangler's test harness, the real wrangler.toml and
+// D1 migrations), started once for this file; accounts and sessions are real
+// (DESIGN.md 5.1), one set per test with its own emails.
 import fs from "node:fs";
-import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { createTestHarness } from "wrangler";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli.js";
+import { readCloudSession, writeCloudSession } from "../src/owner.js";
 import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, wsTicket, type TestServer } from "./helpers.js";
 
-const USERS: Record<string, { id: string; email: string }> = {
-	"tok-owner": { id: "u-1", email: "owner@example.com" },
-	"tok-owner-phone": { id: "u-1", email: "owner@example.com" }, // the owner's session on another device
-	"tok-other": { id: "u-2", email: "other@example.com" },
-};
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const PASSWORD = "correct horse battery";
 
-let api: http.Server;
+let harness: ReturnType<typeof createTestHarness>;
 let apiUrl: string;
-let meCalls = 0;
 
-beforeEach(async () => {
-	meCalls = 0;
-	api = http.createServer((req, res) => {
-		const json = (status: number, body: unknown) => {
-			res.writeHead(status, { "content-type": "application/json" });
-			res.end(JSON.stringify(body));
-		};
-		if (req.url === "/api/auth/me") {
-			meCalls++;
-			const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-			const user = USERS[token];
-			return user ? json(200, { user: { ...user, plan: "free", trial_ends_at: "2030-01-01T00:00:00Z", access: true } }) : json(401, { error: "unauthorized" });
-		}
-		if (req.url === "/api/auth/login" && req.method === "POST") {
-			let body = "";
-			req.on("data", (c) => (body += c));
-			req.on("end", () => {
-				const { email, password } = JSON.parse(body);
-				if (email === "owner@example.com" && password === "correct horse") return json(200, { token: "tok-owner", user: USERS["tok-owner"] });
-				json(401, { error: "wrong email or password" });
-			});
-			return;
-		}
-		json(404, { error: "not found" });
-	});
-	await new Promise<void>((r) => api.listen(0, "127.0.0.1", () => r()));
-	apiUrl = `http://127.0.0.1:${(api.address() as any).port}`;
+beforeAll(async () => {
+	// wrangler.toml serves the console's build as assets; the directory must exist even when the
+	// console has not been built (as e2e/stack.ts does).
+	fs.mkdirSync(path.join(ROOT, "console", "dist"), { recursive: true });
+	harness = createTestHarness({ root: ROOT, workers: [{ configPath: "./wrangler.toml" }] });
+	const { url } = await harness.listen();
+	await harness.getWorker().applyD1Migrations("DB");
+	apiUrl = url.href.replace(/\/$/, "");
 });
+afterAll(() => harness?.close());
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
 	while (cleanups.length) await cleanups.pop()!();
-	await new Promise((r) => api.close(r));
 });
+
+interface Session {
+	token: string;
+	user: { id: string; email: string };
+}
+
+async function auth(pathname: string, body: unknown): Promise<Session> {
+	const res = await fetch(`${apiUrl}${pathname}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+	const json = await res.json();
+	if (!res.ok) throw new Error(`${pathname}: ${res.status} ${JSON.stringify(json)}`);
+	return json;
+}
+
+let accounts = 0;
+/** A new account (201 {token, user}) with an email no other test uses. */
+async function signUp(): Promise<Session> {
+	const email = `cloud-${process.pid}-${Date.now()}-${accounts++}@example.com`;
+	return auth("/api/auth/signup", { email, password: PASSWORD });
+}
+
+/** Another session of an existing account: a second sign-in. */
+const signIn = (email: string) => auth("/api/auth/login", { email, password: PASSWORD });
+
+/** POST /api/auth/logout: the token stops working. */
+async function signOut(token: string) {
+	const res = await fetch(`${apiUrl}/api/auth/logout`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+	expect(res.status).toBe(204);
+}
 
 async function run(argv: string[], env: NodeJS.ProcessEnv) {
 	const stdout = new PassThrough();
@@ -73,20 +82,27 @@ function withBearer(t: TestServer, token: string) {
 
 describe("svc-local login", () => {
 	it("signs in with email and password and keeps the session in a 0600 file", async () => {
+		const owner = await signUp();
 		const home = path.join(tempDir(), "home");
-		const wrong = await run(["login", apiUrl, "--email", "owner@example.com"], { SVC_HOME: home, SVC_PASSWORD: "nope" });
+		const wrong = await run(["login", apiUrl, "--email", owner.user.email], { SVC_HOME: home, SVC_PASSWORD: "wrong password" });
 		expect(wrong.code).toBe(1);
-		expect(wrong.err).toMatch(/sign-in failed: 401 wrong email or password/);
+		expect(wrong.err).toMatch(/sign-in failed: 401 wrong email or password/i);
 
-		const ok = await run(["login", `${apiUrl}/`, "--email", "owner@example.com"], { SVC_HOME: home, SVC_PASSWORD: "correct horse" });
+		const ok = await run(["login", `${apiUrl}/`, "--email", owner.user.email], { SVC_HOME: home, SVC_PASSWORD: PASSWORD });
 		expect(ok.code).toBe(0);
-		expect(ok.out).toMatch(/signed in as owner@example.com/);
+		expect(ok.out).toContain(`signed in as ${owner.user.email}`);
 		const file = path.join(home, "cloud-session.json");
 		expect(mode(file)).toBe(0o600);
 		expect(mode(home)).toBe(0o700);
-		expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ apiUrl, token: "tok-owner", user: { id: "u-1", email: "owner@example.com" } });
+		const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+		expect(saved).toEqual({ apiUrl, token: expect.any(String), user: { id: owner.user.id, email: owner.user.email } });
+		// The sign-in's own new session, a live one of this owner.
+		expect(saved.token).not.toBe(owner.token);
+		const me = await fetch(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${saved.token}` } });
+		expect(me.status).toBe(200);
+		expect((await me.json()).user.id).toBe(owner.user.id);
 
-		const bad = await run(["login", apiUrl, "--token", "tok-nobody"], { SVC_HOME: home });
+		const bad = await run(["login", apiUrl, "--token", "svcs_nobody"], { SVC_HOME: home });
 		expect(bad.code).toBe(1);
 		expect(bad.err).toMatch(/not valid/);
 		expect((await run(["login", "ftp://x"], { SVC_HOME: home })).code).toBe(1);
@@ -95,69 +111,99 @@ describe("svc-local login", () => {
 
 describe("cloud owner session", () => {
 	it("accepts only the desktop owner's sessions, caches /api/auth/me briefly, and requires them from devices", async () => {
+		const owner = await signUp();
+		const phone = await signIn(owner.user.email); // the owner's session on another device
+		const other = await signUp();
 		const home = path.join(tempDir(), "home");
-		expect((await run(["login", apiUrl, "--token", "tok-owner"], { SVC_HOME: home })).code).toBe(0);
-		const t = await startTestServer({ stateDir: home });
+		expect((await run(["login", apiUrl, "--token", owner.token], { SVC_HOME: home })).code).toBe(0);
+		// The server's own fetch, wrapped to count the /api/auth/me calls it makes to the Worker.
+		let meCalls = 0;
+		const countingFetch: typeof fetch = (input, init) => {
+			if (String(input).endsWith("/api/auth/me")) meCalls++;
+			return fetch(input, init);
+		};
+		const t = await startTestServer({ stateDir: home, fetch: countingFetch });
 		cleanups.push(() => t.close());
 		expect(t.server.owner.mode).toBe("cloud");
 		expect(t.server.owner.mintedToken).toBeNull();
 		expect(fs.existsSync(path.join(home, "owner-token"))).toBe(false);
-		const owner = withBearer(t, "tok-owner");
+		const asOwner = withBearer(t, owner.token);
 
-		meCalls = 0;
-		const b = await bootstrap(owner);
-		expect((await ownerCall(owner, "GET", "/api/pairing/devices")).status).toBe(200);
+		const b = await bootstrap(asOwner);
+		expect((await ownerCall(asOwner, "GET", "/api/pairing/devices")).status).toBe(200);
 		expect(meCalls).toBe(1); // cached
-		const other = await ownerCall(withBearer(t, "tok-other"), "POST", "/api/pairing/bootstrap");
-		expect(other.status).toBe(401);
-		expect(other.json.error).toMatch(/another user/);
-		expect((await ownerCall(withBearer(t, "tok-garbage"), "GET", "/api/pairing/devices")).status).toBe(401);
+		const asOther = await ownerCall(withBearer(t, other.token), "POST", "/api/pairing/bootstrap");
+		expect(asOther.status).toBe(401);
+		expect(asOther.json.error).toMatch(/another user/);
+		expect((await ownerCall(withBearer(t, "svcs_garbage"), "GET", "/api/pairing/devices")).status).toBe(401);
 		t.clock.advance(31_000);
-		expect((await ownerCall(owner, "GET", "/api/pairing/devices")).status).toBe(200);
+		expect((await ownerCall(asOwner, "GET", "/api/pairing/devices")).status).toBe(200);
 		expect(meCalls).toBe(4); // the cache entry expired
+
+		// Briefly is the limit of a sign-out's delay: a session signed out at the API still
+		// works from the cache, and is refused once the entry expires.
+		const laptop = await signIn(owner.user.email);
+		expect((await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices")).status).toBe(200);
+		await signOut(laptop.token);
+		expect((await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices")).status).toBe(200);
+		expect(meCalls).toBe(5);
+		t.clock.advance(31_000);
+		const revoked = await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices");
+		expect(revoked.status).toBe(401);
+		expect(revoked.json.error).toMatch(/not valid/);
+		expect(meCalls).toBe(6);
 
 		// Devices carry a session of the same owner on exchange and ws-ticket.
 		expect((await exchange(t, { secret: b.secret })).status).toBe(401);
-		expect((await exchange(t, { secret: b.secret }, { headers: { authorization: "Bearer tok-other" } })).status).toBe(401);
-		const ex = await exchange(t, { secret: b.secret, deviceId: "phone" }, { headers: { authorization: "Bearer tok-owner-phone" } });
+		expect((await exchange(t, { secret: b.secret }, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(401);
+		const ex = await exchange(t, { secret: b.secret, deviceId: "phone" }, { headers: { authorization: `Bearer ${phone.token}` } });
 		expect(ex.status).toBe(201);
 		expect((await wsTicket(t, ex.json.credential)).status).toBe(401);
-		expect((await wsTicket(t, ex.json.credential, { headers: { authorization: "Bearer tok-other" } })).status).toBe(401);
-		expect((await wsTicket(t, ex.json.credential, { headers: { authorization: "Bearer tok-owner-phone" } })).status).toBe(200);
+		expect((await wsTicket(t, ex.json.credential, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(401);
+		expect((await wsTicket(t, ex.json.credential, { headers: { authorization: `Bearer ${phone.token}` } })).status).toBe(200);
 
 		// The real device client with a session token.
-		const device = newDevice(path.join(tempDir(), "dev"), "Cloud Laptop", { sessionToken: "tok-owner-phone" });
+		const device = newDevice(path.join(tempDir(), "dev"), "Cloud Laptop", { sessionToken: phone.token });
 		cleanups.push(() => device.stop());
-		await device.pair((await bootstrap(owner)).payload);
+		await device.pair((await bootstrap(asOwner)).payload);
 		await device.connect();
-		const list = await ownerCall(owner, "GET", "/api/pairing/devices");
+		const list = await ownerCall(asOwner, "GET", "/api/pairing/devices");
 		expect(list.json.devices.map((d: any) => [d.name, d.state])).toContainEqual(["Cloud Laptop", "Online"]);
 	});
 
 	it("answers 503 when the svc API cannot be reached", async () => {
+		const owner = await signUp();
 		const home = path.join(tempDir(), "home");
-		expect((await run(["login", apiUrl, "--token", "tok-owner"], { SVC_HOME: home })).code).toBe(0);
+		expect((await run(["login", apiUrl, "--token", owner.token], { SVC_HOME: home })).code).toBe(0);
+		// The Worker stays up for the other tests: the session now names an API on a port that
+		// was free a moment ago and has no listener.
+		const port = await new Promise<number>((resolve) => {
+			const probe = net.createServer().listen(0, "127.0.0.1", () => {
+				const { port } = probe.address() as net.AddressInfo;
+				probe.close(() => resolve(port));
+			});
+		});
+		writeCloudSession(home, { ...readCloudSession(home)!, apiUrl: `http://127.0.0.1:${port}` });
 		const t = await startTestServer({ stateDir: home });
 		cleanups.push(() => t.close());
-		await new Promise((r) => api.close(r));
-		api = http.createServer(); // closed again by afterEach
-		const r = await ownerCall(withBearer(t, "tok-owner"), "GET", "/api/pairing/devices");
+		const r = await ownerCall(withBearer(t, owner.token), "GET", "/api/pairing/devices");
 		expect(r.status).toBe(503);
 		expect(r.json.error).toMatch(/cannot check the owner session/);
 	});
 
 	it("credentials are tied to the owner: local-mode devices do not work under a cloud owner, and come back after logout", async () => {
+		const owner = await signUp();
 		const home = path.join(tempDir(), "home");
 		const local = await startTestServer({ stateDir: home });
 		const b = await bootstrap(local);
 		const ex = await exchange(local, { secret: b.secret, deviceId: "local-phone" });
 		await local.close();
 
-		expect((await run(["login", apiUrl, "--token", "tok-owner"], { SVC_HOME: home })).code).toBe(0);
+		expect((await run(["login", apiUrl, "--token", owner.token], { SVC_HOME: home })).code).toBe(0);
 		const cloud = await startTestServer({ stateDir: home });
-		expect((await ownerCall(withBearer(cloud, "tok-owner"), "GET", "/api/pairing/devices")).json.devices).toEqual([]);
-		expect((await wsTicket(cloud, ex.json.credential, { headers: { authorization: "Bearer tok-owner" } })).status).toBe(401);
-		expect((await ownerCall(withBearer(cloud, "tok-owner"), "DELETE", "/api/pairing/devices/local-phone")).status).toBe(404);
+		expect((await ownerCall(withBearer(cloud, owner.token), "GET", "/api/pairing/devices")).json.devices).toEqual([]);
+		expect((await wsTicket(cloud, ex.json.credential, { headers: { authorization: `Bearer ${owner.token}` } })).status).toBe(401);
+		expect((await ownerCall(withBearer(cloud, owner.token), "DELETE", "/api/pairing/devices/local-phone")).status).toBe(404);
 		expect((await request(cloud.server.port, "/api/pairing/devices", { headers: { authorization: `Bearer ${local.token}` } })).status).toBe(401);
 		await cloud.close();
 
