@@ -76,6 +76,15 @@ describe("sign in, me, sign out", () => {
 		expect((await call("/api/auth/me", { token })).status).toBe(401);
 	});
 
+	it("an expired session is refused, and swept at the next sign-in", async ({ expect }) => {
+		const { email, password, token, user } = await signUp();
+		await env.DB.prepare("UPDATE sessions SET expires_at = ? WHERE user_id = ?").bind(Date.now() - 1, user.id).run();
+		expect((await call("/api/auth/me", { token })).status).toBe(401);
+		await call("/api/auth/login", { method: "POST", json: { email, password }, ip: uniqueIp() });
+		const left = await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE user_id = ?").bind(user.id).first();
+		expect(left).toEqual({ n: 1 });
+	});
+
 	it("answers 401 to a wrong password and to an unknown email, alike", async ({ expect }) => {
 		const { email } = await signUp();
 		const wrong = await call("/api/auth/login", { method: "POST", json: { email, password: "wrong password" }, ip: uniqueIp() });

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { sessions, users } from "../../schema";
@@ -33,14 +33,17 @@ const SIGNUP_PER_IP = { name: "signup", limit: 10, windowSeconds: 60 * 60 };
 async function startSession(env: Env, user: User) {
 	const token = randomSecret("svcs_");
 	const now = Date.now();
-	await database(env)
-		.insert(sessions)
-		.values({
+	const db = database(env);
+	await db.batch([
+		db.insert(sessions).values({
 			tokenHash: await sha256Hex(token),
 			userId: user.id,
 			createdAt: new Date(now),
 			expiresAt: new Date(now + SESSION_LIFETIME_MS),
-		});
+		}),
+		// Expired sessions are dead already; sweeping the user's own at sign-in keeps the table small.
+		db.delete(sessions).where(and(eq(sessions.userId, user.id), lt(sessions.expiresAt, new Date(now)))),
+	]);
 	return { token, user: publicUser(user) };
 }
 
