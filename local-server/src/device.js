@@ -4,10 +4,11 @@
 // own 0600 file, then gets single-use tickets and stays connected over the
 // WebSocket, reconnecting with backoff and failing over between URLs.
 import { EventEmitter } from "node:events";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
-import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { readJsonFile, writeFileAtomic } from "./fsutil.js";
 
 export const CREDENTIAL_FILE = "device.json";
 const CLOSE_REVOKED = 4003;
@@ -26,6 +27,18 @@ export class DeviceHttpError extends Error {
 }
 
 /** @typedef {{v: number, name?: string, baseUrls: string[], pairToken: string}} PairingPayload */
+
+/**
+ * Creates the credential file's directory (mode 0700) when it is missing. An
+ * existing directory (a home directory, /tmp) belongs to the user and keeps its
+ * mode: the credential file itself is 0600. Throws when it cannot be written.
+ * @param {string} file
+ */
+function ensureCredentialDir(file) {
+	const dir = path.dirname(file);
+	fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+	fs.accessSync(dir, fs.constants.W_OK);
+}
 
 /** @param {unknown} value */
 function httpUrl(value) {
@@ -165,6 +178,8 @@ export class DeviceClient extends EventEmitter {
 	 */
 	async pair(payloadInput) {
 		const payload = parsePairingPayload(payloadInput);
+		// Where the credential goes must be usable before the one-time code is spent.
+		ensureCredentialDir(this.options.credentialFile);
 		const deviceId = this.options.deviceId ?? this.pairing?.deviceId;
 		const { body } = await this.#postWithFailover(payload.baseUrls, "/api/pairing/exchange", {
 			headers: { "content-type": "application/json", ...this.#authHeaders() },
@@ -179,7 +194,6 @@ export class DeviceClient extends EventEmitter {
 			serverName: payload.name,
 			pairedAt: typeof body.device?.pairedAt === "string" ? body.device.pairedAt : new Date().toISOString(),
 		};
-		ensurePrivateDir(path.dirname(this.options.credentialFile));
 		writeFileAtomic(this.options.credentialFile, `${JSON.stringify(saved, null, "\t")}\n`);
 		this.pairing = saved;
 		this.revoked = false;

@@ -29,6 +29,16 @@ export const STORE_FILE = "pairing.json";
  * @property {Record<string, DeviceRecord>} devices
  */
 
+/**
+ * The devices by id, without a prototype: a deviceId is any string up to 200
+ * characters, "__proto__" and "constructor" included, and must find nothing
+ * but its own record.
+ * @returns {Record<string, DeviceRecord>}
+ */
+function deviceMap() {
+	return Object.create(null);
+}
+
 export class Store {
 	/** @param {string} stateDir */
 	constructor(stateDir) {
@@ -36,7 +46,7 @@ export class Store {
 		/** Number of writes made, for tests of the presence write rate. */
 		this.writes = 0;
 		/** @type {StoreData} */
-		this.data = { version: 1, localOwner: null, lanEnabled: false, devices: {} };
+		this.data = { version: 1, localOwner: null, lanEnabled: false, devices: deviceMap() };
 		this.#load();
 	}
 
@@ -44,6 +54,7 @@ export class Store {
 		let raw;
 		try {
 			raw = readJsonFile(this.file);
+			if (raw !== undefined && (!raw || typeof raw !== "object" || Array.isArray(raw))) throw new Error("not a JSON object");
 		} catch (err) {
 			// A damaged store is moved aside, never silently overwritten, so
 			// nothing in it is lost for good.
@@ -58,7 +69,7 @@ export class Store {
 			version: 1,
 			localOwner: raw.localOwner && typeof raw.localOwner.tokenHash === "string" ? raw.localOwner : null,
 			lanEnabled: raw.lanEnabled === true,
-			devices: {},
+			devices: deviceMap(),
 		};
 		for (const [id, d] of Object.entries(devices)) {
 			if (d && typeof d.credentialHash === "string" && typeof d.ownerId === "string") this.data.devices[id] = { ...d, deviceId: id };

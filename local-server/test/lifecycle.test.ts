@@ -5,7 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startServer } from "../src/index.js";
+import { DeviceClient, startServer } from "../src/index.js";
 import {
 	bootstrap,
 	closed,
@@ -218,6 +218,35 @@ describe("credential lifecycle (spec 3.1)", () => {
 		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${id200}`)).status).toBe(200);
 		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${"d".repeat(201)}`)).status).toBe(400);
 	});
+
+	it("deviceIds that name Object.prototype members pair, list, connect, persist and revoke like any other", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
+		const ids = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+		const credentials = new Map<string, string>();
+		for (const deviceId of ids) {
+			const d = await pairRaw(t, { deviceId });
+			expect(d.deviceId).toBe(deviceId);
+			expect(d.device.name, deviceId).toBe("Unnamed device");
+			credentials.set(deviceId, d.credential);
+			expect((await wsTicket(t, d.credential)).status, deviceId).toBe(200);
+		}
+		expect((await devices(t)).map((d) => d.deviceId).sort()).toEqual([...ids].sort());
+		// A fresh id is not mistaken for a re-pairing of something inherited.
+		expect((await pairRaw(t, { deviceId: "valueOf", name: "Fresh" })).device.name).toBe("Fresh");
+
+		// They are on disk: a restart keeps them.
+		await t.server.close();
+		const again = await startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
+		cleanups.push(() => again.close());
+		for (const [deviceId, credential] of credentials) {
+			const r = await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": credential } });
+			expect(r.status, deviceId).toBe(200);
+		}
+		const del = await request(again.port, `/api/pairing/devices/__proto__`, { method: "DELETE", headers: { authorization: `Bearer ${t.token}` } });
+		expect(del.status).toBe(200);
+		expect((await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": credentials.get("__proto__")! } })).status).toBe(401);
+		expect((await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": credentials.get("constructor")! } })).status).toBe(200);
+	});
 });
 
 describe("the device client", () => {
@@ -270,6 +299,25 @@ describe("the device client", () => {
 		expect(again.deviceId).toBe(saved.deviceId);
 		await device.connect();
 		expect(await devices(t)).toEqual([expect.objectContaining({ deviceId: saved.deviceId, state: "Online" })]);
+	});
+
+	it("leaves an existing credential directory's mode alone, and an unusable one does not burn the code", async () => {
+		const t = await server();
+		// A credential file put in a shared directory (--credential-file ~/x.json or /tmp/x.json).
+		const shared = tempDir();
+		fs.chmodSync(shared, 0o755);
+		const device = newDevice(shared, "Shared");
+		t.secrets.add((await device.pair((await bootstrap(t)).payload)).credential);
+		expect(mode(shared)).toBe(0o755);
+		expect(mode(device.options.credentialFile)).toBe(0o600);
+
+		// The credential cannot be kept (its directory would be under a file): fail before the exchange.
+		const parent = tempDir();
+		const stuck = new DeviceClient({ credentialFile: path.join(parent, "sub", "device.json"), name: "Stuck" });
+		fs.writeFileSync(path.join(parent, "sub"), ""); // a file where its directory should be
+		const b = await bootstrap(t);
+		await expect(stuck.pair(b.payload)).rejects.toThrow(/EEXIST|ENOTDIR/);
+		expect((await exchange(t, { secret: b.secret })).status).toBe(201);
 	});
 
 	it("reports a wrong or used code without saving anything", async () => {
@@ -340,6 +388,16 @@ describe("state on disk", () => {
 		const aside = files.find((f) => f.startsWith("pairing.json.damaged-"));
 		expect(aside).toBeDefined();
 		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe("{ half a write");
+	});
+	it.each([["null"], ["[]"], ['"text"'], ["42"]])("a store file holding %s is damaged: moved aside, the server starts", async (content) => {
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o700 });
+		fs.writeFileSync(path.join(home, "pairing.json"), content, { mode: 0o600 });
+		const t = await server({ stateDir: home });
+		await pairRaw(t);
+		const aside = fs.readdirSync(home).find((f) => f.startsWith("pairing.json.damaged-"));
+		expect(aside).toBeDefined();
+		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe(content);
 	});
 });
 
