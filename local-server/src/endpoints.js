@@ -110,9 +110,13 @@ export function classifyEndpoints({ interfaces, overlayHostname, host, port }) {
 			if (kind) candidates.push({ kind, address: a.address, virtual: VIRTUAL_INTERFACE.test(name), v6, order: order++ });
 		}
 	}
+	// A phone never reaches a container bridge or a host-only network: such an
+	// address is offered only when the machine has no other (a VM or a
+	// container on this machine may still pair through it).
+	const usable = candidates.some((c) => !c.virtual) ? candidates.filter((c) => !c.virtual) : candidates;
 	/** @param {EndpointKind} kind */
 	const best = (kind) =>
-		candidates
+		usable
 			.filter((c) => c.kind === kind)
 			.sort((x, y) => Number(x.v6) - Number(y.v6) || Number(x.virtual) - Number(y.virtual) || (kind === "lan" ? lanPreference(x.address) - lanPreference(y.address) : 0) || x.order - y.order)[0];
 
