@@ -37,6 +37,7 @@ const BODY_LIMIT = 16 * 1024;
 const DRAIN_LIMIT = 1024 * 1024;
 const SECRET_MAX = 512;
 const WS_PATH = "/api/pairing/ws";
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PUBLIC_DIR = path.join(HERE, "..", "public");
 
@@ -103,6 +104,9 @@ export function parseExchangeBody(body) {
 		if (length === 0 || length > DEVICE_ID_MAX) throw new HttpError(400, `deviceId must be 1 to ${DEVICE_ID_MAX} characters`);
 		// eslint-disable-next-line no-control-regex
 		if (/[\u0000-\u001f\u007f]/.test(b.deviceId)) throw new HttpError(400, "deviceId must not contain control characters");
+		// The owner revokes a device by naming it in a URL path: an id no path can carry could never be revoked.
+		if (LONE_SURROGATE.test(b.deviceId)) throw new HttpError(400, "deviceId must be valid Unicode (no lone surrogates)");
+		if (b.deviceId === "." || b.deviceId === "..") throw new HttpError(400, 'deviceId must not be "." or ".."');
 		deviceId = b.deviceId;
 	}
 	return { secret: b.secret, deviceId, name: optionalName(b.name), platform: optionalPlatform(b.platform) };

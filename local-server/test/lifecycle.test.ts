@@ -219,6 +219,33 @@ describe("credential lifecycle (spec 3.1)", () => {
 		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${"d".repeat(201)}`)).status).toBe(400);
 	});
 
+	it("every accepted deviceId can be revoked through the path; ids no URL can carry are refused", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
+		for (const deviceId of ["a/b", "50%", "q?x=1#frag", " spaced ", "📱 phone", "ü\u2028x", "...", "./x", "%2e%2e", "%2F"]) {
+			const d = await pairRaw(t, { deviceId });
+			expect(d.deviceId).toBe(deviceId);
+			const del = await ownerCall(t, "DELETE", `/api/pairing/devices/${encodeURIComponent(deviceId)}`);
+			expect(del.status, deviceId).toBe(200);
+			expect((await wsTicket(t, d.credential)).status, deviceId).toBe(401);
+		}
+		// No URL can name these to revoke them: a lone surrogate has no UTF-8
+		// form, and "." and ".." are dot segments that a URL path resolves away.
+		const refused: [string, RegExp][] = [
+			["\ud800", /deviceId must be valid Unicode/],
+			["x\udfffy", /deviceId must be valid Unicode/],
+			["📱".slice(0, 1), /deviceId must be valid Unicode/],
+			[".", /deviceId must not be "\." or "\.\."/],
+			["..", /deviceId must not be "\." or "\.\."/],
+		];
+		for (const [deviceId, message] of refused) {
+			const b = await bootstrap(t);
+			const r = await exchange(t, `{"secret":${JSON.stringify(b.secret)},"deviceId":${JSON.stringify(deviceId)}}`);
+			expect(r.status, JSON.stringify(deviceId)).toBe(400);
+			expect(r.json.error).toMatch(message);
+		}
+		expect(await devices(t)).toEqual([]);
+	});
+
 	it("deviceIds that name Object.prototype members pair, list, connect, persist and revoke like any other", async () => {
 		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
 		const ids = ["__proto__", "constructor", "toString", "hasOwnProperty"];
