@@ -57,10 +57,14 @@ function plainAddress(address) {
 	return address.startsWith("::ffff:") ? address.slice(7) : address;
 }
 
-/** Control characters are removed from names shown in the page and logs. @param {string} s */
+/**
+ * Control characters and bidirectional formatting characters (which can make
+ * a name display as another) are removed from names shown in the page and logs.
+ * @param {string} s
+ */
 function stripControl(s) {
 	// eslint-disable-next-line no-control-regex
-	return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
+	return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
 }
 
 /**

@@ -188,6 +188,9 @@ describe("bad input gets a clear 4xx, never a crash, never a lost device", () =>
 		}
 		// None of it consumed the code.
 		expect((await exchange(t, { secret: b.secret, name: "Unicode ✓ ünïcödé 📱", platform: "WATCHOS" })).json.device).toMatchObject({ name: "Unicode ✓ ünïcödé 📱", platform: "Unknown platform" });
+		// Bidirectional overrides would let a name display as another ("Revoke ...?" included): removed like control characters.
+		const spoof = await exchange(t, { secret: (await bootstrap(t)).secret, deviceId: "spoof", name: "\u202Eenohp s'ecilA\u2066\u200F\u2069" });
+		expect(spoof.json.device.name).toBe("enohp s'ecilA");
 		expect((await wsTicket(t, credential)).status).toBe(200);
 	});
 
