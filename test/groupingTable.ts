@@ -288,6 +288,13 @@ export const GROUPING_CASES: GroupingCase[] = [
 		]),
 	},
 	{
+		// Sentry's Node parser turns `at async Promise.all (index 3)` into filename "index 3".
+		name: "Node stack through Promise.all at different indexes, no in_app flags",
+		same: true,
+		a: exception("Error", "boom", [f("/srv/app/src/jobs.js", "runAll", 5, 3), f("index 0", "Promise.all", 0, 0), f("/srv/app/src/jobs.js", "runOne", 9, 11)]),
+		b: exception("Error", "boom", [f("/srv/app/src/jobs.js", "runAll", 5, 3), f("index 3", "Promise.all", 0, 0), f("/srv/app/src/jobs.js", "runOne", 9, 11)]),
+	},
+	{
 		name: "stack with and without transpiler helper frames (__awaiter, asyncGeneratorStep)",
 		same: true,
 		a: exception("Error", "boom", [f("dist/app.js", "main", 1, 1), f("dist/app.js", "handle", 5, 1)]),

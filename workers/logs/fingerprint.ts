@@ -24,8 +24,11 @@ export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprin
 // ---------------------------------------------------------------------------
 // Frames: whose code is it?
 
-/** Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval. */
-const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$)/i;
+/**
+ * Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval, and V8's `Promise.all (index 3)`,
+ * whose position Sentry's Node parser reports as the file name "index 3".
+ */
+const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$|index \d+$)/i;
 
 /** Code a bundler or transpiler adds around the app's own. */
 const BUNDLER_FILE =
