@@ -111,6 +111,10 @@ describe("frame normalization", () => {
 		["new Widget", "Widget"],
 		["lambda$main$0", "lambda$main$"],
 		["global code", ""],
+		["async*loadUser", "loadUser"],
+		["promise callback*CartService.prototype.load", "load"],
+		["setTimeout handler*", ""],
+		["Foo::operator*", "operator*"],
 	])("function name: %s → %s", ([input, expected], { expect }) => {
 		expect(normalizeFunctionName(input)).toBe(expected);
 	});

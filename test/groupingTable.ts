@@ -257,6 +257,44 @@ export const GROUPING_CASES: GroupingCase[] = [
 		]),
 	},
 	{
+		// Firefox names async parents `cause*function` and adds the stacks that scheduled them,
+		// which Chrome's Error.stack never shows (Sentry's parser passes both through as sent).
+		name: "async stack: Chrome's `at async` frames vs Firefox's async* frames and scheduling parents",
+		same: true,
+		a: exception("Error", "save failed", [
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "async HTMLFormElement.onSubmit", 40, 9, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "CartService.save", 10, 5, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "CartService.persist", 20, 3, { in_app: true }),
+		]),
+		b: exception("Error", "save failed", [
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "", 50, 1, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "EventListener.handleEvent*init", 3, 8, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "async*onSubmit", 40, 9, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "save", 10, 5, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "persist", 20, 3, { in_app: true }),
+		]),
+	},
+	{
+		name: "async stack: Firefox promise-callback and timer parents do not count",
+		same: true,
+		a: exception("TypeError", "Cannot read properties of undefined (reading 'total')", [
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "renderTotals", 70, 2, { in_app: true }),
+		]),
+		b: exception("TypeError", "can't access property \"total\", cart is undefined", [
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "main", 90, 1, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "setTimeout handler*refresh", 80, 4, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "promise callback*renderTotals", 70, 2, { in_app: true }),
+			f("https://app.example.com/assets/app-8f3a2c1d.js", "renderTotals", 70, 2, { in_app: true }),
+		]),
+	},
+	{
+		// Sentry's Node parser turns `at async Promise.all (index 3)` into filename "index 3".
+		name: "Node stack through Promise.all at different indexes, no in_app flags",
+		same: true,
+		a: exception("Error", "boom", [f("/srv/app/src/jobs.js", "runAll", 5, 3), f("index 0", "Promise.all", 0, 0), f("/srv/app/src/jobs.js", "runOne", 9, 11)]),
+		b: exception("Error", "boom", [f("/srv/app/src/jobs.js", "runAll", 5, 3), f("index 3", "Promise.all", 0, 0), f("/srv/app/src/jobs.js", "runOne", 9, 11)]),
+	},
+	{
 		name: "stack with and without transpiler helper frames (__awaiter, asyncGeneratorStep)",
 		same: true,
 		a: exception("Error", "boom", [f("dist/app.js", "main", 1, 1), f("dist/app.js", "handle", 5, 1)]),

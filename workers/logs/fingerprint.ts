@@ -10,7 +10,8 @@
  *    name, and the context line when it is short. Line and column numbers never count, so
  *    a rebuild or an edit elsewhere in the file keeps the group. Frames in `node_modules`,
  *    runtime internals and bundler helpers are not the app's; direct recursion and short
- *    mutual-recursion cycles collapse to one pass. With no in-app frame, all frames count.
+ *    mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
+ *    (`promise callback*init`) are left out. With no in-app frame, all frames count.
  * 3. Without a stack: the exception type plus the parametrized value (numbers, ids, hashes,
  *    emails, IPs, URLs, dates and quoted values replaced by placeholders), after mapping the
  *    browsers' different wordings of one JavaScript error onto one wording; else the
@@ -23,8 +24,11 @@ export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprin
 // ---------------------------------------------------------------------------
 // Frames: whose code is it?
 
-/** Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval. */
-const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$)/i;
+/**
+ * Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval, and V8's `Promise.all (index 3)`,
+ * whose position Sentry's Node parser reports as the file name "index 3".
+ */
+const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$|index \d+$)/i;
 
 /** Code a bundler or transpiler adds around the app's own. */
 const BUNDLER_FILE =
@@ -96,6 +100,13 @@ export function fileKey(frame: StackFrame): string {
 	return stripContentHash(base);
 }
 
+/**
+ * Firefox prefixes the frames of an async parent stack with what scheduled it: `async*save`,
+ * `promise callback*init`, `setTimeout handler*tick`, `EventListener.handleEvent*`. (Not C++'s
+ * `operator*`.)
+ */
+const ASYNC_CAUSE = /^(?!operator\*)([A-Za-z][\w$. ]*)\*/;
+
 const ANONYMOUS = /^(?:<anonymous>|anonymous|<unknown>|\?|Anonymous function|global code|module code|eval code|eval|<eval>|<lambda>|<module>)$/i;
 
 /**
@@ -105,7 +116,7 @@ const ANONYMOUS = /^(?:<anonymous>|anonymous|<unknown>|\?|Anonymous function|glo
  */
 export function normalizeFunctionName(name: string | undefined): string {
 	if (!name) return "";
-	let fn = name.trim();
+	let fn = name.trim().replace(ASYNC_CAUSE, "");
 	fn = fn.replace(/^(?:(?:async|new|static|get|set)\s+|\*)+/, "");
 	fn = fn.replace(/\s*\[as [^\]]*\]$/, "").replace(/\s*\(index \d+\)$/, "");
 	if (fn.includes("/")) fn = fn.split("/").pop() ?? ""; // Firefox: outer/inner<
@@ -145,8 +156,32 @@ export function collapseRecursion(keys: string[]): string[] {
 	return out;
 }
 
+/**
+ * The frames every browser shows. Past an async boundary Chrome's Error.stack shows only the
+ * awaiting functions (`at async save`); Firefox also shows their synchronous callers and the
+ * stacks that scheduled a promise callback, timer or event listener. Walking from the newest
+ * frame: keep frames up to the first `cause*` frame, then only `async*` ones, and stop at any
+ * other cause, so one bug is one issue whichever browser reported it.
+ */
+export function withoutAsyncParents(frames: StackFrame[]): StackFrame[] {
+	const kept: StackFrame[] = [];
+	let crossed = false;
+	for (let i = frames.length - 1; i >= 0; i--) {
+		const cause = ASYNC_CAUSE.exec(frames[i].function?.trim() ?? "")?.[1];
+		if (cause === undefined) {
+			if (!crossed) kept.push(frames[i]);
+			continue;
+		}
+		if (cause.trim() !== "async") break;
+		crossed = true;
+		kept.push(frames[i]);
+	}
+	return kept.length > 0 ? kept.reverse() : frames;
+}
+
 /** The frames that decide the group: in-app ones, else all but internals, else all. */
-export function groupingFrames(frames: StackFrame[]): StackFrame[] {
+export function groupingFrames(allFrames: StackFrame[]): StackFrame[] {
+	const frames = withoutAsyncParents(allFrames);
 	const own = frames.filter((f) => !isRuntimeOrBundlerFrame(f));
 	const inApp = own.filter(isAppFrame);
 	if (inApp.length > 0) return inApp;
