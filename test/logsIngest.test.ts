@@ -273,12 +273,21 @@ describe("field rules of spec 2.3, at each boundary", () => {
 		expect(event.exception.type).toBe("Error");
 	});
 
-	it.for([200, 201])("%d frames: at most 200 stored, in the order sent", async (count, { expect }) => {
+	it("a stack deeper than 200 frames keeps its crash-side culprit", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const frames = Array.from({ length: 250 }, (_, i) => ({ filename: `lib/f${i}.js`, function: `fn${i}`, in_app: false }));
+		frames[249] = { filename: "src/checkout.ts", function: "submitOrder", in_app: true };
+		await ingestOk(owner.rawKey, { exception: { type: "TypeError", value: "boom", stacktrace: { frames } } });
+		const { issues } = await (await listIssues(owner.token, { project_name: owner.projectName })).json<Json>();
+		expect(issues[0].culprit).toBe("submitOrder (src/checkout.ts)");
+	});
+
+	it.for([200, 201])("%d frames: the 200 nearest the crash stored, in the order sent", async (count, { expect }) => {
 		const frames = Array.from({ length: count }, (_, i) => ({ filename: `src/f${i}.ts`, function: `fn${i}`, lineno: i + 1, colno: 1, in_app: true }));
 		const { event } = await storedAfter({ exception: { type: "Error", value: "deep", stacktrace: { frames } } });
 		expect(event.exception.stacktrace.frames).toHaveLength(200);
-		expect(event.exception.stacktrace.frames.map((f: Json) => f.function)).toEqual(frames.slice(0, 200).map((f) => f.function));
-		expect(event.exception.stacktrace.frames[0]).toEqual(frames[0]);
+		expect(event.exception.stacktrace.frames.map((f: Json) => f.function)).toEqual(frames.slice(-200).map((f) => f.function));
+		expect(event.exception.stacktrace.frames.at(-1)).toEqual(frames.at(-1));
 	});
 
 	it.for([100, 101])("%d breadcrumbs: the newest 100 are kept", async (count, { expect }) => {

@@ -236,9 +236,10 @@ function readException(body: Json): LogException | null {
 	const value = stringField(exception, "value", path, LOG_LIMITS.exceptionValue, { numbers: true }) || null;
 	const stacktrace = objectField(exception, "stacktrace", path);
 	const rawFrames = stacktrace ? arrayField(stacktrace, "frames", `${path}stacktrace.`) : undefined;
-	// At most 200 frames, in the order sent: the first 200.
+	// At most 200 frames, in the order sent. Frames run oldest call first, crash site last (Sentry's
+	// convention), so a longer stack loses its outermost callers, never the crash site or culprit.
 	const frames = (rawFrames ?? [])
-		.slice(0, LOG_LIMITS.frames)
+		.slice(-LOG_LIMITS.frames)
 		.map(readFrame)
 		.filter((frame) => frame !== undefined);
 	if (!type && !value && frames.length === 0) return null;
