@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { EventFields, StoredEvent } from "../workers/collect/event";
+import { type EventFields, externalHost, type StoredEvent } from "../workers/collect/event";
 import { COLLECT_RATE } from "../workers/collect/limits";
 import { eventInsertStatements } from "../workers/collect/storeEvents";
 import { CRAWL_RATE } from "../workers/crawl/limits";
@@ -106,7 +106,14 @@ export class SiteCollector extends DurableObject<Env> {
 		if (input.ignored) return await this.#accepted(now);
 
 		const { event } = input;
-		const row: StoredEvent = { ...event, trackingId: input.trackingId, ts: now, visitorId: event.visitorId ?? visitorId };
+		const row: StoredEvent = {
+			...event,
+			trackingId: input.trackingId,
+			ts: now,
+			visitorId: event.visitorId ?? visitorId,
+			// Here, where the site's domain is known: an event without url_host is on the site.
+			referrerHost: externalHost(event.referrer, event.urlHost ?? site!.domain),
+		};
 		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
 		return await this.#accepted(now, true);
 	}

@@ -127,6 +127,21 @@ describe("field rules of spec 2.5, each at its boundary and one past it", () => 
 		expect((await storedWith({ referrer: "not a url" })).referrer_host).toBe("");
 	});
 
+	it.for([
+		["www to the apex", "example.com", "https://www.example.com/a"],
+		["the apex to www", "www.example.com", "https://example.com/a"],
+		["a port on url_host", "example.com:8443", "https://example.com:8443/a"],
+		["no url_host: the site's domain", undefined, "https://example.com/a"],
+		["no url_host: www of the site's domain", undefined, "https://WWW.example.com/a"],
+	] as const)("referrer: the site's own pages are no referrer (%s)", async ([, urlHost, referrer], { expect }) => {
+		expect((await storedWith({ url_host: urlHost, referrer })).referrer_host).toBe("");
+	});
+
+	it("referrer: another subdomain of the site is still a referrer, as another host is", async ({ expect }) => {
+		expect((await storedWith({ url_host: "example.com", referrer: "https://blog.example.com/" })).referrer_host).toBe("blog.example.com");
+		expect((await storedWith({ url_host: undefined, referrer: "https://duck.com/" })).referrer_host).toBe("duck.com");
+	});
+
 	it("identity values of the wrong type are absent, not an error", async ({ expect }) => {
 		const event = await storedWith({ distinct_id: { id: 1 }, session_id: ["a"], title: { t: 1 }, language: true });
 		expect(event).toMatchObject({ distinct_id: null, session_id: null, title: "", language: "true" });
