@@ -79,10 +79,12 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
  * Chromium, headless. Unless `headlessUserAgent`, it presents itself as desktop Chrome at the
  * browser level: beacons sent while a page unloads leave from the browser process with its own
  * user agent, not a context's override, and headless chromium's own is a bot's.
+ * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default.
  */
-export function launchChromium({ headlessUserAgent = false } = {}): Promise<Browser> {
+export function launchChromium({ headlessUserAgent = false, backForwardCache = false } = {}): Promise<Browser> {
 	return chromium.launch({
 		executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+		ignoreDefaultArgs: backForwardCache ? ["--disable-back-forward-cache"] : [],
 		args: [
 			"--headless",
 			"--no-sandbox",

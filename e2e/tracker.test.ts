@@ -154,6 +154,38 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(stats.top_referrers).toEqual([]);
 	});
 
+	it("counts a page shown again from the back/forward cache, and its second _leave", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const cached = await launchChromium({ backForwardCache: true });
+		try {
+			const context = await cached.newContext();
+			await context.addInitScript(() =>
+				addEventListener("pageshow", (e) => {
+					if (e.persisted) (window as unknown as { __restored: boolean }).__restored = true;
+				}),
+			);
+			const page = await context.newPage();
+			expect(await open(page, trackingId, "/")).toBe(204);
+			expect(await open(page, trackingId, "/other")).toBe(204); // pagehide: "/" is left
+			await page.goBack({ waitUntil: "commit" }); // a restored page fires no load event
+			await page.waitForFunction(() => location.pathname === "/");
+			// The page came back as it was, without loading (or running the tracker) again.
+			expect(await page.evaluate(() => (window as unknown as { __restored?: boolean }).__restored)).toBe(true);
+			await page.goto("about:blank");
+			const events = await eventsOnceThereAre(expect, token, trackingId, 6);
+			expect(events.map((e) => [e.name, e.url_path]).sort()).toEqual([
+				["", "/"],
+				["", "/"],
+				["", "/other"],
+				["_leave", "/"],
+				["_leave", "/"],
+				["_leave", "/other"],
+			]);
+		} finally {
+			await cached.close();
+		}
+	});
+
 	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

@@ -125,6 +125,11 @@ const WINDOW_MS = 10_000;
 	w.addEventListener("popstate", navigated);
 	// pagehide covers closing and navigating away; hidden covers mobile tabs that are killed in the background.
 	w.addEventListener("pagehide", leave);
+	// Back or forward to a page kept in the back/forward cache: it is shown again (a new view, and
+	// a new _leave later) without loading, so this script does not run again.
+	w.addEventListener("pageshow", (e) => {
+		if (e.persisted) pageview();
+	});
 	d.addEventListener("visibilitychange", () => {
 		if (d.visibilityState == "hidden") leave();
 	});
