@@ -212,13 +212,15 @@ export class SiteCollector extends DurableObject<Env> {
 		}
 	}
 
-	/** SHA-256 of `value` under the named salt; `visitor:<day>` salts replace the previous day's. */
+	/** SHA-256 of `value` under the named salt; a `visitor:<day>` salt replaces the previous days'. */
 	async #hash(saltName: string, value: string): Promise<string> {
 		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).toArray()[0]?.value;
 		if (!salt) {
 			salt = randomHex();
 			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, saltName, salt);
-			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name <> ?`, saltName);
+			// Only older days' salts go (ISO dates sort as text): an event that read the clock just
+			// before midnight and gets here after the new day's first one must not delete its salt.
+			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name < ?`, saltName);
 			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).one().value;
 		}
 		return (await sha256Hex(`${salt}\n${value}`)).slice(0, 32);

@@ -219,6 +219,23 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 		const [first, second] = await storedEvents(site.tracking_id);
 		expect(first.visitor_id).not.toBe(second.visitor_id);
 	});
+
+	it("never deletes a newer day's salt: an event of the old day that finishes after midnight leaves it alone", async ({ expect }) => {
+		// Around midnight an event that read the clock at 23:59:59 may reach the salts after one
+		// of the new day already created its salt; here the newer salt is a far-future day's.
+		const { site } = await ownerWithSite();
+		const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
+		await runInDurableObject(stub, (_: SiteCollector, state) => {
+			state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:9999-12-31', 'tomorrow')`);
+		});
+		await collect(pageview(site.tracking_id));
+		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
+			state.storage.sql.exec<{ name: string; value: string }>(`SELECT name, value FROM salts WHERE name LIKE 'visitor:%' ORDER BY name`).toArray(),
+		);
+		expect(salts.map((s) => s.name)).toEqual([`visitor:${new Date().toISOString().slice(0, 10)}`, "visitor:9999-12-31"]);
+		expect(salts[1].value).toBe("tomorrow");
+	});
 });
 
 describe("what is stored and what is only answered", () => {
