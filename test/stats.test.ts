@@ -163,6 +163,25 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		});
 	});
 
+	it("counts reading time as activity: a _leave ends the inactivity that splits sessions, but never makes a session alone", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, [
+			// E reads /essay for 40 minutes, then follows a link: one session of two page views.
+			{ visitor: "E", ts: at("14:00"), path: "/essay" },
+			{ visitor: "E", ts: at("14:40"), name: "_leave", path: "/essay", duration: 2_400 },
+			{ visitor: "E", ts: at("14:40"), path: "/next" },
+			// F viewed a page before the range; only its _leave is inside: no session, no visitor.
+			{ visitor: "F", ts: at("00:10"), name: "_leave", path: "/", duration: 900 },
+			// G: a _leave 40 minutes after the view, the next view 50 minutes after the _leave.
+			{ visitor: "G", ts: at("16:00"), path: "/" },
+			{ visitor: "G", ts: at("16:40"), name: "_leave", path: "/", duration: 2_400 },
+			{ visitor: "G", ts: at("17:30"), path: "/" },
+		]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}`, token);
+		// Sessions: E one (not a bounce), G two (both bounces): 3 sessions, 2 bounces.
+		expect(body).toMatchObject({ pageviews: 4, visitors: 2, sessions: 3, bounce_rate: 0.6667 });
+	});
+
 	it("limits every list with ?limit=", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, DAY);
