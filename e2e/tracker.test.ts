@@ -186,6 +186,27 @@ describe("the tracker in chromium against the Worker", () => {
 		}
 	});
 
+	it("counts each view once when the page includes the tag twice, SPA navigation too", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await page.goto(`${site.origin}/?id=${trackingId}&twice=1`);
+		await page.waitForFunction(() => (window as unknown as { __beacons: number }).__beacons >= 1);
+		await page.evaluate(() => history.pushState({}, "", "/pricing"));
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("signup"));
+		await page.goto("about:blank");
+		// Waits for a possible straggler: more than the five expected would show here.
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		const events = await eventsOnceThereAre(expect, token, trackingId, 5);
+		await context.close();
+		expect(events.map((e) => [e.name, e.url_path]).sort()).toEqual([
+			["", "/"],
+			["", "/pricing"],
+			["_leave", "/"],
+			["_leave", "/pricing"],
+			["signup", "/pricing"],
+		]);
+	});
+
 	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();
