@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { EventFields, StoredEvent } from "../workers/collect/event";
+import { type EventFields, externalHost, type StoredEvent } from "../workers/collect/event";
 import { COLLECT_RATE } from "../workers/collect/limits";
 import { eventInsertStatements } from "../workers/collect/storeEvents";
 import { CRAWL_RATE } from "../workers/crawl/limits";
@@ -106,7 +106,14 @@ export class SiteCollector extends DurableObject<Env> {
 		if (input.ignored) return await this.#accepted(now);
 
 		const { event } = input;
-		const row: StoredEvent = { ...event, trackingId: input.trackingId, ts: now, visitorId: event.visitorId ?? visitorId };
+		const row: StoredEvent = {
+			...event,
+			trackingId: input.trackingId,
+			ts: now,
+			visitorId: event.visitorId ?? visitorId,
+			// Here, where the site's domain is known: an event without url_host is on the site.
+			referrerHost: externalHost(event.referrer, event.urlHost ?? site!.domain),
+		};
 		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
 		return await this.#accepted(now, true);
 	}
@@ -205,13 +212,15 @@ export class SiteCollector extends DurableObject<Env> {
 		}
 	}
 
-	/** SHA-256 of `value` under the named salt; `visitor:<day>` salts replace the previous day's. */
+	/** SHA-256 of `value` under the named salt; a `visitor:<day>` salt replaces the previous days'. */
 	async #hash(saltName: string, value: string): Promise<string> {
 		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).toArray()[0]?.value;
 		if (!salt) {
 			salt = randomHex();
 			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, saltName, salt);
-			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name <> ?`, saltName);
+			// Only older days' salts go (ISO dates sort as text): an event that read the clock just
+			// before midnight and gets here after the new day's first one must not delete its salt.
+			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name < ?`, saltName);
 			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).one().value;
 		}
 		return (await sha256Hex(`${salt}\n${value}`)).slice(0, 32);

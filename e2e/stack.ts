@@ -27,11 +27,17 @@ export async function startWorker() {
 	return { url: url.href.replace(/\/$/, ""), server, close: () => server.close() };
 }
 
-export async function api<T = any>(base: string, path: string, init: { method?: string; token?: string; json?: unknown } = {}) {
+export async function api<T = any>(
+	base: string,
+	path: string,
+	init: { method?: string; token?: string; json?: unknown; ip?: string } = {},
+) {
 	const res = await fetch(base + path, {
 		method: init.method ?? (init.json === undefined ? "GET" : "POST"),
 		headers: {
 			...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+			// The local runtime takes the client IP from this header, as Cloudflare sets it.
+			...(init.ip ? { "cf-connecting-ip": init.ip } : {}),
 			...(init.json === undefined ? {} : { "content-type": "application/json" }),
 		},
 		body: init.json === undefined ? undefined : JSON.stringify(init.json),
@@ -42,10 +48,17 @@ export async function api<T = any>(base: string, path: string, init: { method?: 
 }
 
 let accounts = 0;
-/** A new owner with a site whose domain is `domain`. */
+/**
+ * A new owner with a site whose domain is `domain`. Each signs up from its own address, as
+ * different owners do: one address may sign up 10 times an hour.
+ */
 export async function ownerWithSite(base: string, domain: string) {
-	const email = `e2e-${Date.now()}-${accounts++}@example.com`;
-	const { token } = await api<{ token: string }>(base, "/api/auth/signup", { json: { email, password: "correct horse battery" } });
+	const n = accounts++;
+	const email = `e2e-${Date.now()}-${n}@example.com`;
+	const { token } = await api<{ token: string }>(base, "/api/auth/signup", {
+		json: { email, password: "correct horse battery" },
+		ip: `10.99.${Math.floor(n / 250)}.${(n % 250) + 1}`,
+	});
 	const site = await api<{ tracking_id: string }>(base, "/api/sites", { token, json: { domain } });
 	return { token, trackingId: site.tracking_id };
 }
@@ -63,10 +76,12 @@ export async function startSite(workerUrl: string): Promise<{ origin: string; cl
 			? `<script>window.svc = window.svc || { q: [], track(...a) { this.q.push(["track", a]) }, identify(...a) { this.q.push(["identify", a]) } };
 svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 			: "";
+		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
+		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"></script>`;
 		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
 		res.end(`<!doctype html>
 <html><head><title>Test shop</title>${queue}
-<script defer src="${workerUrl}/t.js" data-id="${id}"></script>
+${query.has("twice") ? tag + tag : tag}
 </head><body><h1>Test shop</h1></body></html>`);
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -79,10 +94,12 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
  * Chromium, headless. Unless `headlessUserAgent`, it presents itself as desktop Chrome at the
  * browser level: beacons sent while a page unloads leave from the browser process with its own
  * user agent, not a context's override, and headless chromium's own is a bot's.
+ * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default.
  */
-export function launchChromium({ headlessUserAgent = false } = {}): Promise<Browser> {
+export function launchChromium({ headlessUserAgent = false, backForwardCache = false } = {}): Promise<Browser> {
 	return chromium.launch({
 		executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+		ignoreDefaultArgs: backForwardCache ? ["--disable-back-forward-cache"] : [],
 		args: [
 			"--headless",
 			"--no-sandbox",

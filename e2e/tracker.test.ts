@@ -154,6 +154,59 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(stats.top_referrers).toEqual([]);
 	});
 
+	it("counts a page shown again from the back/forward cache, and its second _leave", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const cached = await launchChromium({ backForwardCache: true });
+		try {
+			const context = await cached.newContext();
+			await context.addInitScript(() =>
+				addEventListener("pageshow", (e) => {
+					if (e.persisted) (window as unknown as { __restored: boolean }).__restored = true;
+				}),
+			);
+			const page = await context.newPage();
+			expect(await open(page, trackingId, "/")).toBe(204);
+			expect(await open(page, trackingId, "/other")).toBe(204); // pagehide: "/" is left
+			await page.goBack({ waitUntil: "commit" }); // a restored page fires no load event
+			await page.waitForFunction(() => location.pathname === "/");
+			// The page came back as it was, without loading (or running the tracker) again.
+			expect(await page.evaluate(() => (window as unknown as { __restored?: boolean }).__restored)).toBe(true);
+			await page.goto("about:blank");
+			const events = await eventsOnceThereAre(expect, token, trackingId, 6);
+			expect(events.map((e) => [e.name, e.url_path]).sort()).toEqual([
+				["", "/"],
+				["", "/"],
+				["", "/other"],
+				["_leave", "/"],
+				["_leave", "/"],
+				["_leave", "/other"],
+			]);
+		} finally {
+			await cached.close();
+		}
+	});
+
+	it("counts each view once when the page includes the tag twice, SPA navigation too", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await page.goto(`${site.origin}/?id=${trackingId}&twice=1`);
+		await page.waitForFunction(() => (window as unknown as { __beacons: number }).__beacons >= 1);
+		await page.evaluate(() => history.pushState({}, "", "/pricing"));
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("signup"));
+		await page.goto("about:blank");
+		// Waits for a possible straggler: more than the five expected would show here.
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		const events = await eventsOnceThereAre(expect, token, trackingId, 5);
+		await context.close();
+		expect(events.map((e) => [e.name, e.url_path]).sort()).toEqual([
+			["", "/"],
+			["", "/pricing"],
+			["_leave", "/"],
+			["_leave", "/pricing"],
+			["signup", "/pricing"],
+		]);
+	});
+
 	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

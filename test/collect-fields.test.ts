@@ -127,6 +127,21 @@ describe("field rules of spec 2.5, each at its boundary and one past it", () => 
 		expect((await storedWith({ referrer: "not a url" })).referrer_host).toBe("");
 	});
 
+	it.for([
+		["www to the apex", "example.com", "https://www.example.com/a"],
+		["the apex to www", "www.example.com", "https://example.com/a"],
+		["a port on url_host", "example.com:8443", "https://example.com:8443/a"],
+		["no url_host: the site's domain", undefined, "https://example.com/a"],
+		["no url_host: www of the site's domain", undefined, "https://WWW.example.com/a"],
+	] as const)("referrer: the site's own pages are no referrer (%s)", async ([, urlHost, referrer], { expect }) => {
+		expect((await storedWith({ url_host: urlHost, referrer })).referrer_host).toBe("");
+	});
+
+	it("referrer: another subdomain of the site is still a referrer, as another host is", async ({ expect }) => {
+		expect((await storedWith({ url_host: "example.com", referrer: "https://blog.example.com/" })).referrer_host).toBe("blog.example.com");
+		expect((await storedWith({ url_host: undefined, referrer: "https://duck.com/" })).referrer_host).toBe("duck.com");
+	});
+
 	it("identity values of the wrong type are absent, not an error", async ({ expect }) => {
 		const event = await storedWith({ distinct_id: { id: 1 }, session_id: ["a"], title: { t: 1 }, language: true });
 		expect(event).toMatchObject({ distinct_id: null, session_id: null, title: "", language: "true" });
@@ -203,6 +218,23 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 		await collect(pageview(site.tracking_id), { ip });
 		const [first, second] = await storedEvents(site.tracking_id);
 		expect(first.visitor_id).not.toBe(second.visitor_id);
+	});
+
+	it("never deletes a newer day's salt: an event of the old day that finishes after midnight leaves it alone", async ({ expect }) => {
+		// Around midnight an event that read the clock at 23:59:59 may reach the salts after one
+		// of the new day already created its salt; here the newer salt is a far-future day's.
+		const { site } = await ownerWithSite();
+		const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
+		await runInDurableObject(stub, (_: SiteCollector, state) => {
+			state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:9999-12-31', 'tomorrow')`);
+		});
+		await collect(pageview(site.tracking_id));
+		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
+			state.storage.sql.exec<{ name: string; value: string }>(`SELECT name, value FROM salts WHERE name LIKE 'visitor:%' ORDER BY name`).toArray(),
+		);
+		expect(salts.map((s) => s.name)).toEqual([`visitor:${new Date().toISOString().slice(0, 10)}`, "visitor:9999-12-31"]);
+		expect(salts[1].value).toBe("tomorrow");
 	});
 });
 

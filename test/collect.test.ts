@@ -139,6 +139,14 @@ describe("Attack Mode", () => {
 		expect(await res.json()).toEqual({ error: `Attack Mode is on: ${reason} user agents are refused` });
 	});
 
+	it("draws the short line at 40 characters: 39 are refused, 40 are taken", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await patchSite(token, site.tracking_id, { attack_mode: true });
+		const ua = "Mozilla/5.0 (X11; Linux x86_64) Firefox/1.0";
+		expect((await collect(pageview(site.tracking_id), { ua: ua.slice(0, 39) })).status).toBe(403);
+		expect((await collect(pageview(site.tracking_id), { ua: ua.slice(0, 40) })).status).toBe(204);
+	});
+
 	it("refuses a request without a client IP with 403, and takes it once Attack Mode is off", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await patchSite(token, site.tracking_id, { attack_mode: true });

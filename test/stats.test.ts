@@ -163,6 +163,25 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		});
 	});
 
+	it("counts reading time as activity: a _leave ends the inactivity that splits sessions, but never makes a session alone", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, [
+			// E reads /essay for 40 minutes, then follows a link: one session of two page views.
+			{ visitor: "E", ts: at("14:00"), path: "/essay" },
+			{ visitor: "E", ts: at("14:40"), name: "_leave", path: "/essay", duration: 2_400 },
+			{ visitor: "E", ts: at("14:40"), path: "/next" },
+			// F viewed a page before the range; only its _leave is inside: no session, no visitor.
+			{ visitor: "F", ts: at("00:10"), name: "_leave", path: "/", duration: 900 },
+			// G: a _leave 40 minutes after the view, the next view 50 minutes after the _leave.
+			{ visitor: "G", ts: at("16:00"), path: "/" },
+			{ visitor: "G", ts: at("16:40"), name: "_leave", path: "/", duration: 2_400 },
+			{ visitor: "G", ts: at("17:30"), path: "/" },
+		]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}`, token);
+		// Sessions: E one (not a bounce), G two (both bounces): 3 sessions, 2 bounces.
+		expect(body).toMatchObject({ pageviews: 4, visitors: 2, sessions: 3, bounce_rate: 0.6667 });
+	});
+
 	it("limits every list with ?limit=", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, DAY);
@@ -192,6 +211,11 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		["from after to", "from=2025-03-02T00:00:00Z&to=2025-03-01T00:00:00Z"],
 		["equal from and to", "from=2025-03-01T00:00:00Z&to=2025-03-01T00:00:00Z"],
 		["a bad time", "from=yesterday"],
+		["a bare number (Date.parse reads 1 as the year 2001)", "from=1&to=2"],
+		["a bare year", "from=2025&to=2025-03-01T00:00:00Z"],
+		["an English date", "from=March%207%202025&to=2025-03-08T00:00:00Z"],
+		["an impossible day", "from=2025-02-30T00:00:00Z&to=2025-03-08T00:00:00Z"],
+		["an unencoded + offset (read as a space)", "from=2025-03-01T00:00:00+02:00&to=2025-03-02T00:00:00Z"],
 		["more than 400 days", "from=2024-01-01T00:00:00Z&to=2025-03-01T00:00:00Z"],
 		["a limit of 0", "limit=0"],
 		["a limit of 101", "limit=101"],
@@ -201,6 +225,19 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${query}`, token);
 		expect(status).toBe(400);
 		expect(body.error).toMatch(/^Invalid request: /);
+	});
+
+	it.for([
+		["a UTC time", "2025-03-01T10:00:00Z", "2025-03-01T10:00:00.000Z"],
+		["milliseconds", "2025-03-01T10:00:00.250Z", "2025-03-01T10:00:00.250Z"],
+		["an offset", "2025-03-01T12:00:00%2B02:00", "2025-03-01T10:00:00.000Z"],
+		["a date alone (UTC midnight)", "2025-03-01", "2025-03-01T00:00:00.000Z"],
+		["minutes without seconds", "2025-03-01T10:00Z", "2025-03-01T10:00:00.000Z"],
+	])("takes ISO 8601 times: %s", async ([, from, expected], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
+		expect(status).toBe(200);
+		expect(body.from).toBe(expected);
 	});
 
 	it("is the owner's only: another owner's site and an unknown one are 404, no session is 401", async ({ expect }) => {

@@ -29,7 +29,7 @@ export interface StoredEvent {
 }
 
 /** What the body says about the event; who sent it, when and from where is added later. */
-export type EventFields = Omit<StoredEvent, "trackingId" | "ts" | "visitorId" | "browser" | "os" | "device" | "country"> & {
+export type EventFields = Omit<StoredEvent, "trackingId" | "ts" | "visitorId" | "referrerHost" | "browser" | "os" | "device" | "country"> & {
 	/** The tracker's own visitor id, when it sent one; else the collector derives one. */
 	visitorId: string | null;
 };
@@ -45,12 +45,27 @@ function eventData(value: unknown): string | null {
 	return serialized.length > L.eventData ? "{}" : serialized;
 }
 
-/** The referrer's host when it is another site; internal navigation and direct visits are "". */
-function externalHost(referrer: string, urlHost: string | null): string {
+/** A host as compared for self-referrals: lower case, without port, trailing dot or leading `www.`. */
+const bareHost = (host: string) =>
+	host
+		.trim()
+		.toLowerCase()
+		.replace(/:\d*$/, "")
+		.replace(/\.$/, "")
+		.replace(/^www\./, "");
+
+/**
+ * The referrer's host when it is another site; internal navigation and direct visits are "".
+ * `ownHost` is the event's url_host, or the site's configured domain when the event omitted it
+ * (else every visit of a tracker that leaves url_host out would list the site as its own
+ * referrer). `www.` and the apex are one site: sites serve both and redirect between them.
+ * Another subdomain stays a referrer, as Plausible counts it.
+ */
+export function externalHost(referrer: string, ownHost: string | null): string {
 	if (!referrer) return "";
 	try {
 		const host = new URL(referrer).hostname.toLowerCase();
-		return host === urlHost?.toLowerCase() ? "" : host;
+		return ownHost !== null && bareHost(host) === bareHost(ownHost) ? "" : host;
 	} catch {
 		return "";
 	}
@@ -69,7 +84,6 @@ export function readEventFields(body: Record<string, unknown>): EventFields {
 		urlPath: text(body.url_path, L.urlPart) || "/",
 		urlQuery: text(body.url_query, L.urlPart) ?? "",
 		referrer,
-		referrerHost: externalHost(referrer, urlHost),
 		title: text(body.title, L.title) ?? "",
 		language: text(body.language, L.short) ?? "",
 		screen: text(body.screen, L.short) ?? "",

@@ -7,10 +7,27 @@ const DAY = 24 * HOUR;
 /** Longest range a statistics request may cover. */
 export const MAX_RANGE_DAYS = 400;
 
+/** A date, or a date and time (to the minute, second or a fraction) with `Z` or an offset; UTC when it has none. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/;
+
+/**
+ * Milliseconds of an ISO 8601 time, or NaN. Date.parse alone takes far more than ISO ("1" is
+ * the year 2001, "March 7" a date) and rolls 2025-02-30 into March: a typo would silently give
+ * figures for another range.
+ */
+function isoTimeMs(value: string): number {
+	const match = ISO_TIME.exec(value);
+	if (!match) return Number.NaN;
+	const [year, month, day] = match.slice(1, 4).map(Number);
+	if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return Number.NaN;
+	// A time without an offset is UTC, whatever the runtime's own time zone.
+	return Date.parse(value.includes("T") && match[4] === undefined ? `${value}Z` : value);
+}
+
 const isoTime = z
 	.string()
-	.refine((value) => !Number.isNaN(Date.parse(value)), "must be an ISO 8601 time such as 2026-01-31T00:00:00Z")
-	.transform((value) => Date.parse(value));
+	.refine((value) => !Number.isNaN(isoTimeMs(value)), "must be an ISO 8601 time such as 2026-01-31T00:00:00Z")
+	.transform(isoTimeMs);
 
 const querySchema = z.object({
 	from: isoTime.optional(),

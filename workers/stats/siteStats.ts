@@ -5,7 +5,7 @@ import { siteCollectorFor } from "../siteCollector";
 import { findOwnSite } from "../sites/sites";
 import { fillSeries, readRange, type StatsRange } from "./range";
 
-/** A new session starts after this long without a page view or custom event. */
+/** A new session starts after this long without activity (see the definitions below). */
 export const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /*
@@ -13,8 +13,11 @@ export const SESSION_GAP_MS = 30 * 60 * 1000;
  * - pageviews: events with an empty name; events: custom events (any other name except the
  *   reserved `_leave` and `_identify`).
  * - visitors: distinct visitor ids among page views and custom events.
- * - sessions: per visitor, runs of page views and custom events with no gap over 30 minutes;
- *   a bounce is a session of exactly one page view and no custom event.
+ * - sessions: per visitor, runs of activity with no gap over 30 minutes. Activity is a page
+ *   view, a custom event, or a `_leave`, which says the visitor was on its page for the
+ *   `duration` seconds before it: 40 minutes of reading followed by a click is one session, not
+ *   two bounces. A run of nothing but `_leave`s (its page view was before `from`) is no
+ *   session. A bounce is a session of exactly one page view and no custom event.
  * - avg_duration: mean `duration` of `_leave` events, in seconds (time spent on a page).
  *
  * Cost: every query below is one range scan of analytics_events_site_ts_idx (tracking_id, ts),
@@ -27,6 +30,7 @@ const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
 const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')`;
 const PAGEVIEWS = `${RANGE} AND name = ''`;
 const CUSTOM = `${RANGE} AND name NOT IN ('', '_leave', '_identify')`;
+const ACTIVITY = `${RANGE} AND name <> '_identify'`;
 
 const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
 
@@ -44,15 +48,17 @@ export const siteStatsQueries = (bucketMs: number) => ({
 		FROM analytics_events WHERE ${RANGE}`,
 	sessions: `WITH marked AS (
 			SELECT visitor_id, ts, name,
-				CASE WHEN ts - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
-			FROM analytics_events WHERE ${VISITS}
+				CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(duration, 0) * 1000 ELSE 0 END)
+					- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
+			FROM analytics_events WHERE ${ACTIVITY}
 		), numbered AS (
 			SELECT visitor_id, name, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session
 			FROM marked
 		), per_session AS (
-			SELECT sum(name = '') AS pageviews, sum(name <> '') AS custom FROM numbered GROUP BY visitor_id, session
+			SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom FROM numbered GROUP BY visitor_id, session
 		)
-		SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces FROM per_session`,
+		SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces
+		FROM per_session WHERE pageviews + custom > 0`,
 	series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
 		FROM analytics_events WHERE ${VISITS} GROUP BY 1`,
 	topPages: `SELECT url_path AS path, count(*) AS pageviews, count(DISTINCT visitor_id) AS visitors

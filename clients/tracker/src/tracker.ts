@@ -24,14 +24,16 @@ const BURST = 30;
 const WINDOW_MS = 10_000;
 
 (() => {
-	const w = window as Window & { svc?: Partial<Api> & { q?: Call[] }; doNotTrack?: string };
+	const w = window as Window & { svc?: Partial<Api> & { q?: Call[]; l?: 1 }; doNotTrack?: string };
+	// The tag included twice (a layout and a page both adding it): the first copy counts, alone.
+	if (w.svc && w.svc.l) return;
 	const d = document;
 	const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
 	const loc = location;
 	const script = d.currentScript as HTMLScriptElement | null;
 	const queued = w.svc && w.svc.q;
 	const noop = () => {};
-	const api: Api = { track: noop, identify: noop };
+	const api: Api & { l: 1 } = { track: noop, identify: noop, l: 1 };
 	w.svc = api;
 
 	const id = script && script.getAttribute("data-id");
@@ -125,6 +127,11 @@ const WINDOW_MS = 10_000;
 	w.addEventListener("popstate", navigated);
 	// pagehide covers closing and navigating away; hidden covers mobile tabs that are killed in the background.
 	w.addEventListener("pagehide", leave);
+	// Back or forward to a page kept in the back/forward cache: it is shown again (a new view, and
+	// a new _leave later) without loading, so this script does not run again.
+	w.addEventListener("pageshow", (e) => {
+		if (e.persisted) pageview();
+	});
 	d.addEventListener("visibilitychange", () => {
 		if (d.visibilityState == "hidden") leave();
 	});
