@@ -5,6 +5,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { WebSocket } from "ws";
 import { DeviceClient, startServer, type LocalServer } from "../src/index.js";
 
@@ -56,6 +57,23 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
 		secrets,
 		close: () => server.close(),
 	};
+}
+
+/**
+ * For one test file: `cleanups` run after each test (newest first), and `server()` starts a test
+ * server that is closed then.
+ */
+export function closedAfterEachTest() {
+	const cleanups: (() => Promise<unknown> | unknown)[] = [];
+	afterEach(async () => {
+		while (cleanups.length) await cleanups.pop()!();
+	});
+	async function server(options: Parameters<typeof startTestServer>[0] = {}) {
+		const t = await startTestServer(options);
+		cleanups.push(() => t.close());
+		return t;
+	}
+	return { cleanups, server };
 }
 
 export interface RawResponse {

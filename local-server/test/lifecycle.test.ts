@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DeviceClient, startServer } from "../src/index.js";
 import {
 	bootstrap,
@@ -16,24 +16,15 @@ import {
 	openWs,
 	ownerCall,
 	request,
-	startTestServer,
 	stateFilesText,
 	tempDir,
 	until,
 	wsTicket,
 	type TestServer,
+	closedAfterEachTest,
 } from "./helpers.js";
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-	while (cleanups.length) await cleanups.pop()!();
-});
-
-async function server(options: Parameters<typeof startTestServer>[0] = {}) {
-	const t = await startTestServer(options);
-	cleanups.push(() => t.close());
-	return t;
-}
+const { cleanups, server } = closedAfterEachTest();
 
 async function pairRaw(t: TestServer, body: Record<string, unknown> = {}) {
 	const b = await bootstrap(t);

@@ -2,20 +2,11 @@
 // session on every pairing route, exchange throttling, and bad input of
 // every shape answered with a clear 4xx while the paired devices survive.
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, wsTicket, type TestServer } from "./helpers.js";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, wsTicket, type TestServer, closedAfterEachTest } from "./helpers.js";
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-	while (cleanups.length) await cleanups.pop()!();
-});
-
-async function server(options: Parameters<typeof startTestServer>[0] = {}) {
-	const t = await startTestServer(options);
-	cleanups.push(() => t.close());
-	return t;
-}
+const { cleanups, server } = closedAfterEachTest();
 
 async function pairOne(t: TestServer, deviceId = "keeper") {
 	const b = await bootstrap(t);

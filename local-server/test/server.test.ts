@@ -5,21 +5,12 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MODE_PORTS, startServer } from "../src/index.js";
-import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, until, wsTicket } from "./helpers.js";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, tempDir, until, wsTicket, closedAfterEachTest } from "./helpers.js";
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-	while (cleanups.length) await cleanups.pop()!();
-});
-
-async function server(options: Parameters<typeof startTestServer>[0] = {}) {
-	const t = await startTestServer(options);
-	cleanups.push(() => t.close());
-	return t;
-}
+const { cleanups, server } = closedAfterEachTest();
 
 function portIsFree(port: number): Promise<boolean> {
 	return new Promise((resolve) => {
