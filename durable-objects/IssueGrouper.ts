@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { IssueStatus } from "../schema/logs";
 import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../workers/logs/logStore";
 import { compareVersions } from "../workers/logs/releases";
+import { EarliestAlarm } from "./earliestAlarm";
 import { SlidingWindows } from "./slidingWindows";
 
 /** One accepted-or-not log event, as the ingest endpoint hands it over. */
@@ -87,18 +88,19 @@ export class IssueGrouper extends DurableObject<Env> {
 	#windows!: SlidingWindows;
 	#owner: KeyOwner | null = null;
 	#revoked = false;
-	#alarmAt: number | null = null;
+	#alarm: EarliestAlarm;
 	#flushing: Promise<void> | null = null;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
+		this.#alarm = new EarliestAlarm(ctx.storage);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
 			this.#owner = meta.has("owner") ? (JSON.parse(meta.get("owner")!) as KeyOwner) : null;
 			this.#revoked = meta.get("revoked") === "1";
-			this.#alarmAt = await ctx.storage.getAlarm();
+			await this.#alarm.load();
 		});
 	}
 
@@ -115,7 +117,7 @@ export class IssueGrouper extends DurableObject<Env> {
 		const outcome = this.ctx.storage.transactionSync(() => this.#ingest(command));
 		// Remembered only once the transaction that stored it has committed.
 		this.#owner ??= command.owner;
-		if (outcome.status === "accepted") await this.#scheduleFlush(Date.now() + FLUSH_DELAY_MS);
+		if (outcome.status === "accepted") await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 		return outcome;
 	}
 
@@ -227,7 +229,7 @@ export class IssueGrouper extends DurableObject<Env> {
 		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
 		await this.flush().catch(async (err) => {
 			console.error("issue status saved but not yet written to D1:", err);
-			await this.#scheduleFlush(Date.now() + FLUSH_RETRY_MS);
+			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 		});
 		return snapshot;
 	}
@@ -245,8 +247,7 @@ export class IssueGrouper extends DurableObject<Env> {
 	async purge(): Promise<void> {
 		this.#revoked = true;
 		await this.ctx.storage.deleteAll();
-		await this.ctx.storage.deleteAlarm();
-		this.#alarmAt = null;
+		await this.#alarm.clear();
 		this.#createSchema();
 		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
 	}
@@ -296,23 +297,17 @@ export class IssueGrouper extends DurableObject<Env> {
 		return pending === 1;
 	}
 
-	async #scheduleFlush(at: number): Promise<void> {
-		if (this.#alarmAt !== null && this.#alarmAt <= at) return;
-		this.#alarmAt = at;
-		await this.ctx.storage.setAlarm(at);
-	}
-
 	async alarm(): Promise<void> {
-		this.#alarmAt = null;
+		this.#alarm.fired();
 		try {
 			await this.flush();
 		} catch (err) {
 			// Keep the rows and try again; the alarm's own retries would give up after a few.
 			console.error("could not move log events to D1, retrying:", err);
-			await this.#scheduleFlush(Date.now() + FLUSH_RETRY_MS);
+			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 			return;
 		}
-		if (!this.#revoked && this.#hasPending()) await this.#scheduleFlush(Date.now() + FLUSH_DELAY_MS);
+		if (!this.#revoked && this.#hasPending()) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 	}
 }
 

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { EarliestAlarm } from "./earliestAlarm";
 import { type CountedWindow, SlidingWindows, type WindowDecision } from "./slidingWindows";
 
 export type RateWindow = CountedWindow;
@@ -14,14 +15,14 @@ export type RateDecision = WindowDecision;
  */
 export class RateLimiter extends DurableObject<Env> {
 	#windows!: SlidingWindows;
-	/** When the clean-up alarm is set to fire, to avoid a storage write per hit. */
-	#alarmAt: number | null = null;
+	#alarm: EarliestAlarm;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
+		this.#alarm = new EarliestAlarm(ctx.storage);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#windows = new SlidingWindows(ctx.storage.sql);
-			this.#alarmAt = await ctx.storage.getAlarm();
+			await this.#alarm.load();
 		});
 	}
 
@@ -29,21 +30,14 @@ export class RateLimiter extends DurableObject<Env> {
 	async hit(windows: RateWindow[]): Promise<RateDecision> {
 		const now = Date.now();
 		const decision = this.#windows.take(now, windows);
-		if (decision.allowed) await this.#scheduleCleanup(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
+		if (decision.allowed) await this.#alarm.noLaterThan(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
 		return decision;
 	}
 
 	/** Ends windows: once every hit has expired the object holds nothing. */
 	async alarm(): Promise<void> {
-		this.#alarmAt = null;
+		this.#alarm.fired();
 		const latest = this.#windows.sweep(Date.now());
-		if (latest !== null) await this.#scheduleCleanup(latest);
-	}
-
-	async #scheduleCleanup(at: number): Promise<void> {
-		// Pushing the alarm later by a few seconds per hit is pointless; clean-up can be late.
-		if (this.#alarmAt !== null && this.#alarmAt + 10_000 >= at) return;
-		this.#alarmAt = at;
-		await this.ctx.storage.setAlarm(at);
+		if (latest !== null) await this.#alarm.noLaterThan(latest);
 	}
 }

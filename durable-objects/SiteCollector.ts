@@ -7,6 +7,7 @@ import { type StoredVisit, visitInsertStatements } from "../workers/crawl/storeV
 import { sha256Hex } from "../workers/crypto";
 import { hostMatchesDomain } from "../workers/sites/domain";
 import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../workers/sites/siteConfig";
+import { EarliestAlarm } from "./earliestAlarm";
 import { SlidingWindows } from "./slidingWindows";
 
 /** What the collector decided; the Worker turns it into the HTTP answer. */
@@ -56,7 +57,7 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 export class SiteCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
 	#windows: SlidingWindows;
-	#alarmAt: number | null = null;
+	#alarm: EarliestAlarm;
 	#site: { config: SiteConfig | null; loadedAt: number } | null = null;
 	#siteLoad: Promise<SiteConfig | null> | null = null;
 	/** Bumped by siteChanged(), so a D1 read that raced with a change is not cached. */
@@ -67,15 +68,14 @@ export class SiteCollector extends DurableObject<Env> {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
 		this.#windows = new SlidingWindows(this.#sql);
+		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
 			seq INTEGER PRIMARY KEY AUTOINCREMENT,
 			kind TEXT NOT NULL,
 			dedupe TEXT UNIQUE,
 			row TEXT NOT NULL)`);
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-		ctx.blockConcurrencyWhile(async () => {
-			this.#alarmAt = await ctx.storage.getAlarm();
-		});
+		ctx.blockConcurrencyWhile(() => this.#alarm.load());
 	}
 
 	// ---------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ export class SiteCollector extends DurableObject<Env> {
 
 	/** After a 204: the window hits need clearing eventually, a stored row within FLUSH_DELAY_MS. */
 	async #accepted(now: number, stored = false): Promise<Outcome> {
-		await this.#schedule(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
+		await this.#alarm.noLaterThan(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
 		return { status: 204 };
 	}
 
@@ -166,16 +166,16 @@ export class SiteCollector extends DurableObject<Env> {
 	}
 
 	async alarm(): Promise<void> {
-		this.#alarmAt = null;
+		this.#alarm.fired();
 		try {
 			await this.flush();
 		} catch (err) {
 			// D1 unavailable: the rows stay in the outbox and the next attempt writes them.
 			console.error("SiteCollector flush failed; retrying:", err);
-			await this.#schedule(Date.now() + RETRY_DELAY_MS);
+			await this.#alarm.noLaterThan(Date.now() + RETRY_DELAY_MS);
 		}
 		const latestHit = this.#windows.sweep(Date.now());
-		if (latestHit !== null) await this.#schedule(latestHit);
+		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 	}
 
 	// ---------------------------------------------------------------------------------------------
@@ -224,13 +224,6 @@ export class SiteCollector extends DurableObject<Env> {
 			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).one().value;
 		}
 		return (await sha256Hex(`${salt}\n${value}`)).slice(0, 32);
-	}
-
-	async #schedule(at: number): Promise<void> {
-		// An earlier alarm reschedules whatever is still due when it runs.
-		if (this.#alarmAt !== null && this.#alarmAt <= at) return;
-		this.#alarmAt = at;
-		await this.ctx.storage.setAlarm(at);
 	}
 }
 
