@@ -1,9 +1,7 @@
 import type { IRequest } from "itty-router";
-import type { OwnerRequest } from "../auth/session";
 import { crawlerNamed } from "../crawl/crawlers";
 import { json } from "../http";
-import { siteCollectorFor } from "../siteCollector";
-import { findOwnSite } from "../sites/sites";
+import { ownSiteUpToDate } from "./ownSite";
 import { fillSeries, readRange, type StatsRange } from "./range";
 import { bindRange } from "./siteStats";
 
@@ -53,9 +51,7 @@ export async function computeCrawlerStats(env: Env, trackingId: string, range: S
 
 /** GET /api/sites/:tracking_id/crawlers?from=&to=&limit= (DESIGN.md 5.5). */
 export async function crawlerStats(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const range = readRange(request.query);
-	const site = await findOwnSite(env, user.id, request.params.tracking_id);
-	await siteCollectorFor(env, site.trackingId).flush();
+	const site = await ownSiteUpToDate(request, env);
 	return json(await computeCrawlerStats(env, site.trackingId, range));
 }

@@ -1,9 +1,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import type { OwnerRequest } from "../auth/session";
 import { json } from "../http";
-import { siteCollectorFor } from "../siteCollector";
-import { findOwnSite } from "../sites/sites";
+import { ownSiteUpToDate } from "./ownSite";
 import { parseBody } from "../validation";
 import { readRange } from "./range";
 
@@ -19,13 +17,11 @@ export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path,
  * Walks analytics_events_site_ts_idx backwards from `to` and stops at `limit` rows.
  */
 export async function listEvents(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const { limit } = parseBody(z.object({ limit: z.coerce.number().int().min(1).max(EVENTS_LIMIT).default(100) }), {
 		limit: request.query.limit,
 	});
 	const range = readRange({ from: request.query.from, to: request.query.to });
-	const site = await findOwnSite(env, user.id, request.params.tracking_id);
-	await siteCollectorFor(env, site.trackingId).flush();
+	const site = await ownSiteUpToDate(request, env);
 	const { results } = await env.DB.prepare(LIST_EVENTS)
 		.bind(site.trackingId, range.from, range.to, limit)
 		.all<Record<string, unknown> & { ts: number }>();

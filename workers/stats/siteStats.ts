@@ -1,8 +1,6 @@
 import type { IRequest } from "itty-router";
-import type { OwnerRequest } from "../auth/session";
 import { json } from "../http";
-import { siteCollectorFor } from "../siteCollector";
-import { findOwnSite } from "../sites/sites";
+import { ownSiteUpToDate } from "./ownSite";
 import { fillSeries, readRange, type StatsRange } from "./range";
 
 /** A new session starts after this long without activity (see the definitions below). */
@@ -112,10 +110,7 @@ export async function computeSiteStats(env: Env, trackingId: string, range: Stat
 
 /** GET /api/sites/:tracking_id/stats?from=&to=&limit= (DESIGN.md 5.5). */
 export async function siteStats(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const range = readRange(request.query);
-	const site = await findOwnSite(env, user.id, request.params.tracking_id);
-	// Accepted events may still sit in the collector's outbox; statistics include them.
-	await siteCollectorFor(env, site.trackingId).flush();
+	const site = await ownSiteUpToDate(request, env);
 	return json(await computeSiteStats(env, site.trackingId, range));
 }
