@@ -1,11 +1,9 @@
-import { and, eq } from "drizzle-orm";
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { ISSUE_STATUSES, projectKeys } from "../../schema";
+import { ISSUE_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
-import { database } from "../db";
 import { HttpError, json, readJsonObject } from "../http";
-import { projectNameSchema } from "../keys/projectKeys";
+import { findOwnKey, projectNameSchema } from "../keys/projectKeys";
 import { issueGrouperFor } from "../logs/issueGrouper";
 import { findIssue, hourlyCounts, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../logs/logStore";
 import { parseBody } from "../validation";
@@ -34,11 +32,7 @@ const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.e
  * misses an accepted event (DESIGN.md 6: flush on read).
  */
 async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
-	const key = await database(env).query.projectKeys.findFirst({
-		columns: { id: true },
-		where: and(eq(projectKeys.userId, userId), eq(projectKeys.projectName, projectName)),
-	});
-	if (!key) throw new HttpError(404, `No project key for project "${projectName}"`);
+	const key = await findOwnKey(env, userId, projectName);
 	await issueGrouperFor(env, key.id).flush();
 	return { keyId: key.id, userId };
 }
@@ -91,11 +85,7 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
 	const { user } = request as OwnerRequest;
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const { project_name, status } = parseBody(statusBodySchema, await readJsonObject(request));
-	const key = await database(env).query.projectKeys.findFirst({
-		columns: { id: true },
-		where: and(eq(projectKeys.userId, user.id), eq(projectKeys.projectName, project_name)),
-	});
-	if (!key) throw new HttpError(404, `No project key for project "${project_name}"`);
+	const key = await findOwnKey(env, user.id, project_name);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
 	const issue = await issueGrouperFor(env, key.id).setStatus(groupHash, status);
 	if (!issue) throw new HttpError(404, "No such issue in this project");

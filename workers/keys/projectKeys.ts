@@ -39,7 +39,8 @@ async function mintKey() {
 	return { raw, keyHash: await sha256Hex(raw), keyHint: raw.slice(-4) };
 }
 
-async function findOwnKey(env: Env, userId: string, projectName: string): Promise<ProjectKey> {
+/** The owner's key for a project, else 404: another owner's project is indistinguishable from none. */
+export async function findOwnKey(env: Env, userId: string, projectName: string): Promise<ProjectKey> {
 	const key = await database(env).query.projectKeys.findFirst({
 		where: and(eq(projectKeys.userId, userId), eq(projectKeys.projectName, projectName)),
 	});
