@@ -3,7 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 /** Loading, error and data of one request, with a way to run it again after a change. */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[]) {
 	const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
-	// biome-ignore lint: the caller owns the dependency list
+	// The caller names what `load` depends on, as with useEffect.
 	const run = useCallback(load, deps);
 	const reload = useCallback(() => {
 		setState((s) => ({ ...s, loading: true }));
