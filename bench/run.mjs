@@ -2,15 +2,14 @@
 // against a baseline route in the same run. Absolute numbers depend on the machine (shared and
 // noisy here); the ratios are what to compare between runs.
 import autocannon from "autocannon";
-import { createTestHarness } from "wrangler";
+import { startWorker } from "../e2e/stack.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 
-// The real wrangler.toml, bindings and migrations on the embedded runtime, with throw-away state.
-const server = createTestHarness({ root: new URL("..", import.meta.url).pathname, workers: [{ configPath: "./wrangler.toml" }] });
-const base = (await server.listen()).url.href.replace(/\/$/, "");
-await server.getWorker().applyD1Migrations("DB");
+// The real wrangler.toml, bindings and migrations on the embedded runtime, with throw-away state:
+// the same Worker the browser tests drive (Node 24 runs the TypeScript module as is).
+const { url: base, close } = await startWorker();
 
 async function post(path, body, headers = {}) {
 	const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -136,4 +135,4 @@ console.log("|---|---:|---:|---:|---:|");
 for (const r of runs) {
 	console.log(`| ${r.title} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p99} | ${r.title.startsWith("baseline") ? "(all 404)" : r.bad} |`);
 }
-await server.close();
+await close();
