@@ -1,36 +1,29 @@
 // Cloud owner mode (DESIGN.md 5.6): `svc-local login <api_url>`, the bearer
 // checked against {api_url}/api/auth/me (cached briefly) and required to be
 // the desktop owner. The svc API is the repository's real Worker on the
-// embedded local runtime (wrangler's test harness, the real wrangler.toml and
-// D1 migrations), started once for this file; accounts and sessions are real
+// embedded local runtime, started once for this file by e2e/stack.ts (wrangler's
+// test harness, the real wrangler.toml and D1 migrations); accounts and sessions are real
 // (DESIGN.md 5.1), one set per test with its own emails.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
-import { createTestHarness } from "wrangler";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "../../e2e/stack.js";
 import { main } from "../src/cli.js";
 import { readCloudSession, writeCloudSession } from "../src/owner.js";
 import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, wsTicket, type TestServer } from "./helpers.js";
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PASSWORD = "correct horse battery";
 
-let harness: ReturnType<typeof createTestHarness>;
+let worker: Awaited<ReturnType<typeof startWorker>>;
 let apiUrl: string;
 
 beforeAll(async () => {
-	// wrangler.toml serves the console's build as assets; the directory must exist even when the
-	// console has not been built (as e2e/stack.ts does).
-	fs.mkdirSync(path.join(ROOT, "console", "dist"), { recursive: true });
-	harness = createTestHarness({ root: ROOT, workers: [{ configPath: "./wrangler.toml" }] });
-	const { url } = await harness.listen();
-	await harness.getWorker().applyD1Migrations("DB");
-	apiUrl = url.href.replace(/\/$/, "");
+	worker = await startWorker();
+	apiUrl = worker.url;
 });
-afterAll(() => harness?.close());
+afterAll(() => worker?.close());
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
