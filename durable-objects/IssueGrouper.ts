@@ -1,8 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { IssueStatus } from "../schema/logs";
-import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../workers/logs/logStore";
-import { compareVersions } from "../workers/logs/releases";
+import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { compareVersions } from "../domain/logs/releases";
+import { LOG_RATE } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
+import { Outbox } from "./outbox";
 import { SlidingWindows } from "./slidingWindows";
 
 /** One accepted-or-not log event, as the ingest endpoint hands it over. */
@@ -89,12 +91,13 @@ export class IssueGrouper extends DurableObject<Env> {
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarm: EarliestAlarm;
-	#flushing: Promise<void> | null = null;
+	#outbox: Outbox;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
 		this.#alarm = new EarliestAlarm(ctx.storage);
+		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
@@ -127,7 +130,7 @@ export class IssueGrouper extends DurableObject<Env> {
 
 		// The key's window: exact, counting only what was let through; inside the transaction, so
 		// an event that fails to store gives its slot back.
-		const window = this.#windows.take(now, [{ name: "logs", limit: c.ratePerMinute, windowSeconds: 60 }]);
+		const window = this.#windows.take(now, [{ name: "logs", limit: c.ratePerMinute, windowSeconds: LOG_RATE.perKeyWindowSeconds }]);
 		if (!window.allowed) return { status: "rate_limited", retryAfterSeconds: window.retryAfterSeconds };
 
 		if (c.release) this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
@@ -235,12 +238,8 @@ export class IssueGrouper extends DurableObject<Env> {
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
-	async flush(): Promise<void> {
-		while (this.#flushing) await this.#flushing;
-		this.#flushing = this.#flushAll().finally(() => {
-			this.#flushing = null;
-		});
-		return this.#flushing;
+	flush(): Promise<void> {
+		return this.#outbox.flush();
 	}
 
 	/** The key was revoked: forget everything, and refuse what still arrives with it. */
@@ -255,39 +254,38 @@ export class IssueGrouper extends DurableObject<Env> {
 	// -----------------------------------------------------------------------
 	// Moving rows to D1
 
-	async #flushAll(): Promise<void> {
-		for (;;) {
-			const owner = this.#owner;
-			if (!owner || this.#revoked) return;
-			const events = this.#sql
-				.exec<{ seq: number; id: string; hash: string; received_at: number; timestamp: number; level: string; environment: string | null; release: string | null; event: string }>(
-					`SELECT * FROM outbox ORDER BY seq LIMIT ?`,
-					FLUSH_EVENTS,
-				)
-				.toArray();
-			const groups = this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray();
-			if (events.length === 0 && groups.length === 0) return;
+	/** One batch of events and changed issues; true when more may be waiting. */
+	async #writeBatch(): Promise<boolean> {
+		const owner = this.#owner;
+		if (!owner || this.#revoked) return false;
+		const events = this.#sql
+			.exec<{ seq: number; id: string; hash: string; received_at: number; timestamp: number; level: string; environment: string | null; release: string | null; event: string }>(
+				`SELECT * FROM outbox ORDER BY seq LIMIT ?`,
+				FLUSH_EVENTS,
+			)
+			.toArray();
+		const groups = this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray();
+		if (events.length === 0 && groups.length === 0) return false;
 
-			const pending: PendingEvent[] = events.map((e) => ({
-				id: e.id,
-				groupHash: e.hash,
-				receivedAt: e.received_at,
-				timestamp: e.timestamp,
-				level: e.level,
-				environment: e.environment,
-				release: e.release,
-				eventJson: e.event,
-			}));
-			// Issues and their events land in one D1 transaction: never an event without its issue.
-			await this.env.DB.batch(writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)));
+		const pending: PendingEvent[] = events.map((e) => ({
+			id: e.id,
+			groupHash: e.hash,
+			receivedAt: e.received_at,
+			timestamp: e.timestamp,
+			level: e.level,
+			environment: e.environment,
+			release: e.release,
+			eventJson: e.event,
+		}));
+		// Issues and their events land in one D1 transaction: never an event without its issue.
+		await this.env.DB.batch(writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)));
 
-			// Only what was written is marked: rows and changes that arrived meanwhile go next time.
-			if (events.length > 0) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, events.at(-1)!.seq);
-			for (const g of groups) {
-				this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
-			}
-			if (events.length < FLUSH_EVENTS && groups.length < FLUSH_ISSUES) return;
+		// Only what was written is marked: rows and changes that arrived meanwhile go next time.
+		if (events.length > 0) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, events.at(-1)!.seq);
+		for (const g of groups) {
+			this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
 		}
+		return events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES;
 	}
 
 	#hasPending(): boolean {
@@ -299,14 +297,7 @@ export class IssueGrouper extends DurableObject<Env> {
 
 	async alarm(): Promise<void> {
 		this.#alarm.fired();
-		try {
-			await this.flush();
-		} catch (err) {
-			// Keep the rows and try again; the alarm's own retries would give up after a few.
-			console.error("could not move log events to D1, retrying:", err);
-			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
-			return;
-		}
+		if (!(await this.#outbox.flushOrRetry())) return;
 		if (!this.#revoked && this.#hasPending()) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 	}
 }

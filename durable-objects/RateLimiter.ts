@@ -1,9 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { EarliestAlarm } from "./earliestAlarm";
-import { type CountedWindow, SlidingWindows, type WindowDecision } from "./slidingWindows";
+import type { RateWindow } from "../domain/limits";
+import { SlidingWindows, type WindowDecision } from "./slidingWindows";
 
-export type RateWindow = CountedWindow;
-export type RateDecision = WindowDecision;
 
 /**
  * Exact sliding-window rate limits for one subject (`ip:<ip>`, `key:<id>`, `user:<id>`, ...),
@@ -27,7 +26,7 @@ export class RateLimiter extends DurableObject<Env> {
 	}
 
 	/** Takes one hit from each window, all or nothing: a denial in one leaves the others untouched. */
-	async hit(windows: RateWindow[]): Promise<RateDecision> {
+	async hit(windows: RateWindow[]): Promise<WindowDecision> {
 		const now = Date.now();
 		const decision = this.#windows.take(now, windows);
 		if (decision.allowed) await this.#alarm.noLaterThan(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);

@@ -1,17 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
-import { type EventFields, externalHost, type StoredEvent } from "../workers/collect/event";
-import { COLLECT_RATE } from "../workers/collect/limits";
-import { eventInsertStatements } from "../workers/collect/storeEvents";
-import { CRAWL_RATE } from "../workers/crawl/limits";
-import { type StoredVisit, visitInsertStatements } from "../workers/crawl/storeVisits";
-import { sha256Hex } from "../workers/crypto";
-import { hostMatchesDomain } from "../workers/sites/domain";
-import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../workers/sites/siteConfig";
+import { type EventFields, externalHost, type StoredEvent } from "../domain/analytics/event";
+import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { COLLECT_RATE, CRAWL_RATE } from "../domain/limits";
+import { type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
+import { sha256Hex } from "../domain/crypto";
+import { hostMatchesDomain } from "../domain/sites/hostnames";
+import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../domain/sites/siteStore";
 import { EarliestAlarm } from "./earliestAlarm";
+import { Outbox } from "./outbox";
 import { SlidingWindows } from "./slidingWindows";
 
-/** What the collector decided; the Worker turns it into the HTTP answer. */
-export type Outcome = { status: 204 } | { status: 402 | 403 | 404 | 429; error: string; retryAfterSeconds?: number };
+/** What the collector decided about one event; the handler turns it into the HTTP answer. */
+export type SiteOutcome =
+	| { status: "accepted" }
+	/** No such site, or it is switched off. */
+	| { status: "unknown_site" }
+	/** The owner has neither Pro nor a running trial. */
+	| { status: "no_access" }
+	| { status: "forbidden"; reason: string }
+	| { status: "rate_limited"; retryAfterSeconds: number };
 
 export interface CollectInput {
 	trackingId: string;
@@ -62,13 +69,14 @@ export class SiteCollector extends DurableObject<Env> {
 	#siteLoad: Promise<SiteConfig | null> | null = null;
 	/** Bumped by siteChanged(), so a D1 read that raced with a change is not cached. */
 	#generation = 0;
-	#flushing: Promise<void> | null = null;
+	#outbox: Outbox;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
 		this.#windows = new SlidingWindows(this.#sql);
 		this.#alarm = new EarliestAlarm(ctx.storage);
+		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: RETRY_DELAY_MS });
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
 			seq INTEGER PRIMARY KEY AUTOINCREMENT,
 			kind TEXT NOT NULL,
@@ -81,8 +89,8 @@ export class SiteCollector extends DurableObject<Env> {
 	// ---------------------------------------------------------------------------------------------
 	// Ingestion
 
-	/** POST /api/collect after the Worker parsed the body: 404, 402, 403, 429 or 204 (spec 7.3). */
-	async collect(input: CollectInput): Promise<Outcome> {
+	/** A browser event the handler has read: the site, Attack Mode, the rate windows, then the outbox. */
+	async collect(input: CollectInput): Promise<SiteOutcome> {
 		const now = Date.now();
 		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
 		// nothing awaits until the event is in the outbox, which keeps the windows exact.
@@ -94,15 +102,15 @@ export class SiteCollector extends DurableObject<Env> {
 		const refused = refuseSite(site, input.claimedHost, now);
 		if (refused) return refused;
 		if (site!.attackMode) {
-			if (!input.ip) return { status: 403, error: "Attack Mode is on: requests without a client IP are refused" };
-			if (input.suspicious) return { status: 403, error: `Attack Mode is on: ${input.suspicious} user agents are refused` };
+			if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
+			if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
 		}
 		const limits = site!.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
 		const decision = this.#windows.take(now, [
 			{ name: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
 			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
 		]);
-		if (!decision.allowed) return tooMany("Too many analytics events", decision.retryAfterSeconds);
+		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
 		if (input.ignored) return await this.#accepted(now);
 
 		const { event } = input;
@@ -118,14 +126,14 @@ export class SiteCollector extends DurableObject<Env> {
 		return await this.#accepted(now, true);
 	}
 
-	/** POST /api/bot-crawl-ingest after the Worker parsed the body: 404, 402, 403, 429 or 204 (spec 7.4). */
-	async crawl(input: CrawlInput): Promise<Outcome> {
+	/** A crawler visit the handler has read: the site, the site's crawler window, then the outbox. */
+	async crawl(input: CrawlInput): Promise<SiteOutcome> {
 		const now = Date.now();
 		const site = await this.#config(input.trackingId);
 		const refused = refuseSite(site, input.claimedHost, now);
 		if (refused) return refused;
 		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
-		if (!decision.allowed) return tooMany("Too many crawler events", decision.retryAfterSeconds);
+		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
 		if (!input.visit) return await this.#accepted(now);
 
 		const row: StoredVisit = { ...input.visit, id: crypto.randomUUID(), trackingId: input.trackingId, ts: now };
@@ -133,23 +141,18 @@ export class SiteCollector extends DurableObject<Env> {
 		return await this.#accepted(now, true);
 	}
 
-	/** After a 204: the window hits need clearing eventually, a stored row within FLUSH_DELAY_MS. */
-	async #accepted(now: number, stored = false): Promise<Outcome> {
+	/** Accepted: the window hits need clearing eventually, a stored row within FLUSH_DELAY_MS. */
+	async #accepted(now: number, stored = false): Promise<SiteOutcome> {
 		await this.#alarm.noLaterThan(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
-		return { status: 204 };
+		return { status: "accepted" };
 	}
 
 	// ---------------------------------------------------------------------------------------------
 	// Owner side
 
 	/** Writes every accepted event to D1 now; owner reads call this so nothing accepted is missing. */
-	async flush(): Promise<void> {
-		while (this.#flushing) await this.#flushing.catch(() => {});
-		if (this.#sql.exec(`SELECT 1 FROM outbox LIMIT 1`).toArray().length === 0) return;
-		this.#flushing = this.#drain().finally(() => {
-			this.#flushing = null;
-		});
-		await this.#flushing;
+	flush(): Promise<void> {
+		return this.#outbox.flush();
 	}
 
 	/**
@@ -161,39 +164,33 @@ export class SiteCollector extends DurableObject<Env> {
 		this.#site = null;
 		this.#siteLoad = null;
 		if (!deleted) return;
-		while (this.#flushing) await this.#flushing.catch(() => {});
+		// After any flush under way, so it cannot write rows of the deleted site afterwards.
+		await this.#outbox.flush().catch(() => {});
 		this.#sql.exec(`DELETE FROM outbox`);
 	}
 
 	async alarm(): Promise<void> {
 		this.#alarm.fired();
-		try {
-			await this.flush();
-		} catch (err) {
-			// D1 unavailable: the rows stay in the outbox and the next attempt writes them.
-			console.error("SiteCollector flush failed; retrying:", err);
-			await this.#alarm.noLaterThan(Date.now() + RETRY_DELAY_MS);
-		}
+		await this.#outbox.flushOrRetry();
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 	}
 
 	// ---------------------------------------------------------------------------------------------
 
-	async #drain(): Promise<void> {
-		for (;;) {
-			const rows = this.#sql
-				.exec<{ seq: number; kind: string; row: string }>(`SELECT seq, kind, row FROM outbox ORDER BY seq LIMIT ?`, FLUSH_ROWS)
-				.toArray();
-			if (rows.length === 0) return;
-			const events: StoredEvent[] = [];
-			const visits: StoredVisit[] = [];
-			for (const { kind, row } of rows) (kind === "event" ? events : visits).push(JSON.parse(row));
-			// One batch is one transaction; rows leave the outbox only once D1 has them. A crash
-			// in between writes them twice, which the primary keys turn into once.
-			await this.env.DB.batch([...eventInsertStatements(this.env.DB, events), ...visitInsertStatements(this.env.DB, visits)]);
-			this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, rows[rows.length - 1].seq);
-		}
+	async #writeBatch(): Promise<boolean> {
+		const rows = this.#sql
+			.exec<{ seq: number; kind: string; row: string }>(`SELECT seq, kind, row FROM outbox ORDER BY seq LIMIT ?`, FLUSH_ROWS)
+			.toArray();
+		if (rows.length === 0) return false;
+		const events: StoredEvent[] = [];
+		const visits: StoredVisit[] = [];
+		for (const { kind, row } of rows) (kind === "event" ? events : visits).push(JSON.parse(row));
+		// Rows leave the outbox only once D1 has them. A crash in between writes them twice,
+		// which the primary keys turn into once.
+		await this.env.DB.batch([...eventInsertStatements(this.env.DB, events), ...visitInsertStatements(this.env.DB, visits)]);
+		this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, rows[rows.length - 1].seq);
+		return rows.length === FLUSH_ROWS;
 	}
 
 	/** The site's settings, from memory or one D1 read; never a value read before a siteChanged(). */
@@ -227,17 +224,13 @@ export class SiteCollector extends DurableObject<Env> {
 	}
 }
 
-/** 404, 402 and 403 of spec 7.3 and 7.4, in that order; null when the site takes the event. */
-function refuseSite(site: SiteConfig | null, claimedHost: string | null, now: number): Outcome | null {
-	if (!site || !site.active) return { status: 404, error: "Unknown tracking ID or inactive site" };
-	if (!ownerHasAccess(site, now)) return { status: 402, error: "The site owner has neither a Pro subscription nor an active trial" };
-	if (!site.domain) return { status: 403, error: "The site has no configured domain" };
+/** Unknown or inactive site, then the owner's access, then the domain; null when the site takes the event. */
+function refuseSite(site: SiteConfig | null, claimedHost: string | null, now: number): SiteOutcome | null {
+	if (!site || !site.active) return { status: "unknown_site" };
+	if (!ownerHasAccess(site, now)) return { status: "no_access" };
+	if (!site.domain) return { status: "forbidden", reason: "The site has no configured domain" };
 	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {
-		return { status: 403, error: "url_host is not the site's domain or a subdomain of it" };
+		return { status: "forbidden", reason: "url_host is not the site's domain or a subdomain of it" };
 	}
 	return null;
-}
-
-function tooMany(what: string, retryAfterSeconds: number): Outcome {
-	return { status: 429, error: `${what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
 }

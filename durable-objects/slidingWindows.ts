@@ -1,15 +1,11 @@
+import type { RateWindow } from "../domain/limits";
+
 /**
  * Exact sliding-window counting inside one Durable Object's SQLite, the same rule as RateLimiter
  * ("more than N in any W seconds"): each accepted hit is a row that expires W seconds later.
  * Callers must take hits synchronously (no await between check and insert) for the count to
  * stay exact under concurrent requests; SQLite calls in a Durable Object are synchronous.
  */
-export interface CountedWindow {
-	/** Which window, e.g. "site", "feedback" or "ip:<hash>"; one object holds many. */
-	name: string;
-	limit: number;
-	windowSeconds: number;
-}
 
 export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -23,7 +19,7 @@ export class SlidingWindows {
 	}
 
 	/** Takes one hit from every window, all or nothing: a full window leaves the others untouched. */
-	take(now: number, windows: CountedWindow[]): WindowDecision {
+	take(now: number, windows: RateWindow[]): WindowDecision {
 		for (const { name, limit, windowSeconds } of windows) {
 			this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, name, now);
 			const { used, oldest } = this.#sql

@@ -1,8 +1,9 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 
-export const FEEDBACK_STATUSES = ["open", "in_progress", "human_review", "closed", "ignored"] as const;
-export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
+import { FEEDBACK_STATUSES } from "../domain/feedback/statuses";
+
+export { FEEDBACK_STATUSES, type FeedbackStatus } from "../domain/feedback/statuses";
 
 /**
  * Feedback belongs to the owner and the project name, not to the key row, so revoking

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { CRAWLERS, matchCrawler } from "../workers/crawl/crawlers";
+import { CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
 import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
 

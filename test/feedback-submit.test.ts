@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { readSubmission } from "../workers/feedback/submission";
-import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS } from "../workers/keys/fieldConfig";
+import { readSubmission } from "../domain/feedback/submission";
+import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS } from "../domain/keys/fieldConfig";
 import { call, ownerWithKey, PNG_1PX, setPlan, submitFeedback, unique, uniqueIp } from "./helpers";
 
 const LIMIT = 5 * 1024 * 1024;

@@ -1,17 +1,10 @@
 import { beforeAll, describe, it } from "vitest";
-import {
-	canonicalError,
-	collapseRecursion,
-	culpritOf,
-	fingerprintOf,
-	groupHash,
-	normalizeFunctionName,
-	parametrize,
-	stripContentHash,
-	titleOf,
-} from "../workers/logs/fingerprint";
-import { normalizeEvent } from "../workers/logs/normalizeEvent";
-import { compareVersions } from "../workers/logs/releases";
+import { culpritOf, fingerprintOf, groupHash, titleOf } from "../domain/logs/fingerprint";
+import { collapseRecursion, normalizeFunctionName, stripContentHash } from "../domain/logs/grouping/frames";
+import { parametrize } from "../domain/logs/grouping/parametrize";
+import { canonicalError } from "../domain/logs/grouping/wordings";
+import { normalizeEvent } from "../domain/logs/normalizeEvent";
+import { compareVersions } from "../domain/logs/releases";
 import { call } from "./helpers";
 import { GROUPING_CASES } from "./groupingTable";
 import { ingestOk, ownerWithLogKey } from "./logHelpers";

@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { crawlerStatsQueries } from "../workers/stats/crawlerStats";
-import { LIST_EVENTS } from "../workers/stats/listEvents";
-import { siteStatsQueries } from "../workers/stats/siteStats";
+import { LIST_EVENTS, LIST_IDENTITIES, siteStatsQueries } from "../domain/analytics/eventStore";
+import { crawlerStatsQueries } from "../domain/crawl/visitStore";
 
 /** SQLite's plan for a statement, one line per step. */
 async function plan(sql: string): Promise<string> {
@@ -23,4 +22,11 @@ describe("statistics queries use the (tracking_id, ts) indexes, never a table sc
 		expect(steps).toMatch(new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${index} \\(tracking_id=\\? AND ts>\\? AND ts<\\?\\)`));
 		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
 	});
+});
+
+it("identified users: a search of one site's identities, never a table scan", async ({ expect }) => {
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${LIST_IDENTITIES}`).bind("s_x", 10).all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH analytics_identities USING (COVERING )?INDEX \w+ \(tracking_id=\?\)/);
+	expect(steps).not.toMatch(/SCAN analytics_identities\b/);
 });

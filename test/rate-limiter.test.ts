@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import type { RateLimiter } from "../durable-objects/RateLimiter";
-import { rateLimiterFor } from "../workers/rateLimit";
+import { rateLimiterFor } from "../workers/objects";
 import { unique } from "./helpers";
 
 const window = (limit: number, windowSeconds = 60, name = "w") => ({ name, limit, windowSeconds });

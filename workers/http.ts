@@ -2,6 +2,8 @@
  * Shared HTTP pieces: the one error shape, JSON answers, CORS for public ingestion,
  * bounded body reading and the client IP.
  */
+import { InvalidInput } from "../domain/errors";
+import { OWNER_LIMITS } from "../domain/limits";
 
 /** A known failure with its status. Everything else becomes a generic 500 in `errorResponse`. */
 export class HttpError extends Error {
@@ -34,6 +36,7 @@ export function errorResponse(err: unknown, request?: Request): Response {
 	if (err instanceof HttpError) {
 		return json({ error: err.message, ...err.body }, { status: err.status, headers: err.headers });
 	}
+	if (err instanceof InvalidInput) return json({ error: err.message }, { status: 400 });
 	// Unexpected: log with a request id the operator can correlate, never the request's secrets.
 	const requestId = request?.headers.get("cf-ray") ?? crypto.randomUUID();
 	console.error(`[${requestId}] unhandled error on ${request?.method} ${request ? new URL(request.url).pathname : "?"}:`, err);
@@ -114,10 +117,7 @@ export function parseJsonObject(text: string, errorBody: Record<string, unknown>
 	return value as Record<string, unknown>;
 }
 
-/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
-export const OWNER_BODY_LIMIT = 1_000_000;
-
-export async function readJsonObject(request: Request, maxChars = OWNER_BODY_LIMIT): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: Request, maxChars = OWNER_LIMITS.bodyChars): Promise<Record<string, unknown>> {
 	return parseJsonObject(await readTextWithin(request, maxChars));
 }
 

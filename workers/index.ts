@@ -39,6 +39,7 @@
  *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit= page views, visitors, sessions...
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
  *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
+ *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
  */
@@ -57,6 +58,7 @@ import { ingestLog } from "./logs/ingestLog";
 import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
 import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
+import { listIdentities } from "./stats/listIdentities";
 import { siteStats } from "./stats/siteStats";
 
 export { IssueGrouper } from "../durable-objects/IssueGrouper";
@@ -66,6 +68,9 @@ export { SiteCollector } from "../durable-objects/SiteCollector";
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response> | Response;
 
 const router = Router<IRequest, [Env, ExecutionContext]>({ catch: errorResponse });
+
+/** Owner endpoints: a signed-in session (else 401) with Pro or a running trial (else 402). */
+const ownerWithAccess = [requireOwner, requireAccess] as const;
 
 /** A public ingestion endpoint: POST and OPTIONS, CORS on every answer including errors. */
 function ingestion(path: string, handler: Handler) {
@@ -93,32 +98,31 @@ router
 	.post("/api/auth/logout", signOut)
 	.post("/api/admin/users/plan", setUserPlan)
 
-	.all("/api/feedback*", requireOwner, requireAccess)
-	.get("/api/feedback-keys", listKeys)
-	.get("/api/feedback-key", readKey)
-	.post("/api/feedback-key", createKey)
-	.patch("/api/feedback-key", updateKeyConfiguration)
-	.delete("/api/feedback-key", revokeKey)
-	.post("/api/feedback-key/regenerate", regenerateKey)
-	.get("/api/feedback", listFeedback)
-	.patch("/api/feedback", updateFeedbackStatus)
-	.delete("/api/feedback", deleteFeedback)
-	.get("/api/feedback/attachments/:id", downloadAttachment)
+	.get("/api/feedback-keys", ...ownerWithAccess, listKeys)
+	.get("/api/feedback-key", ...ownerWithAccess, readKey)
+	.post("/api/feedback-key", ...ownerWithAccess, createKey)
+	.patch("/api/feedback-key", ...ownerWithAccess, updateKeyConfiguration)
+	.delete("/api/feedback-key", ...ownerWithAccess, revokeKey)
+	.post("/api/feedback-key/regenerate", ...ownerWithAccess, regenerateKey)
 
-	.all("/api/issues*", requireOwner, requireAccess)
-	.get("/api/issues", listIssues)
-	.get("/api/issues/:group_hash", readIssue)
-	.patch("/api/issues/:group_hash", updateIssueStatus)
+	.get("/api/feedback", ...ownerWithAccess, listFeedback)
+	.patch("/api/feedback", ...ownerWithAccess, updateFeedbackStatus)
+	.delete("/api/feedback", ...ownerWithAccess, deleteFeedback)
+	.get("/api/feedback/attachments/:id", ...ownerWithAccess, downloadAttachment)
 
-	.all("/api/sites*", requireOwner, requireAccess)
-	.get("/api/sites", listSites)
-	.post("/api/sites", createSite)
-	.get("/api/sites/:tracking_id", readSite)
-	.patch("/api/sites/:tracking_id", updateSite)
-	.delete("/api/sites/:tracking_id", deleteSite)
-	.get("/api/sites/:tracking_id/stats", siteStats)
-	.get("/api/sites/:tracking_id/crawlers", crawlerStats)
-	.get("/api/sites/:tracking_id/events", listEvents)
+	.get("/api/issues", ...ownerWithAccess, listIssues)
+	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
+	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
+
+	.get("/api/sites", ...ownerWithAccess, listSites)
+	.post("/api/sites", ...ownerWithAccess, createSite)
+	.get("/api/sites/:tracking_id", ...ownerWithAccess, readSite)
+	.patch("/api/sites/:tracking_id", ...ownerWithAccess, updateSite)
+	.delete("/api/sites/:tracking_id", ...ownerWithAccess, deleteSite)
+	.get("/api/sites/:tracking_id/stats", ...ownerWithAccess, siteStats)
+	.get("/api/sites/:tracking_id/crawlers", ...ownerWithAccess, crawlerStats)
+	.get("/api/sites/:tracking_id/events", ...ownerWithAccess, listEvents)
+	.get("/api/sites/:tracking_id/identities", ...ownerWithAccess, listIdentities)
 
 	.get("/t.js", serveTracker)
 	.head("/t.js", serveTracker)

@@ -1,10 +1,6 @@
-import type { RateDecision, RateWindow } from "../durable-objects/RateLimiter";
+import type { RateWindow } from "../domain/limits";
 import { tooManyRequests } from "./http";
-
-/** The RateLimiter object for one subject: `ip:<ip>`, `key:<id>`, `site:<tracking_id>`, `user:<id>`, ... */
-export function rateLimiterFor(env: Env, subject: string) {
-	return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
-}
+import { rateLimiterFor } from "./objects";
 
 /**
  * Takes a hit from every subject's windows, in parallel (one object call per subject), and throws
@@ -15,9 +11,7 @@ export async function enforceRateLimits(
 	limits: Array<{ subject: string; windows: RateWindow[] }>,
 	what?: string,
 ): Promise<void> {
-	const decisions: RateDecision[] = await Promise.all(
-		limits.map(({ subject, windows }) => rateLimiterFor(env, subject).hit(windows)),
-	);
+	const decisions = await Promise.all(limits.map(({ subject, windows }) => rateLimiterFor(env, subject).hit(windows)));
 	const waits = decisions.flatMap((d) => (d.allowed ? [] : [d.retryAfterSeconds]));
 	if (waits.length > 0) throw tooManyRequests(Math.max(...waits), what);
 }

@@ -23,8 +23,9 @@ export interface ProjectKey {
 	created_at: string;
 }
 
-export const FEEDBACK_STATUSES = ["open", "in_progress", "human_review", "closed", "ignored"] as const;
-export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
+import type { FeedbackStatus } from "../../domain/feedback/statuses";
+
+export { FEEDBACK_STATUSES, type FeedbackStatus } from "../../domain/feedback/statuses";
 
 export interface FeedbackRecord {
 	id: string;

@@ -1,16 +1,12 @@
-import { and, eq, lt } from "drizzle-orm";
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { sessions, users } from "../../schema";
-import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings, verifyPassword } from "../crypto";
-import { database } from "../db";
+import { deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
+import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings, verifyPassword } from "../../domain/crypto";
+import { ACCOUNT_RATE } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
-import { type OwnerRequest, publicUser, SESSION_LIFETIME_MS, type User } from "./session";
-
-const TRIAL_DAYS = 14;
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { type OwnerRequest, publicUser } from "./session";
 
 const email = z
 	.string()
@@ -24,45 +20,17 @@ const credentialsSchema = z.object({
 	password: z.string().min(8, "must be at least 8 characters").max(1024, "must be at most 1024 characters"),
 });
 
-// Sign-in guesses: per email so one account cannot be brute-forced from many IPs, and per IP so
-// one client cannot spray many accounts.
-const LOGIN_PER_EMAIL = { name: "login-email", limit: 10, windowSeconds: 15 * 60 };
-const LOGIN_PER_IP = { name: "login-ip", limit: 50, windowSeconds: 15 * 60 };
-const SIGNUP_PER_IP = { name: "signup", limit: 10, windowSeconds: 60 * 60 };
-
 async function startSession(env: Env, user: User) {
 	const token = randomSecret("svcs_");
-	const now = Date.now();
-	const db = database(env);
-	await db.batch([
-		db.insert(sessions).values({
-			tokenHash: await sha256Hex(token),
-			userId: user.id,
-			createdAt: new Date(now),
-			expiresAt: new Date(now + SESSION_LIFETIME_MS),
-		}),
-		// Expired sessions are dead already; sweeping the user's own at sign-in keeps the table small.
-		db.delete(sessions).where(and(eq(sessions.userId, user.id), lt(sessions.expiresAt, new Date(now)))),
-	]);
+	await insertSession(env, user.id, await sha256Hex(token));
 	return { token, user: publicUser(user) };
 }
 
 /** POST /api/auth/signup {email, password} → 201 {token, user} */
 export async function signUp(request: IRequest, env: Env): Promise<Response> {
 	const input = parseBody(credentialsSchema, await readJsonObject(request));
-	await enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [SIGNUP_PER_IP] }], "Too many sign-ups");
-	const now = Date.now();
-	const [user] = await database(env)
-		.insert(users)
-		.values({
-			id: crypto.randomUUID(),
-			email: input.email,
-			passwordHash: await hashPassword(input.password),
-			trialEndsAt: new Date(now + TRIAL_DAYS * DAY_MS),
-			createdAt: new Date(now),
-		})
-		.onConflictDoNothing({ target: users.email })
-		.returning();
+	await enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [ACCOUNT_RATE.signupPerIp] }], "Too many sign-ups");
+	const user = await insertUser(env, input.email, await hashPassword(input.password));
 	if (!user) throw new HttpError(409, "An account with this email already exists");
 	return jsonWithSecret(await startSession(env, user), { status: 201 });
 }
@@ -70,15 +38,17 @@ export async function signUp(request: IRequest, env: Env): Promise<Response> {
 /** POST /api/auth/login {email, password} → 200 {token, user} */
 export async function signIn(request: IRequest, env: Env): Promise<Response> {
 	const input = parseBody(credentialsSchema.extend({ password: z.string().max(1024) }), await readJsonObject(request));
+	// Sign-in guesses: per email so one account cannot be brute-forced from many IPs, and per IP so
+	// one client cannot spray many accounts.
 	await enforceRateLimits(
 		env,
 		[
-			{ subject: `login:${input.email}`, windows: [LOGIN_PER_EMAIL] },
-			{ subject: `ip:${clientIp(request)}`, windows: [LOGIN_PER_IP] },
+			{ subject: `login:${input.email}`, windows: [ACCOUNT_RATE.loginPerEmail] },
+			{ subject: `ip:${clientIp(request)}`, windows: [ACCOUNT_RATE.loginPerIp] },
 		],
 		"Too many sign-in attempts",
 	);
-	const user = await database(env).query.users.findFirst({ where: eq(users.email, input.email) });
+	const user = await findUserByEmail(env, input.email);
 	// Verify against a dummy hash for unknown emails so timing does not reveal which exist.
 	const valid = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
 	if (!user || !valid) throw new HttpError(401, "Wrong email or password");
@@ -91,7 +61,7 @@ export const whoAmI = (request: IRequest) => json({ user: publicUser((request as
 /** POST /api/auth/logout → 204; the token stops working. */
 export async function signOut(request: IRequest, env: Env): Promise<Response> {
 	const token = bearerToken(request);
-	if (token) await database(env).delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
+	if (token) await deleteSession(env, await sha256Hex(token));
 	return new Response(null, { status: 204 });
 }
 
@@ -112,11 +82,7 @@ export async function setUserPlan(request: IRequest, env: Env): Promise<Response
 		throw new HttpError(401, "Admin token required: send Authorization: Bearer <ADMIN_TOKEN>");
 	}
 	const input = parseBody(planSchema, await readJsonObject(request));
-	const [user] = await database(env)
-		.update(users)
-		.set({ plan: input.plan, ...(input.trial_ends_at ? { trialEndsAt: new Date(input.trial_ends_at) } : {}) })
-		.where(eq(users.email, input.email))
-		.returning();
+	const user = await setPlan(env, input.email, input.plan, input.trial_ends_at ? new Date(input.trial_ends_at) : undefined);
 	if (!user) throw new HttpError(404, `No account with email ${input.email}`);
 	return json({ user: publicUser(user) });
 }

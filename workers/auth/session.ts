@@ -1,18 +1,10 @@
-import { and, eq, gt } from "drizzle-orm";
 import type { IRequest } from "itty-router";
-import { sessions, users } from "../../schema";
-import { sha256Hex } from "../crypto";
-import { database } from "../db";
+import { findSessionUser, hasAccess, type User } from "../../domain/accounts/userStore";
+import { sha256Hex } from "../../domain/crypto";
 import { bearerToken, HttpError } from "../http";
-
-export type User = typeof users.$inferSelect;
 
 /** A request that passed `requireOwner`. */
 export type OwnerRequest = IRequest & { user: User };
-
-export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
-
-export const hasAccess = (user: Pick<User, "plan" | "trialEndsAt">, now = Date.now()) => user.plan === "pro" || user.trialEndsAt.getTime() > now;
 
 /** The user as the API shows it (DESIGN.md 5.1). */
 export function publicUser(user: User) {
@@ -29,14 +21,9 @@ export function publicUser(user: User) {
 export async function requireOwner(request: IRequest, env: Env): Promise<void> {
 	const token = bearerToken(request);
 	if (!token) throw new HttpError(401, "Sign in required: send Authorization: Bearer <session token>");
-	const [row] = await database(env)
-		.select({ user: users })
-		.from(sessions)
-		.innerJoin(users, eq(users.id, sessions.userId))
-		.where(and(eq(sessions.tokenHash, await sha256Hex(token)), gt(sessions.expiresAt, new Date())))
-		.limit(1);
-	if (!row) throw new HttpError(401, "Session is invalid or expired: sign in again");
-	request.user = row.user;
+	const user = await findSessionUser(env, await sha256Hex(token));
+	if (!user) throw new HttpError(401, "Session is invalid or expired: sign in again");
+	request.user = user;
 }
 
 /** Middleware for owner endpoints beyond auth: needs Pro or a running trial. */

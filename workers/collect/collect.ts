@@ -1,11 +1,12 @@
 import type { IRequest } from "itty-router";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
-import { isTrackingIdShaped } from "../sites/trackingId";
-import { outcomeResponse, siteCollectorFor } from "../siteCollector";
-import { describeClient, isExcludedTraffic } from "./client";
-import { readEventFields } from "./event";
-import { claimedHost, countryCode, trackingIdOf } from "./fields";
-import { COLLECT_LIMITS } from "./limits";
+import { isTrackingIdShaped } from "../../domain/sites/trackingId";
+import { siteCollectorFor } from "../objects";
+import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
+import { describeClient, isExcludedTraffic } from "../../domain/analytics/client";
+import { readEventFields } from "../../domain/analytics/event";
+import { claimedHost, countryCode, trackingIdOf } from "../../domain/analytics/fields";
+import { COLLECT_LIMITS } from "../../domain/limits";
 
 /**
  * POST /api/collect (spec 2.5, 4.1, 7.3): the body is JSON sent as text/plain, so browsers post it
@@ -16,7 +17,7 @@ export async function collect(request: IRequest, env: Env): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, COLLECT_LIMITS.bodyChars));
 	const trackingId = trackingIdOf(body);
 	if (!trackingId) throw new HttpError(400, "tracking_id is required");
-	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, "Unknown tracking ID or inactive site");
+	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, UNKNOWN_SITE);
 
 	const userAgent = request.headers.get("user-agent") ?? "";
 	const client = describeClient(userAgent);
@@ -35,5 +36,5 @@ export async function collect(request: IRequest, env: Env): Promise<Response> {
 			country: countryCode((request as unknown as Request).cf?.country),
 		},
 	});
-	return outcomeResponse(outcome);
+	return siteOutcomeResponse(outcome, "Too many analytics events");
 }

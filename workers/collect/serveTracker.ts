@@ -1,6 +1,6 @@
 import type { IRequest } from "itty-router";
 import script from "../../clients/tracker/dist/t.txt";
-import { sha256Hex } from "../crypto";
+import { sha256Hex } from "../../domain/crypto";
 
 let etag: Promise<string> | undefined;
 

@@ -1,10 +1,11 @@
 import type { IRequest } from "itty-router";
-import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../collect/fields";
+import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../../domain/analytics/fields";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
-import { isTrackingIdShaped } from "../sites/trackingId";
-import { outcomeResponse, siteCollectorFor } from "../siteCollector";
-import { matchCrawler } from "./crawlers";
-import { CRAWL_LIMITS } from "./limits";
+import { isTrackingIdShaped } from "../../domain/sites/trackingId";
+import { siteCollectorFor } from "../objects";
+import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
+import { matchCrawler } from "../../domain/crawl/crawlers";
+import { CRAWL_LIMITS } from "../../domain/limits";
 
 /** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */
 function httpStatus(value: unknown): number {
@@ -21,7 +22,7 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));
 	const trackingId = trackingIdOf(body);
 	if (!trackingId) throw new HttpError(400, "tracking_id is required");
-	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, "Unknown tracking ID or inactive site");
+	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, UNKNOWN_SITE);
 
 	const ua = typeof body.ua === "string" ? body.ua.slice(0, CRAWL_LIMITS.userAgent) : "";
 	const crawler = ua ? matchCrawler(ua) : null;
@@ -37,5 +38,5 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 			ua,
 		},
 	});
-	return outcomeResponse(outcome);
+	return siteOutcomeResponse(outcome, "Too many crawler events");
 }

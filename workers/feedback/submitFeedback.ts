@@ -1,12 +1,10 @@
 import type { IRequest } from "itty-router";
-import { feedback, feedbackAttachments } from "../../schema";
-import { database } from "../db";
+import { insertFeedback } from "../../domain/feedback/feedbackStore";
+import { readSubmission } from "../../domain/feedback/submission";
+import { FEEDBACK_LIMITS, FEEDBACK_RATE } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin } from "../http";
 import { authenticateProjectKey } from "../keys/authenticateKey";
 import { enforceRateLimits } from "../rateLimit";
-import { FEEDBACK_LIMITS, readSubmission } from "./submission";
-
-const PER_IP_WINDOW = { name: "feedback", limit: 20, windowSeconds: 60 };
 
 /**
  * POST /functions/v1/submit-feedback (spec 2.2, 4.1, 7.1).
@@ -18,8 +16,8 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 	await enforceRateLimits(
 		env,
 		[
-			{ subject: `ip:${clientIp(request)}`, windows: [PER_IP_WINDOW] },
-			{ subject: `key:${key.id}`, windows: [{ name: "feedback", limit: key.rateLimitPerMinute, windowSeconds: 60 }] },
+			{ subject: `ip:${clientIp(request)}`, windows: [FEEDBACK_RATE.perIp] },
+			{ subject: `key:${key.id}`, windows: [{ name: "feedback", limit: key.rateLimitPerMinute, windowSeconds: FEEDBACK_RATE.perKeyWindowSeconds }] },
 		],
 		"Too many feedback submissions",
 	);
@@ -40,28 +38,11 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 		await Promise.all(
 			attachments.map((a) => env.ATTACHMENTS.put(a.objectKey, a.bytes, { httpMetadata: { contentType: a.contentType } })),
 		);
-		const db = database(env);
-		const insertFeedback = db.insert(feedback).values({
-			id: feedbackId,
-			userId: key.userId,
-			projectName: key.projectName,
-			type: submission.type,
-			data: submission.data,
-			createdAt: new Date(),
-		});
-		const insertAttachments = attachments.map((a) =>
-			db.insert(feedbackAttachments).values({
-				id: a.id,
-				feedbackId,
-				userId: key.userId,
-				field: a.field,
-				contentType: a.contentType,
-				objectKey: a.objectKey,
-				size: a.bytes.byteLength,
-			}),
+		await insertFeedback(
+			env,
+			{ id: feedbackId, userId: key.userId, projectName: key.projectName, type: submission.type, data: submission.data },
+			attachments.map((a) => ({ id: a.id, field: a.field, contentType: a.contentType, objectKey: a.objectKey, size: a.bytes.byteLength })),
 		);
-		// One batch is one transaction: the row and its attachments land together or not at all.
-		await db.batch([insertFeedback, ...insertAttachments]);
 	} catch (err) {
 		console.error(`feedback ${feedbackId} could not be stored:`, err);
 		if (attachments.length > 0) await env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { ISSUE_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
-import { findOwnKey, projectNameSchema } from "../keys/projectKeys";
-import { issueGrouperFor } from "../logs/issueGrouper";
-import { findIssue, hourlyCounts, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../logs/logStore";
+import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
+import { issueGrouperFor } from "../objects";
+import { findIssue, hourlyCounts, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
 import { parseBody } from "../validation";
 
 const groupHashParams = z.object({
@@ -32,7 +32,7 @@ const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.e
  * misses an accepted event (DESIGN.md 6: flush on read).
  */
 async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
-	const key = await findOwnKey(env, userId, projectName);
+	const key = await requireOwnKey(env, userId, projectName);
 	await issueGrouperFor(env, key.id).flush();
 	return { keyId: key.id, userId };
 }
@@ -85,7 +85,7 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
 	const { user } = request as OwnerRequest;
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const { project_name, status } = parseBody(statusBodySchema, await readJsonObject(request));
-	const key = await findOwnKey(env, user.id, project_name);
+	const key = await requireOwnKey(env, user.id, project_name);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
 	const issue = await issueGrouperFor(env, key.id).setStatus(groupHash, status);
 	if (!issue) throw new HttpError(404, "No such issue in this project");

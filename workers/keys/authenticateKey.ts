@@ -1,8 +1,6 @@
-import { eq } from "drizzle-orm";
-import { projectKeys, users } from "../../schema";
-import { hasAccess } from "../auth/session";
-import { sha256Hex } from "../crypto";
-import { database } from "../db";
+import { hasAccess } from "../../domain/accounts/userStore";
+import { sha256Hex } from "../../domain/crypto";
+import { findKeyByHash } from "../../domain/keys/keyStore";
 import { HttpError } from "../http";
 
 /**
@@ -14,12 +12,7 @@ import { HttpError } from "../http";
  */
 export async function authenticateProjectKey(env: Env, rawKey: string | null) {
 	if (!rawKey) throw new HttpError(401, "Project key required");
-	const [row] = await database(env)
-		.select({ key: projectKeys, owner: users })
-		.from(projectKeys)
-		.innerJoin(users, eq(users.id, projectKeys.userId))
-		.where(eq(projectKeys.keyHash, await sha256Hex(rawKey)))
-		.limit(1);
+	const row = await findKeyByHash(env, await sha256Hex(rawKey));
 	if (!row) throw new HttpError(401, "Project key is not valid");
 	if (!hasAccess(row.owner)) throw new HttpError(402, "The project owner has neither a Pro subscription nor an active trial");
 	return row;

@@ -1,23 +1,18 @@
-import { and, eq } from "drizzle-orm";
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { projectKeys } from "../../schema";
+import { randomSecret, sha256Hex } from "../../domain/crypto";
+import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
+import { deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
+import { ACCOUNT_RATE } from "../../domain/limits";
+import { deleteKeyLogs } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
-import { randomSecret, sha256Hex } from "../crypto";
-import { database } from "../db";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
-import { purgeKeyLogs } from "../logs/issueGrouper";
+import { issueGrouperFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
-import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS, fieldConfigSchema } from "./fieldConfig";
-
-type ProjectKey = typeof projectKeys.$inferSelect;
 
 export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters");
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
-
-// "5 requests per shared rate-limit window" (spec 4.2): one window per owner across all projects.
-const REGENERATE_WINDOW = { name: "key-regenerate", limit: 5, windowSeconds: 60 };
 
 /** The key as every answer shows it: a hint, never the raw key or its hash. */
 export function keyView(key: ProjectKey) {
@@ -36,56 +31,37 @@ export function keyView(key: ProjectKey) {
 /** A fresh raw key (returned once) and what is stored of it. */
 async function mintKey() {
 	const raw = randomSecret("svc_");
-	return { raw, keyHash: await sha256Hex(raw), keyHint: raw.slice(-4) };
+	return { raw, stored: { keyHash: await sha256Hex(raw), keyHint: raw.slice(-4) } };
 }
 
+const noSuchKey = (projectName: string) => new HttpError(404, `No project key for project "${projectName}"`);
+
 /** The owner's key for a project, else 404: another owner's project is indistinguishable from none. */
-export async function findOwnKey(env: Env, userId: string, projectName: string): Promise<ProjectKey> {
-	const key = await database(env).query.projectKeys.findFirst({
-		where: and(eq(projectKeys.userId, userId), eq(projectKeys.projectName, projectName)),
-	});
-	if (!key) throw new HttpError(404, `No project key for project "${projectName}"`);
+export async function requireOwnKey(env: Env, userId: string, projectName: string): Promise<ProjectKey> {
+	const key = await findOwnKey(env, userId, projectName);
+	if (!key) throw noSuchKey(projectName);
 	return key;
 }
 
 /** GET /api/feedback-keys → {keys: [...]}, every project key of the owner. */
 export async function listKeys(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const keys = await database(env).query.projectKeys.findMany({
-		where: eq(projectKeys.userId, user.id),
-		orderBy: projectKeys.projectName,
-	});
-	return json({ keys: keys.map(keyView) });
+	return json({ keys: (await listOwnKeys(env, user.id)).map(keyView) });
 }
 
 /** GET /api/feedback-key?project_name= */
 export async function readKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
-	return json(keyView(await findOwnKey(env, user.id, project_name)));
+	return json(keyView(await requireOwnKey(env, user.id, project_name)));
 }
 
 /** POST /api/feedback-key {project_name} → 201, raw_api_key once, default schemas. */
 export async function createKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, await readJsonObject(request));
-	const { raw, keyHash, keyHint } = await mintKey();
-	const now = new Date();
-	const [key] = await database(env)
-		.insert(projectKeys)
-		.values({
-			id: crypto.randomUUID(),
-			userId: user.id,
-			projectName: project_name,
-			keyHash,
-			keyHint,
-			issueFieldConfig: DEFAULT_ISSUE_FIELDS,
-			featureFieldConfig: DEFAULT_FEATURE_FIELDS,
-			createdAt: now,
-			updatedAt: now,
-		})
-		.onConflictDoNothing({ target: [projectKeys.userId, projectKeys.projectName] })
-		.returning();
+	const { raw, stored } = await mintKey();
+	const key = await insertKey(env, user.id, project_name, stored);
 	if (!key) throw new HttpError(409, `Project "${project_name}" already has a key: regenerate it instead`);
 	return jsonWithSecret({ ...keyView(key), raw_api_key: raw }, { status: 201 });
 }
@@ -108,19 +84,14 @@ const configurationSchema = z
 export async function updateKeyConfiguration(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const input = parseBody(configurationSchema, await readJsonObject(request));
-	const [key] = await database(env)
-		.update(projectKeys)
-		.set({
-			issueFieldConfig: input.issue_field_config,
-			featureFieldConfig: input.feature_field_config,
-			rateLimitPerMinute: input.rate_limit_per_minute,
-			logsRateLimitPerMinute: input.logs_rate_limit_per_minute,
-			logsEnabled: input.logs_enabled,
-			updatedAt: new Date(),
-		})
-		.where(and(eq(projectKeys.userId, user.id), eq(projectKeys.projectName, input.project_name)))
-		.returning();
-	if (!key) throw new HttpError(404, `No project key for project "${input.project_name}"`);
+	const key = await updateOwnKey(env, user.id, input.project_name, {
+		issueFieldConfig: input.issue_field_config,
+		featureFieldConfig: input.feature_field_config,
+		rateLimitPerMinute: input.rate_limit_per_minute,
+		logsRateLimitPerMinute: input.logs_rate_limit_per_minute,
+		logsEnabled: input.logs_enabled,
+	});
+	if (!key) throw noSuchKey(input.project_name);
 	return json(keyView(key));
 }
 
@@ -128,9 +99,12 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 export async function revokeKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
-	const key = await findOwnKey(env, user.id, project_name);
-	await purgeKeyLogs(env, key.id);
-	await database(env).delete(projectKeys).where(eq(projectKeys.id, key.id));
+	const key = await requireOwnKey(env, user.id, project_name);
+	// The grouper's state goes first (it then refuses the key, so nothing arriving meanwhile is
+	// written again), then the D1 rows (which the key row's deletion would also cascade to).
+	await issueGrouperFor(env, key.id).purge();
+	await deleteKeyLogs(env, key.id);
+	await deleteKey(env, key.id);
 	return json({ deleted: true, project_name });
 }
 
@@ -138,13 +112,10 @@ export async function revokeKey(request: IRequest, env: Env): Promise<Response> 
 export async function regenerateKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, await readJsonObject(request));
-	await enforceRateLimits(env, [{ subject: `user:${user.id}`, windows: [REGENERATE_WINDOW] }], "Too many key regenerations");
-	const { raw, keyHash, keyHint } = await mintKey();
-	const [key] = await database(env)
-		.update(projectKeys)
-		.set({ keyHash, keyHint, updatedAt: new Date() })
-		.where(and(eq(projectKeys.userId, user.id), eq(projectKeys.projectName, project_name)))
-		.returning();
-	if (!key) throw new HttpError(404, `No project key for project "${project_name}"`);
+	// One shared window per owner across all projects.
+	await enforceRateLimits(env, [{ subject: `user:${user.id}`, windows: [ACCOUNT_RATE.keyRegeneration] }], "Too many key regenerations");
+	const { raw, stored } = await mintKey();
+	const key = await updateOwnKey(env, user.id, project_name, stored);
+	if (!key) throw noSuchKey(project_name);
 	return jsonWithSecret({ ...keyView(key), raw_api_key: raw });
 }

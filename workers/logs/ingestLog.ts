@@ -3,14 +3,10 @@ import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin
 import { authenticateProjectKey } from "../keys/authenticateKey";
 import { enforceRateLimits } from "../rateLimit";
 import type { IngestOutcome } from "../../durable-objects/IssueGrouper";
-import { culpritOf, groupHash, titleOf } from "./fingerprint";
-import { issueGrouperFor } from "./issueGrouper";
-import { LOG_LIMITS, normalizeEvent, userKey } from "./normalizeEvent";
-
-/** Second backstop of spec 7.2: per source IP, whatever the key. */
-const PER_IP_WINDOW = { name: "logs", limit: 120, windowSeconds: 60 };
-/** Spec 7.2: the key's `logs_rate_limit_per_minute`, else 60 per 60 seconds. */
-const DEFAULT_KEY_RATE = 60;
+import { culpritOf, groupHash, titleOf } from "../../domain/logs/fingerprint";
+import { issueGrouperFor } from "../objects";
+import { LOG_LIMITS, LOG_RATE } from "../../domain/limits";
+import { normalizeEvent, userKey } from "../../domain/logs/normalizeEvent";
 
 /** `x-svc-key` is preferred; `Authorization: Bearer` is accepted (spec 5). */
 const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
@@ -26,7 +22,7 @@ const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.tri
 export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
 	const [auth, ipWindow] = await Promise.allSettled([
 		authenticateProjectKey(env, presentedKey(request)),
-		enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [PER_IP_WINDOW] }], "Too many log events from this address"),
+		enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address"),
 	]);
 	if (auth.status === "rejected") throw auth.reason;
 	const { key } = auth.value;
@@ -39,7 +35,7 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 	let outcome: IngestOutcome;
 	try {
 		const hash = await groupHash(event);
-		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : DEFAULT_KEY_RATE;
+		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
 		outcome = await issueGrouperFor(env, key.id).ingest({
 			owner: { keyId: key.id, userId: key.userId },
 			ratePerMinute: limit,

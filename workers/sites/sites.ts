@@ -1,18 +1,15 @@
-import { and, desc, eq } from "drizzle-orm";
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { analyticsEvents, analyticsIdentities, crawlerVisits, sites } from "../../schema";
+import { deleteSiteEvents } from "../../domain/analytics/eventStore";
+import { deleteSiteVisits } from "../../domain/crawl/visitStore";
+import { normalizeDomain } from "../../domain/sites/hostnames";
+import { deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
 import type { OwnerRequest } from "../auth/session";
-import { database } from "../db";
 import { HttpError, json, readJsonObject } from "../http";
-import { siteCollectorFor } from "../siteCollector";
+import { siteCollectorFor } from "../objects";
 import { parseBody } from "../validation";
-import { normalizeDomain } from "./domain";
-import { newTrackingId } from "./trackingId";
 
-export type Site = typeof sites.$inferSelect;
-
-/** The site as every answer shows it (DESIGN.md 5.5). */
+/** The site as every answer shows it. */
 export function siteView(site: Site) {
 	return {
 		tracking_id: site.trackingId,
@@ -50,12 +47,12 @@ const updateSchema = z
 	})
 	.refine((patch) => Object.values(patch).some((v) => v !== undefined), "name, domain, active or attack_mode is required");
 
+const siteNotFound = () => new HttpError(404, "Site not found");
+
 /** The owner's site, else 404: another owner's tracking ID is indistinguishable from an unknown one. */
-export async function findOwnSite(env: Env, userId: string, trackingId: string): Promise<Site> {
-	const site = await database(env).query.sites.findFirst({
-		where: and(eq(sites.trackingId, trackingId), eq(sites.userId, userId)),
-	});
-	if (!site) throw new HttpError(404, "Site not found");
+export async function requireOwnSite(env: Env, userId: string, trackingId: string): Promise<Site> {
+	const site = await findOwnSite(env, userId, trackingId);
+	if (!site) throw siteNotFound();
 	return site;
 }
 
@@ -64,35 +61,20 @@ export async function createSite(request: IRequest, env: Env): Promise<Response>
 	const { user } = request as OwnerRequest;
 	const input = parseBody(createSchema, await readJsonObject(request));
 	const domain = input.domain ?? null;
-	const now = new Date();
-	const [site] = await database(env)
-		.insert(sites)
-		.values({
-			trackingId: newTrackingId(),
-			userId: user.id,
-			name: input.name ?? domain ?? "Untitled site",
-			domain,
-			createdAt: now,
-			updatedAt: now,
-		})
-		.returning();
+	const site = await insertSite(env, user.id, { name: input.name ?? domain ?? "Untitled site", domain });
 	return json(siteView(site), { status: 201 });
 }
 
 /** GET /api/sites → {sites: [...]}, the owner's own, newest first. Uses sites_user_idx. */
 export async function listSites(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const rows = await database(env).query.sites.findMany({
-		where: eq(sites.userId, user.id),
-		orderBy: [desc(sites.createdAt), desc(sites.trackingId)],
-	});
-	return json({ sites: rows.map(siteView) });
+	return json({ sites: (await listOwnSites(env, user.id)).map(siteView) });
 }
 
 /** GET /api/sites/:tracking_id */
 export async function readSite(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	return json(siteView(await findOwnSite(env, user.id, request.params.tracking_id)));
+	return json(siteView(await requireOwnSite(env, user.id, request.params.tracking_id)));
 }
 
 /** PATCH /api/sites/:tracking_id {name?, domain?, active?, attack_mode?} → the site. Collection follows at once. */
@@ -100,18 +82,13 @@ export async function updateSite(request: IRequest, env: Env): Promise<Response>
 	const { user } = request as OwnerRequest;
 	const patch = parseBody(updateSchema, await readJsonObject(request));
 	const trackingId = request.params.tracking_id;
-	const [site] = await database(env)
-		.update(sites)
-		.set({
-			...(patch.name !== undefined && { name: patch.name }),
-			...(patch.domain !== undefined && { domain: patch.domain }),
-			...(patch.active !== undefined && { active: patch.active }),
-			...(patch.attack_mode !== undefined && { attackMode: patch.attack_mode }),
-			updatedAt: new Date(),
-		})
-		.where(and(eq(sites.trackingId, trackingId), eq(sites.userId, user.id)))
-		.returning();
-	if (!site) throw new HttpError(404, "Site not found");
+	const site = await updateOwnSite(env, user.id, trackingId, {
+		name: patch.name,
+		domain: patch.domain,
+		active: patch.active,
+		attackMode: patch.attack_mode,
+	});
+	if (!site) throw siteNotFound();
 	// The collector caches the site's settings; it rereads them on its next event.
 	await siteCollectorFor(env, trackingId).siteChanged({ deleted: false });
 	return json(siteView(site));
@@ -121,19 +98,10 @@ export async function updateSite(request: IRequest, env: Env): Promise<Response>
 export async function deleteSite(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const trackingId = request.params.tracking_id;
-	const db = database(env);
-	const [site] = await db
-		.delete(sites)
-		.where(and(eq(sites.trackingId, trackingId), eq(sites.userId, user.id)))
-		.returning({ trackingId: sites.trackingId });
-	if (!site) throw new HttpError(404, "Site not found");
+	if (!(await deleteOwnSite(env, user.id, trackingId))) throw siteNotFound();
 	// Order matters: once the collector has forgotten the site (and dropped what it had not yet
 	// written), nothing more can arrive for it, so the deletes below leave no stragglers.
 	await siteCollectorFor(env, trackingId).siteChanged({ deleted: true });
-	await db.batch([
-		db.delete(analyticsEvents).where(eq(analyticsEvents.trackingId, trackingId)),
-		db.delete(analyticsIdentities).where(eq(analyticsIdentities.trackingId, trackingId)),
-		db.delete(crawlerVisits).where(eq(crawlerVisits.trackingId, trackingId)),
-	]);
+	await Promise.all([deleteSiteEvents(env, trackingId), deleteSiteVisits(env, trackingId)]);
 	return new Response(null, { status: 204 });
 }

@@ -1,14 +1,14 @@
 import type { IRequest } from "itty-router";
 import type { OwnerRequest } from "../auth/session";
-import { siteCollectorFor } from "../siteCollector";
-import { findOwnSite } from "../sites/sites";
+import { siteCollectorFor } from "../objects";
+import { requireOwnSite } from "../sites/sites";
 
 /**
  * The signed-in owner's site named in the path (404 for anyone else's), with every accepted event
  * already in D1: accepted events may still sit in the collector's outbox, and reads include them.
  */
 export async function ownSiteUpToDate(request: IRequest, env: Env) {
-	const site = await findOwnSite(env, (request as OwnerRequest).user.id, request.params.tracking_id);
+	const site = await requireOwnSite(env, (request as OwnerRequest).user.id, request.params.tracking_id);
 	await siteCollectorFor(env, site.trackingId).flush();
 	return site;
 }

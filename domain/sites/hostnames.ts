@@ -1,6 +1,6 @@
 /**
- * Site domains and host authorization (spec 2.5, 2.6): an event's `url_host` must be the site's
- * configured domain or a subdomain of it.
+ * Site domains and host authorization: an event's `url_host` must be the site's configured domain
+ * or a subdomain of it.
  */
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -30,7 +30,7 @@ export function normalizeDomain(input: string): string | null {
 }
 
 /** The host part of a `url_host` as a tracker sends it (`location.hostname`), port tolerated. */
-function hostOnly(urlHost: string): string {
+export function hostOnly(urlHost: string): string {
 	return urlHost
 		.trim()
 		.toLowerCase()

@@ -1,20 +1,8 @@
 import striptags from "striptags";
 import { z } from "zod";
 import type { FieldDefinition } from "../../schema";
+import { FEEDBACK_LIMITS } from "../limits";
 
-/** Limits of spec 2.2 and 8. */
-export const FEEDBACK_LIMITS = {
-	bodyChars: 5 * 1024 * 1024,
-	text: 500,
-	longText: 10_000,
-	extraFields: 20,
-	extraString: 500,
-	imagesPerField: 5,
-	imageBase64Chars: 5 * 1024 * 1024 * 1.4,
-	/** Not in the specification: extra keys longer than this are dropped rather than stored. */
-	extraKeyChars: 100,
-	url: 2_000,
-} as const;
 
 export type FeedbackType = "issue" | "feature_request";
 

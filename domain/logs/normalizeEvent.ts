@@ -11,21 +11,9 @@
  *   bounded depth, width and string length, so nesting of any depth is harmless;
  * - the specification's fallbacks apply where it gives one (timestamp → now, level → `error`).
  */
-import { HttpError } from "../http";
+import { InvalidInput } from "../errors";
+import { LOG_LIMITS } from "../limits";
 
-/** Limits of spec 2.3 and 8. */
-export const LOG_LIMITS = {
-	bodyChars: 512_000,
-	message: 8_192,
-	exceptionValue: 8_192,
-	frames: 200,
-	breadcrumbs: 100,
-	tags: 50,
-	tagValue: 500,
-	headerValue: 500,
-	requestBody: 4_096,
-	userField: 500,
-} as const;
 
 /**
  * Bounds the specification does not state, so every stored string has one. Generous: they only
@@ -128,7 +116,7 @@ export interface LogEvent {
 
 type Json = Record<string, unknown>;
 
-const bad = (path: string, problem: string) => new HttpError(400, `Invalid log event: ${path} ${problem}`);
+const bad = (path: string, problem: string) => new InvalidInput(`Invalid log event: ${path} ${problem}`);
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -403,7 +391,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? null;
 	const exception = readException(body);
 	if ((message === null || message.trim() === "") && !exception) {
-		throw new HttpError(400, "Invalid log event: either message or exception (with a type, value or stack trace) is required");
+		throw new InvalidInput("Invalid log event: either message or exception (with a type, value or stack trace) is required");
 	}
 	const level = stringField(body, "level", "", STORAGE_BOUNDS.level)?.trim() || "error";
 	const { tags, raw: rawTags } = readTags(body);

@@ -5,6 +5,8 @@
 import { and, desc, eq, gte, or, sql } from "drizzle-orm";
 import { logEvents, logIssues, type IssueStatus } from "../../schema";
 import { database } from "../db";
+import { packJsonArrays } from "../jsonRows";
+import { OWNER_LIMITS } from "../limits";
 
 /** An accepted event waiting in the IssueGrouper for its move to D1. */
 export interface PendingEvent {
@@ -40,11 +42,7 @@ export interface KeyOwner {
 	userId: string;
 }
 
-// D1 binds at most 100 parameters per statement, so many rows travel as one JSON array parameter
-// and `json_each` unpacks them: one statement for fifty rows costs what one row does (DESIGN.md 6).
-// A statement's JSON stays under ~1 MB so it is far from D1's 2 MB value and statement limits.
-const STATEMENT_BYTES = 1_000_000;
-
+// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts).
 const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 	(id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
 	SELECT json_extract(value, '$.id'), ?1, json_extract(value, '$.group_hash'), json_extract(value, '$.received_at'),
@@ -64,34 +62,6 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release`;
-
-function utf8Length(text: string): number {
-	let bytes = 0;
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : 3; // a surrogate pair counts 3 + 3 ≥ its 4
-	}
-	return bytes;
-}
-
-/** JSON objects (as text) packed into JSON arrays of at most STATEMENT_BYTES each. */
-function packJsonArrays(objects: string[]): string[] {
-	const arrays: string[] = [];
-	let current: string[] = [];
-	let bytes = 2;
-	for (const object of objects) {
-		const size = utf8Length(object) + 1;
-		if (current.length > 0 && bytes + size > STATEMENT_BYTES) {
-			arrays.push(`[${current.join(",")}]`);
-			current = [];
-			bytes = 2;
-		}
-		current.push(object);
-		bytes += size;
-	}
-	if (current.length > 0) arrays.push(`[${current.join(",")}]`);
-	return arrays;
-}
 
 /** The statements that move pending events and changed issues to D1; run them as one batch (one transaction). */
 export function writeStatements(db: D1Database, owner: KeyOwner, events: PendingEvent[], issues: IssueSnapshot[]): D1PreparedStatement[] {
@@ -136,8 +106,6 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 export type IssueRow = typeof logIssues.$inferSelect;
 export type EventRow = typeof logEvents.$inferSelect;
 
-export const ISSUE_LIST_LIMIT = 1_000;
-export const ISSUE_EVENTS_LIMIT = 100;
 
 export interface IssueFilters {
 	status?: IssueStatus;
@@ -178,7 +146,7 @@ export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): 
 			),
 		)
 		.orderBy(desc(logIssues.lastSeen), desc(logIssues.groupHash))
-		.limit(ISSUE_LIST_LIMIT);
+		.limit(OWNER_LIMITS.issueList);
 }
 
 export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): Promise<IssueRow | undefined> {
@@ -188,7 +156,7 @@ export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): P
 }
 
 /** Newest first, by log_events_key_group_received_idx. */
-export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit = ISSUE_EVENTS_LIMIT): Promise<EventRow[]> {
+export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit = OWNER_LIMITS.issueEvents): Promise<EventRow[]> {
 	return database(env)
 		.select()
 		.from(logEvents)

@@ -1,5 +1,6 @@
 import { clampedInteger, text } from "./fields";
-import { COLLECT_LIMITS as L } from "./limits";
+import { COLLECT_LIMITS as L } from "../limits";
+import { hostOnly } from "../sites/hostnames";
 
 /** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
 export interface StoredEvent {
@@ -46,13 +47,7 @@ function eventData(value: unknown): string | null {
 }
 
 /** A host as compared for self-referrals: lower case, without port, trailing dot or leading `www.`. */
-const bareHost = (host: string) =>
-	host
-		.trim()
-		.toLowerCase()
-		.replace(/:\d*$/, "")
-		.replace(/\.$/, "")
-		.replace(/^www\./, "");
+const bareHost = (host: string) => hostOnly(host).replace(/^www\./, "");
 
 /**
  * The referrer's host when it is another site; internal navigation and direct visits are "".

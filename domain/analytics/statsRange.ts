@@ -1,0 +1,38 @@
+/** A statistics request's time range and how its figures are bucketed and bound. */
+
+export interface StatsRange {
+	from: number;
+	to: number;
+	/** Series bucket: an hour for ranges up to three days, else a (UTC) day. */
+	bucketMs: number;
+	/** Rows per breakdown list. */
+	limit: number;
+}
+
+/** Every bucket start of the range, so a chart gets zeros where nothing happened. */
+export function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
+	const starts: number[] = [];
+	for (let t = Math.floor(from / bucketMs) * bucketMs; t < to; t += bucketMs) starts.push(t);
+	return starts;
+}
+
+/** Fills a series from rows keyed by bucket start. */
+export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t: number } & T>, zero: T): Array<{ t: string } & T> {
+	const byStart = new Map(rows.map((row) => [row.t, row]));
+	return bucketStarts(range).map((t) => {
+		const { t: _, ...values } = (byStart.get(t) ?? { t, ...zero }) as { t: number } & T;
+		return { t: new Date(t).toISOString(), ...(values as T) };
+	});
+}
+
+/** Binds ?1-?3 (site and range) and ?4 (list limit) when the statement has it: SQLite refuses extra bindings. */
+export function bindRange(statement: D1PreparedStatement, sql: string, trackingId: string, range: StatsRange) {
+	return sql.includes("?4") ? statement.bind(trackingId, range.from, range.to, range.limit) : statement.bind(trackingId, range.from, range.to);
+}
+
+/** Runs named statistics queries in one D1 batch (one round trip) and answers their rows by name. */
+export async function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange) {
+	const names = Object.keys(queries) as Array<keyof Q & string>;
+	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(queries[name]), queries[name], trackingId, range)));
+	return Object.fromEntries(names.map((name, i) => [name, results[i].results])) as Record<keyof Q, any[]>;
+}

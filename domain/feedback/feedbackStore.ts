@@ -1,0 +1,131 @@
+/**
+ * The feedback and feedback_attachments tables. Every query is bounded to one owner: another
+ * owner's ids are never read or touched.
+ */
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { type FeedbackStatus, feedback, feedbackAttachments } from "../../schema";
+import { database } from "../db";
+import { OWNER_LIMITS } from "../limits";
+import type { FeedbackType } from "./submission";
+
+// D1 binds at most 100 parameters per statement; id lists are written in chunks below that.
+const IDS_PER_STATEMENT = 90;
+
+function chunks<T>(items: T[], size = IDS_PER_STATEMENT): T[][] {
+	const out: T[][] = [];
+	for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+	return out;
+}
+
+const countRows = (results: unknown[][]) => results.reduce((sum, rows) => sum + rows.length, 0);
+
+export interface NewAttachment {
+	id: string;
+	field: string;
+	contentType: string;
+	objectKey: string;
+	size: number;
+}
+
+/** The record and its attachments in one batch, one transaction: together or not at all. */
+export async function insertFeedback(
+	env: Env,
+	record: { id: string; userId: string; projectName: string; type: FeedbackType; data: Record<string, unknown> },
+	attachments: NewAttachment[],
+): Promise<void> {
+	const db = database(env);
+	await db.batch([
+		db.insert(feedback).values({ ...record, createdAt: new Date() }),
+		...attachments.map((a) => db.insert(feedbackAttachments).values({ ...a, feedbackId: record.id, userId: record.userId })),
+	]);
+}
+
+export interface FeedbackFilters {
+	projectName: string;
+	type?: FeedbackType;
+	status?: FeedbackStatus;
+}
+
+/**
+ * Newest first, at most the owner list limit, by feedback_owner_project_created_idx. One
+ * statement: attachments ride along as a JSON array per row, so 1,000 rows never need a second
+ * query with 1,000 bound ids.
+ */
+export async function listFeedback(env: Env, userId: string, filters: FeedbackFilters) {
+	const rows = await database(env)
+		.select({
+			id: feedback.id,
+			projectName: feedback.projectName,
+			type: feedback.type,
+			status: feedback.status,
+			createdAt: feedback.createdAt,
+			data: feedback.data,
+			attachments: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'field', a.field, 'content_type', a.content_type))
+				FROM feedback_attachments a WHERE a.feedback_id = feedback.id)`,
+		})
+		.from(feedback)
+		.where(
+			and(
+				eq(feedback.userId, userId),
+				eq(feedback.projectName, filters.projectName),
+				filters.type ? eq(feedback.type, filters.type) : undefined,
+				filters.status ? eq(feedback.status, filters.status) : undefined,
+			),
+		)
+		.orderBy(desc(feedback.createdAt), desc(feedback.id))
+		.limit(OWNER_LIMITS.feedbackList);
+	return rows.map((row) => ({
+		...row,
+		attachments: JSON.parse(row.attachments) as Array<{ id: string; field: string; content_type: string }>,
+	}));
+}
+
+/** How many of the owner's records now have `status`. */
+export async function setFeedbackStatus(env: Env, userId: string, ids: string[], status: FeedbackStatus): Promise<number> {
+	const db = database(env);
+	const statements = chunks(ids).map((chunk) =>
+		db
+			.update(feedback)
+			.set({ status })
+			.where(and(eq(feedback.userId, userId), inArray(feedback.id, chunk)))
+			.returning({ id: feedback.id }),
+	);
+	return countRows(await db.batch(statements as [(typeof statements)[0], ...typeof statements]));
+}
+
+/**
+ * Deletes the owner's records and their attachment rows; answers how many records went and the
+ * R2 object keys of their images, for the caller to remove.
+ */
+export async function deleteFeedback(env: Env, userId: string, ids: string[]): Promise<{ deleted: number; objectKeys: string[] }> {
+	const db = database(env);
+	const idChunks = chunks(ids);
+	const objects = (
+		await Promise.all(
+			idChunks.map((chunk) =>
+				db
+					.select({ objectKey: feedbackAttachments.objectKey })
+					.from(feedbackAttachments)
+					.where(and(eq(feedbackAttachments.userId, userId), inArray(feedbackAttachments.feedbackId, chunk))),
+			),
+		)
+	).flat();
+	const deletions = idChunks.map((chunk) =>
+		db
+			.delete(feedback)
+			.where(and(eq(feedback.userId, userId), inArray(feedback.id, chunk)))
+			.returning({ id: feedback.id }),
+	);
+	const attachmentDeletions = idChunks.map((chunk) =>
+		db.delete(feedbackAttachments).where(and(eq(feedbackAttachments.userId, userId), inArray(feedbackAttachments.feedbackId, chunk))),
+	);
+	// Attachment rows first: they reference their record.
+	const results = await db.batch([...attachmentDeletions, ...deletions] as [(typeof deletions)[0], ...typeof deletions]);
+	return { deleted: countRows(results.slice(attachmentDeletions.length)), objectKeys: objects.map((o) => o.objectKey) };
+}
+
+export function findOwnAttachment(env: Env, userId: string, attachmentId: string) {
+	return database(env).query.feedbackAttachments.findFirst({
+		where: and(eq(feedbackAttachments.id, attachmentId), eq(feedbackAttachments.userId, userId)),
+	});
+}

@@ -1,0 +1,76 @@
+/**
+ * The project_keys table: one key per owner and project, stored as the SHA-256 of the raw key
+ * with its last four characters as a hint, and the key's configuration.
+ */
+import { and, eq } from "drizzle-orm";
+import { projectKeys, users } from "../../schema";
+import type { User } from "../accounts/userStore";
+import { database } from "../db";
+import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS } from "./fieldConfig";
+
+export type ProjectKey = typeof projectKeys.$inferSelect;
+
+/** What an owner may change on a key; undefined members stay as they are. */
+export type KeyConfiguration = Partial<
+	Pick<ProjectKey, "issueFieldConfig" | "featureFieldConfig" | "rateLimitPerMinute" | "logsRateLimitPerMinute" | "logsEnabled">
+>;
+
+/** A key and its owner, by the key's hash: the lookup every project-key endpoint makes. */
+export async function findKeyByHash(env: Env, keyHash: string): Promise<{ key: ProjectKey; owner: User } | undefined> {
+	const [row] = await database(env)
+		.select({ key: projectKeys, owner: users })
+		.from(projectKeys)
+		.innerJoin(users, eq(users.id, projectKeys.userId))
+		.where(eq(projectKeys.keyHash, keyHash))
+		.limit(1);
+	return row;
+}
+
+export function findOwnKey(env: Env, userId: string, projectName: string): Promise<ProjectKey | undefined> {
+	return database(env).query.projectKeys.findFirst({
+		where: and(eq(projectKeys.userId, userId), eq(projectKeys.projectName, projectName)),
+	});
+}
+
+export function listOwnKeys(env: Env, userId: string): Promise<ProjectKey[]> {
+	return database(env).query.projectKeys.findMany({ where: eq(projectKeys.userId, userId), orderBy: projectKeys.projectName });
+}
+
+/** A new key with the default feedback forms; undefined when the project already has one. */
+export async function insertKey(env: Env, userId: string, projectName: string, stored: { keyHash: string; keyHint: string }) {
+	const now = new Date();
+	const [key] = await database(env)
+		.insert(projectKeys)
+		.values({
+			id: crypto.randomUUID(),
+			userId,
+			projectName,
+			...stored,
+			issueFieldConfig: DEFAULT_ISSUE_FIELDS,
+			featureFieldConfig: DEFAULT_FEATURE_FIELDS,
+			createdAt: now,
+			updatedAt: now,
+		})
+		.onConflictDoNothing({ target: [projectKeys.userId, projectKeys.projectName] })
+		.returning();
+	return key as ProjectKey | undefined;
+}
+
+/** Changes the configuration, or with `keyHash` and `keyHint` replaces the secret; undefined when there is no such key. */
+export async function updateOwnKey(
+	env: Env,
+	userId: string,
+	projectName: string,
+	changes: KeyConfiguration | { keyHash: string; keyHint: string },
+): Promise<ProjectKey | undefined> {
+	const [key] = await database(env)
+		.update(projectKeys)
+		.set({ ...changes, updatedAt: new Date() })
+		.where(and(eq(projectKeys.userId, userId), eq(projectKeys.projectName, projectName)))
+		.returning();
+	return key;
+}
+
+export async function deleteKey(env: Env, keyId: string): Promise<void> {
+	await database(env).delete(projectKeys).where(eq(projectKeys.id, keyId));
+}

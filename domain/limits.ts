@@ -1,0 +1,116 @@
+/**
+ * Every limit of the service, one block per surface. docs/limits.md lists them for readers;
+ * the rules that use them live beside their surface's code.
+ */
+
+/** A counted rate window: at most `limit` accepted hits in any `windowSeconds`. */
+export interface RateWindow {
+	name: string;
+	limit: number;
+	windowSeconds: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feedback (POST /functions/v1/submit-feedback)
+
+export const FEEDBACK_LIMITS = {
+	bodyChars: 5 * 1024 * 1024,
+	text: 500,
+	longText: 10_000,
+	extraFields: 20,
+	extraString: 500,
+	imagesPerField: 5,
+	imageBase64Chars: 5 * 1024 * 1024 * 1.4,
+	/** Not a documented field rule: extra keys longer than this are dropped rather than stored. */
+	extraKeyChars: 100,
+	url: 2_000,
+} as const;
+
+export const FEEDBACK_RATE = {
+	perIp: { name: "feedback", limit: 20, windowSeconds: 60 },
+	/** The key's own window uses its `rate_limit_per_minute`. */
+	perKeyWindowSeconds: 60,
+} satisfies Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------
+// Application logs (POST /api/app-logs-ingest)
+
+export const LOG_LIMITS = {
+	bodyChars: 512_000,
+	message: 8_192,
+	exceptionValue: 8_192,
+	frames: 200,
+	breadcrumbs: 100,
+	tags: 50,
+	tagValue: 500,
+	headerValue: 500,
+	requestBody: 4_096,
+	userField: 500,
+} as const;
+
+export const LOG_RATE = {
+	/** Second backstop, per source IP whatever the key. */
+	perIp: { name: "logs", limit: 120, windowSeconds: 60 },
+	/** The key's `logs_rate_limit_per_minute` when it has none usable. */
+	defaultPerKey: 60,
+	perKeyWindowSeconds: 60,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Browser analytics (POST /api/collect)
+
+export const COLLECT_LIMITS = {
+	bodyChars: 10_000,
+	eventName: 200,
+	eventData: 8_000,
+	urlPart: 2_000,
+	host: 500,
+	title: 500,
+	identity: 200,
+	/** language and screen */
+	short: 20,
+	/** The tracker sends "2"; nothing longer is a version. */
+	version: 20,
+	seqMax: 4_294_967_295,
+	durationMax: 3_600,
+};
+
+/** Normal mode, and Attack Mode's tighter windows. */
+export const COLLECT_RATE = {
+	windowSeconds: 60,
+	normal: { perIp: 30, perSite: 6_000 },
+	attack: { perIp: 3, perSite: 600 },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Crawler telemetry (POST /api/bot-crawl-ingest)
+
+export const CRAWL_LIMITS = {
+	bodyChars: 10_000,
+	urlPath: 2_000,
+	host: 500,
+	userAgent: 1_000,
+};
+
+export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };
+
+// ---------------------------------------------------------------------------------------------
+// Owner side
+
+export const OWNER_LIMITS = {
+	/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
+	bodyChars: 1_000_000,
+	feedbackList: 1_000,
+	feedbackMutationIds: 500,
+	issueList: 1_000,
+	issueEvents: 100,
+	analyticsEvents: 1_000,
+	recentCrawlerVisits: 50,
+};
+
+export const ACCOUNT_RATE = {
+	loginPerEmail: { name: "login-email", limit: 10, windowSeconds: 15 * 60 },
+	loginPerIp: { name: "login-ip", limit: 50, windowSeconds: 15 * 60 },
+	signupPerIp: { name: "signup", limit: 10, windowSeconds: 60 * 60 },
+	keyRegeneration: { name: "key-regenerate", limit: 5, windowSeconds: 60 },
+} satisfies Record<string, RateWindow>;

@@ -1,0 +1,170 @@
+/**
+ * Stack frames for grouping: whose code a frame is (the app's, a library's, the runtime's or a
+ * bundler's), and the key a frame contributes, the same in every browser and runtime.
+ */
+import type { StackFrame } from "../normalizeEvent";
+
+
+/**
+ * Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval, and V8's `Promise.all (index 3)`,
+ * whose position Sentry's Node parser reports as the file name "index 3".
+ */
+const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$|index \d+$)/i;
+
+/** Code a bundler or transpiler adds around the app's own. */
+const BUNDLER_FILE =
+	/(?:^|[/\\(])(?:webpack[/\\](?:bootstrap|runtime|universalModuleDefinition)|\(webpack\)|@vite[/\\]client|vite[/\\]dist[/\\]client|__vite|regenerator-runtime|@babel[/\\]runtime|tslib|core-js|@swc[/\\]helpers)/i;
+const BUNDLER_FUNCTION = new Set([
+	"__webpack_require__",
+	"__webpack_require__.e",
+	"__awaiter",
+	"__generator",
+	"__async",
+	"__require",
+	"__esm",
+	"__commonJS",
+	"__toESM",
+	"asyncGeneratorStep",
+	"_asyncToGenerator",
+	"_next",
+	"_throw",
+	"Generator.next",
+	"Generator.throw",
+	"Generator.return",
+	"AsyncGenerator.next",
+	"AsyncGenerator.throw",
+]);
+
+/** Other people's code: dependencies, browser extensions, well-known CDNs. */
+const LIBRARY_FILE =
+	/(?:^|[/\\])(?:node_modules|bower_components|jspm_packages|site-packages|dist-packages|vendor[/\\]bundle|gems)[/\\]|^(?:chrome|moz|safari|safari-web|ms-browser)-extension:|^https?:\/\/(?:[^/]*\.)?(?:unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|ajax\.googleapis\.com|googletagmanager\.com|google-analytics\.com|connect\.facebook\.net|js\.stripe\.com)\//i;
+
+const pathOf = (frame: StackFrame) => frame.abs_path ?? frame.filename ?? "";
+
+export function isRuntimeOrBundlerFrame(frame: StackFrame): boolean {
+	const path = pathOf(frame).trim();
+	if (path === "" && !frame.module) return true; // nothing says where it is: e.g. `new Promise`, `Array.map`
+	if (RUNTIME_FILE.test(path) || BUNDLER_FILE.test(path)) return true;
+	const fn = frame.function?.replace(/^async\s+/, "");
+	return fn !== undefined && BUNDLER_FUNCTION.has(fn);
+}
+
+/** In-app for grouping: not marked `in_app: false`, and not a dependency whatever it says. */
+export function isAppFrame(frame: StackFrame): boolean {
+	return frame.in_app !== false && !LIBRARY_FILE.test(pathOf(frame)) && !LIBRARY_FILE.test(frame.module ?? "");
+}
+
+// ---------------------------------------------------------------------------
+// Frame keys
+
+const HEX_TOKEN = /[.-]([0-9a-f]{6,64})(?=[.-]|$)/gi;
+const BASE64_TOKEN = /[.-]([A-Za-z0-9_-]{8})(?=\.[A-Za-z0-9]+$)/;
+
+/** `main-8f3a2c.js`, `main.8f3a2c1d.chunk.js`, `index-BxY7_q2k.js` → `main.js`, `main.chunk.js`, `index.js`. */
+export function stripContentHash(name: string): string {
+	let out = name.replace(HEX_TOKEN, (whole, token: string) => (/\d/.test(token) || token.length >= 8 ? "" : whole));
+	// Rollup and Vite: eight base64url characters; told from words by digits, inner capitals or _/-.
+	out = out.replace(BASE64_TOKEN, (whole, token: string) => (/\d|[_-]|.[A-Z]/.test(token) && /[a-z]/i.test(token) ? "" : whole));
+	// A name that is only a hash (`[contenthash].js`).
+	return out.replace(/^[0-9a-f]{8,64}(?=\.)/i, (token) => (/\d/.test(token) ? "<hash>" : token));
+}
+
+/** Base name of a path or URL: no directories, origin, query or fragment; content hash removed. */
+export function fileKey(frame: StackFrame): string {
+	if (frame.module) {
+		const segments = frame.module.split(/[/\\]/);
+		segments.push(stripContentHash(segments.pop() ?? ""));
+		return segments.join("/");
+	}
+	const path = pathOf(frame).split(/[?#]/)[0];
+	const base = path.split(/[/\\]/).filter(Boolean).pop() ?? "";
+	return stripContentHash(base);
+}
+
+/**
+ * Firefox prefixes the frames of an async parent stack with what scheduled it: `async*save`,
+ * `promise callback*init`, `setTimeout handler*tick`, `EventListener.handleEvent*`. (Not C++'s
+ * `operator*`.)
+ */
+const ASYNC_CAUSE = /^(?!operator\*)([A-Za-z][\w$. ]*)\*/;
+
+const ANONYMOUS = /^(?:<anonymous>|anonymous|<unknown>|\?|Anonymous function|global code|module code|eval code|eval|<eval>|<lambda>|<module>)$/i;
+
+/**
+ * A function name as every browser and runtime would agree on it: Chrome's `async
+ * UserService.load`, Firefox's `load` and `UserService.prototype.load` are all `load`; Firefox's
+ * `loadUser/<` (an anonymous function in loadUser) is anonymous, as Chrome shows it.
+ */
+export function normalizeFunctionName(name: string | undefined): string {
+	if (!name) return "";
+	let fn = name.trim().replace(ASYNC_CAUSE, "");
+	fn = fn.replace(/^(?:(?:async|new|static|get|set)\s+|\*)+/, "");
+	fn = fn.replace(/\s*\[as [^\]]*\]$/, "").replace(/\s*\(index \d+\)$/, "");
+	if (fn.includes("/")) fn = fn.split("/").pop() ?? ""; // Firefox: outer/inner<
+	fn = fn.replace(/[<@]+$/, "");
+	// Class and namespace prefixes: Chrome and Firefox disagree on them, the method name they share.
+	fn = fn.split(/\.|::/).pop() ?? "";
+	// Compiler-numbered closures: lambda$main$0, <Main>b__0_1, $1 anonymous classes.
+	fn = fn.replace(/\$\d+/g, "$").replace(/__\d+(?:_\d+)*$/, "__");
+	return ANONYMOUS.test(fn) ? "" : fn;
+}
+
+const CONTEXT_LINE_MAX = 120;
+
+/** One frame's part of the fingerprint; "" for a frame that says nothing. */
+export function frameKey(frame: StackFrame): string {
+	const file = fileKey(frame);
+	const fn = normalizeFunctionName(frame.function);
+	const context = (frame.context_line ?? "").trim().replace(/\s+/g, " ");
+	const line = context.length <= CONTEXT_LINE_MAX ? context : "";
+	return file || fn || line ? `${file}|${fn}|${line}` : "";
+}
+
+/** `a a a b` → `a b`; `a b a b a b c` → `a b c`: recursion is one pass, however deep. */
+export function collapseRecursion(keys: string[]): string[] {
+	let out = keys;
+	for (let period = 1; period <= 4; period++) {
+		const next: string[] = [];
+		for (const key of out) {
+			next.push(key);
+			const n = next.length;
+			if (n >= 2 * period && next.slice(n - period).every((k, i) => k === next[n - 2 * period + i])) {
+				next.length = n - period;
+			}
+		}
+		out = next;
+	}
+	return out;
+}
+
+/**
+ * The frames every browser shows. Past an async boundary Chrome's Error.stack shows only the
+ * awaiting functions (`at async save`); Firefox also shows their synchronous callers and the
+ * stacks that scheduled a promise callback, timer or event listener. Walking from the newest
+ * frame: keep frames up to the first `cause*` frame, then only `async*` ones, and stop at any
+ * other cause, so one bug is one issue whichever browser reported it.
+ */
+export function withoutAsyncParents(frames: StackFrame[]): StackFrame[] {
+	const kept: StackFrame[] = [];
+	let crossed = false;
+	for (let i = frames.length - 1; i >= 0; i--) {
+		const cause = ASYNC_CAUSE.exec(frames[i].function?.trim() ?? "")?.[1];
+		if (cause === undefined) {
+			if (!crossed) kept.push(frames[i]);
+			continue;
+		}
+		if (cause.trim() !== "async") break;
+		crossed = true;
+		kept.push(frames[i]);
+	}
+	return kept.length > 0 ? kept.reverse() : frames;
+}
+
+/** The frames that decide the group: in-app ones, else all but internals, else all. */
+export function groupingFrames(allFrames: StackFrame[]): StackFrame[] {
+	const frames = withoutAsyncParents(allFrames);
+	const own = frames.filter((f) => !isRuntimeOrBundlerFrame(f));
+	const inApp = own.filter(isAppFrame);
+	if (inApp.length > 0) return inApp;
+	return own.length > 0 ? own : frames;
+}

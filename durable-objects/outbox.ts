@@ -1,0 +1,53 @@
+import type { EarliestAlarm } from "./earliestAlarm";
+
+/**
+ * Moving an object's outbox to D1, shared by the objects that answer before D1 has their rows
+ * (IssueGrouper, SiteCollector): accepted rows sit in the object's own SQLite, durable, and
+ * move to D1 in batches from the alarm, or at once when an owner reads.
+ *
+ * `writeBatch` writes one batch in one D1 transaction and removes from the outbox only what D1
+ * now has; it answers whether more may be waiting. Flushes never overlap, and a flush asked for
+ * during another runs after it, so it also covers rows accepted meanwhile.
+ */
+export class Outbox {
+	readonly #alarm: EarliestAlarm;
+	readonly #writeBatch: () => Promise<boolean>;
+	readonly #retryMs: number;
+	#flushing: Promise<void> | null = null;
+
+	constructor(alarm: EarliestAlarm, writeBatch: () => Promise<boolean>, { retryMs }: { retryMs: number }) {
+		this.#alarm = alarm;
+		this.#writeBatch = writeBatch;
+		this.#retryMs = retryMs;
+	}
+
+	/** Writes everything accepted so far to D1; rejects when D1 fails (the rows stay). */
+	async flush(): Promise<void> {
+		while (this.#flushing) await this.#flushing.catch(() => {});
+		this.#flushing = this.#drain().finally(() => {
+			this.#flushing = null;
+		});
+		await this.#flushing;
+	}
+
+	/**
+	 * The flush an alarm runs: on failure the rows stay and the next attempt is scheduled here,
+	 * since the runtime's own alarm retries give up after a few. Answers whether it succeeded.
+	 */
+	async flushOrRetry(): Promise<boolean> {
+		try {
+			await this.flush();
+			return true;
+		} catch (err) {
+			console.error("could not move outbox rows to D1; retrying:", err);
+			await this.#alarm.noLaterThan(Date.now() + this.#retryMs);
+			return false;
+		}
+	}
+
+	async #drain(): Promise<void> {
+		while (await this.#writeBatch()) {
+			// one batch, one transaction, per round
+		}
+	}
+}
