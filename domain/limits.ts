@@ -48,6 +48,33 @@ export const LOG_LIMITS = {
 	userField: 500,
 } as const;
 
+/**
+ * Log event bounds no documented rule states, so every stored string has one. Generous: they only
+ * bite on input no SDK sends.
+ */
+export const LOG_STORAGE_BOUNDS = {
+	exceptionType: 500,
+	level: 100,
+	/** environment, release, platform, SDK name and version */
+	name: 500,
+	frameString: 1_000,
+	tagKey: 200,
+	headers: 100,
+	headerName: 200,
+	url: 2_000,
+	method: 32,
+	queryString: 2_000,
+	ipAddress: 100,
+	breadcrumbMessage: 2_000,
+	breadcrumbField: 200,
+	fingerprintParts: 50,
+	fingerprintPart: 500,
+	/** free-form JSON: nesting, members per object or array, string length */
+	jsonDepth: 4,
+	jsonMembers: 50,
+	jsonString: 1_000,
+} as const;
+
 export const LOG_RATE = {
 	/** Second backstop, per source IP whatever the key. */
 	perIp: { name: "logs", limit: 120, windowSeconds: 60 },

@@ -20,7 +20,7 @@
 import { collapseRecursion, frameKey, groupingFrames, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
-import type { LogEvent, StackFrame } from "./normalizeEvent";
+import type { LogEvent, StackFrame } from "./logEvent";
 
 export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprint">;
 

@@ -12,35 +12,11 @@
  * - the specification's fallbacks apply where it gives one (timestamp → now, level → `error`).
  */
 import { InvalidInput } from "../errors";
-import { LOG_LIMITS } from "../limits";
+import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
+import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField, truncate } from "./jsonFields";
+import type { Breadcrumb, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 
-/**
- * Bounds the specification does not state, so every stored string has one. Generous: they only
- * bite on input no SDK sends.
- */
-export const STORAGE_BOUNDS = {
-	exceptionType: 500,
-	level: 100,
-	/** environment, release, platform, SDK name and version */
-	name: 500,
-	frameString: 1_000,
-	tagKey: 200,
-	headers: 100,
-	headerName: 200,
-	url: 2_000,
-	method: 32,
-	queryString: 2_000,
-	ipAddress: 100,
-	breadcrumbMessage: 2_000,
-	breadcrumbField: 200,
-	fingerprintParts: 50,
-	fingerprintPart: 500,
-	/** free-form JSON: nesting, members per object or array, string length */
-	jsonDepth: 4,
-	jsonMembers: 50,
-	jsonString: 1_000,
-} as const;
 
 /** Removed from `request.headers` before anything is stored (spec 2.3), compared case-insensitively. */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
@@ -53,141 +29,6 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 	"proxy-authorization",
 ]);
 
-export interface StackFrame {
-	filename?: string;
-	abs_path?: string;
-	module?: string;
-	function?: string;
-	lineno?: number;
-	colno?: number;
-	context_line?: string;
-	in_app?: boolean;
-}
-
-export interface LogException {
-	type: string | null;
-	value: string | null;
-	stacktrace: { frames: StackFrame[] } | null;
-}
-
-export interface Breadcrumb {
-	timestamp?: string | number;
-	type?: string;
-	category?: string;
-	message?: string;
-	level?: string;
-	data?: unknown;
-}
-
-export interface LogRequest {
-	url?: string;
-	method?: string;
-	headers: Record<string, string>;
-	query_string?: string;
-	body?: string;
-	body_truncated?: true;
-}
-
-export interface LogUser {
-	id?: string;
-	email?: string;
-	username?: string;
-	ip_address?: string;
-}
-
-/** The event as stored. */
-export interface LogEvent {
-	message: string | null;
-	level: string;
-	exception: LogException | null;
-	tags: Record<string, string>;
-	breadcrumbs: Breadcrumb[];
-	request: LogRequest | null;
-	environment: string | null;
-	release: string | null;
-	platform: string | null;
-	sdk: { name: string | null; version: string | null };
-	/** ISO 8601. */
-	timestamp: string;
-	user: LogUser | null;
-	contexts: { browser?: unknown; os?: unknown; device?: unknown; runtime?: unknown };
-	fingerprint: string[] | null;
-}
-
-type Json = Record<string, unknown>;
-
-const bad = (path: string, problem: string) => new InvalidInput(`Invalid log event: ${path} ${problem}`);
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Own members only: a body's `constructor` or `__proto__` is data, never something inherited. */
-const member = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
-
-/** Cuts to `max` UTF-16 units without splitting a surrogate pair. */
-export function truncate(text: string, max: number): string {
-	if (text.length <= max) return text;
-	const code = text.charCodeAt(max - 1);
-	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
-/** A string field: absent/null → undefined, wrong type → 400, else capped. */
-function stringField(object: Json, key: string, path: string, max: number, opts: { numbers?: boolean } = {}): string | undefined {
-	const value = member(object, key);
-	if (value === undefined || value === null) return undefined;
-	if (opts.numbers && (typeof value === "number" || typeof value === "boolean") && Number.isFinite(Number(value))) {
-		return truncate(String(value), max);
-	}
-	if (typeof value !== "string") throw bad(`${path}${key}`, "must be a string");
-	return truncate(value, max);
-}
-
-/** For entries of lists and maps: a string (numbers and booleans written as strings), else undefined. */
-function looseString(value: unknown, max: number): string | undefined {
-	if (typeof value === "string") return truncate(value, max);
-	if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return String(value);
-	return undefined;
-}
-
-function objectField(object: Json, key: string, path: string): Json | undefined {
-	const value = member(object, key);
-	if (value === undefined || value === null) return undefined;
-	if (!isObject(value)) throw bad(`${path}${key}`, "must be an object");
-	return value;
-}
-
-function arrayField(object: Json, key: string, path: string): unknown[] | undefined {
-	const value = member(object, key);
-	if (value === undefined || value === null) return undefined;
-	if (!Array.isArray(value)) throw bad(`${path}${key}`, "must be an array");
-	return value;
-}
-
-/** A copy of free-form JSON with bounded depth, width and string length; cut parts are dropped. */
-export function boundedJson(value: unknown, depth = 0): unknown {
-	if (typeof value === "string") return truncate(value, STORAGE_BOUNDS.jsonString);
-	if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-	if (typeof value === "boolean" || value === null) return value;
-	if (depth >= STORAGE_BOUNDS.jsonDepth) return undefined;
-	if (Array.isArray(value)) {
-		return value
-			.slice(0, STORAGE_BOUNDS.jsonMembers)
-			.map((item) => boundedJson(item, depth + 1))
-			.filter((item) => item !== undefined);
-	}
-	if (isObject(value)) {
-		const entries: [string, unknown][] = [];
-		for (const [key, item] of Object.entries(value)) {
-			if (entries.length >= STORAGE_BOUNDS.jsonMembers) break;
-			if (key.length > STORAGE_BOUNDS.tagKey) continue;
-			const copy = boundedJson(item, depth + 1);
-			if (copy !== undefined) entries.push([key, copy]);
-		}
-		// fromEntries defines own members, so a "__proto__" key stays plain data.
-		return Object.fromEntries(entries);
-	}
-	return undefined;
-}
-
 // ---------------------------------------------------------------------------
 // Exception and frames
 
@@ -196,7 +37,7 @@ function readFrame(value: unknown): StackFrame | undefined {
 	const frame: StackFrame = {};
 	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
 		const text = member(value, key);
-		if (typeof text === "string" && text !== "") frame[key] = truncate(text, STORAGE_BOUNDS.frameString);
+		if (typeof text === "string" && text !== "") frame[key] = truncate(text, LOG_STORAGE_BOUNDS.frameString);
 	}
 	for (const key of ["lineno", "colno"] as const) {
 		const n = member(value, key);
@@ -220,7 +61,7 @@ function readException(body: Json): LogException | null {
 		exception = last;
 		path = `exception.values.${values.length - 1}.`;
 	}
-	const type = stringField(exception, "type", path, STORAGE_BOUNDS.exceptionType)?.trim() || null;
+	const type = stringField(exception, "type", path, LOG_STORAGE_BOUNDS.exceptionType)?.trim() || null;
 	const value = stringField(exception, "value", path, LOG_LIMITS.exceptionValue, { numbers: true }) || null;
 	const stacktrace = objectField(exception, "stacktrace", path);
 	const rawFrames = stacktrace ? arrayField(stacktrace, "frames", `${path}stacktrace.`) : undefined;
@@ -251,7 +92,7 @@ function readTags(body: Json): { tags: Record<string, string>; raw: Json } {
 	const tags: [string, string][] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		if (tags.length >= LOG_LIMITS.tags) break;
-		if (key === "" || key.length > STORAGE_BOUNDS.tagKey) continue;
+		if (key === "" || key.length > LOG_STORAGE_BOUNDS.tagKey) continue;
 		const text = tagValue(key, value);
 		if (text !== undefined) tags.push([key, text]);
 	}
@@ -269,10 +110,10 @@ function readBreadcrumbs(body: Json): Breadcrumb[] {
 		if (typeof timestamp === "string") crumb.timestamp = truncate(timestamp, 100);
 		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = timestamp;
 		for (const key of ["type", "category", "level"] as const) {
-			const text = looseString(member(item, key), STORAGE_BOUNDS.breadcrumbField);
+			const text = looseString(member(item, key), LOG_STORAGE_BOUNDS.breadcrumbField);
 			if (text !== undefined) crumb[key] = text;
 		}
-		const message = looseString(member(item, "message"), STORAGE_BOUNDS.breadcrumbMessage);
+		const message = looseString(member(item, "message"), LOG_STORAGE_BOUNDS.breadcrumbMessage);
 		if (message !== undefined) crumb.message = message;
 		const data = member(item, "data");
 		if (data !== undefined) {
@@ -296,8 +137,8 @@ function readHeaders(request: Json): Record<string, string> {
 	if (raw === undefined || raw === null) return {};
 	const headers: [string, string][] = [];
 	for (const [name, value] of headerEntries(raw)) {
-		if (headers.length >= STORAGE_BOUNDS.headers) break;
-		if (typeof name !== "string" || name.trim() === "" || name.length > STORAGE_BOUNDS.headerName) continue;
+		if (headers.length >= LOG_STORAGE_BOUNDS.headers) break;
+		if (typeof name !== "string" || name.trim() === "" || name.length > LOG_STORAGE_BOUNDS.headerName) continue;
 		if (SENSITIVE_HEADERS.has(name.trim().toLowerCase())) continue;
 		const text = Array.isArray(value)
 			? truncate(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
@@ -319,12 +160,12 @@ function readRequest(body: Json): LogRequest | null {
 	const raw = objectField(body, "request", "");
 	if (!raw) return null;
 	const request: LogRequest = { headers: readHeaders(raw) };
-	const url = stringField(raw, "url", "request.", STORAGE_BOUNDS.url);
+	const url = stringField(raw, "url", "request.", LOG_STORAGE_BOUNDS.url);
 	if (url) request.url = url;
-	const method = stringField(raw, "method", "request.", STORAGE_BOUNDS.method);
+	const method = stringField(raw, "method", "request.", LOG_STORAGE_BOUNDS.method);
 	if (method) request.method = method;
 	const query = textOf(member(raw, "query_string"));
-	if (query) request.query_string = truncate(query, STORAGE_BOUNDS.queryString);
+	if (query) request.query_string = truncate(query, LOG_STORAGE_BOUNDS.queryString);
 	const text = textOf(member(raw, "body"));
 	if (text !== undefined) {
 		request.body = truncate(text, LOG_LIMITS.requestBody);
@@ -341,7 +182,7 @@ function readUser(body: Json): LogUser | null {
 		const text = stringField(raw, key, "user.", LOG_LIMITS.userField, { numbers: true });
 		if (text) user[key] = text;
 	}
-	const ip = stringField(raw, "ip_address", "user.", STORAGE_BOUNDS.ipAddress);
+	const ip = stringField(raw, "ip_address", "user.", LOG_STORAGE_BOUNDS.ipAddress);
 	if (ip) user.ip_address = ip;
 	return Object.keys(user).length > 0 ? user : null;
 }
@@ -361,8 +202,8 @@ function readFingerprint(body: Json): string[] | null {
 	const raw = arrayField(body, "fingerprint", "");
 	if (!raw) return null;
 	const parts = raw
-		.slice(0, STORAGE_BOUNDS.fingerprintParts)
-		.map((part) => looseString(part, STORAGE_BOUNDS.fingerprintPart))
+		.slice(0, LOG_STORAGE_BOUNDS.fingerprintParts)
+		.map((part) => looseString(part, LOG_STORAGE_BOUNDS.fingerprintPart))
 		.filter((part) => part !== undefined && part !== "") as string[];
 	return parts.length > 0 ? parts : null;
 }
@@ -383,7 +224,7 @@ function readTimestamp(body: Json, now: Date): string {
 
 /** A top-level name (environment, release, platform): strings, or numbers written as strings (`release: 2`). */
 function nameField(body: Json, key: string): string | null {
-	return stringField(body, key, "", STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
+	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
 }
 
 /** Applies every rule of spec 2.3; throws a 400 for input that cannot be an event. */
@@ -393,7 +234,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	if ((message === null || message.trim() === "") && !exception) {
 		throw new InvalidInput("Invalid log event: either message or exception (with a type, value or stack trace) is required");
 	}
-	const level = stringField(body, "level", "", STORAGE_BOUNDS.level)?.trim() || "error";
+	const level = stringField(body, "level", "", LOG_STORAGE_BOUNDS.level)?.trim() || "error";
 	const { tags, raw: rawTags } = readTags(body);
 	const fromTag = (key: string) => looseString(member(rawTags, key), LOG_LIMITS.tagValue)?.trim() || null;
 	const platform = nameField(body, "platform");

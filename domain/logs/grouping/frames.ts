@@ -2,7 +2,7 @@
  * Stack frames for grouping: whose code a frame is (the app's, a library's, the runtime's or a
  * bundler's), and the key a frame contributes, the same in every browser and runtime.
  */
-import type { StackFrame } from "../normalizeEvent";
+import type { StackFrame } from "../logEvent";
 
 
 /**
