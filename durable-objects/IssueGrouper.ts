@@ -75,7 +75,7 @@ const SCHEMA = [
 ];
 
 /**
- * Issue grouping for one project key (DESIGN.md 6): turns a group hash into an issue, knows
+ * Issue grouping for one project key (docs/architecture.md#logs): turns a group hash into an issue, knows
  * whether it is new, keeps the issue's counters and status, holds the key's log rate window,
  * and moves events and issues to D1.
  *

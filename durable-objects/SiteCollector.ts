@@ -56,7 +56,7 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
  * ingestion request makes. It holds the site's settings (cached from D1), its rate windows, the
  * salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
  * object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
- * (DESIGN.md 6). Owner reads call flush() first so they see every accepted event.
+ * (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
  *
  * No raw IP is stored anywhere: rate windows are keyed by a salted hash of the IP, visitors by a
  * hash of the IP and User-Agent under a salt that changes every UTC day; old salts are deleted.

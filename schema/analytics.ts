@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 
-/** An analytics site (spec 2.4): public tracking ID, configured domain, active flag, Attack Mode. */
+/** An analytics site: public tracking ID, configured domain, active flag, Attack Mode. */
 export const sites = sqliteTable(
 	"sites",
 	{
@@ -22,7 +22,7 @@ export const sites = sqliteTable(
 );
 
 /**
- * Browser analytics events (spec 2.5) as accepted by /api/collect. Rows arrive in batches from
+ * Browser analytics events as accepted by /api/collect. Rows arrive in batches from
  * the site's SiteCollector object, never one INSERT per request. No raw IP is ever stored:
  * `visitor_id` is the tracker's own id or a hash salted with a per-site salt that rotates daily.
  *
@@ -86,7 +86,7 @@ export const analyticsIdentities = sqliteTable(
 	],
 );
 
-/** AI-crawler visits reported by /api/bot-crawl-ingest (spec 2.6). */
+/** AI-crawler visits reported by /api/bot-crawl-ingest. */
 export const crawlerVisits = sqliteTable(
 	"crawler_visits",
 	{

@@ -1,7 +1,7 @@
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 
-/** A feedback field definition, as DESIGN.md 5.2 describes it. */
+/** A feedback field definition (docs/api.md#field-definitions). */
 export type FieldType = "text" | "long_text" | "email" | "url" | "number" | "boolean" | "select" | "attachment";
 export interface FieldDefinition {
 	key: string;

@@ -10,7 +10,7 @@ export type IssueStatus = (typeof ISSUE_STATUSES)[number];
  * them (the foreign key cascades), regenerating it keeps them (the key row, and its id, stay).
  *
  * Both tables are written only by the key's IssueGrouper Durable Object, which holds the
- * authoritative group state and moves rows here in multi-row statements (DESIGN.md 6).
+ * authoritative group state and moves rows here in multi-row statements (docs/architecture.md#moving-rows-to-d1).
  */
 export const logIssues = sqliteTable(
 	"log_issues",
@@ -58,7 +58,7 @@ export const logEvents = sqliteTable(
 		level: text("level").notNull(),
 		environment: text("environment"),
 		release: text("release"),
-		/** The normalized event as stored (spec 2.3 rules applied, sensitive headers gone). */
+		/** The normalized event as stored (field rules applied, sensitive headers gone). */
 		event: text("event", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
 	},
 	// An issue's newest events and its hourly counts; also serves the cascade on key_id.

@@ -20,7 +20,7 @@ async function storedWith(fields: Record<string, unknown>, init: Parameters<type
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe("field rules of spec 2.5, each at its boundary and one past it", () => {
+describe("browser event field rules, each at its boundary and one past it", () => {
 	it.for([
 		["8 hex characters", hex(8), hex(8)],
 		["64 hex characters", hex(64), hex(64)],

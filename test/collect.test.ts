@@ -8,7 +8,7 @@ function bodyOfLength(trackingId: string, length: number): string {
 	return JSON.stringify({ ...pageview(trackingId), pad: "x".repeat(length - base.length) });
 }
 
-describe("POST /api/collect: statuses of spec 7.3", () => {
+describe("POST /api/collect: every documented status", () => {
 	it("answers 204 with no body and CORS, and stores the page view", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const res = await collect(pageview(site.tracking_id, { url_path: "/hello" }));

@@ -75,7 +75,7 @@ describe("the crawler table", () => {
 	});
 });
 
-describe("POST /api/bot-crawl-ingest: statuses of spec 7.4", () => {
+describe("POST /api/bot-crawl-ingest: every documented status", () => {
 	it("answers 204 with no body and stores the visit", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const res = await crawlIngest(visit(site.tracking_id));
@@ -184,7 +184,7 @@ describe("POST /api/bot-crawl-ingest: statuses of spec 7.4", () => {
 	}, 120_000);
 });
 
-describe("field rules of spec 2.6", () => {
+describe("crawler telemetry field rules", () => {
 	it.for([
 		["US", "US"],
 		["DE", "DE"],

@@ -32,7 +32,7 @@ async function seedRows(userId: string, projectName: string, count: number) {
 }
 
 describe("list", () => {
-	it("lists newest first with the record shape of DESIGN.md 5.3", async ({ expect }) => {
+	it("lists newest first with the documented record shape", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
 		await submitFeedback(rawKey, { title: "first", description: "d" });
 		await submitFeedback(rawKey, { type: "feature_request", title: "second", screenshots: "ignored for features" });

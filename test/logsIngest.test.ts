@@ -34,7 +34,7 @@ function grouperStorageText(keyId: string): Promise<string> {
 	});
 }
 
-describe("POST /api/app-logs-ingest: statuses of spec 7.2", () => {
+describe("POST /api/app-logs-ingest: every documented status", () => {
 	it("200 {ok, group_hash, is_new} with the key in x-svc-key", async ({ expect }) => {
 		const { rawKey } = await ownerWithLogKey();
 		const res = await ingest(rawKey, { message: "hello" });
@@ -261,7 +261,7 @@ describe("POST /api/app-logs-ingest: statuses of spec 7.2", () => {
 	});
 });
 
-describe("field rules of spec 2.3, at each boundary", () => {
+describe("log event field rules, at each boundary", () => {
 	it.for([8_192, 8_193])("message of %d characters is stored up to 8,192", async (length, { expect }) => {
 		const { event } = await storedAfter({ message: "m".repeat(length) });
 		expect(event.message).toHaveLength(8_192);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import trackerScript from "../clients/tracker/dist/t.txt";
 import { collect, crawlIngest, createSite, getJson, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
-import { call, setPlan, signUp } from "./helpers";
+import { call, setPlan, signUp, uniqueIp } from "./helpers";
 
 const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
 
@@ -168,5 +168,37 @@ describe("GET /t.js", () => {
 		const head = await call("/t.js", { method: "HEAD" });
 		expect(head.status).toBe(200);
 		expect(await head.text()).toBe("");
+	});
+});
+
+describe("GET /api/sites/:tracking_id/identities: the users a site identified", () => {
+	it("lists each distinct_id once, with how many visitor ids it was seen under, most recent first", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const t = site.tracking_id;
+		// One user on two devices, another on one; the page view without _identify names nobody.
+		await collect({ ...pageview(t), visitor_id: "v1" }, { ip: uniqueIp() });
+		await collect({ ...pageview(t), event_name: "_identify", visitor_id: "v1", distinct_id: "alice" }, { ip: uniqueIp() });
+		await collect({ ...pageview(t), event_name: "_identify", visitor_id: "v2", distinct_id: "alice" }, { ip: uniqueIp() });
+		await collect({ ...pageview(t), event_name: "_identify", visitor_id: "v3", distinct_id: "bob" }, { ip: uniqueIp() });
+
+		const { status, body } = await getJson<{ identities: Array<{ distinct_id: string; visitors: number; first_seen: string; last_seen: string }> }>(
+			`/api/sites/${t}/identities`,
+			token,
+		);
+		expect(status).toBe(200);
+		expect(body.identities.map((i) => [i.distinct_id, i.visitors])).toEqual([
+			["bob", 1],
+			["alice", 2],
+		]);
+		expect(Date.parse(body.identities[0].last_seen)).toBeGreaterThanOrEqual(Date.parse(body.identities[1].last_seen));
+	});
+
+	it("is the owner's only: another owner gets 404; limit is checked", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const stranger = await signUp();
+		expect((await getJson(`/api/sites/${site.tracking_id}/identities`, stranger.token)).status).toBe(404);
+		const { token, site: own } = await ownerWithSite();
+		expect((await getJson(`/api/sites/${own.tracking_id}/identities?limit=1001`, token)).status).toBe(400);
+		expect((await getJson(`/api/sites/${own.tracking_id}/identities?limit=1000`, token)).status).toBe(200);
 	});
 });

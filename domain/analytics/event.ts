@@ -66,7 +66,7 @@ export function externalHost(referrer: string, ownHost: string | null): string {
 	}
 }
 
-/** Every field rule of spec 2.5. Never throws: a field of the wrong shape counts as absent. */
+/** Every field rule of a browser event (docs/api.md#collect-browser-analytics). Never throws: a field of the wrong shape counts as absent. */
 export function readEventFields(body: Record<string, unknown>): EventFields {
 	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
 	const urlHost = typeof body.url_host === "string" ? body.url_host.slice(0, L.host).toLowerCase() : null;

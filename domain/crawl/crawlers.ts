@@ -1,5 +1,5 @@
 /**
- * Known AI crawlers (spec 2.6): a telemetry event whose `ua` matches none of them is ignored.
+ * Known AI crawlers: a telemetry event whose `ua` matches none of them is ignored.
  *
  * purpose:
  * - training: collects pages to train models;

@@ -107,7 +107,7 @@ function decodeImages(field: string, value: unknown): Image[] {
 }
 
 /**
- * Applies the key's field configuration to a parsed submission (spec 2.2): configured fields
+ * Applies the key's field configuration to a parsed submission (docs/api.md#submit-feedback): configured fields
  * checked and coerced, up to 20 extra scalars kept with HTML stripped, arrays and objects that
  * are not configured dropped, images decoded.
  */

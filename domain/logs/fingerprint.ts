@@ -92,7 +92,7 @@ const frameLabel = (frame: StackFrame) => {
 };
 
 /**
- * The last frame with `in_app: true` (spec 2.3), as `function (file)`. Without one, the last
+ * The last frame with `in_app: true`, as `function (file)`. Without one, the last
  * frame that is not a runtime internal, as other trackers do; without frames, none.
  */
 export function culpritOf(event: Pick<LogEvent, "exception">): string | null {

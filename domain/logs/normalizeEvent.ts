@@ -1,5 +1,5 @@
 /**
- * The field rules of spec 2.3: turns a parsed JSON body into the event that is stored, or a 400.
+ * The log event field rules (docs/api.md#ingest-log): turns a parsed JSON body into the event that is stored, or a 400.
  *
  * Policy for bad input, so that no shape of body can reach storage half-understood:
  * - a documented field of the wrong type (`message: 5`, `tags: []`, `exception.type: {}`,
@@ -9,7 +9,7 @@
  *   odd frame from an SDK does not lose the whole error;
  * - free-form values (breadcrumb `data`, `contexts.*`, a non-string request body) are copied with
  *   bounded depth, width and string length, so nesting of any depth is harmless;
- * - the specification's fallbacks apply where it gives one (timestamp → now, level → `error`).
+ * - the documented fallbacks apply where there is one (timestamp → now, level → `error`).
  */
 import { InvalidInput } from "../errors";
 import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
@@ -18,7 +18,7 @@ import type { Breadcrumb, LogEvent, LogException, LogRequest, LogUser, StackFram
 
 
 
-/** Removed from `request.headers` before anything is stored (spec 2.3), compared case-insensitively. */
+/** Removed from `request.headers` before anything is stored, compared case-insensitively. */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 	"authorization",
 	"cookie",
@@ -227,7 +227,7 @@ function nameField(body: Json, key: string): string | null {
 	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
 }
 
-/** Applies every rule of spec 2.3; throws a 400 for input that cannot be an event. */
+/** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */
 export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? null;
 	const exception = readException(body);

@@ -1,6 +1,6 @@
 /**
  * Release ordering for regressions: "a new event on a resolved issue reopens it unless it comes
- * from an older release" (DESIGN.md 5.4). Releases are free strings; most are versions, often
+ * from an older release" (docs/api.md#update-issue-status). Releases are free strings; most are versions, often
  * with a package prefix (`web@1.4.2`, `v2.0.0-rc.1`, `1.4.2+build.7`).
  */
 

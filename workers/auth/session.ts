@@ -6,7 +6,7 @@ import { bearerToken, HttpError } from "../http";
 /** A request that passed `requireOwner`. */
 export type OwnerRequest = IRequest & { user: User };
 
-/** The user as the API shows it (DESIGN.md 5.1). */
+/** The user as the API shows it (docs/api.md#accounts). */
 export function publicUser(user: User) {
 	return {
 		id: user.id,

@@ -9,7 +9,7 @@ import { claimedHost, countryCode, trackingIdOf } from "../../domain/analytics/f
 import { COLLECT_LIMITS } from "../../domain/limits";
 
 /**
- * POST /api/collect (spec 2.5, 4.1, 7.3): the body is JSON sent as text/plain, so browsers post it
+ * POST /api/collect (docs/api.md#collect-browser-analytics): the body is JSON sent as text/plain, so browsers post it
  * without a CORS preflight. Order of answers: 413 and 400 here, from the body alone; then one
  * call to the site's SiteCollector decides 404, 402, 403 (domain, Attack Mode), 429 or 204.
  */

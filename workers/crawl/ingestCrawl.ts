@@ -14,7 +14,7 @@ function httpStatus(value: unknown): number {
 }
 
 /**
- * POST /api/bot-crawl-ingest (spec 2.6, 4.1, 7.4): a site's server (or edge middleware) reports a
+ * POST /api/bot-crawl-ingest (docs/api.md#ingest-crawler-telemetry): a site's server (or edge middleware) reports a
  * visit by an AI crawler. 413 and 400 from the body; the site's SiteCollector decides 404, 402,
  * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored.
  */

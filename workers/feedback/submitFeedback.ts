@@ -7,7 +7,7 @@ import { authenticateProjectKey } from "../keys/authenticateKey";
 import { enforceRateLimits } from "../rateLimit";
 
 /**
- * POST /functions/v1/submit-feedback (spec 2.2, 4.1, 7.1).
+ * POST /functions/v1/submit-feedback (docs/api.md#submit-feedback).
  * Order of checks: key (401/402), rate windows (429) before the body is read, body size (413),
  * JSON (400), configured fields (400 with `fields`), then storage (500 only if it fails).
  */
@@ -21,7 +21,7 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 		],
 		"Too many feedback submissions",
 	);
-	// Every feedback 400 has the shape {error, fields} (spec 7.1); for unreadable JSON no field is to blame.
+	// Every feedback 400 has the shape {error, fields}; for unreadable JSON no field is to blame.
 	const body = parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars), { fields: [] });
 	const submission = readSubmission(body, key);
 	if (!submission.ok) throw new HttpError(400, submission.error, { fields: submission.fields });

@@ -29,7 +29,7 @@ const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.e
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
- * misses an accepted event (DESIGN.md 6: flush on read).
+ * misses an accepted event (flush on read, docs/architecture.md#moving-rows-to-d1).
  */
 async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
 	const key = await requireOwnKey(env, userId, projectName);

@@ -8,11 +8,11 @@ import { issueGrouperFor } from "../objects";
 import { LOG_LIMITS, LOG_RATE } from "../../domain/limits";
 import { normalizeEvent, userKey } from "../../domain/logs/normalizeEvent";
 
-/** `x-svc-key` is preferred; `Authorization: Bearer` is accepted (spec 5). */
+/** `x-svc-key` is preferred; `Authorization: Bearer` is accepted too. */
 const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
 
 /**
- * POST /api/app-logs-ingest (spec 2.3, 4.1, 7.2) → 200 {ok, group_hash, is_new}.
+ * POST /api/app-logs-ingest (docs/api.md#ingest-log) → 200 {ok, group_hash, is_new}.
  *
  * Order: key (401/402) and the IP window in parallel, App Logs enabled (403), IP window (429),
  * body size (413, never buffering more than the limit), JSON and field rules (400), then one

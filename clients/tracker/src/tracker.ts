@@ -1,5 +1,5 @@
 /**
- * svc browser tracker, protocol version 2 (spec 2.5, 8).
+ * svc browser tracker, protocol version 2 (docs/api.md#collect-browser-analytics, docs/limits.md#tracker).
  *
  *   <script defer src="https://svc.example/t.js" data-id="TRACKING_ID"></script>
  *
