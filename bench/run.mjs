@@ -60,7 +60,7 @@ await fetch(`${base}/api/feedback-key`, {
 const site = await post("/api/sites", { domain: "shop.example", name: "bench" }, { authorization: `Bearer ${token}` });
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
-const png = "data:image/png;base64," + Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64");
+const png = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64")}`;
 const textSubmission = {
 	method: "POST",
 	path: "/functions/v1/submit-feedback",

@@ -101,7 +101,8 @@ export class IssueGrouper extends DurableObject<Env> {
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
-			this.#owner = meta.has("owner") ? (JSON.parse(meta.get("owner")!) as KeyOwner) : null;
+			const owner = meta.get("owner");
+			this.#owner = owner ? (JSON.parse(owner) as KeyOwner) : null;
 			this.#revoked = meta.get("revoked") === "1";
 			await this.#alarm.load();
 		});
@@ -228,7 +229,9 @@ export class IssueGrouper extends DurableObject<Env> {
 		if (this.#revoked || !this.#group(groupHash)) return null;
 		const resolvedIn = status === "resolved" ? this.#newestRelease() : null;
 		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
-		const snapshot = toSnapshot(this.#group(groupHash)!);
+		const updated = this.#group(groupHash);
+		if (!updated) return null;
+		const snapshot = toSnapshot(updated);
 		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
 		await this.flush().catch(async (err) => {
 			console.error("issue status saved but not yet written to D1:", err);
@@ -281,7 +284,8 @@ export class IssueGrouper extends DurableObject<Env> {
 		await this.env.DB.batch(writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)));
 
 		// Only what was written is marked: rows and changes that arrived meanwhile go next time.
-		if (events.length > 0) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, events.at(-1)!.seq);
+		const lastEvent = events.at(-1);
+		if (lastEvent) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, lastEvent.seq);
 		for (const g of groups) {
 			this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
 		}

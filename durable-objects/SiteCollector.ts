@@ -99,13 +99,14 @@ export class SiteCollector extends DurableObject<Env> {
 			input.event.visitorId ?? (input.ignored ? "" : await this.#hash(`visitor:${utcDay(now)}`, `${input.ip ?? ""}\n${input.userAgent}`));
 		const site = await this.#config(input.trackingId);
 
+		if (!site?.active) return { status: "unknown_site" };
 		const refused = refuseSite(site, input.claimedHost, now);
 		if (refused) return refused;
-		if (site!.attackMode) {
+		if (site.attackMode) {
 			if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
 			if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
 		}
-		const limits = site!.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
+		const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
 		const decision = this.#windows.take(now, [
 			{ name: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
 			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
@@ -120,7 +121,7 @@ export class SiteCollector extends DurableObject<Env> {
 			ts: now,
 			visitorId: event.visitorId ?? visitorId,
 			// Here, where the site's domain is known: an event without url_host is on the site.
-			referrerHost: externalHost(event.referrer, event.urlHost ?? site!.domain),
+			referrerHost: externalHost(event.referrer, event.urlHost ?? site.domain),
 		};
 		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
 		return await this.#accepted(now, true);
@@ -130,6 +131,7 @@ export class SiteCollector extends DurableObject<Env> {
 	async crawl(input: CrawlInput): Promise<SiteOutcome> {
 		const now = Date.now();
 		const site = await this.#config(input.trackingId);
+		if (!site?.active) return { status: "unknown_site" };
 		const refused = refuseSite(site, input.claimedHost, now);
 		if (refused) return refused;
 		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
@@ -226,7 +228,7 @@ export class SiteCollector extends DurableObject<Env> {
 
 /** Unknown or inactive site, then the owner's access, then the domain; null when the site takes the event. */
 function refuseSite(site: SiteConfig | null, claimedHost: string | null, now: number): SiteOutcome | null {
-	if (!site || !site.active) return { status: "unknown_site" };
+	if (!site?.active) return { status: "unknown_site" };
 	if (!ownerHasAccess(site, now)) return { status: "no_access" };
 	if (!site.domain) return { status: "forbidden", reason: "The site has no configured domain" };
 	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {

@@ -24,7 +24,7 @@ describe("owner console", () => {
 	let rawKey = "";
 
 	it("signs up and lands on an empty projects page", async ({ expect }) => {
-		await page.goto(worker.url + "/");
+		await page.goto(`${worker.url}/`);
 		await page.getByRole("button", { name: /No account yet/ }).click();
 		await page.getByLabel("Email").fill(email);
 		await page.getByLabel("Password").fill("correct horse battery");
@@ -36,7 +36,7 @@ describe("owner console", () => {
 
 	it("refuses a wrong password with the server's message", async ({ expect }) => {
 		const other = await browser.newPage();
-		await other.goto(worker.url + "/");
+		await other.goto(`${worker.url}/`);
 		await other.getByLabel("Email").fill(email);
 		await other.getByLabel("Password").fill("wrong password!");
 		await other.getByRole("button", { name: "Sign in" }).click();
@@ -60,7 +60,7 @@ describe("owner console", () => {
 
 	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {
 		for (const [title, type] of [["Crash on save", "issue"], ["Dark mode", "feature_request"]]) {
-			const res = await fetch(worker.url + "/functions/v1/submit-feedback", {
+			const res = await fetch(`${worker.url}/functions/v1/submit-feedback`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
 				body: JSON.stringify({ type, title, description: "details", screenshots: [PNG_1PX], app_version: "1.2.3" }),

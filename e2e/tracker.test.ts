@@ -46,9 +46,15 @@ const COUNT_SENDS = () => {
 	w.__beacons = 0;
 	w.__fetches = 0;
 	const beacon = navigator.sendBeacon.bind(navigator);
-	navigator.sendBeacon = (url, data) => (w.__beacons++, beacon(url, data));
+	navigator.sendBeacon = (url, data) => {
+		w.__beacons++;
+		return beacon(url, data);
+	};
 	const fetcher = window.fetch.bind(window);
-	window.fetch = (...args) => (w.__fetches++, fetcher(...args));
+	window.fetch = (...args) => {
+		w.__fetches++;
+		return fetcher(...args);
+	};
 };
 
 async function newPage(options: { init?: () => void } = {}): Promise<{ context: BrowserContext; page: Page }> {

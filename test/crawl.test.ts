@@ -221,8 +221,8 @@ describe("crawler telemetry field rules", () => {
 
 	it("url_path: default /, 2,000 characters kept, one more cut", async ({ expect }) => {
 		expect((await storedWith({ url_path: undefined })).url_path).toBe("/");
-		expect((await storedWith({ url_path: "/" + "p".repeat(1_999) })).url_path).toHaveLength(2_000);
-		expect((await storedWith({ url_path: "/" + "p".repeat(2_000) })).url_path).toBe("/" + "p".repeat(1_999));
+		expect((await storedWith({ url_path: `/${"p".repeat(1_999)}` })).url_path).toHaveLength(2_000);
+		expect((await storedWith({ url_path: `/${"p".repeat(2_000)}` })).url_path).toBe(`/${"p".repeat(1_999)}`);
 	});
 
 	it("url_host: 500 characters kept, one more cut", async ({ expect }) => {

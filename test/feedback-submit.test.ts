@@ -225,9 +225,9 @@ describe("attachments", () => {
 		bytes.set([0x89, 0x50, 0x4e, 0x47]);
 		let binary = "";
 		for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, i + 8192));
-		const atLimit = "data:image/png;base64," + btoa(binary);
+		const atLimit = `data:image/png;base64,${btoa(binary)}`;
 		expect(atLimit.length - "data:image/png;base64,".length).toBe(limit);
-		const overLimit = "data:image/png;base64," + btoa(binary + "\0\0\0").slice(0, limit + 4);
+		const overLimit = `data:image/png;base64,${btoa(`${binary}\0\0\0`).slice(0, limit + 4)}`;
 
 		const config = { issueFieldConfig: DEFAULT_ISSUE_FIELDS, featureFieldConfig: DEFAULT_FEATURE_FIELDS };
 		const result = readSubmission({ title: "t", description: "d", screenshots: [atLimit, overLimit] }, config);
@@ -249,7 +249,7 @@ describe("errors", () => {
 		expect(missing.status).toBe(401);
 		expect(missing.headers.get("access-control-allow-origin")).toBe("*");
 		expect(Object.keys(await missing.json<any>())).toEqual(["error"]);
-		expect((await submitFeedback("svc_" + "x".repeat(43), { title: "t" })).status).toBe(401);
+		expect((await submitFeedback(`svc_${"x".repeat(43)}`, { title: "t" })).status).toBe(401);
 	});
 
 	it("402 when the owner's trial has ended, and 200 again with Pro", async ({ expect }) => {

@@ -51,7 +51,7 @@ export function tooManyRequests(retryAfterSeconds: number, what = "Too many requ
 // ---------------------------------------------------------------------------
 // CORS for the public ingestion endpoints: any site may post to them.
 
-export const INGEST_CORS_HEADERS: Record<string, string> = {
+const INGEST_CORS_HEADERS: Record<string, string> = {
 	"access-control-allow-origin": "*",
 	"access-control-allow-methods": "POST, OPTIONS",
 	"access-control-allow-headers": "authorization, content-type, x-svc-key",

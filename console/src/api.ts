@@ -10,8 +10,6 @@ export interface User {
 
 import type { FieldDefinition } from "../../schema/keys";
 
-export type { FieldDefinition, FieldType } from "../../schema/keys";
-
 export interface ProjectKey {
 	project_name: string;
 	key_hint: string;

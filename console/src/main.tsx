@@ -36,7 +36,9 @@ function Shell() {
 	);
 }
 
-createRoot(document.getElementById("root")!).render(
+const root = document.getElementById("root");
+if (!root) throw new Error("index.html has no #root element");
+createRoot(root).render(
 	<StrictMode>
 		<BrowserRouter>
 			<SessionProvider>

@@ -8,8 +8,8 @@ import { database } from "../db";
 
 export type User = typeof users.$inferSelect;
 
-export const TRIAL_DAYS = 14;
-export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+const TRIAL_DAYS = 14;
+const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Pro, or a trial that has not ended: what every project-key and owner endpoint requires. */

@@ -15,7 +15,7 @@ export interface ClientDescription {
 }
 
 /** Real browsers send 70+ characters; anything this short is a script that set its own. */
-export const SHORT_USER_AGENT = 40;
+const SHORT_USER_AGENT = 40;
 
 // One parser with the command-line tools and HTTP libraries extensions (curl, wget,
 // python-requests, axios, Go-http-client...). Used synchronously, so sharing it is safe.

@@ -64,7 +64,7 @@ export function eventInsertStatements(db: D1Database, events: StoredEvent[]): D1
 // Statistics
 
 /** A new session starts after this long without activity (see the definitions below). */
-export const SESSION_GAP_MS = 30 * 60 * 1000;
+const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /*
  * Definitions:

@@ -10,7 +10,7 @@ export interface StatsRange {
 }
 
 /** Every bucket start of the range, so a chart gets zeros where nothing happened. */
-export function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
+function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
 	const starts: number[] = [];
 	for (let t = Math.floor(from / bucketMs) * bucketMs; t < to; t += bucketMs) starts.push(t);
 	return starts;
@@ -26,7 +26,7 @@ export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t:
 }
 
 /** Binds ?1-?3 (site and range) and ?4 (list limit) when the statement has it: SQLite refuses extra bindings. */
-export function bindRange(statement: D1PreparedStatement, sql: string, trackingId: string, range: StatsRange) {
+function bindRange(statement: D1PreparedStatement, sql: string, trackingId: string, range: StatsRange) {
 	return sql.includes("?4") ? statement.bind(trackingId, range.from, range.to, range.limit) : statement.bind(trackingId, range.from, range.to);
 }
 
@@ -34,5 +34,6 @@ export function bindRange(statement: D1PreparedStatement, sql: string, trackingI
 export async function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange) {
 	const names = Object.keys(queries) as Array<keyof Q & string>;
 	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(queries[name]), queries[name], trackingId, range)));
+	// biome-ignore lint/suspicious/noExplicitAny: rows carry the columns each caller's own SQL selects
 	return Object.fromEntries(names.map((name, i) => [name, results[i].results])) as Record<keyof Q, any[]>;
 }

@@ -10,7 +10,7 @@
  * Applebot) comes before it. Each pattern is the product token as the operator documents it,
  * matched case-insensitively and not as part of a longer token.
  */
-export type CrawlerPurpose = "training" | "search" | "assistant";
+type CrawlerPurpose = "training" | "search" | "assistant";
 
 export interface Crawler {
 	name: string;

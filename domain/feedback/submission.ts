@@ -6,7 +6,7 @@ import { FEEDBACK_LIMITS } from "../limits";
 
 export type FeedbackType = "issue" | "feature_request";
 
-export interface Image {
+interface Image {
 	field: string;
 	contentType: string;
 	bytes: Uint8Array;

@@ -29,13 +29,13 @@ export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprin
 const UNCAUGHT = /^(?:Uncaught\s+(?:\(in promise\)\s+)?)?([A-Z][\w.$]*(?:Error|Exception))(?::\s+([\s\S]*))?$/;
 
 /** The computed fingerprint (what `{{ default }}` stands for). */
-export function defaultFingerprint(event: GroupingInput): string[] {
+function defaultFingerprint(event: GroupingInput): string[] {
 	const exception = event.exception;
 	const frames = exception?.stacktrace?.frames ?? [];
 	if (frames.length > 0) {
 		const keys = collapseRecursion(groupingFrames(frames).map(frameKey).filter(Boolean));
 		if (keys.length > 0) {
-			const { type } = canonicalError(exception!.type, exception!.value);
+			const { type } = canonicalError(exception?.type ?? null, exception?.value ?? null);
 			return ["stack", type ?? "", ...keys];
 		}
 	}
@@ -62,7 +62,7 @@ export function fingerprintOf(event: GroupingInput): string[] {
 }
 
 /** 32 hex characters: the first 128 bits of the SHA-256 of the fingerprint. */
-export async function groupHashOf(fingerprint: string[]): Promise<string> {
+async function groupHashOf(fingerprint: string[]): Promise<string> {
 	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(fingerprint)));
 	return [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

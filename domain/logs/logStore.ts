@@ -140,7 +140,7 @@ export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): 
 					? or(
 							sql`${logIssues.title} like ${pattern} escape '\\'`,
 							sql`${logIssues.culprit} like ${pattern} escape '\\'`,
-							eq(logIssues.groupHash, filters.q!.toLowerCase()),
+							eq(logIssues.groupHash, (filters.q ?? "").toLowerCase()),
 						)
 					: undefined,
 			),

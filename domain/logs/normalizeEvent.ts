@@ -19,7 +19,7 @@ import type { Breadcrumb, LogEvent, LogException, LogRequest, LogUser, StackFram
 
 
 /** Removed from `request.headers` before anything is stored, compared case-insensitively. */
-export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
+const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 	"authorization",
 	"cookie",
 	"set-cookie",

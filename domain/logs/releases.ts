@@ -14,7 +14,7 @@ interface Version {
 
 const VERSION = /^v?(\d+(?:\.\d+){0,3})(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
 
-export function parseVersion(release: string): Version | null {
+function parseVersion(release: string): Version | null {
 	const at = release.lastIndexOf("@");
 	const pkg = at > 0 ? release.slice(0, at) : "";
 	const match = VERSION.exec(release.slice(at + 1).trim());

@@ -119,7 +119,7 @@ describe("exchange throttling", () => {
 	it("limits attempts per remote address, then globally, with Retry-After; the window passes", async () => {
 		const t = await server({ exchangeThrottle: { perKey: 3, global: 5, windowMs: 60_000 } });
 		const b = await bootstrap(t);
-		const guess = (localAddress: string) => exchange(t, { secret: "guess-" + Math.random() }, { localAddress });
+		const guess = (localAddress: string) => exchange(t, { secret: `guess-${Math.random()}` }, { localAddress });
 		for (let i = 0; i < 3; i++) expect((await guess("127.0.0.1")).status).toBe(401);
 		const limited = await guess("127.0.0.1");
 		expect(limited.status).toBe(429);

@@ -15,7 +15,7 @@ export const projectNameSchema = z.string().trim().min(1, "is required").max(100
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
 /** The key as every answer shows it: a hint, never the raw key or its hash. */
-export function keyView(key: ProjectKey) {
+function keyView(key: ProjectKey) {
 	return {
 		project_name: key.projectName,
 		key_hint: key.keyHint,

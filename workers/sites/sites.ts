@@ -10,7 +10,7 @@ import { siteCollectorFor } from "../objects";
 import { parseBody } from "../validation";
 
 /** The site as every answer shows it. */
-export function siteView(site: Site) {
+function siteView(site: Site) {
 	return {
 		tracking_id: site.trackingId,
 		name: site.name,

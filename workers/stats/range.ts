@@ -6,7 +6,7 @@ import type { StatsRange } from "../../domain/analytics/statsRange";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Longest range a statistics request may cover. */
-export const MAX_RANGE_DAYS = 400;
+const MAX_RANGE_DAYS = 400;
 
 /** A date, or a date and time (to the minute, second or a fraction) with `Z` or an offset; UTC when it has none. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/;

@@ -26,22 +26,22 @@ const WINDOW_MS = 10_000;
 (() => {
 	const w = window as Window & { svc?: Partial<Api> & { q?: Call[]; l?: 1 }; doNotTrack?: string };
 	// The tag included twice (a layout and a page both adding it): the first copy counts, alone.
-	if (w.svc && w.svc.l) return;
+	if (w.svc?.l) return;
 	const d = document;
 	const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
 	const loc = location;
 	const script = d.currentScript as HTMLScriptElement | null;
-	const queued = w.svc && w.svc.q;
+	const queued = w.svc?.q;
 	const noop = () => {};
 	const api: Api & { l: 1 } = { track: noop, identify: noop, l: 1 };
 	w.svc = api;
 
-	const id = script && script.getAttribute("data-id");
+	const id = script?.getAttribute("data-id");
 	let ignored = false;
 	try {
-		ignored = localStorage.getItem("svc_ignore") == "true";
+		ignored = localStorage.getItem("svc_ignore") === "true";
 	} catch {}
-	if (!script || !id || ignored || nav.doNotTrack == "1" || w.doNotTrack == "1" || nav.globalPrivacyControl) return;
+	if (!script || !id || ignored || nav.doNotTrack === "1" || w.doNotTrack === "1" || nav.globalPrivacyControl) return;
 
 	// Next to the script by default: https://svc.example/t.js posts to https://svc.example/api/collect.
 	const endpoint = script.getAttribute("data-api") || new URL("api/collect", script.src).href;
@@ -81,14 +81,14 @@ const WINDOW_MS = 10_000;
 			referrer,
 			title: d.title,
 			language: nav.language,
-			screen: screen.width + "x" + screen.height,
+			screen: `${screen.width}x${screen.height}`,
 			distinct_id: distinct,
 			...extra,
 		});
 		// A beacon survives the page being closed; when the browser refuses one, keepalive fetch does
 		// too. Both share a small in-flight quota (Chromium: 10 requests, 64 KB), so in a burst the
 		// page, while it lives, falls back to a plain fetch.
-		if (!(nav.sendBeacon && nav.sendBeacon(endpoint, body))) {
+		if (!(nav.sendBeacon?.(endpoint, body))) {
 			fetch(endpoint, { method: "POST", body, keepalive: true })
 				.catch(() => fetch(endpoint, { method: "POST", body }))
 				.catch(noop);
@@ -115,7 +115,7 @@ const WINDOW_MS = 10_000;
 
 	// Single-page apps: a new path through the History API is a new page; query changes are not.
 	const navigated = () => {
-		if (loc.pathname != path) pageview();
+		if (loc.pathname !== path) pageview();
 	};
 	for (const method of ["pushState", "replaceState"] as const) {
 		const original = history[method];
@@ -133,7 +133,7 @@ const WINDOW_MS = 10_000;
 		if (e.persisted) pageview();
 	});
 	d.addEventListener("visibilitychange", () => {
-		if (d.visibilityState == "hidden") leave();
+		if (d.visibilityState === "hidden") leave();
 	});
 
 	api.track = (name, data) => {

@@ -7,7 +7,13 @@ function Attachment({ url, label }: { url: string; label: string }) {
 	const [src, setSrc] = useState<string>();
 	useEffect(() => {
 		let objectUrl: string | undefined;
-		api.attachmentUrl(url).then((u) => setSrc((objectUrl = u)), () => setSrc(undefined));
+		api.attachmentUrl(url).then(
+			(u) => {
+				objectUrl = u;
+				setSrc(u);
+			},
+			() => setSrc(undefined),
+		);
 		return () => {
 			if (objectUrl) URL.revokeObjectURL(objectUrl);
 		};
@@ -57,7 +63,7 @@ function FeedbackItem({ item, selected, onSelect, onChanged }: { item: FeedbackR
 }
 
 export function FeedbackPage() {
-	const projectName = useParams().projectName!;
+	const projectName = useParams().projectName ?? "";
 	const [type, setType] = useState<string>("");
 	const [status, setStatus] = useState<string>("");
 	const [selected, setSelected] = useState<Set<string>>(new Set());

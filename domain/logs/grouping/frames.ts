@@ -50,7 +50,7 @@ export function isRuntimeOrBundlerFrame(frame: StackFrame): boolean {
 }
 
 /** In-app for grouping: not marked `in_app: false`, and not a dependency whatever it says. */
-export function isAppFrame(frame: StackFrame): boolean {
+function isAppFrame(frame: StackFrame): boolean {
 	return frame.in_app !== false && !LIBRARY_FILE.test(pathOf(frame)) && !LIBRARY_FILE.test(frame.module ?? "");
 }
 
@@ -70,7 +70,7 @@ export function stripContentHash(name: string): string {
 }
 
 /** Base name of a path or URL: no directories, origin, query or fragment; content hash removed. */
-export function fileKey(frame: StackFrame): string {
+function fileKey(frame: StackFrame): string {
 	if (frame.module) {
 		const segments = frame.module.split(/[/\\]/);
 		segments.push(stripContentHash(segments.pop() ?? ""));
@@ -144,7 +144,7 @@ export function collapseRecursion(keys: string[]): string[] {
  * frame: keep frames up to the first `cause*` frame, then only `async*` ones, and stop at any
  * other cause, so one bug is one issue whichever browser reported it.
  */
-export function withoutAsyncParents(frames: StackFrame[]): StackFrame[] {
+function withoutAsyncParents(frames: StackFrame[]): StackFrame[] {
 	const kept: StackFrame[] = [];
 	let crossed = false;
 	for (let i = frames.length - 1; i >= 0; i--) {
