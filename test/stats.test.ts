@@ -278,13 +278,13 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 		expect(body.visits).toBe(6);
 		expect(body.crawlers).toEqual([
 			{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 3 },
-			{ name: "ChatGPT-User", operator: "OpenAI", category: "assistant", visits: 1 },
+			{ name: "ChatGPT-User", operator: "OpenAI", category: "user_fetch", visits: 1 },
 			{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1 },
 			{ name: "PerplexityBot", operator: "Perplexity", category: "search", visits: 1 },
 		]);
 		expect(body.categories).toEqual([
 			{ category: "training", visits: 4 },
-			{ category: "assistant", visits: 1 },
+			{ category: "user_fetch", visits: 1 },
 			{ category: "search", visits: 1 },
 		]);
 		expect(body.top_paths).toEqual([
