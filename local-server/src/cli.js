@@ -6,6 +6,7 @@ import readline from "node:readline";
 import { stateDirFrom } from "./config.js";
 import { CREDENTIAL_FILE, DeviceClient, PayloadError } from "./device.js";
 import { ensurePrivateDir, readJsonFile } from "./fsutil.js";
+import { isObject } from "./json.js";
 import { CLOUD_SESSION_FILE, OWNER_TOKEN_FILE, cloudWhoAmI, normalizeApiUrl, readCloudSession, writeCloudSession } from "./owner.js";
 import { payloadText, terminalQr } from "./qr.js";
 import { CodeRefresher } from "./refresh.js";
@@ -90,7 +91,7 @@ function alive(pid) {
 /** The running server's local URL, from local-server.json. @param {string} stateDir */
 function runningServerUrl(stateDir) {
 	const info = readJsonFile(path.join(stateDir, SERVER_FILE));
-	if (!info || typeof info.port !== "number" || !alive(info.pid)) throw new CliError("svc-local is not running (start it with `svc-local`)");
+	if (!isObject(info) || typeof info.port !== "number" || typeof info.pid !== "number" || !alive(info.pid)) throw new CliError("svc-local is not running (start it with `svc-local`)");
 	const host = typeof info.host === "string" && info.host !== "0.0.0.0" && info.host !== "::" ? info.host : "127.0.0.1";
 	return `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
 }

@@ -18,7 +18,7 @@ export function stateDirFrom(env = process.env) {
 }
 
 /** @param {string | undefined} value */
-export function isTruthy(value) {
+function isTruthy(value) {
 	return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 

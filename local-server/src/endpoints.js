@@ -7,12 +7,13 @@ import { execFile } from "node:child_process";
 import net from "node:net";
 import os from "node:os";
 import { isLoopbackHost, isWildcardHost } from "./config.js";
+import { isObject } from "./json.js";
 
 /** @typedef {"overlay-ip" | "overlay-hostname" | "lan" | "other" | "loopback"} EndpointKind */
 /** @typedef {{kind: EndpointKind, priority: number, address: string, url: string}} Endpoint */
 /** @typedef {{address: string, family: string | number, internal: boolean}} InterfaceAddress */
 
-export const PRIORITY = Object.freeze({ "overlay-ip": 0, "overlay-hostname": 1, lan: 2, other: 3, loopback: 4 });
+const PRIORITY = Object.freeze({ "overlay-ip": 0, "overlay-hostname": 1, lan: 2, other: 3, loopback: 4 });
 
 /** @param {string} ip @returns {number[] | null} */
 function ipv4Octets(ip) {
@@ -78,7 +79,7 @@ function lanPreference(ip) {
 }
 
 /** @param {string} host @param {number} port */
-export function urlFor(host, port) {
+function urlFor(host, port) {
 	return `http://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 
@@ -159,7 +160,8 @@ export function tailscaleHostname() {
 			execFile("tailscale", ["status", "--json"], { timeout: 2000, maxBuffer: 4 * 1024 * 1024 }, (err, stdout) => {
 				if (err) return resolve(null);
 				try {
-					const name = JSON.parse(stdout)?.Self?.DNSName;
+					const status = /** @type {unknown} */ (JSON.parse(stdout));
+					const name = isObject(status) && isObject(status.Self) ? status.Self.DNSName : null;
 					resolve(typeof name === "string" && name ? name.replace(/\.$/, "") : null);
 				} catch {
 					resolve(null);

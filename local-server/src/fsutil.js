@@ -48,7 +48,7 @@ export function writeFileAtomic(file, data) {
  * Reads and parses a JSON file; `undefined` when it does not exist.
  * Throws on unreadable or malformed content.
  * @param {string} file
- * @returns {any}
+ * @returns {unknown}
  */
 export function readJsonFile(file) {
 	let text;

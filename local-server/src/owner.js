@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
 import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
 
 export const OWNER_TOKEN_FILE = "owner-token";
@@ -25,7 +26,7 @@ const CACHE_MAX = 256;
  * The bearer token of an Authorization header, or null.
  * @param {string | undefined} header
  */
-export function bearerOf(header) {
+function bearerOf(header) {
 	if (typeof header !== "string" || header.length > 4096) return null;
 	const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
 	return m ? m[1] : null;
@@ -41,8 +42,9 @@ export function readCloudSession(stateDir) {
 		// Falling back to local mode silently would change who the owner is: refuse.
 		throw new Error(`${file} is damaged (${/** @type {Error} */ (err).message}); run svc-local login again or svc-local logout`);
 	}
-	if (s && typeof s.apiUrl === "string" && typeof s.token === "string" && s.user && typeof s.user.id === "string") return s;
-	return null;
+	if (!isObject(s) || typeof s.apiUrl !== "string" || typeof s.token !== "string" || !isObject(s.user) || typeof s.user.id !== "string") return null;
+	const { id, email } = s.user;
+	return { apiUrl: s.apiUrl, token: s.token, user: { id, ...(typeof email === "string" ? { email } : {}) } };
 }
 
 /** @param {string} stateDir @param {CloudSession} session */
@@ -71,8 +73,8 @@ export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	}
 	if (res.status === 401 || res.status === 403) return { status: "invalid" };
 	if (!res.ok) return { status: "unreachable", error: `HTTP ${res.status}` };
-	const body = await res.json().catch(() => null);
-	const user = body?.user;
+	const body = /** @type {unknown} */ (await res.json().catch(() => null));
+	const user = isObject(body) && isObject(body.user) ? body.user : null;
 	if (!user || (typeof user.id !== "string" && typeof user.id !== "number")) return { status: "unreachable", error: "unexpected /api/auth/me answer" };
 	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined } };
 }

@@ -3,31 +3,16 @@
 // Time comes from an injectable clock so tests can stand exactly at a
 // lifetime's boundary.
 import { randomUUID } from "node:crypto";
-import { EventEmitter } from "node:events";
+import { CLOSE } from "./closeCodes.js";
+import { normalizePlatform } from "./deviceInfo.js";
 import { findBySecret, randomSecret, sha256 } from "./secrets.js";
 
-export const BOOTSTRAP_TTL_MS = 120_000;
-export const TICKET_TTL_MS = 60_000;
-export const PRESENCE_PERSIST_MS = 60_000;
-export const DEVICE_ID_MAX = 200;
-export const NAME_MAX = 100;
-export const PLATFORMS = Object.freeze(["iOS", "Android", "Web", "Desktop", "Unknown platform"]);
+const BOOTSTRAP_TTL_MS = 120_000;
+const TICKET_TTL_MS = 60_000;
+const PRESENCE_PERSIST_MS = 60_000;
 
 const MAX_BOOTSTRAPS = 32;
 const MAX_TICKETS_PER_DEVICE = 16;
-
-/** WebSocket close codes the server uses (also documented in README.md). */
-export const CLOSE = Object.freeze({ SHUTDOWN: 1001, POLICY: 1008, NO_HELLO: 4000, REPAIRED: 4001, REVOKED: 4003 });
-
-/**
- * One of the five platform names; anything else is "Unknown platform".
- * @param {unknown} value
- */
-export function normalizePlatform(value) {
-	if (typeof value !== "string") return "Unknown platform";
-	const v = value.trim().toLowerCase();
-	return PLATFORMS.find((p) => p.toLowerCase() === v) ?? "Unknown platform";
-}
 
 /**
  * @typedef {object} LiveConnection
@@ -44,7 +29,7 @@ export function normalizePlatform(value) {
  * @property {number} lastSeen
  */
 
-export class PairingService extends EventEmitter {
+export class PairingService {
 	/**
 	 * @param {object} o
 	 * @param {import("./store.js").Store} o.store
@@ -52,7 +37,6 @@ export class PairingService extends EventEmitter {
 	 * @param {string} o.ownerId the desktop owner credentials are tied to
 	 */
 	constructor({ store, now, ownerId }) {
-		super();
 		this.store = store;
 		this.now = now;
 		this.ownerId = ownerId;
@@ -119,7 +103,6 @@ export class PairingService extends EventEmitter {
 		};
 		this.store.save();
 		this.lastPersist.set(id, this.now());
-		this.emit("devices-changed");
 		return { deviceId: id, credential, device: this.describe(this.store.data.devices[id]) };
 	}
 
@@ -167,7 +150,6 @@ export class PairingService extends EventEmitter {
 		this.#endDevice(deviceId, CLOSE.REVOKED, "device revoked");
 		this.presence.delete(deviceId);
 		this.lastPersist.delete(deviceId);
-		this.emit("devices-changed");
 		return true;
 	}
 
@@ -191,7 +173,6 @@ export class PairingService extends EventEmitter {
 		p.lastSeen = this.now();
 		this.presence.set(deviceId, p);
 		this.#maybePersist(deviceId);
-		this.emit("devices-changed");
 	}
 
 	/** @param {string} deviceId @param {LiveConnection} connection */
@@ -200,7 +181,6 @@ export class PairingService extends EventEmitter {
 		if (!p || !p.connections.delete(connection)) return;
 		p.lastSeen = this.now();
 		this.#maybePersist(deviceId);
-		this.emit("devices-changed");
 	}
 
 	/**

@@ -293,7 +293,7 @@ describe("the device client", () => {
 
 		// The server drops the connection: the client comes back with a new ticket.
 		const welcomedAgain = new Promise((resolve) => device.once("welcome", resolve));
-		for (const ws of t.server.wss.clients) ws.terminate();
+		for (const ws of t.server.deviceSockets.open.keys()) ws.terminate();
 		await welcomedAgain;
 		await until(async () => (await devices(t))[0]?.state === "Online", "device back online");
 
