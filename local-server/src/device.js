@@ -54,8 +54,8 @@ function httpUrl(value) {
 }
 
 /**
- * Parses the QR payload of spec 2.8: version 3 (`baseUrls`, best first) or
- * version 2 (legacy `baseUrl` only).
+ * Parses a QR payload (README.md, "The QR payload"): version 3 (`baseUrls`,
+ * best first) or version 2 (legacy `baseUrl` only).
  * @param {string | object} input JSON text or the parsed object
  * @returns {PairingPayload}
  */

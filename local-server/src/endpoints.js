@@ -1,4 +1,6 @@
-// Which addresses a paired device can reach this server on (spec 2.8, 4.4).
+// Which addresses a paired device can reach this server on, for the QR
+// payload: one per kind, best first: overlay-network IP (Tailscale), overlay
+// hostname, private LAN (IPv4), other (README.md, "The QR payload").
 // `classifyEndpoints` is pure: it takes what os.networkInterfaces() returns,
 // the overlay (Tailscale MagicDNS) hostname if any, the bound host and port,
 // and answers the endpoint list best first. Everything that touches the
@@ -63,7 +65,7 @@ export function classifyAddress(address) {
 		if ((v6[0] & 0xff00) === 0xff00) return null; // multicast
 		if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff) return classifyAddress(`${v6[6] >> 8}.${v6[6] & 255}.${v6[7] >> 8}.${v6[7] & 255}`);
 		if (v6[0] === 0xfd7a && v6[1] === 0x115c && v6[2] === 0xa1e0) return "overlay-ip"; // fd7a:115c:a1e0::/48 (Tailscale)
-		return "other"; // LAN URLs are IPv4 by the spec; other IPv6 addresses are "other"
+		return "other"; // LAN URLs are http://<ipv4>:<port>: other IPv6 addresses are "other"
 	}
 	return null;
 }

@@ -1,4 +1,4 @@
-// The owner bearer session of the pairing routes (DESIGN.md 5.6).
+// The owner bearer session of the pairing routes ("Who may call what" in README.md).
 // - Local mode (no `svc-local login`): a 256-bit owner token minted on first
 //   start, kept as a SHA-256 digest in the store, shown once and written to
 //   `owner-token` (0600) in the state directory; SVC_OWNER_TOKEN sets it.

@@ -1,7 +1,11 @@
-// The pairing state machine of spec 3.1 and 3.2, free of HTTP: bootstrap
-// secrets, device credentials, WebSocket tickets, and device presence.
-// Time comes from an injectable clock so tests can stand exactly at a
-// lifetime's boundary.
+// The pairing state machine, free of HTTP. A one-time bootstrap secret (120 s)
+// is exchanged for a device credential; re-pairing a deviceId replaces its
+// credential. The credential buys single-use WebSocket tickets (60 s).
+// Revoking a device invalidates its credential and tickets and closes its live
+// connections at once. Presence (online while a connection is attached, last
+// seen, address, live name and platform) goes to disk at most once per 60 s
+// per device. Time comes from an injectable clock so tests can stand exactly
+// at a lifetime's boundary.
 import { randomUUID } from "node:crypto";
 import { CLOSE } from "./closeCodes.js";
 import { normalizePlatform } from "./deviceInfo.js";
@@ -226,7 +230,7 @@ export class PairingService {
 	}
 
 	/**
-	 * The listed form of a device (spec 2.7): live values first, else persisted.
+	 * The listed form of a device: what the live client said first, else what was persisted.
 	 * @param {import("./store.js").DeviceRecord} d
 	 */
 	describe(d) {

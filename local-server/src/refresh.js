@@ -1,4 +1,4 @@
-// When to replace a displayed pairing code (spec 3.1): 10 s before it
+// When to replace a displayed pairing code (codes live 120 s): 10 s before it
 // expires, but never sooner than 5 s after the last refresh. Shared by the
 // terminal (svc-local) and the pairing page, which imports this file.
 const REFRESH_BEFORE_EXPIRY_MS = 10_000;

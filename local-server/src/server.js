@@ -139,7 +139,7 @@ export class LocalServer {
 		this.guard.forget();
 	}
 
-	/** Where devices can reach this server, best first (spec 4.4). */
+	/** Where devices can reach this server, best first. */
 	get endpoints() {
 		return classifyEndpoints({ interfaces: this.interfaces(), overlayHostname: this.overlayHostname, host: this.host, port: this.port });
 	}
@@ -162,7 +162,11 @@ export class LocalServer {
 		return !isLoopbackHost(this.host);
 	}
 
-	/** The version-3 QR payload for a bootstrap secret (spec 2.8). @param {string} secret */
+	/**
+	 * The version-3 QR payload for a bootstrap secret: `baseUrls` best first, and
+	 * `baseUrl`, the LAN URL when there is one, for version-2 clients.
+	 * @param {string} secret
+	 */
 	payloadFor(secret) {
 		const endpoints = this.endpoints;
 		/** @type {{v: 3, name?: string, baseUrl: string, baseUrls: string[], pairToken: string}} */

@@ -1,9 +1,9 @@
-// Cloud owner mode (DESIGN.md 5.6): `svc-local login <api_url>`, the bearer
+// Cloud owner mode: `svc-local login <api_url>`, the bearer
 // checked against {api_url}/api/auth/me (cached briefly) and required to be
 // the desktop owner. The svc API is the repository's real Worker on the
 // embedded local runtime, started once for this file by e2e/stack.ts (wrangler's
 // test harness, the real wrangler.toml and D1 migrations); accounts and sessions are real
-// (DESIGN.md 5.1), one set per test with its own emails.
+// (signed up and signed in through the API), one set per test with its own emails.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";

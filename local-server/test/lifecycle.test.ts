@@ -1,4 +1,4 @@
-// The credential lifecycle of spec 3.1 and the presence of 3.2, against a
+// The credential lifecycle (bootstrap, exchange, ticket, revoke) and device presence, against a
 // real listening server, driven by raw HTTP, raw WebSockets and the real
 // device client.
 import fs from "node:fs";
@@ -51,7 +51,7 @@ async function devices(t: TestServer) {
 	return r.json.devices as any[];
 }
 
-describe("credential lifecycle (spec 3.1)", () => {
+describe("credential lifecycle", () => {
 	it("bootstrap -> exchange -> ticket -> live connection -> revoke, with every reuse refused", async () => {
 		const t = await server();
 
@@ -419,7 +419,7 @@ describe("state on disk", () => {
 	});
 });
 
-describe("presence (spec 3.2)", () => {
+describe("presence", () => {
 	it("is persisted at most once per 60 s while a device is active", async () => {
 		const t = await server();
 		const d = await pairRaw(t, { deviceId: "p", name: "P" });

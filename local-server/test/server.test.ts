@@ -1,4 +1,4 @@
-// Binding (spec 4.4, DESIGN.md 5.6): preferred port per mode with a free-port
+// Binding: preferred port per mode with a free-port
 // fallback, local-server.json, the LAN toggle restarting the listener, and the
 // environment settings that lock it.
 import fs from "node:fs";
