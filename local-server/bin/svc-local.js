@@ -11,7 +11,7 @@ if (major < 22) {
 const { main } = await import("../src/cli.js");
 main(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
 	(code) => process.exit(code),
-	(err) => {
+	(/** @type {unknown} */ err) => {
 		process.stderr.write(`svc-local: ${err instanceof Error ? err.stack : String(err)}\n`);
 		process.exit(1);
 	},

@@ -74,21 +74,28 @@ SVC_PORT, SVC_SERVER_HOST, SVC_ALLOW_LAN, SVC_OWNER_TOKEN, SVC_SESSION_TOKEN, SV
 }
 
 /**
+ * parseArgs in strict mode; what it refuses is a usage error of `where`.
+ * @param {string[]} argv @param {Record<string, OptionSpec>} options @param {string} where e.g. "svc-local pair"
+ * @returns {{options: import("./commands.js").OptionValues, args: string[]}}
+ */
+function strictParse(argv, options, where) {
+	try {
+		const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+		return { options: values, args: positionals };
+	} catch (err) {
+		throw new UsageError(parseErrorMessage(err, where), where);
+	}
+}
+
+/**
  * Parses one command's arguments.
  * @param {string} name @param {Command} command @param {string[]} argv
  */
 function parseCommandArgs(name, command, argv) {
-	let parsed;
-	try {
-		parsed = parseArgs({ args: argv, options: { ...command.options, ...COMMON_OPTIONS }, strict: true, allowPositionals: true });
-	} catch (err) {
-		throw new UsageError(parseErrorMessage(err, `svc-local ${name}`), `svc-local ${name}`);
-	}
-	const options = /** @type {import("./commands.js").OptionValues} */ (parsed.values);
+	const { options, args } = strictParse(argv, { ...command.options, ...COMMON_OPTIONS }, `svc-local ${name}`);
 	if (options.help || options.version) return { options, args: [] };
 	const declared = command.args ?? [];
 	const required = declared.filter((a) => a.startsWith("<")).length;
-	const args = parsed.positionals;
 	if (args.length > declared.length) throw new UsageError(`unexpected argument ${JSON.stringify(args[declared.length])} for svc-local ${name}`, `svc-local ${name}`);
 	if (args.length < required) throw new UsageError(`missing argument ${declared[args.length]} for svc-local ${name}`, `svc-local ${name}`);
 	return { options, args };
@@ -103,7 +110,6 @@ function parseErrorMessage(err, where) {
 	const message = err instanceof Error ? err.message : String(err);
 	const option = /'(-[^' ]*)/.exec(message)?.[1];
 	if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option} for ${where}`;
-	if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") return `unexpected argument for ${where}`;
 	return message;
 }
 
@@ -117,15 +123,12 @@ export async function main(argv, io) {
 		const [first, ...rest] = argv;
 		if (first === undefined) return await runCommand("start", [], io);
 		if (first.startsWith("-")) {
-			// No command: only the common options.
-			let parsed;
-			try {
-				parsed = parseArgs({ args: argv, options: COMMON_OPTIONS, strict: true, allowPositionals: false });
-			} catch (err) {
-				throw new UsageError(parseErrorMessage(err, "svc-local"), "svc-local");
-			}
-			if (parsed.values.help) io.stdout.write(globalHelp());
-			else io.stdout.write(`${version()}\n`);
+			// The common options before any command: `svc-local --help [command]`, `svc-local --version`.
+			const { options, args } = strictParse(argv, COMMON_OPTIONS, "svc-local");
+			if (options.help && args.length > 0) return await runCommand(args[0], ["--help"], io);
+			if (options.help) io.stdout.write(globalHelp());
+			else if (options.version) io.stdout.write(`${version()}\n`);
+			else throw new UsageError(`the command comes first, then its arguments: svc-local <command> ${argv.join(" ")}`, "svc-local");
 			return 0;
 		}
 		if (first === "help") {

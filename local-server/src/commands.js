@@ -153,7 +153,7 @@ const start = {
 			process.once("SIGINT", () => void stop().then(resolve));
 			process.once("SIGTERM", () => void stop().then(resolve));
 			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
-			io.stdin.on("data", (chunk) => {
+			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
 				for (const ch of chunk.toString()) {
 					if (ch === "q" || ch === "\u0003") return void stop().then(resolve);
 					if (ch === "n" || ch === " " || ch === "\r") return void refresher.refresh();

@@ -77,7 +77,7 @@ export function parsePairingPayload(input) {
 	let baseUrls = [];
 	if (v === 3 && o.baseUrls !== undefined) {
 		if (!Array.isArray(o.baseUrls)) throw new PayloadError("baseUrls must be an array of URLs");
-		for (const u of o.baseUrls) {
+		for (const u of /** @type {unknown[]} */ (o.baseUrls)) {
 			const url = httpUrl(u);
 			if (!url) throw new PayloadError(`not an http(s) URL in baseUrls: ${JSON.stringify(u)}`);
 			if (!baseUrls.includes(url)) baseUrls.push(url);
@@ -110,7 +110,7 @@ function savedPairing(value) {
 	if (!isObject(value)) return null;
 	const { deviceId, credential, baseUrls, serverName, pairedAt } = value;
 	if (typeof deviceId !== "string" || typeof credential !== "string" || typeof pairedAt !== "string") return null;
-	if (!Array.isArray(baseUrls) || !baseUrls.every((u) => typeof u === "string")) return null;
+	if (!Array.isArray(baseUrls) || !baseUrls.every((/** @type {unknown} */ u) => typeof u === "string")) return null;
 	return { deviceId, credential, baseUrls, serverName: typeof serverName === "string" ? serverName : undefined, pairedAt };
 }
 
@@ -261,6 +261,7 @@ export class DeviceClient extends EventEmitter {
 
 	async #open() {
 		if (this.stopped || this.revoked) return;
+		/** @type {{ticket: string, expiresAt: string, base: string}} */
 		let ticket;
 		try {
 			ticket = await this.getTicket();

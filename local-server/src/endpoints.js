@@ -36,7 +36,7 @@ function ipv6Groups(ip) {
 	const [head, rest] = text.split("::");
 	const h = head ? head.split(":") : [];
 	const r = rest !== undefined && rest !== "" ? rest.split(":") : [];
-	const fill = rest === undefined ? [] : Array(8 - h.length - r.length).fill("0");
+	const fill = rest === undefined ? [] : /** @type {string[]} */ (Array(8 - h.length - r.length).fill("0"));
 	return [...h, ...fill, ...r].map((g) => parseInt(g, 16));
 }
 

@@ -51,6 +51,7 @@ export function writeFileAtomic(file, data) {
  * @returns {unknown}
  */
 export function readJsonFile(file) {
+	/** @type {string} */
 	let text;
 	try {
 		text = fs.readFileSync(file, "utf8");

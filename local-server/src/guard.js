@@ -89,6 +89,7 @@ export class HostGuard {
 	 * @param {string} origin
 	 */
 	originAllowed(origin) {
+		/** @type {URL} */
 		let u;
 		try {
 			u = new URL(origin);

@@ -35,6 +35,7 @@ function bearerOf(header) {
 /** @param {string} stateDir @returns {CloudSession | null} */
 export function readCloudSession(stateDir) {
 	const file = path.join(stateDir, CLOUD_SESSION_FILE);
+	/** @type {unknown} */
 	let s;
 	try {
 		s = readJsonFile(file);
@@ -65,6 +66,7 @@ export function normalizeApiUrl(apiUrl) {
  * @returns {Promise<{status: "ok", user: {id: string, email?: string}} | {status: "invalid"} | {status: "unreachable", error: string}>}
  */
 export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
+	/** @type {Response} */
 	let res;
 	try {
 		res = await fetchImpl(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });

@@ -26,7 +26,7 @@ export class PromptCancelled extends Error {
 export function prompt(io, question, { hidden = false } = {}) {
 	const terminal = !!io.stdin.isTTY;
 	const hide = hidden && terminal;
-	const output = hide ? new Writable({ write: (_chunk, _encoding, done) => done() }) : io.stdout;
+	const output = hide ? new Writable({ write: (/** @type {unknown} */ _chunk, _encoding, done) => done() }) : io.stdout;
 	const rl = readline.createInterface({ input: io.stdin, output, terminal });
 	return new Promise((resolve, reject) => {
 		rl.on("SIGINT", () => {

@@ -91,6 +91,7 @@ export async function handleRequest(server, req, res) {
 		if (!server.guard.hostAllowed(req.headers.host)) {
 			throw new HttpError(403, `Host ${JSON.stringify(req.headers.host ?? "")} is not an address of this server`);
 		}
+		/** @type {URL} */
 		let url;
 		try {
 			url = new URL(req.url ?? "/", "http://local");

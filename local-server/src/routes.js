@@ -72,6 +72,7 @@ function exchange(server, { body, remote }) {
 
 /** @param {LocalServer} server @param {Call} call @returns {Answer} */
 function revoke(server, { param }) {
+	/** @type {string} */
 	let deviceId;
 	try {
 		deviceId = decodeURIComponent(param);

@@ -81,6 +81,7 @@ export class DeviceSockets {
 		socket.on("error", () => {});
 		try {
 			if (!this.guard.hostAllowed(req.headers.host)) return refuseOnSocket(socket, 403, "Host is not an address of this server");
+			/** @type {URL} */
 			let url;
 			try {
 				url = new URL(req.url ?? "/", "http://local");

@@ -135,6 +135,9 @@ describe("svc-local arguments", () => {
 			for (const command of COMMANDS) expect(r.stdout).toContain(`svc-local ${command}`);
 			expect(r.stdout).toContain(VERSION);
 		}
+		const before = await runCli(["--help", "revoke"], {});
+		expect(before.code).toBe(0);
+		expect(before.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
 	});
 
 	it("every command has --help, which prints its usage and does nothing else", async () => {
