@@ -4,7 +4,7 @@
 import os from "node:os";
 import path from "node:path";
 
-/** Preferred port per desktop mode (spec 4.4). */
+/** Preferred port per desktop mode; when it is taken the server takes any free port. */
 export const MODE_PORTS = Object.freeze({ production: 47821, isolated: 47831, preview: 47921 });
 
 /** @typedef {keyof typeof MODE_PORTS} Mode */
@@ -18,7 +18,7 @@ export function stateDirFrom(env = process.env) {
 }
 
 /** @param {string | undefined} value */
-export function isTruthy(value) {
+function isTruthy(value) {
 	return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
