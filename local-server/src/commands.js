@@ -40,7 +40,7 @@ import { SERVER_FILE, startServer } from "./server.js";
  */
 
 /** A failure to report in one line (exit 1). */
-export class CliError extends Error {}
+class CliError extends Error {}
 
 /** @param {string | boolean | undefined} value */
 function stringOption(value) {

@@ -42,7 +42,7 @@ export function parseMode(value) {
  * @returns {string | undefined}
  */
 export function envHost(env) {
-	if (env.SVC_SERVER_HOST && env.SVC_SERVER_HOST.trim()) return env.SVC_SERVER_HOST.trim();
+	if (env.SVC_SERVER_HOST?.trim()) return env.SVC_SERVER_HOST.trim();
 	if (env.SVC_ALLOW_LAN !== undefined && env.SVC_ALLOW_LAN.trim() !== "") return isTruthy(env.SVC_ALLOW_LAN) ? "0.0.0.0" : "127.0.0.1";
 	return undefined;
 }

@@ -24,7 +24,7 @@ export function normalizePlatform(value) {
  * @param {string} s
  */
 function stripControl(s) {
-	// eslint-disable-next-line no-control-regex
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 	return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
 }
 
@@ -65,7 +65,7 @@ export function optionalDeviceId(value) {
 	if (typeof value !== "string") throw new HttpError(400, "deviceId must be a string");
 	const length = [...value].length;
 	if (length === 0 || length > DEVICE_ID_MAX) throw new HttpError(400, `deviceId must be 1 to ${DEVICE_ID_MAX} characters`);
-	// eslint-disable-next-line no-control-regex
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 	if (/[\u0000-\u001f\u007f]/.test(value)) throw new HttpError(400, "deviceId must not contain control characters");
 	if (LONE_SURROGATE.test(value)) throw new HttpError(400, "deviceId must be valid Unicode (no lone surrogates)");
 	if (value === "." || value === "..") throw new HttpError(400, 'deviceId must not be "." or ".."');

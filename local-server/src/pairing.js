@@ -182,7 +182,7 @@ export class PairingService {
 	/** @param {string} deviceId @param {LiveConnection} connection */
 	detach(deviceId, connection) {
 		const p = this.presence.get(deviceId);
-		if (!p || !p.connections.delete(connection)) return;
+		if (!p?.connections.delete(connection)) return;
 		p.lastSeen = this.now();
 		this.#maybePersist(deviceId);
 	}

@@ -12,7 +12,7 @@ import { Writable } from "node:stream";
  */
 
 /** Ctrl-C at a prompt: the answer was refused. */
-export class PromptCancelled extends Error {
+class PromptCancelled extends Error {
 	constructor() {
 		super("cancelled");
 	}
