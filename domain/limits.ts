@@ -117,6 +117,8 @@ export const CRAWL_LIMITS = {
 	urlPath: 2_000,
 	host: 500,
 	userAgent: 1_000,
+	/** The crawler's address, `ip`: the longest IPv6 text is 45 characters. */
+	address: 64,
 };
 
 export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };

@@ -93,13 +93,18 @@ export const crawlerVisits = sqliteTable(
 		id: text("id").primaryKey(),
 		trackingId: text("tracking_id").notNull(),
 		ts: integer("ts").notNull(),
-		/** Name from the crawler table in workers/crawl/crawlers.ts; operator and purpose come from there. */
+		/** Name from the crawler table in domain/crawl/crawlers.ts; operator and purpose come from there. */
 		crawler: text("crawler").notNull(),
 		urlHost: text("url_host"),
 		urlPath: text("url_path").notNull(),
 		country: text("country").notNull().default(""),
 		status: integer("status").notNull(),
 		ua: text("ua").notNull(),
+		/**
+		 * Whether the crawler's address (`ip` in the report) is inside the ranges its operator
+		 * publishes; null when the operator publishes none or the report carried no address.
+		 */
+		verified: integer("verified", { mode: "boolean" }),
 	},
 	(t) => [index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts)],
 );

@@ -1,6 +1,7 @@
 // `npm run crawlers:update [-- --from <robots.json>]`: refreshes the vendored list of AI crawlers
 // (domain/crawl/data/ai-robots.json) from ai.robots.txt, then says what changed and which new
-// entries name no operator, so a line in domain/crawl/data/overrides.json can name it.
+// entries name no operator, so a line in domain/crawl/data/overrides.json can name it. Without
+// --from it also refreshes the published address ranges (ip-ranges.json) from each operator's list.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -35,4 +36,22 @@ console.log(`${Object.keys(next).length} entries: ${added.length} added, ${remov
 if (added.length) console.log(`added: ${added.join(", ")}`);
 if (removed.length) console.log(`removed: ${removed.join(", ")}`);
 if (unnamed.length) console.log(`no operator named (add them to overrides.json): ${unnamed.join(", ")}`);
-console.log("then run: npm test -- test/crawl.test.ts");
+if (!values.from) await refreshRanges();
+console.log("then run: npm test");
+
+/** Each operator publishes `{prefixes: [{ipv4Prefix} | {ipv6Prefix}]}` (OpenAI, Perplexity, Apple, Anthropic). */
+async function refreshRanges() {
+	const rangesFile = join(DATA, "ip-ranges.json");
+	const current = JSON.parse(await readFile(rangesFile, "utf8"));
+	for (const [crawler, url] of Object.entries(current.sources)) {
+		const published = await (await fetch(url)).json();
+		const ranges = (published.prefixes ?? []).map((p) => p.ipv4Prefix ?? p.ipv6Prefix).filter((r) => typeof r === "string");
+		if (ranges.length === 0) {
+			console.log(`${crawler}: ${url} listed no ranges; kept the ${current.ranges[crawler].length} vendored`);
+			continue;
+		}
+		console.log(`${crawler}: ${ranges.length} ranges (was ${current.ranges[crawler].length})`);
+		current.ranges[crawler] = ranges;
+	}
+	await writeFile(rangesFile, `${JSON.stringify(current, null, "\t")}\n`);
+}

@@ -272,3 +272,30 @@ describe("crawler telemetry field rules", () => {
 		}
 	});
 });
+
+describe("verified crawler visits: the crawler's address inside its operator's published ranges", () => {
+	// 20.171.206.0/24 is one of the ranges OpenAI publishes for GPTBot.
+	it.for([
+		["inside GPTBot's published range", { ip: "20.171.206.17" }, 1],
+		["an IPv4 address written as IPv6", { ip: "::ffff:20.171.206.17" }, 1],
+		["outside every range: anyone can send the User-Agent", { ip: "203.0.113.9" }, 0],
+		["no address sent", {}, null],
+		["not an address", { ip: "not-an-ip" }, null],
+		["an address of the wrong type", { ip: 42 }, null],
+		["a crawler whose operator publishes no ranges", { ip: "20.171.206.17", ua: "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)" }, null],
+	] as const)("%s", async ([, fields, verified], { expect }) => {
+		expect((await storedWith(fields)).verified).toBe(verified);
+	});
+
+	it("counts verified and unverified visits apart in the statistics", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		for (const ip of ["20.171.206.1", "20.171.206.2", "198.51.100.7", undefined]) {
+			expect((await crawlIngest({ ...visit(site.tracking_id), ...(ip ? { ip } : {}) })).status).toBe(204);
+		}
+		const res = await call(`/api/sites/${site.tracking_id}/crawlers`, { token });
+		const body = await res.json<any>();
+		expect(body).toMatchObject({ visits: 4, verified_visits: 2, unverified_visits: 1 });
+		expect(body.crawlers).toEqual([{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 4, verified: 2, unverified: 1 }]);
+		expect(body.recent.map((v: { verified: boolean | null }) => v.verified).sort()).toEqual([false, null, true, true].sort());
+	});
+});
