@@ -13,11 +13,15 @@ export interface StackFrame {
 
 /** The endpoint keeps at most 200 frames. */
 const MAX_FRAMES = 200;
+const MAX_LINE = 1_024;
 
 /** `    at fn (location)` or `    at location`, always indented. */
 const V8_LINE = /^\s+at (?:(.+?) \((.*)\)|(.*))$/;
-/** `eval at outer (file:1:2), <anonymous>:1:1`: the code of an eval, located by the call to eval. */
-const V8_EVAL = /^eval at .*?\((.+?:\d+:\d+)\)/;
+/**
+ * `eval at outer (file:1:2), <anonymous>:1:1`: code run by eval, located by the call to eval
+ * (the innermost `(file:line:column)` of nested evals).
+ */
+const V8_EVAL = /\((\S+:\d+:\d+)\)/;
 /** Firefox: `file.js line 2 > eval:1:1` or `… line 2 > Function:1:1`, the eval call on line 2. */
 const GECKO_EVAL = /^(.+?) line (\d+)(?: > (?:eval|Function))+(?::\d+:\d+)?$/;
 /** Safari's frames without a location: a function name, `global code`, `eval code`. */
@@ -51,9 +55,10 @@ function frameAt(fn: string | undefined, location: string): StackFrame {
 function v8Frame(line: string): StackFrame | undefined {
 	const match = V8_LINE.exec(line);
 	if (!match) return undefined;
-	const location = match[2] ?? match[3];
-	const evalCall = V8_EVAL.exec(location);
-	return frameAt(match[1], evalCall ? evalCall[1] : location);
+	// `at async file:1:2`: an anonymous async function.
+	let location = match[2] ?? match[3].replace(/^async /, "");
+	if (location.startsWith("eval at ")) location = V8_EVAL.exec(location)?.[1] ?? "<anonymous>";
+	return frameAt(match[1], location);
 }
 
 /** Firefox and Safari: `fn@location`, `@location`, `fn` alone or `[native code]` alone (Safari). */
@@ -78,7 +83,8 @@ function geckoFrame(line: string): StackFrame | undefined {
  */
 export function parseStack(stack: unknown): StackFrame[] {
 	if (typeof stack !== "string" || !stack) return [];
-	const lines = stack.split("\n");
+	// No engine writes a frame this long; leaving such lines out bounds the regular expressions' work.
+	const lines = stack.split("\n").filter((line) => line.length <= MAX_LINE);
 	const isV8 = lines.some((line) => V8_LINE.test(line));
 	const frames: StackFrame[] = [];
 	for (const line of lines) {
