@@ -15,10 +15,10 @@ import {
 	type Primitive,
 	type RequestInfo,
 	type User,
-} from "./event";
-import { guarded } from "./guard";
-import { installIntegrations, runtime } from "./integrations";
-import { createTransport } from "./transport";
+} from "./event.js";
+import { guarded } from "./guard.js";
+import { installIntegrations, runtime } from "./integrations.js";
+import { createTransport } from "./transport.js";
 
 export const SDK_NAME = "@svcapp/logger";
 export const SDK_VERSION: string = version;

@@ -2,7 +2,7 @@
  * The log event as `POST /api/app-logs-ingest` takes it, and the exception part built from
  * whatever was thrown.
  */
-import { parseStack, type StackFrame } from "./stack";
+import { parseStack, type StackFrame } from "./stack.js";
 
 export type { StackFrame };
 export type Level = "fatal" | "error" | "warning" | "info" | "debug";

@@ -3,14 +3,14 @@
  * `POST /api/app-logs-ingest`. One logger per process or page; every function is safe to call
  * before `init` (it does nothing) and never throws.
  */
-import { type CaptureContext, type Client, createClient, type Options } from "./client";
-import type { Breadcrumb, Level, Primitive, User } from "./event";
-import { guarded } from "./guard";
+import { type CaptureContext, type Client, createClient, type Options } from "./client.js";
+import type { Breadcrumb, Level, Primitive, User } from "./event.js";
+import { guarded } from "./guard.js";
 
-export { SDK_NAME, SDK_VERSION } from "./client";
-export type { CaptureContext, Options } from "./client";
-export type { Breadcrumb, ExceptionValue, Level, LogEvent, Mechanism, Primitive, RequestInfo, StackFrame, User } from "./event";
-export { parseStack } from "./stack";
+export { SDK_NAME, SDK_VERSION } from "./client.js";
+export type { CaptureContext, Options } from "./client.js";
+export type { Breadcrumb, ExceptionValue, Level, LogEvent, Mechanism, Primitive, RequestInfo, StackFrame, User } from "./event.js";
+export { parseStack } from "./stack.js";
 
 let client: Client | undefined;
 

@@ -3,8 +3,8 @@
  * process events, or the browser's `error` and `unhandledrejection`), console errors and
  * warnings as breadcrumbs, and page unload. No `node:` import, so one build serves both.
  */
-import { type Breadcrumb, describeValue, type Level, type LogEvent, type RequestInfo } from "./event";
-import { guarded } from "./guard";
+import { type Breadcrumb, describeValue, type Level, type LogEvent, type RequestInfo } from "./event.js";
+import { guarded } from "./guard.js";
 
 type UncaughtListener = (error: unknown, origin?: string) => void;
 
