@@ -3,7 +3,7 @@
  * Every entry point runs inside `guarded`, so the SDK never throws into the host application and
  * never records or captures anything caused by its own work.
  */
-import { version } from "../package.json";
+import { name, version } from "../package.json";
 import {
 	type Breadcrumb,
 	cut,
@@ -20,7 +20,7 @@ import { guarded } from "./guard.js";
 import { installIntegrations, runtime } from "./integrations.js";
 import { createTransport } from "./transport.js";
 
-export const SDK_NAME = "@svcapp/logger";
+export const SDK_NAME: string = name;
 export const SDK_VERSION: string = version;
 
 export interface Options {
@@ -64,7 +64,7 @@ export interface Client {
 
 /** The endpoint's limits: body characters, breadcrumbs kept, breadcrumb message characters. */
 const MAX_BODY = 512_000;
-export const MAX_BREADCRUMBS = 100;
+const MAX_BREADCRUMBS = 100;
 const MAX_BREADCRUMB_MESSAGE = 2_000;
 
 /** `https://host/` or `https://host/prefix` → `…/api/app-logs-ingest`; a full ingest URL is kept. */

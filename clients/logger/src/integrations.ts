@@ -22,14 +22,14 @@ interface NodeProcess {
 
 const nodeProcess = (globalThis as { process?: NodeProcess }).process;
 const isNode = typeof nodeProcess?.versions?.node === "string";
-const browser = !isNode && typeof addEventListener === "function" ? globalThis : undefined;
+const isBrowser = !isNode && typeof addEventListener === "function";
 
 export const runtime = {
 	platform: (isNode ? "node" : "javascript") as LogEvent["platform"],
 	contexts: isNode ? { runtime: { name: "node", version: nodeProcess!.version } } : undefined,
 	/** In a page: its address and the browser's user agent, as the endpoint's `request` field. */
 	request(): RequestInfo | undefined {
-		if (!browser || typeof location === "undefined") return undefined;
+		if (!isBrowser || typeof location === "undefined") return undefined;
 		return { url: location.href, headers: { "User-Agent": navigator.userAgent } };
 	},
 };
@@ -49,7 +49,7 @@ export function installIntegrations(hooks: Hooks): () => void {
 	const removers: Array<() => void> = [];
 	if (hooks.consoleBreadcrumbs) removers.push(consoleBreadcrumbs(hooks));
 	if (hooks.captureUncaught && isNode) removers.push(nodeUncaught(hooks));
-	if (browser) {
+	if (isBrowser) {
 		const listen = <K extends keyof WindowEventMap>(type: K, listener: (event: WindowEventMap[K]) => void) => {
 			addEventListener(type, listener);
 			removers.push(() => removeEventListener(type, listener));
