@@ -84,6 +84,7 @@ interface Issue {
 
 interface StoredEvent {
 	platform: string;
+	sdk: { name: string | null; version: string | null };
 	level: string;
 	tags: Record<string, string>;
 	user: { id?: string } | null;
@@ -135,7 +136,8 @@ describe("@svcapp/logger against the Worker", () => {
 			["javascript", "browser", "browser-user"],
 		]) {
 			const event = byPlatform[platform];
-			expect(event.tags).toMatchObject({ sdk_name: "@svcapp/logger", sdk_version: "1.0.0", side });
+			expect(event.tags).toMatchObject({ side });
+			expect(event.sdk).toEqual({ name: "@svcapp/logger", version: "1.0.0" });
 			expect(event.user).toEqual({ id: user });
 			expect(event.breadcrumbs).toMatchObject([{ category: "console", message: "payment provider slow" }]);
 			const appFrames = event.exception!.stacktrace.frames.filter((frame) => frame.in_app);
