@@ -7,7 +7,7 @@ export default defineProject({
 		name: "e2e",
 		include: ["**/*.test.ts"],
 		environment: "node",
-		globalSetup: ["../clients/tracker/build.mjs"],
+		globalSetup: ["../clients/tracker/build.mjs", "../clients/logger/build.mjs"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 	},
