@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // Every suite of the repository, run by `npm test`:
 // - workers: the API Worker and its Durable Objects inside workerd, with the real migrations;
 // - local-server: the desktop server, listening for real, driven by real HTTP and WebSocket clients;
-// - e2e: pages and the tracker in Debian's chromium against the Worker on the local runtime.
+// - e2e: pages and the tracker in a headless Chromium against the Worker on the local runtime.
 export default defineConfig({
 	test: {
 		projects: [
