@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 // Every suite of the repository, run by `npm test`:
 // - workers: the API Worker and its Durable Objects inside workerd, with the real migrations;
 // - local-server: the desktop server, listening for real, driven by real HTTP and WebSocket clients;
-// - e2e: pages and the tracker in a headless Chromium against the Worker on the local runtime.
+// - e2e: pages and the tracker in a headless Chromium against the Worker on the local runtime;
+// - repository: checks of the repository as a whole (the licences of what it ships).
 export default defineConfig({
 	test: {
 		projects: [
@@ -30,6 +31,7 @@ export default defineConfig({
 			},
 			"local-server",
 			"e2e",
+			{ test: { name: "repository", include: ["scripts/**/*.test.ts"], environment: "node" } },
 		],
 	},
 });
