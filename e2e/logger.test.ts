@@ -4,10 +4,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import chromium from "@sparticuz/chromium";
-import { type Browser, chromium as playwright } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
+import { launchBrowser } from "./browser";
 import { api, ownerWithSite, startWorker } from "./stack";
 
 /**
@@ -19,16 +19,6 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "logg
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let shop: Awaited<ReturnType<typeof startShop>>;
 let browser: Browser;
-
-/**
- * Chromium from the @sparticuz/chromium package, headless; kept here alone so a shared launcher
- * can replace it. Without its `--single-process` (made for AWS Lambda): in one process chromium
- * ends when a browser context closes.
- */
-async function launchBrowser(): Promise<Browser> {
-	const args = chromium.args.filter((arg) => arg !== "--single-process");
-	return playwright.launch({ executablePath: await chromium.executablePath(), args, headless: true });
-}
 
 /** The shop's pages on their own origin: the page, the shared orders.js, the SDK's browser build. */
 async function startShop(): Promise<{ origin: string; close: () => Promise<void> }> {

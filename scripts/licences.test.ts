@@ -47,7 +47,9 @@ describe("the licence judge", () => {
 
 describe("the production dependency walk", () => {
 	const trees: string[] = [];
-	afterAll(() => trees.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+	afterAll(() => {
+		for (const dir of trees) rmSync(dir, { recursive: true, force: true });
+	});
 
 	/** A project on disk: package.json contents by directory. */
 	function tree(packages: Record<string, object>): string {

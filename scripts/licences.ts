@@ -9,7 +9,7 @@ import { join } from "node:path";
 import satisfies from "spdx-satisfies";
 
 /** Licences that let anyone use, change and serve the project without taking on other terms. */
-export const PERMISSIVE = ["MIT", "ISC", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "Unlicense", "0BSD", "CC0-1.0"];
+const PERMISSIVE = ["MIT", "ISC", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "Unlicense", "0BSD", "CC0-1.0"];
 
 /**
  * Whether an SPDX expression can be met with permissive licences alone: "(MIT OR GPL-3.0)" can,
@@ -90,7 +90,7 @@ export function productionDependencies(root: string): InstalledPackage[] {
 		const requiredBy = readManifest(workspace).name ?? workspace;
 		const pending = [workspace];
 		while (pending.length > 0) {
-			const dir = pending.pop()!;
+			const dir = pending.pop() as string; // the loop runs only while one is pending
 			const manifest = readManifest(dir);
 			const optional = new Set([
 				...Object.keys(manifest.optionalDependencies ?? {}),

@@ -128,7 +128,7 @@ export function exceptionChain(thrown: unknown, mechanism: { type: string; handl
 		if (!isErrorLike(value)) return;
 		if (Array.isArray(value.errors)) {
 			entry.mechanism.is_exception_group = true;
-			value.errors.forEach((member, i) => visit(member, id, `errors[${i}]`));
+			for (const [i, member] of value.errors.entries()) visit(member, id, `errors[${i}]`);
 		}
 		if (value.cause !== undefined) visit(value.cause, id, "cause");
 	};

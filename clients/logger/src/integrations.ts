@@ -26,7 +26,7 @@ const isBrowser = !isNode && typeof addEventListener === "function";
 
 export const runtime = {
 	platform: (isNode ? "node" : "javascript") as LogEvent["platform"],
-	contexts: isNode ? { runtime: { name: "node", version: nodeProcess!.version } } : undefined,
+	contexts: isNode ? { runtime: { name: "node", version: nodeProcess?.version } } : undefined,
 	/** In a page: its address and the browser's user agent, as the endpoint's `request` field. */
 	request(): RequestInfo | undefined {
 		if (!isBrowser || typeof location === "undefined") return undefined;
@@ -69,7 +69,9 @@ export function installIntegrations(hooks: Hooks): () => void {
 		// carry the x-svc-key header the endpoint reads the key from).
 		listen("pagehide", hooks.drain);
 	}
-	return () => removers.forEach((remove) => remove());
+	return () => {
+		for (const remove of removers) remove();
+	};
 }
 
 function consoleBreadcrumbs(hooks: Hooks): () => void {
@@ -92,7 +94,9 @@ function consoleBreadcrumbs(hooks: Hooks): () => void {
 			if (console[method] === wrapper) console[method] = original;
 		};
 	});
-	return () => restores.forEach((restore) => restore());
+	return () => {
+		for (const restore of restores) restore();
+	};
 }
 
 /**
@@ -103,7 +107,8 @@ function consoleBreadcrumbs(hooks: Hooks): () => void {
  * process lives on, and it does.
  */
 function nodeUncaught(hooks: Hooks): () => void {
-	const process = nodeProcess!;
+	const process = nodeProcess;
+	if (!process) return () => {};
 	let crashing = false;
 	const onUncaught: UncaughtListener = (error, origin) => {
 		hooks.capture(error, origin === "unhandledRejection" ? "onunhandledrejection" : "onuncaughtexception", "fatal");

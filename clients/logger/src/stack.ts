@@ -41,7 +41,8 @@ export function isInApp(filename: string | undefined): boolean {
 }
 
 function frameAt(fn: string | undefined, location: string): StackFrame {
-	const [, rawFile, line, column] = POSITION.exec(location.trim())!;
+	// POSITION matches any text (every part is optional); the fallback only satisfies the types.
+	const [, rawFile, line, column] = POSITION.exec(location.trim()) ?? ["", location.trim()];
 	// Node shows ES modules as file URLs; the endpoint (and a person) wants the path.
 	const filename = rawFile.replace(/^file:\/\/(?=\/)/, "").replace(/^\/([A-Za-z]:)/, "$1") || undefined;
 	const frame: StackFrame = { in_app: isInApp(filename) };

@@ -36,7 +36,11 @@ export function createTransport(url: string, key: string, maxQueue: number): Tra
 	const isIdle = () => queue.length === 0 && inFlight === 0;
 
 	const pump = () => {
-		while (inFlight < CONCURRENCY && queue.length > 0) post(queue.shift()!);
+		while (inFlight < CONCURRENCY) {
+			const next = queue.shift();
+			if (next === undefined) return;
+			post(next);
+		}
 	};
 
 	function post(body: string) {
@@ -80,7 +84,7 @@ export function createTransport(url: string, key: string, maxQueue: number): Tra
 			return true;
 		},
 		drain() {
-			while (queue.length > 0) post(queue.shift()!);
+			for (let next = queue.shift(); next !== undefined; next = queue.shift()) post(next);
 		},
 		flush(timeoutMs) {
 			if (isIdle()) return Promise.resolve(true);

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import type { LogEvent } from "../src/event";
 
-export interface Received {
+interface Received {
 	path: string;
 	headers: IncomingHttpHeaders;
 	/** Characters of the JSON body. */
