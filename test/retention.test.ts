@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, it, vi } from "vitest";
 import { RETENTION_DAYS, RETENTION_LIMITS } from "../domain/limits";
@@ -18,10 +18,8 @@ let eras = 0;
 const nextEra = () => Date.UTC(2020 - 2 * ++eras, 0, 1);
 
 /** Runs the Worker's own scheduled handler as the cron trigger would, at `scheduledTime`. */
-async function runCleanUp(scheduledTime: number, overrides: Record<string, unknown> = {}) {
-	const ctx = createExecutionContext();
-	await worker.scheduled(createScheduledController({ scheduledTime, cron: "*/15 * * * *" }), { ...env, ...overrides } as Env, ctx);
-	await waitOnExecutionContext(ctx);
+function runCleanUp(scheduledTime: number, overrides: Record<string, unknown> = {}) {
+	return worker.scheduled(createScheduledController({ scheduledTime, cron: "*/15 * * * *" }), { ...env, ...overrides } as Env);
 }
 
 /** The D1 binding, with `onPrepare` seeing every statement prepared through it first. */
