@@ -9,9 +9,9 @@ import { ingestOk, issueGrouper, listIssues, ownerWithLogKey, readIssue } from "
 /*
  * The clean-up deletes across every site and key, and D1 is shared by the tests of this file. So
  * each test works in its own era: its rows and its runs' scheduled times sit two years (more than
- * any default retention) before the
- * previous test's, and a run never reaches back to rows a later test has not written yet, nor
- * forward to rows an earlier test kept. The test on real ingestion runs first, at the present.
+ * any default retention) before the previous test's, so a run never reaches back to rows a later
+ * test has not written yet, nor forward to rows an earlier test kept. The test on real ingestion
+ * runs first, at the present.
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
 let eras = 0;

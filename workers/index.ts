@@ -138,7 +138,5 @@ router
 
 export default {
 	fetch: (request, env, ctx) => router.fetch(request, env, ctx),
-	scheduled: async (controller, env) => {
-		await cleanUp(env, controller.scheduledTime);
-	},
+	scheduled: (controller, env) => cleanUp(env, controller.scheduledTime),
 } satisfies ExportedHandler<Env>;

@@ -13,7 +13,7 @@ import { deleteExpiredVisits } from "../../domain/crawl/visitStore";
 import { RETENTION_LIMITS } from "../../domain/limits";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
 import { issueGrouperFor } from "../objects";
-import { type RetentionKind, retentionDays } from "./retentionSettings";
+import { retentionDays } from "./retentionSettings";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -25,16 +25,11 @@ interface Sweep {
 	step: () => Promise<{ deleted: number; more: boolean }>;
 }
 
-interface CleanUpReport {
-	retentionDays: Record<RetentionKind, number>;
-	/** Rows deleted per table. */
-	deleted: Record<string, number>;
-	/** False when the run stopped at its bound with expired rows possibly left for the next run. */
-	complete: boolean;
-}
-
-/** One run of the clean-up, as of `now` (the run's scheduled time, ms). */
-export async function cleanUp(env: Env, now: number): Promise<CleanUpReport> {
+/**
+ * One run of the clean-up, as of `now` (the run's scheduled time, ms). Logs the rows deleted per
+ * table, and `complete: false` when it stopped at its bound with expired rows possibly left.
+ */
+export async function cleanUp(env: Env, now: number): Promise<void> {
 	const days = retentionDays(env);
 	const cutoff = { analytics: now - days.analytics * DAY_MS, crawler: now - days.crawler * DAY_MS, logs: now - days.logs * DAY_MS };
 	const limit = RETENTION_LIMITS.rowsPerStatement;
@@ -89,8 +84,7 @@ export async function cleanUp(env: Env, now: number): Promise<CleanUpReport> {
 		}
 	}
 
-	const report = { retentionDays: days, deleted, complete: queue.length === 0 && failed.length === 0 };
-	console.log(`clean-up: ${JSON.stringify(report)}`);
+	const complete = queue.length === 0 && failed.length === 0;
+	console.log(`clean-up: ${JSON.stringify({ retentionDays: days, deleted, complete })}`);
 	if (failed.length > 0) throw new Error(`clean-up failed for ${failed.join(", ")}; the next run tries again`);
-	return report;
 }

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { RETENTION_DAYS, RETENTION_LIMITS } from "../../domain/limits";
 
-export type RetentionKind = keyof typeof RETENTION_DAYS;
+type RetentionKind = keyof typeof RETENTION_DAYS;
 
 // Vars set in wrangler.toml as TOML numbers arrive as numbers, everything else as text.
 const daysSchema = z
