@@ -1,11 +1,12 @@
 /**
  * The crawler_visits table: batched writes from the SiteCollector's outbox, the crawler
- * statistics, and deletion with the site.
+ * statistics, deletion with the site, and the clean-up of what is older than the crawler
+ * retention.
  */
 import { eq } from "drizzle-orm";
 import { crawlerVisits } from "../../schema";
 import { fillSeries, runRangeQueries, type StatsRange } from "../analytics/statsRange";
-import { database } from "../db";
+import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { crawlerNamed } from "./crawlers";
@@ -85,3 +86,8 @@ export async function computeCrawlerStats(env: Env, trackingId: string, range: S
 export async function deleteSiteVisits(env: Env, trackingId: string): Promise<void> {
 	await database(env).delete(crawlerVisits).where(eq(crawlerVisits.trackingId, trackingId));
 }
+
+export const DELETE_EXPIRED_VISITS = expiredRowsDelete("crawler_visits", "ts");
+
+/** Visits received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
+export const deleteExpiredVisits = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_VISITS, cutoff, limit);
