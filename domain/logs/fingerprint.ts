@@ -20,6 +20,7 @@
 import { collapseRecursion, frameKey, groupingFrames, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
+import { cutText } from "../text";
 import type { LogEvent, StackFrame } from "./logEvent";
 
 export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprint">;
@@ -82,7 +83,7 @@ export function titleOf(event: Pick<LogEvent, "message" | "exception">): string 
 	} else {
 		title = firstLine(event.message ?? "");
 	}
-	return title.slice(0, TITLE_MAX) || "(no message)";
+	return cutText(title, TITLE_MAX) || "(no message)";
 }
 
 const frameLabel = (frame: StackFrame) => {
@@ -98,5 +99,5 @@ const frameLabel = (frame: StackFrame) => {
 export function culpritOf(event: Pick<LogEvent, "exception">): string | null {
 	const frames = event.exception?.stacktrace?.frames ?? [];
 	const chosen = frames.findLast((f) => f.in_app === true) ?? frames.findLast((f) => !isRuntimeOrBundlerFrame(f));
-	return chosen ? frameLabel(chosen).slice(0, TITLE_MAX) : null;
+	return chosen ? cutText(frameLabel(chosen), TITLE_MAX) : null;
 }
