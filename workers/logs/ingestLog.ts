@@ -34,9 +34,18 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 		authenticateProjectKey(env, rawKey),
 		enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address"),
 	]);
-	if (auth.status === "rejected") throw auth.reason;
+	// The address's window counts only events the key and its own window accept: a refused
+	// request gives its hit back, so a wrong key cannot use up the window the real one needs.
+	const refundIp = ipWindow.status === "fulfilled" ? ipWindow.value : async () => {};
+	if (auth.status === "rejected") {
+		await refundIp();
+		throw auth.reason;
+	}
 	const { key } = auth.value;
-	if (!key.logsEnabled) throw new HttpError(403, "App Logs are disabled for this project");
+	if (!key.logsEnabled) {
+		await refundIp();
+		throw new HttpError(403, "App Logs are disabled for this project");
+	}
 	if (ipWindow.status === "rejected") throw ipWindow.reason;
 
 	const receivedAt = new Date();
@@ -64,9 +73,11 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 		});
 	} catch (err) {
 		console.error("log event could not be grouped or stored:", err);
+		await refundIp().catch(() => {});
 		throw new HttpError(500, "The log event could not be stored; try again");
 	}
 
+	if (outcome.status !== "accepted") await refundIp();
 	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
 	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
 	return json({ ok: true, group_hash: outcome.groupHash, is_new: outcome.isNew });
