@@ -80,5 +80,8 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 	if (outcome.status !== "accepted") await refundIp();
 	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
 	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
+	if (outcome.status === "too_many_issues") {
+		throw new HttpError(403, `The project has reached ${outcome.limit} issues, the most one project may hold; issues whose events are past the log retention period are removed`);
+	}
 	return json({ ok: true, group_hash: outcome.groupHash, is_new: outcome.isNew });
 }
