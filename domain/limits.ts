@@ -138,6 +138,12 @@ export const OWNER_LIMITS = {
 	/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
 	bodyChars: 1_000_000,
 	feedbackList: 1_000,
+	/** Records per list page unless `limit` says otherwise. */
+	feedbackPage: 100,
+	/** A list page stops before its JSON passes this many characters; the rest is on the next. */
+	feedbackPageChars: 2_000_000,
+	/** In a list a text value is cut to this many characters; the whole record is one request away. */
+	feedbackListText: 500,
 	feedbackMutationIds: 500,
 	issueList: 1_000,
 	issueEvents: 100,
