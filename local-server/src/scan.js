@@ -31,6 +31,7 @@ import { BoundedReader, walk } from "./walk.js";
  * @property {PackageManager} packageManager
  * @property {{listed: boolean, installed: string | null, latest: string | null, configured: Configured}} logger
  * @property {Finding[]} findings
+ * @property {boolean} needsAttention a finding of severity error or warning
  */
 
 /**
@@ -127,7 +128,7 @@ export async function scanWorkspace(root, latestVersion) {
 
 	/** @type {Latest | undefined} */
 	let latest;
-	/** @type {PackageHealth[]} */
+	/** @type {Omit<PackageHealth, "needsAttention">[]} */
 	const packages = [];
 	for (const dir of [...packageDirs].sort()) {
 		const f = folder(dir);
@@ -190,7 +191,7 @@ export async function scanWorkspace(root, latestVersion) {
 		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings);
 		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
 	}
-	return { packages, limits: reader.report() };
+	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
 }
 
 /** @returns {Configured} */

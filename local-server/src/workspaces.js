@@ -26,6 +26,11 @@ const SCP_LIKE = /^[^\s/@:]+@[^\s/:]+:/;
  * @property {string} addedAt ISO time
  */
 
+/** Whether a workspace location names another machine: `ssh://…` or `user@host:path`. @param {string} value */
+export function isSshLocation(value) {
+	return SSH_URL.test(value) || SCP_LIKE.test(value);
+}
+
 /**
  * A path as the owner gave it, checked: `{kind: "ssh"}` for `ssh://…` and
  * `user@host:path`, else an absolute local path that must be a directory,
@@ -38,7 +43,7 @@ export function checkWorkspacePath(value) {
 	if (value.length > WORKSPACE_PATH_MAX) throw new HttpError(400, `path must be at most ${WORKSPACE_PATH_MAX} characters`);
 	// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 	if (/[\u0000-\u001f\u007f]/.test(value)) throw new HttpError(400, "path must not contain control characters");
-	if (SSH_URL.test(value) || SCP_LIKE.test(value)) return { kind: "ssh", path: value };
+	if (isSshLocation(value)) return { kind: "ssh", path: value };
 	if (!path.isAbsolute(value)) throw new HttpError(400, `path must be absolute (got ${JSON.stringify(value)})`);
 	/** @type {string} */
 	let real;
