@@ -209,14 +209,15 @@ function isMonorepoRoot(manifest, f) {
 
 /**
  * The installed version: node_modules of the package or a folder above it
- * (where it is hoisted), else the lockfile.
+ * (where it is hoisted) up to the folder of its lockfile, which is where it
+ * was installed from; else the lockfile.
  * @param {BoundedReader} reader
  * @param {({dir: string} & Folder)[]} chain
  * @param {ReturnType<typeof findPackageManager>} pm
  * @param {string | undefined} range
  */
 async function installedVersion(reader, chain, pm, range) {
-	for (const { dir } of chain) {
+	for (const { dir } of pm.lockfileIndex === -1 ? chain : chain.slice(0, pm.lockfileIndex + 1)) {
 		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"));
 		if (text === null) continue;
 		try {

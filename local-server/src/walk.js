@@ -1,8 +1,9 @@
 // A bounded walk of a workspace: at most 8 folders deep, 6,000 files, 512 KiB
 // read per file and 48 MiB read in all (docs/limits.md, "Setup health").
 // `node_modules`, `.git` and the folders a `.gitignore` lists are skipped; a
-// symbolic link is followed only when its target is inside the workspace
-// (each folder once). A limit that is reached is recorded with where, never
+// symbolic link is followed only when its target is inside the workspace, and
+// a linked folder only after the rest, so that a folder is reported under its
+// own path rather than a link's (each folder is walked once). A limit that is reached is recorded with where, never
 // passed silently: depth and bytes per file skip what is beyond them, files
 // and total bytes end the walk.
 import { constants } from "node:fs";
@@ -141,6 +142,8 @@ export class BoundedReader {
  */
 export async function walk(reader, visitor) {
 	const visited = new Set([reader.root]);
+	/** Linked folders, walked once everything else has been. @type {{rel: string, depth: number, ignored: IgnoreRules[]}[]} */
+	const links = [];
 
 	/** @param {string} dir @param {number} depth @param {IgnoreRules[]} ignored */
 	async function walkDir(dir, depth, ignored) {
@@ -152,12 +155,12 @@ export async function walk(reader, visitor) {
 			return;
 		}
 		entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-		/** @type {string[]} */
+		/** @type {{name: string, link: boolean}[]} */
 		const subdirs = [];
 		for (const entry of entries) {
 			const rel = dir ? `${dir}/${entry.name}` : entry.name;
 			const kind = entry.isSymbolicLink() ? await linkKind(reader.root, rel) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : "other";
-			if (kind === "dir") subdirs.push(entry.name);
+			if (kind === "dir") subdirs.push({ name: entry.name, link: entry.isSymbolicLink() });
 			if (kind !== "file") continue;
 			if (!reader.countFile(rel)) return;
 			const text = entry.name === ".gitignore" || visitor.wants(entry.name) ? await reader.read(rel) : null;
@@ -165,22 +168,26 @@ export async function walk(reader, visitor) {
 			if (entry.name === ".gitignore" && text !== null) ignored = [...ignored, { base: dir, rules: ignore().add(text) }];
 			visitor.onFile(rel, entry.name, text);
 		}
-		for (const name of subdirs) {
+		for (const { name, link } of subdirs) {
 			const rel = dir ? `${dir}/${name}` : name;
 			if (ALWAYS_SKIPPED.has(name) || ignored.some(({ base, rules }) => rules.ignores(`${path.posix.relative(base, rel)}/`))) continue;
-			if (depth === SCAN_LIMITS.depth) {
-				reader.hit("depth", rel);
-				continue;
-			}
-			const real = await fsp.realpath(path.join(reader.root, rel)).catch(() => null);
-			if (real === null || visited.has(real)) continue;
-			visited.add(real);
-			await walkDir(rel, depth + 1, ignored);
+			if (depth === SCAN_LIMITS.depth) reader.hit("depth", rel);
+			else if (link) links.push({ rel, depth: depth + 1, ignored });
+			else await enter(rel, depth + 1, ignored);
 			if (reader.stopped) return;
 		}
 	}
 
+	/** @param {string} rel @param {number} depth @param {IgnoreRules[]} ignored */
+	async function enter(rel, depth, ignored) {
+		const real = await fsp.realpath(path.join(reader.root, rel)).catch(() => null);
+		if (real === null || visited.has(real)) return;
+		visited.add(real);
+		await walkDir(rel, depth, ignored);
+	}
+
 	await walkDir("", 0, []);
+	for (let link = links.shift(); link && !reader.stopped; link = links.shift()) await enter(link.rel, link.depth, link.ignored);
 }
 
 /**
