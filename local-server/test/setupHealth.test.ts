@@ -89,7 +89,7 @@ describe("setup-health scan", () => {
 
 			"packages/yarn-app/package.json": json({ name: "yarn-app", dependencies: { "@svcapp/logger": "^1.1.0" } }),
 			"packages/yarn-app/yarn.lock": `# yarn lockfile v1\n\n\n"@svcapp/logger@^1.0.0":\n  version "1.0.5"\n\n"@svcapp/logger@^1.1.0":\n  version "1.1.0"\n  resolved "http://127.0.0.1/logger-1.1.0.tgz"\n`,
-			"packages/yarn-app/src/main.cjs": `const { init } = require("@svcapp/logger");\ninit({ endpoint: "https://svc.example.com" });\n`,
+			"packages/yarn-app/src/main.cjs": `const { init } = require("@svcapp/logger");\nconst Sentry = require("@sentry/node");\nSentry.init({ dsn: "https://k@o.example.com/1" });\ninit({ endpoint: "https://svc.example.com" });\n`,
 
 			"packages/bun-app/package.json": json({ name: "bun-app", dependencies: { "@svcapp/logger": "latest" } }),
 			"packages/bun-app/bun.lock": `{\n  "lockfileVersion": 1,\n  "packages": {\n    "@svcapp/logger": ["@svcapp/logger@1.2.0", "", {}, "sha512-x"],\n  }\n}\n`,
