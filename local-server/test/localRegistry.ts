@@ -21,8 +21,12 @@ export interface LocalRegistry {
 	url: string;
 	/** Every request path, in order. */
 	requests: string[];
-	/** Packs and publishes a version; `latest` moves to it unless told otherwise. */
-	publish(version: string, extra?: { scripts?: Record<string, string>; files?: Record<string, string>; latest?: boolean }): void;
+	/** Packs and publishes a version; `latest` moves to it. */
+	publish(version: string, extra?: { scripts?: Record<string, string>; files?: Record<string, string> }): void;
+	/** The version the `latest` dist-tag names. */
+	latest(): string | undefined;
+	/** Moves the `latest` dist-tag to a published version. */
+	tag(version: string): void;
 	/** While held, packument requests get no answer (a package manager waits). */
 	hold(held: boolean): void;
 	packumentRequests(): number;
@@ -83,7 +87,12 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
 			const manifest = { name: NAME, version, type: "module", main: "index.js", license: "MIT", ...(extra.scripts ? { scripts: extra.scripts } : {}) };
 			const tarball = pack(manifest, { "index.js": `export function init() {}\nexport const version = ${JSON.stringify(version)};\n`, ...extra.files });
 			versions.set(version, { manifest, tarball });
-			if (extra.latest !== false) latest = version;
+			latest = version;
+		},
+		latest: () => latest,
+		tag(version) {
+			if (!versions.has(version)) throw new Error(`${version} is not published`);
+			latest = version;
 		},
 		hold(value) {
 			held = value;
