@@ -7,7 +7,7 @@ import semver from "semver";
 import { isObject } from "./json.js";
 import { LOGGER_PACKAGE } from "./packageManagers.js";
 
-export const LATEST_CACHE_MS = 3_600_000;
+const LATEST_CACHE_MS = 3_600_000;
 const REGISTRY_TIMEOUT_MS = 10_000;
 const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { stripVTControlCharacters } from "node:util";
 
-export const OUTPUT_TAIL_CHARS = 4000;
+const OUTPUT_TAIL_CHARS = 4000;
 
 /**
  * @typedef {object} TreeOutcome

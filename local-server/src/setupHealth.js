@@ -12,8 +12,8 @@ import { runProcessTree } from "./processTree.js";
 import { scanWorkspace } from "./scan.js";
 import { isInside, SCAN_LIMITS } from "./walk.js";
 
-export const SCAN_CACHE_MS = 3_600_000;
-export const UPDATE_TIMEOUT_MS = 300_000;
+const SCAN_CACHE_MS = 3_600_000;
+const UPDATE_TIMEOUT_MS = 300_000;
 
 /** @typedef {import("./workspaces.js").Workspace} Workspace */
 /** @typedef {Awaited<ReturnType<typeof scanWorkspace>> & {workspaceId: string, scannedAt: string}} ScanResult */

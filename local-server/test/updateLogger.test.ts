@@ -157,7 +157,7 @@ describe("logger update", () => {
 		const asked = registry.requests.length;
 
 		const cases: [unknown, number, RegExp][] = [
-			[{ workspaceId: id, packageDir: "../" + path.basename(outside) }, 400, /is outside the workspace/],
+			[{ workspaceId: id, packageDir: `../${path.basename(outside)}` }, 400, /is outside the workspace/],
 			[{ workspaceId: id, packageDir: outside }, 400, /is outside the workspace/],
 			[{ workspaceId: id, packageDir: "app/../.." }, 400, /is outside the workspace/],
 			[{ workspaceId: id, packageDir: "linked" }, 400, /leads out of the workspace through a symbolic link/],
