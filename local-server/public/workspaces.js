@@ -57,7 +57,7 @@ function workspaceRow(w) {
 			try {
 				await api("DELETE", `/api/workspaces/${encodeURIComponent(w.id)}`);
 			} catch (err) {
-				fail(err, "workspaces-error");
+				return fail(err, "workspaces-error");
 			}
 			await loadWorkspaces();
 		}),
@@ -71,10 +71,10 @@ async function addWorkspace() {
 	$("workspaces-error").textContent = "";
 	try {
 		await api("POST", "/api/workspaces", { path });
-		$("workspace-path").value = "";
 	} catch (err) {
-		fail(err, "workspaces-error");
+		return fail(err, "workspaces-error");
 	}
+	$("workspace-path").value = "";
 	await loadWorkspaces();
 }
 
