@@ -236,6 +236,43 @@ async function installedVersion(reader, chain, pm, range) {
 }
 
 /**
+ * What an init call passes for an option. found: a value is there; missing:
+ * the option is not passed at all; variable: the environment variable it is
+ * read from; value: the value, when it is known.
+ * @typedef {{found: boolean, missing: boolean, where: string, literal: boolean, variable: string, value?: string}} ResolvedOption
+ */
+
+/** What the findings say about each option of init. */
+const OPTION_TEXTS = {
+	key: { missing: "a key", pass: "Pass key: process.env.SVC_KEY and set SVC_KEY=<your project key> in .env.", example: "<your project key>" },
+	endpoint: { missing: "an endpoint", pass: 'Pass endpoint: "https://<your svc address>" to init.', example: "https://<your svc address>" },
+};
+
+/**
+ * Where an option's value was found, as the answer shows it (a key by its
+ * last four characters only); null when it was not. Adds the findings.
+ * @param {"key" | "endpoint"} name @param {ResolvedOption} option @param {string} file @param {Finding[]} findings
+ */
+function describeOption(name, option, file, findings) {
+	const texts = OPTION_TEXTS[name];
+	if (option.found) {
+		if (option.value === undefined) return option.where;
+		return `${option.where} (${name === "key" ? lastFour(option.value) : option.value})`;
+	}
+	if (option.missing) {
+		findings.push({ code: `${name}_missing`, severity: "error", message: `init in ${file} is called without ${texts.missing}.`, action: texts.pass });
+		return null;
+	}
+	findings.push({
+		code: `${name}_not_found`,
+		severity: "warning",
+		message: `init in ${file} reads the ${name} from ${option.variable}, which no .env file of this package sets.`,
+		action: `Set ${option.variable}=${texts.example} in .env, or make sure the environment the app runs in sets it.`,
+	});
+	return `${option.variable} (not set in any .env file)`;
+}
+
+/**
  * Whether and how the package starts the logger; adds the findings.
  * @param {{file: string, call: InitCall}[]} calls
  * @param {string[]} importers files that import the logger
@@ -257,12 +294,7 @@ function configuration(calls, importers, chain, findings) {
 		return notConfigured();
 	}
 	const envFiles = chain.flatMap((c) => c.env);
-	/**
-	 * found: a value is there; missing: the option is not passed at all;
-	 * variable: the environment variable it is read from.
-	 * @param {OptionValue | null} option @param {string} file
-	 * @returns {{found: boolean, missing: boolean, where: string, literal: boolean, variable: string, value?: string}}
-	 */
+	/** @param {OptionValue | null} option @param {string} file @returns {ResolvedOption} */
 	const resolve = (option, file) => {
 		const none = { found: false, missing: false, where: "", literal: false, variable: "" };
 		if (option === null) return { ...none, missing: true };
@@ -273,23 +305,14 @@ function configuration(calls, importers, chain, findings) {
 		return { ...none, variable: option.name };
 	};
 	const resolved = calls.map(({ file, call }) => ({ file, key: resolve(call.key, file), endpoint: resolve(call.endpoint, file) }));
-	const best = resolved.find((r) => r.key.found && r.endpoint.found) ?? resolved[0];
-	const { file, key, endpoint } = best;
-
-	/** @type {Configured} */
-	const configured = { ok: key.found && endpoint.found, init: file, key: null, endpoint: null };
-	if (key.found) configured.key = key.value === undefined ? key.where : `${key.where} (${lastFour(key.value)})`;
-	else if (key.missing) findings.push({ code: "key_missing", severity: "error", message: `init in ${file} is called without a key.`, action: "Pass key: process.env.SVC_KEY and set SVC_KEY=<your project key> in .env." });
-	else {
-		configured.key = `process.env.${key.variable} (not set in any .env file)`;
-		findings.push({
-			code: "key_not_found",
-			severity: "warning",
-			message: `init in ${file} reads the key from ${key.variable}, which no .env file of this package sets.`,
-			action: `Set ${key.variable}=<your project key> in .env, or make sure the environment the app runs in sets it.`,
-		});
-	}
-	if (key.found && key.literal) {
+	const { file, key, endpoint } = resolved.find((r) => r.key.found && r.endpoint.found) ?? resolved[0];
+	const configured = {
+		ok: key.found && endpoint.found,
+		init: file,
+		key: describeOption("key", key, file, findings),
+		endpoint: describeOption("endpoint", endpoint, file, findings),
+	};
+	if (key.literal && key.found) {
 		findings.push({
 			code: "key_in_source",
 			severity: "info",
@@ -297,25 +320,12 @@ function configuration(calls, importers, chain, findings) {
 			action: "Read it from an environment variable instead (key: process.env.SVC_KEY), unless this code runs in a browser, where the key is public anyway.",
 		});
 	}
-	if (endpoint.found) {
-		configured.endpoint = endpoint.value === undefined ? endpoint.where : `${endpoint.where} (${endpoint.value})`;
-		if (endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value)) {
-			findings.push({
-				code: "endpoint_invalid",
-				severity: "error",
-				message: `The endpoint ${JSON.stringify(endpoint.value)} is not an http(s) address.`,
-				action: 'Set the endpoint to your svc address, for example "https://svc.example.com".',
-			});
-		}
-	} else if (endpoint.missing) {
-		findings.push({ code: "endpoint_missing", severity: "error", message: `init in ${file} is called without an endpoint.`, action: 'Pass endpoint: "https://<your svc address>" to init.' });
-	} else {
-		configured.endpoint = `process.env.${endpoint.variable} (not set in any .env file)`;
+	if (endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value)) {
 		findings.push({
-			code: "endpoint_not_found",
-			severity: "warning",
-			message: `init in ${file} reads the endpoint from ${endpoint.variable}, which no .env file of this package sets.`,
-			action: `Set ${endpoint.variable}=https://<your svc address> in .env, or make sure the environment the app runs in sets it.`,
+			code: "endpoint_invalid",
+			severity: "error",
+			message: `The endpoint ${JSON.stringify(endpoint.value)} is not an http(s) address.`,
+			action: 'Set the endpoint to your svc address, for example "https://svc.example.com".',
 		});
 	}
 	return configured;

@@ -106,8 +106,9 @@ export class SetupHealth {
 		this.cache = new Map();
 		/** @type {Map<string, Promise<ScanResult>>} */
 		this.scanning = new Map();
-		/** Running updates by the package's real path. @type {Map<string, () => void>} */
+		/** Running updates by the package's real path, each with what ends it. @type {Map<string, () => void>} */
 		this.updating = new Map();
+		this.closed = false;
 	}
 
 	/**
@@ -150,25 +151,29 @@ export class SetupHealth {
 		const root = localRoot(workspace);
 		const pkg = updatablePackage(root, packageDir);
 		if (this.updating.has(pkg.real)) throw new HttpError(409, `the logger of ${pkg.dir} is being updated already; wait for that update to end`);
-		const folders = [];
-		for (let dir = pkg.real; ; dir = path.dirname(dir)) {
-			folders.push({ files: fs.readdirSync(dir), packageManagerField: readManifest(dir)?.packageManager });
-			if (dir === root) break;
-		}
-		const { manager } = findPackageManager(folders);
-		const argv = updateCommand(manager, pkg.listedIn);
-		const registry = await this.registry.registryFor(root);
-		const run = runProcessTree(argv, {
-			cwd: pkg.real,
-			env: { ...process.env, ...registryEnv(registry), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" },
-			timeoutMs: this.updateTimeoutMs,
-		});
-		this.updating.set(pkg.real, run.kill);
-		this.log(`updating ${LOGGER_PACKAGE} in ${workspace.path}/${pkg.dir}: ${argv.join(" ")}`);
+		// Taken before anything is awaited, so that a second request sees it.
+		/** @type {() => void} */
+		let kill = () => {};
+		this.updating.set(pkg.real, () => kill());
 		try {
-			const outcome = await run.done;
-			this.log(`update in ${pkg.dir} ended: ${outcome.timedOut ? "timed out" : `exit code ${outcome.exitCode}`} after ${outcome.durationMs} ms`);
-			const { exitCode, durationMs, outputTail, timedOut } = outcome;
+			const folders = [];
+			for (let dir = pkg.real; ; dir = path.dirname(dir)) {
+				folders.push({ files: fs.readdirSync(dir), packageManagerField: readManifest(dir)?.packageManager });
+				if (dir === root) break;
+			}
+			const { manager } = findPackageManager(folders);
+			const argv = updateCommand(manager, pkg.listedIn);
+			const registry = await this.registry.registryFor(root);
+			if (this.closed) throw new HttpError(503, "svc-local is stopping");
+			const run = runProcessTree(argv, {
+				cwd: pkg.real,
+				env: { ...process.env, ...registryEnv(registry), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" },
+				timeoutMs: this.updateTimeoutMs,
+			});
+			kill = run.kill;
+			this.log(`updating ${LOGGER_PACKAGE} in ${path.join(root, pkg.dir)}: ${argv.join(" ")}`);
+			const { exitCode, durationMs, outputTail, timedOut } = await run.done;
+			this.log(`update in ${pkg.dir} ended: ${timedOut ? "timed out" : `exit code ${exitCode}`} after ${durationMs} ms`);
 			return { ok: exitCode === 0, packageManager: manager, command: argv.join(" "), exitCode, durationMs, outputTail, timedOut };
 		} finally {
 			this.updating.delete(pkg.real);
@@ -178,6 +183,7 @@ export class SetupHealth {
 
 	/** Ends every running update (svc-local is stopping). */
 	close() {
+		this.closed = true;
 		for (const kill of this.updating.values()) kill();
 	}
 }

@@ -185,6 +185,58 @@ describe("setup-health scan", () => {
 		expect(registry.packumentRequests()).toBeGreaterThanOrEqual(1);
 	});
 
+	it("says what is missing from init's key and endpoint, and reads a browser page's svcLogger.init", async () => {
+		const root = tempDir("svc-init-");
+		const listing = (name: string) => json({ name, dependencies: { "@svcapp/logger": "^1.2.0" } });
+		const installedCopy = json({ name: "@svcapp/logger", version: "1.2.0" });
+		const packages: Record<string, string> = {
+			unset: 'import * as logger from "@svcapp/logger";\nlogger.init({ key: process.env.MISSING_KEY, endpoint: import.meta.env.VITE_SVC_ENDPOINT });\n',
+			expression: 'import { init } from "@svcapp/logger";\nimport { config } from "./config.js";\ninit(config.logger);\n',
+			"bad-endpoint": 'import { init } from "@svcapp/logger";\ninit({ key: "svc_literal0123456789abcdef", endpoint: "svc.example.com" });\n',
+			"no-endpoint": 'const logger = require("@svcapp/logger");\nlogger.init({ key: process.env.SVC_KEY });\n',
+		};
+		const files: Record<string, string> = {
+			"unset/.env.example": "MISSING_KEY=svc_example0123456789abcdef\n",
+			"no-endpoint/.env.local": "SVC_KEY=svc_local0123456789abcdefgh\n",
+			"browser/package.json": listing("browser"),
+			"browser/node_modules/@svcapp/logger/package.json": installedCopy,
+			"browser/index.html": '<script src="/svc-logger.browser.js"></script>\n<script>\n  svcLogger.init({ key: "svc_page0123456789abcdefgh", endpoint: "https://svc.example.com" });\n</script>\n',
+		};
+		for (const [name, source] of Object.entries(packages)) {
+			files[`${name}/package.json`] = listing(name);
+			files[`${name}/node_modules/@svcapp/logger/package.json`] = installedCopy;
+			files[`${name}/src/index.js`] = source;
+		}
+		writeTree(root, files);
+		const t = await serverWithRegistry();
+		const packagesByDir = byDir((await scan(t, await addWorkspace(t, root))).json);
+
+		expect(packagesByDir.unset.logger.configured).toEqual({ ok: false, init: "unset/src/index.js", key: "MISSING_KEY (not set in any .env file)", endpoint: "VITE_SVC_ENDPOINT (not set in any .env file)" });
+		expect(packagesByDir.unset.findings).toEqual([
+			{
+				code: "key_not_found",
+				severity: "warning",
+				message: "init in unset/src/index.js reads the key from MISSING_KEY, which no .env file of this package sets.",
+				action: "Set MISSING_KEY=<your project key> in .env, or make sure the environment the app runs in sets it.",
+			},
+			expect.objectContaining({ code: "endpoint_not_found", severity: "warning" }),
+		]);
+		expect(packagesByDir.expression).toMatchObject({
+			logger: { configured: { ok: true, key: "set in expression/src/index.js by an expression (not followed)" } },
+			findings: [],
+			needsAttention: false,
+		});
+		expect(codes(packagesByDir["bad-endpoint"])).toEqual(["key_in_source", "endpoint_invalid"]);
+		expect(packagesByDir["no-endpoint"].logger.configured).toMatchObject({ ok: false, key: "found in no-endpoint/.env.local (…efgh)", endpoint: null });
+		expect(codes(packagesByDir["no-endpoint"])).toEqual(["endpoint_missing"]);
+		expect(packagesByDir.browser.logger.configured).toEqual({
+			ok: true,
+			init: "browser/index.html",
+			key: "found in browser/index.html (…efgh)",
+			endpoint: "found in browser/index.html (https://svc.example.com)",
+		});
+	});
+
 	it("walks 8 folders deep and says where it stopped at the 9th", async () => {
 		const root = tempDir("svc-depth-");
 		const eight = "a1/a2/a3/a4/a5/a6/a7/a8";
