@@ -7,7 +7,7 @@ import { DEVICE_ID_MAX, optionalDeviceId, optionalName, optionalPlatform } from 
 import { isObject } from "./json.js";
 import { svgDataUrl } from "./qr.js";
 import { SECRET_MAX } from "./secrets.js";
-import { checkWorkspaceId, checkWorkspacePath, WORKSPACE_PATH_MAX } from "./workspaces.js";
+import { checkPathText, checkWorkspaceId, checkWorkspacePath } from "./workspaces.js";
 
 /** @typedef {import("./server.js").LocalServer} LocalServer */
 
@@ -152,10 +152,7 @@ async function updateLogger(server, { body }) {
 	if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object: {"workspaceId": "<id>", "packageDir": "<dir from the scan>"}');
 	const id = checkWorkspaceId(body.workspaceId, "workspaceId");
 	const { packageDir } = body;
-	if (typeof packageDir !== "string" || packageDir === "") throw new HttpError(400, "packageDir must be a non-empty string: a package's dir from the scan");
-	if (packageDir.length > WORKSPACE_PATH_MAX) throw new HttpError(400, `packageDir must be at most ${WORKSPACE_PATH_MAX} characters`);
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-	if (/[\u0000-\u001f\u007f]/.test(packageDir)) throw new HttpError(400, "packageDir must not contain control characters");
+	checkPathText(packageDir, "packageDir");
 	return { body: await server.setupHealth.updateLogger(knownWorkspace(server, id), packageDir) };
 }
 

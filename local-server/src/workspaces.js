@@ -32,6 +32,18 @@ export function isSshLocation(value) {
 }
 
 /**
+ * A path in a request: a non-empty string of at most 4,096 characters without control characters.
+ * @param {unknown} value @param {string} name the member's name, for the message
+ * @returns {asserts value is string}
+ */
+export function checkPathText(value, name) {
+	if (typeof value !== "string" || value.trim() === "") throw new HttpError(400, `${name} must be a non-empty string`);
+	if (value.length > WORKSPACE_PATH_MAX) throw new HttpError(400, `${name} must be at most ${WORKSPACE_PATH_MAX} characters`);
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+	if (/[\u0000-\u001f\u007f]/.test(value)) throw new HttpError(400, `${name} must not contain control characters`);
+}
+
+/**
  * A path as the owner gave it, checked: `{kind: "ssh"}` for `ssh://…` and
  * `user@host:path`, else an absolute local path that must be a directory,
  * answered as its real path. Throws a 400 that says what is wrong.
@@ -39,10 +51,7 @@ export function isSshLocation(value) {
  * @returns {{kind: "local" | "ssh", path: string}}
  */
 export function checkWorkspacePath(value) {
-	if (typeof value !== "string" || value.trim() === "") throw new HttpError(400, "path must be a non-empty string");
-	if (value.length > WORKSPACE_PATH_MAX) throw new HttpError(400, `path must be at most ${WORKSPACE_PATH_MAX} characters`);
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-	if (/[\u0000-\u001f\u007f]/.test(value)) throw new HttpError(400, "path must not contain control characters");
+	checkPathText(value, "path");
 	if (isSshLocation(value)) return { kind: "ssh", path: value };
 	if (!path.isAbsolute(value)) throw new HttpError(400, `path must be absolute (got ${JSON.stringify(value)})`);
 	/** @type {string} */
