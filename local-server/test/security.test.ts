@@ -278,3 +278,46 @@ describe("headers", () => {
 		expect(page.text).not.toContain(t.token);
 	});
 });
+
+describe("bodies that are too large or too slow get an answer, not a reset", () => {
+	const { server } = closedAfterEachTest();
+
+	/** Talks raw HTTP on a socket and answers what came back by the time the server closed it. */
+	function rawExchange(port: number, send: (socket: net.Socket) => void): Promise<{ head: string; closed: boolean }> {
+		return new Promise((resolve, reject) => {
+			const socket = net.connect(port, "127.0.0.1");
+			let text = "";
+			socket.on("data", (data) => {
+				text += data.toString("latin1");
+			});
+			socket.on("error", () => {}); // a write after the server's FIN is expected, the answer counts
+			socket.on("close", () => (text ? resolve({ head: text, closed: true }) : reject(new Error("closed with no answer"))));
+			socket.on("connect", () => send(socket));
+		});
+	}
+
+	it("a chunked body over 1 MiB is answered 413 with Connection: close, then closed", async () => {
+		const t = await server();
+		const { head, closed: wasClosed } = await rawExchange(t.server.port, (socket) => {
+			socket.write(`POST /api/pairing/exchange HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+			const chunk = Buffer.alloc(64 * 1024, 0x20);
+			// 1.5 MiB in 24 chunks, then the terminating chunk; writes past the answer may fail.
+			for (let i = 0; i < 24; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString("latin1")}\r\n`);
+			socket.write("0\r\n\r\n");
+		});
+		expect(head).toMatch(/^HTTP\/1\.1 413 /);
+		expect(head.toLowerCase()).toContain("connection: close");
+		expect(head).toMatch(/larger than/);
+		expect(wasClosed).toBe(true);
+	});
+
+	it("a body that does not arrive within the request time limit is answered 408 and closed", async () => {
+		const t = await server({ requestTimeoutMs: 1_500 });
+		const { head } = await rawExchange(t.server.port, (socket) => {
+			socket.write(`POST /api/pairing/exchange HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sec`);
+			// ...and nothing more: the rest never comes.
+		});
+		expect(head).toMatch(/^HTTP\/1\.1 408 /);
+		expect(head).toMatch(/did not arrive whole/);
+	});
+});
