@@ -134,9 +134,12 @@ describe("exchange throttling", () => {
 		// Even the right secret is refused while throttled, and is not consumed.
 		expect((await exchange(t, { secret: b.secret })).status).toBe(429);
 
-		// Another address has its own window, until the global one is full.
+		// Another address has its own window; once 5 failures fill the shared one, an address
+		// that has failed waits too, while a clean address still gets its attempt.
 		expect((await guess("127.0.0.2")).status).toBe(401);
 		expect((await guess("127.0.0.2")).status).toBe(401);
+		expect((await guess("127.0.0.2")).status).toBe(429);
+		expect((await guess("127.0.0.3")).status).toBe(401);
 		expect((await guess("127.0.0.3")).status).toBe(429);
 
 		t.clock.advance(30_000);
@@ -144,6 +147,24 @@ describe("exchange throttling", () => {
 		t.clock.advance(30_000);
 		// The window has passed; the code (60 s old, valid for 120 s) was never consumed.
 		expect((await exchange(t, { secret: b.secret }, { localAddress: "127.0.0.3" })).status).toBe(201);
+	});
+
+	it("guessers elsewhere cannot lock the owner out: 30 wrong codes from three addresses, then the right one from a clean address pairs", async () => {
+		const t = await server();
+		const b = await bootstrap(t);
+		for (const localAddress of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) {
+			for (let i = 0; i < 10; i++) expect((await exchange(t, { secret: `guess-${i}` }, { localAddress })).status).toBe(401);
+			expect((await exchange(t, { secret: "one-more" }, { localAddress })).status).toBe(429);
+		}
+		expect((await exchange(t, { secret: b.secret }, { localAddress: "127.0.0.5" })).status).toBe(201);
+	});
+
+	it("a right code is no failure: pairing many devices from one address is never throttled", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 3, global: 5, windowMs: 60_000 } });
+		for (let i = 0; i < 8; i++) {
+			const b = await bootstrap(t);
+			expect((await exchange(t, { secret: b.secret, deviceId: `device-${i}` })).status).toBe(201);
+		}
 	});
 
 	it("default limits make guessing a 256-bit secret hopeless", async () => {
