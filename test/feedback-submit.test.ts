@@ -8,8 +8,10 @@ const LIMIT = 5 * 1024 * 1024;
 
 /** The owner's view of what was stored. */
 async function storedFeedback(token: string, projectName: string) {
-	const res = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}`, { token });
-	return (await res.json<any>()).feedback as any[];
+	const res = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}&limit=1000`, { token });
+	const { feedback } = await res.json<any>();
+	// Lists cut long text; each record whole is one request away.
+	return Promise.all(feedback.map((record: any) => call(`/api/feedback/${record.id}`, { token }).then((r) => r.json<any>()))) as Promise<any[]>;
 }
 
 async function configure(token: string, projectName: string, config: Record<string, unknown>) {

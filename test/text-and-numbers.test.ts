@@ -67,7 +67,7 @@ describe("feedback", () => {
 		};
 		expect((await submitFeedback(rawKey, null, { raw: rawJson(body) })).status).toBe(200);
 		const list = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}`, { token }).then((r) => r.json<any>());
-		const { data } = list.feedback[0];
+		const { data } = await call(`/api/feedback/${list.feedback[0].id}`, { token }).then((r) => r.json<any>());
 		expect(data.title).toBe(EMOJI.repeat(250));
 		expect(data.description).toBe("\ufffd".repeat(10_000));
 		expect(data.note).toBe(`x${EMOJI.repeat(249)}`);

@@ -22,7 +22,8 @@ function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
 	const out = { stdout: "", stderr: "" };
 	child.stdout.on("data", (c) => (out.stdout += c));
 	child.stderr.on("data", (c) => (out.stderr += c));
-	const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
+	// "close", not "exit": output still in the pipes when the process exits arrives before close.
+	const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)));
 	return { child, out, exited };
 }
 
