@@ -1,12 +1,8 @@
 import type { IRequest } from "itty-router";
-import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin, tooManyRequests } from "../http";
-import { authenticateProjectKey } from "../keys/authenticateKey";
-import { enforceRateLimits } from "../rateLimit";
-import type { IngestOutcome } from "../../durable-objects/IssueGrouper";
-import { culpritOf, groupHash, titleOf } from "../../domain/logs/fingerprint";
-import { issueGrouperFor } from "../objects";
-import { LOG_LIMITS, LOG_RATE } from "../../domain/limits";
-import { normalizeEvent, userKey } from "../../domain/logs/normalizeEvent";
+import { LOG_LIMITS } from "../../domain/limits";
+import { normalizeEvent } from "../../domain/logs/normalizeEvent";
+import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
+import { admitLogKey, storeLogEvent } from "./logPipeline";
 
 /** `x-svc-key` is preferred; `Authorization: Bearer` is accepted too. */
 const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
@@ -20,43 +16,9 @@ const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.tri
  * stores it durably. 500 only when that storage fails.
  */
 export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
-	const [auth, ipWindow] = await Promise.allSettled([
-		authenticateProjectKey(env, presentedKey(request)),
-		enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address"),
-	]);
-	if (auth.status === "rejected") throw auth.reason;
-	const { key } = auth.value;
-	if (!key.logsEnabled) throw new HttpError(403, "App Logs are disabled for this project");
-	if (ipWindow.status === "rejected") throw ipWindow.reason;
-
+	const key = await admitLogKey(env, presentedKey(request), request);
 	const receivedAt = new Date();
 	const event = normalizeEvent(parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
-
-	let outcome: IngestOutcome;
-	try {
-		const hash = await groupHash(event);
-		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
-		outcome = await issueGrouperFor(env, key.id).ingest({
-			owner: { keyId: key.id, userId: key.userId },
-			ratePerMinute: limit,
-			groupHash: hash,
-			title: titleOf(event),
-			culprit: culpritOf(event),
-			level: event.level,
-			environment: event.environment,
-			release: event.release,
-			userKey: userKey(event.user),
-			eventId: crypto.randomUUID(),
-			receivedAt: receivedAt.getTime(),
-			timestamp: Date.parse(event.timestamp),
-			eventJson: JSON.stringify(event),
-		});
-	} catch (err) {
-		console.error("log event could not be grouped or stored:", err);
-		throw new HttpError(500, "The log event could not be stored; try again");
-	}
-
-	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
-	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
-	return json({ ok: true, group_hash: outcome.groupHash, is_new: outcome.isNew });
+	const stored = await storeLogEvent(env, key, event, receivedAt);
+	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }
