@@ -14,17 +14,19 @@ import { authenticateProjectKey } from "../keys/authenticateKey";
 import { issueGrouperFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
 
+/** A hit from the request's IP window, whatever its key: 429 when more than 120 in 60 s. */
+export const countLogRequest = (env: Env, request: Request) =>
+	enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address");
+
 /**
  * The key may send log events: 401 (no or unknown key), 402 (owner without access), 403 (App Logs
- * disabled). With `countedRequest`, that request also takes a hit from its IP's window (429),
- * looked up in parallel with the key; a 401 or 402 still wins over a full window.
+ * disabled). With `countedRequest`, that request also takes a hit from its IP window (429),
+ * in parallel with the key lookup; a 401, 402 or 403 still wins over a full window.
  */
 export async function admitLogKey(env: Env, rawKey: string | null, countedRequest?: Request): Promise<ProjectKey> {
 	const [auth, ipWindow] = await Promise.allSettled([
 		authenticateProjectKey(env, rawKey),
-		countedRequest
-			? enforceRateLimits(env, [{ subject: `ip:${clientIp(countedRequest)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address")
-			: undefined,
+		countedRequest ? countLogRequest(env, countedRequest) : undefined,
 	]);
 	if (auth.status === "rejected") throw auth.reason;
 	const { key } = auth.value;
