@@ -120,6 +120,8 @@ export const CRAWL_LIMITS = {
 	urlPath: 2_000,
 	host: 500,
 	userAgent: 1_000,
+	/** The crawler's address, `ip`: the longest IPv6 text is 45 characters. */
+	address: 64,
 };
 
 export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };
@@ -144,3 +146,31 @@ export const ACCOUNT_RATE = {
 	signupPerIp: { name: "signup", limit: 10, windowSeconds: 60 * 60 },
 	keyRegeneration: { name: "key-regenerate", limit: 5, windowSeconds: 60 },
 } satisfies Record<string, RateWindow>;
+
+// ---------------------------------------------------------------------------------------------
+// Retention: the scheduled clean-up (docs/data-model.md#growth-and-retention)
+
+/**
+ * Days each kind of data is kept; the self-hoster overrides them with the Worker vars named here.
+ * Analytics and crawler visits: 400 days, the longest range the statistics answer, so a
+ * year-on-year comparison still has both years. Logs: 90 days, what Sentry keeps by default.
+ */
+export const RETENTION_DAYS = {
+	analytics: { variable: "ANALYTICS_RETENTION_DAYS", default: 400 },
+	crawler: { variable: "CRAWLER_RETENTION_DAYS", default: 400 },
+	logs: { variable: "LOG_RETENTION_DAYS", default: 90 },
+} as const;
+
+export const RETENTION_LIMITS = {
+	/** A setting outside this range (or not a whole number) falls back to its default. 36,500 days keeps data for a century. */
+	minDays: 1,
+	maxDays: 36_500,
+	/** Rows one delete statement removes at most: each statement holds D1's write lock for only a few milliseconds. */
+	rowsPerStatement: 1_000,
+	/**
+	 * D1 statements and Durable Object calls one run makes at most, under the 50 subrequests a
+	 * free-plan invocation may make. With a run every 15 minutes that is up to 3.84 million rows a
+	 * day; the next run carries on where one stopped.
+	 */
+	operationsPerRun: 40,
+} as const;

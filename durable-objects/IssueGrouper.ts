@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { IssueStatus } from "../schema/logs";
-import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import { compareVersions } from "../domain/logs/releases";
 import { LOG_RATE } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
@@ -252,6 +252,20 @@ export class IssueGrouper extends DurableObject<Env> {
 		await this.#alarm.clear();
 		this.#createSchema();
 		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
+	}
+
+	/**
+	 * The clean-up: forgets the issues last seen before `cutoff` (counters, affected users), then
+	 * deletes up to `limit` of them from D1; answers how many D1 rows went. Both deletes go by
+	 * last_seen, so an issue an event revives meanwhile is not touched, and D1 rows left over
+	 * go in the next call.
+	 */
+	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
+		this.ctx.storage.transactionSync(() => {
+			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
+			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
+		});
+		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 
 	// -----------------------------------------------------------------------

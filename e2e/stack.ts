@@ -1,15 +1,17 @@
 /**
  * What the end-to-end tests run against: the real Worker on the local runtime (wrangler's test
  * harness, the real wrangler.toml, the real D1 migrations), a static site on another origin
- * that embeds the tracker, and Debian's chromium driven by playwright-core.
+ * that embeds the tracker, and a headless Chromium driven by playwright-core (e2e/browser.ts).
  */
 import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createTestHarness } from "wrangler";
+// With its extension: local-server's tests import this file under Node's own module resolution.
+import { launchBrowser } from "./browser.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -94,17 +96,14 @@ ${query.has("twice") ? tag + tag : tag}
  * Chromium, headless. Unless `headlessUserAgent`, it presents itself as desktop Chrome at the
  * browser level: beacons sent while a page unloads leave from the browser process with its own
  * user agent, not a context's override, and headless chromium's own is a bot's.
- * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default.
+ * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default
+ * and the headless shell build (the packaged one) leaves off unless `--enable-bfcache` asks.
  */
 export function launchChromium({ headlessUserAgent = false, backForwardCache = false } = {}): Promise<Browser> {
-	return chromium.launch({
-		executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+	return launchBrowser({
 		ignoreDefaultArgs: backForwardCache ? ["--disable-back-forward-cache"] : [],
 		args: [
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--disable-background-networking",
+			...(backForwardCache ? ["--enable-bfcache"] : []),
 			...(headlessUserAgent ? [] : [`--user-agent=${DESKTOP_CHROME}`]),
 		],
 	});

@@ -67,6 +67,8 @@ export const analyticsEvents = sqliteTable(
 		primaryKey({ columns: [t.trackingId, t.eventId] }),
 		// Every statistic is a range scan of one site's events in time order.
 		index("analytics_events_site_ts_idx").on(t.trackingId, t.ts),
+		// The clean-up deletes expired events of every site, oldest first.
+		index("analytics_events_ts_idx").on(t.ts),
 	],
 );
 
@@ -83,6 +85,8 @@ export const analyticsIdentities = sqliteTable(
 	(t) => [
 		primaryKey({ columns: [t.trackingId, t.visitorId, t.distinctId] }),
 		index("analytics_identities_distinct_idx").on(t.trackingId, t.distinctId),
+		// The clean-up deletes links not seen within the analytics retention.
+		index("analytics_identities_last_seen_idx").on(t.lastSeen),
 	],
 );
 
@@ -93,13 +97,22 @@ export const crawlerVisits = sqliteTable(
 		id: text("id").primaryKey(),
 		trackingId: text("tracking_id").notNull(),
 		ts: integer("ts").notNull(),
-		/** Name from the crawler table in workers/crawl/crawlers.ts; operator and purpose come from there. */
+		/** Name from the crawler table in domain/crawl/crawlers.ts; operator and purpose come from there. */
 		crawler: text("crawler").notNull(),
 		urlHost: text("url_host"),
 		urlPath: text("url_path").notNull(),
 		country: text("country").notNull().default(""),
 		status: integer("status").notNull(),
 		ua: text("ua").notNull(),
+		/**
+		 * Whether the crawler's address (`ip` in the report) is inside the ranges its operator
+		 * publishes; null when the operator publishes none or the report carried no address.
+		 */
+		verified: integer("verified", { mode: "boolean" }),
 	},
-	(t) => [index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts)],
+	(t) => [
+		index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts),
+		// The clean-up deletes expired visits of every site, oldest first.
+		index("crawler_visits_ts_idx").on(t.ts),
+	],
 );

@@ -46,6 +46,47 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 		expect(again).toEqual({ ok: true, group_hash: body.group_hash, is_new: false });
 	});
 
+	describe("a browser's simple request: text/plain with the key as the body's svc_key", () => {
+		const plain = (body: unknown) =>
+			call("/api/app-logs-ingest", { method: "POST", ip: uniqueIp(), headers: { "content-type": "text/plain;charset=UTF-8" }, body: JSON.stringify(body) });
+
+		it("200, and the key is not part of the stored event", async ({ expect }) => {
+			const { rawKey, keyId } = await ownerWithLogKey();
+			const res = await plain({ svc_key: rawKey, message: "sent while leaving the page" });
+			expect(res.status).toBe(200);
+			await env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`)).flush();
+			const row = await env.DB.prepare("select event from log_events where key_id = ?").bind(keyId).first<{ event: string }>();
+			expect(JSON.parse(row!.event).message).toBe("sent while leaving the page");
+			expect(row!.event).not.toContain(rawKey);
+			expect(row!.event).not.toContain("svc_key");
+		});
+
+		it("401 without svc_key, with a wrong one, or with one that is not a string", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			expect((await plain({ message: "m" })).status).toBe(401);
+			expect((await plain({ svc_key: "svc_wrong", message: "m" })).status).toBe(401);
+			expect((await plain({ svc_key: [rawKey], message: "m" })).status).toBe(401);
+		});
+
+		it("only text/plain: a JSON request names its key in a header", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			const res = await call("/api/app-logs-ingest", {
+				method: "POST",
+				ip: uniqueIp(),
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ svc_key: rawKey, message: "m" }),
+			});
+			expect(res.status).toBe(401);
+		});
+
+		it("the body limits hold before the key is known: 413 and 400", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			expect((await plain({ svc_key: rawKey, message: "x".repeat(512_000) })).status).toBe(413);
+			const res = await call("/api/app-logs-ingest", { method: "POST", ip: uniqueIp(), headers: { "content-type": "text/plain" }, body: "{not json" });
+			expect(res.status).toBe(400);
+		});
+	});
+
 	it("200 with the key as Authorization: Bearer", async ({ expect }) => {
 		const { rawKey } = await ownerWithLogKey();
 		const res = await ingest(rawKey, { message: "hello" }, { via: "bearer" });

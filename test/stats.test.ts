@@ -277,14 +277,15 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 		expect(status).toBe(200);
 		expect(body.visits).toBe(6);
 		expect(body.crawlers).toEqual([
-			{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 3 },
-			{ name: "ChatGPT-User", operator: "OpenAI", category: "assistant", visits: 1 },
-			{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1 },
-			{ name: "PerplexityBot", operator: "Perplexity", category: "search", visits: 1 },
+			// Seeded without an address: none could be checked against published ranges.
+			{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 3, verified: 0, unverified: 0 },
+			{ name: "ChatGPT-User", operator: "OpenAI", category: "user_fetch", visits: 1, verified: 0, unverified: 0 },
+			{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1, verified: 0, unverified: 0 },
+			{ name: "PerplexityBot", operator: "Perplexity", category: "search", visits: 1, verified: 0, unverified: 0 },
 		]);
 		expect(body.categories).toEqual([
 			{ category: "training", visits: 4 },
-			{ category: "assistant", visits: 1 },
+			{ category: "user_fetch", visits: 1 },
 			{ category: "search", visits: 1 },
 		]);
 		expect(body.top_paths).toEqual([
@@ -310,6 +311,7 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 			url_path: "/a",
 			country: "US",
 			status: 200,
+			verified: null,
 			ts: "2025-03-01T10:00:00.000Z",
 		});
 		expect(body.recent.map((v: { ts: string }) => v.ts)).toEqual([...body.recent.map((v: { ts: string }) => v.ts)].sort().reverse());
@@ -321,7 +323,7 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 		await crawlIngest({ tracking_id: site.tracking_id, url_host: "example.com", url_path: "/docs", ua, country: "FR", status: 404 });
 		const { body } = await getJson(`/api/sites/${site.tracking_id}/crawlers`, token);
 		expect(body.visits).toBe(1);
-		expect(body.crawlers).toEqual([{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1 }]);
+		expect(body.crawlers).toEqual([{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1, verified: 0, unverified: 0 }]);
 		expect(body.recent[0]).toMatchObject({ crawler: "ClaudeBot", url_path: "/docs", country: "FR", status: 404 });
 	});
 });

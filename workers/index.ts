@@ -44,6 +44,8 @@
  *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
+ *
+ * Scheduled (the cron trigger in wrangler.toml): the clean-up of expired data and sessions.
  */
 import { type IRequest, Router } from "itty-router";
 import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
@@ -57,6 +59,7 @@ import { errorResponse, HttpError, INGEST_CORS_HEADERS, methodNotAllowed, prefli
 import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
+import { cleanUp } from "./retention/cleanUp";
 import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
 import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
 import { crawlerStats } from "./stats/crawlerStats";
@@ -143,4 +146,5 @@ router
 
 export default {
 	fetch: (request, env, ctx) => router.fetch(request, env, ctx),
+	scheduled: (controller, env) => cleanUp(env, controller.scheduledTime),
 } satisfies ExportedHandler<Env>;

@@ -1,11 +1,11 @@
 /**
  * The analytics_events and analytics_identities tables: batched writes from the SiteCollector's
- * outbox, the dashboard's statistics, the raw event list, identified users, and deletion with
- * the site.
+ * outbox, the dashboard's statistics, the raw event list, identified users, deletion with the
+ * site, and the clean-up of what is older than the analytics retention.
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities } from "../../schema";
-import { database } from "../db";
+import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
@@ -195,3 +195,16 @@ export async function deleteSiteEvents(env: Env, trackingId: string): Promise<vo
 		db.delete(analyticsIdentities).where(eq(analyticsIdentities.trackingId, trackingId)),
 	]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Retention: at most `limit` rows per statement, oldest first. An identity link goes once it has
+// not been seen within the retention, like the events it was seen in.
+
+export const DELETE_EXPIRED_EVENTS = expiredRowsDelete("analytics_events", "ts");
+export const DELETE_EXPIRED_IDENTITIES = expiredRowsDelete("analytics_identities", "last_seen");
+
+/** Events received before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_EVENTS, cutoff, limit);
+
+/** Identity links last seen before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredIdentities = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_IDENTITIES, cutoff, limit);

@@ -1,5 +1,5 @@
-// The pairing page: QR code with the refresh rule of spec 3.1, the devices
-// list (every 10 s and on focus/visibility, spec 4.4), revoke buttons and the
+// The pairing page: QR code refreshed 10 s before it expires (src/refresh.js), the
+// devices list (every 10 s and on focus/visibility), revoke buttons and the
 // LAN toggle. The owner token is typed once and kept in sessionStorage for
 // this tab only; it never goes into a URL.
 import { nextRefreshDelay } from "/refresh.js";

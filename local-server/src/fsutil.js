@@ -48,9 +48,10 @@ export function writeFileAtomic(file, data) {
  * Reads and parses a JSON file; `undefined` when it does not exist.
  * Throws on unreadable or malformed content.
  * @param {string} file
- * @returns {any}
+ * @returns {unknown}
  */
 export function readJsonFile(file) {
+	/** @type {string} */
 	let text;
 	try {
 		text = fs.readFileSync(file, "utf8");

@@ -1,4 +1,4 @@
-// The owner bearer session of the pairing routes (DESIGN.md 5.6).
+// The owner bearer session of the pairing routes ("Who may call what" in README.md).
 // - Local mode (no `svc-local login`): a 256-bit owner token minted on first
 //   start, kept as a SHA-256 digest in the store, shown once and written to
 //   `owner-token` (0600) in the state directory; SVC_OWNER_TOKEN sets it.
@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
 import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
 
 export const OWNER_TOKEN_FILE = "owner-token";
@@ -25,7 +26,7 @@ const CACHE_MAX = 256;
  * The bearer token of an Authorization header, or null.
  * @param {string | undefined} header
  */
-export function bearerOf(header) {
+function bearerOf(header) {
 	if (typeof header !== "string" || header.length > 4096) return null;
 	const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
 	return m ? m[1] : null;
@@ -34,6 +35,7 @@ export function bearerOf(header) {
 /** @param {string} stateDir @returns {CloudSession | null} */
 export function readCloudSession(stateDir) {
 	const file = path.join(stateDir, CLOUD_SESSION_FILE);
+	/** @type {unknown} */
 	let s;
 	try {
 		s = readJsonFile(file);
@@ -41,8 +43,9 @@ export function readCloudSession(stateDir) {
 		// Falling back to local mode silently would change who the owner is: refuse.
 		throw new Error(`${file} is damaged (${/** @type {Error} */ (err).message}); run svc-local login again or svc-local logout`);
 	}
-	if (s && typeof s.apiUrl === "string" && typeof s.token === "string" && s.user && typeof s.user.id === "string") return s;
-	return null;
+	if (!isObject(s) || typeof s.apiUrl !== "string" || typeof s.token !== "string" || !isObject(s.user) || typeof s.user.id !== "string") return null;
+	const { id, email } = s.user;
+	return { apiUrl: s.apiUrl, token: s.token, user: { id, ...(typeof email === "string" ? { email } : {}) } };
 }
 
 /** @param {string} stateDir @param {CloudSession} session */
@@ -63,6 +66,7 @@ export function normalizeApiUrl(apiUrl) {
  * @returns {Promise<{status: "ok", user: {id: string, email?: string}} | {status: "invalid"} | {status: "unreachable", error: string}>}
  */
 export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
+	/** @type {Response} */
 	let res;
 	try {
 		res = await fetchImpl(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
@@ -71,8 +75,8 @@ export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	}
 	if (res.status === 401 || res.status === 403) return { status: "invalid" };
 	if (!res.ok) return { status: "unreachable", error: `HTTP ${res.status}` };
-	const body = await res.json().catch(() => null);
-	const user = body?.user;
+	const body = /** @type {unknown} */ (await res.json().catch(() => null));
+	const user = isObject(body) && isObject(body.user) ? body.user : null;
 	if (!user || (typeof user.id !== "string" && typeof user.id !== "number")) return { status: "unreachable", error: "unexpected /api/auth/me answer" };
 	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined } };
 }

@@ -6,8 +6,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
 
-export const STORE_FILE = "pairing.json";
+const STORE_FILE = "pairing.json";
 
 /**
  * @typedef {object} DeviceRecord
@@ -51,10 +52,12 @@ export class Store {
 	}
 
 	#load() {
+		/** @type {Record<string, unknown> | undefined} */
 		let raw;
 		try {
-			raw = readJsonFile(this.file);
-			if (raw !== undefined && (!raw || typeof raw !== "object" || Array.isArray(raw))) throw new Error("not a JSON object");
+			const value = readJsonFile(this.file);
+			if (value !== undefined && !isObject(value)) throw new Error("not a JSON object");
+			raw = value;
 		} catch (err) {
 			// A damaged store is moved aside, never silently overwritten, so
 			// nothing in it is lost for good.
@@ -64,15 +67,17 @@ export class Store {
 			raw = undefined;
 		}
 		if (raw === undefined) return;
-		const devices = raw && typeof raw.devices === "object" && raw.devices ? raw.devices : {};
+		const { localOwner, devices } = raw;
 		this.data = {
 			version: 1,
-			localOwner: raw.localOwner && typeof raw.localOwner.tokenHash === "string" ? raw.localOwner : null,
+			localOwner: isObject(localOwner) && typeof localOwner.tokenHash === "string" ? /** @type {StoreData["localOwner"]} */ (localOwner) : null,
 			lanEnabled: raw.lanEnabled === true,
 			devices: deviceMap(),
 		};
-		for (const [id, d] of Object.entries(devices)) {
-			if (d && typeof d.credentialHash === "string" && typeof d.ownerId === "string") this.data.devices[id] = { ...d, deviceId: id };
+		for (const [id, d] of Object.entries(isObject(devices) ? devices : {})) {
+			if (isObject(d) && typeof d.credentialHash === "string" && typeof d.ownerId === "string") {
+				this.data.devices[id] = { .../** @type {DeviceRecord} */ (d), deviceId: id };
+			}
 		}
 		fs.chmodSync(this.file, 0o600);
 	}

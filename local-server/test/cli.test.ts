@@ -114,3 +114,99 @@ describe("svc-local command line", () => {
 		expect(unknown.stderr).toContain('unknown command "frobnicate"');
 	});
 });
+
+describe("svc-local arguments", () => {
+	const VERSION = JSON.parse(fs.readFileSync(path.join(path.dirname(BIN), "..", "package.json"), "utf8")).version;
+	const COMMANDS = ["start", "pair", "devices", "revoke", "login", "logout", "connect"];
+
+	it("--version and -v print the package version, for the program and for any command", async () => {
+		expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+		for (const args of [["--version"], ["-v"], ["pair", "--version"], ["start", "-v"]]) {
+			const r = await runCli(args, {});
+			expect(r, args.join(" ")).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+		}
+	});
+
+	it("--help, -h and help list every command", async () => {
+		for (const args of [["--help"], ["-h"], ["help"]]) {
+			const r = await runCli(args, {});
+			expect(r.code, args.join(" ")).toBe(0);
+			expect(r.stderr).toBe("");
+			for (const command of COMMANDS) expect(r.stdout).toContain(`svc-local ${command}`);
+			expect(r.stdout).toContain(VERSION);
+		}
+		const before = await runCli(["--help", "revoke"], {});
+		expect(before.code).toBe(0);
+		expect(before.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
+	});
+
+	it("every command has --help, which prints its usage and does nothing else", async () => {
+		// A state directory with a cloud session in it: `logout --help` must leave it, `start --help`
+		// must not start (no local-server.json, no owner token, and the process ends).
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o700 });
+		const session = JSON.stringify({ apiUrl: "http://127.0.0.1:9", token: "t", user: { id: "u" } });
+		fs.writeFileSync(path.join(home, "cloud-session.json"), session, { mode: 0o600 });
+		const results = await Promise.all(
+			COMMANDS.flatMap((command) => [
+				runCli([command, "--help"], { SVC_HOME: home }).then((r) => ({ args: `${command} --help`, command, r })),
+				runCli(["help", command], { SVC_HOME: home }).then((r) => ({ args: `help ${command}`, command, r })),
+			]),
+		);
+		for (const { args, command, r } of results) {
+			expect(r.code, args).toBe(0);
+			expect(r.stderr, args).toBe("");
+			expect(r.stdout, args).toMatch(new RegExp(`^Usage: svc-local ${command}\\b`));
+			expect(r.stdout, args).toContain("--help");
+		}
+		expect(results.find((x) => x.command === "login")!.r.stdout).toContain("--email <email>");
+		expect(results.find((x) => x.command === "connect")!.r.stdout).toContain("--credential-file <file>");
+		expect(results.find((x) => x.command === "start")!.r.stdout).toContain("--no-clear");
+		expect(fs.readdirSync(home)).toEqual(["cloud-session.json"]);
+		expect(fs.readFileSync(path.join(home, "cloud-session.json"), "utf8")).toBe(session);
+		// -h is --help too, after other arguments as well.
+		const short = await runCli(["revoke", "some-device", "-h"], { SVC_HOME: home });
+		expect(short.code).toBe(0);
+		expect(short.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
+	});
+
+	it("unknown options are errors that name the option and point at --help, and nothing runs", async () => {
+		const home = path.join(tempDir(), "absent");
+		const cases: [string[], string, string][] = [
+			[["start", "--bogus"], "--bogus", "svc-local start --help"],
+			[["pair", "--frobnicate=1"], "--frobnicate", "svc-local pair --help"],
+			[["logout", "-x"], "-x", "svc-local logout --help"],
+			[["connect", "{}", "--nmae", "Box"], "--nmae", "svc-local connect --help"],
+			[["--bogus"], "--bogus", "svc-local --help"],
+		];
+		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: home })));
+		results.forEach((r, i) => {
+			const [args, option, hint] = cases[i];
+			expect(r.code, args.join(" ")).toBe(2);
+			expect(r.stdout, args.join(" ")).toBe("");
+			expect(r.stderr, args.join(" ")).toContain(`unknown option ${option}`);
+			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
+		});
+		expect(fs.existsSync(home)).toBe(false); // start did not start, logout did not run
+	});
+
+	it("unknown commands, missing and extra arguments, and missing option values are errors with a hint", async () => {
+		const cases: [string[], RegExp, string][] = [
+			[["frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
+			[["help", "frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
+			[["revoke"], /missing argument <deviceId> for svc-local revoke/, "svc-local revoke --help"],
+			[["revoke", "a", "b"], /unexpected argument "b" for svc-local revoke/, "svc-local revoke --help"],
+			[["pair", "now"], /unexpected argument "now" for svc-local pair/, "svc-local pair --help"],
+			[["login"], /missing argument <api_url> for svc-local login/, "svc-local login --help"],
+			[["connect", "--name"], /--name/, "svc-local connect --help"],
+			[["start", "--no-clear=yes"], /--no-clear/, "svc-local start --help"],
+		];
+		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: path.join(tempDir(), "absent") })));
+		results.forEach((r, i) => {
+			const [args, message, hint] = cases[i];
+			expect(r.code, args.join(" ")).toBe(2);
+			expect(r.stderr, args.join(" ")).toMatch(message);
+			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
+		});
+	});
+});

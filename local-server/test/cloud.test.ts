@@ -1,9 +1,9 @@
-// Cloud owner mode (DESIGN.md 5.6): `svc-local login <api_url>`, the bearer
+// Cloud owner mode: `svc-local login <api_url>`, the bearer
 // checked against {api_url}/api/auth/me (cached briefly) and required to be
 // the desktop owner. The svc API is the repository's real Worker on the
 // embedded local runtime, started once for this file by e2e/stack.ts (wrangler's
 // test harness, the real wrangler.toml and D1 migrations); accounts and sessions are real
-// (DESIGN.md 5.1), one set per test with its own emails.
+// (signed up and signed in through the API), one set per test with its own emails.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../e2e/stack.js";
 import { main } from "../src/cli.js";
 import { readCloudSession, writeCloudSession } from "../src/owner.js";
-import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, wsTicket, type TestServer } from "./helpers.js";
+import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, until, wsTicket, type TestServer } from "./helpers.js";
 
 const PASSWORD = "correct horse battery";
 
@@ -99,6 +99,29 @@ describe("svc-local login", () => {
 		expect(bad.code).toBe(1);
 		expect(bad.err).toMatch(/not valid/);
 		expect((await run(["login", "ftp://x"], { SVC_HOME: home })).code).toBe(1);
+	});
+
+	it("on a terminal, asks for the email and the password, and does not echo the password", async () => {
+		const owner = await signUp();
+		const home = path.join(tempDir(), "home");
+		// A terminal as readline sees one: isTTY and setRawMode (echo off while raw).
+		const rawModes: boolean[] = [];
+		const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (on: boolean) => rawModes.push(on) });
+		const stdout = new PassThrough();
+		let out = "";
+		stdout.on("data", (c) => (out += c));
+		const done = main(["login", apiUrl], { env: { SVC_HOME: home }, stdout, stderr: new PassThrough(), stdin });
+		await until(() => out.includes("Email: "), "the email prompt");
+		stdin.write(`${owner.user.email}\r`);
+		await until(() => out.includes("Password: "), "the password prompt");
+		stdin.write(`${PASSWORD}\r`);
+		expect(await done).toBe(0);
+		expect(out).toContain(owner.user.email); // typed and shown
+		expect(out).not.toContain(PASSWORD); // typed and not shown
+		expect(out).toContain(`signed in as ${owner.user.email}`);
+		expect(rawModes).toContain(true);
+		expect(rawModes.at(-1)).toBe(false); // the terminal is given back as it was
+		expect(readCloudSession(home)?.user.id).toBe(owner.user.id);
 	});
 });
 

@@ -1,24 +1,21 @@
-// The pairing page in a real browser (Debian chromium driven by
-// playwright-core): sign-in with the owner token, QR code, refresh rule, new
-// code button, devices list (10 s, focus, visibility), revoke, LAN toggle.
+// The pairing page in a real browser (headless Chromium driven by
+// playwright-core, found by e2e/browser.ts): sign-in with the owner token,
+// QR code, refresh rule, new code button, devices list (10 s, focus,
+// visibility), revoke, LAN toggle.
 // The page's clock is Playwright's fake clock, so the 10 s and 110 s timers
 // are jumped over, not waited for.
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../e2e/browser.js";
 import { newDevice, startTestServer, tempDir, type TestServer } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 let browser: Browser;
 let t: TestServer;
 
 beforeAll(async () => {
 	t = await startTestServer({ now: Date.now });
-	// .ci/run installs Debian's chromium when it is missing; without it this suite fails loudly.
-	browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-	});
+	browser = await launchBrowser();
 });
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-// The security floor (DESIGN.md 7): DNS rebinding, foreign origins, owner
+// The security floor: DNS rebinding, foreign origins, owner
 // session on every pairing route, exchange throttling, and bad input of
 // every shape answered with a clear 4xx while the paired devices survive.
 import net from "node:net";

@@ -5,6 +5,7 @@ import { isTrackingIdShaped } from "../../domain/sites/trackingId";
 import { siteCollectorFor } from "../objects";
 import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
 import { matchCrawler } from "../../domain/crawl/crawlers";
+import { isVerifiedVisit } from "../../domain/crawl/ipRanges";
 import { CRAWL_LIMITS } from "../../domain/limits";
 
 /** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */
@@ -16,7 +17,8 @@ function httpStatus(value: unknown): number {
 /**
  * POST /api/bot-crawl-ingest (docs/api.md#ingest-crawler-telemetry): a site's server (or edge middleware) reports a
  * visit by an AI crawler. 413 and 400 from the body; the site's SiteCollector decides 404, 402,
- * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored.
+ * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored. An `ip`
+ * (the crawler's address) marks the visit verified when its operator publishes that range.
  */
 export async function ingestCrawl(request: IRequest, env: Env): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));
@@ -36,6 +38,8 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 			country: countryCode(body.country),
 			status: httpStatus(body.status),
 			ua,
+			// The crawler's own address as the site saw it: this request comes from the site.
+			verified: isVerifiedVisit(crawler.name, typeof body.ip === "string" ? body.ip.trim().slice(0, CRAWL_LIMITS.address) : null),
 		},
 	});
 	return siteOutcomeResponse(outcome, "Too many crawler events");

@@ -14,11 +14,22 @@ const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.tri
  * body size (413, never buffering more than the limit), JSON and field rules (400), then one
  * call to the key's IssueGrouper, which holds the key's window (429), groups the event and
  * stores it durably. 500 only when that storage fails.
+ *
+ * A browser leaving a page may not send a request that needs a CORS preflight (a custom
+ * header), so a `text/plain` request without the header may carry the key as the body's
+ * `svc_key`, which no browser preflights; its body is then read before the key is checked.
  */
 export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
-	const key = await admitLogKey(env, presentedKey(request), request);
+	let rawKey = presentedKey(request);
+	let body: Record<string, unknown> | undefined;
+	if (!rawKey && request.headers.get("content-type")?.toLowerCase().startsWith("text/plain")) {
+		body = parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars));
+		rawKey = typeof body.svc_key === "string" ? body.svc_key : null;
+	}
+	const key = await admitLogKey(env, rawKey, request);
 	const receivedAt = new Date();
-	const event = normalizeEvent(parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
+	// The stored event is built from the documented fields only: a body's svc_key is never kept.
+	const event = normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
 	const stored = await storeLogEvent(env, key, event, receivedAt);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }
