@@ -274,6 +274,18 @@ describe("Sentry DSN", () => {
 		expect(new Set(ids).size).toBe(5);
 	});
 
+	it("the migration gives keys created before DSNs distinct ids", async ({ expect }) => {
+		const { token } = await signUp();
+		const projects = [unique("old"), unique("old")];
+		for (const project of projects) await createProjectKey(token, project);
+		await env.DB.prepare(`update project_keys set dsn_id = null where project_name in (?, ?)`).bind(...projects).run();
+		const [update] = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_dsn_id.sql"))!.queries.filter((q) => q.includes("UPDATE"));
+		await env.DB.prepare(update).run();
+		const templates = await Promise.all(projects.map((p) => call(`/api/feedback-key?project_name=${p}`, { token }).then((r) => r.json<any>())));
+		for (const { dsn_template } of templates) expect(dsn_template).toMatch(/^https:\/\/\{PROJECT_KEY\}@svc\.test\/\d+$/);
+		expect(templates[0].dsn_template).not.toBe(templates[1].dsn_template);
+	});
+
 	it("the DSN's host is the one the request came to", async ({ expect }) => {
 		const { token } = await signUp();
 		const res = await exports.default.fetch(
