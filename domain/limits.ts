@@ -141,8 +141,15 @@ export const OWNER_LIMITS = {
 };
 
 export const ACCOUNT_RATE = {
-	loginPerEmail: { name: "login-email", limit: 10, windowSeconds: 15 * 60 },
-	loginPerIp: { name: "login-ip", limit: 50, windowSeconds: 15 * 60 },
+	/** Failed sign-ins from one address for one account: the guesser's own window. */
+	loginFailuresPerAddress: { name: "login-failures", limit: 10, windowSeconds: 15 * 60 },
+	/**
+	 * Failed sign-ins for one account from anywhere: far higher, and it never stops an address
+	 * that has not failed for that account, so strangers cannot lock the owner out.
+	 */
+	loginFailuresPerAccount: { name: "login-failures", limit: 100, windowSeconds: 15 * 60 },
+	/** Failed sign-ins from one address, whatever the account: one client spraying many. */
+	loginFailuresPerIp: { name: "login-ip", limit: 50, windowSeconds: 15 * 60 },
 	signupPerIp: { name: "signup", limit: 10, windowSeconds: 60 * 60 },
 	keyRegeneration: { name: "key-regenerate", limit: 5, windowSeconds: 60 },
 } satisfies Record<string, RateWindow>;

@@ -262,3 +262,14 @@ describe("rate limits, exact under concurrency", () => {
 		expect(await storedEvents(site.tracking_id)).toHaveLength(600);
 	});
 });
+
+describe("a plan change reaches collection at once", () => {
+	it("the next event after the trial is ended and the plan is free answers 402, and 204 again once it is pro", async ({ expect }) => {
+		const { site, email } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204); // the collector caches the site now
+		await setPlan(email, "free", "2020-01-01T00:00:00Z");
+		expect((await collect(pageview(site.tracking_id))).status).toBe(402);
+		await setPlan(email, "pro");
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+	});
+});

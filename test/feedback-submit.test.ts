@@ -397,3 +397,19 @@ describe("errors", () => {
 it("keeps unique() values distinct", ({ expect }) => {
 	expect(unique()).not.toBe(unique());
 });
+
+describe("refused submissions do not spend the address's window", () => {
+	it("a submission refused by the key's limit gives back its slot of the address's 20 per minute", async ({ expect }) => {
+		const limited = await ownerWithKey();
+		await call("/api/feedback-key", { method: "PATCH", token: limited.token, json: { project_name: limited.projectName, rate_limit_per_minute: 1 } });
+		const other = await ownerWithKey();
+		const ip = uniqueIp();
+		const body = { type: "issue", title: "t", description: "d" };
+		expect((await submitFeedback(limited.rawKey, body, { ip })).status).toBe(200);
+		for (let i = 0; i < 5; i++) expect((await submitFeedback(limited.rawKey, body, { ip })).status).toBe(429);
+		const statuses = [];
+		for (let i = 0; i < 20; i++) statuses.push((await submitFeedback(other.rawKey, body, { ip })).status);
+		expect(statuses.filter((s) => s === 200)).toHaveLength(19);
+		expect(statuses.at(-1)).toBe(429);
+	}, 60_000);
+});

@@ -609,3 +609,27 @@ describe("bad input of any shape", () => {
 		expect(event.breadcrumbs).toHaveLength(100);
 	});
 });
+
+describe("refused requests do not spend the address's window", () => {
+	it("120 events with a wrong key, then the real key from the same address is taken", async ({ expect }) => {
+		const { rawKey } = await ownerWithLogKey();
+		const ip = uniqueIp();
+		for (let i = 0; i < 120; i++) expect((await ingest("svc_wrong", { message: "m" }, { ip })).status).toBe(401);
+		expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(200);
+	}, 120_000);
+
+	it("events refused by the key's own window give the address's hit back", async ({ expect }) => {
+		const { rawKey, token, projectName } = await ownerWithLogKey();
+		await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, logs_rate_limit_per_minute: 1 } });
+		const other = await ownerWithLogKey();
+		await call("/api/feedback-key", { method: "PATCH", token: other.token, json: { project_name: other.projectName, logs_rate_limit_per_minute: 1_000 } });
+		const ip = uniqueIp();
+		expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(200);
+		for (let i = 0; i < 130; i++) expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(429);
+		// 1 taken, 130 given back: the address has 119 left for any key.
+		const statuses = [];
+		for (let i = 0; i < 120; i++) statuses.push((await ingest(other.rawKey, { message: "m" }, { ip })).status);
+		expect(statuses.filter((s) => s === 200)).toHaveLength(119);
+		expect(statuses.at(-1)).toBe(429);
+	}, 120_000);
+});

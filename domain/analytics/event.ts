@@ -1,6 +1,7 @@
 import { clampedInteger, text } from "./fields";
 import { COLLECT_LIMITS as L } from "../limits";
 import { hostOnly } from "../sites/hostnames";
+import { cutText } from "../text";
 
 /** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
 export interface StoredEvent {
@@ -43,7 +44,8 @@ const identity = (value: unknown) => text(value, L.identity) || null;
 function eventData(value: unknown): string | null {
 	const serialized = typeof value === "string" ? value : typeof value === "object" && value !== null ? JSON.stringify(value) : null;
 	if (serialized === null) return null;
-	return serialized.length > L.eventData ? "{}" : serialized;
+	const wellFormed = serialized.toWellFormed();
+	return wellFormed.length > L.eventData ? "{}" : wellFormed;
 }
 
 /** A host as compared for self-referrals: lower case, without port, trailing dot or leading `www.`. */
@@ -69,7 +71,7 @@ export function externalHost(referrer: string, ownHost: string | null): string {
 /** Every field rule of a browser event (docs/api.md#collect-browser-analytics). Never throws: a field of the wrong shape counts as absent. */
 export function readEventFields(body: Record<string, unknown>): EventFields {
 	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
-	const urlHost = typeof body.url_host === "string" ? body.url_host.slice(0, L.host).toLowerCase() : null;
+	const urlHost = typeof body.url_host === "string" ? cutText(body.url_host, L.host).toLowerCase() : null;
 	const referrer = text(body.referrer, L.bodyChars) ?? "";
 	return {
 		eventId: EVENT_ID.test(rawId) ? rawId : crypto.randomUUID(),

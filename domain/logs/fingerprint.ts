@@ -28,6 +28,7 @@ import { exceptionsForGrouping } from "./grouping/chain";
 import { collapseRecursion, frameKey, groupingFrames, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
+import { cutText } from "../text";
 import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
 export type GroupingInput = Pick<LogEvent, "message" | "exception" | "chained_exceptions" | "fingerprint">;
@@ -119,7 +120,7 @@ export function titleOf(event: Pick<LogEvent, "message" | "exception">): string 
 	} else {
 		title = firstLine(event.message ?? "");
 	}
-	return title.slice(0, TITLE_MAX) || "(no message)";
+	return cutText(title, TITLE_MAX) || "(no message)";
 }
 
 const frameLabel = (frame: StackFrame) => {
@@ -137,5 +138,5 @@ export function culpritOf(event: Pick<LogEvent, "exception">): string | null {
 	const frames = event.exception?.stacktrace?.frames ?? [];
 	const chosen =
 		frames.findLast((f) => f.in_app === true && !identifiesNothing(f)) ?? frames.findLast((f) => !isRuntimeOrBundlerFrame(f) && !identifiesNothing(f));
-	return chosen ? frameLabel(chosen).slice(0, TITLE_MAX) : null;
+	return chosen ? cutText(frameLabel(chosen), TITLE_MAX) : null;
 }

@@ -13,7 +13,8 @@
  */
 import { InvalidInput } from "../errors";
 import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
-import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField, truncate } from "./jsonFields";
+import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
+import { cutText } from "../text";
 import type { Breadcrumb, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 
@@ -37,7 +38,7 @@ function readFrame(value: unknown): StackFrame | undefined {
 	const frame: StackFrame = {};
 	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
 		const text = member(value, key);
-		if (typeof text === "string" && text !== "") frame[key] = truncate(text, LOG_STORAGE_BOUNDS.frameString);
+		if (typeof text === "string" && text !== "") frame[key] = cutText(text, LOG_STORAGE_BOUNDS.frameString);
 	}
 	for (const key of ["lineno", "colno"] as const) {
 		const n = member(value, key);
@@ -123,7 +124,8 @@ function readTags(body: Json): { tags: Record<string, string>; raw: Json } {
 	const tags: [string, string][] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		if (tags.length >= LOG_LIMITS.tags) break;
-		if (key === "" || key.length > LOG_STORAGE_BOUNDS.tagKey) continue;
+		// A key is stored as sent, so one that is not well-formed Unicode is left out.
+		if (key === "" || key.length > LOG_STORAGE_BOUNDS.tagKey || !key.isWellFormed()) continue;
 		const text = tagValue(key, value);
 		if (text !== undefined) tags.push([key, text]);
 	}
@@ -138,7 +140,7 @@ function readBreadcrumbs(body: Json): Breadcrumb[] {
 		if (!isObject(item)) continue;
 		const crumb: Breadcrumb = {};
 		const timestamp = member(item, "timestamp");
-		if (typeof timestamp === "string") crumb.timestamp = truncate(timestamp, 100);
+		if (typeof timestamp === "string") crumb.timestamp = cutText(timestamp, 100);
 		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = timestamp;
 		for (const key of ["type", "category", "level"] as const) {
 			const text = looseString(member(item, key), LOG_STORAGE_BOUNDS.breadcrumbField);
@@ -172,7 +174,7 @@ function readHeaders(request: Json): Record<string, string> {
 		if (typeof name !== "string" || name.trim() === "" || name.length > LOG_STORAGE_BOUNDS.headerName) continue;
 		if (SENSITIVE_HEADERS.has(name.trim().toLowerCase())) continue;
 		const text = Array.isArray(value)
-			? truncate(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
+			? cutText(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
 			: looseString(value, LOG_LIMITS.headerValue);
 		if (text !== undefined) headers.push([name, text]);
 	}
@@ -196,10 +198,10 @@ function readRequest(body: Json): LogRequest | null {
 	const method = stringField(raw, "method", "request.", LOG_STORAGE_BOUNDS.method);
 	if (method) request.method = method;
 	const query = textOf(member(raw, "query_string"));
-	if (query) request.query_string = truncate(query, LOG_STORAGE_BOUNDS.queryString);
+	if (query) request.query_string = cutText(query, LOG_STORAGE_BOUNDS.queryString);
 	const text = textOf(member(raw, "body"));
 	if (text !== undefined) {
-		request.body = truncate(text, LOG_LIMITS.requestBody);
+		request.body = cutText(text, LOG_LIMITS.requestBody);
 		if (text.length > LOG_LIMITS.requestBody) request.body_truncated = true;
 	}
 	return request;

@@ -11,8 +11,9 @@ import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { issueGrouperFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
+import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
-export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters");
+export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
 /**

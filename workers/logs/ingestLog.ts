@@ -26,10 +26,10 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 		body = parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars));
 		rawKey = typeof body.svc_key === "string" ? body.svc_key : null;
 	}
-	const key = await admitLogKey(env, rawKey, request);
+	const { key, refundIp } = await admitLogKey(env, rawKey, request);
 	const receivedAt = new Date();
 	// The stored event is built from the documented fields only: a body's svc_key is never kept.
 	const event = normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
-	const stored = await storeLogEvent(env, key, event, receivedAt);
+	const stored = await storeLogEvent(env, key, event, receivedAt, refundIp);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }

@@ -12,35 +12,55 @@ import { userKey } from "../../domain/logs/normalizeEvent";
 import { clientIp, HttpError, tooManyRequests } from "../http";
 import { authenticateProjectKey } from "../keys/authenticateKey";
 import { issueGrouperFor } from "../objects";
-import { enforceRateLimits } from "../rateLimit";
+import { enforceRateLimits, type Refund } from "../rateLimit";
 
-/** A hit from the request's IP window, whatever its key: 429 when more than 120 in 60 s. */
-export const countLogRequest = (env: Env, request: Request) =>
+const noRefund: Refund = async () => {};
+
+/**
+ * A hit from the request's IP window, whatever its key: 429 when more than 120 in 60 s. The
+ * window counts only events the key and its own window accept: what refuses the request later
+ * gives the hit back (`refundIp`), so a wrong key cannot use up the window the real one needs.
+ */
+export const countLogRequest = (env: Env, request: Request): Promise<Refund> =>
 	enforceRateLimits(env, [{ subject: `ip:${clientIp(request)}`, windows: [LOG_RATE.perIp] }], "Too many log events from this address");
 
 /**
  * The key may send log events: 401 (no or unknown key), 402 (owner without access), 403 (App Logs
  * disabled). With `countedRequest`, that request also takes a hit from its IP window (429),
- * in parallel with the key lookup; a 401, 402 or 403 still wins over a full window.
+ * in parallel with the key lookup; a 401, 402 or 403 still wins over a full window, and gives
+ * the hit back.
  */
-export async function admitLogKey(env: Env, rawKey: string | null, countedRequest?: Request): Promise<ProjectKey> {
+export async function admitLogKey(env: Env, rawKey: string | null, countedRequest?: Request): Promise<{ key: ProjectKey; refundIp: Refund }> {
 	const [auth, ipWindow] = await Promise.allSettled([
 		authenticateProjectKey(env, rawKey),
-		countedRequest ? countLogRequest(env, countedRequest) : undefined,
+		countedRequest ? countLogRequest(env, countedRequest) : noRefund,
 	]);
-	if (auth.status === "rejected") throw auth.reason;
+	const refundIp = ipWindow.status === "fulfilled" ? ipWindow.value : noRefund;
+	if (auth.status === "rejected") {
+		await refundIp();
+		throw auth.reason;
+	}
 	const { key } = auth.value;
-	if (!key.logsEnabled) throw new HttpError(403, "App Logs are disabled for this project");
+	if (!key.logsEnabled) {
+		await refundIp();
+		throw new HttpError(403, "App Logs are disabled for this project");
+	}
 	if (ipWindow.status === "rejected") throw ipWindow.reason;
-	return key;
+	return { key, refundIp };
 }
 
 /**
  * Groups a normalized event and stores it durably in one call to the key's IssueGrouper, which
  * also takes the hit from the key's window (429). 401 when the key was revoked meanwhile; 500
- * only when grouping or storage fails.
+ * only when grouping or storage fails. Whatever refuses the event gives the IP hit back.
  */
-export async function storeLogEvent(env: Env, key: ProjectKey, event: LogEvent, receivedAt: Date): Promise<{ groupHash: string; isNew: boolean }> {
+export async function storeLogEvent(
+	env: Env,
+	key: ProjectKey,
+	event: LogEvent,
+	receivedAt: Date,
+	refundIp: Refund,
+): Promise<{ groupHash: string; isNew: boolean }> {
 	let outcome: IngestOutcome;
 	try {
 		const hash = await groupHash(event);
@@ -62,9 +82,11 @@ export async function storeLogEvent(env: Env, key: ProjectKey, event: LogEvent, 
 		});
 	} catch (err) {
 		console.error("log event could not be grouped or stored:", err);
+		await refundIp().catch(() => {});
 		throw new HttpError(500, "The log event could not be stored; try again");
 	}
 
+	if (outcome.status !== "accepted") await refundIp();
 	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
 	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
 	return { groupHash: outcome.groupHash, isNew: outcome.isNew };

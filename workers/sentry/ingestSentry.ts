@@ -38,7 +38,7 @@ function projectIdOf(request: IRequest): number {
 
 /** The key's checks, and that the DSN it came with is its own. */
 async function admitSentryKey(env: Env, rawKey: string | null, projectId: number): Promise<ProjectKey> {
-	const key = await admitLogKey(env, rawKey);
+	const { key } = await admitLogKey(env, rawKey);
 	if (key.dsnId !== projectId) throw new HttpError(401, `The project key does not belong to project ${projectId}: check the DSN`);
 	return key;
 }
@@ -51,10 +51,10 @@ function eventIdOf(value: unknown): string | null {
 
 /** One error or message event into the log pipeline: IP window (429), field rules (400), the key's window and storage. */
 async function storeSentryEvent(env: Env, request: Request, key: ProjectKey, payload: Json): Promise<void> {
-	await countLogRequest(env, request);
+	const refundIp = await countLogRequest(env, request);
 	const receivedAt = new Date();
 	const event = normalizeEvent(logEventBody(payload, clientIp(request)), receivedAt);
-	await storeLogEvent(env, key, event, receivedAt);
+	await storeLogEvent(env, key, event, receivedAt, refundIp);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
 import { parseBody } from "../validation";
+import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 /** The site as every answer shows it. */
 function siteView(site: Site) {
@@ -35,7 +36,7 @@ const domainSchema = z
 		}
 		return domain;
 	});
-const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 
 const createSchema = z.object({ domain: domainSchema.optional(), name: nameSchema.optional() });
 const updateSchema = z
