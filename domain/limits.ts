@@ -46,6 +46,8 @@ export const LOG_LIMITS = {
 	headerValue: 500,
 	requestBody: 4_096,
 	userField: 500,
+	/** Issues one project key may hold; a new one past it is refused (403), events of existing ones are not. */
+	issuesPerProject: 10_000,
 } as const;
 
 /**
@@ -130,9 +132,21 @@ export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };
 // Owner side
 
 export const OWNER_LIMITS = {
+	/** What one account may hold, so no owner can grow storage without bound. */
+	sitesPerOwner: 50,
+	keysPerOwner: 50,
+	/** Ceilings for a key's own windows: an owner cannot open a key to a flood. */
+	feedbackRatePerMinuteMax: 600,
+	logsRatePerMinuteMax: 6_000,
 	/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
 	bodyChars: 1_000_000,
 	feedbackList: 1_000,
+	/** Records per list page unless `limit` says otherwise. */
+	feedbackPage: 100,
+	/** A list page stops before its JSON passes this many characters; the rest is on the next. */
+	feedbackPageChars: 2_000_000,
+	/** In a list a text value is cut to this many characters; the whole record is one request away. */
+	feedbackListText: 500,
 	feedbackMutationIds: 500,
 	issueList: 1_000,
 	issueEvents: 100,

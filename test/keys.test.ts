@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { call, createProjectKey, signUp, submitFeedback, unique } from "./helpers";
+import { call, createProjectKey, ownerWithKey, signUp, submitFeedback, unique } from "./helpers";
 
 const KEY_FIELDS = [
 	"project_name",
@@ -297,5 +297,28 @@ describe("Sentry DSN", () => {
 		);
 		const body = await res.json<any>();
 		expect(body.dsn).toMatch(new RegExp(`^http://${body.raw_api_key}@127\\.0\\.0\\.1:8787/\\d+$`));
+	});
+});
+
+describe("caps on what an account holds and how far a key opens", () => {
+	it("an account holds at most 50 project keys: the 51st is 403", async ({ expect }) => {
+		const { token } = await signUp();
+		for (let i = 0; i < 50; i++) expect((await call("/api/feedback-key", { method: "POST", token, json: { project_name: `p${i}` } })).status).toBe(201);
+		const refused = await call("/api/feedback-key", { method: "POST", token, json: { project_name: "p50" } });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("at most 50 project keys") });
+		expect((await call("/api/feedback-keys", { token }).then((r) => r.json<any>())).keys).toHaveLength(50);
+	}, 120_000);
+
+	it.for([
+		["rate_limit_per_minute", 600],
+		["logs_rate_limit_per_minute", 6_000],
+	] as const)("%s goes up to %i, and one more is 400", async ([field, max], { expect }) => {
+		const { token, projectName } = await ownerWithKey();
+		const patch = (value: number) => call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, [field]: value } });
+		expect((await patch(max)).status).toBe(200);
+		const over = await patch(max + 1);
+		expect(over.status).toBe(400);
+		expect(await over.json()).toEqual({ error: expect.stringContaining(field) });
 	});
 });

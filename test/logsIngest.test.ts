@@ -260,7 +260,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 
 		it("after 120 events per 60 seconds from one source IP, whatever the key", async ({ expect }) => {
 			const [a, b] = await Promise.all([ownerWithLogKey(), ownerWithLogKey()]);
-			await Promise.all([setKeyConfig(a, { logs_rate_limit_per_minute: 1000 }), setKeyConfig(b, { logs_rate_limit_per_minute: 1000 })]);
+			await Promise.all([setKeyConfig(a, { logs_rate_limit_per_minute: 1_000 }), setKeyConfig(b, { logs_rate_limit_per_minute: 1_000 })]);
 			const ip = uniqueIp();
 			const responses = await Promise.all(
 				Array.from({ length: 121 }, (_, i) => ingest(i % 2 ? a.rawKey : b.rawKey, { message: `m ${i}` }, { ip })),
@@ -632,4 +632,25 @@ describe("refused requests do not spend the address's window", () => {
 		expect(statuses.filter((s) => s === 200)).toHaveLength(119);
 		expect(statuses.at(-1)).toBe(429);
 	}, 120_000);
+});
+
+describe("a project holds at most 10,000 issues", () => {
+	it("the 10,000th issue is taken, a new one past it is 403, events of existing issues still arrive", async ({ expect }) => {
+		const { rawKey, keyId } = await ownerWithLogKey();
+		await ingestOk(rawKey, { message: "an existing issue" });
+		// 9,998 more issues written into the grouper's own storage, as if they had arrived.
+		await runInDurableObject(issueGrouper(keyId), (_: IssueGrouper, state: DurableObjectState) => {
+			state.storage.sql.exec(
+				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9998)
+				 INSERT INTO groups (hash, title, level, count, first_seen, last_seen, flushed_version) SELECT printf('%032x', i), 'seeded', 'error', 1, 0, 0, 1 FROM n`,
+			);
+		});
+		// Numbers are parametrized away in grouping: the two new issues differ in words.
+		expect((await ingest(rawKey, { message: "the last issue that fits" })).status).toBe(200);
+		const refused = await ingest(rawKey, { message: "one issue too many" });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("10000 issues") });
+		expect((await ingest(rawKey, { message: "an existing issue" })).status).toBe(200);
+		expect((await ingest(rawKey, { message: "the last issue that fits" })).status).toBe(200);
+	}, 60_000);
 });

@@ -202,3 +202,23 @@ describe("GET /api/sites/:tracking_id/identities: the users a site identified", 
 		expect((await getJson(`/api/sites/${own.tracking_id}/identities?limit=1000`, token)).status).toBe(200);
 	});
 });
+
+describe("an account holds at most 50 sites", () => {
+	it("the 50th is created, the 51st is 403 with a clear message; deleting one makes room", async ({ expect }) => {
+		const { token } = await signUp();
+		for (let i = 0; i < 48; i++) expect((await call("/api/sites", { method: "POST", token, json: { domain: `s${i}.example.com` } })).status).toBe(201);
+		// Three at once for the last two places: never more than 50.
+		const raced = await Promise.all([0, 1, 2].map((i) => call("/api/sites", { method: "POST", token, json: { domain: `r${i}.example.com` } }).then((r) => r.status)));
+		expect(raced.filter((s) => s === 201).length).toBeLessThanOrEqual(2);
+		const { sites } = await call("/api/sites", { token }).then((r) => r.json<any>());
+		expect(sites.length).toBeLessThanOrEqual(50);
+		while ((await call("/api/sites", { token }).then((r) => r.json<any>())).sites.length < 50) {
+			await call("/api/sites", { method: "POST", token, json: { domain: "fill.example.com" } });
+		}
+		const refused = await call("/api/sites", { method: "POST", token, json: { domain: "one-more.example.com" } });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("at most 50 sites") });
+		expect((await call(`/api/sites/${sites[0].tracking_id}`, { method: "DELETE", token })).status).toBe(204);
+		expect((await call("/api/sites", { method: "POST", token, json: { domain: "one-more.example.com" } })).status).toBe(201);
+	}, 120_000);
+});

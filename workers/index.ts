@@ -26,7 +26,8 @@
  *     PATCH  /api/feedback-key                     configuration
  *     DELETE /api/feedback-key?project_name=       revoke
  *     POST   /api/feedback-key/regenerate          → new raw_api_key once
- *     GET    /api/feedback?project_name=&type=     newest first, ≤ 1,000
+ *     GET    /api/feedback?project_name=&type=&status=&limit=&cursor=   newest first, pages of ≤ 1,000 and ~2 MB
+ *     GET    /api/feedback/:id                     one whole record
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
@@ -53,7 +54,7 @@ import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
 import { serveTracker } from "./collect/serveTracker";
 import { ingestCrawl } from "./crawl/ingestCrawl";
-import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
+import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, HttpError, INGEST_CORS_HEADERS, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
@@ -115,6 +116,7 @@ router
 	.patch("/api/feedback", ...ownerWithAccess, updateFeedbackStatus)
 	.delete("/api/feedback", ...ownerWithAccess, deleteFeedback)
 	.get("/api/feedback/attachments/:id", ...ownerWithAccess, downloadAttachment)
+	.get("/api/feedback/:id", ...ownerWithAccess, readFeedback)
 
 	.get("/api/issues", ...ownerWithAccess, listIssues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)

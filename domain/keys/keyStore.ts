@@ -32,6 +32,10 @@ export function findOwnKey(env: Env, userId: string, projectName: string): Promi
 	});
 }
 
+export async function countOwnKeys(env: Env, userId: string): Promise<number> {
+	return database(env).$count(projectKeys, eq(projectKeys.userId, userId));
+}
+
 export function listOwnKeys(env: Env, userId: string): Promise<ProjectKey[]> {
 	return database(env).query.projectKeys.findMany({ where: eq(projectKeys.userId, userId), orderBy: projectKeys.projectName });
 }

@@ -11,6 +11,7 @@ import { isObject } from "./json.js";
 
 /** @typedef {import("./commands.js").Io} Io */
 /** @typedef {import("./commands.js").Command} Command */
+/** @typedef {import("./commands.js").CommandGroup} CommandGroup */
 /** @typedef {import("./commands.js").OptionSpec} OptionSpec */
 
 /** Wrong use of the command line (exit 2). */
@@ -53,15 +54,47 @@ function commandHelp(name, command) {
 	return `${parts.join("\n")}\n`;
 }
 
-function globalHelp() {
-	const usages = Object.entries(COMMANDS).map(([name, command]) => [usageLine(name, command), command.summary]);
+/**
+ * Each command with its full name ("workspace add" for one of a group), in the order of the table.
+ * @param {Record<string, Command | CommandGroup>} commands @param {string} [prefix]
+ * @returns {[string, Command][]}
+ */
+function leafCommands(commands, prefix = "") {
+	return Object.entries(commands).flatMap(([name, command]) =>
+		"subcommands" in command ? leafCommands(command.subcommands, `${prefix}${name} `) : [/** @type {[string, Command]} */ ([`${prefix}${name}`, command])],
+	);
+}
+
+/** @param {[string, Command][]} commands */
+function commandList(commands) {
+	const usages = commands.map(([name, command]) => [usageLine(name, command), command.summary]);
 	const width = Math.max(...usages.map(([usage]) => usage.length));
+	return usages.map(([usage, summary]) => `  ${usage.padEnd(width)}  ${summary}`).join("\n");
+}
+
+/** @param {string} name @param {CommandGroup} group */
+function groupHelp(name, group) {
+	return `Usage: svc-local ${name} <command> [arguments] [options]
+
+${group.summary[0].toUpperCase()}${group.summary.slice(1)}.
+
+Commands:
+${commandList(leafCommands(group.subcommands, `${name} `))}
+
+Run \`svc-local ${name} <command> --help\` for a command's options.
+
+Options:
+${optionLines(COMMON_OPTIONS)}
+`;
+}
+
+function globalHelp() {
 	return `svc-local ${version()}: the svc desktop local server (QR pairing and live device connections)
 
 Usage: svc-local [command] [arguments] [options]
 
 Commands (\`svc-local\` alone runs start):
-${usages.map(([usage, summary]) => `  ${usage.padEnd(width)}  ${summary}`).join("\n")}
+${commandList(leafCommands(COMMANDS))}
 
 Run \`svc-local <command> --help\` for a command's options.
 
@@ -69,7 +102,7 @@ Options:
 ${optionLines(COMMON_OPTIONS)}
 
 Environment: SVC_HOME (state directory, default ~/.svc), SVC_MODE (production | isolated | preview),
-SVC_PORT, SVC_SERVER_HOST, SVC_ALLOW_LAN, SVC_OWNER_TOKEN, SVC_SESSION_TOKEN, SVC_PASSWORD.
+SVC_PORT, SVC_SERVER_HOST, SVC_ALLOW_LAN, SVC_OWNER_TOKEN, SVC_SESSION_TOKEN, SVC_PASSWORD, SVC_NPM_REGISTRY.
 `;
 }
 
@@ -156,6 +189,34 @@ export async function main(argv, io) {
 async function runCommand(name, argv, io) {
 	const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 	if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`, "svc-local");
+	return "subcommands" in command ? runGroup(name, command, argv, io) : runLeaf(name, command, argv, io);
+}
+
+/**
+ * A command of a group: its first argument that is not an option names it.
+ * @param {string} name @param {CommandGroup} group @param {string[]} argv @param {Io} io
+ * @returns {Promise<number>}
+ */
+async function runGroup(name, group, argv, io) {
+	const at = argv.findIndex((a) => !a.startsWith("-"));
+	if (at !== -1) {
+		const sub = argv[at];
+		const command = Object.hasOwn(group.subcommands, sub) ? group.subcommands[sub] : undefined;
+		if (!command || "subcommands" in command) throw new UsageError(`unknown command ${JSON.stringify(`${name} ${sub}`)}`, `svc-local ${name}`);
+		return runLeaf(`${name} ${sub}`, command, [...argv.slice(0, at), ...argv.slice(at + 1)], io);
+	}
+	const { options } = strictParse(argv, COMMON_OPTIONS, `svc-local ${name}`);
+	if (options.help) io.stdout.write(groupHelp(name, group));
+	else if (options.version) io.stdout.write(`${version()}\n`);
+	else throw new UsageError(`missing command for svc-local ${name}: one of ${Object.keys(group.subcommands).join(", ")}`, `svc-local ${name}`);
+	return 0;
+}
+
+/**
+ * @param {string} name @param {Command} command @param {string[]} argv @param {Io} io
+ * @returns {Promise<number>}
+ */
+async function runLeaf(name, command, argv, io) {
 	const { options, args } = parseCommandArgs(name, command, argv);
 	if (options.help) {
 		io.stdout.write(commandHelp(name, command));

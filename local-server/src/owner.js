@@ -19,7 +19,12 @@ const CACHE_OK_MS = 30_000;
 const CACHE_BAD_MS = 5_000;
 const CACHE_MAX = 256;
 
-/** @typedef {{ok: true} | {ok: false, status: number, error: string}} AuthResult */
+/**
+ * What the owner's plan allows: "local" in local mode (no account to ask),
+ * else from the svc account: "pro", "trial" (an active trial) or "none".
+ * @typedef {"local" | "pro" | "trial" | "none"} OwnerAccess
+ */
+/** @typedef {{ok: true, access: OwnerAccess} | {ok: false, status: number, error: string}} AuthResult */
 /** @typedef {{apiUrl: string, token: string, user: {id: string, email?: string}}} CloudSession */
 
 /**
@@ -63,7 +68,7 @@ export function normalizeApiUrl(apiUrl) {
 /**
  * Asks the cloud API who a session token belongs to.
  * @param {string} apiUrl @param {string} token @param {typeof fetch} [fetchImpl]
- * @returns {Promise<{status: "ok", user: {id: string, email?: string}} | {status: "invalid"} | {status: "unreachable", error: string}>}
+ * @returns {Promise<{status: "ok", user: {id: string, email?: string}, access: Exclude<OwnerAccess, "local">} | {status: "invalid"} | {status: "unreachable", error: string}>}
  */
 export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	/** @type {Response} */
@@ -78,7 +83,9 @@ export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	const body = /** @type {unknown} */ (await res.json().catch(() => null));
 	const user = isObject(body) && isObject(body.user) ? body.user : null;
 	if (!user || (typeof user.id !== "string" && typeof user.id !== "number")) return { status: "unreachable", error: "unexpected /api/auth/me answer" };
-	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined } };
+	// `access` is Pro or a trial that has not ended, as the svc API decides it.
+	const access = user.plan === "pro" ? "pro" : user.access === true ? "trial" : "none";
+	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined }, access };
 }
 
 export class OwnerAuth {
@@ -95,7 +102,7 @@ export class OwnerAuth {
 		this.fetch = fetchImpl ?? fetch;
 		/** Set when this start minted the local owner token: shown once. @type {string | null} */
 		this.mintedToken = null;
-		/** @type {Map<string, {ok: boolean, until: number}>} */
+		/** @type {Map<string, {ok: boolean, access: OwnerAccess, until: number}>} */
 		this.cache = new Map();
 		this.cloud = readCloudSession(stateDir);
 		if (this.cloud) {
@@ -137,18 +144,19 @@ export class OwnerAuth {
 		const token = bearerOf(header);
 		if (!token) return { ok: false, status: 401, error: "owner session required: send Authorization: Bearer <token>" };
 		if (this.mode === "local") {
-			return digestsEqual(sha256(token), this.tokenHash) ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+			return digestsEqual(sha256(token), this.tokenHash) ? { ok: true, access: "local" } : { ok: false, status: 401, error: "owner session is not valid" };
 		}
 		const key = sha256(token);
 		const now = this.now();
 		const hit = this.cache.get(key);
-		if (hit && hit.until > now) return hit.ok ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+		if (hit && hit.until > now) return hit.ok ? { ok: true, access: hit.access } : { ok: false, status: 401, error: "owner session is not valid" };
 		const who = await cloudWhoAmI(/** @type {string} */ (this.apiUrl), token, this.fetch);
 		if (who.status === "unreachable") return { ok: false, status: 503, error: `cannot check the owner session with the svc API (${who.error})` };
 		const ok = who.status === "ok" && who.user.id === this.cloud?.user.id;
 		if (this.cache.size >= CACHE_MAX) this.cache.clear();
-		this.cache.set(key, { ok, until: now + (ok ? CACHE_OK_MS : CACHE_BAD_MS) });
-		if (ok) return { ok: true };
+		const access = who.status === "ok" ? who.access : "none";
+		this.cache.set(key, { ok, access, until: now + (ok ? CACHE_OK_MS : CACHE_BAD_MS) });
+		if (ok) return { ok: true, access };
 		return { ok: false, status: 401, error: who.status === "ok" ? "this session belongs to another user than the desktop owner" : "owner session is not valid" };
 	}
 }

@@ -18,6 +18,7 @@ const FILES = new Map([
 	["/index.html", INDEX],
 	["/pair.js", { file: new URL("../public/pair.js", import.meta.url), type: JS }],
 	["/pair.css", { file: new URL("../public/pair.css", import.meta.url), type: CSS }],
+	["/workspaces.js", { file: new URL("../public/workspaces.js", import.meta.url), type: JS }],
 	// The page's code refresh rule is the terminal's: the same file.
 	["/refresh.js", { file: new URL("./refresh.js", import.meta.url), type: JS }],
 ]);

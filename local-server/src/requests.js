@@ -15,6 +15,7 @@ import { WS_PATH } from "./socket.js";
 /** @typedef {import("./routes.js").Route} Route */
 /** @typedef {import("node:http").IncomingMessage} IncomingMessage */
 /** @typedef {import("node:http").ServerResponse} ServerResponse */
+/** @typedef {import("./owner.js").OwnerAccess} OwnerAccess */
 
 const SECURITY_HEADERS = Object.freeze({ "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY" });
 
@@ -42,13 +43,17 @@ function findRoute(method, pathname) {
 }
 
 /**
+ * Checks who may call the route; answers what the owner's plan allows when an owner session was checked.
  * @param {LocalServer} server @param {Route["access"]} access @param {IncomingMessage} req
+ * @returns {Promise<OwnerAccess | null>}
  */
 async function checkAccess(server, access, req) {
-	if (access === "anyone") return;
-	if (access === "device" && server.owner.mode !== "cloud" && req.headers.authorization === undefined) return;
+	if (access === "anyone") return null;
+	if (access === "device" && server.owner.mode !== "cloud" && req.headers.authorization === undefined) return null;
 	const r = await server.owner.check(req.headers.authorization);
 	if (!r.ok) throw new HttpError(r.status, r.error);
+	if (access === "pro" && r.access === "none") throw new HttpError(402, "setup health needs svc Pro or an active trial: your trial has ended, upgrade to Pro to use it");
+	return r.access;
 }
 
 /**
@@ -71,12 +76,12 @@ async function answerApi(server, req, res, url) {
 		const wait = server.throttles[route.throttle].hit(remote);
 		if (wait) throw new HttpError(429, THROTTLED[route.throttle], { "retry-after": String(wait) });
 	}
-	await checkAccess(server, route.access, req);
+	const access = await checkAccess(server, route.access, req);
 	/** @type {unknown} */
 	let body;
 	if (route.body === "json") body = await readJson(req);
 	else if (route.body === "ignored") await readBody(req);
-	const answer = await route.handle(server, { req, url, remote, param, body });
+	const answer = await route.handle(server, { req, url, remote, param, body, access });
 	if (answer.afterSent) res.on("finish", answer.afterSent);
 	sendJson(res, answer.status ?? 200, answer.body, answer.headers);
 }

@@ -7,6 +7,7 @@ import { DEVICE_ID_MAX, optionalDeviceId, optionalName, optionalPlatform } from 
 import { isObject } from "./json.js";
 import { svgDataUrl } from "./qr.js";
 import { SECRET_MAX } from "./secrets.js";
+import { checkPathText, checkWorkspaceId, checkWorkspacePath } from "./workspaces.js";
 
 /** @typedef {import("./server.js").LocalServer} LocalServer */
 
@@ -18,6 +19,7 @@ import { SECRET_MAX } from "./secrets.js";
  * @property {string} remote the caller's address
  * @property {string} param what a route's trailing ":name" matched (still percent-encoded), else ""
  * @property {unknown} body the parsed JSON body, for routes that read one
+ * @property {import("./owner.js").OwnerAccess | null} access what the owner's plan allows, once an owner session was checked
  */
 
 /**
@@ -32,7 +34,8 @@ import { SECRET_MAX } from "./secrets.js";
  * @typedef {object} Route
  * @property {"GET" | "POST" | "PUT" | "DELETE"} method
  * @property {string} path exact, or ending in ":name", which matches the rest of the path
- * @property {"anyone" | "owner" | "device"} access "owner": the owner bearer session.
+ * @property {"anyone" | "owner" | "pro" | "device"} access "owner": the owner bearer session.
+ *   "pro": the owner session, and in cloud mode an account with Pro or an active trial (else 402).
  *   "device": a device proves itself in the handler; in cloud mode it must also
  *   carry a session of the desktop owner, and in local mode a bearer, when
  *   sent, must be the owner's.
@@ -70,15 +73,21 @@ function exchange(server, { body, remote }) {
 	return { status: 201, body: result };
 }
 
+/**
+ * A percent-encoded path segment, decoded; 400 when it is malformed.
+ * @param {string} param @param {string} what
+ */
+function decodeParam(param, what) {
+	try {
+		return decodeURIComponent(param);
+	} catch {
+		throw new HttpError(400, `malformed ${what} in the path`);
+	}
+}
+
 /** @param {LocalServer} server @param {Call} call @returns {Answer} */
 function revoke(server, { param }) {
-	/** @type {string} */
-	let deviceId;
-	try {
-		deviceId = decodeURIComponent(param);
-	} catch {
-		throw new HttpError(400, "malformed deviceId in the path");
-	}
+	const deviceId = decodeParam(param, "deviceId");
 	if (!deviceId || [...deviceId].length > DEVICE_ID_MAX) throw new HttpError(400, `deviceId must be 1 to ${DEVICE_ID_MAX} characters`);
 	if (!server.pairing.revoke(deviceId)) throw new HttpError(404, "no paired device with this deviceId");
 	server.log(`revoked device ${deviceId}`);
@@ -104,6 +113,49 @@ async function setLan(server, { body }) {
 	return { body: server.serverInfo(), headers: { connection: "close" }, afterSent: () => server.dropRemoteConnections() };
 }
 
+/** @param {LocalServer} server @param {string} id */
+function knownWorkspace(server, id) {
+	const workspace = server.workspaces.get(id);
+	if (!workspace) throw new HttpError(404, `no workspace with id ${id} (svc-local workspace list shows them)`);
+	return workspace;
+}
+
+/** @param {LocalServer} server @param {Call} call @returns {Answer} */
+function addWorkspace(server, { body }) {
+	if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object: {"path": "<absolute folder>"}');
+	const { workspace, created } = server.workspaces.add(checkWorkspacePath(body.path));
+	if (created) server.log(`workspace ${workspace.id} added: ${workspace.path}`);
+	return { status: created ? 201 : 200, body: workspace };
+}
+
+/** @param {LocalServer} server @param {Call} call @returns {Answer} */
+function removeWorkspace(server, { param }) {
+	const id = checkWorkspaceId(decodeParam(param, "workspace id"), "the workspace id in the path");
+	if (!server.workspaces.remove(id)) throw new HttpError(404, `no workspace with id ${id}`);
+	server.setupHealth.forget(id);
+	server.log(`workspace ${id} removed`);
+	return { body: { ok: true } };
+}
+
+/** @param {LocalServer} server @param {Call} call @returns {Promise<Answer>} */
+async function scanSetupHealth(server, { url, access }) {
+	const id = checkWorkspaceId(url.searchParams.get("workspaceId"), "workspaceId");
+	const force = url.searchParams.get("force");
+	if (force !== null && force !== "1" && force !== "0") throw new HttpError(400, "force must be 1 (scan again now) or left out");
+	const { result, cached } = await server.setupHealth.scan(knownWorkspace(server, id), { force: force === "1" });
+	const { workspaceId, scannedAt, limits, packages } = result;
+	return { body: { workspaceId, scannedAt, cached, access, limits, packages } };
+}
+
+/** @param {LocalServer} server @param {Call} call @returns {Promise<Answer>} */
+async function updateLogger(server, { body }) {
+	if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object: {"workspaceId": "<id>", "packageDir": "<dir from the scan>"}');
+	const id = checkWorkspaceId(body.workspaceId, "workspaceId");
+	const { packageDir } = body;
+	checkPathText(packageDir, "packageDir");
+	return { body: await server.setupHealth.updateLogger(knownWorkspace(server, id), packageDir) };
+}
+
 /** @type {readonly Route[]} */
 export const ROUTES = [
 	{
@@ -119,4 +171,9 @@ export const ROUTES = [
 	{ method: "POST", path: "/api/pairing/ws-ticket", throttle: "ticket", access: "device", body: "ignored", handle: createTicket },
 	{ method: "GET", path: "/api/pairing/server", access: "owner", handle: (server) => ({ body: server.serverInfo() }) },
 	{ method: "PUT", path: "/api/pairing/lan", access: "owner", body: "json", handle: setLan },
+	{ method: "GET", path: "/api/workspaces", access: "owner", handle: (server) => ({ body: { workspaces: server.workspaces.list } }) },
+	{ method: "POST", path: "/api/workspaces", access: "owner", body: "json", handle: addWorkspace },
+	{ method: "DELETE", path: "/api/workspaces/:id", access: "owner", handle: removeWorkspace },
+	{ method: "GET", path: "/api/workspace/setup-health", access: "pro", handle: scanSetupHealth },
+	{ method: "POST", path: "/api/workspace/setup-health/update-logger", access: "pro", body: "json", handle: updateLogger },
 ];

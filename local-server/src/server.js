@@ -17,9 +17,11 @@ import { isObject } from "./json.js";
 import { OwnerAuth } from "./owner.js";
 import { PairingService } from "./pairing.js";
 import { handleRequest } from "./requests.js";
+import { SetupHealth } from "./setupHealth.js";
 import { DeviceSockets } from "./socket.js";
 import { Store } from "./store.js";
 import { Throttle } from "./throttle.js";
+import { Workspaces } from "./workspaces.js";
 
 /** Written to the state directory while the server runs: how the CLI finds it. */
 export const SERVER_FILE = "local-server.json";
@@ -40,6 +42,7 @@ export const SERVER_FILE = "local-server.json";
  * @property {number} [helloTimeoutMs] time a new socket has to say hello (default 10 s)
  * @property {{perKey?: number, global?: number, windowMs?: number}} [exchangeThrottle]
  * @property {(line: string) => void} [log]
+ * @property {number} [updateTimeoutMs] time limit of a logger update (default 300,000 ms); for tests only
  */
 
 export class LocalServer {
@@ -62,6 +65,8 @@ export class LocalServer {
 		this.store = new Store(this.stateDir);
 		this.owner = new OwnerAuth({ stateDir: this.stateDir, store: this.store, env, now: this.now, fetch: options.fetch });
 		this.pairing = new PairingService({ store: this.store, now: this.now, ownerId: this.owner.ownerId });
+		this.workspaces = new Workspaces(this.stateDir, this.now);
+		this.setupHealth = new SetupHealth({ env, now: this.now, log: this.log, updateTimeoutMs: options.updateTimeoutMs });
 
 		/** Host fixed by SVC_SERVER_HOST / SVC_ALLOW_LAN / the caller: the LAN toggle is then locked. */
 		this.managedHost = options.host ?? envHost(env);
@@ -249,6 +254,7 @@ export class LocalServer {
 	async close() {
 		if (this.closed) return;
 		this.closed = true;
+		this.setupHealth.close();
 		this.deviceSockets.closeAll();
 		this.pairing.flushPresence();
 		await new Promise((resolve) => {

@@ -5,7 +5,7 @@
 // digests too): they last 120 s and 60 s.
 import fs from "node:fs";
 import path from "node:path";
-import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { readStateFile, writeFileAtomic } from "./fsutil.js";
 import { isObject } from "./json.js";
 
 const STORE_FILE = "pairing.json";
@@ -52,20 +52,7 @@ export class Store {
 	}
 
 	#load() {
-		/** @type {Record<string, unknown> | undefined} */
-		let raw;
-		try {
-			const value = readJsonFile(this.file);
-			if (value !== undefined && !isObject(value)) throw new Error("not a JSON object");
-			raw = value;
-		} catch (err) {
-			// A damaged store is moved aside, never silently overwritten, so
-			// nothing in it is lost for good.
-			const aside = `${this.file}.damaged-${Date.now()}`;
-			fs.renameSync(this.file, aside);
-			console.error(`svc-local: ${this.file} could not be read (${/** @type {Error} */ (err).message}); moved to ${aside}`);
-			raw = undefined;
-		}
+		const raw = readStateFile(this.file);
 		if (raw === undefined) return;
 		const { localOwner, devices } = raw;
 		this.data = {

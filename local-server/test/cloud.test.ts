@@ -187,6 +187,38 @@ describe("cloud owner session", () => {
 		expect(list.json.devices.map((d: any) => [d.name, d.state])).toContainEqual(["Cloud Laptop", "Online"]);
 	});
 
+	it("gives setup health to an owner with Pro or an active trial, and answers 402 once the trial has ended", async () => {
+		const owner = await signUp(); // a new account is on a trial
+		const home = path.join(tempDir(), "home");
+		expect((await run(["login", apiUrl, "--token", owner.token], { SVC_HOME: home })).code).toBe(0);
+		const t = await startTestServer({ stateDir: home, env: { SVC_NPM_REGISTRY: "http://127.0.0.1:9/" } });
+		cleanups.push(() => t.close());
+		const asOwner = withBearer(t, owner.token);
+		const folder = tempDir("svc-cloud-ws-");
+		fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: "app" }));
+		const workspace = (await ownerCall(asOwner, "POST", "/api/workspaces", { path: folder })).json;
+		const scan = () => ownerCall(asOwner, "GET", `/api/workspace/setup-health?workspaceId=${workspace.id}&force=1`);
+
+		expect((await scan()).json).toMatchObject({ access: "trial", packages: [{ name: "app" }] });
+
+		// The account's plan, changed where the Worker keeps it.
+		type Db = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+		const { DB } = (await worker.server.getWorker().getEnv()) as { DB: Db };
+		await DB.prepare("UPDATE users SET plan = 'pro' WHERE id = ?").bind(owner.user.id).run();
+		t.clock.advance(31_000); // past the cached /api/auth/me answer
+		expect((await scan()).json.access).toBe("pro");
+
+		await DB.prepare("UPDATE users SET plan = 'free', trial_ends_at = ? WHERE id = ?").bind(Date.now() - 1000, owner.user.id).run();
+		t.clock.advance(31_000);
+		const refused = await scan();
+		expect(refused.status).toBe(402);
+		expect(refused.json.error).toBe("setup health needs svc Pro or an active trial: your trial has ended, upgrade to Pro to use it");
+		const update = await ownerCall(asOwner, "POST", "/api/workspace/setup-health/update-logger", { workspaceId: workspace.id, packageDir: "." });
+		expect(update.status).toBe(402);
+		// Workspaces themselves are the owner's whatever the plan.
+		expect((await ownerCall(asOwner, "GET", "/api/workspaces")).json.workspaces).toEqual([workspace]);
+	});
+
 	it("answers 503 when the svc API cannot be reached", async () => {
 		const owner = await signUp();
 		const home = path.join(tempDir(), "home");

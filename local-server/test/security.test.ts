@@ -86,6 +86,11 @@ describe("owner session", () => {
 			["DELETE", "/api/pairing/devices/keeper"],
 			["GET", "/api/pairing/server"],
 			["PUT", "/api/pairing/lan", JSON.stringify({ enabled: true })],
+			["GET", "/api/workspaces"],
+			["POST", "/api/workspaces", JSON.stringify({ path: t.home })],
+			["DELETE", "/api/workspaces/0000aaaa"],
+			["GET", "/api/workspace/setup-health?workspaceId=0000aaaa"],
+			["POST", "/api/workspace/setup-health/update-logger", JSON.stringify({ workspaceId: "0000aaaa", packageDir: "." })],
 		];
 		const bearers = [undefined, "", "Bearer", `Bearer ${credential}`, `Bearer ${b.secret}`, `Basic ${Buffer.from(`x:${t.token}`).toString("base64")}`, `Bearer ${t.token}x`, `Bearer ${t.token.slice(1)}`, `Bearer ${"a".repeat(5000)}`];
 		for (const [method, path, body] of routes) {
@@ -99,6 +104,7 @@ describe("owner session", () => {
 		const list = await ownerCall(t, "GET", "/api/pairing/devices");
 		expect(list.json.devices.map((d: any) => d.deviceId)).toEqual(["keeper"]);
 		expect(t.server.host).toBe("127.0.0.1");
+		expect((await ownerCall(t, "GET", "/api/workspaces")).json.workspaces).toEqual([]);
 		// In local mode a device may add a bearer, but then it must be the owner's.
 		expect((await wsTicket(t, credential, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
 		expect((await wsTicket(t, credential, { headers: { authorization: `Bearer ${t.token}` } })).status).toBe(200);

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { randomSecret, sha256Hex } from "../../domain/crypto";
 import { dsnTemplate, sentryDsn } from "../../domain/keys/dsn";
 import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
-import { deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
-import { ACCOUNT_RATE } from "../../domain/limits";
+import { countOwnKeys, deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
+import { ACCOUNT_RATE, OWNER_LIMITS } from "../../domain/limits";
 import { deleteKeyLogs } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
@@ -74,9 +74,17 @@ export async function readKey(request: IRequest, env: Env): Promise<Response> {
 export async function createKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, await readJsonObject(request));
+	const cap = OWNER_LIMITS.keysPerOwner;
+	const atCap = () => new HttpError(403, `An account holds at most ${cap} project keys: revoke one to add another`);
+	if ((await countOwnKeys(env, user.id)) >= cap) throw atCap();
 	const { raw, stored } = await mintKey();
 	const key = await insertKey(env, user.id, project_name, stored);
 	if (!key) throw new HttpError(409, `Project "${project_name}" already has a key: regenerate it instead`);
+	// Two creations at once may both pass the count: whichever finds the cap passed takes its key back.
+	if ((await countOwnKeys(env, user.id)) > cap) {
+		await deleteKey(env, key.id);
+		throw atCap();
+	}
 	return jsonWithSecret(viewWithSecret(key, originOf(request), raw), { status: 201 });
 }
 
@@ -85,8 +93,8 @@ const configurationSchema = z
 		project_name: projectNameSchema,
 		issue_field_config: fieldConfigSchema.optional(),
 		feature_field_config: fieldConfigSchema.optional(),
-		rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
-		logs_rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
+		rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.feedbackRatePerMinuteMax).optional(),
+		logs_rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.logsRatePerMinuteMax).optional(),
 		logs_enabled: z.boolean().optional(),
 	})
 	.refine(({ project_name, ...configuration }) => Object.values(configuration).some((value) => value !== undefined), {

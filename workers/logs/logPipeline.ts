@@ -51,8 +51,9 @@ export async function admitLogKey(env: Env, rawKey: string | null, countedReques
 
 /**
  * Groups a normalized event and stores it durably in one call to the key's IssueGrouper, which
- * also takes the hit from the key's window (429). 401 when the key was revoked meanwhile; 500
- * only when grouping or storage fails. Whatever refuses the event gives the IP hit back.
+ * also takes the hit from the key's window (429). 401 when the key was revoked meanwhile, 403 when
+ * the event would open an issue past the project's cap; 500 only when grouping or storage fails.
+ * Whatever refuses the event gives the IP hit back.
  */
 export async function storeLogEvent(
 	env: Env,
@@ -89,5 +90,8 @@ export async function storeLogEvent(
 	if (outcome.status !== "accepted") await refundIp();
 	if (outcome.status === "rate_limited") throw tooManyRequests(outcome.retryAfterSeconds, "Too many log events for this project key");
 	if (outcome.status === "revoked") throw new HttpError(401, "Project key is not valid");
+	if (outcome.status === "too_many_issues") {
+		throw new HttpError(403, `The project has reached ${outcome.limit} issues, the most one project may hold; issues whose events are past the log retention period are removed`);
+	}
 	return { groupHash: outcome.groupHash, isNew: outcome.isNew };
 }

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
 import { normalizeDomain } from "../../domain/sites/hostnames";
-import { deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
+import { OWNER_LIMITS } from "../../domain/limits";
+import { countOwnSites, deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
@@ -62,7 +63,15 @@ export async function createSite(request: IRequest, env: Env): Promise<Response>
 	const { user } = request as OwnerRequest;
 	const input = parseBody(createSchema, await readJsonObject(request));
 	const domain = input.domain ?? null;
+	const cap = OWNER_LIMITS.sitesPerOwner;
+	const atCap = () => new HttpError(403, `An account holds at most ${cap} sites: delete one to add another`);
+	if ((await countOwnSites(env, user.id)) >= cap) throw atCap();
 	const site = await insertSite(env, user.id, { name: input.name ?? domain ?? "Untitled site", domain });
+	// Two creations at once may both pass the count: whichever finds the cap passed takes its site back.
+	if ((await countOwnSites(env, user.id)) > cap) {
+		await deleteOwnSite(env, user.id, site.trackingId);
+		throw atCap();
+	}
 	return json(siteView(site), { status: 201 });
 }
 
