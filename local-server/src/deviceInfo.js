@@ -36,7 +36,8 @@ function stripControl(s) {
 export function optionalName(value) {
 	if (value === undefined || value === null) return undefined;
 	if (typeof value !== "string") throw new HttpError(400, "name must be a string");
-	const name = stripControl(value).trim();
+	// A lone surrogate (half an emoji) becomes U+FFFD, so the stored name is the name shown.
+	const name = stripControl(value.toWellFormed()).trim();
 	if ([...name].length > NAME_MAX) throw new HttpError(400, `name must be at most ${NAME_MAX} characters`);
 	return name || undefined;
 }

@@ -3,8 +3,10 @@
 //   start, kept as a SHA-256 digest in the store, shown once and written to
 //   `owner-token` (0600) in the state directory; SVC_OWNER_TOKEN sets it.
 // - Cloud mode (after `svc-local login <api_url>`): the bearer is the owner's
-//   cloud session token, checked against {api_url}/api/auth/me (cached
-//   briefly) and required to belong to the same user as the desktop owner.
+//   cloud session token, checked against {api_url}/api/auth/me on every
+//   request (a sign-out or a plan change at the API counts at once; only a
+//   refused token is remembered, briefly) and required to belong to the same
+//   user as the desktop owner.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,7 +17,6 @@ import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
 export const OWNER_TOKEN_FILE = "owner-token";
 export const CLOUD_SESSION_FILE = "cloud-session.json";
 
-const CACHE_OK_MS = 30_000;
 const CACHE_BAD_MS = 5_000;
 const CACHE_MAX = 256;
 
@@ -102,7 +103,7 @@ export class OwnerAuth {
 		this.fetch = fetchImpl ?? fetch;
 		/** Set when this start minted the local owner token: shown once. @type {string | null} */
 		this.mintedToken = null;
-		/** @type {Map<string, {ok: boolean, access: OwnerAccess, until: number}>} */
+		/** Tokens the API refused, by digest, until when they are refused without asking. @type {Map<string, {until: number}>} */
 		this.cache = new Map();
 		this.cloud = readCloudSession(stateDir);
 		if (this.cloud) {
@@ -148,15 +149,16 @@ export class OwnerAuth {
 		}
 		const key = sha256(token);
 		const now = this.now();
-		const hit = this.cache.get(key);
-		if (hit && hit.until > now) return hit.ok ? { ok: true, access: hit.access } : { ok: false, status: 401, error: "owner session is not valid" };
+		const refused = this.cache.get(key);
+		if (refused && refused.until > now) return { ok: false, status: 401, error: "owner session is not valid" };
 		const who = await cloudWhoAmI(/** @type {string} */ (this.apiUrl), token, this.fetch);
 		if (who.status === "unreachable") return { ok: false, status: 503, error: `cannot check the owner session with the svc API (${who.error})` };
 		const ok = who.status === "ok" && who.user.id === this.cloud?.user.id;
-		if (this.cache.size >= CACHE_MAX) this.cache.clear();
 		const access = who.status === "ok" ? who.access : "none";
-		this.cache.set(key, { ok, access, until: now + (ok ? CACHE_OK_MS : CACHE_BAD_MS) });
 		if (ok) return { ok: true, access };
+		// A refused token is remembered briefly, so a caller repeating it does not make each request a round trip.
+		if (this.cache.size >= CACHE_MAX) this.cache.clear();
+		this.cache.set(key, { until: now + CACHE_BAD_MS });
 		return { ok: false, status: 401, error: who.status === "ok" ? "this session belongs to another user than the desktop owner" : "owner session is not valid" };
 	}
 }

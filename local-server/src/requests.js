@@ -13,6 +13,7 @@ import { WS_PATH } from "./socket.js";
 
 /** @typedef {import("./server.js").LocalServer} LocalServer */
 /** @typedef {import("./routes.js").Route} Route */
+/** @typedef {import("./routes.js").Answer} Answer */
 /** @typedef {import("node:http").IncomingMessage} IncomingMessage */
 /** @typedef {import("node:http").ServerResponse} ServerResponse */
 /** @typedef {import("./owner.js").OwnerAccess} OwnerAccess */
@@ -72,16 +73,26 @@ async function answerApi(server, req, res, url) {
 	if ("allow" in found) throw new HttpError(405, `method ${method} not allowed here`, { allow: found.allow });
 	const { route, param } = found;
 	const remote = plainAddress(req.socket.remoteAddress);
-	if (route.throttle) {
-		const wait = server.throttles[route.throttle].hit(remote);
+	const throttle = route.throttle ? server.throttles[route.throttle] : undefined;
+	if (throttle && route.throttle) {
+		const wait = throttle.attempt(remote);
 		if (wait) throw new HttpError(429, THROTTLED[route.throttle], { "retry-after": String(wait) });
 	}
-	const access = await checkAccess(server, route.access, req);
-	/** @type {unknown} */
-	let body;
-	if (route.body === "json") body = await readJson(req);
-	else if (route.body === "ignored") await readBody(req);
-	const answer = await route.handle(server, { req, url, remote, param, body, access });
+	/** @type {Answer} */
+	let answer;
+	try {
+		const access = await checkAccess(server, route.access, req);
+		/** @type {unknown} */
+		let body;
+		if (route.body === "json") body = await readJson(req);
+		else if (route.body === "ignored") await readBody(req);
+		answer = await route.handle(server, { req, url, remote, param, body, access });
+	} catch (err) {
+		// Only a wrong secret or credential (401) is a failure: a malformed request guesses nothing.
+		if (throttle && !(err instanceof HttpError && err.status === 401)) throttle.succeeded(remote);
+		throw err;
+	}
+	throttle?.succeeded(remote);
 	if (answer.afterSent) res.on("finish", answer.afterSent);
 	sendJson(res, answer.status ?? 200, answer.body, answer.headers);
 }

@@ -43,6 +43,7 @@ export const SERVER_FILE = "local-server.json";
  * @property {{perKey?: number, global?: number, windowMs?: number}} [exchangeThrottle]
  * @property {(line: string) => void} [log]
  * @property {number} [updateTimeoutMs] time limit of a logger update (default 300,000 ms); for tests only
+ * @property {number} [requestTimeoutMs] time a request has to arrive whole, body included (default 30 s); for tests only
  */
 
 export class LocalServer {
@@ -89,10 +90,20 @@ export class LocalServer {
 			heartbeatMs: options.heartbeatMs ?? 30_000,
 			helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
 		});
-		this.http = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, maxHeaderSize: 16 * 1024 });
+		const requestTimeout = options.requestTimeoutMs ?? 30_000;
+		this.http = http.createServer({
+			requestTimeout,
+			headersTimeout: Math.min(15_000, requestTimeout),
+			// Node checks the timeouts this often; its default (30 s) let a slow body hold a connection for a minute.
+			connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+			maxHeaderSize: 16 * 1024,
+		});
 		this.http.on("request", (req, res) => void handleRequest(this, req, res));
 		this.http.on("upgrade", (req, socket, head) => this.deviceSockets.upgrade(req, socket, head));
-		this.http.on("clientError", (_err, socket) => refuseOnSocket(socket, 400, "malformed request"));
+		this.http.on("clientError", (/** @type {NodeJS.ErrnoException} */ err, socket) => {
+			if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") refuseOnSocket(socket, 408, `the request did not arrive whole within ${requestTimeout / 1000} s`);
+			else refuseOnSocket(socket, 400, "malformed request");
+		});
 		/** Open TCP connections, so that other machines' can be cut when LAN access is turned off. @type {Set<net.Socket>} */
 		this.connections = new Set();
 		this.http.on("connection", (socket) => {
