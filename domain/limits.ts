@@ -56,6 +56,9 @@ export const LOG_LIMITS = {
  */
 export const LOG_STORAGE_BOUNDS = {
 	exceptionType: 500,
+	/** Exceptions of one chain or group, counted from the reported one; older causes go first. */
+	chainedExceptions: 50,
+	mechanismField: 200,
 	level: 100,
 	/** environment, release, platform, SDK name and version */
 	name: 500,

@@ -44,18 +44,22 @@ describe("owner console", () => {
 		await other.close();
 	});
 
-	it("creates a project key and shows the raw key once", async ({ expect }) => {
+	it("creates a project key and shows the raw key and its Sentry DSN once", async ({ expect }) => {
 		await page.getByPlaceholder("Project name").fill("web-app");
 		await page.getByRole("button", { name: "Create project key" }).click();
 		rawKey = (await page.getByTestId("raw-key").textContent()) ?? "";
-		expect(rawKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
+		expect(rawKey).toMatch(/^svc_[A-Za-z0-9]{43}$/);
+		const dsn = (await page.getByTestId("dsn").textContent()) ?? "";
+		const dsnId = dsn.split("/").pop();
+		expect(dsn).toBe(`${worker.url.replace("//", `//${rawKey}@`)}/${dsnId}`);
 		await page.getByRole("cell", { name: `…${rawKey.slice(-4)}` }).waitFor();
 		await page.getByRole("button", { name: "Done" }).click();
 		expect(await page.getByTestId("raw-key").count()).toBe(0);
-		// A reload shows the hint only.
+		// A reload shows the hint, and the DSN with the key left out.
 		await page.reload();
 		await page.getByRole("link", { name: "web-app" }).waitFor();
 		expect(await page.content()).not.toContain(rawKey);
+		await page.getByRole("cell", { name: `${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}` }).waitFor();
 	});
 
 	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {

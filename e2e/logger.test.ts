@@ -5,10 +5,10 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
 import { launchBrowser } from "./browser";
-import { api, ownerWithSite, startWorker } from "./stack";
+import { api, issuesOnceThereAre, ownerWithSite, startWorker } from "./stack";
 
 /**
  * @svcapp/logger against the real Worker: the same bug thrown in a Node process and in a browser
@@ -65,13 +65,6 @@ function runNodeApp(key: string) {
 	return new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stderr })));
 }
 
-interface Issue {
-	group_hash: string;
-	title: string;
-	culprit: string | null;
-	count: number;
-}
-
 interface StoredEvent {
 	platform: string;
 	sdk: { name: string | null; version: string | null };
@@ -82,18 +75,6 @@ interface StoredEvent {
 	request: { url?: string; headers: Record<string, string> } | null;
 	exception: { type: string; value: string; stacktrace: { frames: { filename?: string; function?: string; in_app?: boolean }[] } } | null;
 	message: string | null;
-}
-
-/** Waits until the project's issues add up to `events` events (sends are asynchronous), then answers them. */
-async function issuesOnceThereAre(expect: ExpectStatic, token: string, project: string, events: number): Promise<Issue[]> {
-	const read = async () => (await api<{ issues: Issue[] }>(worker.url, `/api/issues?project_name=${project}`, { token })).issues;
-	let issues = await read();
-	for (let tries = 0; issues.reduce((sum, issue) => sum + issue.count, 0) < events && tries < 100; tries++) {
-		await new Promise((resolve) => setTimeout(resolve, 200));
-		issues = await read();
-	}
-	expect(issues.reduce((sum, issue) => sum + issue.count, 0), JSON.stringify(issues)).toBe(events);
-	return issues;
 }
 
 describe("@svcapp/logger against the Worker", () => {
@@ -110,7 +91,7 @@ describe("@svcapp/logger against the Worker", () => {
 		page.on("pageerror", (error) => pageErrors.push(error.message));
 		await page.goto(`${shop.origin}/?crash=1&key=${key}&endpoint=${encodeURIComponent(worker.url)}`);
 
-		const issues = await issuesOnceThereAre(expect, token, "shop", 2);
+		const issues = await issuesOnceThereAre(expect, worker.url, token, "shop", 2);
 		await context.close();
 		expect(pageErrors).toEqual(["cannot submit an empty cart"]);
 		expect(issues).toHaveLength(1);
@@ -150,7 +131,7 @@ describe("@svcapp/logger against the Worker", () => {
 		await Promise.all([page.waitForURL(`${shop.origin}/next`), page.click("#leave")]);
 		await context.close();
 
-		const [issue] = await issuesOnceThereAre(expect, token, "leaving", 4);
+		const [issue] = await issuesOnceThereAre(expect, worker.url, token, "leaving", 4);
 		expect(issue).toMatchObject({ title: "left during checkout", count: 4 });
 	});
 });

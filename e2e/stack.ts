@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
+import type { ExpectStatic } from "vitest";
 import { createTestHarness } from "wrangler";
 // With its extension: local-server's tests import this file under Node's own module resolution.
 import { launchBrowser } from "./browser.js";
@@ -47,6 +48,31 @@ export async function api<T = any>(
 	const text = await res.text();
 	if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
 	return (text ? JSON.parse(text) : null) as T;
+}
+
+/** An issue as `GET /api/issues` lists it. */
+export interface Issue {
+	group_hash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	count: number;
+}
+
+/**
+ * The project's issues once their events add up to `events`: SDKs send in the background, so this
+ * waits for them (up to 20 s) and then checks the sum.
+ */
+export async function issuesOnceThereAre(expect: ExpectStatic, base: string, token: string, project: string, events: number): Promise<Issue[]> {
+	const read = async () => (await api<{ issues: Issue[] }>(base, `/api/issues?project_name=${encodeURIComponent(project)}`, { token })).issues;
+	const total = (issues: Issue[]) => issues.reduce((sum, issue) => sum + issue.count, 0);
+	let issues = await read();
+	for (let tries = 0; total(issues) < events && tries < 100; tries++) {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		issues = await read();
+	}
+	expect(total(issues), JSON.stringify(issues)).toBe(events);
+	return issues;
 }
 
 let accounts = 0;

@@ -9,7 +9,7 @@ describe("sign up", () => {
 		expect(res.status).toBe(201);
 		expect(res.headers.get("cache-control")).toBe("no-store");
 		const body = await res.json<any>();
-		expect(body.token).toMatch(/^svcs_[A-Za-z0-9_-]{43}$/);
+		expect(body.token).toMatch(/^svcs_[A-Za-z0-9]{43}$/);
 		expect(body.user).toMatchObject({ email: email.toLowerCase(), plan: "free", access: true });
 		const trialDays = (Date.parse(body.user.trial_ends_at) - Date.now()) / 86_400_000;
 		expect(trialDays).toBeGreaterThan(13.9);

@@ -571,6 +571,34 @@ describe("bad input of any shape", () => {
 		expect(event.exception).toMatchObject({ type: "Outer", value: "wrapped" });
 	});
 
+	it("keeps the whole chain: causes in chained_exceptions, each with its mechanism", async ({ expect }) => {
+		const { event } = await storedAfter({
+			exception: {
+				values: [
+					{ type: "Inner", value: "cause", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0, handled: "yes", extra: 1 } },
+					{ type: "Outer", value: "wrapped", mechanism: { type: "generic", handled: true, exception_id: 0, is_exception_group: false } },
+				],
+			},
+		});
+		expect(event.chained_exceptions).toEqual([
+			{ type: "Inner", value: "cause", stacktrace: null, mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+		]);
+		expect(event.exception.mechanism).toEqual({ type: "generic", handled: true, exception_id: 0, is_exception_group: false });
+	});
+
+	it.for([50, 51])("a chain of %d exceptions keeps the reported one and the 49 nearest it", async (length, { expect }) => {
+		const values = Array.from({ length }, (_, i) => ({ type: `E${i}`, value: "v", mechanism: { exception_id: length - 1 - i, parent_id: i === length - 1 ? undefined : length - 2 - i } }));
+		const { event } = await storedAfter({ exception: { values } });
+		expect(event.exception.type).toBe(`E${length - 1}`);
+		expect(event.chained_exceptions).toHaveLength(49);
+		expect(event.chained_exceptions[0].type).toBe(`E${length - 50}`);
+	});
+
+	it.for([200, 201])("a mechanism's type or source of %d characters is stored up to 200", async (length, { expect }) => {
+		const { event } = await storedAfter({ exception: { type: "E", value: "v", mechanism: { type: "t".repeat(length), source: "s".repeat(length) } } });
+		expect(event.exception.mechanism).toEqual({ type: "t".repeat(200), source: "s".repeat(200) });
+	});
+
 	it("a maximal event (200 long frames, 100 long breadcrumbs) reaches D1 whole", async ({ expect }) => {
 		const frames = Array.from({ length: 200 }, (_, i) => ({ filename: `src/f${i}.ts`, function: `fn${i}`, context_line: "c".repeat(1000), in_app: true }));
 		const breadcrumbs = Array.from({ length: 100 }, (_, i) => ({ message: `${i}`.padEnd(2000, "b") }));

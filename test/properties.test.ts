@@ -120,6 +120,40 @@ describe("property: every ingestion endpoint answers a documented status to any 
 		}
 	}, 300_000);
 
+	it("Sentry envelopes", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const created = await call("/api/feedback-key/regenerate", { method: "POST", token: owner.token, json: { project_name: owner.projectName } }).then((r) =>
+			r.json<{ raw_api_key: string; dsn: string }>(),
+		);
+		await call("/api/feedback-key", { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, logs_rate_limit_per_minute: 6_000 } });
+		const fields = ["event_id", "message", "logentry", "level", "exception", "stacktrace", "breadcrumbs", "tags", "user", "request", "contexts", "sdk", "timestamp", "platform", "fingerprint"];
+		const item = fc.tuple(fc.constantFrom("event", "session", "transaction", "attachment", "client_report", "", "x"), requestText(fields), fc.boolean());
+		// A header line, then items with or without their byte length: well-formed or not in every way.
+		const envelope = fc
+			.tuple(fc.oneof(bodyWith(["event_id", "dsn", "sent_at", "sdk"]).map((header) => JSON.stringify(header)), nastyString), fc.array(item, { maxLength: 3 }))
+			.map(([header, items]) =>
+				[header, ...items.flatMap(([type, payload, withLength]) => [JSON.stringify(withLength ? { type, length: new TextEncoder().encode(payload).length } : { type }), payload])].join("\n"),
+			);
+		const path = `/api/${created.dsn.split("/").pop()}/envelope/?sentry_key=${created.raw_api_key}`;
+		await fc.assert(
+			fc.asyncProperty(envelope, async (text) => {
+				const res = await post(path, text, { "content-type": "text/plain" });
+				const answer = await res.text();
+				expect([200, 400, 413]).toContain(res.status);
+				expect(answer).not.toContain(created.raw_api_key);
+			}),
+			{ numRuns: RUNS },
+		);
+		await issueGrouper(owner.keyId).flush();
+		const { results } = await env.DB.prepare("select event from log_events where key_id = ?").bind(owner.keyId).all<{ event: string }>();
+		for (const { event } of results) {
+			const stored = JSON.parse(event);
+			expectWellFormed(expect, stored);
+			if (stored.message !== null) expect(stored.message.length).toBeLessThanOrEqual(LOG_LIMITS.message);
+			expect(JSON.stringify(stored)).not.toContain(created.raw_api_key);
+		}
+	}, 300_000);
+
 	it("browser analytics", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const fields = ["tracking_id", "event_id", "seq", "v", "event_name", "event_data", "url_path", "url_query", "url_host", "referrer", "title", "language", "screen", "distinct_id", "visitor_id", "session_id", "duration"];

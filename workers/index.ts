@@ -6,6 +6,8 @@
  *     POST   /api/app-logs-ingest                  a log event with a project key → {ok, group_hash, is_new}
  *     POST   /api/collect                          browser analytics event (JSON as text/plain)
  *     POST   /api/bot-crawl-ingest                 AI-crawler visit telemetry
+ *     POST   /api/:project_id/envelope/            Sentry SDKs' envelopes: error and message events → {id}
+ *     POST   /api/:project_id/store/               Sentry SDKs' single events (older SDKs) → {id}
  *
  *   Tracker
  *     GET    /t.js                                 the browser tracker script
@@ -54,11 +56,12 @@ import { serveTracker } from "./collect/serveTracker";
 import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
-import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
+import { errorResponse, HttpError, INGEST_CORS_HEADERS, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
+import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
 import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
 import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
@@ -77,17 +80,17 @@ const router = Router<IRequest, [Env, ExecutionContext]>({ catch: errorResponse 
 const ownerWithAccess = [requireOwner, requireAccess] as const;
 
 /** A public ingestion endpoint: POST and OPTIONS, CORS on every answer including errors. */
-function ingestion(path: string, handler: Handler) {
+function ingestion(path: string, handler: Handler, cors = INGEST_CORS_HEADERS) {
 	router
-		.options(path, preflight)
+		.options(path, preflight(cors))
 		.post(path, async (request, env, ctx) => {
 			try {
-				return withIngestCors(await handler(request, env, ctx));
+				return withCors(await handler(request, env, ctx), cors);
 			} catch (err) {
-				return withIngestCors(errorResponse(err, request));
+				return withCors(errorResponse(err, request), cors);
 			}
 		})
-		.all(path, methodNotAllowed);
+		.all(path, methodNotAllowed(cors));
 }
 
 ingestion("/functions/v1/submit-feedback", submitFeedback);
@@ -130,8 +133,13 @@ router
 	.get("/api/sites/:tracking_id/identities", ...ownerWithAccess, listIdentities)
 
 	.get("/t.js", serveTracker)
-	.head("/t.js", serveTracker)
+	.head("/t.js", serveTracker);
 
+// After the owner routes, so `/api/sites/store` and the like stay theirs.
+ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);
+ingestion("/api/:project_id/store", ingestStore, SENTRY_CORS_HEADERS);
+
+router
 	.all("/api/*", () => {
 		throw new HttpError(404, "No such API route");
 	})

@@ -19,7 +19,12 @@ export interface ProjectKey {
 	issue_field_config: FieldDefinition[];
 	feature_field_config: FieldDefinition[];
 	created_at: string;
+	/** The Sentry DSN with `{PROJECT_KEY}` where the raw key goes. */
+	dsn_template: string | null;
 }
+
+/** What create and regenerate answer, once: the raw key and the DSN that holds it. */
+export type NewProjectKey = ProjectKey & { raw_api_key: string; dsn: string | null };
 
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
 
@@ -73,10 +78,10 @@ export const api = {
 	signOut: () => request<void>("POST", "/api/auth/logout"),
 
 	listKeys: () => request<{ keys: ProjectKey[] }>("GET", "/api/feedback-keys"),
-	createKey: (project_name: string) => request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key", { project_name }),
+	createKey: (project_name: string) => request<NewProjectKey>("POST", "/api/feedback-key", { project_name }),
 	regenerateKey: (project_name: string) =>
-		request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key/regenerate", { project_name }),
-	updateKey: (project_name: string, changes: Partial<Omit<ProjectKey, "project_name" | "key_hint" | "created_at">>) =>
+		request<NewProjectKey>("POST", "/api/feedback-key/regenerate", { project_name }),
+	updateKey: (project_name: string, changes: Partial<Omit<ProjectKey, "project_name" | "key_hint" | "created_at" | "dsn_template">>) =>
 		request<ProjectKey>("PATCH", "/api/feedback-key", { project_name, ...changes }),
 	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
 

@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
-import { api, type ProjectKey } from "../api";
+import { api, type NewProjectKey, type ProjectKey } from "../api";
 import { useAsync } from "../useAsync";
 
-/** Shown once after create or regenerate: the API never returns the raw key again. */
-function RawKeyNotice({ projectName, rawKey, onDone }: { projectName: string; rawKey: string; onDone: () => void }) {
+/** Shown once after create or regenerate: the API never returns the raw key, or the DSN holding it, again. */
+function RawKeyNotice({ projectName, rawKey, dsn, onDone }: { projectName: string; rawKey: string; dsn: string | null; onDone: () => void }) {
 	return (
 		<div className="card notice" role="status">
 			<p>
@@ -13,10 +13,23 @@ function RawKeyNotice({ projectName, rawKey, onDone }: { projectName: string; ra
 			<code className="secret" data-testid="raw-key">
 				{rawKey}
 			</code>
+			{dsn && (
+				<p>
+					Apps instrumented with a Sentry SDK keep it and change only their DSN:{" "}
+					<code className="secret" data-testid="dsn">
+						{dsn}
+					</code>
+				</p>
+			)}
 			<div className="row">
 				<button type="button" onClick={() => navigator.clipboard?.writeText(rawKey)}>
 					Copy
 				</button>
+				{dsn && (
+					<button type="button" onClick={() => navigator.clipboard?.writeText(dsn)}>
+						Copy DSN
+					</button>
+				)}
 				<button type="button" onClick={onDone}>
 					Done
 				</button>
@@ -25,7 +38,7 @@ function RawKeyNotice({ projectName, rawKey, onDone }: { projectName: string; ra
 	);
 }
 
-function KeyRow({ projectKey, onChanged, onRawKey }: { projectKey: ProjectKey; onChanged: () => void; onRawKey: (raw: string) => void }) {
+function KeyRow({ projectKey, onChanged, onNewKey }: { projectKey: ProjectKey; onChanged: () => void; onNewKey: (key: NewProjectKey) => void }) {
 	const [error, setError] = useState<string>();
 	const act = (action: () => Promise<unknown>) => action().then(onChanged, (err: Error) => setError(err.message));
 	const name = projectKey.project_name;
@@ -37,10 +50,11 @@ function KeyRow({ projectKey, onChanged, onRawKey }: { projectKey: ProjectKey; o
 			<td>
 				<code>…{projectKey.key_hint}</code>
 			</td>
+			<td>{projectKey.dsn_template && <code title="Sentry DSN: the project key goes where {PROJECT_KEY} stands">{projectKey.dsn_template}</code>}</td>
 			<td>{projectKey.rate_limit_per_minute}/min</td>
 			<td>{projectKey.logs_enabled ? "on" : "off"}</td>
 			<td className="row">
-				<button type="button" onClick={() => act(() => api.regenerateKey(name).then((k) => onRawKey(k.raw_api_key)))}>
+				<button type="button" onClick={() => act(() => api.regenerateKey(name).then(onNewKey))}>
 					Regenerate
 				</button>
 				<button type="button" onClick={() => act(() => api.updateKey(name, { logs_enabled: !projectKey.logs_enabled }))}>
@@ -61,7 +75,7 @@ function KeyRow({ projectKey, onChanged, onRawKey }: { projectKey: ProjectKey; o
 
 export function ProjectsPage() {
 	const keys = useAsync(() => api.listKeys().then((r) => r.keys), []);
-	const [created, setCreated] = useState<{ projectName: string; rawKey: string }>();
+	const [created, setCreated] = useState<{ projectName: string; rawKey: string; dsn: string | null }>();
 	const [error, setError] = useState<string>();
 
 	async function create(event: FormEvent<HTMLFormElement>) {
@@ -71,7 +85,7 @@ export function ProjectsPage() {
 		setError(undefined);
 		try {
 			const key = await api.createKey(projectName);
-			setCreated({ projectName, rawKey: key.raw_api_key });
+			setCreated({ projectName, rawKey: key.raw_api_key, dsn: key.dsn });
 			form.reset();
 			keys.reload();
 		} catch (err) {
@@ -99,6 +113,7 @@ export function ProjectsPage() {
 						<tr>
 							<th>Project</th>
 							<th>Key</th>
+							<th>Sentry DSN</th>
 							<th>Feedback rate</th>
 							<th>App logs</th>
 							<th />
@@ -110,7 +125,7 @@ export function ProjectsPage() {
 								key={k.project_name}
 								projectKey={k}
 								onChanged={keys.reload}
-								onRawKey={(rawKey) => setCreated({ projectName: k.project_name, rawKey })}
+								onNewKey={(key) => setCreated({ projectName: k.project_name, rawKey: key.raw_api_key, dsn: key.dsn })}
 							/>
 						))}
 					</tbody>
