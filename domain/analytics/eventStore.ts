@@ -26,6 +26,12 @@ const COLUMNS: Array<[column: string, key: keyof StoredEvent]> = [
 	["url_query", "urlQuery"],
 	["referrer", "referrer"],
 	["referrer_host", "referrerHost"],
+	["source", "source"],
+	["utm_source", "utmSource"],
+	["utm_medium", "utmMedium"],
+	["utm_campaign", "utmCampaign"],
+	["utm_content", "utmContent"],
+	["utm_term", "utmTerm"],
 	["title", "title"],
 	["language", "language"],
 	["screen", "screen"],
@@ -33,6 +39,8 @@ const COLUMNS: Array<[column: string, key: keyof StoredEvent]> = [
 	["distinct_id", "distinctId"],
 	["session_id", "sessionId"],
 	["duration", "duration"],
+	["engaged_ms", "engagedMs"],
+	["scroll_depth", "scrollDepth"],
 	["seq", "seq"],
 	["v", "v"],
 	["browser", "browser"],
@@ -162,8 +170,9 @@ export async function computeSiteStats(env: Env, trackingId: string, range: Stat
 // The raw events, newest first: walks analytics_events_site_ts_idx backwards from `to` and stops
 // at `limit` rows.
 
-export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path, url_query, referrer, title, language, screen,
-		visitor_id, distinct_id, session_id, duration, seq, v, browser, os, device, country
+export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path, url_query, referrer, referrer_host, source,
+		utm_source, utm_medium, utm_campaign, utm_content, utm_term, title, language, screen,
+		visitor_id, distinct_id, session_id, duration, engaged_ms, scroll_depth, seq, v, browser, os, device, country
 	FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC, event_id LIMIT ?4`;
 
 export async function listSiteEvents(env: Env, trackingId: string, range: Pick<StatsRange, "from" | "to">, limit: number) {
