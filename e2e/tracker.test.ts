@@ -190,7 +190,6 @@ describe("the tracker in chromium against the Worker", () => {
 		const viewport = page.viewportSize();
 		expect(viewport).not.toBeNull();
 
-
 		await page.clock.runFor(5_000);
 		await page.evaluate(() => window.scrollTo(0, 2_000));
 		await page.evaluate(() => window.scrollTo(0, 500)); // back up: the deepest point stays

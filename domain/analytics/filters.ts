@@ -36,7 +36,7 @@ interface FilterDefinition {
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
 const ofVisitors = (column: string): FilterDefinition => ({ events: (p) => visitorsWith(`${column} = ${p}`) });
 
-export const FILTERS = {
+const FILTERS = {
 	page: { events: (p) => `url_path = ${p}`, visits: (p) => visitorsWith(`name = '' AND url_path = ${p}`) },
 	country: property("country"),
 	device: property("device"),

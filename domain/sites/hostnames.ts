@@ -14,7 +14,7 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
  * one (`github.io`, `blogspot.com`): names under it belong to unrelated owners. A name the list
  * does not know as a suffix (`localhost`, `intranet`) is not one.
  */
-export function isPublicSuffix(host: string): boolean {
+function isPublicSuffix(host: string): boolean {
 	const { domain, isIcann, isPrivate } = parse(host, { allowPrivateDomains: true });
 	return domain === null && (isIcann === true || isPrivate === true);
 }
