@@ -146,7 +146,7 @@ const eventQueries = (f: string, bucketMs: number) => {
  * visitor's runs of activity; `engaged` is a report's engaged time. `f`: the filters' conditions on visits.
  */
 const sessionized = (f: string) => `marked AS (
-		SELECT event_id, visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
 			CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
 			CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(${ENGAGED_MS}, 0) ELSE 0 END)
 				- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
@@ -162,36 +162,44 @@ const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
 	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
 	FROM per_session WHERE pageviews + custom > 0`;
 
-/** Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL, the row's key]. */
+/**
+ * Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL
+ * over a `visit` row of the query below, the row's key].
+ */
 const VISIT_BREAKDOWNS = {
-	entry_pages: ["url_path", "path"],
-	exit_pages: ["url_path", "path"],
-	sources: [`CASE WHEN source = '' THEN '${DIRECT}' ELSE source END`, "source"],
-	utm_source: ["utm_source", "utm_source"],
-	utm_medium: ["utm_medium", "utm_medium"],
-	utm_campaign: ["utm_campaign", "utm_campaign"],
-	utm_content: ["utm_content", "utm_content"],
-	utm_term: ["utm_term", "utm_term"],
+	entry_pages: ["entry ->> '$[0]'", "path"],
+	exit_pages: ["exit_path", "path"],
+	sources: [`coalesce(nullif(entry ->> '$[1]', ''), '${DIRECT}')`, "source"],
+	utm_source: ["entry ->> '$[2]'", "utm_source"],
+	utm_medium: ["entry ->> '$[3]'", "utm_medium"],
+	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
+	utm_content: ["entry ->> '$[5]'", "utm_content"],
+	utm_term: ["entry ->> '$[6]'", "utm_term"],
 } as const;
 type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
 
+/** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
+const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
+
 /**
- * The visit breakdowns asked for, in one statement that cuts the sessions once: each session's
- * end page views are labelled once per breakdown (a join with the list of breakdowns), grouped by
- * (breakdown, label), and each breakdown keeps its first ?4 rows. Rows {kind, label, visitors,
- * visits}; empty labels (no campaign) are left out. (D1 allows too few terms in a compound
- * SELECT for one UNION ALL arm per breakdown.)
+ * The visit breakdowns asked for, in one statement that cuts the sessions once. Each session
+ * becomes one row: its first page view's path, source and campaign (`entry`, a JSON array) and its
+ * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
+ * text. Each session row is then labelled once per breakdown (a join with the list of
+ * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
+ * {kind, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
+ * terms in a compound SELECT for one UNION ALL arm per breakdown.)
  */
 function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
 	const labels = kinds.map((kind) => `WHEN '${kind}' THEN ${VISIT_BREAKDOWNS[kind][0]}`).join(" ");
-	return `WITH ${sessionized(f)}, ends AS (
-			SELECT visitor_id, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
-				row_number() OVER (PARTITION BY visitor_id, session ORDER BY ts, event_id) AS first,
-				row_number() OVER (PARTITION BY visitor_id, session ORDER BY ts DESC, event_id DESC) AS last
-			FROM numbered WHERE name = ''
+	return `WITH ${sessionized(f)}, visit AS (
+			SELECT visitor_id,
+				substr(min(${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")}), 16) AS entry,
+				substr(max(${byTime("url_path")}), 16) AS exit_path
+			FROM numbered WHERE name = '' GROUP BY visitor_id, session
 		), labelled AS (
 			SELECT kinds.value AS kind, CASE kinds.value ${labels} END AS label, visitor_id
-			FROM ends JOIN json_each('${JSON.stringify(kinds)}') AS kinds ON (CASE kinds.value WHEN 'exit_pages' THEN last ELSE first END) = 1
+			FROM visit JOIN json_each('${JSON.stringify(kinds)}') AS kinds
 		), grouped AS (
 			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
 		)
