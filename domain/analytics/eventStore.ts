@@ -10,7 +10,7 @@ import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
 import { type CompiledFilters, compileFilters, DIRECT, type Filters } from "./filters";
-import { type BoundQuery, fillSeries, rangeParams, runQueries, type StatsRange } from "./statsRange";
+import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). A repeated
@@ -102,10 +102,7 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  * the events of the range: fine for the ranges a dashboard asks for; rollup tables are the step
  * after this if sites grow very large.
  */
-const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
 const ENGAGED_MS = `coalesce(engaged_ms, duration * 1000)`;
-
-const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
 
 /** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
 const eventQueries = (f: string, bucketMs: number) => {

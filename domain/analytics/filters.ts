@@ -18,10 +18,10 @@
  * from Google still came from Google.
  */
 
+import { label, RANGE } from "./statsRange";
+
 export const DIRECT = "Direct / None";
 
-const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
-const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
 const visitorsWith = (condition: string) => `visitor_id IN (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND ${condition})`;
 
 /** The condition, given the placeholder its value is bound to (and the value, for the few that depend on it). */

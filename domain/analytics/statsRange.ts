@@ -1,5 +1,11 @@
 /** A statistics request's time range and how its figures are bucketed and bound. */
 
+/** The rows of one site in the range: ?1 the site, ?2 from (inclusive), ?3 to (exclusive); served by the (tracking_id, ts) index. */
+export const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
+
+/** A text column as the breakdowns show it: "" is "Unknown". */
+export const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
+
 export interface StatsRange {
 	from: number;
 	to: number;
