@@ -570,7 +570,7 @@ describe("GET /api/sites/:tracking_id/stats/:breakdown.csv", () => {
 		expect((await csv(token, site.tracking_id, "pages.csv", `${RANGE}&limit=10001`)).status).toBe(400);
 	});
 
-	it.for(["nothing.csv", "sources.json", "sources", "SOURCES.csv"])("answers 404 naming the breakdowns for %s", async (file, { expect }) => {
+	it.for(["nothing.csv", "sources.json", "sources", "SOURCES.csv", "constructor.csv", "__proto__.csv", "toString.csv"])("answers 404 naming the breakdowns for %s", async (file, { expect }) => {
 		const { token, site } = await ownerWithSite();
 		const res = await csv(token, site.tracking_id, file);
 		expect(res.status).toBe(404);

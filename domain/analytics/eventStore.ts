@@ -329,7 +329,7 @@ export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
 	const compiled = compileFilters(filters);
 	const params = rangeParams(trackingId, range, compiled.values);
-	if (name in VISIT_BREAKDOWNS) {
+	if (Object.hasOwn(VISIT_BREAKDOWNS, name)) {
 		const { rows } = await runQueries(env, { rows: { sql: visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown]), params } });
 		return splitVisitRows(rows)[name as VisitBreakdown];
 	}

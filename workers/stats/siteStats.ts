@@ -42,7 +42,8 @@ const csvLimit = z.object({ limit: z.coerce.number().int().min(1).max(OWNER_LIMI
 export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 	const file = /^([a-z_]+)\.csv$/.exec(request.params.file ?? "");
 	const name = file?.[1];
-	if (!name || !(name in BREAKDOWN_COLUMNS)) {
+	// Own keys only: "constructor.csv" names no breakdown.
+	if (!name || !Object.hasOwn(BREAKDOWN_COLUMNS, name)) {
 		throw new HttpError(404, `No such breakdown: use one of ${Object.keys(BREAKDOWN_COLUMNS).map((n) => `${n}.csv`).join(", ")}`);
 	}
 	const { limit } = parseBody(csvLimit, { limit: request.query.limit });

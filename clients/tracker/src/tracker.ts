@@ -5,8 +5,9 @@
  *
  * Sends a page view per page (single-page-app navigation included), engagement reports
  * (`_leave`: the milliseconds the page was visible since the previous report, and the deepest
- * point of the page seen, in percent) each time the page is hidden or left, and whatever the site
- * calls through `svc.track(name, data)` and `svc.identify(id)`. No cookies, no storage of its own: visitors are counted by the collector.
+ * point of the page seen, in percent) each time the page is hidden or left, and whatever the
+ * site calls through `svc.track(name, data)` and `svc.identify(id)`. No cookies, no storage of
+ * its own: visitors are counted by the collector.
  * Sends nothing under Do Not Track or Global Privacy Control, or when `localStorage.svc_ignore`
  * is "true" (an owner excluding their own visits). Must never break the page it runs on.
  */
