@@ -105,6 +105,11 @@ export const COLLECT_LIMITS = {
 	version: 20,
 	seqMax: 4_294_967_295,
 	durationMax: 3_600,
+	/** An engagement report's visible time: the same hour as `duration`, in milliseconds. */
+	engagedMsMax: 3_600_000,
+	scrollDepthMax: 100,
+	/** Each of utm_source, utm_medium, utm_campaign, utm_content, utm_term (and source, ref) read from url_query. */
+	campaignValue: 200,
 };
 
 /** Normal mode, and Attack Mode's tighter windows. */
@@ -152,6 +157,16 @@ export const OWNER_LIMITS = {
 	issueEvents: 100,
 	analyticsEvents: 1_000,
 	recentCrawlerVisits: 50,
+	/** Rows per breakdown list in the statistics answer (`limit`, default 10). */
+	breakdownRows: 100,
+	/** Rows of one breakdown's CSV export. */
+	csvRows: 10_000,
+	/** Longest range a statistics request may cover. */
+	statsRangeDays: 400,
+	/** `visitors_now` counts the visitors active this recently. */
+	visitorsNowMs: 5 * 60 * 1000,
+	/** Longest value of one statistics filter (a page path, a source...). */
+	filterValue: 2_000,
 };
 
 export const ACCOUNT_RATE = {

@@ -107,10 +107,12 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
 		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"></script>`;
 		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+		// ?tall=1: a page 4,000 pixels tall, to scroll.
+		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
 		res.end(`<!doctype html>
 <html><head><title>Test shop</title>${queue}
 ${query.has("twice") ? tag + tag : tag}
-</head><body><h1>Test shop</h1></body></html>`);
+</head><body style="margin:0">${body}</body></html>`);
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address() as AddressInfo;

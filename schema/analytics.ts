@@ -46,14 +46,33 @@ export const analyticsEvents = sqliteTable(
 		referrer: text("referrer").notNull().default(""),
 		/** Host of an external referrer, lower-case; "" for direct visits and internal navigation. */
 		referrerHost: text("referrer_host").notNull().default(""),
+		/**
+		 * Where the visit came from: the page URL's utm_source, source or ref, else the referrer
+		 * grouped by the vendored list of known referrers (domain/analytics/sources.ts), else the
+		 * referrer's host; "" for direct visits and internal navigation.
+		 */
+		source: text("source").notNull().default(""),
+		/** Campaign parameters of the page URL (url_query), "" when absent. */
+		utmSource: text("utm_source").notNull().default(""),
+		utmMedium: text("utm_medium").notNull().default(""),
+		utmCampaign: text("utm_campaign").notNull().default(""),
+		utmContent: text("utm_content").notNull().default(""),
+		utmTerm: text("utm_term").notNull().default(""),
 		title: text("title").notNull().default(""),
 		language: text("language").notNull().default(""),
 		screen: text("screen").notNull().default(""),
 		visitorId: text("visitor_id").notNull(),
 		distinctId: text("distinct_id"),
 		sessionId: text("session_id"),
-		/** Seconds on the page, on `_leave`. */
+		/** Seconds on the page, on a `_leave` from a tracker before engagement reports (see engaged_ms). */
 		duration: integer("duration"),
+		/**
+		 * On `_leave` (an engagement report): milliseconds the page was visible since the previous
+		 * report of the same page view. Null on older trackers' `_leave`, which carry `duration`.
+		 */
+		engagedMs: integer("engaged_ms"),
+		/** On `_leave`: the deepest point of the page seen so far, percent 0-100. */
+		scrollDepth: integer("scroll_depth"),
 		seq: integer("seq").notNull().default(0),
 		v: text("v").notNull().default(""),
 		browser: text("browser").notNull().default(""),

@@ -39,7 +39,9 @@
  *     GET    /api/sites/:tracking_id               one site
  *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
  *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
- *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit=&compare=previous&<filter>= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats/:breakdown.csv   one breakdown of the statistics as CSV
+ *     GET    /api/sites/:tracking_id/pages         ?from=&to=&limit= page views and AI-crawler visits per page
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
  *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first
@@ -66,7 +68,8 @@ import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites
 import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
 import { listIdentities } from "./stats/listIdentities";
-import { siteStats } from "./stats/siteStats";
+import { listPages } from "./stats/listPages";
+import { siteStats, statsCsv } from "./stats/siteStats";
 
 export { IssueGrouper } from "../durable-objects/IssueGrouper";
 export { RateLimiter } from "../durable-objects/RateLimiter";
@@ -128,6 +131,8 @@ router
 	.patch("/api/sites/:tracking_id", ...ownerWithAccess, updateSite)
 	.delete("/api/sites/:tracking_id", ...ownerWithAccess, deleteSite)
 	.get("/api/sites/:tracking_id/stats", ...ownerWithAccess, siteStats)
+	.get("/api/sites/:tracking_id/stats/:file", ...ownerWithAccess, statsCsv)
+	.get("/api/sites/:tracking_id/pages", ...ownerWithAccess, listPages)
 	.get("/api/sites/:tracking_id/crawlers", ...ownerWithAccess, crawlerStats)
 	.get("/api/sites/:tracking_id/events", ...ownerWithAccess, listEvents)
 	.get("/api/sites/:tracking_id/identities", ...ownerWithAccess, listIdentities)

@@ -2,8 +2,8 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
-import { normalizeDomain } from "../../domain/sites/hostnames";
 import { OWNER_LIMITS } from "../../domain/limits";
+import { readDomain } from "../../domain/sites/hostnames";
 import { countOwnSites, deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
@@ -23,19 +23,19 @@ function siteView(site: Site) {
 	};
 }
 
-/** A host name, or null (or "") for none: then collection answers 403 until one is set. */
+/** A host name that is not a public suffix, or null (or "") for none: then collection answers 403 until one is set. */
 const domainSchema = z
 	.string()
 	.max(300, "must be at most 300 characters")
 	.nullable()
 	.transform((value, ctx) => {
 		if (value === null || value.trim() === "") return null;
-		const domain = normalizeDomain(value);
-		if (!domain) {
-			ctx.addIssue({ code: "custom", message: "must be a host name such as example.com" });
+		const reading = readDomain(value);
+		if ("error" in reading) {
+			ctx.addIssue({ code: "custom", message: reading.error });
 			return z.NEVER;
 		}
-		return domain;
+		return reading.domain;
 	});
 const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError } from "../http";
 import { parseBody } from "../validation";
 import type { StatsRange } from "../../domain/analytics/statsRange";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** Longest range a statistics request may cover. */
-const MAX_RANGE_DAYS = 400;
+const MAX_RANGE_DAYS = OWNER_LIMITS.statsRangeDays;
 
 /** A date, or a date and time (to the minute, second or a fraction) with `Z` or an offset; UTC when it has none. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/;
@@ -33,7 +33,7 @@ const isoTime = z
 const querySchema = z.object({
 	from: isoTime.optional(),
 	to: isoTime.optional(),
-	limit: z.coerce.number().int().min(1).max(100).optional(),
+	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.breakdownRows).optional(),
 });
 
 /** `?from=&to=` (ISO times; default the last 24 hours) and `?limit=` (default 10, at most 100). */
