@@ -9,6 +9,7 @@
  * else the referrer's host, grouped by the list; else the host itself, without `www.`.
  */
 import { COLLECT_LIMITS } from "../limits";
+import { cutText } from "../text";
 import overrides from "./data/overrides.json";
 import referrers from "./data/referrers.json";
 
@@ -69,7 +70,7 @@ export interface Campaign {
 /** The campaign parameters of a page URL's query ("?utm_source=x&..."), each trimmed and capped; "" when absent. */
 export function campaignOf(urlQuery: string): Campaign {
 	const params = new URLSearchParams(urlQuery);
-	const value = (name: string) => (params.get(name) ?? "").trim().slice(0, COLLECT_LIMITS.campaignValue);
+	const value = (name: string) => cutText((params.get(name) ?? "").trim(), COLLECT_LIMITS.campaignValue);
 	const utmSource = value("utm_source");
 	return {
 		utmSource,
