@@ -184,6 +184,69 @@ export const ACCOUNT_RATE = {
 } satisfies Record<string, RateWindow>;
 
 // ---------------------------------------------------------------------------------------------
+// Source maps: uploads (sentry-cli's chunk upload and the plain upload) and symbolication
+
+const MiB = 1024 * 1024;
+
+export const ARTIFACT_LIMITS = {
+	/** One uploaded file (a source map, a minified script), uncompressed. */
+	fileBytes: 16 * MiB,
+	/** What one project may keep: its artifacts plus its chunks waiting for assembly. */
+	projectBytes: 256 * MiB,
+	filesPerProject: 10_000,
+	/** Files in one plain upload or one sentry-cli bundle. */
+	filesPerUpload: 1_000,
+	/** A plain upload's multipart body as sent. */
+	plainUploadBytes: 24 * MiB,
+	/** A file's URL (`~/assets/app.js`) and a release name. */
+	urlChars: 2_000,
+	releaseChars: 500,
+	uploadTokensPerProject: 20,
+	/** Rows of the owner's artifact list. */
+	listRows: 1_000,
+} as const;
+
+/**
+ * What the chunk-upload options tell sentry-cli, and what the endpoints then hold it to. A bundle
+ * is cut into chunks of `chunkBytes`, sent `chunksPerRequest` at a time (gzip-compressed).
+ */
+export const CHUNK_UPLOAD = {
+	chunkBytes: 8 * MiB,
+	chunksPerRequest: 2,
+	/** A chunk request's body as sent: two whole chunks, uncompressed, and the multipart framing. */
+	requestBytes: 17 * MiB,
+	/** The whole bundle (a zip), and so the chunks one assembly may name. */
+	bundleBytes: 32 * MiB,
+	concurrency: 4,
+	/** A chunk not assembled into a bundle within this long is deleted by the clean-up. */
+	pendingHours: 24,
+} as const;
+
+/**
+ * Symbolication at ingestion. Parsing a source map takes memory about five times its size and
+ * time in proportion, so both the maps and what one event may parse are bounded; a map parsed once
+ * stays cached in the isolate, least recently used first out. Workers' clocks stand still while
+ * code runs, so the time budget counts waiting for storage and the parse budget counts the work.
+ */
+export const SYMBOLICATION_LIMITS = {
+	/** A larger source map is stored but not used: the event says so. */
+	mapBytes: 8 * MiB,
+	/** Source maps held parsed per isolate, by their size. */
+	cacheBytes: 16 * MiB,
+	/** Source maps one event may parse that were not cached. */
+	parseBytesPerEvent: 16 * MiB,
+	/** Waiting for D1 and R2 per event. */
+	waitMsPerEvent: 2_000,
+	/** Lines of original source shown before and after a frame's line, and the longest line kept. */
+	contextLines: 5,
+	contextLineChars: 200,
+	/** Notes saying why frames were left as they came, per event. */
+	notes: 10,
+	/** An artifact's `used_at` moves at most this often, so a busy map costs no write per event. */
+	usedAtRefreshMs: 24 * 60 * 60 * 1000,
+} as const;
+
+// ---------------------------------------------------------------------------------------------
 // Retention: the scheduled clean-up (docs/data-model.md#growth-and-retention)
 
 /**

@@ -3,3 +3,4 @@ export * from "./keys";
 export * from "./feedback";
 export * from "./logs";
 export * from "./analytics";
+export * from "./sourcemaps";

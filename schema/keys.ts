@@ -27,6 +27,11 @@ export const projectKeys = sqliteTable(
 		rateLimitPerMinute: integer("rate_limit_per_minute").notNull().default(60),
 		logsRateLimitPerMinute: integer("logs_rate_limit_per_minute").notNull().default(60),
 		logsEnabled: integer("logs_enabled", { mode: "boolean" }).notNull().default(true),
+		/**
+		 * Counts the changes to the project's source-map artifacts: what an isolate learned about them
+		 * holds until this moves, so ingestion sees an upload at once without asking D1 every event.
+		 */
+		artifactsVersion: integer("artifacts_version").notNull().default(0),
 		issueFieldConfig: text("issue_field_config", { mode: "json" }).$type<FieldDefinition[]>().notNull(),
 		featureFieldConfig: text("feature_field_config", { mode: "json" }).$type<FieldDefinition[]>().notNull(),
 		createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
