@@ -155,6 +155,11 @@ export async function readDecodedBodyWithin(request: Request, maxChars: number):
 
 const tooLargeText = (maxChars: number) => new HttpError(413, `Request body exceeds ${maxChars} characters`);
 
+/** The body as bytes, stopping with a 413 as soon as it exceeds `maxBytes` (never buffering more). */
+export function readBodyBytesWithin(request: Request, maxBytes: number): Promise<Uint8Array> {
+	return readBytesWithin(request.body, maxBytes, request.headers.get("content-length"), () => new HttpError(413, `Request body exceeds ${maxBytes} bytes`));
+}
+
 async function readBytesWithin(body: ReadableStream<Uint8Array> | null, maxBytes: number, declared: string | null, tooLarge: () => HttpError) {
 	if (Number.isFinite(Number(declared)) && Number(declared) > maxBytes) throw tooLarge();
 	if (!body) return new Uint8Array();

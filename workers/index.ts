@@ -45,6 +45,18 @@
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
  *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first
+ *     POST   /api/upload-tokens                    {project_name} → 201, raw token once
+ *     GET    /api/upload-tokens?project_name=      the project's upload tokens, hints only
+ *     DELETE /api/upload-tokens/:id                revoke
+ *     GET    /api/artifacts?project_name=&release= the project's source maps and files, newest first
+ *     DELETE /api/artifacts/:id?project_name=      one of them
+ *     DELETE /api/artifacts?project_name=&release= every one of a release
+ *
+ *   Source-map uploads (an upload token; the plain upload also takes the owner's session)
+ *     GET    /api/0/organizations/:org/chunk-upload/               sentry-cli: the upload options
+ *     POST   /api/0/organizations/:org/chunk-upload/               sentry-cli: chunks of a bundle
+ *     POST   /api/0/organizations/:org/artifactbundle/assemble/    sentry-cli: missing chunks, then the bundle stored → {state}
+ *     POST   /api/releases/:release/artifacts?project_name=        multipart files named ~/path → 201
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
  *
@@ -64,6 +76,10 @@ import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfig
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
 import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
+import { assembleBundle, chunkUploadOptions, forSentryCli, uploadChunks } from "./sourcemaps/chunkUpload";
+import { deleteProjectArtifact, deleteReleaseArtifacts, listProjectArtifacts } from "./sourcemaps/ownerArtifacts";
+import { uploadArtifacts } from "./sourcemaps/uploadArtifacts";
+import { createUploadToken, listUploadTokens, revokeUploadToken } from "./sourcemaps/uploadTokens";
 import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
 import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
@@ -136,6 +152,18 @@ router
 	.get("/api/sites/:tracking_id/crawlers", ...ownerWithAccess, crawlerStats)
 	.get("/api/sites/:tracking_id/events", ...ownerWithAccess, listEvents)
 	.get("/api/sites/:tracking_id/identities", ...ownerWithAccess, listIdentities)
+
+	.post("/api/upload-tokens", ...ownerWithAccess, createUploadToken)
+	.get("/api/upload-tokens", ...ownerWithAccess, listUploadTokens)
+	.delete("/api/upload-tokens/:id", ...ownerWithAccess, revokeUploadToken)
+	.get("/api/artifacts", ...ownerWithAccess, listProjectArtifacts)
+	.delete("/api/artifacts", ...ownerWithAccess, deleteReleaseArtifacts)
+	.delete("/api/artifacts/:id", ...ownerWithAccess, deleteProjectArtifact)
+
+	.get("/api/0/organizations/:org/chunk-upload", forSentryCli(chunkUploadOptions))
+	.post("/api/0/organizations/:org/chunk-upload", forSentryCli(uploadChunks))
+	.post("/api/0/organizations/:org/artifactbundle/assemble", forSentryCli(assembleBundle))
+	.post("/api/releases/:release+/artifacts", uploadArtifacts)
 
 	.get("/t.js", serveTracker)
 	.head("/t.js", serveTracker);

@@ -6,6 +6,7 @@ import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
 import { countOwnKeys, deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
 import { ACCOUNT_RATE, OWNER_LIMITS } from "../../domain/limits";
 import { deleteKeyLogs } from "../../domain/logs/logStore";
+import { deleteProjectObjects } from "../../domain/sourcemaps/artifactStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { issueGrouperFor } from "../objects";
@@ -117,7 +118,7 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 	return json(keyView(key, originOf(request)));
 }
 
-/** DELETE /api/feedback-key?project_name= : the key stops working at once; its feedback stays, its logs and issues go. */
+/** DELETE /api/feedback-key?project_name= : the key stops working at once; its feedback stays, its logs, issues, upload tokens and source maps go. */
 export async function revokeKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
@@ -127,6 +128,8 @@ export async function revokeKey(request: IRequest, env: Env): Promise<Response> 
 	await issueGrouperFor(env, key.id).purge();
 	await deleteKeyLogs(env, key.id);
 	await deleteKey(env, key.id);
+	// Its upload tokens and artifact rows went with the key row; the files in R2 go now.
+	await deleteProjectObjects(env, key.id);
 	return json({ deleted: true, project_name });
 }
 

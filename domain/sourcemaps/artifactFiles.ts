@@ -1,0 +1,115 @@
+/**
+ * What an uploaded file is and where the browser loads it from: its URL as artifacts name it
+ * (`~/assets/app.js`, any scheme and host), whether it is a source map or a minified script, and
+ * the debug id and source map reference a script carries after `sentry-cli sourcemaps inject`.
+ */
+import type { ArtifactType } from "../../schema";
+import { InvalidInput } from "../errors";
+import { ARTIFACT_LIMITS } from "../limits";
+
+/** Stands for "any scheme and host" while a `~/` URL is resolved like a real one. */
+const ANY_ORIGIN = "https://any-origin.invalid";
+
+/**
+ * An uploaded file's name as the URL artifacts are found by: `~/path` as sent, a whole URL as
+ * sent (without its query or fragment), and a bare path (`/assets/app.js`, `assets/app.js`) as
+ * `~/assets/app.js`. Null for a name that is none of these.
+ */
+export function artifactUrl(name: string): string | null {
+	const trimmed = name.trim();
+	if (trimmed === "" || trimmed.length > ARTIFACT_LIMITS.urlChars || /[\p{Cc}\s]/u.test(trimmed)) return null;
+	if (trimmed.startsWith("~/")) return tildeUrl(`${ANY_ORIGIN}/${trimmed.slice(2)}`);
+	if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) {
+		if (!URL.canParse(trimmed)) return null;
+		const url = new URL(trimmed);
+		return url.host === "" ? null : `${url.protocol}//${url.host}${url.pathname}`;
+	}
+	return tildeUrl(`${ANY_ORIGIN}/${trimmed.replace(/^\/+/, "")}`);
+}
+
+/** `~` and the path of a URL (no query or fragment): how a frame's file is looked up whatever its host. */
+export function tildeUrl(url: string): string | null {
+	if (!URL.canParse(url)) return null;
+	const { pathname } = new URL(url);
+	return pathname === "/" ? null : `~${pathname}`;
+}
+
+/** `reference` (a `sourceMappingURL`) resolved against the file's own artifact URL; null for data URLs. */
+export function resolveReference(fileUrl: string, reference: string): string | null {
+	const ref = reference.trim();
+	if (ref === "" || /^data:/i.test(ref)) return null;
+	const base = fileUrl.startsWith("~/") ? ANY_ORIGIN + fileUrl.slice(1) : fileUrl;
+	if (!URL.canParse(ref, base)) return null;
+	const resolved = new URL(ref, base);
+	return resolved.origin === ANY_ORIGIN ? tildeUrl(resolved.href) : artifactUrl(resolved.href);
+}
+
+const UUID_HEX = /^[0-9a-f]{32}$/;
+
+/** A debug id as stored: a lower-case UUID with dashes; null when `value` is not one. */
+export function normalizeDebugId(value: unknown): string | null {
+	if (typeof value !== "string") return null;
+	const hex = value.trim().toLowerCase().replaceAll("-", "");
+	if (!UUID_HEX.test(hex)) return null;
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export interface FileFacts {
+	type: ArtifactType;
+	debugId: string | null;
+	/** For a minified script: its source map's artifact URL. */
+	sourceMapUrl: string | null;
+}
+
+const SCRIPT_PATH = /\.(?:js|mjs|cjs)$/i;
+/** The comments a bundler and `sentry-cli sourcemaps inject` leave at the end of a script. */
+const SOURCE_MAPPING_URL = /\/\/[#@]\s*sourceMappingURL=(\S+)\s*$/gm;
+const DEBUG_ID_COMMENT = /\/\/#\s*debugId=([0-9a-fA-F-]{32,36})\s*$/gm;
+/** The end of a script where those comments are; a comment further up is code, not a directive. */
+const SCRIPT_TAIL_CHARS = 4_096;
+
+const lastMatch = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].pop()?.[1] ?? null;
+
+/**
+ * A source map's own facts, or a 400 naming the file when it says it is one and is not: a file
+ * named `.map` or holding JSON with `mappings` must be a version 3 source map.
+ */
+function sourceMapFacts(url: string, text: string): FileFacts | null {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		if (url.endsWith(".map")) throw new InvalidInput(`${url} is not a source map: it is not valid JSON`);
+		return null;
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		if (url.endsWith(".map")) throw new InvalidInput(`${url} is not a source map: it is not a JSON object`);
+		return null;
+	}
+	const map = value as Record<string, unknown>;
+	const looksLikeMap = "mappings" in map || "sections" in map || url.endsWith(".map");
+	if (!looksLikeMap) return null;
+	if (map.version !== 3) throw new InvalidInput(`${url} is not a source map: "version" must be 3`);
+	if (typeof map.mappings !== "string" && !Array.isArray(map.sections)) {
+		throw new InvalidInput(`${url} is not a source map: it has neither "mappings" nor "sections"`);
+	}
+	return { type: "source_map", debugId: normalizeDebugId(map.debug_id ?? map.debugId), sourceMapUrl: null };
+}
+
+/**
+ * What a file of the plain upload is, from its URL and content: a source map (validated), a
+ * script (with the debug id and source map its last comments name), or another source.
+ */
+export function factsOfFile(url: string, bytes: Uint8Array): FileFacts {
+	const text = new TextDecoder().decode(bytes);
+	const map = sourceMapFacts(url, text);
+	if (map) return map;
+	if (!SCRIPT_PATH.test(url)) return { type: "source", debugId: null, sourceMapUrl: null };
+	const tail = text.slice(-SCRIPT_TAIL_CHARS);
+	const reference = lastMatch(SOURCE_MAPPING_URL, tail);
+	return {
+		type: "minified_source",
+		debugId: normalizeDebugId(lastMatch(DEBUG_ID_COMMENT, tail)),
+		sourceMapUrl: reference ? resolveReference(url, reference) : null,
+	};
+}
