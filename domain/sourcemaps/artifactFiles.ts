@@ -72,28 +72,33 @@ const lastMatch = (pattern: RegExp, text: string) => [...text.matchAll(pattern)]
 
 /**
  * A source map's own facts, or a 400 naming the file when it says it is one and is not: a file
- * named `.map` or holding JSON with `mappings` must be a version 3 source map.
+ * `claimed` to be one (by default: named `.map`) or holding JSON with `mappings` must be a
+ * version 3 source map. Null for a file that is no source map and does not claim to be.
  */
-function sourceMapFacts(url: string, text: string): FileFacts | null {
+function sourceMapFacts(url: string, text: string, claimed = url.endsWith(".map")): FileFacts | null {
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch {
-		if (url.endsWith(".map")) throw new InvalidInput(`${url} is not a source map: it is not valid JSON`);
+		if (claimed) throw new InvalidInput(`${url} is not a source map: it is not valid JSON`);
 		return null;
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
-		if (url.endsWith(".map")) throw new InvalidInput(`${url} is not a source map: it is not a JSON object`);
+		if (claimed) throw new InvalidInput(`${url} is not a source map: it is not a JSON object`);
 		return null;
 	}
 	const map = value as Record<string, unknown>;
-	const looksLikeMap = "mappings" in map || "sections" in map || url.endsWith(".map");
-	if (!looksLikeMap) return null;
+	if (!claimed && !("mappings" in map) && !("sections" in map)) return null;
 	if (map.version !== 3) throw new InvalidInput(`${url} is not a source map: "version" must be 3`);
 	if (typeof map.mappings !== "string" && !Array.isArray(map.sections)) {
 		throw new InvalidInput(`${url} is not a source map: it has neither "mappings" nor "sections"`);
 	}
 	return { type: "source_map", debugId: normalizeDebugId(map.debug_id ?? map.debugId), sourceMapUrl: null };
+}
+
+/** A file said to be a source map (by a bundle's manifest): a 400 naming it when it is not one. */
+export function checkSourceMap(url: string, bytes: Uint8Array): void {
+	sourceMapFacts(url, new TextDecoder().decode(bytes), true);
 }
 
 /**

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { InvalidInput } from "../../domain/errors";
 import type { ProjectKey } from "../../domain/keys/keyStore";
 import { ARTIFACT_LIMITS, CHUNK_UPLOAD } from "../../domain/limits";
+import { checkSourceMap } from "../../domain/sourcemaps/artifactFiles";
 import { openBundle } from "../../domain/sourcemaps/artifactBundle";
 import { bundleStored, chunkObjectKey, deleteChunks, insertChunk, projectUsage, storedChunks } from "../../domain/sourcemaps/artifactStore";
 import { HttpError, json, readBodyBytesWithin, readJsonObject } from "../http";
@@ -197,7 +198,14 @@ export async function assembleBundle(request: IRequest, env: Env): Promise<Respo
 		if ((await sha1Hex(zip)) !== input.checksum) throw new InvalidInput("The chunks do not make a bundle with the checksum sent");
 		const bundle = openBundle(zip);
 		const release = input.version ?? (bundle.release === null ? null : parseBody(z.object({ release: releaseSchema }), { release: bundle.release }).release);
-		const files = bundle.files.map((file) => ({ ...file, bytes: () => bundle.read(file) }));
+		const files = bundle.files.map((file) => ({
+			...file,
+			bytes: () => {
+				const bytes = bundle.read(file);
+				if (file.type === "source_map") checkSourceMap(file.url, bytes);
+				return bytes;
+			},
+		}));
 		await storeArtifacts(env, key, release, files, input.checksum);
 	} catch (err) {
 		// A bundle that cannot be stored will not become one later: its chunks go now, not after a day.
