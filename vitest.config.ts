@@ -26,8 +26,9 @@ export default defineConfig({
 					name: "workers",
 					include: ["test/**/*.test.ts"],
 					setupFiles: ["./test/apply-migrations.ts"],
-					// The Worker imports the built tracker (GET /t.js).
-					globalSetup: ["./clients/tracker/build.mjs"],
+					// The Worker imports the built tracker (GET /t.js); the symbolication tests import the
+					// minified shop and its source maps.
+					globalSetup: ["./clients/tracker/build.mjs", "./e2e/fixtures/sourcemaps/build.mjs"],
 				},
 			},
 			"local-server",

@@ -4,3 +4,9 @@ declare namespace Cloudflare {
 		TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
 	}
 }
+
+// Files imported as text (Vite's `?raw`): the built fixtures the symbolication tests upload.
+declare module "*?raw" {
+	const text: string;
+	export default text;
+}

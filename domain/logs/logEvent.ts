@@ -9,6 +9,27 @@ export interface StackFrame {
 	colno?: number;
 	context_line?: string;
 	in_app?: boolean;
+	/** Set by symbolication: the original lines before and after `context_line`. */
+	pre_context?: string[];
+	post_context?: string[];
+	/** Set by symbolication: the frame as it came, before it was mapped to the original code. */
+	minified?: Pick<StackFrame, "filename" | "abs_path" | "function" | "lineno" | "colno" | "context_line">;
+}
+
+/** A script the event's frames ran in and its debug id (Sentry's `debug_meta.images` of type `sourcemap`). */
+export interface DebugImage {
+	type: "sourcemap";
+	/** The script's URL, as the frames name it. */
+	code_file: string;
+	/** Lower-case UUID. */
+	debug_id: string;
+}
+
+/** How symbolication went: candidate frames, how many were mapped, and why the others were not. */
+export interface Symbolication {
+	frames: number;
+	mapped: number;
+	notes: string[];
 }
 
 /** How an exception was captured, and its place in a chain or group (Sentry's `mechanism`). */
@@ -82,4 +103,7 @@ export interface LogEvent {
 	user: LogUser | null;
 	contexts: { browser?: unknown; os?: unknown; device?: unknown; runtime?: unknown };
 	fingerprint: string[] | null;
+	debug_meta: { images: DebugImage[] } | null;
+	/** Present when the event had JavaScript frames that source maps could map. */
+	symbolication?: Symbolication;
 }

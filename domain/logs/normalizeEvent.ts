@@ -15,7 +15,8 @@ import { InvalidInput } from "../errors";
 import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
-import type { Breadcrumb, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
+import { normalizeDebugId } from "../sourcemaps/artifactFiles";
+import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 
 
@@ -241,6 +242,26 @@ function readFingerprint(body: Json): string[] | null {
 	return parts.length > 0 ? parts : null;
 }
 
+/**
+ * `debug_meta.images` of type `sourcemap`: the scripts that carry a debug id (after
+ * `sentry-cli sourcemaps inject`), by the URL their frames name, for symbolication. Other image
+ * types (native code) are not kept, nor are entries without a file or a debug id.
+ */
+function readDebugMeta(body: Json): LogEvent["debug_meta"] {
+	const meta = objectField(body, "debug_meta", "");
+	const raw = meta ? arrayField(meta, "images", "debug_meta.") : undefined;
+	const images: DebugImage[] = [];
+	for (const image of raw ?? []) {
+		if (images.length >= LOG_STORAGE_BOUNDS.debugImages) break;
+		if (!isObject(image) || member(image, "type") !== "sourcemap") continue;
+		// Cut as frame files are, so that a long URL still names the same file in both.
+		const codeFile = looseString(member(image, "code_file"), LOG_STORAGE_BOUNDS.frameString);
+		const debugId = normalizeDebugId(member(image, "debug_id"));
+		if (codeFile && debugId) images.push({ type: "sourcemap", code_file: codeFile, debug_id: debugId });
+	}
+	return images.length > 0 ? { images } : null;
+}
+
 // ---------------------------------------------------------------------------
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
@@ -289,6 +310,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 		user: readUser(body),
 		contexts: readContexts(body),
 		fingerprint: readFingerprint(body),
+		debug_meta: readDebugMeta(body),
 	};
 }
 

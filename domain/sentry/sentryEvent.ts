@@ -100,6 +100,7 @@ export function logEventBody(event: Json, clientIp: string): Json {
 		user: userOf(event, clientIp),
 		contexts: member(event, "contexts"),
 		fingerprint: member(event, "fingerprint"),
+		debug_meta: member(event, "debug_meta"),
 	};
 	return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }

@@ -12,6 +12,7 @@ import { userKey } from "../../domain/logs/normalizeEvent";
 import { clientIp, HttpError, tooManyRequests } from "../http";
 import { authenticateProjectKey } from "../keys/authenticateKey";
 import { issueGrouperFor } from "../objects";
+import { symbolicateEvent } from "../sourcemaps/symbolication";
 import { enforceRateLimits, type Refund } from "../rateLimit";
 
 const noRefund: Refund = async () => {};
@@ -50,7 +51,7 @@ export async function admitLogKey(env: Env, rawKey: string | null, countedReques
 }
 
 /**
- * Groups a normalized event and stores it durably in one call to the key's IssueGrouper, which
+ * Symbolicates a normalized event (never failing it), groups it and stores it durably in one call to the key's IssueGrouper, which
  * also takes the hit from the key's window (429). 401 when the key was revoked meanwhile, 403 when
  * the event would open an issue past the project's cap; 500 only when grouping or storage fails.
  * Whatever refuses the event gives the IP hit back.
@@ -64,6 +65,8 @@ export async function storeLogEvent(
 ): Promise<{ groupHash: string; isNew: boolean }> {
 	let outcome: IngestOutcome;
 	try {
+		// Grouping sees the code as written, so a rebuild that renames everything is the same issue.
+		event = await symbolicateEvent(env, key, event);
 		const hash = await groupHash(event);
 		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
 		outcome = await issueGrouperFor(env, key.id).ingest({
