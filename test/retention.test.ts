@@ -225,10 +225,53 @@ describe("what each run deletes", () => {
 		expect(second.counter.statements).toBeLessThanOrEqual(RETENTION_LIMITS.operationsPerRun);
 		expect(await eventIds(site)).toEqual(["kept"]);
 
-		// Nothing left: one statement per table (two for the issues' key lookup and none to call).
+		// Nothing left: one statement per table (for the issues, the key lookup and no call).
 		const idle = countingDatabase();
 		await runCleanUp(now, { DB: idle.db });
-		expect(idle.counter.statements).toBe(6);
+		expect(idle.counter.statements).toBe(8);
+	});
+});
+
+describe("source maps", () => {
+	const rowsOf = (keyId: string) => ids("SELECT url AS id FROM artifacts WHERE key_id = ?", keyId);
+
+	it("an artifact no event used within the log retention goes with its R2 object; one used at the cutoff, or since, stays", async ({ expect }) => {
+		const now = nextEra();
+		const cutoff = now - RETENTION_DAYS.logs.default * DAY_MS;
+		const owner = await ownerWithLogKey();
+		for (const [name, usedAt] of Object.entries({ old: cutoff - 1, edge: cutoff, inside: cutoff + 1 })) {
+			const objectKey = `artifacts/${owner.keyId}/${name}`;
+			await env.ARTIFACTS.put(objectKey, "{}");
+			await env.DB.prepare(
+				"INSERT INTO artifacts (id, key_id, release, url, type, object_key, size, created_at, used_at) VALUES (?, ?, '1.0.0', ?, 'source_map', ?, 2, ?, ?)",
+			)
+				.bind(crypto.randomUUID(), owner.keyId, `~/${name}.js.map`, objectKey, cutoff - 10 * DAY_MS, usedAt)
+				.run();
+		}
+		const version = () => env.DB.prepare("SELECT artifacts_version AS v FROM project_keys WHERE id = ?").bind(owner.keyId).first<number>("v");
+		const before = await version();
+
+		await runCleanUp(now);
+
+		expect(await rowsOf(owner.keyId)).toEqual(["~/edge.js.map", "~/inside.js.map"]);
+		expect(await env.ARTIFACTS.get(`artifacts/${owner.keyId}/old`)).toBeNull();
+		expect(await env.ARTIFACTS.get(`artifacts/${owner.keyId}/edge`)).not.toBeNull();
+		expect(await version()).toBe((before ?? 0) + 1);
+	});
+
+	it("a chunk not assembled within 24 hours goes with its R2 object; one of exactly 24 hours stays", async ({ expect }) => {
+		const now = nextEra();
+		const owner = await ownerWithLogKey();
+		for (const [checksum, createdAt] of Object.entries({ ["a".repeat(40)]: now - 24 * 3_600_000 - 1, ["b".repeat(40)]: now - 24 * 3_600_000 })) {
+			await env.ARTIFACTS.put(`chunks/${owner.keyId}/${checksum}`, "x");
+			await env.DB.prepare("INSERT INTO upload_chunks (key_id, checksum, size, created_at) VALUES (?, ?, 1, ?)").bind(owner.keyId, checksum, createdAt).run();
+		}
+
+		await runCleanUp(now);
+
+		expect(await ids("SELECT checksum AS id FROM upload_chunks WHERE key_id = ?", owner.keyId)).toEqual(["b".repeat(40)]);
+		expect(await env.ARTIFACTS.get(`chunks/${owner.keyId}/${"a".repeat(40)}`)).toBeNull();
+		expect(await env.ARTIFACTS.get(`chunks/${owner.keyId}/${"b".repeat(40)}`)).not.toBeNull();
 	});
 });
 

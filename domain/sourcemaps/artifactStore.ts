@@ -2,11 +2,11 @@
  * The artifacts and upload_chunks tables: a project's uploaded files and the chunks of bundles
  * not yet assembled, what they add up to against the project's cap, the lookups symbolication
  * makes, the owner's list and deletions, and the clean-up. The bytes are in R2, under the keys
- * made here; callers write and delete the objects.
+ * made here; callers write and delete the objects, except when a whole project goes.
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { type ArtifactType, artifacts, projectKeys } from "../../schema";
-import { database, deleteRows, expiredRowsDelete } from "../db";
+import { database } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { ARTIFACT_LIMITS } from "../limits";
 
@@ -191,29 +191,43 @@ export async function deleteChunks(env: Env, keyId: string, checksums: string[])
 }
 
 // ---------------------------------------------------------------------------
-// Retention: artifacts no event has used (and chunks not assembled) before the cutoff, oldest first.
+// Retention. An artifact goes once no event has used it (and it was not uploaded) within the log
+// retention: a release's maps live as long as its events keep coming. A chunk goes once it has
+// waited too long for its bundle. The clean-up deletes the R2 objects first and the rows after,
+// so a failure between the two leaves a row that says its object is gone, never an object that
+// nothing counts.
 
-const EXPIRED_ARTIFACTS = "SELECT id, key_id AS keyId, object_key AS objectKey FROM artifacts WHERE used_at < ?1 ORDER BY used_at LIMIT ?2";
-const EXPIRED_CHUNKS = "SELECT key_id AS keyId, checksum FROM upload_chunks WHERE created_at < ?1 ORDER BY created_at LIMIT ?2";
-
-export async function expiredArtifacts(env: Env, cutoff: number, limit: number) {
-	return (await env.DB.prepare(EXPIRED_ARTIFACTS).bind(cutoff, limit).all<{ id: string; keyId: string; objectKey: string }>()).results;
+/** The artifacts unused since before `cutoff`, oldest first, at most `limit`. */
+export async function unusedArtifacts(env: Env, cutoff: number, limit: number) {
+	const { results } = await env.DB.prepare("SELECT id, key_id AS keyId, object_key AS objectKey FROM artifacts WHERE used_at < ?1 ORDER BY used_at LIMIT ?2")
+		.bind(cutoff, limit)
+		.all<{ id: string; keyId: string; objectKey: string }>();
+	return results;
 }
 
-/** Deletes these artifacts (only if still unused since the cutoff) and moves their projects' versions; how many went. */
-export async function deleteExpiredArtifacts(env: Env, rows: Array<{ id: string; keyId: string }>, cutoff: number): Promise<number> {
-	if (rows.length === 0) return 0;
-	const keyIds = [...new Set(rows.map((row) => row.keyId))];
+/** Deletes these artifacts' rows and moves their projects' versions; how many rows went. */
+export async function deleteArtifactRows(env: Env, rows: Array<{ id: string; keyId: string }>): Promise<number> {
+	const keyIds = JSON.stringify([...new Set(rows.map((row) => row.keyId))]);
 	const [deleted] = await env.DB.batch([
-		env.DB.prepare("DELETE FROM artifacts WHERE used_at < ?1 AND id IN (SELECT value FROM json_each(?2))").bind(cutoff, JSON.stringify(rows.map((r) => r.id))),
-		...keyIds.map((keyId) => bumpVersion(env, keyId)),
+		env.DB.prepare("DELETE FROM artifacts WHERE id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(rows.map((row) => row.id))),
+		env.DB.prepare("UPDATE project_keys SET artifacts_version = artifacts_version + 1 WHERE id IN (SELECT value FROM json_each(?1))").bind(keyIds),
 	]);
 	return deleted.meta.changes;
 }
 
-export async function expiredChunks(env: Env, cutoff: number, limit: number) {
-	return (await env.DB.prepare(EXPIRED_CHUNKS).bind(cutoff, limit).all<{ keyId: string; checksum: string }>()).results;
+/** The chunks uploaded before `cutoff` that no assembly took, oldest first, at most `limit`. */
+export async function staleChunks(env: Env, cutoff: number, limit: number) {
+	const { results } = await env.DB.prepare("SELECT key_id AS keyId, checksum FROM upload_chunks WHERE created_at < ?1 ORDER BY created_at LIMIT ?2")
+		.bind(cutoff, limit)
+		.all<{ keyId: string; checksum: string }>();
+	return results;
 }
 
-export const DELETE_EXPIRED_CHUNKS = expiredRowsDelete("upload_chunks", "created_at");
-export const deleteExpiredChunkRows = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_CHUNKS, cutoff, limit);
+export async function deleteChunkRows(env: Env, rows: Array<{ keyId: string; checksum: string }>): Promise<number> {
+	const { meta } = await env.DB.prepare(
+		"DELETE FROM upload_chunks WHERE (key_id, checksum) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1))",
+	)
+		.bind(JSON.stringify(rows.map((row) => [row.keyId, row.checksum])))
+		.run();
+	return meta.changes;
+}

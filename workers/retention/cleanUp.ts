@@ -1,7 +1,9 @@
 /**
  * The scheduled clean-up (the cron trigger in wrangler.toml): deletes analytics events, identity
- * links, crawler visits, log events and log issues older than their retention, and expired
- * sessions. Feedback is the owner's and never expires.
+ * links, crawler visits, log events and log issues older than their retention, source-map
+ * artifacts no event has used within the log retention (with their R2 objects), chunks of
+ * sentry-cli bundles never assembled, and expired sessions. Feedback is the owner's and never
+ * expires.
  *
  * Every step is one bounded statement (or one Durable Object call), and the kinds take turns, so
  * a backlog of one kind never starves the others. A run stops after a fixed number of steps;
@@ -10,12 +12,14 @@
 import { deleteExpiredSessions } from "../../domain/accounts/userStore";
 import { deleteExpiredEvents, deleteExpiredIdentities } from "../../domain/analytics/eventStore";
 import { deleteExpiredVisits } from "../../domain/crawl/visitStore";
-import { RETENTION_LIMITS } from "../../domain/limits";
+import { CHUNK_UPLOAD, RETENTION_LIMITS } from "../../domain/limits";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
+import { deleteArtifactRows, deleteChunkRows, chunkObjectKey, staleChunks, unusedArtifacts } from "../../domain/sourcemaps/artifactStore";
 import { issueGrouperFor } from "../objects";
 import { retentionDays } from "./retentionSettings";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 interface Sweep {
 	table: string;
@@ -33,6 +37,7 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 	const days = retentionDays(env);
 	const cutoff = { analytics: now - days.analytics * DAY_MS, crawler: now - days.crawler * DAY_MS, logs: now - days.logs * DAY_MS };
 	const limit = RETENTION_LIMITS.rowsPerStatement;
+	const chunkCutoff = now - CHUNK_UPLOAD.pendingHours * HOUR_MS;
 
 	const bounded = (table: string, remove: () => Promise<number>): Sweep => ({
 		table,
@@ -58,6 +63,27 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 				if (keyId === null) return { deleted: 0, more: false };
 				const deleted = await issueGrouperFor(env, keyId).forgetIssuesBefore(keyId, cutoff.logs, limit);
 				return { deleted, more: deleted > 0 };
+			},
+		},
+		{
+			// A release's artifacts live while its events use them: the R2 objects go, then the rows.
+			table: "artifacts",
+			cost: 4,
+			step: async () => {
+				const rows = await unusedArtifacts(env, cutoff.logs, limit);
+				if (rows.length === 0) return { deleted: 0, more: false };
+				await env.ARTIFACTS.delete(rows.map((row) => row.objectKey));
+				return { deleted: await deleteArtifactRows(env, rows), more: rows.length === limit };
+			},
+		},
+		{
+			table: "upload_chunks",
+			cost: 3,
+			step: async () => {
+				const rows = await staleChunks(env, chunkCutoff, limit);
+				if (rows.length === 0) return { deleted: 0, more: false };
+				await env.ARTIFACTS.delete(rows.map((row) => chunkObjectKey(row.keyId, row.checksum)));
+				return { deleted: await deleteChunkRows(env, rows), more: rows.length === limit };
 			},
 		},
 	];
