@@ -15,7 +15,7 @@ import { InvalidInput } from "../errors";
 import { ARTIFACT_LIMITS } from "../limits";
 import { artifactUrl, type FileFacts, normalizeDebugId, resolveReference } from "./artifactFiles";
 
-export interface BundleFile extends FileFacts {
+interface BundleFile extends FileFacts {
 	/** Where it is in the zip. */
 	path: string;
 	url: string;

@@ -13,6 +13,7 @@
  */
 import { SYMBOLICATION_LIMITS } from "../limits";
 import type { LogEvent, LogException, StackFrame, Symbolication } from "../logs/logEvent";
+import { identifiesNothing } from "../logs/grouping/frames";
 import type { MinifiedScript } from "./minifiedScript";
 import { displayPath, isDependencyPath, type OriginalPosition, type SourceMap } from "./sourceMap";
 
@@ -35,12 +36,13 @@ const URL_FILE = /^[a-z][a-z0-9+.-]*:\/\//i;
 const fileOf = (frame: StackFrame) => frame.abs_path ?? frame.filename ?? null;
 
 /**
- * The file a frame's code came from, when the frame can be mapped: it has a line and column and
- * was loaded from a URL or carries a debug id (a Node build after `sentry-cli sourcemaps inject`).
+ * The file a frame's code came from, when the frame can be mapped: it has a line and column, was
+ * loaded from a URL or carries a debug id (a Node build after `sentry-cli sourcemaps inject`),
+ * and is not the error reporter's own (an SDK's wrapper, which no map of the app covers).
  */
 function mappableFile(frame: StackFrame, debugIds: Map<string, string>): string | null {
 	const file = fileOf(frame);
-	if (!file || !frame.lineno || !frame.colno) return null;
+	if (!file || !frame.lineno || !frame.colno || identifiesNothing(frame)) return null;
 	return URL_FILE.test(file) || debugIds.has(file) ? file : null;
 }
 

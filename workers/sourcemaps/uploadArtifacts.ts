@@ -39,7 +39,7 @@ export const artifactView = (artifact: Artifact) => ({
 });
 
 /** The release in the path, URL-encoded or raw (`web@1.2.0`, `web%401.2.0`, `web/1.2`). */
-export function releaseParam(request: IRequest): string {
+function releaseParam(request: IRequest): string {
 	let raw: string;
 	try {
 		raw = decodeURIComponent(request.params.release ?? "");
