@@ -100,6 +100,44 @@ describe("owner console", () => {
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
 	});
 
+	it("sets up source maps: the upload instructions with the DSN id, an upload token shown once, the uploaded files, deletion", async ({ expect }) => {
+		await page.goto(`${worker.url}/`);
+		await page.getByRole("link", { name: "source maps" }).click();
+		await page.getByRole("heading", { name: "Source maps · web-app" }).waitFor();
+		// The DSN id comes with the project's key, a moment after the page.
+		await page.getByTestId("sentry-cli-setup").filter({ hasText: /SENTRY_PROJECT=\d+/ }).waitFor();
+		const setUp = (await page.getByTestId("sentry-cli-setup").textContent()) ?? "";
+		expect(setUp).toContain(`export SENTRY_URL=${worker.url}`);
+		expect(setUp).toMatch(/export SENTRY_PROJECT=\d+\n/);
+		await page.getByText("No upload tokens yet.").waitFor();
+		await page.getByText("Nothing uploaded yet.").waitFor();
+
+		await page.getByRole("button", { name: "Create upload token" }).click();
+		const token = (await page.getByTestId("upload-token").textContent()) ?? "";
+		expect(token).toMatch(/^svcu_[A-Za-z0-9]{43}$/);
+		await page.getByText(`…${token.slice(-4)}`).waitFor();
+		await page.getByRole("button", { name: "Done" }).click();
+		expect(await page.getByTestId("upload-token").count()).toBe(0);
+
+		const form = new FormData();
+		form.append("file", new Blob([JSON.stringify({ version: 3, sources: ["app.ts"], names: [], mappings: "AAAA" })]), "~/assets/app.js.map");
+		const uploaded = await fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+		expect(uploaded.status).toBe(201);
+		await page.reload();
+		await page.getByRole("cell", { name: "~/assets/app.js.map" }).waitFor();
+		await page.getByRole("cell", { name: "web@1.0.0" }).waitFor();
+
+		page.once("dialog", (dialog) => dialog.accept());
+		await page.getByRole("button", { name: "Delete release web@1.0.0" }).click();
+		await page.getByText("Nothing uploaded yet.").waitFor();
+		page.once("dialog", (dialog) => dialog.accept());
+		await page.getByRole("button", { name: "Revoke" }).click();
+		await page.getByText("No upload tokens yet.").waitFor();
+		const refused = await fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+		expect(refused.status).toBe(401);
+		await page.goto(`${worker.url}/projects/web-app/feedback`);
+	});
+
 	it("keeps the session across reloads and signs out", async ({ expect }) => {
 		await page.reload();
 		await page.getByText("Crash on save").waitFor();

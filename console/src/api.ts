@@ -40,6 +40,35 @@ export interface FeedbackRecord {
 	attachments: Array<{ id: string; field: string; content_type: string; url: string }>;
 }
 
+/** An upload token as listed: a hint, never the token. */
+export interface UploadToken {
+	id: string;
+	project_name: string;
+	token_hint: string;
+	created_at: string;
+}
+
+/** A source map, minified script or other file uploaded for a project. */
+export interface Artifact {
+	id: string;
+	release: string | null;
+	url: string;
+	type: "minified_source" | "source_map" | "source";
+	debug_id: string | null;
+	source_map_url: string | null;
+	size: number;
+	created_at: string;
+	used_at: string;
+}
+
+export interface ArtifactList {
+	artifacts: Artifact[];
+	total_bytes: number;
+	total_files: number;
+	cap_bytes: number;
+	cap_files: number;
+}
+
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
@@ -89,6 +118,13 @@ export const api = {
 		request<{ feedback: FeedbackRecord[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`),
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
+
+	listUploadTokens: (project_name: string) => request<{ tokens: UploadToken[] }>("GET", `/api/upload-tokens?${q({ project_name })}`),
+	createUploadToken: (project_name: string) => request<UploadToken & { token: string }>("POST", "/api/upload-tokens", { project_name }),
+	revokeUploadToken: (id: string) => request<{ deleted: boolean }>("DELETE", `/api/upload-tokens/${encodeURIComponent(id)}`),
+	listArtifacts: (project_name: string) => request<ArtifactList>("GET", `/api/artifacts?${q({ project_name })}`),
+	deleteArtifact: (project_name: string, id: string) => request<{ deleted: number }>("DELETE", `/api/artifacts/${encodeURIComponent(id)}?${q({ project_name })}`),
+	deleteRelease: (project_name: string, release: string) => request<{ deleted: number }>("DELETE", `/api/artifacts?${q({ project_name, release })}`),
 
 	/** Attachments need the session header, so they are fetched as blobs rather than linked. */
 	async attachmentUrl(url: string): Promise<string> {

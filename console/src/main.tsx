@@ -4,6 +4,7 @@ import { BrowserRouter, Link, Navigate, Route, Routes } from "react-router";
 import { FeedbackPage } from "./pages/FeedbackPage";
 import { ProjectsPage } from "./pages/ProjectsPage";
 import { SignInPage } from "./pages/SignInPage";
+import { SourceMapsPage } from "./pages/SourceMapsPage";
 import { SessionProvider, useSession } from "./session";
 import "./styles.css";
 
@@ -29,6 +30,7 @@ function Shell() {
 				<Routes>
 					<Route path="/" element={<ProjectsPage />} />
 					<Route path="/projects/:projectName/feedback" element={<FeedbackPage />} />
+					<Route path="/projects/:projectName/sourcemaps" element={<SourceMapsPage />} />
 					<Route path="*" element={<Navigate to="/" replace />} />
 				</Routes>
 			</main>

@@ -45,7 +45,10 @@ function KeyRow({ projectKey, onChanged, onNewKey }: { projectKey: ProjectKey; o
 	return (
 		<tr>
 			<td>
-				<Link to={`/projects/${encodeURIComponent(name)}/feedback`}>{name}</Link>
+				<Link to={`/projects/${encodeURIComponent(name)}/feedback`}>{name}</Link>{" "}
+				<Link className="muted" to={`/projects/${encodeURIComponent(name)}/sourcemaps`}>
+					source maps
+				</Link>
 			</td>
 			<td>
 				<code>…{projectKey.key_hint}</code>
