@@ -5,6 +5,7 @@ import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/
 import { DELETE_EXPIRED_EVENTS, DELETE_EXPIRED_IDENTITIES, LIST_EVENTS, LIST_IDENTITIES, PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/eventStore";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
+import { STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 
 /**
  * The planner sees what it would see on a site with 1,000,000 events (and as many crawler visits):
@@ -87,6 +88,8 @@ describe("the clean-up's statements walk an index from the oldest row, never sca
 		["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_received_idx", "received_at<?"],
 		["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
 		["one key's expired issues", DELETE_EXPIRED_ISSUES, "log_issues_key_last_seen_idx", "key_id=? AND last_seen<?"],
+		["unused source-map artifacts", UNUSED_ARTIFACTS, "artifacts_used_idx", "used_at<?"],
+		["chunks never assembled", STALE_CHUNKS, "upload_chunks_created_idx", "created_at<?"],
 	];
 
 	it.for(cases)("%s", async ([, sql, index, search], { expect }) => {

@@ -197,9 +197,12 @@ export async function deleteChunks(env: Env, keyId: string, checksums: string[])
 // so a failure between the two leaves a row that says its object is gone, never an object that
 // nothing counts.
 
+export const UNUSED_ARTIFACTS = "SELECT id, key_id AS keyId, object_key AS objectKey FROM artifacts WHERE used_at < ?1 ORDER BY used_at LIMIT ?2";
+export const STALE_CHUNKS = "SELECT key_id AS keyId, checksum FROM upload_chunks WHERE created_at < ?1 ORDER BY created_at LIMIT ?2";
+
 /** The artifacts unused since before `cutoff`, oldest first, at most `limit`. */
 export async function unusedArtifacts(env: Env, cutoff: number, limit: number) {
-	const { results } = await env.DB.prepare("SELECT id, key_id AS keyId, object_key AS objectKey FROM artifacts WHERE used_at < ?1 ORDER BY used_at LIMIT ?2")
+	const { results } = await env.DB.prepare(UNUSED_ARTIFACTS)
 		.bind(cutoff, limit)
 		.all<{ id: string; keyId: string; objectKey: string }>();
 	return results;
@@ -217,7 +220,7 @@ export async function deleteArtifactRows(env: Env, rows: Array<{ id: string; key
 
 /** The chunks uploaded before `cutoff` that no assembly took, oldest first, at most `limit`. */
 export async function staleChunks(env: Env, cutoff: number, limit: number) {
-	const { results } = await env.DB.prepare("SELECT key_id AS keyId, checksum FROM upload_chunks WHERE created_at < ?1 ORDER BY created_at LIMIT ?2")
+	const { results } = await env.DB.prepare(STALE_CHUNKS)
 		.bind(cutoff, limit)
 		.all<{ keyId: string; checksum: string }>();
 	return results;
