@@ -32,7 +32,7 @@ let browser: Browser;
 let builds: string;
 
 /** The builds, by name: `<sdk>-<variant>`, each a directory with app.js and app.js.map. */
-const BUILDS = ["sentry-a", "sentry-b", "logger-a", "logger-b"];
+const BUILDS = ["sentry-a", "sentry-b", "logger-a", "logger-b", "injected-a"];
 
 async function startShop(): Promise<typeof shop> {
 	const sentryBundle = (
@@ -260,6 +260,22 @@ describe("the plain upload and @svcapp/logger", () => {
 		]);
 		expectTheCodeAsWritten(expect, events[1], "logger-a");
 		expectTheCodeAsWritten(expect, events[0], "logger-b");
+	});
+
+	it("with sentry-cli's debug ids, maps are found without a release", async ({ expect }) => {
+		const p = await project("logger-debug-ids");
+		const dir = join(builds, "injected-a");
+		for (const args of [["sourcemaps", "inject", dir], ["sourcemaps", "upload", "--url-prefix", "~/assets", dir]]) {
+			const run = await sentryCli(args, { token: p.uploadToken, project: p.dsnId });
+			expect(run.code, run.output).toBe(0);
+		}
+		const page = await clickPay({ sdk: "logger", build: "injected-a", key: p.key, endpoint: worker.url });
+		const [issue] = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 1);
+		await page.close();
+		expect(issue).toMatchObject({ culprit: "requireItems (src/checkout.ts)" });
+		const [event] = await eventsOf(p, issue);
+		expect(event.release).toBeNull();
+		expectTheCodeAsWritten(expect, event, "injected-a");
 	});
 
 	it("without maps, the two builds are two issues, each saying why it was not mapped", async ({ expect }) => {

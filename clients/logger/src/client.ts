@@ -8,6 +8,7 @@ import {
 	type Breadcrumb,
 	cut,
 	describeValue,
+	debugImages,
 	exceptionChain,
 	type Level,
 	type LogEvent,
@@ -88,7 +89,7 @@ export function createClient(options: Options): Client {
 	/** Errors already sent: one reported and then rethrown is not reported again as uncaught. */
 	const reported = new WeakSet<object>();
 
-	function send(fields: Pick<LogEvent, "level" | "message" | "exception">, context: CaptureContext = {}) {
+	function send(fields: Pick<LogEvent, "level" | "message" | "exception" | "debug_meta">, context: CaptureContext = {}) {
 		if (closed) return;
 		let event: LogEvent | null | undefined = {
 			...fields,
@@ -121,7 +122,9 @@ export function createClient(options: Options): Client {
 			if (reported.has(error)) return;
 			reported.add(error);
 		}
-		send({ level, exception: { values: exceptionChain(error, mechanism) } }, context);
+		const values = exceptionChain(error, mechanism);
+		const images = debugImages(values);
+		send({ level, exception: { values }, ...(images.length > 0 ? { debug_meta: { images } } : {}) }, context);
 	}
 
 	function record(breadcrumb: Breadcrumb) {

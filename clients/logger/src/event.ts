@@ -67,6 +67,14 @@ export interface LogEvent {
 	request?: RequestInfo;
 	contexts?: { runtime?: { name: string; version: string } };
 	fingerprint?: string[];
+	/** The scripts of the stack that carry a debug id: how svc finds their source maps. */
+	debug_meta?: { images: DebugImage[] };
+}
+
+export interface DebugImage {
+	type: "sourcemap";
+	code_file: string;
+	debug_id: string;
 }
 
 /** The endpoint's limits for messages and exception values. */
@@ -134,4 +142,21 @@ export function exceptionChain(thrown: unknown, mechanism: { type: string; handl
 	};
 	visit(thrown);
 	return chain.reverse();
+}
+
+/**
+ * The debug ids of the scripts the exceptions ran in. `sentry-cli sourcemaps inject` makes each
+ * script record its id under a stack taken inside it (`globalThis._sentryDebugIds`), so the newest
+ * frame of that stack names the script's file, as the exceptions' frames do.
+ */
+export function debugImages(values: ExceptionValue[]): DebugImage[] {
+	const ids = (globalThis as { _sentryDebugIds?: Record<string, unknown> })._sentryDebugIds;
+	if (!ids || typeof ids !== "object") return [];
+	const byFile = new Map<string, string>();
+	for (const [stack, id] of Object.entries(ids)) {
+		const file = parseStack(stack).at(-1)?.filename;
+		if (file && typeof id === "string") byFile.set(file, id);
+	}
+	const files = new Set(values.flatMap((value) => value.stacktrace?.frames.map((frame) => frame.filename) ?? []));
+	return [...byFile].filter(([file]) => files.has(file)).map(([code_file, debug_id]) => ({ type: "sourcemap", code_file, debug_id }));
 }

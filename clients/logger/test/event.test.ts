@@ -1,6 +1,6 @@
 import { runInNewContext } from "node:vm";
 import { describe, it } from "vitest";
-import { exceptionChain, MAX_TEXT } from "../src/event";
+import { debugImages, exceptionChain, MAX_TEXT } from "../src/event";
 
 const uncaught = { type: "onerror", handled: false };
 
@@ -81,5 +81,31 @@ describe("the exception part of an event", () => {
 	it("cuts values to the endpoint's 8,192 characters", ({ expect }) => {
 		expect(exceptionChain(new Error("x".repeat(MAX_TEXT)), uncaught)[0].value).toHaveLength(MAX_TEXT);
 		expect(exceptionChain(new Error("x".repeat(MAX_TEXT + 1)), uncaught)[0].value).toHaveLength(MAX_TEXT);
+	});
+});
+
+describe("debug ids", () => {
+	const registry = globalThis as { _sentryDebugIds?: Record<string, string> };
+
+	it("names the debug ids `sentry-cli sourcemaps inject` recorded for the scripts the exception ran in", ({ expect }) => {
+		const error = new TypeError("cannot submit an empty cart");
+		// What an injected script records: a stack taken inside it, and its id.
+		registry._sentryDebugIds = {
+			[new Error().stack ?? ""]: "e1e8570f-7c42-515d-a5d5-d407b0da4295",
+			"Error\n    at https://cdn.example/other.js:1:99": "3f2b8c1e-0d4a-4c5e-9a7b-1c2d3e4f5a6b",
+		};
+		try {
+			const values = exceptionChain(error, uncaught);
+			const file = values.at(-1)?.stacktrace?.frames.at(-1)?.filename;
+			expect(file).toMatch(/event\.test\.ts$/);
+			// The other script is not in the stack: it is not named.
+			expect(debugImages(values)).toEqual([{ type: "sourcemap", code_file: file, debug_id: "e1e8570f-7c42-515d-a5d5-d407b0da4295" }]);
+		} finally {
+			delete registry._sentryDebugIds;
+		}
+	});
+
+	it("names none without injected scripts", ({ expect }) => {
+		expect(debugImages(exceptionChain(new Error("x"), uncaught))).toEqual([]);
 	});
 });
