@@ -5,7 +5,7 @@ import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/
 import { DELETE_EXPIRED_EVENTS, DELETE_EXPIRED_IDENTITIES, LIST_EVENTS, LIST_IDENTITIES, PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/eventStore";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
-import { STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
+import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 
 /**
  * The planner sees what it would see on a site with 1,000,000 events (and as many crawler visits):
@@ -103,4 +103,14 @@ describe("the clean-up's statements walk an index from the oldest row, never sca
 		expect(steps).not.toMatch(new RegExp(`SCAN ${name}\\b`));
 		expect(steps).not.toMatch(/TEMP B-TREE/);
 	});
+});
+
+it("symbolication's lookup of artifacts: a search of each unique index, never a walk through the project's artifacts", async ({ expect }) => {
+	const query = artifactLookup(env, "k", { debugIds: ["e1e8570f-7c42-515d-a5d5-d407b0da4295"], release: "1.0.0", urls: ["~/assets/app.js"] });
+	const { sql, params } = query!.toSQL();
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH artifacts USING INDEX artifacts_key_debug_id_type_idx \(key_id=\? AND debug_id=\?\)/);
+	expect(steps).toMatch(/SEARCH artifacts USING INDEX artifacts_key_release_url_idx \(key_id=\? AND release=\? AND url=\?\)/);
+	expect(steps).not.toMatch(/SCAN artifacts\b/);
 });

@@ -4,7 +4,7 @@
  * makes, the owner's list and deletions, and the clean-up. The bytes are in R2, under the keys
  * made here; callers write and delete the objects, except when a whole project goes.
  */
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { type ArtifactType, artifacts, projectKeys } from "../../schema";
 import { database } from "../db";
 import { jsonArraysOf } from "../jsonRows";
@@ -15,13 +15,24 @@ export type Artifact = typeof artifacts.$inferSelect;
 export const artifactObjectKey = (keyId: string, artifactId: string) => `artifacts/${keyId}/${artifactId}`;
 export const chunkObjectKey = (keyId: string, checksum: string) => `chunks/${keyId}/${checksum}`;
 
+/** R2 deletes at most this many objects per call. */
+const OBJECTS_PER_DELETE = 1_000;
+
+/** Deletes R2 objects, as many calls as it takes. */
+export async function deleteObjects(env: Env, objectKeys: string[]): Promise<void> {
+	for (let i = 0; i < objectKeys.length; i += OBJECTS_PER_DELETE) await env.ARTIFACTS.delete(objectKeys.slice(i, i + OBJECTS_PER_DELETE));
+}
+
 /** Every R2 object of a project (its artifacts and chunks), when its key is revoked; the rows go with the key row. */
 export async function deleteProjectObjects(env: Env, keyId: string): Promise<void> {
 	for (const prefix of [`artifacts/${keyId}/`, `chunks/${keyId}/`]) {
 		for (;;) {
-			const page = await env.ARTIFACTS.list({ prefix, limit: 1_000 });
+			const page = await env.ARTIFACTS.list({ prefix, limit: OBJECTS_PER_DELETE });
 			if (page.objects.length === 0) break;
-			await env.ARTIFACTS.delete(page.objects.map((object) => object.key));
+			await deleteObjects(
+				env,
+				page.objects.map((object) => object.key),
+			);
 		}
 	}
 }
@@ -135,24 +146,35 @@ export async function deleteArtifacts(env: Env, keyId: string, which: { id: stri
 // ---------------------------------------------------------------------------
 // Symbolication
 
-/** The artifacts of a project with these debug ids or these release and URL pairs, in one query. */
-export async function findArtifacts(
-	env: Env,
-	keyId: string,
-	wanted: { debugIds: string[]; release: string | null; urls: string[] },
-): Promise<Artifact[]> {
-	if (wanted.debugIds.length === 0 && (wanted.release === null || wanted.urls.length === 0)) return [];
-	return database(env)
-		.select()
-		.from(artifacts)
-		.where(
-			and(
-				eq(artifacts.keyId, keyId),
-				sql`(${wanted.debugIds.length > 0 ? inArray(artifacts.debugId, wanted.debugIds) : sql`0`} OR ${
-					wanted.release !== null && wanted.urls.length > 0 ? and(eq(artifacts.release, wanted.release), inArray(artifacts.url, wanted.urls)) : sql`0`
-				})`,
-			),
-		);
+/** `column IN` a list bound as one JSON array, however long the list. */
+const inList = (column: typeof artifacts.debugId | typeof artifacts.url, values: string[]) =>
+	sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+
+interface Wanted {
+	debugIds: string[];
+	release: string | null;
+	urls: string[];
+}
+
+/**
+ * The query behind `findArtifacts`: two searches of the unique indexes, never a walk through the
+ * project's artifacts; null when there is nothing to look for.
+ */
+export function artifactLookup(env: Env, keyId: string, wanted: Wanted) {
+	const db = database(env);
+	const searches = [
+		wanted.debugIds.length > 0 ? and(eq(artifacts.keyId, keyId), inList(artifacts.debugId, wanted.debugIds)) : undefined,
+		wanted.release !== null && wanted.urls.length > 0
+			? and(eq(artifacts.keyId, keyId), eq(artifacts.release, wanted.release), inList(artifacts.url, wanted.urls))
+			: undefined,
+	].flatMap((where) => (where ? [db.select().from(artifacts).where(where)] : []));
+	if (searches.length === 0) return null;
+	return searches.length === 1 ? searches[0] : searches[0].union(searches[1]);
+}
+
+/** The artifacts of a project with these debug ids, or of this release under these URLs, in one query. */
+export async function findArtifacts(env: Env, keyId: string, wanted: Wanted): Promise<Artifact[]> {
+	return (await artifactLookup(env, keyId, wanted)) ?? [];
 }
 
 /** Marks artifacts used now, so the clean-up keeps them while events need them. */

@@ -2,7 +2,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { ARTIFACT_LIMITS } from "../../domain/limits";
-import { deleteArtifacts, listArtifacts, projectUsage } from "../../domain/sourcemaps/artifactStore";
+import { deleteArtifacts, deleteObjects, listArtifacts, projectUsage } from "../../domain/sourcemaps/artifactStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
@@ -28,8 +28,9 @@ export async function listProjectArtifacts(request: IRequest, env: Env): Promise
 	});
 }
 
+/** Best effort: the rows are gone already, so an object left behind is found by nothing. */
 async function removeObjects(env: Env, objectKeys: string[]) {
-	if (objectKeys.length > 0) await env.ARTIFACTS.delete(objectKeys).catch((err) => console.warn(`could not delete ${objectKeys.length} artifact objects:`, err));
+	await deleteObjects(env, objectKeys).catch((err) => console.warn(`could not delete ${objectKeys.length} artifact objects:`, err));
 }
 
 /** DELETE /api/artifacts/:id?project_name= → {deleted: 1}; 404 for no such artifact in the project. */

@@ -6,7 +6,7 @@
 import type { ProjectKey } from "../../domain/keys/keyStore";
 import { ARTIFACT_LIMITS } from "../../domain/limits";
 import type { FileFacts } from "../../domain/sourcemaps/artifactFiles";
-import { type Artifact, artifactObjectKey, type NewArtifact, projectUsage, replaceArtifacts, replacedBy } from "../../domain/sourcemaps/artifactStore";
+import { type Artifact, artifactObjectKey, deleteObjects, type NewArtifact, projectUsage, replaceArtifacts, replacedBy } from "../../domain/sourcemaps/artifactStore";
 import { HttpError } from "../http";
 
 export interface IncomingFile extends FileFacts {
@@ -86,12 +86,15 @@ export async function storeArtifacts(
 			rows,
 		);
 	} catch (err) {
-		await env.ARTIFACTS.delete(written).catch(() => {});
+		await deleteObjects(env, written).catch(() => {});
 		if (err instanceof HttpError) throw err;
 		if (String(err).includes("UNIQUE constraint failed")) throw new HttpError(409, "Another upload of the same files is under way: try again");
 		throw err;
 	}
-	if (replaced.length > 0) await env.ARTIFACTS.delete(replaced.map((r) => r.objectKey)).catch((err) => console.warn("could not delete replaced artifacts:", err));
+	await deleteObjects(
+		env,
+		replaced.map((r) => r.objectKey),
+	).catch((err) => console.warn("could not delete replaced artifacts:", err));
 	const now = new Date();
 	return rows.map((row) => ({ ...row, keyId: key.id, createdAt: now, usedAt: now }));
 }
