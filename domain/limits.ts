@@ -242,6 +242,8 @@ export const SYMBOLICATION_LIMITS = {
 	/** Lines of original source shown before and after a frame's line, and the longest line kept. */
 	contextLines: 5,
 	contextLineChars: 200,
+	/** Frames that get context lines, counted from the crash site: a deep stack stays a bounded event. */
+	contextFrames: 50,
 	/** Notes saying why frames were left as they came, per event. */
 	notes: 10,
 	/** An artifact's `used_at` moves at most this often, so a busy map costs no write per event. */

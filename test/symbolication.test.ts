@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import mapA from "../e2e/fixtures/sourcemaps/dist/a/app.js.map?raw";
 import scriptA from "../e2e/fixtures/sourcemaps/dist/a/app.js?raw";
 import mapB from "../e2e/fixtures/sourcemaps/dist/b/app.js.map?raw";
@@ -179,6 +179,29 @@ describe("symbolication at ingestion", () => {
 		expect((await lastEvent(p, group_hash)).symbolication).toEqual({ frames: 6, mapped: 6, notes: [] });
 	});
 
+	it("stays bounded: context lines for the 50 frames nearest the crash, a map's long names cut to 1,000 characters", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		await uploadShop(p.uploadToken);
+		const crash = shopFrames(scriptA).at(-1)!;
+		const deep = await ingestOk(p.rawKey, { release: RELEASE, exception: { type: "RangeError", value: "deep", stacktrace: { frames: Array(51).fill(crash) } } });
+		const frames: StackFrame[] = (await lastEvent(p, deep.group_hash)).exception.stacktrace.frames;
+		expect(frames).toHaveLength(51);
+		expect(frames[0]).toMatchObject({ filename: "src/checkout.ts", lineno: 12 });
+		expect(frames[0].context_line).toBeUndefined();
+		for (const frame of frames.slice(1)) expect(frame.context_line).toBe('\t\tthrow new TypeError("cannot submit an empty cart");');
+
+		const long = "n".repeat(1_500);
+		const map = JSON.stringify({ version: 3, sources: [`src/${long}.ts`], sourcesContent: ["x"], names: [long], mappings: "AAAAA" });
+		expect((await plainUpload(p.uploadToken, "long@1", { "~/long.js": "x", "~/long.js.map": map })).status).toBe(201);
+		const frame = { filename: `${SHOP}/long.js`, function: "a", lineno: 1, colno: 1 };
+		const named = await ingestOk(p.rawKey, { release: "long@1", exception: { type: "Error", value: "long", stacktrace: { frames: [frame, frame] } } });
+		const [caller, callee] = (await lastEvent(p, named.group_hash)).exception.stacktrace.frames;
+		expect(caller.filename).toHaveLength(1_000);
+		expect(caller.abs_path).toHaveLength(1_000);
+		// The callee is named by the call in its caller: the map's 1,500-character name, cut.
+		expect(callee.function).toBe("n".repeat(1_000));
+	});
+
 	it("marks the artifacts it uses, at most once a day", async ({ expect }) => {
 		const p = await projectWithUploadToken();
 		await uploadShop(p.uploadToken);
@@ -309,8 +332,11 @@ describe("the budgets of one event", () => {
 
 	it("an unexpected failure is a note, never a refused event", async ({ expect }) => {
 		const { key } = await threeScripts(400_000);
-		// No bindings at all: the lookup itself throws.
+		// No bindings at all: the lookup itself throws, and the failure is logged.
+		const logged = vi.spyOn(console, "error").mockImplementation(() => {});
 		const event = await symbolicateEvent({} as Env, key, normalizeEvent(shopError(scriptA)));
+		expect(logged).toHaveBeenCalledWith("symbolication failed:", expect.any(TypeError));
+		logged.mockRestore();
 		expect(event.symbolication).toEqual({ frames: 0, mapped: 0, notes: ["Symbolication failed unexpectedly: the event is stored as it came"] });
 		expect(event.exception?.stacktrace?.frames).toEqual(normalizeEvent(shopError(scriptA)).exception?.stacktrace?.frames);
 	});

@@ -11,9 +11,10 @@
  * every build never reaches grouping. `in_app` follows the original path: false under
  * node_modules. The frame as it came stays beside it, in `minified`.
  */
-import { SYMBOLICATION_LIMITS } from "../limits";
+import { LOG_STORAGE_BOUNDS, SYMBOLICATION_LIMITS } from "../limits";
 import type { LogEvent, LogException, StackFrame, Symbolication } from "../logs/logEvent";
 import { identifiesNothing } from "../logs/grouping/frames";
+import { cutText } from "../text";
 import type { MinifiedScript } from "./minifiedScript";
 import { displayPath, isDependencyPath, type OriginalPosition, type SourceMap } from "./sourceMap";
 
@@ -62,17 +63,20 @@ function functionNameOf(frame: StackFrame, found: Found, caller: Found | null): 
 	return name ?? caller?.position.name ?? null;
 }
 
-function mappedFrame(frame: StackFrame, { map, position }: Found, functionName: string | null): StackFrame {
+/** A map's names are cut as a frame's own strings are. */
+const bounded = (text: string) => cutText(text, LOG_STORAGE_BOUNDS.frameString);
+
+function mappedFrame(frame: StackFrame, { map, position }: Found, functionName: string | null, withContext: boolean): StackFrame {
 	const { contextLines, contextLineChars } = SYMBOLICATION_LIMITS;
-	const context = map.context(position.source, position.line, contextLines, contextLineChars);
+	const context = withContext ? map.context(position.source, position.line, contextLines, contextLineChars) : null;
 	const mapped: StackFrame = {
-		filename: displayPath(position.source),
-		abs_path: position.source,
+		filename: bounded(displayPath(position.source)),
+		abs_path: bounded(position.source),
 		lineno: position.line,
 		colno: position.column,
 		in_app: !isDependencyPath(position.source),
 	};
-	if (functionName) mapped.function = functionName;
+	if (functionName) mapped.function = bounded(functionName);
 	if (context) Object.assign(mapped, { pre_context: context.pre, context_line: context.line, post_context: context.post });
 	mapped.minified = minifiedOf(frame);
 	return mapped;
@@ -105,7 +109,8 @@ function symbolicateFrames(frames: StackFrame[], debugIds: Map<string, string>, 
 		if (!here) return frame;
 		mapped++;
 		// Frames run oldest first: the one before this is its caller, stopped at the call to it.
-		return mappedFrame(frame, here, functionNameOf(frame, here, found[i - 1] ?? null));
+		// Context lines go to the frames nearest the crash, so a deep stack stays a bounded event.
+		return mappedFrame(frame, here, functionNameOf(frame, here, found[i - 1] ?? null), frames.length - i <= SYMBOLICATION_LIMITS.contextFrames);
 	});
 	return { frames: out, mapped, candidates };
 }
