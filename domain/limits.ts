@@ -73,9 +73,9 @@ export const LOG_STORAGE_BOUNDS = {
 	breadcrumbMessage: 2_000,
 	breadcrumbField: 200,
 	fingerprintParts: 50,
+	fingerprintPart: 500,
 	/** Scripts with a debug id (`debug_meta.images`) kept per event. */
 	debugImages: 100,
-	fingerprintPart: 500,
 	/** free-form JSON: nesting, members per object or array, string length */
 	jsonDepth: 4,
 	jsonMembers: 50,

@@ -51,10 +51,10 @@ export async function admitLogKey(env: Env, rawKey: string | null, countedReques
 }
 
 /**
- * Symbolicates a normalized event (never failing it), groups it and stores it durably in one call to the key's IssueGrouper, which
- * also takes the hit from the key's window (429). 401 when the key was revoked meanwhile, 403 when
- * the event would open an issue past the project's cap; 500 only when grouping or storage fails.
- * Whatever refuses the event gives the IP hit back.
+ * Symbolicates a normalized event (which never fails it), groups it and stores it durably in one
+ * call to the key's IssueGrouper, which also takes the hit from the key's window (429). 401 when
+ * the key was revoked meanwhile, 403 when the event would open an issue past the project's cap;
+ * 500 only when grouping or storage fails. Whatever refuses the event gives the IP hit back.
  */
 export async function storeLogEvent(
 	env: Env,
