@@ -117,6 +117,17 @@ describe("the plain upload", () => {
 		await expectError(broken, 400, "The body is not valid multipart/form-data");
 	});
 
+	it("concurrent uploads of the same file end with one row and one object: each is stored or told to try again", async ({ expect }) => {
+		const { uploadToken, keyId } = await projectWithUploadToken();
+		const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => plainUpload(uploadToken, "1.0.0", { "~/app.js.map": MAP.replace("AAAA", `AA${"ABCDEFGH"[i]}A`) }).then((r) => r.status)));
+		for (const status of statuses) expect([201, 409]).toContain(status);
+		expect(statuses).toContain(201);
+		const rows = await artifactRows(keyId);
+		expect(rows).toHaveLength(1);
+		const objects = await env.ARTIFACTS.list({ prefix: `artifacts/${keyId}/` });
+		expect(objects.objects.map((o) => o.key)).toEqual([rows[0].object_key]);
+	});
+
 	it("takes a file of 16 MiB and refuses one byte more with 413", async ({ expect }) => {
 		const { uploadToken, keyId } = await projectWithUploadToken();
 		expect((await plainUpload(uploadToken, "1.0.0", { "~/big.txt": sourceOf(16 * MiB) })).status).toBe(201);
@@ -213,8 +224,12 @@ describe("the owner's artifacts", () => {
 		for (const row of rows) expect(await env.ARTIFACTS.get(row.object_key)).toBeNull();
 	});
 
-	it("needs the owner's session", async ({ expect }) => {
-		const { uploadToken, projectName } = await projectWithUploadToken();
+	it("needs the owner's session, a project name and a project of the owner's", async ({ expect }) => {
+		const { token, uploadToken, projectName } = await projectWithUploadToken();
+		const other = await projectWithUploadToken();
+		expect((await call("/api/artifacts", { token })).status).toBe(400);
+		expect((await call(`/api/artifacts?project_name=${other.projectName}`, { token })).status).toBe(404);
+		expect((await call(`/api/artifacts?project_name=${projectName}&release=${"r".repeat(501)}`, { token })).status).toBe(400);
 		expect((await call(`/api/artifacts?project_name=${projectName}`, { token: uploadToken })).status).toBe(401);
 		expect((await call(`/api/artifacts?project_name=${projectName}`)).status).toBe(401);
 		const owner = await ownerWithKey();

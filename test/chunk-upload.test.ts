@@ -56,6 +56,18 @@ describe("chunk-upload options", () => {
 		});
 	});
 
+	it("chunks and assembly are refused without an upload token", async () => {
+		const { token } = await projectWithUploadToken();
+		const form = new FormData();
+		form.append("file_gzip", new File([new Uint8Array([1])], "0".repeat(40)));
+		await expectCliError(await call("/api/0/organizations/acme/chunk-upload/", { method: "POST", body: form }), 401, "Upload token required: send Authorization: Bearer <upload token>");
+		await expectCliError(
+			await assemble(token, { checksum: "0".repeat(40), chunks: ["0".repeat(40)], projects: ["1"] }),
+			401,
+			"Not an upload token: create one for the project (POST /api/upload-tokens); upload tokens start with svcu_",
+		);
+	});
+
 	it("are refused without a token, with a session or a project key, with a revoked token, and for an owner without access", async () => {
 		const { token, rawKey, uploadToken, projectName } = await projectWithUploadToken();
 		await expectCliError(await chunkOptions(null), 401, "Upload token required: send Authorization: Bearer <upload token>");
