@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { IssueStatus } from "../schema/logs";
+import type { IssueStatus } from "../domain/api/issues";
 import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import { compareVersions } from "../domain/logs/releases";
 import { LOG_RATE } from "../domain/limits";

@@ -1,17 +1,30 @@
+/**
+ * The owner console in a real browser against the real Worker serving the built console
+ * (`npm run build --workspace console` first). Every page is checked with axe-core (no serious or
+ * critical violation), at 390 px width (no sideways scrolling), and saved as a screenshot under
+ * e2e/artifacts/.
+ */
+import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { api, launchChromium, startWorker } from "./stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, launchPackagedChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
+const AXE_SOURCE: string = createRequire(import.meta.url)("axe-core").source;
+const DESKTOP = { width: 1280, height: 900 };
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
-	page = await browser.newPage();
+	[worker, browser] = await Promise.all([startWorker(), launchPackagedChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+	page = await browser.newPage({ viewport: DESKTOP });
 });
 
 afterAll(async () => {
@@ -19,12 +32,52 @@ afterAll(async () => {
 	await worker?.close();
 });
 
+/** Serious and critical accessibility violations on the page as it is now. */
+async function axeViolations(target: Page): Promise<string[]> {
+	if (!(await target.evaluate(() => "axe" in window))) await target.addScriptTag({ content: AXE_SOURCE });
+	const violations = await target.evaluate(async () => {
+		const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+		return result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+	});
+	return violations
+		.filter((v) => v.impact === "serious" || v.impact === "critical")
+		.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * The checks every page gets: axe in both colour schemes, no sideways scrolling at 390 px, and
+ * screenshots (desktop, 390 px, dark).
+ */
+async function checkPage(name: string) {
+	await page.waitForLoadState("networkidle");
+	await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, light`).toEqual([]);
+
+	await page.emulateMedia({ colorScheme: "dark" });
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-dark.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, dark`).toEqual([]);
+	await page.emulateMedia({ colorScheme: "light" });
+
+	await page.setViewportSize({ width: 390, height: 844 });
+	// Let charts and wrapped rows settle at the new width.
+	await page.waitForTimeout(150);
+	const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+	expect(overflow, `${name} scrolls sideways at 390 px`).toBe(0);
+	await page.setViewportSize(DESKTOP);
+}
+
+const sessionTokenOf = (target: Page) => target.evaluate(() => localStorage.getItem("svc.session") ?? "");
+
 describe("owner console", () => {
 	const email = `console-${Date.now()}@example.com`;
+	const project = "web-app";
 	let rawKey = "";
+	let token = "";
 
-	it("signs up and lands on an empty projects page", async ({ expect }) => {
+	it("signs up and lands on an empty projects page", async () => {
 		await page.goto(`${worker.url}/`);
+		await checkPage("sign-in");
 		await page.getByRole("button", { name: /No account yet/ }).click();
 		await page.getByLabel("Email").fill(email);
 		await page.getByLabel("Password").fill("correct horse battery");
@@ -32,9 +85,14 @@ describe("owner console", () => {
 		await page.getByRole("heading", { name: "Projects" }).waitFor();
 		await page.getByText("No projects yet").waitFor();
 		expect(await page.getByText(/trial until/).isVisible()).toBe(true);
+		token = await sessionTokenOf(page);
+		// Every area is one click away.
+		for (const area of ["Projects", "Feedback", "Issues", "Analytics", "Crawlers", "Account"]) {
+			expect(await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: area }).isVisible()).toBe(true);
+		}
 	});
 
-	it("refuses a wrong password with the server's message", async ({ expect }) => {
+	it("refuses a wrong password with the server's message", async () => {
 		const other = await browser.newPage();
 		await other.goto(`${worker.url}/`);
 		await other.getByLabel("Email").fill(email);
@@ -44,62 +102,77 @@ describe("owner console", () => {
 		await other.close();
 	});
 
-	it("creates a project key and shows the raw key once", async ({ expect }) => {
-		await page.getByPlaceholder("Project name").fill("web-app");
+	it("creates a project key and shows the raw key once", async () => {
+		await page.getByPlaceholder("Project name").fill(project);
 		await page.getByRole("button", { name: "Create project key" }).click();
 		rawKey = (await page.getByTestId("raw-key").textContent()) ?? "";
 		expect(rawKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
-		await page.getByRole("cell", { name: `…${rawKey.slice(-4)}` }).waitFor();
+		await page.getByText(`…${rawKey.slice(-4)}`).waitFor();
+		await checkPage("projects");
 		await page.getByRole("button", { name: "Done" }).click();
 		expect(await page.getByTestId("raw-key").count()).toBe(0);
 		// A reload shows the hint only.
 		await page.reload();
-		await page.getByRole("link", { name: "web-app" }).waitFor();
+		await page.getByRole("link", { name: project, exact: true }).waitFor();
 		expect(await page.content()).not.toContain(rawKey);
 	});
 
-	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {
-		for (const [title, type] of [["Crash on save", "issue"], ["Dark mode", "feature_request"]]) {
+	it("shows submitted feedback with its screenshot, filters it and triages it", async () => {
+		for (const [title, type] of [
+			["Crash on save", "issue"],
+			["Dark mode", "feature_request"],
+		]) {
 			const res = await fetch(`${worker.url}/functions/v1/submit-feedback`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
-				body: JSON.stringify({ type, title, description: "details", screenshots: [PNG_1PX], app_version: "1.2.3" }),
+				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: [PNG_1PX], app_version: "1.2.3" }),
 			});
 			expect(res.status).toBe(200);
 		}
 
-		await page.getByRole("link", { name: "web-app" }).click();
-		await page.getByText("Crash on save").waitFor();
-		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
-		expect(await page.getByText("1.2.3").first().isVisible()).toBe(true);
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Crash on save" }).waitFor();
+		expect(await page.getByRole("link", { name: "Dark mode" }).isVisible()).toBe(true);
+		await checkPage("feedback");
+
+		await page.getByLabel("Type").selectOption("feature_request");
+		await page.getByRole("link", { name: "Crash on save" }).waitFor({ state: "detached" });
+		expect(page.url()).toContain("type=feature_request");
+		await page.getByLabel("Type").selectOption("");
+
+		// The status change shows at once and reaches the server.
+		await page.getByLabel("Status of Crash on save").selectOption("in_progress");
+		await expect
+			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=in_progress`, { token })).feedback.length)
+			.toBe(1);
+
+		// The detail: every field and the image at full size.
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		await page.getByRole("heading", { name: /Crash on save/ }).waitFor();
+		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
 		const image = page.getByRole("img", { name: "screenshots of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+		await checkPage("feedback-detail");
+		await page.getByRole("link", { name: "← All feedback" }).click();
 
-		await page.getByLabel("Type").selectOption("feature_request");
-		await page.getByText("Crash on save").waitFor({ state: "detached" });
-		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
-		await page.getByLabel("Type").selectOption("");
-
-		const crash = page.locator("li", { hasText: "Crash on save" });
-		await crash.getByLabel("Status").selectOption("in_progress");
-		const token = await page.evaluate(() => localStorage.getItem("svc.session"));
-		await expect
-			.poll(async () => (await api(worker.url, "/api/feedback?project_name=web-app&status=in_progress", { token: token! })).feedback.length)
-			.toBe(1);
-
-		page.once("dialog", (dialog) => dialog.accept());
+		// Bulk delete asks first.
 		await page.getByLabel("Select Dark mode").check();
-		await page.getByRole("button", { name: "Delete" }).click();
-		await page.getByText("Dark mode").waitFor({ state: "detached" });
-		const left = (await api(worker.url, "/api/feedback?project_name=web-app", { token: token! })).feedback;
+		await page.getByRole("button", { name: "Delete…" }).click();
+		await page.getByRole("button", { name: "Delete selected" }).click();
+		await page.getByRole("link", { name: "Dark mode" }).waitFor({ state: "detached" });
+		const left = (await api(worker.url, `/api/feedback?project_name=${project}`, { token })).feedback;
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
 	});
 
-	it("keeps the session across reloads and signs out", async ({ expect }) => {
+	it("shows the account, and keeps the session across reloads until sign-out", async () => {
+		await page.goto(`${worker.url}/account`);
+		await page.getByTestId("access").waitFor();
+		expect(await page.getByTestId("access").textContent()).toMatch(/^Active/);
+		await checkPage("account");
 		await page.reload();
-		await page.getByText("Crash on save").waitFor();
-		await page.getByRole("button", { name: "Sign out" }).click();
+		await page.getByRole("heading", { name: "Account" }).waitFor();
+		await page.getByRole("button", { name: "Sign out" }).first().click();
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
 		expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
 	});

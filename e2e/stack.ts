@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import sparticuzChromium from "@sparticuz/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { createTestHarness } from "wrangler";
 
@@ -108,4 +109,14 @@ export function launchChromium({ headlessUserAgent = false, backForwardCache = f
 			...(headlessUserAgent ? [] : [`--user-agent=${DESKTOP_CHROME}`]),
 		],
 	});
+}
+
+/**
+ * Headless chromium from the @sparticuz/chromium package, which `npm install` brings: no system
+ * browser needed. Its `--single-process` is left out: under it, browser contexts share
+ * localStorage, so two pages could not hold two sessions.
+ */
+export async function launchPackagedChromium(): Promise<Browser> {
+	const args = sparticuzChromium.args.filter((arg) => arg !== "--single-process");
+	return chromium.launch({ executablePath: await sparticuzChromium.executablePath(), args, headless: true });
 }

@@ -1,39 +1,21 @@
-/** The one typed client the console talks to the API through. */
-
-export interface User {
-	id: string;
-	email: string;
-	plan: "free" | "pro";
-	trial_ends_at: string;
-	access: boolean;
-}
-
-import type { FieldDefinition } from "../../schema/keys";
-
-export interface ProjectKey {
-	project_name: string;
-	key_hint: string;
-	rate_limit_per_minute: number;
-	logs_rate_limit_per_minute: number;
-	logs_enabled: boolean;
-	issue_field_config: FieldDefinition[];
-	feature_field_config: FieldDefinition[];
-	created_at: string;
-}
-
+/**
+ * The one typed client the console talks to the API through. The answer types are the Worker's
+ * own (domain/api/), so a change to an answer is a type error here.
+ */
+import type { SessionView, UserView } from "../../domain/api/accounts";
+import type { FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
+import type { IssueDetailView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
+import type { CrawlerStatsView, SiteStatsView, SiteView } from "../../domain/api/sites";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
 
+export type { UserView as User } from "../../domain/api/accounts";
+export type { FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
+export { ISSUE_STATUSES, type IssueDetailView, type IssueEventView, type IssueStatus, type IssueView } from "../../domain/api/issues";
+export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
+export type { CrawlerStatsView, SiteStatsView, SiteView } from "../../domain/api/sites";
+export type { StackFrame } from "../../domain/logs/logEvent";
 export { FEEDBACK_STATUSES, type FeedbackStatus } from "../../domain/feedback/statuses";
-
-export interface FeedbackRecord {
-	id: string;
-	project_name: string;
-	type: "issue" | "feature_request";
-	status: FeedbackStatus;
-	created_at: string;
-	data: Record<string, unknown>;
-	attachments: Array<{ id: string; field: string; content_type: string; url: string }>;
-}
 
 export class ApiError extends Error {
 	constructor(
@@ -51,39 +33,68 @@ export const sessionToken = {
 	clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
 	const headers: Record<string, string> = {};
 	const token = sessionToken.get();
 	if (token) headers.authorization = `Bearer ${token}`;
 	if (body !== undefined) headers["content-type"] = "application/json";
-	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const res = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
 	if (res.status === 204) return undefined as T;
 	const payload = await res.json().catch(() => ({ error: `Unexpected answer (${res.status})` }));
 	if (!res.ok) throw new ApiError(res.status, payload.error ?? `Request failed (${res.status})`);
 	return payload as T;
 }
 
+/** A query string of the parameters that have a value. */
 const q = (params: Record<string, string | undefined>) =>
-	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")).toString();
+
+export interface IssueFilters {
+	status?: string;
+	environment?: string;
+	release?: string;
+	q?: string;
+	sort?: string;
+	user?: string;
+}
+
+/** Statistics queries: a range, optional breakdown filters and the rows per list. */
+export type StatsQuery = Record<string, string | undefined>;
+
+export type KeyChanges = Partial<Omit<ProjectKeyView, "project_name" | "key_hint" | "created_at">>;
 
 export const api = {
-	signUp: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/signup", { email, password }),
-	signIn: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/login", { email, password }),
-	me: () => request<{ user: User }>("GET", "/api/auth/me"),
+	signUp: (email: string, password: string) => request<SessionView>("POST", "/api/auth/signup", { email, password }),
+	signIn: (email: string, password: string) => request<SessionView>("POST", "/api/auth/login", { email, password }),
+	me: () => request<{ user: UserView }>("GET", "/api/auth/me"),
 	signOut: () => request<void>("POST", "/api/auth/logout"),
 
-	listKeys: () => request<{ keys: ProjectKey[] }>("GET", "/api/feedback-keys"),
-	createKey: (project_name: string) => request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key", { project_name }),
-	regenerateKey: (project_name: string) =>
-		request<ProjectKey & { raw_api_key: string }>("POST", "/api/feedback-key/regenerate", { project_name }),
-	updateKey: (project_name: string, changes: Partial<Omit<ProjectKey, "project_name" | "key_hint" | "created_at">>) =>
-		request<ProjectKey>("PATCH", "/api/feedback-key", { project_name, ...changes }),
+	listKeys: () => request<{ keys: ProjectKeyView[] }>("GET", "/api/feedback-keys").then((r) => r.keys),
+	createKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key", { project_name }),
+	regenerateKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key/regenerate", { project_name }),
+	updateKey: (project_name: string, changes: KeyChanges) => request<ProjectKeyView>("PATCH", "/api/feedback-key", { project_name, ...changes }),
 	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
 
-	listFeedback: (project_name: string, type?: string, status?: string) =>
-		request<{ feedback: FeedbackRecord[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`),
+	listFeedback: (project_name: string, type?: FeedbackType, status?: FeedbackStatus) =>
+		request<{ feedback: FeedbackRecordView[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`).then((r) => r.feedback),
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
+
+	listIssues: (project_name: string, filters: IssueFilters, signal?: AbortSignal) =>
+		request<{ issues: IssueView[] }>("GET", `/api/issues?${q({ project_name, ...filters })}`, undefined, signal).then((r) => r.issues),
+	readIssue: (project_name: string, groupHash: string) => request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name })}`),
+	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
+		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
+
+	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),
+	createSite: (domain: string, name?: string) => request<SiteView>("POST", "/api/sites", { domain, name: name || undefined }),
+	updateSite: (trackingId: string, changes: Partial<Pick<SiteView, "name" | "domain" | "active" | "attack_mode">>) =>
+		request<SiteView>("PATCH", `/api/sites/${trackingId}`, changes),
+	deleteSite: (trackingId: string) => request<void>("DELETE", `/api/sites/${trackingId}`),
+	siteStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<SiteStatsView>("GET", `/api/sites/${trackingId}/stats?${q(query)}`, undefined, signal),
+	crawlerStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<CrawlerStatsView>("GET", `/api/sites/${trackingId}/crawlers?${q(query)}`, undefined, signal),
 
 	/** Attachments need the session header, so they are fetched as blobs rather than linked. */
 	async attachmentUrl(url: string): Promise<string> {

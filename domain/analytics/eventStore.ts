@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities } from "../../schema";
+import type { SiteStatsView } from "../api/sites";
 import { database } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
@@ -131,7 +132,7 @@ export const siteStatsQueries = (bucketMs: number) => ({
 		FROM analytics_events WHERE ${CUSTOM} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
 });
 
-export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange) {
+export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange): Promise<SiteStatsView> {
 	const rows = await runRangeQueries(env, siteStatsQueries(range.bucketMs), trackingId, range);
 	const totals = rows.totals[0];
 	const { sessions, bounces } = rows.sessions[0];

@@ -4,6 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import { crawlerVisits } from "../../schema";
+import type { CrawlerStatsView } from "../api/sites";
 import { fillSeries, runRangeQueries, type StatsRange } from "../analytics/statsRange";
 import { database } from "../db";
 import { jsonArraysOf } from "../jsonRows";
@@ -52,7 +53,7 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 		ORDER BY ts DESC, id LIMIT ${OWNER_LIMITS.recentCrawlerVisits}`,
 });
 
-export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange) {
+export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange): Promise<CrawlerStatsView> {
 	const rows = await runRangeQueries(env, crawlerStatsQueries(range.bucketMs), trackingId, range);
 
 	const crawlers = rows.crawlers.map(({ name, visits }: { name: string; visits: number }) => {

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import type { FieldDefinition } from "../../schema";
-
-const FIELD_TYPES = ["text", "long_text", "email", "url", "number", "boolean", "select", "attachment"] as const;
+import { FIELD_TYPES, type FieldDefinition } from "../api/keys";
 
 /** Names that submissions use for other things and so cannot be configured fields. */
 const RESERVED_KEYS = new Set(["type", "__proto__", "constructor", "prototype"]);

@@ -3,7 +3,8 @@
  * and deletion with the project key.
  */
 import { and, desc, eq, gte, or, sql } from "drizzle-orm";
-import { logEvents, logIssues, type IssueStatus } from "../../schema";
+import { logEvents, logIssues } from "../../schema";
+import type { IssueStatus } from "../api/issues";
 import { database } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";

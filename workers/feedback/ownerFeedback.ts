@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { FeedbackRecordView } from "../../domain/api/feedback";
 import { deleteFeedback as deleteOwnFeedback, findOwnAttachment, listFeedback as listOwnFeedback, setFeedbackStatus } from "../../domain/feedback/feedbackStore";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { FEEDBACK_STATUSES } from "../../schema";
@@ -20,7 +21,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 	const query = parseBody(listQuerySchema, request.query);
 	const rows = await listOwnFeedback(env, user.id, { projectName: query.project_name, type: query.type, status: query.status });
 	return json({
-		feedback: rows.map((row) => ({
+		feedback: rows.map((row): FeedbackRecordView => ({
 			id: row.id,
 			project_name: row.projectName,
 			type: row.type,

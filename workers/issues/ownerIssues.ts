@@ -1,6 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { ISSUE_STATUSES } from "../../schema";
+import { ISSUE_STATUSES, type IssueDetailView, type IssueView } from "../../domain/api/issues";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
@@ -37,7 +37,7 @@ async function ownKeyFlushed(env: Env, userId: string, projectName: string): Pro
 	return { keyId: key.id, userId };
 }
 
-function issueView(issue: IssueRow | IssueSnapshot) {
+function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 	const date = (value: Date | number) => new Date(value).toISOString();
 	return {
 		group_hash: issue.groupHash,
@@ -73,11 +73,12 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 	const issue = await findIssue(env, owner, groupHash);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
 	const [events, hourly] = await Promise.all([issueEvents(env, owner, groupHash), hourlyCounts(env, owner, groupHash)]);
-	return json({
+	const detail: IssueDetailView = {
 		...issueView(issue),
 		events: events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
 		hourly_counts: hourly,
-	});
+	};
+	return json(detail);
 }
 
 /** PATCH /api/issues/:group_hash {project_name, status} → the issue. */

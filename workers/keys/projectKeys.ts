@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import { randomSecret, sha256Hex } from "../../domain/crypto";
 import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
 import { deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
@@ -15,7 +16,7 @@ export const projectNameSchema = z.string().trim().min(1, "is required").max(100
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
 /** The key as every answer shows it: a hint, never the raw key or its hash. */
-function keyView(key: ProjectKey) {
+function keyView(key: ProjectKey): ProjectKeyView {
 	return {
 		project_name: key.projectName,
 		key_hint: key.keyHint,
@@ -63,7 +64,7 @@ export async function createKey(request: IRequest, env: Env): Promise<Response> 
 	const { raw, stored } = await mintKey();
 	const key = await insertKey(env, user.id, project_name, stored);
 	if (!key) throw new HttpError(409, `Project "${project_name}" already has a key: regenerate it instead`);
-	return jsonWithSecret({ ...keyView(key), raw_api_key: raw }, { status: 201 });
+	return jsonWithSecret({ ...keyView(key), raw_api_key: raw } satisfies NewProjectKeyView, { status: 201 });
 }
 
 const configurationSchema = z
@@ -117,5 +118,5 @@ export async function regenerateKey(request: IRequest, env: Env): Promise<Respon
 	const { raw, stored } = await mintKey();
 	const key = await updateOwnKey(env, user.id, project_name, stored);
 	if (!key) throw noSuchKey(project_name);
-	return jsonWithSecret({ ...keyView(key), raw_api_key: raw });
+	return jsonWithSecret({ ...keyView(key), raw_api_key: raw } satisfies NewProjectKeyView);
 }

@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { SiteView } from "../../domain/api/sites";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
 import { normalizeDomain } from "../../domain/sites/hostnames";
@@ -10,7 +11,7 @@ import { siteCollectorFor } from "../objects";
 import { parseBody } from "../validation";
 
 /** The site as every answer shows it. */
-function siteView(site: Site) {
+function siteView(site: Site): SiteView {
 	return {
 		tracking_id: site.trackingId,
 		name: site.name,

@@ -1,130 +1,223 @@
 import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
-import { api, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus } from "../api";
-import { useAsync } from "../useAsync";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
+import { Attachment } from "../components/Attachment";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { lastUsed } from "../components/lastUsed";
+import { usePage } from "../components/Pager";
+import { ProjectPicker } from "../components/Pickers";
+import { QueryState } from "../components/QueryState";
+import { useDeleteFeedback, useFeedback, useSetFeedbackStatus } from "../queries";
 
-function Attachment({ url, label }: { url: string; label: string }) {
-	const [src, setSrc] = useState<string>();
-	useEffect(() => {
-		let objectUrl: string | undefined;
-		api.attachmentUrl(url).then(
-			(u) => {
-				objectUrl = u;
-				setSrc(u);
-			},
-			() => setSrc(undefined),
-		);
-		return () => {
-			if (objectUrl) URL.revokeObjectURL(objectUrl);
-		};
-	}, [url]);
-	return src ? <img className="thumb" src={src} alt={label} /> : <span className="muted">image…</span>;
+const STATUS_LABELS: Record<FeedbackStatus, string> = {
+	open: "Open",
+	in_progress: "In progress",
+	human_review: "Human review",
+	closed: "Closed",
+	ignored: "Ignored",
+};
+
+const titleOf = (item: FeedbackRecord) => (typeof item.data.title === "string" && item.data.title) || "(no title)";
+
+function StatusSelect({ value, onChange, label }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label: string }) {
+	return (
+		<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
+			{FEEDBACK_STATUSES.map((s) => (
+				<option key={s} value={s}>
+					{STATUS_LABELS[s]}
+				</option>
+			))}
+		</select>
+	);
 }
 
-function FeedbackItem({ item, selected, onSelect, onChanged }: { item: FeedbackRecord; selected: boolean; onSelect: (on: boolean) => void; onChanged: () => void }) {
-	const { title, description, ...rest } = item.data as { title?: string; description?: string };
+function TypeTag({ type }: { type: FeedbackType }) {
+	return <span className={`tag ${type}`}>{type === "issue" ? "Issue" : "Feature"}</span>;
+}
+
+/** Every field of one item, its images at full size, and what can be done with it. */
+function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project: string; back: string }) {
+	const setStatus = useSetFeedbackStatus(project);
+	const remove = useDeleteFeedback(project);
+	const navigate = useNavigate();
+	const title = titleOf(item);
 	return (
-		<li className="card feedback">
+		<article className="card" aria-labelledby="feedback-title">
+			<p>
+				<Link to={back}>← All feedback</Link>
+			</p>
+			<h2 id="feedback-title" className="row">
+				<TypeTag type={item.type} /> {title}
+			</h2>
+			<p className="muted">Received {new Date(item.created_at).toLocaleString()}</p>
 			<div className="row">
-				<input type="checkbox" checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`Select ${title ?? item.id}`} />
-				<span className={`tag ${item.type}`}>{item.type === "issue" ? "Issue" : "Feature"}</span>
-				<strong>{title ?? "(no title)"}</strong>
-				<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
-				<select
-					aria-label="Status"
-					value={item.status}
-					onChange={(e) => api.setFeedbackStatus([item.id], e.target.value as FeedbackStatus).then(onChanged)}
+				<StatusSelect label="Status" value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				<ConfirmButton
+					question={`Delete "${title}"? It cannot be brought back.`}
+					confirmLabel="Delete feedback"
+					onConfirm={() => remove.mutate([item.id], { onSuccess: () => navigate(back) })}
 				>
-					{FEEDBACK_STATUSES.map((s) => (
-						<option key={s}>{s}</option>
-					))}
-				</select>
+					Delete…
+				</ConfirmButton>
 			</div>
-			{description && <p className="description">{description}</p>}
-			{Object.keys(rest).length > 0 && (
-				<dl>
-					{Object.entries(rest).map(([k, v]) => (
-						<div key={k}>
-							<dt>{k}</dt>
-							<dd>{String(v)}</dd>
-						</div>
-					))}
-				</dl>
-			)}
+			<dl className="fields">
+				{Object.entries(item.data).map(([key, value]) => (
+					<div key={key}>
+						<dt>{key}</dt>
+						<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+					</div>
+				))}
+			</dl>
 			{item.attachments.length > 0 && (
-				<div className="row">
+				<div className="attachments">
 					{item.attachments.map((a) => (
-						<Attachment key={a.id} url={a.url} label={`${a.field} of ${title ?? item.id}`} />
+						<figure key={a.id}>
+							<Attachment url={a.url} label={`${a.field} of ${title}`} full />
+							<figcaption className="muted">{a.field}</figcaption>
+						</figure>
 					))}
 				</div>
 			)}
-		</li>
+			{(setStatus.error ?? remove.error) && (
+				<p className="error" role="alert">
+					{(setStatus.error ?? remove.error)?.message}
+				</p>
+			)}
+		</article>
 	);
 }
 
 export function FeedbackPage() {
-	const projectName = useParams().projectName ?? "";
-	const [type, setType] = useState<string>("");
-	const [status, setStatus] = useState<string>("");
+	const { project = "", id } = useParams();
+	const [search, setSearch] = useSearchParams();
+	const type = (search.get("type") || undefined) as FeedbackType | undefined;
+	const status = (search.get("status") || undefined) as FeedbackStatus | undefined;
+	const list = useFeedback(project, type, status);
+	const setStatus = useSetFeedbackStatus(project);
+	const remove = useDeleteFeedback(project);
 	const [selected, setSelected] = useState<Set<string>>(new Set());
-	const list = useAsync(
-		() => api.listFeedback(projectName, type || undefined, status || undefined).then((r) => r.feedback),
-		[projectName, type, status],
-	);
-	const ids = [...selected];
-	const afterBulk = () => {
-		setSelected(new Set());
-		list.reload();
-	};
+	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
+	const { pageItems, pager } = usePage(list.data ?? [], 25);
+
+	useEffect(() => lastUsed.project.set(project), [project]);
+	// A selection belongs to the list it was made in.
+	// biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the list's filters change
+	useEffect(() => setSelected(new Set()), [project, type, status]);
+
+	const setFilter = (name: string, value: string) =>
+		setSearch((s) => {
+			value ? s.set(name, value) : s.delete(name);
+			s.delete("page");
+			return s;
+		});
+	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
+	const detail = id ? list.data?.find((item) => item.id === id) : undefined;
+	const ids = [...selected].filter((i) => list.data?.some((item) => item.id === i));
+	const allOnPage = pageItems.length > 0 && pageItems.every((item) => selected.has(item.id));
+	const toggle = (ids: string[], on: boolean) =>
+		setSelected((prev) => {
+			const next = new Set(prev);
+			for (const i of ids) on ? next.add(i) : next.delete(i);
+			return next;
+		});
+
+	if (id) {
+		return (
+			<section>
+				<div className="row spread">
+					<h1>Feedback</h1>
+					<ProjectPicker area="feedback" current={project} />
+				</div>
+				{detail ? (
+					<FeedbackDetail item={detail} project={project} back={back} />
+				) : (
+					<>
+						<QueryState query={list} loading="Loading feedback…" empty="" isEmpty={() => false} />
+						{list.data && (
+							<p className="muted">
+								This item is not in the list: it may have been deleted, or the filters hide it. <Link to={back}>All feedback</Link>
+							</p>
+						)}
+					</>
+				)}
+			</section>
+		);
+	}
 
 	return (
 		<section>
-			<p>
-				<Link to="/">← Projects</Link>
-			</p>
-			<h1>Feedback · {projectName}</h1>
-			<div className="row">
-				<select aria-label="Type" value={type} onChange={(e) => setType(e.target.value)}>
-					<option value="">All types</option>
-					<option value="issue">Issues</option>
-					<option value="feature_request">Feature requests</option>
-				</select>
-				<select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value)}>
-					<option value="">Any status</option>
-					{FEEDBACK_STATUSES.map((s) => (
-						<option key={s}>{s}</option>
-					))}
-				</select>
-				{ids.length > 0 && (
-					<>
-						<span>{ids.length} selected</span>
-						<button type="button" onClick={() => api.setFeedbackStatus(ids, "closed").then(afterBulk)}>
-							Close
-						</button>
-						<button type="button" className="danger" onClick={() => confirm(`Delete ${ids.length} item(s)?`) && api.deleteFeedback(ids).then(afterBulk)}>
-							Delete
-						</button>
-					</>
-				)}
+			<div className="row spread">
+				<h1>Feedback</h1>
+				<ProjectPicker area="feedback" current={project} />
 			</div>
-			{list.loading && !list.data && <p className="muted">Loading feedback…</p>}
-			{list.error && <p className="error">{list.error}</p>}
-			{list.data?.length === 0 && <p className="muted">No feedback yet for these filters.</p>}
+			<div className="row filters">
+				<label className="inline">
+					Type
+					<select value={type ?? ""} onChange={(e) => setFilter("type", e.target.value)}>
+						<option value="">All types</option>
+						<option value="issue">Issues</option>
+						<option value="feature_request">Feature requests</option>
+					</select>
+				</label>
+				<label className="inline">
+					Status
+					<select value={status ?? ""} onChange={(e) => setFilter("status", e.target.value)}>
+						<option value="">Any status</option>
+						{FEEDBACK_STATUSES.map((s) => (
+							<option key={s} value={s}>
+								{STATUS_LABELS[s]}
+							</option>
+						))}
+					</select>
+				</label>
+			</div>
+			{pageItems.length > 0 && (
+				<fieldset className="row bulk" aria-label="Selected feedback">
+					<label className="switch">
+						<input type="checkbox" checked={allOnPage} onChange={(e) => toggle(pageItems.map((item) => item.id), e.target.checked)} />
+						Select all on this page
+					</label>
+					<span aria-live="polite">{ids.length} selected</span>
+					<StatusSelect label="New status for selected" value={bulkStatus} onChange={setBulkStatus} />
+					<button type="button" disabled={ids.length === 0} onClick={() => setStatus.mutate({ ids, status: bulkStatus }, { onSuccess: () => setSelected(new Set()) })}>
+						Set status
+					</button>
+					<ConfirmButton
+						disabled={ids.length === 0}
+						question={`Delete ${ids.length} feedback item${ids.length === 1 ? "" : "s"}? They cannot be brought back.`}
+						confirmLabel="Delete selected"
+						onConfirm={() => remove.mutate(ids, { onSuccess: () => setSelected(new Set()) })}
+					>
+						Delete…
+					</ConfirmButton>
+				</fieldset>
+			)}
+			{(setStatus.error ?? remove.error) && (
+				<p className="error" role="alert">
+					{(setStatus.error ?? remove.error)?.message}
+				</p>
+			)}
+			<QueryState query={list} loading="Loading feedback…" empty={type || status ? "No feedback matches these filters." : "No feedback yet for this project."} />
 			<ul className="plain">
-				{list.data?.map((item) => (
-					<FeedbackItem
-						key={item.id}
-						item={item}
-						selected={selected.has(item.id)}
-						onSelect={(on) => {
-							const next = new Set(selected);
-							on ? next.add(item.id) : next.delete(item.id);
-							setSelected(next);
-						}}
-						onChanged={list.reload}
-					/>
+				{pageItems.map((item) => (
+					<li key={item.id} className="card feedback">
+						<div className="row">
+							<input type="checkbox" checked={selected.has(item.id)} onChange={(e) => toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
+							<TypeTag type={item.type} />
+							<Link to={`/feedback/${encodeURIComponent(project)}/${item.id}${search.size ? `?${search}` : ""}`} className="title">
+								{titleOf(item)}
+							</Link>
+						</div>
+						<div className="row">
+							<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
+							{item.attachments.length > 0 && <span className="muted">{item.attachments.length} image(s)</span>}
+							<StatusSelect label={`Status of ${titleOf(item)}`} value={item.status} onChange={(s) => setStatus.mutate({ ids: [item.id], status: s })} />
+						</div>
+						{typeof item.data.description === "string" && <p className="description clamp">{item.data.description}</p>}
+					</li>
 				))}
 			</ul>
+			{pager}
 		</section>
 	);
 }

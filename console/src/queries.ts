@@ -1,0 +1,113 @@
+/** Query keys and the hooks every page reads the API through. */
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
+import {
+	api,
+	type FeedbackRecord,
+	type FeedbackStatus,
+	type FeedbackType,
+	type IssueFilters,
+	type IssueStatus,
+	type IssueView,
+	type KeyChanges,
+	type StatsQuery,
+} from "./api";
+import { queryClient } from "./queryClient";
+
+export const keys = {
+	projects: ["projects"] as const,
+	feedback: (project: string) => ["feedback", project] as const,
+	issues: (project: string) => ["issues", project] as const,
+	sites: ["sites"] as const,
+	site: (trackingId: string) => ["site", trackingId] as const,
+};
+
+export const useProjects = () => useQuery({ queryKey: keys.projects, queryFn: api.listKeys });
+
+export const useSites = () => useQuery({ queryKey: keys.sites, queryFn: api.listSites });
+
+export const useFeedback = (project: string, type?: FeedbackType, status?: FeedbackStatus) =>
+	useQuery({
+		queryKey: [...keys.feedback(project), type ?? "", status ?? ""],
+		queryFn: () => api.listFeedback(project, type, status),
+		placeholderData: keepPreviousData,
+	});
+
+export const useIssues = (project: string, filters: IssueFilters, enabled = true) =>
+	useQuery({
+		queryKey: [...keys.issues(project), "list", filters],
+		queryFn: ({ signal }) => api.listIssues(project, filters, signal),
+		placeholderData: keepPreviousData,
+		enabled,
+	});
+
+export const useIssue = (project: string, groupHash: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "one", groupHash], queryFn: () => api.readIssue(project, groupHash) });
+
+export const useSiteStats = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "stats", query],
+		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
+export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "crawlers", query],
+		queryFn: ({ signal }) => api.crawlerStats(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
+/** A project key change; the projects list is read again afterwards. */
+export const useUpdateKey = (project: string) =>
+	useMutation({
+		mutationFn: (changes: KeyChanges) => api.updateKey(project, changes),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+	});
+
+/**
+ * Sets the status of feedback items at once in every cached list (optimistic), puts the lists
+ * back if the server refuses, and reads them again either way.
+ */
+export const useSetFeedbackStatus = (project: string) =>
+	useMutation({
+		mutationFn: ({ ids, status }: { ids: string[]; status: FeedbackStatus }) => api.setFeedbackStatus(ids, status),
+		onMutate: async ({ ids, status }) => {
+			const key = keys.feedback(project);
+			await queryClient.cancelQueries({ queryKey: key });
+			const previous = queryClient.getQueriesData<FeedbackRecord[]>({ queryKey: key });
+			const chosen = new Set(ids);
+			queryClient.setQueriesData<FeedbackRecord[]>({ queryKey: key }, (list) => list?.map((item) => (chosen.has(item.id) ? { ...item, status } : item)));
+			return { previous };
+		},
+		onError: (_error, _vars, context) => {
+			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
+		},
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+	});
+
+export const useDeleteFeedback = (project: string) =>
+	useMutation({
+		mutationFn: (ids: string[]) => api.deleteFeedback(ids),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+	});
+
+/** Resolve, ignore or reopen an issue, shown at once everywhere it is cached. */
+export const useSetIssueStatus = (project: string) =>
+	useMutation({
+		mutationFn: ({ groupHash, status }: { groupHash: string; status: IssueStatus }) => api.setIssueStatus(project, groupHash, status),
+		onMutate: async ({ groupHash, status }) => {
+			const key = keys.issues(project);
+			await queryClient.cancelQueries({ queryKey: key });
+			const previous = queryClient.getQueriesData({ queryKey: key });
+			queryClient.setQueriesData<IssueView[] | IssueView>({ queryKey: key }, (data) => {
+				const change = (issue: IssueView) => (issue.group_hash === groupHash ? { ...issue, status } : issue);
+				if (Array.isArray(data)) return data.map(change);
+				return data ? change(data) : data;
+			});
+			return { previous };
+		},
+		onError: (_error, _vars, context) => {
+			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
+		},
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.issues(project) }),
+	});
