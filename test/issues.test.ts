@@ -71,6 +71,7 @@ describe("what an issue keeps", () => {
 			environments: ["staging", "production"],
 			releases: ["1.0.0", "1.1.0"],
 			resolved_in_release: null,
+			last_24h: expect.any(Array),
 		});
 		expect(Date.parse(listed.first_seen)).toBeLessThanOrEqual(Date.parse(listed.last_seen));
 		const events = await storedEvents(owner.keyId);
@@ -106,8 +107,30 @@ describe("GET /api/issues", () => {
 		expect(await issuesOf(owner, { status: "resolved" })).toEqual([]);
 	});
 
+	it("sorts by last seen, first seen or count, each issue with its last 24 hours per hour", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const alpha = await ingestOk(owner.rawKey, { message: "alpha broke" });
+		const beta = await ingestOk(owner.rawKey, { message: "beta broke" });
+		await ingestOk(owner.rawKey, { message: "beta broke" });
+		await ingestOk(owner.rawKey, { message: "beta broke" });
+		const gamma = await ingestOk(owner.rawKey, { message: "gamma broke" });
+		await ingestOk(owner.rawKey, { message: "alpha broke" });
+
+		const order = async (sort?: string) => (await issuesOf(owner, sort ? { sort } : {})).map((i) => i.group_hash);
+		expect(await order()).toEqual([alpha.group_hash, gamma.group_hash, beta.group_hash]);
+		expect(await order("last_seen")).toEqual([alpha.group_hash, gamma.group_hash, beta.group_hash]);
+		expect(await order("first_seen")).toEqual([gamma.group_hash, beta.group_hash, alpha.group_hash]);
+		expect(await order("count")).toEqual([beta.group_hash, alpha.group_hash, gamma.group_hash]);
+
+		for (const issue of await issuesOf(owner)) {
+			expect(issue.last_24h).toHaveLength(24);
+			expect(issue.last_24h.reduce((sum: number, n: number) => sum + n, 0)).toBe(issue.count);
+		}
+	});
+
 	it.for([
 		["no project_name", {}],
+		["an unknown sort", { project_name: "p", sort: "title" }],
 		["an unknown status", { project_name: "p", status: "closed" }],
 		["an empty environment", { project_name: "p", environment: "" }],
 	] as const)("400 with %s", async ([, query], { expect }) => {

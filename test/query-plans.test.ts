@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { LIST_EVENTS, LIST_IDENTITIES, siteStatsQueries } from "../domain/analytics/eventStore";
 import { crawlerStatsQueries } from "../domain/crawl/visitStore";
+import { HOURLY_COUNTS } from "../domain/logs/logStore";
 
 /** SQLite's plan for a statement, one line per step. */
 async function plan(sql: string): Promise<string> {
@@ -29,4 +30,11 @@ it("identified users: a search of one site's identities, never a table scan", as
 	const steps = results.map((row) => row.detail).join("\n");
 	expect(steps).toMatch(/SEARCH analytics_identities USING (COVERING )?INDEX \w+ \(tracking_id=\?\)/);
 	expect(steps).not.toMatch(/SCAN analytics_identities\b/);
+});
+
+it("issue list sparklines: one index search per listed issue, never a scan of the key's events", async ({ expect }) => {
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${HOURLY_COUNTS}`).bind("k", '["a","b"]', 0).all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_received_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
+	expect(steps).not.toMatch(/SCAN log_events\b/);
 });

@@ -4,6 +4,10 @@ import type { LogEvent } from "../logs/logEvent";
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 
+/** Orders of the issue list: most recently seen, newest, most events. */
+export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number];
+
 export interface IssueView {
 	group_hash: string;
 	title: string;
@@ -18,6 +22,11 @@ export interface IssueView {
 	releases: string[];
 	/** The project's newest release when the issue was resolved. */
 	resolved_in_release: string | null;
+}
+
+/** An issue in the list, with its events per hour over the last 24 hours (oldest first). */
+export interface IssueListItemView extends IssueView {
+	last_24h: number[];
 }
 
 /** A stored event with its id and the time it was received. */

@@ -1,11 +1,11 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { ISSUE_STATUSES, type IssueDetailView, type IssueView } from "../../domain/api/issues";
+import { ISSUE_SORTS, ISSUE_STATUSES, type IssueDetailView, type IssueListItemView, type IssueView } from "../../domain/api/issues";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { issueGrouperFor } from "../objects";
-import { findIssue, hourlyCounts, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
+import { findIssue, hourlyCounts, hourlyCountsOf, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
 import { parseBody } from "../validation";
 
 const groupHashParams = z.object({
@@ -21,6 +21,7 @@ const listQuerySchema = z.object({
 	environment: z.string().min(1).max(500).optional(),
 	release: z.string().min(1).max(500).optional(),
 	q: z.string().trim().max(200).optional(),
+	sort: z.enum(ISSUE_SORTS).optional(),
 });
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
@@ -55,13 +56,17 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 	};
 }
 
-/** GET /api/issues?project_name=&status=&environment=&release=&q= → {issues}, most recently seen first. */
+/**
+ * GET /api/issues?project_name=&status=&environment=&release=&q=&sort= → {issues}, most recently
+ * seen first unless sorted by first seen or count; each with its last 24 hours' hourly counts.
+ */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name, ...filters } = parseBody(listQuerySchema, request.query);
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	const issues = await selectIssues(env, owner, { ...filters, q: filters.q || undefined });
-	return json({ issues: issues.map(issueView) });
+	const hourly = await hourlyCountsOf(env, owner, issues.map((issue) => issue.groupHash));
+	return json({ issues: issues.map((issue): IssueListItemView => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })) });
 }
 
 /** GET /api/issues/:group_hash?project_name= → the issue, its newest events and 24 hourly counts. */
