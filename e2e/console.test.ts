@@ -21,10 +21,14 @@ const DESKTOP = { width: 1280, height: 900 };
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
 let page: Page;
+/** Uncaught errors in the console's pages: there should be none. */
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
 	[worker, browser] = await Promise.all([startWorker(), launchPackagedChromium(), mkdir(ARTIFACTS, { recursive: true })]);
-	page = await browser.newPage({ viewport: DESKTOP });
+	// A locale of its own: without one the packaged chromium reports "en-US@posix", which Intl refuses.
+	page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	page.on("pageerror", (error) => pageErrors.push(error.message));
 });
 
 afterAll(async () => {
@@ -50,6 +54,7 @@ async function axeViolations(target: Page): Promise<string[]> {
  */
 async function checkPage(name: string) {
 	await page.waitForLoadState("networkidle");
+	expect(pageErrors).toEqual([]);
 	await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 	expect(await axeViolations(page), `${name}, light`).toEqual([]);
 
@@ -61,9 +66,19 @@ async function checkPage(name: string) {
 	await page.setViewportSize({ width: 390, height: 844 });
 	// Let charts and wrapped rows settle at the new width.
 	await page.waitForTimeout(150);
-	const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+	// What sticks out past the right edge, if anything (the widest first).
+	const overflowing = await page.evaluate(() => {
+		const width = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth <= width) return [];
+		return [...document.querySelectorAll("body *")]
+			.map((element) => ({ element, right: element.getBoundingClientRect().right }))
+			.filter(({ right }) => right > width + 0.5)
+			.sort((a, b) => b.right - a.right)
+			.slice(0, 3)
+			.map(({ element, right }) => `${element.tagName.toLowerCase()}.${element.className} ends at ${Math.round(right)} px`);
+	});
 	await page.screenshot({ path: join(ARTIFACTS, `${name}-390.png`), fullPage: true });
-	expect(overflow, `${name} scrolls sideways at 390 px`).toBe(0);
+	expect(overflowing, `${name} scrolls sideways at 390 px`).toEqual([]);
 	await page.setViewportSize(DESKTOP);
 }
 
@@ -163,6 +178,73 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: "Dark mode" }).waitFor({ state: "detached" });
 		const left = (await api(worker.url, `/api/feedback?project_name=${project}`, { token })).feedback;
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
+	});
+
+	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
+		const event = (user: string) => ({
+			level: "error",
+			exception: {
+				type: "TypeError",
+				value: "Cannot read properties of undefined (reading 'id')",
+				stacktrace: {
+					frames: [
+						{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
+						{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, context_line: "const id = cart.owner.id;", in_app: true },
+					],
+				},
+			},
+			environment: "production",
+			release: "1.4.2",
+			tags: { route: "/checkout" },
+			breadcrumbs: [{ category: "ui.click", message: "Pay button" }],
+			request: { method: "POST", url: "https://shop.example/checkout" },
+			user: { email: user },
+		});
+		for (const user of ["ana@example.com", "bo@example.com", "ana@example.com"]) {
+			const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
+				method: "POST",
+				headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+				body: JSON.stringify(event(user)),
+			});
+			expect(res.status).toBe(200);
+		}
+		await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify({ level: "warning", message: "Slow checkout render", environment: "staging" }),
+		});
+
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		const row = page.locator("li", { hasText: "TypeError: Cannot read properties" });
+		await row.waitFor().catch((error) => {
+			throw new Error(`${error.message}\npage errors: ${pageErrors.join("\n")}`);
+		});
+		expect(await row.innerText()).toMatch(/3\s+events/);
+		expect(await row.innerText()).toMatch(/2\s+users/);
+		expect(await row.getByText("submitOrder (src/checkout.ts)").isVisible()).toBe(true);
+		await checkPage("issues");
+
+		await page.getByRole("searchbox").fill("slow");
+		await page.getByRole("button", { name: "Search" }).click();
+		await row.waitFor({ state: "detached" });
+		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
+		await page.getByRole("button", { name: "Clear" }).click();
+
+		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+		// The in-app frame is shown; the library frame is folded away.
+		expect(await page.getByText("const id = cart.owner.id;").isVisible()).toBe(true);
+		expect(await page.getByText("commitRoot (node_modules/react-dom/client.js:10)").isVisible()).toBe(false);
+		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
+		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
+		await checkPage("issue");
+
+		await page.getByRole("button", { name: "Resolve" }).click();
+		await page.getByRole("button", { name: "Reopen" }).waitFor();
+		expect(await page.getByTestId("issue-status").textContent()).toBe("Resolved");
+		await expect
+			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
+			.toBe(1);
 	});
 
 	it("shows the account, and keeps the session across reloads until sign-out", async () => {

@@ -4,7 +4,7 @@
  */
 import type { SessionView, UserView } from "../../domain/api/accounts";
 import type { FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
-import type { IssueDetailView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { IssueDetailView, IssueListItemView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { CrawlerStatsView, SiteStatsView, SiteView } from "../../domain/api/sites";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
@@ -81,7 +81,7 @@ export const api = {
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
 
 	listIssues: (project_name: string, filters: IssueFilters, signal?: AbortSignal) =>
-		request<{ issues: IssueView[] }>("GET", `/api/issues?${q({ project_name, ...filters })}`, undefined, signal).then((r) => r.issues),
+		request<{ issues: IssueListItemView[] }>("GET", `/api/issues?${q({ project_name, ...filters })}`, undefined, signal).then((r) => r.issues),
 	readIssue: (project_name: string, groupHash: string) => request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),

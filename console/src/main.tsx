@@ -17,6 +17,8 @@ function page<M>(load: () => Promise<M>, name: keyof M) {
 const ProjectsPage = page(() => import("./pages/ProjectsPage"), "ProjectsPage");
 const ProjectPage = page(() => import("./pages/ProjectPage"), "ProjectPage");
 const FeedbackPage = page(() => import("./pages/FeedbackPage"), "FeedbackPage");
+const IssuesPage = page(() => import("./pages/IssuesPage"), "IssuesPage");
+const IssuePage = page(() => import("./pages/IssuePage"), "IssuePage");
 const AccountPage = page(() => import("./pages/AccountPage"), "AccountPage");
 
 function Shell() {
@@ -32,6 +34,9 @@ function Shell() {
 				<Route path="/feedback" element={<ChooseProject area="feedback" title="Feedback" />} />
 				<Route path="/feedback/:project" element={<FeedbackPage />} />
 				<Route path="/feedback/:project/:id" element={<FeedbackPage />} />
+				<Route path="/issues" element={<ChooseProject area="issues" title="Issues" />} />
+				<Route path="/issues/:project" element={<IssuesPage />} />
+				<Route path="/issues/:project/:hash" element={<IssuePage />} />
 				<Route path="/crawlers" element={<ChooseSite area="crawlers" title="Crawlers" />} />
 				<Route path="/account" element={<AccountPage />} />
 				<Route path="*" element={<Navigate to="/projects" replace />} />
