@@ -12,46 +12,48 @@ function frameLabel(frame: StackFrame): string {
 	return `${frame.function ?? "<anonymous>"} (${where}${line})`;
 }
 
-/**
- * The stack trace, crash site first as Sentry shows it. In-app frames are shown and
- * highlighted; each run of library frames folds into one line that opens on demand.
- */
-function StackTrace({ frames }: { frames: StackFrame[] }) {
-	const newestFirst = [...frames].reverse();
-	const runs: Array<{ inApp: boolean; frames: StackFrame[] }> = [];
-	const hasInApp = frames.some((f) => f.in_app);
-	for (const frame of newestFirst) {
-		const inApp = !hasInApp || frame.in_app === true;
-		const last = runs.at(-1);
-		if (last && last.inApp === inApp) last.frames.push(frame);
-		else runs.push({ inApp, frames: [frame] });
-	}
-	const Frame = ({ frame }: { frame: StackFrame }) => (
+function Frame({ frame }: { frame: StackFrame }) {
+	return (
 		<li className={frame.in_app ? "in-app" : undefined}>
 			<code>{frameLabel(frame)}</code>
 			{frame.in_app && <span className="tag">in app</span>}
 			{frame.context_line && <code className="context">{frame.context_line}</code>}
 		</li>
 	);
+}
+
+/**
+ * The stack trace, crash site first as Sentry shows it. In-app frames are shown and
+ * highlighted; each run of library frames folds into one line that opens on demand.
+ */
+function StackTrace({ frames }: { frames: StackFrame[] }) {
+	const hasInApp = frames.some((f) => f.in_app);
+	// Frames carry no id: their place in the trace (0 is the crash site) is their key.
+	const runs: Array<{ inApp: boolean; frames: Array<{ frame: StackFrame; place: number }> }> = [];
+	[...frames].reverse().forEach((frame, place) => {
+		const inApp = !hasInApp || frame.in_app === true;
+		const last = runs.at(-1);
+		if (last && last.inApp === inApp) last.frames.push({ frame, place });
+		else runs.push({ inApp, frames: [{ frame, place }] });
+	});
+	const list = (run: (typeof runs)[number]) => (
+		<ol className="frames">
+			{run.frames.map(({ frame, place }) => (
+				<Frame key={place} frame={frame} />
+			))}
+		</ol>
+	);
 	return (
 		<div className="stack">
-			{runs.map((run, i) =>
+			{runs.map((run) =>
 				run.inApp ? (
-					<ol className="frames" key={`${i}-${run.frames.length}`}>
-						{run.frames.map((frame, j) => (
-							<Frame key={`${j}-${frameLabel(frame)}`} frame={frame} />
-						))}
-					</ol>
+					<div key={run.frames[0].place}>{list(run)}</div>
 				) : (
-					<details key={`${i}-${run.frames.length}`}>
+					<details key={run.frames[0].place}>
 						<summary className="muted">
 							{run.frames.length} library frame{run.frames.length === 1 ? "" : "s"}
 						</summary>
-						<ol className="frames">
-							{run.frames.map((frame, j) => (
-								<Frame key={`${j}-${frameLabel(frame)}`} frame={frame} />
-							))}
-						</ol>
+						{list(run)}
 					</details>
 				),
 			)}
