@@ -6,7 +6,9 @@ import { HOURLY_COUNTS } from "../domain/logs/logStore";
 
 /** SQLite's plan for a statement, one line per step. */
 async function plan(sql: string): Promise<string> {
-	const binds = ["s_x", 0, 1, 10].slice(0, sql.includes("?4") ? 4 : 3);
+	// Site, range and limit, then breakdown filters (null: none), up to the highest parameter used.
+	const highest = Math.max(...Array.from(sql.matchAll(/\?(\d+)/g), (m) => Number(m[1])));
+	const binds = ["s_x", 0, 1, 10, ...Array(6).fill(null)].slice(0, highest);
 	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
 	return results.map((row) => row.detail).join("\n");
 }

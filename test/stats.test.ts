@@ -21,6 +21,7 @@ interface Seed {
 	distinct_id?: string;
 	country?: string;
 	ua?: typeof CHROME;
+	data?: string;
 }
 
 async function seedEvents(trackingId: string, events: Seed[]) {
@@ -28,7 +29,7 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 		events.map((e, i) =>
 			env.DB.prepare(
 				`INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_path, referrer_host, visitor_id, distinct_id, duration,
-					browser, os, device, country) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					browser, os, device, country, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			).bind(
 				trackingId,
 				`seed-${i}`,
@@ -43,6 +44,7 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 				(e.ua ?? CHROME).os,
 				(e.ua ?? CHROME).device,
 				e.country ?? "",
+				e.data ?? null,
 			),
 		),
 	);
@@ -64,14 +66,14 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 const DAY: Seed[] = [
 	{ visitor: "A", ts: at("10:00"), path: "/", referrer_host: "news.ycombinator.com", country: "DE" },
 	{ visitor: "A", ts: at("10:05"), path: "/pricing", country: "DE" },
-	{ visitor: "A", ts: at("10:06"), name: "signup", path: "/pricing", country: "DE" },
+	{ visitor: "A", ts: at("10:06"), name: "signup", path: "/pricing", country: "DE", data: '{"plan":"pro"}' },
 	{ visitor: "A", ts: at("10:07"), name: "_leave", path: "/pricing", duration: 120, country: "DE" },
 	{ visitor: "A", ts: at("11:00"), path: "/", country: "DE" },
 	{ visitor: "B", ts: at("10:30"), path: "/", referrer_host: "www.google.com", country: "US", ua: IOS },
 	{ visitor: "B", ts: at("10:31"), name: "_leave", path: "/", duration: 60, country: "US", ua: IOS },
 	{ visitor: "C", ts: at("23:50"), path: "/blog", ua: FIREFOX },
-	{ visitor: "C", ts: at("23:55"), name: "signup", path: "/blog", ua: FIREFOX },
-	{ visitor: "C", ts: at("23:56"), name: "download", path: "/blog", ua: FIREFOX },
+	{ visitor: "C", ts: at("23:55"), name: "signup", path: "/blog", ua: FIREFOX, data: '{"plan":"pro","seats":2,"extra":{"a":1}}' },
+	{ visitor: "C", ts: at("23:56"), name: "download", path: "/blog", ua: FIREFOX, data: "not json" },
 	{ visitor: "C", ts: at("23:57"), name: "_identify", path: "/blog", distinct_id: "user-42", ua: FIREFOX },
 	{ visitor: "D", ts: T0 - 60_000, path: "/" },
 	{ visitor: "D", ts: T0 + 24 * 3_600_000, path: "/" },
@@ -140,6 +142,54 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 			{ t: "2025-03-01T11:00:00.000Z", pageviews: 1, visitors: 1 },
 			{ t: "2025-03-01T23:00:00.000Z", pageviews: 1, visitors: 1 },
 		]);
+	});
+
+	it("entry pages are each session's first page view; event properties count custom events' scalar data", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}`, token);
+		// Sessions: A at 10:00 and 11:00 and B at 10:30 enter on /, C at 23:50 on /blog.
+		expect(body.entry_pages).toEqual([
+			{ path: "/", entries: 3, visitors: 2 },
+			{ path: "/blog", entries: 1, visitors: 1 },
+		]);
+		// Nested objects and data that is not JSON are left out.
+		expect(body.event_properties).toEqual([
+			{ name: "signup", property: "plan", value: "pro", events: 2 },
+			{ name: "signup", property: "seats", value: "2", events: 1 },
+		]);
+	});
+
+	it("narrows every figure to the events matching the filters, Unknown matching an empty value", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const stats = async (filters: string) => (await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&${filters}`, token)).body;
+
+		// Germany is A alone: three views in two sessions, the 11:00 one a bounce.
+		const germany = await stats("country=DE");
+		expect(germany).toMatchObject({ pageviews: 3, visitors: 1, sessions: 2, events: 1, bounce_rate: 0.5, avg_duration: 120 });
+		expect(germany.countries).toEqual([{ country: "DE", visitors: 1, pageviews: 3 }]);
+		expect(germany.top_pages).toEqual([
+			{ path: "/", pageviews: 2, visitors: 1 },
+			{ path: "/pricing", pageviews: 1, visitors: 1 },
+		]);
+
+		// A page: the events on it (A's view, signup and _leave on /pricing).
+		expect(await stats("page=/pricing")).toMatchObject({ pageviews: 1, visitors: 1, sessions: 1, events: 1, bounce_rate: 0 });
+		expect(await stats("country=Unknown")).toMatchObject({ pageviews: 1, visitors: 1 });
+		expect(await stats("referrer=www.google.com")).toMatchObject({ pageviews: 1, visitors: 1 });
+		expect(await stats("device=desktop&browser=Firefox&os=Linux")).toMatchObject({ pageviews: 1, visitors: 1, events: 2 });
+		expect(await stats("device=desktop&browser=Mobile%20Safari")).toMatchObject({ pageviews: 0, visitors: 0, sessions: 0 });
+	});
+
+	it.for([
+		["an empty filter", "country="],
+		["a filter over 2,000 characters", `page=${"a".repeat(2_001)}`],
+	])("400 for %s", async ([, query], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&${query}`, token);
+		expect(status).toBe(400);
+		expect(body.error).toMatch(/^Invalid request: (country|page)/);
 	});
 
 	it("narrows to the range asked for, with daily buckets beyond three days", async ({ expect }) => {

@@ -36,7 +36,7 @@
  *     GET    /api/sites/:tracking_id               one site
  *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
  *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
- *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit=&page=&country=… page views, visitors, sessions...
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
  *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first

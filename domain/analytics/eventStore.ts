@@ -10,7 +10,7 @@ import { database } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
-import { fillSeries, runRangeQueries, type StatsRange } from "./statsRange";
+import { fillSeries, runRangeQueries, STATS_FILTERS, type StatsFilters, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). A repeated
@@ -78,6 +78,9 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  *   two bounces. A run of nothing but `_leave`s (its page view was before `from`) is no
  *   session. A bounce is a session of exactly one page view and no custom event.
  * - avg_duration: mean `duration` of `_leave` events, in seconds (time spent on a page).
+ * - entry_pages: the first page view of each session.
+ * - event_properties: the scalar members of custom events' `event_data` objects, per value.
+ * - filters keep only the events that match (a page filter: the events on that page).
  *
  * Cost: every query below is one range scan of analytics_events_site_ts_idx (tracking_id, ts),
  * reading each event of the site in [from, to) once; GROUP BY and COUNT(DISTINCT) sort in a
@@ -85,17 +88,31 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  * run in one D1 batch, one round trip. Linear in the events of the range: fine for the ranges a
  * dashboard asks for; rollup tables are the step after this if sites grow very large.
  */
-const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
+const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
+
+// Breakdown filters are ?5-?10 (null: not filtered), checked per event of the range scan.
+const FILTERS = `(?5 IS NULL OR url_path = ?5) AND (?6 IS NULL OR referrer_host = ?6) AND (?7 IS NULL OR ${label("country")} = ?7)
+	AND (?8 IS NULL OR ${label("browser")} = ?8) AND (?9 IS NULL OR ${label("os")} = ?9) AND (?10 IS NULL OR ${label("device")} = ?10)`;
+const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3 AND ${FILTERS}`;
 const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')`;
 const PAGEVIEWS = `${RANGE} AND name = ''`;
 const CUSTOM = `${RANGE} AND name NOT IN ('', '_leave', '_identify')`;
 const ACTIVITY = `${RANGE} AND name <> '_identify'`;
 
-const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
-
 const breakdown = (column: string, as: string) =>
 	`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
 	FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
+
+/** Each event of the range's activity numbered with its visitor's session (shared by sessions and entry pages). */
+const SESSIONS = `marked AS (
+			SELECT visitor_id, ts, name, url_path,
+				CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(duration, 0) * 1000 ELSE 0 END)
+					- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
+			FROM analytics_events WHERE ${ACTIVITY}
+		), numbered AS (
+			SELECT visitor_id, ts, name, url_path, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session
+			FROM marked
+		)`;
 
 export const siteStatsQueries = (bucketMs: number) => ({
 	totals: `SELECT
@@ -105,15 +122,7 @@ export const siteStatsQueries = (bucketMs: number) => ({
 			avg(CASE WHEN name = '_leave' THEN duration END) AS avg_duration,
 			count(DISTINCT distinct_id) AS identified
 		FROM analytics_events WHERE ${RANGE}`,
-	sessions: `WITH marked AS (
-			SELECT visitor_id, ts, name,
-				CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(duration, 0) * 1000 ELSE 0 END)
-					- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
-			FROM analytics_events WHERE ${ACTIVITY}
-		), numbered AS (
-			SELECT visitor_id, name, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session
-			FROM marked
-		), per_session AS (
+	sessions: `WITH ${SESSIONS}, per_session AS (
 			SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom FROM numbered GROUP BY visitor_id, session
 		)
 		SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces
@@ -130,10 +139,22 @@ export const siteStatsQueries = (bucketMs: number) => ({
 	devices: breakdown("device", "device"),
 	customEvents: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
 		FROM analytics_events WHERE ${CUSTOM} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+	entryPages: `WITH ${SESSIONS}, entries AS (
+			SELECT url_path, visitor_id, row_number() OVER (PARTITION BY visitor_id, session ORDER BY ts) AS n FROM numbered WHERE name = ''
+		)
+		SELECT url_path AS path, count(*) AS entries, count(DISTINCT visitor_id) AS visitors
+		FROM entries WHERE n = 1 GROUP BY 1 ORDER BY entries DESC, visitors DESC, 1 LIMIT ?4`,
+	// Invalid JSON or a non-object is read as no properties rather than failing the dashboard.
+	eventProperties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+		FROM analytics_events,
+			json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+		WHERE ${CUSTOM} AND p.type NOT IN ('object', 'array')
+		GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
 });
 
-export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange): Promise<SiteStatsView> {
-	const rows = await runRangeQueries(env, siteStatsQueries(range.bucketMs), trackingId, range);
+export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange, filters: StatsFilters = {}): Promise<SiteStatsView> {
+	const filterValues = STATS_FILTERS.map((name) => filters[name] ?? null);
+	const rows = await runRangeQueries(env, siteStatsQueries(range.bucketMs), trackingId, range, filterValues);
 	const totals = rows.totals[0];
 	const { sessions, bounces } = rows.sessions[0];
 	return {
@@ -156,6 +177,8 @@ export async function computeSiteStats(env: Env, trackingId: string, range: Stat
 		os: rows.os,
 		devices: rows.devices,
 		custom_events: rows.customEvents,
+		entry_pages: rows.entryPages,
+		event_properties: rows.eventProperties,
 	};
 }
 

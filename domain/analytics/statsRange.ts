@@ -9,6 +9,21 @@ export interface StatsRange {
 	limit: number;
 }
 
+/**
+ * Breakdown values the dashboard narrows to: only events matching every one given count. An
+ * empty column matches "Unknown", as the breakdowns label it.
+ */
+export interface StatsFilters {
+	page?: string;
+	referrer?: string;
+	country?: string;
+	browser?: string;
+	os?: string;
+	device?: string;
+}
+
+export const STATS_FILTERS = ["page", "referrer", "country", "browser", "os", "device"] as const satisfies ReadonlyArray<keyof StatsFilters>;
+
 /** Every bucket start of the range, so a chart gets zeros where nothing happened. */
 function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
 	const starts: number[] = [];
@@ -25,15 +40,20 @@ export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t:
 	});
 }
 
-/** Binds ?1-?3 (site and range) and ?4 (list limit) when the statement has it: SQLite refuses extra bindings. */
-function bindRange(statement: D1PreparedStatement, sql: string, trackingId: string, range: StatsRange) {
-	return sql.includes("?4") ? statement.bind(trackingId, range.from, range.to, range.limit) : statement.bind(trackingId, range.from, range.to);
+/**
+ * Binds ?1-?3 (site and range), ?4 (list limit) and ?5 on (`more`) up to the highest number the
+ * statement uses: SQLite refuses extra bindings.
+ */
+function bindRange(statement: D1PreparedStatement, sql: string, values: unknown[]) {
+	const highest = Math.max(3, ...Array.from(sql.matchAll(/\?(\d+)/g), (match) => Number(match[1])));
+	return statement.bind(...values.slice(0, highest));
 }
 
 /** Runs named statistics queries in one D1 batch (one round trip) and answers their rows by name. */
-export async function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange) {
+export async function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange, more: unknown[] = []) {
 	const names = Object.keys(queries) as Array<keyof Q & string>;
-	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(queries[name]), queries[name], trackingId, range)));
+	const values = [trackingId, range.from, range.to, range.limit, ...more];
+	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(queries[name]), queries[name], values)));
 	// biome-ignore lint/suspicious/noExplicitAny: rows carry the columns each caller's own SQL selects
 	return Object.fromEntries(names.map((name, i) => [name, results[i].results])) as Record<keyof Q, any[]>;
 }

@@ -34,6 +34,10 @@ export interface SiteStatsView {
 	os: Array<{ os: string } & Counts>;
 	devices: Array<{ device: string } & Counts>;
 	custom_events: Array<{ name: string; events: number; visitors: number }>;
+	/** The first page view of each session. */
+	entry_pages: Array<{ path: string; entries: number; visitors: number }>;
+	/** Scalar members of custom events' data, per event name, member and value. */
+	event_properties: Array<{ name: string; property: string; value: string; events: number }>;
 }
 
 export interface CrawlerStatsView {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HttpError } from "../http";
 import { parseBody } from "../validation";
-import type { StatsRange } from "../../domain/analytics/statsRange";
+import { STATS_FILTERS, type StatsFilters, type StatsRange } from "../../domain/analytics/statsRange";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -35,6 +35,14 @@ const querySchema = z.object({
 	to: isoTime.optional(),
 	limit: z.coerce.number().int().min(1).max(100).optional(),
 });
+
+const filterValue = z.string().min(1).max(2_000).optional();
+const filtersSchema = z.object(Object.fromEntries(STATS_FILTERS.map((name) => [name, filterValue])) as Record<(typeof STATS_FILTERS)[number], typeof filterValue>);
+
+/** `?page=&referrer=&country=&browser=&os=&device=`: breakdown values to narrow the statistics to. */
+export function readFilters(query: Record<string, unknown>): StatsFilters {
+	return parseBody(filtersSchema, Object.fromEntries(STATS_FILTERS.map((name) => [name, query[name]])));
+}
 
 /** `?from=&to=` (ISO times; default the last 24 hours) and `?limit=` (default 10, at most 100). */
 export function readRange(query: Record<string, unknown>, now = Date.now()): StatsRange {
