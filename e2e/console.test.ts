@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, launchPackagedChromium, startWorker } from "./stack";
+import { api, DESKTOP_CHROME, launchPackagedChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -70,7 +70,7 @@ async function checkPage(name: string) {
 	const overflowing = await page.evaluate(() => {
 		const width = document.documentElement.clientWidth;
 		if (document.documentElement.scrollWidth <= width) return [];
-		return [...document.querySelectorAll("body *")]
+		return Array.from(document.querySelectorAll("body *"))
 			.map((element) => ({ element, right: element.getBoundingClientRect().right }))
 			.filter(({ right }) => right > width + 0.5)
 			.sort((a, b) => b.right - a.right)
@@ -89,6 +89,7 @@ describe("owner console", () => {
 	const project = "web-app";
 	let rawKey = "";
 	let token = "";
+	let trackingId = "";
 
 	it("signs up and lands on an empty projects page", async () => {
 		await page.goto(`${worker.url}/`);
@@ -245,6 +246,49 @@ describe("owner console", () => {
 		await expect
 			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
 			.toBe(1);
+	});
+
+	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).click();
+		await page.getByText("No sites yet").waitFor();
+		await page.getByLabel("Domain").fill("shop.example");
+		await page.getByLabel("Name (optional)").fill("Shop");
+		await page.getByRole("button", { name: "Add site" }).click();
+		const tag = await page.locator("pre.snippet").textContent();
+		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
+		expect(tag).toContain(`${worker.url}/t.js`);
+		await checkPage("sites");
+
+		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.
+		const collect = (body: Record<string, unknown>) =>
+			fetch(`${worker.url}/api/collect`, {
+				method: "POST",
+				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "shop.example", ...body }),
+			}).then((res) => expect(res.status).toBe(204));
+		await collect({ visitor_id: "visitor-a", url_path: "/", referrer: "https://www.google.com/" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing", event_name: "signup", event_data: JSON.stringify({ plan: "pro" }) });
+		await collect({ visitor_id: "visitor-b", url_path: "/" });
+
+		await page.getByRole("link", { name: "Shop", exact: true }).click();
+		await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+		expect(await page.getByRole("button", { name: "www.google.com" }).isVisible()).toBe(true);
+		await page.getByRole("region", { name: "Custom events" }).getByRole("button", { name: "Properties" }).click();
+		expect(await page.getByText("signup · plan = pro").isVisible()).toBe(true);
+		await checkPage("dashboard");
+
+		// A breakdown row filters the whole page, and the filter is in the URL.
+		await page.getByRole("region", { name: "Pages" }).getByRole("button", { name: "/pricing" }).click();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("page=%2Fpricing");
+		await page.getByRole("button", { name: "Remove filter Page: /pricing" }).click();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+
+		await page.getByRole("combobox", { name: /^Period/ }).selectOption("today");
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
 	});
 
 	it("shows the account, and keeps the session across reloads until sign-out", async () => {

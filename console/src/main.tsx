@@ -19,6 +19,8 @@ const ProjectPage = page(() => import("./pages/ProjectPage"), "ProjectPage");
 const FeedbackPage = page(() => import("./pages/FeedbackPage"), "FeedbackPage");
 const IssuesPage = page(() => import("./pages/IssuesPage"), "IssuesPage");
 const IssuePage = page(() => import("./pages/IssuePage"), "IssuePage");
+const AnalyticsPage = page(() => import("./pages/AnalyticsPage"), "AnalyticsPage");
+const DashboardPage = page(() => import("./pages/DashboardPage"), "DashboardPage");
 const AccountPage = page(() => import("./pages/AccountPage"), "AccountPage");
 
 function Shell() {
@@ -37,6 +39,8 @@ function Shell() {
 				<Route path="/issues" element={<ChooseProject area="issues" title="Issues" />} />
 				<Route path="/issues/:project" element={<IssuesPage />} />
 				<Route path="/issues/:project/:hash" element={<IssuePage />} />
+				<Route path="/analytics" element={<AnalyticsPage />} />
+				<Route path="/analytics/:site" element={<DashboardPage />} />
 				<Route path="/crawlers" element={<ChooseSite area="crawlers" title="Crawlers" />} />
 				<Route path="/account" element={<AccountPage />} />
 				<Route path="*" element={<Navigate to="/projects" replace />} />

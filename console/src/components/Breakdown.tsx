@@ -1,0 +1,74 @@
+import { type ReactNode, useState } from "react";
+import { count } from "../format";
+
+export interface BreakdownRow {
+	key: string;
+	label: ReactNode;
+	value: number;
+	/** A second figure shown beside the first (page views beside visitors). */
+	extra?: number;
+}
+
+export interface BreakdownTab {
+	title: string;
+	column: string;
+	extraColumn?: string;
+	rows: BreakdownRow[];
+	/** Clicking a row filters the page to it. */
+	onPick?: (key: string) => void;
+	empty: string;
+}
+
+/** A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure. */
+export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownTab[] }) {
+	const [shown, setShown] = useState(0);
+	const tab = tabs[Math.min(shown, tabs.length - 1)];
+	const top = Math.max(1, ...tab.rows.map((r) => r.value));
+	return (
+		<section className="card" aria-label={heading}>
+			<div className="row spread">
+				<h2>{tabs.length === 1 ? tab.title : heading}</h2>
+				{tabs.length > 1 && (
+					<div className="tabs">
+						{tabs.map((t, i) => (
+							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => setShown(i)}>
+								{t.title}
+							</button>
+						))}
+					</div>
+				)}
+			</div>
+			{tab.rows.length === 0 ? (
+				<p className="muted">{tab.empty}</p>
+			) : (
+				<table>
+					<thead>
+						<tr>
+							<th>{tabs.length > 1 ? tab.title : ""}</th>
+							<th className="num">{tab.column}</th>
+							{tab.extraColumn && <th className="num">{tab.extraColumn}</th>}
+						</tr>
+					</thead>
+					<tbody>
+						{tab.rows.map((row) => (
+							<tr key={row.key}>
+								<td className="bar-cell">
+									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
+									{tab.onPick ? (
+										<button type="button" className="link" onClick={() => tab.onPick?.(row.key)} title={`Filter to ${row.key}`}>
+											{row.label}
+										</button>
+									) : (
+										<span>{row.label}</span>
+									)}
+								</td>
+								<td className="num">{count(row.value)}</td>
+								{tab.extraColumn && <td className="num">{count(row.extra ?? 0)}</td>}
+							</tr>
+						))}
+					</tbody>
+				</table>
+			)}
+		</section>
+	);
+}
