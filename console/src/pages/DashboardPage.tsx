@@ -177,7 +177,7 @@ export function DashboardPage() {
 				<Link to={`/crawlers/${site}?${search}`}>AI crawlers of this site</Link>
 			</p>
 			{active.length > 0 && (
-				<div className="row filters-active" aria-label="Filters">
+				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
 					{active.map(([name, label]) => (
 						<button key={name} type="button" className="chip" onClick={() => unpick(name)} aria-label={`Remove filter ${label}: ${search.get(name)}`}>
