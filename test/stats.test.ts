@@ -365,6 +365,26 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 		expect(body.recent.map((v: { ts: string }) => v.ts)).toEqual([...body.recent.map((v: { ts: string }) => v.ts)].sort().reverse());
 	});
 
+	it("pages: AI-crawler reads beside human page views, the paths most read and the paths most viewed", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY); // page views: / 3, /blog 1, /pricing 1
+		await seedVisits(site.tracking_id, [
+			["GPTBot", "/a", 200, 60],
+			["GPTBot", "/a", 200, 61],
+			["ClaudeBot", "/a", 200, 62],
+			["ClaudeBot", "/a", 200, 63],
+			["GPTBot", "/b", 200, 64],
+			["GPTBot", "/", 200, 65],
+		]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?${RANGE}&limit=2`, token);
+		// Most read: /a, then / (ties by path); most viewed: /, then /blog.
+		expect(body.pages).toEqual([
+			{ path: "/a", crawler_visits: 4, pageviews: 0 },
+			{ path: "/", crawler_visits: 1, pageviews: 3 },
+			{ path: "/blog", crawler_visits: 0, pageviews: 1 },
+		]);
+	});
+
 	it("shows a visit reported a moment ago", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		const ua = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)";

@@ -50,4 +50,6 @@ export interface CrawlerStatsView {
 	statuses: Array<{ status: number; visits: number }>;
 	series: Array<{ t: string; visits: number }>;
 	recent: Array<{ crawler: string; url_host: string | null; url_path: string; country: string; status: number; ts: string }>;
+	/** AI-crawler reads beside human page views, per path. */
+	pages: Array<{ path: string; crawler_visits: number; pageviews: number }>;
 }

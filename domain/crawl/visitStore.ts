@@ -51,6 +51,21 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 	series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1`,
 	recent: `SELECT crawler, url_host, url_path, country, status, ts FROM crawler_visits WHERE ${RANGE}
 		ORDER BY ts DESC, id LIMIT ${OWNER_LIMITS.recentCrawlerVisits}`,
+	// AI reads beside human page views, per path: the `limit` paths most read by crawlers and the
+	// `limit` most viewed by people. The one read of analytics_events outside its store, since
+	// the figure is the comparison; one range scan of each table's (tracking_id, ts) index.
+	pages: `WITH per_path AS (
+			SELECT path, sum(reads) AS crawler_visits, sum(views) AS pageviews FROM (
+				SELECT url_path AS path, count(*) AS reads, 0 AS views FROM crawler_visits WHERE ${RANGE} GROUP BY 1
+				UNION ALL
+				SELECT url_path, 0, count(*) FROM analytics_events WHERE ${RANGE} AND name = '' GROUP BY 1
+			) GROUP BY path
+		), ranked AS (
+			SELECT *, row_number() OVER (ORDER BY crawler_visits DESC, path) AS by_reads, row_number() OVER (ORDER BY pageviews DESC, path) AS by_views
+			FROM per_path
+		)
+		SELECT path, crawler_visits, pageviews FROM ranked WHERE by_reads <= ?4 OR by_views <= ?4
+		ORDER BY crawler_visits DESC, pageviews DESC, path`,
 });
 
 export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange): Promise<CrawlerStatsView> {
@@ -72,6 +87,7 @@ export async function computeCrawlerStats(env: Env, trackingId: string, range: S
 		statuses: rows.statuses,
 		series: fillSeries(range, rows.series, { visits: 0 }),
 		recent: rows.recent.map((visit) => ({ ...visit, ts: new Date(visit.ts).toISOString() })),
+		pages: rows.pages,
 	};
 }
 
