@@ -49,8 +49,8 @@ async function axeViolations(target: Page): Promise<string[]> {
 }
 
 /**
- * The checks every page gets: axe in both colour schemes, no sideways scrolling at 390 px, and
- * screenshots (desktop, 390 px, dark).
+ * The checks every page gets: no uncaught error, axe in both colour schemes and at 390 px, no
+ * sideways scrolling at 390 px, and screenshots (desktop, dark, 390 px).
  */
 async function checkPage(name: string) {
 	await page.waitForLoadState("networkidle");
@@ -79,6 +79,7 @@ async function checkPage(name: string) {
 	});
 	await page.screenshot({ path: join(ARTIFACTS, `${name}-390.png`), fullPage: true });
 	expect(overflowing, `${name} scrolls sideways at 390 px`).toEqual([]);
+	expect(await axeViolations(page), `${name}, 390 px`).toEqual([]);
 	await page.setViewportSize(DESKTOP);
 }
 
@@ -289,6 +290,34 @@ describe("owner console", () => {
 
 		await page.getByRole("combobox", { name: /^Period/ }).selectOption("today");
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+	});
+
+	it("shows a reported AI-crawler visit, next to the page's human views", async () => {
+		const res = await fetch(`${worker.url}/api/bot-crawl-ingest`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({
+				tracking_id: trackingId,
+				url_host: "shop.example",
+				url_path: "/pricing",
+				ua: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+				country: "FR",
+				status: 200,
+			}),
+		});
+		expect(res.status).toBe(204);
+
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Crawlers" }).click();
+		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-crawler-visits").locator(".value").textContent()).toBe("1");
+		const recent = page.getByRole("region", { name: "Recent visits", exact: true });
+		expect(await recent.getByRole("cell", { name: "GPTBot" }).isVisible()).toBe(true);
+		expect(await recent.getByRole("cell", { name: "shop.example/pricing" }).isVisible()).toBe(true);
+		expect(await page.getByText("GPTBot · OpenAI · trains AI models").isVisible()).toBe(true);
+		// /pricing: one AI read and the one human view sent above.
+		const pricing = page.getByRole("region", { name: "Read by AI, viewed by people" }).getByRole("row", { name: /^\/pricing/ });
+		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricing", "1", "1"]);
+		await checkPage("crawlers");
 	});
 
 	it("shows the account, and keeps the session across reloads until sign-out", async () => {

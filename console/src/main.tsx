@@ -21,6 +21,7 @@ const IssuesPage = page(() => import("./pages/IssuesPage"), "IssuesPage");
 const IssuePage = page(() => import("./pages/IssuePage"), "IssuePage");
 const AnalyticsPage = page(() => import("./pages/AnalyticsPage"), "AnalyticsPage");
 const DashboardPage = page(() => import("./pages/DashboardPage"), "DashboardPage");
+const CrawlersPage = page(() => import("./pages/CrawlersPage"), "CrawlersPage");
 const AccountPage = page(() => import("./pages/AccountPage"), "AccountPage");
 
 function Shell() {
@@ -42,6 +43,7 @@ function Shell() {
 				<Route path="/analytics" element={<AnalyticsPage />} />
 				<Route path="/analytics/:site" element={<DashboardPage />} />
 				<Route path="/crawlers" element={<ChooseSite area="crawlers" title="Crawlers" />} />
+				<Route path="/crawlers/:site" element={<CrawlersPage />} />
 				<Route path="/account" element={<AccountPage />} />
 				<Route path="*" element={<Navigate to="/projects" replace />} />
 			</Routes>

@@ -41,7 +41,7 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 			{tab.rows.length === 0 ? (
 				<p className="muted">{tab.empty}</p>
 			) : (
-				<table>
+				<table className="breakdown">
 					<thead>
 						<tr>
 							<th>{tabs.length > 1 ? tab.title : ""}</th>

@@ -1,6 +1,7 @@
 import { Link, useParams, useSearchParams } from "react-router";
 import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
 import { QueryState } from "../components/QueryState";
+import { TableWrap } from "../components/TableWrap";
 import { TimeChart } from "../components/TimeChart";
 import { ago, count, dateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
@@ -91,7 +92,7 @@ function EventDetail({ event }: { event: IssueEventView }) {
 				{event.breadcrumbs.length === 0 ? (
 					<p className="muted">No breadcrumbs were sent with this event.</p>
 				) : (
-					<div className="table-wrap">
+					<TableWrap label="Breadcrumbs table">
 						<table>
 							<thead>
 								<tr>
@@ -113,7 +114,7 @@ function EventDetail({ event }: { event: IssueEventView }) {
 								))}
 							</tbody>
 						</table>
-					</div>
+					</TableWrap>
 				)}
 			</section>
 			<div className="two-col">
@@ -263,7 +264,7 @@ export function IssuePage() {
 					)}
 					<section className="card" aria-labelledby="events-heading">
 						<h2 id="events-heading">Newest events</h2>
-						<div className="table-wrap">
+						<TableWrap label="Newest events table">
 							<table>
 								<thead>
 									<tr>
@@ -297,7 +298,7 @@ export function IssuePage() {
 									))}
 								</tbody>
 							</table>
-						</div>
+						</TableWrap>
 					</section>
 				</>
 			)}
