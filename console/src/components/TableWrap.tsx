@@ -7,8 +7,8 @@ import type { ReactNode } from "react";
 export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
 	return (
 		// biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to be scrolled
-		<div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+		<section className="table-wrap" aria-label={label} tabIndex={0}>
 			{children}
-		</div>
+		</section>
 	);
 }
