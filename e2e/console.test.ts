@@ -134,6 +134,54 @@ describe("owner console", () => {
 		expect(await page.content()).not.toContain(rawKey);
 	});
 
+	it("edits the issue form: the server's errors show on their field, and submissions follow the saved form", async () => {
+		await page.getByRole("link", { name: project, exact: true }).click();
+		await page.getByRole("heading", { name: project }).waitFor();
+		const form = page.getByRole("form", { name: "Issue form" });
+
+		// A key the server refuses: its message shows on that field.
+		await form.getByRole("button", { name: "Add field" }).click();
+		const added = form.getByRole("group", { name: "Field 5" });
+		await added.getByLabel("Key").fill("1st");
+		await added.getByLabel("Label").fill("App version");
+		await form.getByRole("button", { name: "Save issue form" }).click();
+		await added.getByText("must start with a letter").waitFor();
+		expect(await added.getByLabel("Key").getAttribute("aria-invalid")).toBe("true");
+
+		await added.getByLabel("Key").fill("app_version");
+		await added.getByLabel("Required").check();
+		await form.getByRole("button", { name: "Move app_version up" }).click();
+		await form.getByRole("button", { name: "Save issue form" }).click();
+		await form.getByText("Saved.").waitFor();
+		const saved = (await api(worker.url, `/api/feedback-key?project_name=${project}`, { token })).issue_field_config;
+		expect(saved.map((f: { key: string }) => f.key)).toEqual(["title", "description", "email", "app_version", "screenshots"]);
+		expect(saved[3]).toEqual({ key: "app_version", label: "App version", type: "text", required: true });
+		await checkPage("project");
+
+		const submit = (body: Record<string, unknown>) =>
+			fetch(`${worker.url}/functions/v1/submit-feedback`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
+				body: JSON.stringify({ type: "issue", title: "t", description: "d", ...body }),
+			});
+		const refused = await submit({});
+		expect(refused.status).toBe(400);
+		expect((await refused.json()).fields).toEqual(["app_version"]);
+
+		// Regenerating asks first, then shows the new key once; the old one stops working.
+		await page.getByRole("button", { name: "Regenerate key…" }).click();
+		await page.getByRole("button", { name: "Regenerate key", exact: true }).click();
+		const fresh = (await page.getByTestId("raw-key").textContent()) ?? "";
+		expect(fresh).not.toBe(rawKey);
+		expect((await submit({ app_version: "1.0" })).status).toBe(401);
+		rawKey = fresh;
+		expect((await submit({ app_version: "1.0" })).status).toBe(200);
+		await page.getByRole("button", { name: "Done" }).click();
+		await api(worker.url, `/api/feedback?project_name=${project}`, { token }).then(({ feedback }) =>
+			api(worker.url, "/api/feedback", { token, method: "DELETE", json: { ids: feedback.map((f: { id: string }) => f.id) } }),
+		);
+	});
+
 	it("shows submitted feedback with its screenshot, filters it and triages it", async () => {
 		for (const [title, type] of [
 			["Crash on save", "issue"],

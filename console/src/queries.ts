@@ -9,6 +9,7 @@ import {
 	type IssueStatus,
 	type IssueView,
 	type KeyChanges,
+	type ProjectKey,
 	type StatsQuery,
 } from "./api";
 import { queryClient } from "./queryClient";
@@ -61,6 +62,7 @@ export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
 export const useUpdateKey = (project: string) =>
 	useMutation({
 		mutationFn: (changes: KeyChanges) => api.updateKey(project, changes),
+		onSuccess: (key) => queryClient.setQueryData<ProjectKey[]>(keys.projects, (list) => list?.map((k) => (k.project_name === key.project_name ? key : k))),
 		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
 	});
 

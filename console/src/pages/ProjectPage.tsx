@@ -3,9 +3,11 @@ import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api, type ProjectKey } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { FieldEditor } from "../components/FieldEditor";
 import { lastUsed } from "../components/lastUsed";
 import { QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
+import { SetupSnippets } from "../components/SetupSnippets";
 import { keys, useProjects, useUpdateKey } from "../queries";
 import { queryClient } from "../queryClient";
 
@@ -132,6 +134,9 @@ export function ProjectPage() {
 					</p>
 					<KeyActions projectKey={projectKey} />
 					<Limits projectKey={projectKey} />
+					<FieldEditor projectKey={projectKey} config="issue_field_config" title="Issue form" />
+					<FieldEditor projectKey={projectKey} config="feature_field_config" title="Feature request form" />
+					<SetupSnippets projectName={name} />
 				</>
 			)}
 		</section>
