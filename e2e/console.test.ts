@@ -221,7 +221,14 @@ describe("owner console", () => {
 		await checkPage("feedback-detail");
 		await page.getByRole("link", { name: "← All feedback" }).click();
 
-		// Bulk delete asks first.
+		// A bulk status change, then a bulk delete that asks first.
+		await page.getByLabel("Select all on this page").check();
+		await page.getByLabel("New status for selected").selectOption("human_review");
+		await page.getByRole("button", { name: "Set status" }).click();
+		await expect
+			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=human_review`, { token })).feedback.length)
+			.toBe(2);
+		await page.getByText("0 selected").waitFor();
 		await page.getByLabel("Select Dark mode").check();
 		await page.getByRole("button", { name: "Delete…" }).click();
 		await page.getByRole("button", { name: "Delete selected" }).click();
@@ -380,3 +387,40 @@ describe("owner console", () => {
 		expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
 	});
 });
+
+describe("when access has lapsed", () => {
+	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
+		const email = `lapsed-${Date.now()}@example.com`;
+		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
+			json: { email, password: "correct horse battery" },
+			ip: "10.98.0.1",
+		});
+		await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
+		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const lapsed = await context.newPage();
+		lapsed.on("pageerror", (error) => pageErrors.push(error.message));
+		await lapsed.goto(`${worker.url}/`);
+		await lapsed.evaluate((t) => localStorage.setItem("svc.session", t), token);
+		await lapsed.goto(`${worker.url}/projects`);
+		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
+
+		// The trial ends while the page is open: the next request is refused with 402.
+		type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
+		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		await lapsed.getByText("trial ended").waitFor();
+
+		for (const path of ["/projects", "/feedback/old-app", "/analytics", "/account"]) {
+			await lapsed.goto(`${worker.url}${path}`);
+			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		}
+		expect(await lapsed.getByTestId("access").textContent()).toMatch(/^Ended/);
+		await lapsed.screenshot({ path: join(ARTIFACTS, "lapsed.png"), fullPage: true });
+		expect(await axeViolations(lapsed)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+

@@ -61,6 +61,11 @@ export function Layout({ children }: { children: ReactNode }) {
 					</ul>
 				</nav>
 			</header>
+			{user.access && user.plan !== "pro" && Date.parse(user.trial_ends_at) - Date.now() < 3 * 86_400_000 && (
+				<p className="banner" role="status">
+					Your trial ends {new Date(user.trial_ends_at).toLocaleString()}. After that nothing is collected until the account is on Pro.
+				</p>
+			)}
 			{!user.access && (
 				<p className="banner error" role="alert">
 					Your access has ended: the trial is over and this account is not on Pro. Nothing is collected and the owner views are closed until
