@@ -128,8 +128,30 @@ describe("GET /api/issues", () => {
 		}
 	});
 
+	it("?user= lists the issues of one person, by user id or by email in any letter case", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const checkout = await ingestOk(owner.rawKey, { message: "Checkout failed", user: { id: "u_42", email: "Ana@Example.com" } });
+		const login = await ingestOk(owner.rawKey, { message: "Login failed", user: { email: "ana@example.com" } });
+		await ingestOk(owner.rawKey, { message: "Search failed", user: { id: "u_7", email: "bo@example.com" } });
+		await ingestOk(owner.rawKey, { message: "Export failed", user: { username: "ana@example.com" } });
+
+		const of = async (user: string) => (await issuesOf(owner, { user })).map((i) => i.group_hash).sort();
+		expect(await of("ana@example.com")).toEqual([checkout.group_hash, login.group_hash].sort());
+		expect(await of("ANA@EXAMPLE.COM")).toEqual([checkout.group_hash, login.group_hash].sort());
+		expect(await of("u_42")).toEqual([checkout.group_hash]);
+		expect(await of("nobody@example.com")).toEqual([]);
+		// Combined with the other filters.
+		expect((await issuesOf(owner, { user: "ana@example.com", q: "login" })).map((i) => i.group_hash)).toEqual([login.group_hash]);
+		// Another owner's events never match.
+		const other = await ownerWithLogKey();
+		await ingestOk(other.rawKey, { message: "Elsewhere", user: { email: "ana@example.com" } });
+		expect(await of("ana@example.com")).toHaveLength(2);
+	});
+
 	it.for([
 		["no project_name", {}],
+		["an empty user", { project_name: "p", user: " " }],
+		["a user over 500 characters", { project_name: "p", user: "u".repeat(501) }],
 		["an unknown sort", { project_name: "p", sort: "title" }],
 		["an unknown status", { project_name: "p", status: "closed" }],
 		["an empty environment", { project_name: "p", environment: "" }],

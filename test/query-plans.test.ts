@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { LIST_EVENTS, LIST_IDENTITIES, siteStatsQueries } from "../domain/analytics/eventStore";
 import { crawlerStatsQueries } from "../domain/crawl/visitStore";
-import { HOURLY_COUNTS } from "../domain/logs/logStore";
+import { HOURLY_COUNTS, ISSUES_OF_USER } from "../domain/logs/logStore";
 
 /** SQLite's plan for a statement, one line per step. */
 async function plan(sql: string): Promise<string> {
@@ -38,5 +38,13 @@ it("issue list sparklines: one index search per listed issue, never a scan of th
 	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${HOURLY_COUNTS}`).bind("k", '["a","b"]', 0).all<{ detail: string }>();
 	const steps = results.map((row) => row.detail).join("\n");
 	expect(steps).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_received_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
+	expect(steps).not.toMatch(/SCAN log_events\b/);
+});
+
+it("one person's issues: a search of each user expression index, never a scan of the key's events", async ({ expect }) => {
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUES_OF_USER}`).bind("k", "ana@example.com").all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_id_idx \(key_id=\? AND <expr>=\?\)/);
+	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_email_idx \(key_id=\? AND <expr>=\?\)/);
 	expect(steps).not.toMatch(/SCAN log_events\b/);
 });

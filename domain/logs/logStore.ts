@@ -114,6 +114,21 @@ export interface IssueFilters {
 	release?: string;
 	q?: string;
 	sort?: IssueSort;
+	/** Issues with an event whose user has this id, or this email in any letter case. */
+	user?: string;
+}
+
+/**
+ * The issues one person ran into: each half is a search of its expression index on log_events
+ * (migration 0003), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
+ * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
+ */
+export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
+	UNION ALL SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)`;
+
+async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<string[]> {
+	const { results } = await env.DB.prepare(ISSUES_OF_USER).bind(owner.keyId, user).all<{ group_hash: string }>();
+	return [...new Set(results.map((row) => row.group_hash))];
 }
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -129,8 +144,10 @@ const ORDER = {
  * log_issues_key_last_seen_idx (or the status one) backwards; the other orders sort this key's
  * issues. Environment, release and text filters are checked per row of this key's issues only.
  */
-export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
 	const pattern = filters.q ? likePattern(filters.q) : undefined;
+	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
+	if (ofUser?.length === 0) return [];
 	return database(env)
 		.select()
 		.from(logIssues)
@@ -152,6 +169,7 @@ export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): 
 							eq(logIssues.groupHash, (filters.q ?? "").toLowerCase()),
 						)
 					: undefined,
+				ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
 			),
 		)
 		.orderBy(...ORDER[filters.sort ?? "last_seen"])

@@ -22,6 +22,7 @@ const listQuerySchema = z.object({
 	release: z.string().min(1).max(500).optional(),
 	q: z.string().trim().max(200).optional(),
 	sort: z.enum(ISSUE_SORTS).optional(),
+	user: z.string().trim().min(1).max(500).optional(),
 });
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
@@ -57,7 +58,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 }
 
 /**
- * GET /api/issues?project_name=&status=&environment=&release=&q=&sort= → {issues}, most recently
+ * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user= → {issues}, most recently
  * seen first unless sorted by first seen or count; each with its last 24 hours' hourly counts.
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
