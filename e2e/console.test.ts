@@ -304,6 +304,18 @@ describe("owner console", () => {
 			.toBe(1);
 	});
 
+	it("shows beside a feedback item the issues its sender ran into, one click from each", async () => {
+		// "Crash on save" came from ana@example.com, whose events make up the TypeError issue.
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		const related = page.getByRole("region", { name: "Issues this person ran into" });
+		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).waitFor();
+		expect(await related.getByText("Slow checkout render").count()).toBe(0);
+		await checkPage("feedback-linked-issues");
+		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+	});
+
 	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).click();
 		await page.getByText("No sites yet").waitFor();

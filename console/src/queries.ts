@@ -1,5 +1,5 @@
 /** Query keys and the hooks every page reads the API through. */
-import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQueries, useQuery } from "@tanstack/react-query";
 import {
 	api,
 	type FeedbackRecord,
@@ -39,6 +39,24 @@ export const useIssues = (project: string, filters: IssueFilters, enabled = true
 		queryFn: ({ signal }) => api.listIssues(project, filters, signal),
 		placeholderData: keepPreviousData,
 		enabled,
+	});
+
+/** The issues of the people named (user ids or emails), any status, most recently seen first. */
+export const useIssuesOfPeople = (project: string, people: string[]) =>
+	useQueries({
+		queries: people.map((user) => ({
+			queryKey: [...keys.issues(project), "list", { user, status: "any" }],
+			queryFn: ({ signal }: { signal: AbortSignal }) => api.listIssues(project, { user }, signal),
+		})),
+		combine: (results) => {
+			const seen = new Map<string, IssueView>();
+			for (const issue of results.flatMap((r) => r.data ?? [])) seen.set(issue.group_hash, issue);
+			return {
+				issues: [...seen.values()].sort((a, b) => b.last_seen.localeCompare(a.last_seen)),
+				pending: results.some((r) => r.isPending),
+				error: results.find((r) => r.error)?.error ?? null,
+			};
+		},
 	});
 
 export const useIssue = (project: string, groupHash: string) =>

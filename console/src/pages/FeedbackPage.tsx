@@ -6,8 +6,9 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { usePage } from "../components/Pager";
 import { ProjectPicker } from "../components/Pickers";
-import { QueryState } from "../components/QueryState";
-import { useDeleteFeedback, useFeedback, useSetFeedbackStatus } from "../queries";
+import { describeError, QueryState } from "../components/QueryState";
+import { ago } from "../format";
+import { useDeleteFeedback, useFeedback, useIssuesOfPeople, useSetFeedbackStatus } from "../queries";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -33,6 +34,45 @@ function StatusSelect({ value, onChange, label }: { value: FeedbackStatus; onCha
 
 function TypeTag({ type }: { type: FeedbackType }) {
 	return <span className={`tag ${type}`}>{type === "issue" ? "Issue" : "Feature"}</span>;
+}
+
+/** Who sent an item, as log events name users: its email and any user id field. */
+function peopleOf(item: FeedbackRecord): string[] {
+	const values = ["email", "user_id", "userId", "user"].map((key) => item.data[key]);
+	return [...new Set(values.filter((v): v is string => typeof v === "string" && v.trim() !== "").map((v) => v.trim()))];
+}
+
+/** The issues the sender of a feedback item ran into, by the user recorded on log events. */
+function RelatedIssues({ project, people }: { project: string; people: string[] }) {
+	const { issues, pending, error } = useIssuesOfPeople(project, people);
+	return (
+		<section className="card" aria-labelledby="related-heading">
+			<h3 id="related-heading">Issues this person ran into</h3>
+			{people.length === 0 ? (
+				<p className="muted">This item names no email or user id to look for in the logs.</p>
+			) : pending ? (
+				<p className="muted" role="status">
+					Looking for {people.join(" or ")} in the logs…
+				</p>
+			) : error ? (
+				<p className="error">{describeError(error)}</p>
+			) : issues.length === 0 ? (
+				<p className="muted">No log event of this project names {people.join(" or ")}.</p>
+			) : (
+				<ul className="plain">
+					{issues.slice(0, 10).map((issue) => (
+						<li key={issue.group_hash} className="row">
+							<span className={`level ${issue.level}`}>{issue.level}</span>
+							<Link to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`}>{issue.title}</Link>
+							<span className="muted">
+								{issue.status} · {issue.count} events · last seen {ago(issue.last_seen)}
+							</span>
+						</li>
+					))}
+				</ul>
+			)}
+		</section>
+	);
 }
 
 /** Every field of one item, its images at full size, and what can be done with it. */
@@ -83,6 +123,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 					{(setStatus.error ?? remove.error)?.message}
 				</p>
 			)}
+			<RelatedIssues project={project} people={peopleOf(item)} />
 		</article>
 	);
 }
