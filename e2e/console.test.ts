@@ -5,9 +5,9 @@
  * e2e/artifacts/.
  */
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import axeCore from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, DESKTOP_CHROME, launchPackagedChromium, startWorker } from "./stack";
@@ -15,7 +15,7 @@ import { api, DESKTOP_CHROME, launchPackagedChromium, startWorker } from "./stac
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
-const AXE_SOURCE: string = createRequire(import.meta.url)("axe-core").source;
+const AXE_SOURCE = axeCore.source;
 const DESKTOP = { width: 1280, height: 900 };
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
