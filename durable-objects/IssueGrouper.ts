@@ -155,10 +155,10 @@ export class IssueGrouper extends DurableObject<Env> {
 		} else {
 			let { status, resolved_in_release: resolvedIn } = group;
 			// A regression: a resolved issue seen again reopens, unless the event comes from an
-			// older release than the one it was resolved in (an old client still running).
+			// older release than the one it was resolved in (an old client still running). It keeps
+			// the release it was resolved in, which is how an open issue shows it came back.
 			if (status === "resolved" && !(c.release && resolvedIn && this.#isOlderRelease(c.release, resolvedIn))) {
 				status = "open";
-				resolvedIn = null;
 			}
 			this.#sql.exec(
 				`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,

@@ -236,6 +236,19 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect((await issue(owner, group_hash)).status).toBe("open");
 	});
 
+	it("a regression keeps the release it was resolved in; reopening by hand clears it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "m", release: "2.1.0" });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+		expect((await issuesOf(owner))[0]).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "open");
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: null });
+	});
+
 	it("an ignored issue stays ignored while events keep counting", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
@@ -258,7 +271,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
 
 		await ingestOk(owner.rawKey, event("1.10.0"));
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: null });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
 	});
 
 	it("resolving records the project's newest release, even one this issue never saw", async ({ expect }) => {
