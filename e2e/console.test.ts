@@ -237,31 +237,33 @@ describe("owner console", () => {
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
 	});
 
-	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
-		const event = (user: string) => ({
-			level: "error",
-			exception: {
-				type: "TypeError",
-				value: "Cannot read properties of undefined (reading 'id')",
-				stacktrace: {
-					frames: [
-						{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
-						{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, context_line: "const id = cart.owner.id;", in_app: true },
-					],
-				},
+	/** A log event of the checkout crash, as one user ran into it. */
+	const checkoutCrash = (user: string, release = "1.4.2") => ({
+		level: "error",
+		exception: {
+			type: "TypeError",
+			value: "Cannot read properties of undefined (reading 'id')",
+			stacktrace: {
+				frames: [
+					{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
+					{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, context_line: "const id = cart.owner.id;", in_app: true },
+				],
 			},
-			environment: "production",
-			release: "1.4.2",
-			tags: { route: "/checkout" },
-			breadcrumbs: [{ category: "ui.click", message: "Pay button" }],
-			request: { method: "POST", url: "https://shop.example/checkout" },
-			user: { email: user },
-		});
+		},
+		environment: "production",
+		release,
+		tags: { route: "/checkout" },
+		breadcrumbs: [{ category: "ui.click", message: "Pay button" }],
+		request: { method: "POST", url: "https://shop.example/checkout" },
+		user: { email: user },
+	});
+
+	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
 		for (const user of ["ana@example.com", "bo@example.com", "ana@example.com"]) {
 			const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
 				method: "POST",
 				headers: { "x-svc-key": rawKey, "content-type": "application/json" },
-				body: JSON.stringify(event(user)),
+				body: JSON.stringify(checkoutCrash(user)),
 			});
 			expect(res.status).toBe(200);
 		}
@@ -302,6 +304,7 @@ describe("owner console", () => {
 		await expect
 			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
 			.toBe(1);
+		expect(await page.getByText("Resolved in release 1.4.2").isVisible()).toBe(true);
 	});
 
 	it("shows beside a feedback item the issues its sender ran into, one click from each", async () => {
@@ -312,8 +315,16 @@ describe("owner console", () => {
 		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).waitFor();
 		expect(await related.getByText("Slow checkout render").count()).toBe(0);
 		await checkPage("feedback-linked-issues");
+		// The issue comes back in a later release: a regression, shown plainly.
+		const again = await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify(checkoutCrash("ana@example.com", "1.4.3")),
+		});
+		expect(((await again.json()) as { is_new: boolean }).is_new).toBe(false);
 		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+		await page.getByText("Regression: resolved in 1.4.2, seen again").waitFor();
 	});
 
 	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {

@@ -11,15 +11,15 @@ function onApiError(error: Error) {
 }
 
 /**
- * The console's cache. Answers are refetched on focus and after every change; a query's newer
- * answer always wins over an older one still in flight. A refusal (4xx) is not retried.
+ * The console's cache. A page shows what it last read at once and reads again whenever it is
+ * opened, on focus and after every change; a query's newer answer always wins over an older one
+ * still in flight. A refusal (4xx) is not retried.
  */
 export const queryClient = new QueryClient({
 	queryCache: new QueryCache({ onError: onApiError }),
 	mutationCache: new MutationCache({ onError: onApiError }),
 	defaultOptions: {
 		queries: {
-			staleTime: 10_000,
 			retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
 		},
 	},

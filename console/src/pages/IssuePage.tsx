@@ -215,6 +215,9 @@ export function IssuePage() {
 						{data.status === "resolved" && (
 							<span>{data.resolved_in_release ? `Resolved in release ${data.resolved_in_release}` : "Resolved (no release recorded)"}</span>
 						)}
+						{data.status === "open" && data.resolved_in_release && (
+							<span className="tag regression">Regression: resolved in {data.resolved_in_release}, seen again</span>
+						)}
 					</p>
 					<StatusActions issue={data} project={project} />
 					<div className="figures">

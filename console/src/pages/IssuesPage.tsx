@@ -134,12 +134,13 @@ export function IssuesPage() {
 									{issue.title}
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
+								{issue.status === "open" && issue.resolved_in_release && <span className="tag regression">Regression</span>}
 							</div>
 							{issue.culprit && <div className="muted">{issue.culprit}</div>}
 							<div className="facts muted">
 								<span>first seen {ago(issue.first_seen)}</span>
 								<span>last seen {ago(issue.last_seen)}</span>
-								{issue.resolved_in_release && <span>resolved in {issue.resolved_in_release}</span>}
+								{issue.resolved_in_release && <span>{issue.status === "open" ? "came back after" : ""} resolved in {issue.resolved_in_release}</span>}
 							</div>
 						</div>
 						<div className="stats">
