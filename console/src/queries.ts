@@ -33,12 +33,11 @@ export const useFeedback = (project: string, type?: FeedbackType, status?: Feedb
 		placeholderData: keepPreviousData,
 	});
 
-export const useIssues = (project: string, filters: IssueFilters, enabled = true) =>
+export const useIssues = (project: string, filters: IssueFilters) =>
 	useQuery({
 		queryKey: [...keys.issues(project), "list", filters],
 		queryFn: ({ signal }) => api.listIssues(project, filters, signal),
 		placeholderData: keepPreviousData,
-		enabled,
 	});
 
 /** The issues of the people named (user ids or emails), any status, most recently seen first. */

@@ -20,7 +20,7 @@ export interface IssueView {
 	last_seen: string;
 	environments: string[];
 	releases: string[];
-	/** The project's newest release when the issue was resolved. */
+	/** The project's newest release when the issue was resolved; on an open issue, a regression. */
 	resolved_in_release: string | null;
 }
 
