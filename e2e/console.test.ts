@@ -304,7 +304,7 @@ describe("owner console", () => {
 		await expect
 			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
 			.toBe(1);
-		expect(await page.getByText("Resolved in release 1.4.2").isVisible()).toBe(true);
+		await page.getByText("Resolved in release 1.4.2").waitFor();
 	});
 
 	it("shows beside a feedback item the issues its sender ran into, one click from each", async () => {

@@ -41,7 +41,8 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 			...series.map((s) => ({
 				label: s.label,
 				stroke: cssVar(s.color),
-				width: spark ? 1.5 : 2,
+				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
+				width: kind === "bars" ? 0 : spark ? 1.5 : 2,
 				fill: kind === "bars" ? cssVar(s.color) : undefined,
 				paths: kind === "bars" ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
 				points: { show: false },

@@ -5,10 +5,9 @@ import { api, type SiteView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
 import { QueryState } from "../components/QueryState";
+import { trackerTag } from "../components/SetupSnippets";
 import { keys, useSites } from "../queries";
 import { queryClient } from "../queryClient";
-
-export const trackerTag = (trackingId: string) => `<script defer src="${location.origin}/t.js" data-id="${trackingId}"></script>`;
 
 function SiteCard({ site }: { site: SiteView }) {
 	const settled = () => queryClient.invalidateQueries({ queryKey: keys.sites });
