@@ -28,6 +28,8 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
 	const spark = kind === "sparkline";
+	// A sparkline is small bars, like the charts of an issue: an empty hour shows nothing.
+	const bars = kind === "bars" || spark;
 	const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
 	return {
 		width,
@@ -42,9 +44,9 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 				label: s.label,
 				stroke: cssVar(s.color),
 				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
-				width: kind === "bars" ? 0 : spark ? 1.5 : 2,
-				fill: kind === "bars" ? cssVar(s.color) : undefined,
-				paths: kind === "bars" ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
+				width: bars ? 0 : 2,
+				fill: bars ? cssVar(s.color) : undefined,
+				paths: bars ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
 				points: { show: false },
 			})),
 		],

@@ -88,7 +88,7 @@ export function IssuesPage() {
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.toString()}>
 				<label className="inline">
 					<span className="visually-hidden">Search title, culprit or hash</span>
-					<input type="search" name="q" placeholder="Search title, culprit or hash" defaultValue={filters.q} maxLength={200} />
+					<input type="search" name="q" placeholder="Search title, culprit or hash" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<label className="inline">
 					Environment
