@@ -68,10 +68,9 @@ function Limits({ projectKey }: { projectKey: ProjectKey }) {
 	const update = useUpdateKey(projectKey.project_name);
 	const [feedbackRate, setFeedbackRate] = useState(String(projectKey.rate_limit_per_minute));
 	const [logsRate, setLogsRate] = useState(String(projectKey.logs_rate_limit_per_minute));
-	useEffect(() => {
-		setFeedbackRate(String(projectKey.rate_limit_per_minute));
-		setLogsRate(String(projectKey.logs_rate_limit_per_minute));
-	}, [projectKey]);
+	// Follows the saved values when they change (a save, another tab), not on every reread.
+	useEffect(() => setFeedbackRate(String(projectKey.rate_limit_per_minute)), [projectKey.rate_limit_per_minute]);
+	useEffect(() => setLogsRate(String(projectKey.logs_rate_limit_per_minute)), [projectKey.logs_rate_limit_per_minute]);
 
 	function save(event: FormEvent) {
 		event.preventDefault();
