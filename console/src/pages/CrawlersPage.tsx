@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { Breakdown } from "../components/Breakdown";
+import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
@@ -43,15 +44,9 @@ export function CrawlersPage() {
 			{data && (
 				<>
 					<div className="figures">
-						<div className="figure" data-testid="figure-crawler-visits">
-							<div className="label">Crawler visits</div>
-							<div className="value">{count(data.visits)}</div>
-						</div>
+						<Figure label="Crawler visits" value={count(data.visits)} testId="figure-crawler-visits" />
 						{data.categories.map((c) => (
-							<div className="figure" key={c.category}>
-								<div className="label">{PURPOSES[c.category] ?? c.category}</div>
-								<div className="value">{count(c.visits)}</div>
-							</div>
+							<Figure key={c.category} label={PURPOSES[c.category] ?? c.category} value={count(c.visits)} />
 						))}
 					</div>
 					{data.visits === 0 && <p className="muted empty">No AI crawler visit was reported in this period.</p>}

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import type { SiteStatsView } from "../api";
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
+import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
@@ -30,7 +31,7 @@ function countryName(code: string): string {
 }
 
 /** A figure with its change from the previous period, in words for screen readers. */
-function Figure({ label, value, previous, format, lowerIsBetter = false }: { label: string; value: number; previous?: number; format: (n: number) => string; lowerIsBetter?: boolean }) {
+function Compared({ label, value, previous, format, lowerIsBetter = false }: { label: string; value: number; previous?: number; format: (n: number) => string; lowerIsBetter?: boolean }) {
 	let change = null;
 	if (previous !== undefined && previous > 0) {
 		const ratio = (value - previous) / previous;
@@ -48,13 +49,7 @@ function Figure({ label, value, previous, format, lowerIsBetter = false }: { lab
 				</span>
 			);
 	} else if (previous === 0 && value > 0) change = <span className="muted">new this period</span>;
-	return (
-		<div className="figure" data-testid={`figure-${label}`}>
-			<div className="label">{label}</div>
-			<div className="value">{format(value)}</div>
-			<div>{change}</div>
-		</div>
-	);
+	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
 function rows<T>(list: T[], key: (row: T) => string, value: (row: T) => number, extra?: (row: T) => number, label?: (row: T) => string): BreakdownRow[] {
@@ -190,11 +185,11 @@ export function DashboardPage() {
 			{data && (
 				<>
 					<div className="figures">
-						<Figure label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
-						<Figure label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
-						<Figure label="Sessions" value={data.sessions} previous={old?.sessions} format={count} />
-						<Figure label="Bounce rate" value={data.bounce_rate} previous={old?.bounce_rate} format={percent} lowerIsBetter />
-						<Figure label="Time on page" value={data.avg_duration} previous={old?.avg_duration} format={duration} />
+						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
+						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
+						<Compared label="Sessions" value={data.sessions} previous={old?.sessions} format={count} />
+						<Compared label="Bounce rate" value={data.bounce_rate} previous={old?.bounce_rate} format={percent} lowerIsBetter />
+						<Compared label="Time on page" value={data.avg_duration} previous={old?.avg_duration} format={duration} />
 					</div>
 					{data.pageviews === 0 && data.events === 0 && (
 						<p className="muted empty">

@@ -1,5 +1,6 @@
 import { Link, useParams, useSearchParams } from "react-router";
 import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
+import { Figure } from "../components/Figure";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { TimeChart } from "../components/TimeChart";
@@ -221,22 +222,10 @@ export function IssuePage() {
 					</p>
 					<StatusActions issue={data} project={project} />
 					<div className="figures">
-						<div className="figure">
-							<div className="value">{count(data.count)}</div>
-							<div className="label">events</div>
-						</div>
-						<div className="figure">
-							<div className="value">{count(data.users)}</div>
-							<div className="label">users</div>
-						</div>
-						<div className="figure">
-							<div className="value">{ago(data.first_seen)}</div>
-							<div className="label">first seen, {dateTime(data.first_seen)}</div>
-						</div>
-						<div className="figure">
-							<div className="value">{ago(data.last_seen)}</div>
-							<div className="label">last seen, {dateTime(data.last_seen)}</div>
-						</div>
+						<Figure label="Events" value={count(data.count)} />
+						<Figure label="Users" value={count(data.users)} />
+						<Figure label="First seen" value={ago(data.first_seen)} note={dateTime(data.first_seen)} />
+						<Figure label="Last seen" value={ago(data.last_seen)} note={dateTime(data.last_seen)} />
 					</div>
 					<div className="two-col">
 						<section className="card" aria-labelledby="over-time-heading">
