@@ -4,7 +4,9 @@ import { defineConfig } from "vitest/config";
 // Every suite of the repository, run by `npm test`:
 // - workers: the API Worker and its Durable Objects inside workerd, with the real migrations;
 // - local-server: the desktop server, listening for real, driven by real HTTP and WebSocket clients;
-// - e2e: pages and the tracker in Debian's chromium against the Worker on the local runtime.
+// - e2e: pages, the tracker and the logger in a headless Chromium against the Worker on the local runtime;
+// - logger: the @svcapp/logger SDK in Node processes against a recording HTTP server;
+// - repository: checks of the repository as a whole (the licences of what it ships).
 export default defineConfig({
 	test: {
 		projects: [
@@ -30,6 +32,8 @@ export default defineConfig({
 			},
 			"local-server",
 			"e2e",
+			"clients/logger",
+			{ test: { name: "repository", include: ["scripts/**/*.test.ts"], environment: "node" } },
 		],
 	},
 });

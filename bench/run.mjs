@@ -54,7 +54,7 @@ const { raw_api_key: key } = await post("/api/feedback-key", { project_name: "be
 await fetch(`${base}/api/feedback-key`, {
 	method: "PATCH",
 	headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 100000, logs_rate_limit_per_minute: 100000 }),
+	body: JSON.stringify({ project_name: "bench", rate_limit_per_minute: 600, logs_rate_limit_per_minute: 6000 }),
 });
 
 const site = await post("/api/sites", { domain: "shop.example", name: "bench" }, { authorization: `Bearer ${token}` });

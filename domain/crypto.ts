@@ -8,9 +8,23 @@ export function base64url(bytes: Uint8Array): string {
 	return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-/** 256 random bits, base64url, with an optional prefix that says what the secret is for. */
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** Base-62 digits of a 256-bit number: 62^43 > 2^256, so 43 digits hold every value. */
+const SECRET_DIGITS = 43;
+
+/**
+ * 256 random bits as 43 letters and digits, with an optional prefix that says what the secret is
+ * for. No `-`: Sentry SDKs refuse a DSN whose key holds anything but letters, digits and `_`.
+ */
 export function randomSecret(prefix = ""): string {
-	return prefix + base64url(crypto.getRandomValues(new Uint8Array(32)));
+	let n = 0n;
+	for (const byte of crypto.getRandomValues(new Uint8Array(32))) n = (n << 8n) | BigInt(byte);
+	let digits = "";
+	for (let i = 0; i < SECRET_DIGITS; i++) {
+		digits = BASE62[Number(n % 62n)] + digits;
+		n /= 62n;
+	}
+	return prefix + digits;
 }
 
 export async function sha256Hex(value: string): Promise<string> {

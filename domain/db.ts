@@ -3,3 +3,17 @@ import * as schema from "../schema";
 
 /** Drizzle over the D1 binding; create one per request. */
 export const database = (env: Env) => drizzle(env.DB, { schema });
+
+/**
+ * A delete of at most `?2` rows whose `column` is below `?1`, oldest first: the clean-up's
+ * bounded statement. The inner SELECT walks an index on `column`; the outer DELETE finds each
+ * row by rowid.
+ */
+export const expiredRowsDelete = (table: string, column: string, scope = "") =>
+	`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${scope}${column} < ?1 ORDER BY ${column} LIMIT ?2)`;
+
+/** Runs a delete and answers how many rows it removed. */
+export async function deleteRows(db: D1Database, sql: string, ...binds: unknown[]): Promise<number> {
+	const { meta } = await db.prepare(sql).bind(...binds).run();
+	return meta.changes;
+}

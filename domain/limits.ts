@@ -24,6 +24,8 @@ export const FEEDBACK_LIMITS = {
 	/** Not a documented field rule: extra keys longer than this are dropped rather than stored. */
 	extraKeyChars: 100,
 	url: 2_000,
+	/** Bytes of images one project may hold in storage; a submission that would pass it is refused. */
+	attachmentBytesPerProject: 1024 * 1024 * 1024,
 } as const;
 
 export const FEEDBACK_RATE = {
@@ -46,6 +48,8 @@ export const LOG_LIMITS = {
 	headerValue: 500,
 	requestBody: 4_096,
 	userField: 500,
+	/** Issues one project key may hold; a new one past it is refused (403), events of existing ones are not. */
+	issuesPerProject: 10_000,
 } as const;
 
 /**
@@ -54,6 +58,9 @@ export const LOG_LIMITS = {
  */
 export const LOG_STORAGE_BOUNDS = {
 	exceptionType: 500,
+	/** Exceptions of one chain or group, counted from the reported one; older causes go first. */
+	chainedExceptions: 50,
+	mechanismField: 200,
 	level: 100,
 	/** environment, release, platform, SDK name and version */
 	name: 500,
@@ -100,6 +107,11 @@ export const COLLECT_LIMITS = {
 	version: 20,
 	seqMax: 4_294_967_295,
 	durationMax: 3_600,
+	/** An engagement report's visible time: the same hour as `duration`, in milliseconds. */
+	engagedMsMax: 3_600_000,
+	scrollDepthMax: 100,
+	/** Each of utm_source, utm_medium, utm_campaign, utm_content, utm_term (and source, ref) read from url_query. */
+	campaignValue: 200,
 };
 
 /** Normal mode, and Attack Mode's tighter windows. */
@@ -117,6 +129,8 @@ export const CRAWL_LIMITS = {
 	urlPath: 2_000,
 	host: 500,
 	userAgent: 1_000,
+	/** The crawler's address, `ip`: the longest IPv6 text is 45 characters. */
+	address: 64,
 };
 
 export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };
@@ -125,19 +139,76 @@ export const CRAWL_RATE = { perSite: 6_000, windowSeconds: 60 };
 // Owner side
 
 export const OWNER_LIMITS = {
+	/** What one account may hold, so no owner can grow storage without bound. */
+	sitesPerOwner: 50,
+	keysPerOwner: 50,
+	/** Ceilings for a key's own windows: an owner cannot open a key to a flood. */
+	feedbackRatePerMinuteMax: 600,
+	logsRatePerMinuteMax: 6_000,
 	/** Owner API bodies are small; 1 MB of JSON is far beyond any legitimate configuration. */
 	bodyChars: 1_000_000,
 	feedbackList: 1_000,
+	/** Records per list page unless `limit` says otherwise. */
+	feedbackPage: 100,
+	/** A list page stops before its JSON passes this many characters; the rest is on the next. */
+	feedbackPageChars: 2_000_000,
+	/** In a list a text value is cut to this many characters; the whole record is one request away. */
+	feedbackListText: 500,
 	feedbackMutationIds: 500,
 	issueList: 1_000,
 	issueEvents: 100,
 	analyticsEvents: 1_000,
 	recentCrawlerVisits: 50,
+	/** Rows per breakdown list in the statistics answer (`limit`, default 10). */
+	breakdownRows: 100,
+	/** Rows of one breakdown's CSV export. */
+	csvRows: 10_000,
+	/** Longest range a statistics request may cover. */
+	statsRangeDays: 400,
+	/** `visitors_now` counts the visitors active this recently. */
+	visitorsNowMs: 5 * 60 * 1000,
+	/** Longest value of one statistics filter (a page path, a source...). */
+	filterValue: 2_000,
 };
 
 export const ACCOUNT_RATE = {
-	loginPerEmail: { name: "login-email", limit: 10, windowSeconds: 15 * 60 },
-	loginPerIp: { name: "login-ip", limit: 50, windowSeconds: 15 * 60 },
+	/** Failed sign-ins from one address for one account: the guesser's own window. */
+	loginFailuresPerAddress: { name: "login-failures", limit: 10, windowSeconds: 15 * 60 },
+	/**
+	 * Failed sign-ins for one account from anywhere: far higher, and it never stops an address
+	 * that has not failed for that account, so strangers cannot lock the owner out.
+	 */
+	loginFailuresPerAccount: { name: "login-failures", limit: 100, windowSeconds: 15 * 60 },
+	/** Failed sign-ins from one address, whatever the account: one client spraying many. */
+	loginFailuresPerIp: { name: "login-ip", limit: 50, windowSeconds: 15 * 60 },
 	signupPerIp: { name: "signup", limit: 10, windowSeconds: 60 * 60 },
 	keyRegeneration: { name: "key-regenerate", limit: 5, windowSeconds: 60 },
 } satisfies Record<string, RateWindow>;
+
+// ---------------------------------------------------------------------------------------------
+// Retention: the scheduled clean-up (docs/data-model.md#growth-and-retention)
+
+/**
+ * Days each kind of data is kept; the self-hoster overrides them with the Worker vars named here.
+ * Analytics and crawler visits: 400 days, the longest range the statistics answer, so a
+ * year-on-year comparison still has both years. Logs: 90 days, what Sentry keeps by default.
+ */
+export const RETENTION_DAYS = {
+	analytics: { variable: "ANALYTICS_RETENTION_DAYS", default: 400 },
+	crawler: { variable: "CRAWLER_RETENTION_DAYS", default: 400 },
+	logs: { variable: "LOG_RETENTION_DAYS", default: 90 },
+} as const;
+
+export const RETENTION_LIMITS = {
+	/** A setting outside this range (or not a whole number) falls back to its default. 36,500 days keeps data for a century. */
+	minDays: 1,
+	maxDays: 36_500,
+	/** Rows one delete statement removes at most: each statement holds D1's write lock for only a few milliseconds. */
+	rowsPerStatement: 1_000,
+	/**
+	 * D1 statements and Durable Object calls one run makes at most, under the 50 subrequests a
+	 * free-plan invocation may make. With a run every 15 minutes that is up to 3.84 million rows a
+	 * day; the next run carries on where one stopped.
+	 */
+	operationsPerRun: 40,
+} as const;

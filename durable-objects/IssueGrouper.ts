@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { IssueStatus } from "../domain/api/issues";
-import { type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import { compareVersions } from "../domain/logs/releases";
-import { LOG_RATE } from "../domain/limits";
+import { LOG_LIMITS, LOG_RATE } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
 import { SlidingWindows } from "./slidingWindows";
@@ -29,6 +29,8 @@ export interface IngestCommand {
 export type IngestOutcome =
 	| { status: "accepted"; groupHash: string; isNew: boolean }
 	| { status: "rate_limited"; retryAfterSeconds: number }
+	/** A new issue past the project's cap; events of its existing issues are still taken. */
+	| { status: "too_many_issues"; limit: number }
 	| { status: "revoked" };
 
 /** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
@@ -129,13 +131,17 @@ export class IssueGrouper extends DurableObject<Env> {
 		const now = Date.now();
 		if (!this.#owner) this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(c.owner));
 
+		const group = this.#group(c.groupHash);
+		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
+			return { status: "too_many_issues", limit: LOG_LIMITS.issuesPerProject };
+		}
+
 		// The key's window: exact, counting only what was let through; inside the transaction, so
 		// an event that fails to store gives its slot back.
 		const window = this.#windows.take(now, [{ name: "logs", limit: c.ratePerMinute, windowSeconds: LOG_RATE.perKeyWindowSeconds }]);
 		if (!window.allowed) return { status: "rate_limited", retryAfterSeconds: window.retryAfterSeconds };
 
 		if (c.release) this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
-		const group = this.#group(c.groupHash);
 		const isNewUser = c.userKey !== null && this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, c.groupHash, c.userKey).rowsWritten > 0;
 
 		if (!group) {
@@ -252,6 +258,20 @@ export class IssueGrouper extends DurableObject<Env> {
 		await this.#alarm.clear();
 		this.#createSchema();
 		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
+	}
+
+	/**
+	 * The clean-up: forgets the issues last seen before `cutoff` (counters, affected users), then
+	 * deletes up to `limit` of them from D1; answers how many D1 rows went. Both deletes go by
+	 * last_seen, so an issue an event revives meanwhile is not touched, and D1 rows left over
+	 * go in the next call.
+	 */
+	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
+		this.ctx.storage.transactionSync(() => {
+			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
+			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
+		});
+		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 
 	// -----------------------------------------------------------------------

@@ -33,6 +33,16 @@ export class RateLimiter extends DurableObject<Env> {
 		return decision;
 	}
 
+	/** Gives back the hit a request took when another window or authentication then refused it. */
+	async refund(windows: RateWindow[]): Promise<void> {
+		this.#windows.giveBack(windows);
+	}
+
+	/** How full a window is, without taking a hit: for limits that count failures only. */
+	async peek(window: RateWindow): Promise<{ used: number; retryAfterSeconds: number }> {
+		return this.#windows.peek(Date.now(), window);
+	}
+
 	/** Ends windows: once every hit has expired the object holds nothing. */
 	async alarm(): Promise<void> {
 		this.#alarm.fired();

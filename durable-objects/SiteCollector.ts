@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type EventFields, externalHost, type StoredEvent } from "../domain/analytics/event";
 import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { sourceOf } from "../domain/analytics/sources";
 import { COLLECT_RATE, CRAWL_RATE } from "../domain/limits";
 import { type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
 import { sha256Hex } from "../domain/crypto";
@@ -114,14 +115,16 @@ export class SiteCollector extends DurableObject<Env> {
 		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
 		if (input.ignored) return await this.#accepted(now);
 
-		const { event } = input;
+		const { namedSource, ...event } = input.event;
+		// Here, where the site's domain is known: an event without url_host is on the site.
+		const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
 		const row: StoredEvent = {
 			...event,
 			trackingId: input.trackingId,
 			ts: now,
 			visitorId: event.visitorId ?? visitorId,
-			// Here, where the site's domain is known: an event without url_host is on the site.
-			referrerHost: externalHost(event.referrer, event.urlHost ?? site.domain),
+			referrerHost,
+			source: sourceOf(namedSource, event.referrer, referrerHost),
 		};
 		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
 		return await this.#accepted(now, true);

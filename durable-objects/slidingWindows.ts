@@ -37,6 +37,22 @@ export class SlidingWindows {
 	}
 
 	/** Drops expired hits; answers when the last remaining one expires (null when none remain). */
+	/** How many hits a window holds now, and when its oldest ends; nothing is taken. */
+	peek(now: number, { name, windowSeconds }: RateWindow): { used: number; retryAfterSeconds: number } {
+		this.#sql.exec(`DELETE FROM hits WHERE window = ? AND expires_at <= ?`, name, now);
+		const { used, oldest } = this.#sql
+			.exec<{ used: number; oldest: number | null }>(`SELECT count(*) AS used, min(expires_at) AS oldest FROM hits WHERE window = ?`, name)
+			.one();
+		return { used, retryAfterSeconds: Math.max(1, Math.ceil(((oldest ?? now + windowSeconds * 1000) - now) / 1000)) };
+	}
+
+	/** Gives back the newest hit of each window: a hit taken for a request that was then refused. */
+	giveBack(windows: RateWindow[]): void {
+		for (const { name } of windows) {
+			this.#sql.exec(`DELETE FROM hits WHERE rowid = (SELECT rowid FROM hits WHERE window = ? ORDER BY expires_at DESC LIMIT 1)`, name);
+		}
+	}
+
 	sweep(now: number): number | null {
 		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
 		return this.#sql.exec<{ latest: number | null }>(`SELECT max(expires_at) AS latest FROM hits`).one().latest;

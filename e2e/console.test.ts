@@ -4,13 +4,13 @@
  * critical violation), at 390 px width (no sideways scrolling), and saved as a screenshot under
  * e2e/artifacts/.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import axeCore from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, DESKTOP_CHROME, launchPackagedChromium, startWorker } from "./stack";
+import { api, DESKTOP_CHROME, launchChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -25,8 +25,8 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchPackagedChromium(), mkdir(ARTIFACTS, { recursive: true })]);
-	// A locale of its own: without one the packaged chromium reports "en-US@posix", which Intl refuses.
+	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+	// A locale of its own: without one a headless chromium may report "en-US@posix", which Intl refuses.
 	page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
 	page.on("pageerror", (error) => pageErrors.push(error.message));
 });
@@ -83,12 +83,16 @@ async function checkPage(name: string) {
 	await page.setViewportSize(DESKTOP);
 }
 
+/** What the tests use of the Worker's D1 binding. */
+type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+
 const sessionTokenOf = (target: Page) => target.evaluate(() => localStorage.getItem("svc.session") ?? "");
 
 describe("owner console", () => {
 	const email = `console-${Date.now()}@example.com`;
 	const project = "web-app";
 	let rawKey = "";
+	let dsnId = "";
 	let token = "";
 	let trackingId = "";
 
@@ -119,19 +123,23 @@ describe("owner console", () => {
 		await other.close();
 	});
 
-	it("creates a project key and shows the raw key once", async () => {
+	it("creates a project key and shows the raw key and its Sentry DSN once", async () => {
 		await page.getByPlaceholder("Project name").fill(project);
 		await page.getByRole("button", { name: "Create project key" }).click();
 		rawKey = (await page.getByTestId("raw-key").textContent()) ?? "";
-		expect(rawKey).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
+		expect(rawKey).toMatch(/^svc_[A-Za-z0-9]{43}$/);
+		const dsn = (await page.getByTestId("dsn").textContent()) ?? "";
+		dsnId = dsn.split("/").pop() ?? "";
+		expect(dsn).toBe(`${worker.url.replace("//", `//${rawKey}@`)}/${dsnId}`);
 		await page.getByText(`…${rawKey.slice(-4)}`).waitFor();
 		await checkPage("projects");
 		await page.getByRole("button", { name: "Done" }).click();
 		expect(await page.getByTestId("raw-key").count()).toBe(0);
-		// A reload shows the hint only.
+		// A reload shows the hint, and the DSN with the key left out.
 		await page.reload();
 		await page.getByRole("link", { name: project, exact: true }).waitFor();
 		expect(await page.content()).not.toContain(rawKey);
+		await page.getByText(`${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}`).waitFor();
 	});
 
 	it("edits the issue form: the server's errors show on their field, and submissions follow the saved form", async () => {
@@ -156,6 +164,11 @@ describe("owner console", () => {
 		const saved = (await api(worker.url, `/api/feedback-key?project_name=${project}`, { token })).issue_field_config;
 		expect(saved.map((f: { key: string }) => f.key)).toEqual(["title", "description", "email", "app_version", "screenshots"]);
 		expect(saved[3]).toEqual({ key: "app_version", label: "App version", type: "text", required: true });
+		// The set-up names this service and the project's DSN, and shows the logger SDK's.
+		const setup = page.getByRole("region", { name: "Set-up" });
+		expect(await setup.getByTestId("dsn-template").textContent()).toBe(`${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}`);
+		expect(await setup.getByRole("heading", { name: "@svcapp/logger in Node" }).isVisible()).toBe(true);
+		expect(await setup.getByText(`endpoint: "${worker.url}"`).first().isVisible()).toBe(true);
 		await checkPage("project");
 
 		const submit = (body: Record<string, unknown>) =>
@@ -173,6 +186,8 @@ describe("owner console", () => {
 		await page.getByRole("button", { name: "Regenerate key", exact: true }).click();
 		const fresh = (await page.getByTestId("raw-key").textContent()) ?? "";
 		expect(fresh).not.toBe(rawKey);
+		// The same DSN number, with the new key in it.
+		expect(await page.getByTestId("dsn").textContent()).toBe(`${worker.url.replace("//", `//${fresh}@`)}/${dsnId}`);
 		expect((await submit({ app_version: "1.0" })).status).toBe(401);
 		rawKey = fresh;
 		expect((await submit({ app_version: "1.0" })).status).toBe(200);
@@ -222,7 +237,7 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: "← All feedback" }).click();
 
 		// A bulk status change, then a bulk delete that asks first.
-		await page.getByLabel("Select all on this page").check();
+		await page.getByLabel("Select all shown").check();
 		await page.getByLabel("New status for selected").selectOption("human_review");
 		await page.getByRole("button", { name: "Set status" }).click();
 		await expect
@@ -327,6 +342,37 @@ describe("owner console", () => {
 		await page.getByText("Regression: resolved in 1.4.2, seen again").waitFor();
 	});
 
+	it("reads a long inbox a page at a time, and a long item whole", async () => {
+		// 60 older items, straight into D1 (more than the ingestion rate would take in a test).
+		const { user } = await api<{ user: { id: string } }>(worker.url, "/api/auth/me", { token });
+		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		const longText = `${"A long report. ".repeat(80)}The end.`;
+		const day = Date.now() - 86_400_000;
+		for (let i = 0; i < 60; i++) {
+			const data = { title: `Older report ${i}`, description: i === 0 ? longText : "short" };
+			await env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, ?, 'issue', 'open', ?, ?)")
+				.bind(`older-${i}`, user.id, project, JSON.stringify(data), day - i)
+				.run();
+		}
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Older report 0", exact: true }).waitFor();
+		// The first page: "Crash on save" and the 49 newest older reports.
+		expect(await page.locator("li.feedback").count()).toBe(50);
+		expect(await page.getByRole("link", { name: "Older report 49", exact: true }).count()).toBe(0);
+		await page.getByRole("button", { name: "Show older feedback" }).click();
+		await page.getByRole("link", { name: "Older report 59", exact: true }).waitFor();
+		expect(await page.locator("li.feedback").count()).toBe(61);
+		expect(await page.getByRole("button", { name: "Show older feedback" }).count()).toBe(0);
+
+		// The list cuts the long description; the item shows it whole.
+		const long = page.locator("li.feedback", { hasText: "Older report 0" });
+		expect(await long.getByText("Long text is cut here").isVisible()).toBe(true);
+		await long.getByRole("link", { name: "Older report 0" }).click();
+		await page.getByRole("heading", { name: /Older report 0/ }).waitFor();
+		expect(await page.getByText(longText, { exact: true }).isVisible()).toBe(true);
+		await page.getByRole("link", { name: "← All feedback" }).click();
+	});
+
 	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).click();
 		await page.getByText("No sites yet").waitFor();
@@ -354,10 +400,35 @@ describe("owner console", () => {
 		await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
 		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
-		expect(await page.getByRole("button", { name: "www.google.com" }).isVisible()).toBe(true);
+		// Both were here a moment ago; nobody was in the period before.
+		expect(await page.getByTestId("figure-now").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Visitors").getByText("new this period").isVisible()).toBe(true);
+		// A's visit came from Google (the referrer's source), B's from nowhere.
+		const sources = page.getByRole("region", { name: "Sources" });
+		expect(await sources.getByRole("button", { name: "Google" }).isVisible()).toBe(true);
+		expect(await sources.getByRole("button", { name: "Direct / None" }).isVisible()).toBe(true);
+		await sources.getByRole("button", { name: "Referrers" }).click();
+		expect(await sources.getByRole("button", { name: "www.google.com" }).isVisible()).toBe(true);
+		const pages = page.getByRole("region", { name: "Pages" });
+		await pages.getByRole("button", { name: "Exit pages" }).click();
+		expect(await pages.getByRole("button", { name: "/pricing" }).isVisible()).toBe(true);
+		await pages.getByRole("button", { name: "Top pages" }).click();
 		await page.getByRole("region", { name: "Custom events" }).getByRole("button", { name: "Properties" }).click();
 		expect(await page.getByText("signup · plan = pro").isVisible()).toBe(true);
 		await checkPage("dashboard");
+
+		// A list as CSV, with the file name the API gives it.
+		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "CSV of Top pages" }).click()]);
+		expect(download.suggestedFilename()).toMatch(new RegExp(`^${trackingId}-pages-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+		const csv = await readFile(await download.path(), "utf8");
+		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
+
+		// A source filters the whole page to the visitors who came from it.
+		await sources.getByRole("button", { name: "Sources" }).click();
+		await sources.getByRole("button", { name: "Google" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("source=Google");
+		await page.getByRole("button", { name: "Remove filter Source: Google" }).click();
 
 		// A breakdown row filters the whole page, and the filter is in the URL.
 		await page.getByRole("region", { name: "Pages" }).getByRole("button", { name: "/pricing" }).click();
@@ -381,6 +452,7 @@ describe("owner console", () => {
 				ua: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
 				country: "FR",
 				status: 200,
+				ip: "20.171.206.17",
 			}),
 		});
 		expect(res.status).toBe(204);
@@ -391,10 +463,14 @@ describe("owner console", () => {
 		const recent = page.getByRole("region", { name: "Recent visits", exact: true });
 		expect(await recent.getByRole("cell", { name: "GPTBot" }).isVisible()).toBe(true);
 		expect(await recent.getByRole("cell", { name: "shop.example/pricing" }).isVisible()).toBe(true);
-		expect(await page.getByText("GPTBot · OpenAI · trains AI models").isVisible()).toBe(true);
-		// /pricing: one AI read and the one human view sent above.
+		// The address is inside OpenAI's published ranges.
+		expect(await page.getByText("GPTBot · OpenAI · AI training · 1 verified").isVisible()).toBe(true);
+		expect(await recent.getByText("verified", { exact: true }).isVisible()).toBe(true);
+		expect(await page.getByTestId("figure-verified").locator(".value").textContent()).toBe("1");
+		// /pricing: one AI read (by GPTBot) and the one human view sent above.
 		const pricing = page.getByRole("region", { name: "Read by AI, viewed by people" }).getByRole("row", { name: /^\/pricing/ });
-		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricing", "1", "1"]);
+		await pricing.waitFor();
+		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricingGPTBot 1", "1", "1", "1"]);
 		await checkPage("crawlers");
 	});
 
@@ -428,7 +504,6 @@ describe("when access has lapsed", () => {
 		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
 
 		// The trial ends while the page is open: the next request is refused with 402.
-		type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
 		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
 		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
 		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();

@@ -1,16 +1,18 @@
 /**
  * What the end-to-end tests run against: the real Worker on the local runtime (wrangler's test
  * harness, the real wrangler.toml, the real D1 migrations), a static site on another origin
- * that embeds the tracker, and Debian's chromium driven by playwright-core.
+ * that embeds the tracker, and a headless Chromium driven by playwright-core (e2e/browser.ts).
  */
 import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import sparticuzChromium from "@sparticuz/chromium";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import type { ExpectStatic } from "vitest";
 import { createTestHarness } from "wrangler";
+// With its extension: local-server's tests import this file under Node's own module resolution.
+import { launchBrowser } from "./browser.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -48,6 +50,31 @@ export async function api<T = any>(
 	return (text ? JSON.parse(text) : null) as T;
 }
 
+/** An issue as `GET /api/issues` lists it. */
+export interface Issue {
+	group_hash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	count: number;
+}
+
+/**
+ * The project's issues once their events add up to `events`: SDKs send in the background, so this
+ * waits for them (up to 20 s) and then checks the sum.
+ */
+export async function issuesOnceThereAre(expect: ExpectStatic, base: string, token: string, project: string, events: number): Promise<Issue[]> {
+	const read = async () => (await api<{ issues: Issue[] }>(base, `/api/issues?project_name=${encodeURIComponent(project)}`, { token })).issues;
+	const total = (issues: Issue[]) => issues.reduce((sum, issue) => sum + issue.count, 0);
+	let issues = await read();
+	for (let tries = 0; total(issues) < events && tries < 100; tries++) {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		issues = await read();
+	}
+	expect(total(issues), JSON.stringify(issues)).toBe(events);
+	return issues;
+}
+
 let accounts = 0;
 /**
  * A new owner with a site whose domain is `domain`. Each signs up from its own address, as
@@ -80,10 +107,12 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
 		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"></script>`;
 		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+		// ?tall=1: a page 4,000 pixels tall, to scroll.
+		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
 		res.end(`<!doctype html>
 <html><head><title>Test shop</title>${queue}
 ${query.has("twice") ? tag + tag : tag}
-</head><body><h1>Test shop</h1></body></html>`);
+</head><body style="margin:0">${body}</body></html>`);
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address() as AddressInfo;
@@ -95,28 +124,15 @@ ${query.has("twice") ? tag + tag : tag}
  * Chromium, headless. Unless `headlessUserAgent`, it presents itself as desktop Chrome at the
  * browser level: beacons sent while a page unloads leave from the browser process with its own
  * user agent, not a context's override, and headless chromium's own is a bot's.
- * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default.
+ * `backForwardCache` keeps chromium's back/forward cache, which playwright turns off by default
+ * and the headless shell build (the packaged one) leaves off unless `--enable-bfcache` asks.
  */
 export function launchChromium({ headlessUserAgent = false, backForwardCache = false } = {}): Promise<Browser> {
-	return chromium.launch({
-		executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+	return launchBrowser({
 		ignoreDefaultArgs: backForwardCache ? ["--disable-back-forward-cache"] : [],
 		args: [
-			"--headless",
-			"--no-sandbox",
-			"--disable-gpu",
-			"--disable-background-networking",
+			...(backForwardCache ? ["--enable-bfcache"] : []),
 			...(headlessUserAgent ? [] : [`--user-agent=${DESKTOP_CHROME}`]),
 		],
 	});
-}
-
-/**
- * Headless chromium from the @sparticuz/chromium package, which `npm install` brings: no system
- * browser needed. Its `--single-process` is left out: under it, browser contexts share
- * localStorage, so two pages could not hold two sessions.
- */
-export async function launchPackagedChromium(): Promise<Browser> {
-	const args = sparticuzChromium.args.filter((arg) => arg !== "--single-process");
-	return chromium.launch({ executablePath: await sparticuzChromium.executablePath(), args, headless: true });
 }

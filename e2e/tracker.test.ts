@@ -27,6 +27,8 @@ interface StoredEvent {
 	v: string;
 	data: string | null;
 	duration: number | null;
+	engaged_ms: number | null;
+	scroll_depth: number | null;
 	distinct_id: string | null;
 	visitor_id: string;
 	referrer: string;
@@ -67,7 +69,7 @@ async function newPage(options: { init?: () => void } = {}): Promise<{ context: 
 /** Opens the test site for `trackingId` and waits until the first page view has been answered. */
 async function open(page: Page, trackingId: string, path = "/") {
 	const answered = page.waitForResponse((response) => isCollect(response.request()));
-	await page.goto(`${site.origin}${path}?id=${trackingId}`);
+	await page.goto(`${site.origin}${path}${path.includes("?") ? "&" : "?"}id=${trackingId}`);
 	return (await answered).status();
 }
 
@@ -89,6 +91,23 @@ async function eventsOnceThereAre(expect: ExpectStatic, token: string, trackingI
 	expect(events.map((e) => `${e.name || "(view)"} ${e.url_path} seq ${e.seq}`)).toHaveLength(count);
 	return events;
 }
+
+/** The page's clock is the test's, stopped: "visible for 5 s" is exactly 5,000 ms, however slow the machine. */
+async function pauseClock(page: Page) {
+	const start = Date.parse("2025-03-01T10:00:00Z");
+	await page.clock.install({ time: start });
+	await page.clock.pauseAt(start + 1_000);
+}
+
+/**
+ * Headless Chromium keeps every page visible: the page is told it is hidden or shown, as a tab
+ * switch tells it, and the tracker's own listeners do the rest.
+ */
+const setVisibility = (page: Page, state: "hidden" | "visible") =>
+	page.evaluate((value) => {
+		Object.defineProperty(document, "visibilityState", { value, configurable: true });
+		document.dispatchEvent(new Event("visibilitychange"));
+	}, state);
 
 const sends = (page: Page) => page.evaluate(() => (window as unknown as { __beacons: number; __fetches: number }).__beacons);
 
@@ -134,9 +153,12 @@ describe("the tracker in chromium against the Worker", () => {
 		}
 		expect(new Set(events.map((e) => e.visitor_id)).size).toBe(1);
 		expect(events.find((e) => e.name === "signup")!.data).toBe('{"plan":"pro"}');
+		// Each page view's end reports its engagement: visible time and how deep the (short) page was seen.
 		for (const leave of events.filter((e) => e.name === "_leave")) {
-			expect(Number.isInteger(leave.duration)).toBe(true);
-			expect(leave.duration).toBeGreaterThanOrEqual(0);
+			expect(Number.isInteger(leave.engaged_ms)).toBe(true);
+			expect(leave.engaged_ms).toBeGreaterThanOrEqual(0);
+			expect(leave.scroll_depth).toBe(100);
+			expect(leave.duration).toBeNull();
 		}
 		// The SPA page view names the page it came from; the first came from nowhere.
 		const views = events.filter((e) => e.name === "");
@@ -152,12 +174,68 @@ describe("the tracker in chromium against the Worker", () => {
 
 		const stats = await api(worker.url, `/api/sites/${trackingId}/stats`, { token });
 		expect(stats).toMatchObject({ pageviews: 3, visitors: 1, sessions: 1, events: 1, identified_visitors: 1, bounce_rate: 0 });
-		expect(stats.top_pages).toEqual([
-			{ path: "/", pageviews: 2, visitors: 1 },
-			{ path: "/pricing", pageviews: 1, visitors: 1 },
+		expect(stats.top_pages.map(({ time_on_page, ...page }: { time_on_page: number }) => page)).toEqual([
+			{ path: "/", pageviews: 2, visitors: 1, scroll_depth: 100 },
+			{ path: "/pricing", pageviews: 1, visitors: 1, scroll_depth: 100 },
 		]);
 		expect(stats.custom_events).toEqual([{ name: "signup", events: 1, visitors: 1 }]);
 		expect(stats.top_referrers).toEqual([]);
+	});
+
+	it("reports engagement on every hide: the sum of both visible spells, never the hidden time, and the deepest scroll", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await pauseClock(page);
+		expect(await open(page, trackingId, "/essay?tall=1")).toBe(204);
+		const viewport = page.viewportSize();
+		expect(viewport).not.toBeNull();
+
+		await page.clock.runFor(5_000);
+		await page.evaluate(() => window.scrollTo(0, 2_000));
+		await page.evaluate(() => window.scrollTo(0, 500)); // back up: the deepest point stays
+		await setVisibility(page, "hidden");
+		await page.clock.runFor(60_000); // hidden: not engagement
+		await setVisibility(page, "visible");
+		await page.clock.runFor(7_000);
+		await setVisibility(page, "hidden");
+		await page.clock.runFor(1_000);
+		await page.goto("about:blank"); // hidden already: nothing more to report
+
+		const events = await eventsOnceThereAre(expect, token, trackingId, 3);
+		await context.close();
+		const reports = events.filter((e) => e.name === "_leave").sort((a, b) => a.seq - b.seq);
+		const deepest = Math.round(((2_000 + (viewport?.height ?? 0)) / 4_000) * 100);
+		expect(reports.map((e) => [e.url_path, e.engaged_ms, e.scroll_depth])).toEqual([
+			["/essay", 5_000, deepest],
+			["/essay", 7_000, deepest],
+		]);
+		const stats = await api(worker.url, `/api/sites/${trackingId}/stats`, { token });
+		expect(stats).toMatchObject({ pageviews: 1, sessions: 1, avg_duration: 12 });
+		expect(stats.top_pages).toEqual([{ path: "/essay", pageviews: 1, visitors: 1, scroll_depth: deepest, time_on_page: 12 }]);
+	});
+
+	it("carries a glance under 3 seconds into the next report, and reports what is left when the page is closed", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		await pauseClock(page);
+		expect(await open(page, trackingId, "/")).toBe(204);
+
+		await page.clock.runFor(4_000);
+		await setVisibility(page, "hidden"); // 4 s and the first depth: reported
+		await setVisibility(page, "visible");
+		await page.clock.runFor(1_000);
+		await setVisibility(page, "hidden"); // 1 s, nothing deeper: kept for later
+		await setVisibility(page, "visible");
+		await page.clock.runFor(2_500);
+		await setVisibility(page, "hidden"); // 1 + 2.5 s: reported
+		await setVisibility(page, "visible");
+		await page.clock.runFor(500);
+		await page.goto("about:blank"); // the end: the last 0.5 s goes too
+
+		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		await context.close();
+		const reports = events.filter((e) => e.name === "_leave").sort((a, b) => a.seq - b.seq);
+		expect(reports.map((e) => e.engaged_ms)).toEqual([4_000, 3_500, 500]);
 	});
 
 	it("counts a page shown again from the back/forward cache, and its second _leave", async ({ expect }) => {

@@ -1,13 +1,13 @@
 import { defineProject } from "vitest/config";
 
 // In Node: the real Worker on the local runtime (wrangler's test harness, real migrations),
-// driven by Debian's chromium through playwright-core.
+// driven by a headless Chromium through playwright-core (found by ./browser.ts).
 export default defineProject({
 	test: {
 		name: "e2e",
 		include: ["**/*.test.ts"],
 		environment: "node",
-		globalSetup: ["../clients/tracker/build.mjs"],
+		globalSetup: ["../clients/tracker/build.mjs", "../clients/logger/build.mjs", "./browser.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 120_000,
 	},

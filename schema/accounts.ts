@@ -25,5 +25,9 @@ export const sessions = sqliteTable(
 		createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
 		expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
 	},
-	(t) => [index("sessions_user_idx").on(t.userId)],
+	(t) => [
+		index("sessions_user_idx").on(t.userId),
+		// The clean-up's sweep of expired sessions, oldest first.
+		index("sessions_expires_idx").on(t.expiresAt),
+	],
 );

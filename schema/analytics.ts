@@ -46,14 +46,33 @@ export const analyticsEvents = sqliteTable(
 		referrer: text("referrer").notNull().default(""),
 		/** Host of an external referrer, lower-case; "" for direct visits and internal navigation. */
 		referrerHost: text("referrer_host").notNull().default(""),
+		/**
+		 * Where the visit came from: the page URL's utm_source, source or ref, else the referrer
+		 * grouped by the vendored list of known referrers (domain/analytics/sources.ts), else the
+		 * referrer's host; "" for direct visits and internal navigation.
+		 */
+		source: text("source").notNull().default(""),
+		/** Campaign parameters of the page URL (url_query), "" when absent. */
+		utmSource: text("utm_source").notNull().default(""),
+		utmMedium: text("utm_medium").notNull().default(""),
+		utmCampaign: text("utm_campaign").notNull().default(""),
+		utmContent: text("utm_content").notNull().default(""),
+		utmTerm: text("utm_term").notNull().default(""),
 		title: text("title").notNull().default(""),
 		language: text("language").notNull().default(""),
 		screen: text("screen").notNull().default(""),
 		visitorId: text("visitor_id").notNull(),
 		distinctId: text("distinct_id"),
 		sessionId: text("session_id"),
-		/** Seconds on the page, on `_leave`. */
+		/** Seconds on the page, on a `_leave` from a tracker before engagement reports (see engaged_ms). */
 		duration: integer("duration"),
+		/**
+		 * On `_leave` (an engagement report): milliseconds the page was visible since the previous
+		 * report of the same page view. Null on older trackers' `_leave`, which carry `duration`.
+		 */
+		engagedMs: integer("engaged_ms"),
+		/** On `_leave`: the deepest point of the page seen so far, percent 0-100. */
+		scrollDepth: integer("scroll_depth"),
 		seq: integer("seq").notNull().default(0),
 		v: text("v").notNull().default(""),
 		browser: text("browser").notNull().default(""),
@@ -67,6 +86,8 @@ export const analyticsEvents = sqliteTable(
 		primaryKey({ columns: [t.trackingId, t.eventId] }),
 		// Every statistic is a range scan of one site's events in time order.
 		index("analytics_events_site_ts_idx").on(t.trackingId, t.ts),
+		// The clean-up deletes expired events of every site, oldest first.
+		index("analytics_events_ts_idx").on(t.ts),
 	],
 );
 
@@ -83,6 +104,8 @@ export const analyticsIdentities = sqliteTable(
 	(t) => [
 		primaryKey({ columns: [t.trackingId, t.visitorId, t.distinctId] }),
 		index("analytics_identities_distinct_idx").on(t.trackingId, t.distinctId),
+		// The clean-up deletes links not seen within the analytics retention.
+		index("analytics_identities_last_seen_idx").on(t.lastSeen),
 	],
 );
 
@@ -93,13 +116,22 @@ export const crawlerVisits = sqliteTable(
 		id: text("id").primaryKey(),
 		trackingId: text("tracking_id").notNull(),
 		ts: integer("ts").notNull(),
-		/** Name from the crawler table in workers/crawl/crawlers.ts; operator and purpose come from there. */
+		/** Name from the crawler table in domain/crawl/crawlers.ts; operator and purpose come from there. */
 		crawler: text("crawler").notNull(),
 		urlHost: text("url_host"),
 		urlPath: text("url_path").notNull(),
 		country: text("country").notNull().default(""),
 		status: integer("status").notNull(),
 		ua: text("ua").notNull(),
+		/**
+		 * Whether the crawler's address (`ip` in the report) is inside the ranges its operator
+		 * publishes; null when the operator publishes none or the report carried no address.
+		 */
+		verified: integer("verified", { mode: "boolean" }),
 	},
-	(t) => [index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts)],
+	(t) => [
+		index("crawler_visits_site_ts_idx").on(t.trackingId, t.ts),
+		// The clean-up deletes expired visits of every site, oldest first.
+		index("crawler_visits_ts_idx").on(t.ts),
+	],
 );

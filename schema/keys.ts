@@ -14,6 +14,8 @@ export const projectKeys = sqliteTable(
 		/** SHA-256 of the raw key, hex. The raw key is never stored. */
 		keyHash: text("key_hash").notNull().unique(),
 		keyHint: text("key_hint").notNull(),
+		/** The project id in the key's Sentry DSN: Sentry SDKs take only digits there. Set on insert. */
+		dsnId: integer("dsn_id").unique(),
 		rateLimitPerMinute: integer("rate_limit_per_minute").notNull().default(60),
 		logsRateLimitPerMinute: integer("logs_rate_limit_per_minute").notNull().default(60),
 		logsEnabled: integer("logs_enabled", { mode: "boolean" }).notNull().default(true),

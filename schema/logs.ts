@@ -41,6 +41,8 @@ export const logIssues = sqliteTable(
 		// The owner's list: newest first, optionally by status.
 		index("log_issues_key_last_seen_idx").on(t.keyId, t.lastSeen),
 		index("log_issues_key_status_last_seen_idx").on(t.keyId, t.status, t.lastSeen),
+		// The clean-up finds the key with the oldest expired issue.
+		index("log_issues_last_seen_idx").on(t.lastSeen),
 	],
 );
 
@@ -61,6 +63,10 @@ export const logEvents = sqliteTable(
 		/** The normalized event as stored (field rules applied, sensitive headers gone). */
 		event: text("event", { mode: "json" }).$type<LogEvent>().notNull(),
 	},
-	// An issue's newest events and its hourly counts; also serves the cascade on key_id.
-	(t) => [index("log_events_key_group_received_idx").on(t.keyId, t.groupHash, t.receivedAt)],
+	(t) => [
+		// An issue's newest events and its hourly counts; also serves the cascade on key_id.
+		index("log_events_key_group_received_idx").on(t.keyId, t.groupHash, t.receivedAt),
+		// The clean-up deletes expired events of every key, oldest first.
+		index("log_events_received_idx").on(t.receivedAt),
+	],
 );

@@ -18,6 +18,11 @@ run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
 
 const args = ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"];
 
+// Retention settings from the environment override wrangler.toml's [vars].
+for (const name of ["ANALYTICS_RETENTION_DAYS", "CRAWLER_RETENTION_DAYS", "LOG_RETENTION_DAYS"]) {
+	if (process.env[name] !== undefined) args.push("--var", `${name}:${process.env[name]}`);
+}
+
 // ADMIN_TOKEN reaches the Worker as a secret through a private env file rather than the
 // command line, where any local user could read it in the process list.
 const envFile = join(root, ".wrangler", "start-secrets.env");
@@ -29,10 +34,18 @@ if (process.env.ADMIN_TOKEN) {
 }
 
 const dev = spawn("wrangler", args, { cwd: root, stdio: "inherit" });
+
+// The local runtime fires no cron triggers: run the clean-up of expired data (the Worker's
+// scheduled handler) every 15 minutes, as wrangler.toml schedules it, through its local trigger.
+const cleanUp = setInterval(() => {
+	fetch(`http://127.0.0.1:${port}/cdn-cgi/local/scheduled`).catch((err) => console.warn(`clean-up not triggered: ${err.message}`));
+}, 15 * 60 * 1000);
+
 const stop = (signal) => dev.kill(signal);
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 dev.on("exit", (code) => {
+	clearInterval(cleanUp);
 	rmSync(envFile, { force: true });
 	process.exit(code ?? 0);
 });

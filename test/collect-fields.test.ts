@@ -78,6 +78,39 @@ describe("browser event field rules, each at its boundary and one past it", () =
 	});
 
 	it.for([
+		[0, 0],
+		[-1, 0],
+		[1_234.9, 1_234],
+		[3_600_000, 3_600_000],
+		[3_600_001, 3_600_000],
+		["oops", null],
+	] as const)("engaged_ms: %s is stored as %s", async ([sent, stored], { expect }) => {
+		expect((await storedWith({ event_name: "_leave", engaged_ms: sent })).engaged_ms).toBe(stored);
+	});
+
+	it.for([
+		[0, 0],
+		[-1, 0],
+		[100, 100],
+		[101, 100],
+		["oops", null],
+	] as const)("scroll_depth: %s is stored as %s", async ([sent, stored], { expect }) => {
+		expect((await storedWith({ event_name: "_leave", scroll_depth: sent })).scroll_depth).toBe(stored);
+	});
+
+	it("campaign values: 200 characters are kept, one more is cut to 200", async ({ expect }) => {
+		const query = `?utm_source=${x(200)}&utm_medium=${x(201)}&utm_campaign=%20spring%20&utm_content=${x(200)}&utm_term=${x(201)}`;
+		expect(await storedWith({ url_query: query })).toMatchObject({
+			utm_source: x(200),
+			utm_medium: x(200),
+			utm_campaign: "spring",
+			utm_content: x(200),
+			utm_term: x(200),
+			source: x(200),
+		});
+	});
+
+	it.for([
 		["event_name", 200, "name"],
 		["url_path", 2_000, "url_path"],
 		["url_query", 2_000, "url_query"],
@@ -329,6 +362,8 @@ describe("bad input of any shape: a 4xx or 204, never a 500", () => {
 		"visitor_id",
 		"session_id",
 		"duration",
+		"engaged_ms",
+		"scroll_depth",
 	];
 
 	it("survives every field given every shape", async ({ expect }) => {

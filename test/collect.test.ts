@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { CHROME, collect, HEADLESS, IPHONE, ownerWithSite, pageview, patchSite, storedEvents } from "./analytics-helpers";
+import { CHROME, collect, GOOGLEBOT, HEADLESS, IPHONE, ownerWithSite, pageview, patchSite, storedEvents } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
 
 /** A JSON body of exactly `length` characters: a page view padded with an ignored field. */
@@ -129,6 +129,7 @@ describe("Attack Mode", () => {
 		["a short user agent", "Mozilla/5.0 (X11)", "short"],
 		["curl", "curl/8.5.0", "short"],
 		["a tool with a long user agent", "python-requests/2.31.0 (long enough to pass the length check)", "tool"],
+		["curl with a long user agent", "curl/8.5.0 (x86_64-pc-linux-gnu) libcurl/8.5.0 OpenSSL/3.0.13", "tool"],
 		["Apache HttpClient", "Apache-HttpClient/4.5.14 (Java/17.0.2) with some padding here", "tool"],
 		["a headless browser", HEADLESS, "headless"],
 	])("refuses %s with 403", async ([, ua, reason], { expect }) => {
@@ -162,6 +163,13 @@ describe("Attack Mode", () => {
 		await patchSite(token, site.tracking_id, { attack_mode: true });
 		expect((await collect(pageview(site.tracking_id), { ua: IPHONE })).status).toBe(204);
 		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
+	});
+
+	it("takes a crawler that presents itself as a browser: no tool (answered, not counted)", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await patchSite(token, site.tracking_id, { attack_mode: true });
+		expect((await collect(pageview(site.tracking_id), { ua: GOOGLEBOT })).status).toBe(204);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(0);
 	});
 
 	it("lets headless and tool user agents through (as ignored bots) when it is off", async ({ expect }) => {
@@ -252,5 +260,16 @@ describe("rate limits, exact under concurrency", () => {
 		expect(statuses.filter((s) => s === 204)).toHaveLength(600);
 		expect(statuses.filter((s) => s === 429)).toHaveLength(150);
 		expect(await storedEvents(site.tracking_id)).toHaveLength(600);
+	});
+});
+
+describe("a plan change reaches collection at once", () => {
+	it("the next event after the trial is ended and the plan is free answers 402, and 204 again once it is pro", async ({ expect }) => {
+		const { site, email } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204); // the collector caches the site now
+		await setPlan(email, "free", "2020-01-01T00:00:00Z");
+		expect((await collect(pageview(site.tracking_id))).status).toBe(402);
+		await setPlan(email, "pro");
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
 	});
 });

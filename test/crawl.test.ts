@@ -1,5 +1,7 @@
 import { describe, it } from "vitest";
-import { CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
+import { CRAWLER_PURPOSES } from "../domain/api/sites";
+import { baseName, CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
+import aiRobots from "../domain/crawl/data/ai-robots.json";
 import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
 
@@ -50,14 +52,29 @@ async function storedWith(fields: Record<string, unknown>) {
 }
 
 describe("the crawler table", () => {
-	it("holds at least 30 AI crawlers, each with an operator and a purpose, names unique", ({ expect }) => {
-		expect(CRAWLERS.length).toBeGreaterThanOrEqual(30);
-		expect(new Set(CRAWLERS.map((c) => c.name)).size).toBe(CRAWLERS.length);
+	it("recognizes every entry of the vendored list by its own token, reported under its own name", ({ expect }) => {
+		const names = Object.keys(aiRobots);
+		expect(names.length).toBeGreaterThanOrEqual(160);
+		for (const name of names) {
+			const ua = `Mozilla/5.0 (compatible; ${name}; +https://example.org/bot)`;
+			// Spellings that differ only in case or a version suffix are one crawler.
+			expect(matchCrawler(ua)?.name.toLowerCase(), name).toBe(baseName(name).toLowerCase());
+		}
+	});
+
+	it("gives every crawler an operator and one of the purposes, names unique", ({ expect }) => {
+		expect(new Set(CRAWLERS.map((c) => c.name.toLowerCase())).size).toBe(CRAWLERS.length);
 		for (const crawler of CRAWLERS) {
-			expect(crawler.operator).not.toBe("");
-			expect(["training", "search", "assistant"]).toContain(crawler.purpose);
-			// Every entry is reachable: its own token in a User-Agent selects it, not another entry.
-			expect(matchCrawler(`Mozilla/5.0 (compatible; ${crawler.name}/1.0; +https://example.org/bot)`)?.name).toBe(crawler.name);
+			expect(crawler.operator, crawler.name).not.toBe("");
+			expect(CRAWLER_PURPOSES, crawler.name).toContain(crawler.purpose);
+		}
+		// The source says little for these; the overrides name them.
+		expect(matchCrawler("DeepSeekBot/1.0")).toEqual({ name: "DeepSeekBot", operator: "DeepSeek", purpose: "training" });
+		expect(matchCrawler("Mozilla/5.0 (compatible; Claude-Code/1.0)")).toMatchObject({ operator: "Anthropic", purpose: "agent" });
+		expect(matchCrawler("Mozilla/5.0 (compatible; ChatGPT-User/1.0)")).toMatchObject({ purpose: "user_fetch" });
+		expect(matchCrawler("CCBot/2.0 (https://commoncrawl.org/faq/)")).toMatchObject({ purpose: "archiver" });
+		for (const name of ["Amzn-SearchBot", "TongyiBot", "Kimi-User", "Manus-User", "Google-NotebookLM", "Crawl4AI", "PhindBot", "TavilyBot"]) {
+			expect(matchCrawler(`Mozilla/5.0 (compatible; ${name}/1.0)`)?.name).toBe(name);
 		}
 	});
 
@@ -67,6 +84,16 @@ describe("the crawler table", () => {
 
 	it.for([
 		["a browser", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"],
+		["Chrome on a Mac", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"],
+		["Firefox on Linux", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"],
+		["Firefox on Windows", "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0"],
+		["Safari on a Mac", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15"],
+		["Safari on an iPhone", "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"],
+		["Chrome on Android", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.81 Mobile Safari/537.36"],
+		["Samsung Internet", "Mozilla/5.0 (Linux; Android 14; SM-S928B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36"],
+		["Edge", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.70"],
+		["Opera", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36 OPR/115.0.0.0"],
+		["the Facebook in-app browser", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0.0.39.109]"],
 		["Googlebot (a search crawler, not an AI one)", GOOGLEBOT],
 		["a name inside a longer token", "Mozilla/5.0 (compatible; NotGPTBotAtAll/1.0)"],
 		["empty", ""],
@@ -244,5 +271,32 @@ describe("crawler telemetry field rules", () => {
 			const responses = await Promise.all(shapes.map((value) => crawlIngest({ ...visit(site.tracking_id), [field]: value })));
 			for (const res of responses) expect(res.status, field).toBeLessThan(500);
 		}
+	});
+});
+
+describe("verified crawler visits: the crawler's address inside its operator's published ranges", () => {
+	// 20.171.206.0/24 is one of the ranges OpenAI publishes for GPTBot.
+	it.for([
+		["inside GPTBot's published range", { ip: "20.171.206.17" }, 1],
+		["an IPv4 address written as IPv6", { ip: "::ffff:20.171.206.17" }, 1],
+		["outside every range: anyone can send the User-Agent", { ip: "203.0.113.9" }, 0],
+		["no address sent", {}, null],
+		["not an address", { ip: "not-an-ip" }, null],
+		["an address of the wrong type", { ip: 42 }, null],
+		["a crawler whose operator publishes no ranges", { ip: "20.171.206.17", ua: "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)" }, null],
+	] as const)("%s", async ([, fields, verified], { expect }) => {
+		expect((await storedWith(fields)).verified).toBe(verified);
+	});
+
+	it("counts verified and unverified visits apart in the statistics", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		for (const ip of ["20.171.206.1", "20.171.206.2", "198.51.100.7", undefined]) {
+			expect((await crawlIngest({ ...visit(site.tracking_id), ...(ip ? { ip } : {}) })).status).toBe(204);
+		}
+		const res = await call(`/api/sites/${site.tracking_id}/crawlers`, { token });
+		const body = await res.json<any>();
+		expect(body).toMatchObject({ visits: 4, verified_visits: 2, unverified_visits: 1 });
+		expect(body.crawlers).toEqual([{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 4, verified: 2, unverified: 1 }]);
+		expect(body.recent.map((v: { verified: boolean | null }) => v.verified).sort()).toEqual([false, null, true, true].sort());
 	});
 });

@@ -42,7 +42,8 @@ describe("list", () => {
 		expect(status).toBe(200);
 		expect(body.feedback.map((f: any) => f.data.title)).toEqual(["third", "second", "first"]);
 		const [third] = body.feedback;
-		expect(Object.keys(third).sort()).toEqual(["attachments", "created_at", "data", "id", "project_name", "status", "type"]);
+		expect(Object.keys(third).sort()).toEqual(["attachments", "created_at", "data", "id", "project_name", "status", "truncated_fields", "type"]);
+		expect(third.truncated_fields).toEqual([]);
 		expect(third.attachments).toEqual([
 			{ id: expect.any(String), field: "screenshots", content_type: "image/png", url: `/api/feedback/attachments/${third.attachments[0].id}` },
 		]);
@@ -72,15 +73,74 @@ describe("list", () => {
 		expect(Object.keys(body)).toEqual(["error"]);
 	});
 
-	it("caps the list at 1,000 rows: 1,000 stored → 1,000 listed, 1,001 stored → the newest 1,000", async ({ expect }) => {
+	it("pages the list: 100 by default, limit up to 1,000 (1,001 is 400), next_cursor walks every record once", async ({ expect }) => {
 		const { token, user, projectName } = await ownerWithKey();
-		await seedRows(user.id, projectName, 1000);
-		expect((await list(token, `project_name=${projectName}`)).body.feedback).toHaveLength(1000);
-		await seedRows(user.id, projectName, 1);
-		const { body } = await list(token, `project_name=${projectName}`);
-		expect(body.feedback).toHaveLength(1000);
-		expect(body.feedback[0].data.title).toBe("seed 0"); // the extra row was seeded last, with the newest time
-		expect(body.feedback.at(-1).data.title).toBe("seed 1");
+		await seedRows(user.id, projectName, 1001);
+		const first = (await list(token, `project_name=${projectName}`)).body;
+		expect(first.feedback).toHaveLength(100);
+		expect(first.feedback[0].data.title).toBe("seed 1000");
+		const full = (await list(token, `project_name=${projectName}&limit=1000`)).body;
+		expect(full.feedback).toHaveLength(1000);
+		expect(full.next_cursor).toEqual(expect.any(String));
+		const rest = (await list(token, `project_name=${projectName}&limit=1000&cursor=${full.next_cursor}`)).body;
+		expect(rest.feedback.map((r: any) => r.data.title)).toEqual(["seed 0"]);
+		expect(rest.next_cursor).toBeNull();
+		expect((await list(token, `project_name=${projectName}&limit=1001`)).status).toBe(400);
+
+		const seen = new Set<string>();
+		let cursor = "";
+		do {
+			const page = (await list(token, `project_name=${projectName}&limit=300${cursor ? `&cursor=${cursor}` : ""}`)).body;
+			for (const record of page.feedback) seen.add(record.id);
+			cursor = page.next_cursor ?? "";
+		} while (cursor);
+		expect(seen.size).toBe(1001);
+	}, 60_000);
+
+	it.for(["not-a-cursor!", "bm90IGEgY3Vyc29y", "x".repeat(201)])("refuses the cursor %s with a 400", async (cursor, { expect }) => {
+		const { token, projectName } = await ownerWithKey();
+		const { status, body } = await list(token, `project_name=${projectName}&cursor=${encodeURIComponent(cursor)}`);
+		expect(status).toBe(400);
+		expect(body.error).toContain("cursor");
+	});
+
+	it("keeps a page of the largest records within about 2 MB: long text cut and named, the whole record one request away", async ({ expect }) => {
+		const { token, user, projectName } = await ownerWithKey();
+		// 1,000 records each as large as the rules allow: a long_text of 10,000 and 20 extras of 500.
+		const data = { title: "t".repeat(500), description: "d".repeat(10_000), ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x${i}`, "x".repeat(500)])) };
+		const base = Date.now() - 1_000_000;
+		for (let chunk = 0; chunk < 10; chunk++) {
+			await env.DB.batch(
+				Array.from({ length: 100 }, (_, i) =>
+					env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, ?, 'issue', 'open', ?, ?)").bind(
+						crypto.randomUUID(),
+						user.id,
+						projectName,
+						JSON.stringify(data),
+						base + chunk * 100 + i,
+					),
+				),
+			);
+		}
+		const res = await call(`/api/feedback?project_name=${projectName}&limit=1000`, { token });
+		const text = await res.text();
+		expect(text.length).toBeLessThanOrEqual(2_000_000);
+		const page = JSON.parse(text);
+		expect(page.next_cursor).toEqual(expect.any(String));
+		const [record] = page.feedback;
+		expect(record.data.description).toHaveLength(500);
+		expect(record.truncated_fields).toEqual(["description"]);
+		const whole = await call(`/api/feedback/${record.id}`, { token }).then((r) => r.json<any>());
+		expect(whole.data.description).toHaveLength(10_000);
+		expect(whole).not.toHaveProperty("truncated_fields");
+	}, 60_000);
+
+	it("reads one record to its owner only: another owner's id is 404", async ({ expect }) => {
+		const a = await ownerWithKey();
+		const b = await ownerWithKey();
+		const { id } = await submitFeedback(a.rawKey, { title: "a's", description: "d" }).then((r) => r.json<any>());
+		expect((await call(`/api/feedback/${id}`, { token: a.token })).status).toBe(200);
+		expect((await call(`/api/feedback/${id}`, { token: b.token })).status).toBe(404);
 	});
 
 	it("never shows another owner's feedback, even under the same project name", async ({ expect }) => {
@@ -117,13 +177,13 @@ describe("status updates", () => {
 	it("accepts 500 ids and refuses 501", async ({ expect }) => {
 		const { token, user, projectName } = await ownerWithKey();
 		await seedRows(user.id, projectName, 500);
-		const ids = (await list(token, `project_name=${projectName}`)).body.feedback.map((f: any) => f.id);
+		const ids = (await list(token, `project_name=${projectName}&limit=1000`)).body.feedback.map((f: any) => f.id);
 		const ok = await call("/api/feedback", { method: "PATCH", token, json: { status: "closed", ids } });
 		expect(await ok.json()).toEqual({ updated: 500 });
 		const tooMany = await call("/api/feedback", { method: "PATCH", token, json: { status: "open", ids: [...ids, "one-more"] } });
 		expect(tooMany.status).toBe(400);
 		expect((await tooMany.json<any>()).error).toContain("at most 500 ids");
-		expect((await list(token, `project_name=${projectName}&status=closed`)).body.feedback).toHaveLength(500);
+		expect((await list(token, `project_name=${projectName}&status=closed&limit=1000`)).body.feedback).toHaveLength(500);
 	});
 
 	it.for([
@@ -170,10 +230,10 @@ describe("delete", () => {
 	it("accepts 500 ids and refuses 501", async ({ expect }) => {
 		const { token, user, projectName } = await ownerWithKey();
 		await seedRows(user.id, projectName, 500);
-		const ids = (await list(token, `project_name=${projectName}`)).body.feedback.map((f: any) => f.id);
+		const ids = (await list(token, `project_name=${projectName}&limit=1000`)).body.feedback.map((f: any) => f.id);
 		const tooMany = await call("/api/feedback", { method: "DELETE", token, json: { ids: [...ids, "x"] } });
 		expect(tooMany.status).toBe(400);
-		expect((await list(token, `project_name=${projectName}`)).body.feedback).toHaveLength(500);
+		expect((await list(token, `project_name=${projectName}&limit=1000`)).body.feedback).toHaveLength(500);
 		expect(await call("/api/feedback", { method: "DELETE", token, json: { ids } }).then((r) => r.json())).toEqual({ deleted: 500 });
 	});
 

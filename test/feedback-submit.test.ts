@@ -8,8 +8,10 @@ const LIMIT = 5 * 1024 * 1024;
 
 /** The owner's view of what was stored. */
 async function storedFeedback(token: string, projectName: string) {
-	const res = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}`, { token });
-	return (await res.json<any>()).feedback as any[];
+	const res = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}&limit=1000`, { token });
+	const { feedback } = await res.json<any>();
+	// Lists cut long text; each record whole is one request away.
+	return Promise.all(feedback.map((record: any) => call(`/api/feedback/${record.id}`, { token }).then((r) => r.json<any>()))) as Promise<any[]>;
 }
 
 async function configure(token: string, projectName: string, config: Record<string, unknown>) {
@@ -335,7 +337,7 @@ describe("errors", () => {
 
 	it("429 past 20 submissions per 60 s from one IP: exactly 20 of 40 concurrent are accepted", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, { rate_limit_per_minute: 1000 });
+		await configure(token, projectName, { rate_limit_per_minute: 600 });
 		const ip = uniqueIp();
 		const responses = await Promise.all(
 			Array.from({ length: 40 }, (_, i) => submitFeedback(rawKey, { title: `t${i}`, description: "d" }, { ip })),
@@ -396,4 +398,65 @@ describe("errors", () => {
 
 it("keeps unique() values distinct", ({ expect }) => {
 	expect(unique()).not.toBe(unique());
+});
+
+describe("refused submissions do not spend the address's window", () => {
+	it("a submission refused by the key's limit gives back its slot of the address's 20 per minute", async ({ expect }) => {
+		const limited = await ownerWithKey();
+		await call("/api/feedback-key", { method: "PATCH", token: limited.token, json: { project_name: limited.projectName, rate_limit_per_minute: 1 } });
+		const other = await ownerWithKey();
+		const ip = uniqueIp();
+		const body = { type: "issue", title: "t", description: "d" };
+		expect((await submitFeedback(limited.rawKey, body, { ip })).status).toBe(200);
+		for (let i = 0; i < 5; i++) expect((await submitFeedback(limited.rawKey, body, { ip })).status).toBe(429);
+		const statuses = [];
+		for (let i = 0; i < 20; i++) statuses.push((await submitFeedback(other.rawKey, body, { ip })).status);
+		expect(statuses.filter((s) => s === 200)).toHaveLength(19);
+		expect(statuses.at(-1)).toBe(429);
+	}, 60_000);
+});
+
+describe("a project's image storage is capped at 1 GiB", () => {
+	async function seedStoredBytes(userId: string, projectName: string, bytes: number) {
+		const feedbackId = crypto.randomUUID();
+		await env.DB.batch([
+			env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, ?, 'issue', 'open', '{}', ?)").bind(
+				feedbackId,
+				userId,
+				projectName,
+				Date.now(),
+			),
+			env.DB.prepare("INSERT INTO feedback_attachments (id, feedback_id, user_id, field, content_type, object_key, size) VALUES (?, ?, ?, 'screenshots', 'image/png', ?, ?)").bind(
+				crypto.randomUUID(),
+				feedbackId,
+				userId,
+				`feedback/${userId}/${feedbackId}/seed`,
+				bytes,
+			),
+		]);
+	}
+	const pngBytes = Uint8Array.from(atob(PNG_1PX.split(",")[1]), (c) => c.charCodeAt(0)).byteLength;
+
+	it("an image that fits exactly is stored; one byte more is 413 with a clear message, and text alone is still taken", async ({ expect }) => {
+		const { rawKey, user, projectName } = await ownerWithKey();
+		const cap = 1024 * 1024 * 1024;
+		await seedStoredBytes(user.id, projectName, cap - pngBytes);
+		expect((await submitFeedback(rawKey, { title: "fits", description: "d", screenshots: [PNG_1PX] })).status).toBe(200);
+		const full = await submitFeedback(rawKey, { title: "one byte over", description: "d", screenshots: [PNG_1PX] });
+		expect(full.status).toBe(413);
+		expect(await full.json()).toEqual({ error: expect.stringContaining("image storage is full"), fields: [] });
+		expect((await submitFeedback(rawKey, { title: "no image", description: "d" })).status).toBe(200);
+	});
+
+	it("the count is served by indexes, never a scan", async ({ expect }) => {
+		const { results } = await env.DB.prepare(
+			`EXPLAIN QUERY PLAN SELECT coalesce(sum(a.size), 0) AS bytes FROM feedback f JOIN feedback_attachments a ON a.feedback_id = f.id WHERE f.user_id = ? AND f.project_name = ?`,
+		)
+			.bind("u", "p")
+			.all<{ detail: string }>();
+		const steps = results.map((r) => r.detail).join("\n");
+		expect(steps).toMatch(/SEARCH f USING (COVERING )?INDEX feedback_owner_project_created_idx/);
+		expect(steps).toMatch(/SEARCH a USING INDEX feedback_attachments_feedback_idx/);
+		expect(steps).not.toMatch(/SCAN/);
+	});
 });

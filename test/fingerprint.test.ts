@@ -34,7 +34,7 @@ describe("the grouping table", () => {
 			const res = await call("/api/feedback-key", {
 				method: "PATCH",
 				token: owner.token,
-				json: { project_name: owner.projectName, logs_rate_limit_per_minute: 10_000 },
+				json: { project_name: owner.projectName, logs_rate_limit_per_minute: 6_000 },
 			});
 			if (res.status !== 200) throw new Error(`raising the limit failed: ${res.status}`);
 		});

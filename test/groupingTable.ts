@@ -43,6 +43,124 @@ const bundleStack = (bundle: string, line = 1, col = 4242): Frame[] => [
 	f(`https://shop.example.com/assets/${bundle}`, "submitOrder", line, col, { in_app: true }),
 ];
 
+
+// ---- Events as Sentry SDKs send them ------------------------------------------------------
+// `exception.values` holds causes and children first, the reported exception last; each one's
+// `mechanism` gives its id and its parent's (the reported one is 0).
+
+type Exc = Record<string, unknown>;
+const values = (...list: Exc[]): Event => ({ exception: { values: list } });
+const exc = (type: string | null, value: string, frames: Frame[], mechanism: Record<string, unknown> = {}): Exc => ({
+	...(type === null ? {} : { type }),
+	value,
+	stacktrace: { frames },
+	...(Object.keys(mechanism).length > 0 ? { mechanism } : {}),
+});
+/** The reported exception of a chain; `group` for AggregateError, ExceptionGroup, AggregateException. */
+const root = (opts: { group?: boolean; type?: string } = {}) => ({
+	type: opts.type ?? "generic",
+	handled: true,
+	exception_id: 0,
+	...(opts.group ? { is_exception_group: true } : {}),
+});
+const linked = (id: number, parent: number, source: string, group = false) => ({
+	type: "chained",
+	handled: true,
+	source,
+	exception_id: id,
+	parent_id: parent,
+	...(group ? { is_exception_group: true } : {}),
+});
+
+// .NET (sentry-dotnet): module and function, no file names.
+const net = (module: string, fn: string, inApp: boolean): Frame => ({ module, function: fn, in_app: inApp });
+const fetchPricesFrames = [net("System.Net.Http.HttpClient", "SendAsync", false), net("Shop.Services.PriceService", "FetchPricesAsync", true)];
+const loadOrdersFrames = [net("Microsoft.Data.SqlClient.SqlCommand", "ExecuteReaderAsync", false), net("Shop.Data.OrderRepository", "LoadOrdersAsync", true)];
+const waitAllFrames = [net("Shop.Program", "Main", true), net("System.Threading.Tasks.Task", "WaitAll", false)];
+const httpError = (value = "Connection refused (api.example.com:443)") => exc("System.Net.Http.HttpRequestException", value, fetchPricesFrames);
+const sqlError = () => exc("Microsoft.Data.SqlClient.SqlException", "Execution Timeout Expired.", loadOrdersFrames);
+const aggregate = (...inner: Exc[]) =>
+	values(
+		...inner.map((e, i) => ({ ...e, mechanism: linked(i + 1, 0, `InnerExceptions[${i}]`) })).reverse(),
+		exc("System.AggregateException", "One or more errors occurred.", waitAllFrames, root({ group: true, type: "AppDomain.UnhandledException" })),
+	);
+
+// Python (sentry-python 2.x): ExceptionGroup children, each raised in its own task.
+const py = (module: string, fn: string, line: number, context: string): Frame => ({
+	filename: `${module.replaceAll(".", "/")}.py`,
+	abs_path: `/srv/app/${module.replaceAll(".", "/")}.py`,
+	module,
+	function: fn,
+	lineno: line,
+	context_line: context,
+	in_app: true,
+});
+const pyChild = (type: string, value: string, id: number) =>
+	exc(type, value, [py("shop.tasks", "sync_item", 40 + id, `raise ${type}(f"bad item {item.id}")`)], linked(id, 0, `exceptions[${id - 1}]`));
+const exceptionGroup = (...children: Exc[]) =>
+	values(...children.reverse(), exc("ExceptionGroup", `sync failed (${children.length} sub-exceptions)`, [py("shop.tasks", "sync_all", 12, "async with asyncio.TaskGroup() as tg:")], root({ group: true, type: "excepthook" })));
+
+// Node (@sentry/node): a plain `cause` chain, as its LinkedErrors integration sends it.
+const nodeFrame = (fn: string, line: number, context: string): Frame => ({
+	filename: "/srv/app/src/orders.js",
+	module: "orders",
+	function: fn,
+	lineno: line,
+	colno: 11,
+	in_app: true,
+	context_line: context,
+});
+const causeChain = (cause: { value: string; fn: string; context: string }, line = 0) =>
+	values(
+		exc("Error", cause.value, [nodeFrame("loadOrders", 20 + line, "await loadOrders(userId);"), nodeFrame(cause.fn, 50 + line, cause.context)], linked(1, 0, "cause")),
+		exc("Error", "Could not show the order page", [nodeFrame("loadOrders", 20 + line, "throw new Error('Could not show the order page', { cause: err });")], root()),
+	);
+const dbDown = { value: "connect ECONNREFUSED 10.0.0.5:5432", fn: "query", context: "const rows = await db.query(sql, params);" };
+const badJson = { value: "Unexpected token < in JSON at position 0", fn: "parseBody", context: "return JSON.parse(text);" };
+
+// Browsers (@sentry/browser): one bug, one bundle, as each engine's stack parser reports it. Every
+// browser frame is in_app unless the SDK knows better.
+const APP_JS = "https://shop.example.com/assets/app-8f3a2c1d.js";
+const bf = (filename: string, fn: string, line: number, col: number): Frame => ({ filename, function: fn, lineno: line, colno: col, in_app: true });
+const chromeStack = (file = APP_JS) => [
+	bf(file, "HTMLButtonElement.<anonymous>", 1, 9120),
+	bf(file, "renderCart", 1, 4242),
+	bf("<anonymous>", "Array.forEach", 0, 0),
+	bf(file, "eval", 3, 17), // eval'd template: Chrome names the file that called eval
+	bf(file, "lineTotal", 1, 3021),
+];
+const firefoxStack = [
+	bf(APP_JS, "setupCart/<", 1, 9133),
+	bf(APP_JS, "renderCart", 1, 4250),
+	bf(APP_JS, "eval", 3, 17), // `app.js line 1 > eval`
+	bf(APP_JS, "lineTotal", 1, 3030),
+];
+const safariStack = [
+	bf(APP_JS, "?", 1, 9140),
+	bf(APP_JS, "renderCart", 1, 4251),
+	bf("[native code]", "forEach", 0, 0),
+	bf("eval code", "eval code", 0, 0),
+	bf("[native code]", "eval", 0, 0),
+	bf(APP_JS, "lineTotal", 1, 3040),
+];
+const cartTypeError = (value: string, frames: Frame[]) => values(exc("TypeError", value, frames, { type: "onerror", handled: false }));
+
+// Flutter (sentry-dart): the app's frames between the Dart SDK's and the Flutter framework's.
+const dart = (absPath: string, fn: string, line: number, inApp?: boolean): Frame => ({
+	abs_path: absPath,
+	filename: absPath.split("/").pop(),
+	function: fn,
+	lineno: line,
+	...(inApp === undefined ? {} : { in_app: inApp }),
+});
+const flutterStack = (frameworkFn: string, zoneLine: number) => [
+	dart("dart:async/zone.dart", "_rootRun", zoneLine),
+	dart("package:flutter/src/widgets/framework.dart", frameworkFn, 5000 + zoneLine),
+	dart("package:sentry_flutter/src/integrations/flutter_error_integration.dart", "call", 40),
+	dart("package:shop/cart/cart_page.dart", "_CartPageState.build", 88),
+	dart("org-dartlang-sdk:///dart-sdk/lib/_internal/js_runtime/lib/js_helper.dart", "throwExpression", 1196),
+];
+
 export const GROUPING_CASES: GroupingCase[] = [
 	// ---- one bug, one group -------------------------------------------------------------
 	{
@@ -408,5 +526,224 @@ export const GROUPING_CASES: GroupingCase[] = [
 		same: false,
 		a: exception("Error", "boom", serverStack()),
 		b: { message: "boom" },
+	},
+
+	// ---- exception chains and groups (Sentry: chained-exception grouping) ----------------------
+	{
+		name: ".NET AggregateException around one error groups as that error alone",
+		same: true,
+		a: aggregate(httpError()),
+		b: values(exc("System.Net.Http.HttpRequestException", "Connection refused (api.example.com:443)", fetchPricesFrames, root())),
+	},
+	{
+		name: ".NET AggregateException around the same error three times groups as that error",
+		same: true,
+		a: aggregate(httpError(), httpError("Connection refused (cdn.example.com:443)"), httpError()),
+		b: aggregate(httpError()),
+	},
+	{
+		name: ".NET AggregateException around unrelated errors: two issues, not one per wrapper",
+		same: false,
+		a: aggregate(httpError()),
+		b: aggregate(sqlError()),
+	},
+	{
+		name: ".NET AggregateException around two errors vs around one of them",
+		same: false,
+		a: aggregate(httpError(), sqlError()),
+		b: aggregate(httpError()),
+	},
+	{
+		name: "Python ExceptionGroup of three copies of one error groups as the error alone",
+		same: true,
+		a: exceptionGroup(pyChild("ValueError", "bad item 7", 1), pyChild("ValueError", "bad item 9", 2), pyChild("ValueError", "bad item 12", 3)),
+		b: values(exc("ValueError", "bad item 3", [py("shop.tasks", "sync_item", 41, 'raise ValueError(f"bad item {item.id}")')], root({ type: "excepthook" }))),
+	},
+	{
+		name: "Python ExceptionGroup: the same children in another order",
+		same: true,
+		a: exceptionGroup(pyChild("ValueError", "bad item 7", 1), pyChild("KeyError", "'sku'", 2)),
+		b: exceptionGroup(pyChild("KeyError", "'sku'", 2), pyChild("ValueError", "bad item 7", 1)),
+	},
+	{
+		name: "Python ExceptionGroup: different children",
+		same: false,
+		a: exceptionGroup(pyChild("ValueError", "bad item 7", 1), pyChild("KeyError", "'sku'", 2)),
+		b: exceptionGroup(pyChild("ValueError", "bad item 7", 1), pyChild("TimeoutError", "timed out", 2)),
+	},
+	{
+		name: "JavaScript AggregateError (Promise.any) with its children in another order",
+		same: true,
+		a: values(
+			exc("RangeError", "b", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(2, 0, "errors[1]")),
+			exc("TypeError", "a", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(1, 0, "errors[0]")),
+			exc("AggregateError", "All promises were rejected", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], root({ group: true })),
+		),
+		b: values(
+			exc("TypeError", "a", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(2, 0, "errors[1]")),
+			exc("RangeError", "b", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(1, 0, "errors[0]")),
+			exc("AggregateError", "All promises were rejected", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], root({ group: true })),
+		),
+	},
+	{
+		name: "cause chain: the same wrapper around different causes is two issues",
+		same: false,
+		a: causeChain(dbDown),
+		b: causeChain(badJson),
+	},
+	{
+		name: "cause chain: the same chain on other lines and with other values",
+		same: true,
+		a: causeChain(dbDown),
+		b: causeChain({ ...dbDown, value: "connect ECONNREFUSED 10.0.0.9:6432" }, 7),
+	},
+	{
+		name: "cause chain vs its outermost exception alone",
+		same: false,
+		a: causeChain(dbDown),
+		b: values(exc("Error", "Could not show the order page", [nodeFrame("loadOrders", 20, "throw new Error('Could not show the order page', { cause: err });")], root())),
+	},
+	...(
+		[
+			["a repeated id", [linked(1, 0, "InnerExceptions[0]"), linked(1, 0, "InnerExceptions[1]")]],
+			["a missing parent", [linked(1, 0, "InnerExceptions[0]"), linked(2, 5, "InnerExceptions[1]")]],
+			["a cycle", [linked(1, 2, "InnerExceptions[0]"), linked(2, 1, "InnerExceptions[1]")]],
+			["its own parent", [linked(1, 0, "InnerExceptions[0]"), linked(2, 2, "InnerExceptions[1]")]],
+			["no root", [linked(1, 0, "InnerExceptions[0]"), linked(2, 0, "InnerExceptions[1]")], { ...root({ group: true }), exception_id: 3 }],
+		] as const
+	).map(
+		([broken, [first, second], top]): GroupingCase => ({
+			name: `AggregateException whose ids have ${broken} counts whole, as a chain without ids does`,
+			same: true,
+			a: values(
+				{ ...httpError(), mechanism: first },
+				{ ...httpError(), mechanism: second },
+				exc("System.AggregateException", "One or more errors occurred.", waitAllFrames, top ?? root({ group: true })),
+			),
+			b: values(httpError(), httpError(), exc("System.AggregateException", "One or more errors occurred.", waitAllFrames)),
+		}),
+	),
+	{
+		name: "AggregateException with broken ids is not the inner error alone",
+		same: false,
+		a: values(
+			{ ...httpError(), mechanism: linked(1, 0, "InnerExceptions[0]") },
+			{ ...httpError(), mechanism: linked(1, 0, "InnerExceptions[1]") },
+			exc("System.AggregateException", "One or more errors occurred.", waitAllFrames, root({ group: true })),
+		),
+		b: values(exc("System.Net.Http.HttpRequestException", "Connection refused (api.example.com:443)", fetchPricesFrames, root())),
+	},
+
+	// ---- low-quality JavaScript frames (Sentry: "ignored low quality javascript frame") ------
+	{
+		name: "one bug in Chrome and Safari: <anonymous>, [native code], eval and eval code frames",
+		same: true,
+		a: cartTypeError("Cannot read properties of undefined (reading 'price')", chromeStack()),
+		b: cartTypeError("undefined is not an object (evaluating 'item.price')", safariStack),
+	},
+	{
+		name: "one bug in Chrome and Firefox: Firefox shows no native frames, names eval'd code eval",
+		same: true,
+		a: cartTypeError("Cannot read properties of undefined (reading 'price')", chromeStack()),
+		b: cartTypeError(`can't access property "price", item is undefined`, firefoxStack),
+	},
+	{
+		name: "one bug served over https and from the app bundle of a desktop build (app:///)",
+		same: true,
+		a: cartTypeError("Cannot read properties of undefined (reading 'price')", chromeStack()),
+		b: cartTypeError("Cannot read properties of undefined (reading 'price')", chromeStack("app:///assets/app-1b2c3d4e.js")),
+	},
+	{
+		name: "an eval frame claiming a module does not count",
+		same: true,
+		a: values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), bf(APP_JS, "lineTotal", 1, 20)])),
+		b: values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), { ...bf(APP_JS, "eval", 4, 2), module: "assets/templates" }, bf(APP_JS, "lineTotal", 1, 20)])),
+	},
+	{
+		name: "stacks that differ in an app frame stay apart across browsers",
+		same: false,
+		a: cartTypeError("Cannot read properties of undefined (reading 'price')", chromeStack()),
+		b: cartTypeError("undefined is not an object (evaluating 'item.price')", safariStack.map((frame) => (frame.function === "lineTotal" ? { ...frame, function: "shippingTotal" } : frame))),
+	},
+
+	// ---- built-in rules (Sentry: built-in fingerprinting rules, chunkload_errors) ------------
+	{
+		name: "ChunkLoadError: different chunks and stacks, and the client's own fingerprint, are one issue",
+		same: true,
+		a: {
+			...values(exc("ChunkLoadError", "Loading chunk 123 failed.\n(error: https://shop.example.com/static/js/123.8f3a2c1d.chunk.js)", [bf(APP_JS, "loadCheckout", 1, 500)])),
+			fingerprint: ["{{ default }}", "checkout"],
+		},
+		b: {
+			...values(exc("ChunkLoadError", "Loading chunk 7 failed.\n(timeout: https://shop.example.com/static/js/7.0b7e44fa.chunk.js)", [bf(APP_JS, "openAccount", 1, 900)])),
+			fingerprint: ["account-page"],
+		},
+	},
+	{
+		name: "Loading chunk failed with its type lost, as a rejection reason or an onerror message",
+		same: true,
+		a: values(exc("Error", "Loading chunk 42 failed.\n(missing: https://shop.example.com/static/js/42.js)", [bf(APP_JS, "n.e", 1, 77)])),
+		b: { message: "Uncaught ChunkLoadError: Loading chunk 9 failed." },
+	},
+	{
+		name: "Loading CSS chunk failed is in the same family",
+		same: true,
+		a: values(exc("Error", "Loading CSS chunk 3 failed.\n(/static/css/3.a1b2c3d4.chunk.css)", [])),
+		b: values(exc("ChunkLoadError", "Loading chunk 3 failed.", [])),
+	},
+	{
+		name: "a ChunkLoadError and a failed dynamic import are different issues",
+		same: false,
+		a: values(exc("ChunkLoadError", "Loading chunk 7 failed.", [bf(APP_JS, "openAccount", 1, 900)])),
+		b: values(exc("TypeError", "Failed to fetch dynamically imported module: https://shop.example.com/assets/Account-1a2b3c4d.js", [bf(APP_JS, "openAccount", 1, 900)])),
+	},
+
+	// ---- frames that identify nothing --------------------------------------------------------
+	{
+		name: "the Sentry SDK's sentryWrapped frame around a listener does not count",
+		same: true,
+		a: values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "sentryWrapped", 1, 8000), bf(APP_JS, "onSave", 1, 420)])),
+		b: values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "onSave", 1, 420)])),
+	},
+	{
+		name: "with no in-app frames, the Sentry SDK's own frames do not count",
+		same: true,
+		a: values(
+			exc("Error", "socket hang up", [
+				{ filename: "/srv/app/node_modules/@sentry/core/build/cjs/utils/handleCallbackErrors.js", function: "handleCallbackErrors", lineno: 26, in_app: false },
+				{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false },
+			]),
+		),
+		b: values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }])),
+	},
+	{
+		name: "a worker started from a blob: URL: a new URL every page load",
+		same: true,
+		a: values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/3f2b8c1e-9d4a-4b7e-8f21-0c9e5a7d6b13", "resize", 1, 88)])),
+		b: values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "resize", 1, 88)])),
+	},
+	{
+		name: "an inline script reported as the bare page URL, on two host names",
+		same: true,
+		a: values(exc("ReferenceError", "gtag is not defined", [bf("https://shop.example.com/", "?", 12, 5), bf(APP_JS, "trackPurchase", 1, 600)])),
+		b: values(exc("ReferenceError", "gtag is not defined", [bf("https://www.shop.example.com", "?", 14, 5), bf(APP_JS, "trackPurchase", 1, 600)])),
+	},
+	{
+		name: "Flutter: other Dart SDK, Flutter framework and sentry_flutter frames around the same app frame",
+		same: true,
+		a: values(exc("NoSuchMethodError", "The getter 'price' was called on null.", flutterStack("StatelessElement.build", 1525))),
+		b: values(exc("NoSuchMethodError", "The getter 'price' was called on null.", flutterStack("ComponentElement.performRebuild", 1391))),
+	},
+	{
+		name: "Flutter: different app frames stay apart",
+		same: false,
+		a: values(exc("NoSuchMethodError", "The getter 'price' was called on null.", flutterStack("StatelessElement.build", 1525))),
+		b: values(
+			exc(
+				"NoSuchMethodError",
+				"The getter 'price' was called on null.",
+				flutterStack("StatelessElement.build", 1525).map((frame) => (frame.function === "_CartPageState.build" ? { ...frame, function: "_CheckoutPageState.build", abs_path: "package:shop/checkout/checkout_page.dart" } : frame)),
+			),
+		),
 	},
 ];

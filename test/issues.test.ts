@@ -7,7 +7,7 @@ import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey, readIssue,
 
 type Json = Record<string, any>;
 
-async function raiseLimit(owner: { token: string; projectName: string }, perMinute = 10_000) {
+async function raiseLimit(owner: { token: string; projectName: string }, perMinute = 6_000) {
 	const res = await call("/api/feedback-key", {
 		method: "PATCH",
 		token: owner.token,

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { call, createProjectKey, signUp, submitFeedback, unique } from "./helpers";
+import { call, createProjectKey, ownerWithKey, signUp, submitFeedback, unique } from "./helpers";
 
 const KEY_FIELDS = [
 	"project_name",
@@ -11,6 +11,7 @@ const KEY_FIELDS = [
 	"issue_field_config",
 	"feature_field_config",
 	"created_at",
+	"dsn_template",
 ];
 
 describe("create and read", () => {
@@ -22,8 +23,8 @@ describe("create and read", () => {
 		expect(created.headers.get("cache-control")).toBe("no-store");
 		expect(created.headers.get("pragma")).toBe("no-cache");
 		const body = await created.json<any>();
-		expect(body.raw_api_key).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
-		expect(Object.keys(body).sort()).toEqual([...KEY_FIELDS, "raw_api_key"].sort());
+		expect(body.raw_api_key).toMatch(/^svc_[A-Za-z0-9]{43}$/);
+		expect(Object.keys(body).sort()).toEqual([...KEY_FIELDS, "raw_api_key", "dsn"].sort());
 		expect(body).toMatchObject({
 			project_name: project,
 			key_hint: body.raw_api_key.slice(-4),
@@ -242,5 +243,82 @@ describe("revoke and regenerate", () => {
 	it("answers 404 when regenerating a missing key", async ({ expect }) => {
 		const { token } = await signUp();
 		expect((await call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: unique() } })).status).toBe(404);
+	});
+});
+
+describe("Sentry DSN", () => {
+	it("create and regenerate carry the DSN; reads carry it with the key left out", async ({ expect }) => {
+		const { token } = await signUp();
+		const project = unique("app");
+		const created = await call("/api/feedback-key", { method: "POST", token, json: { project_name: project } }).then((r) => r.json<any>());
+		// What Sentry SDKs parse: letters, digits and _ as the key, digits as the project id.
+		const match = /^https:\/\/([A-Za-z0-9_]+)@svc\.test\/(\d+)$/.exec(created.dsn);
+		expect(match?.[1]).toBe(created.raw_api_key);
+		const dsnId = match![2];
+		expect(created.dsn_template).toBe(`https://{PROJECT_KEY}@svc.test/${dsnId}`);
+
+		const read = await call(`/api/feedback-key?project_name=${project}`, { token }).then((r) => r.json<any>());
+		expect(read.dsn_template).toBe(created.dsn_template);
+		expect(read.dsn).toBeUndefined();
+
+		const regenerated = await call("/api/feedback-key/regenerate", { method: "POST", token, json: { project_name: project } }).then((r) => r.json<any>());
+		expect(regenerated.dsn).toBe(`https://${regenerated.raw_api_key}@svc.test/${dsnId}`);
+	});
+
+	it("gives every key its own DSN id", async ({ expect }) => {
+		const { token } = await signUp();
+		const keys = await Promise.all(
+			Array.from({ length: 5 }, () => call("/api/feedback-key", { method: "POST", token, json: { project_name: unique("app") } }).then((r) => r.json<any>())),
+		);
+		const ids = keys.map((k) => k.dsn.split("/").pop());
+		expect(new Set(ids).size).toBe(5);
+	});
+
+	it("the migration gives keys created before DSNs distinct ids", async ({ expect }) => {
+		const { token } = await signUp();
+		const projects = [unique("old"), unique("old")];
+		for (const project of projects) await createProjectKey(token, project);
+		await env.DB.prepare(`update project_keys set dsn_id = null where project_name in (?, ?)`).bind(...projects).run();
+		const [update] = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_dsn_id.sql"))!.queries.filter((q) => q.includes("UPDATE"));
+		await env.DB.prepare(update).run();
+		const templates = await Promise.all(projects.map((p) => call(`/api/feedback-key?project_name=${p}`, { token }).then((r) => r.json<any>())));
+		for (const { dsn_template } of templates) expect(dsn_template).toMatch(/^https:\/\/\{PROJECT_KEY\}@svc\.test\/\d+$/);
+		expect(templates[0].dsn_template).not.toBe(templates[1].dsn_template);
+	});
+
+	it("the DSN's host is the one the request came to", async ({ expect }) => {
+		const { token } = await signUp();
+		const res = await exports.default.fetch(
+			new Request("http://127.0.0.1:8787/api/feedback-key", {
+				method: "POST",
+				headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+				body: JSON.stringify({ project_name: unique("app") }),
+			}),
+		);
+		const body = await res.json<any>();
+		expect(body.dsn).toMatch(new RegExp(`^http://${body.raw_api_key}@127\\.0\\.0\\.1:8787/\\d+$`));
+	});
+});
+
+describe("caps on what an account holds and how far a key opens", () => {
+	it("an account holds at most 50 project keys: the 51st is 403", async ({ expect }) => {
+		const { token } = await signUp();
+		for (let i = 0; i < 50; i++) expect((await call("/api/feedback-key", { method: "POST", token, json: { project_name: `p${i}` } })).status).toBe(201);
+		const refused = await call("/api/feedback-key", { method: "POST", token, json: { project_name: "p50" } });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("at most 50 project keys") });
+		expect((await call("/api/feedback-keys", { token }).then((r) => r.json<any>())).keys).toHaveLength(50);
+	}, 120_000);
+
+	it.for([
+		["rate_limit_per_minute", 600],
+		["logs_rate_limit_per_minute", 6_000],
+	] as const)("%s goes up to %i, and one more is 400", async ([field, max], { expect }) => {
+		const { token, projectName } = await ownerWithKey();
+		const patch = (value: number) => call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, [field]: value } });
+		expect((await patch(max)).status).toBe(200);
+		const over = await patch(max + 1);
+		expect(over.status).toBe(400);
+		expect(await over.json()).toEqual({ error: expect.stringContaining(field) });
 	});
 });

@@ -46,6 +46,47 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 		expect(again).toEqual({ ok: true, group_hash: body.group_hash, is_new: false });
 	});
 
+	describe("a browser's simple request: text/plain with the key as the body's svc_key", () => {
+		const plain = (body: unknown) =>
+			call("/api/app-logs-ingest", { method: "POST", ip: uniqueIp(), headers: { "content-type": "text/plain;charset=UTF-8" }, body: JSON.stringify(body) });
+
+		it("200, and the key is not part of the stored event", async ({ expect }) => {
+			const { rawKey, keyId } = await ownerWithLogKey();
+			const res = await plain({ svc_key: rawKey, message: "sent while leaving the page" });
+			expect(res.status).toBe(200);
+			await env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`)).flush();
+			const row = await env.DB.prepare("select event from log_events where key_id = ?").bind(keyId).first<{ event: string }>();
+			expect(JSON.parse(row!.event).message).toBe("sent while leaving the page");
+			expect(row!.event).not.toContain(rawKey);
+			expect(row!.event).not.toContain("svc_key");
+		});
+
+		it("401 without svc_key, with a wrong one, or with one that is not a string", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			expect((await plain({ message: "m" })).status).toBe(401);
+			expect((await plain({ svc_key: "svc_wrong", message: "m" })).status).toBe(401);
+			expect((await plain({ svc_key: [rawKey], message: "m" })).status).toBe(401);
+		});
+
+		it("only text/plain: a JSON request names its key in a header", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			const res = await call("/api/app-logs-ingest", {
+				method: "POST",
+				ip: uniqueIp(),
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ svc_key: rawKey, message: "m" }),
+			});
+			expect(res.status).toBe(401);
+		});
+
+		it("the body limits hold before the key is known: 413 and 400", async ({ expect }) => {
+			const { rawKey } = await ownerWithLogKey();
+			expect((await plain({ svc_key: rawKey, message: "x".repeat(512_000) })).status).toBe(413);
+			const res = await call("/api/app-logs-ingest", { method: "POST", ip: uniqueIp(), headers: { "content-type": "text/plain" }, body: "{not json" });
+			expect(res.status).toBe(400);
+		});
+	});
+
 	it("200 with the key as Authorization: Bearer", async ({ expect }) => {
 		const { rawKey } = await ownerWithLogKey();
 		const res = await ingest(rawKey, { message: "hello" }, { via: "bearer" });
@@ -219,7 +260,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 
 		it("after 120 events per 60 seconds from one source IP, whatever the key", async ({ expect }) => {
 			const [a, b] = await Promise.all([ownerWithLogKey(), ownerWithLogKey()]);
-			await Promise.all([setKeyConfig(a, { logs_rate_limit_per_minute: 1000 }), setKeyConfig(b, { logs_rate_limit_per_minute: 1000 })]);
+			await Promise.all([setKeyConfig(a, { logs_rate_limit_per_minute: 1_000 }), setKeyConfig(b, { logs_rate_limit_per_minute: 1_000 })]);
 			const ip = uniqueIp();
 			const responses = await Promise.all(
 				Array.from({ length: 121 }, (_, i) => ingest(i % 2 ? a.rawKey : b.rawKey, { message: `m ${i}` }, { ip })),
@@ -530,6 +571,34 @@ describe("bad input of any shape", () => {
 		expect(event.exception).toMatchObject({ type: "Outer", value: "wrapped" });
 	});
 
+	it("keeps the whole chain: causes in chained_exceptions, each with its mechanism", async ({ expect }) => {
+		const { event } = await storedAfter({
+			exception: {
+				values: [
+					{ type: "Inner", value: "cause", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0, handled: "yes", extra: 1 } },
+					{ type: "Outer", value: "wrapped", mechanism: { type: "generic", handled: true, exception_id: 0, is_exception_group: false } },
+				],
+			},
+		});
+		expect(event.chained_exceptions).toEqual([
+			{ type: "Inner", value: "cause", stacktrace: null, mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+		]);
+		expect(event.exception.mechanism).toEqual({ type: "generic", handled: true, exception_id: 0, is_exception_group: false });
+	});
+
+	it.for([50, 51])("a chain of %d exceptions keeps the reported one and the 49 nearest it", async (length, { expect }) => {
+		const values = Array.from({ length }, (_, i) => ({ type: `E${i}`, value: "v", mechanism: { exception_id: length - 1 - i, parent_id: i === length - 1 ? undefined : length - 2 - i } }));
+		const { event } = await storedAfter({ exception: { values } });
+		expect(event.exception.type).toBe(`E${length - 1}`);
+		expect(event.chained_exceptions).toHaveLength(49);
+		expect(event.chained_exceptions[0].type).toBe(`E${length - 50}`);
+	});
+
+	it.for([200, 201])("a mechanism's type or source of %d characters is stored up to 200", async (length, { expect }) => {
+		const { event } = await storedAfter({ exception: { type: "E", value: "v", mechanism: { type: "t".repeat(length), source: "s".repeat(length) } } });
+		expect(event.exception.mechanism).toEqual({ type: "t".repeat(200), source: "s".repeat(200) });
+	});
+
 	it("a maximal event (200 long frames, 100 long breadcrumbs) reaches D1 whole", async ({ expect }) => {
 		const frames = Array.from({ length: 200 }, (_, i) => ({ filename: `src/f${i}.ts`, function: `fn${i}`, context_line: "c".repeat(1000), in_app: true }));
 		const breadcrumbs = Array.from({ length: 100 }, (_, i) => ({ message: `${i}`.padEnd(2000, "b") }));
@@ -539,4 +608,49 @@ describe("bad input of any shape", () => {
 		expect(event.exception.stacktrace.frames).toHaveLength(200);
 		expect(event.breadcrumbs).toHaveLength(100);
 	});
+});
+
+describe("refused requests do not spend the address's window", () => {
+	it("120 events with a wrong key, then the real key from the same address is taken", async ({ expect }) => {
+		const { rawKey } = await ownerWithLogKey();
+		const ip = uniqueIp();
+		for (let i = 0; i < 120; i++) expect((await ingest("svc_wrong", { message: "m" }, { ip })).status).toBe(401);
+		expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(200);
+	}, 120_000);
+
+	it("events refused by the key's own window give the address's hit back", async ({ expect }) => {
+		const { rawKey, token, projectName } = await ownerWithLogKey();
+		await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, logs_rate_limit_per_minute: 1 } });
+		const other = await ownerWithLogKey();
+		await call("/api/feedback-key", { method: "PATCH", token: other.token, json: { project_name: other.projectName, logs_rate_limit_per_minute: 1_000 } });
+		const ip = uniqueIp();
+		expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(200);
+		for (let i = 0; i < 130; i++) expect((await ingest(rawKey, { message: "m" }, { ip })).status).toBe(429);
+		// 1 taken, 130 given back: the address has 119 left for any key.
+		const statuses = [];
+		for (let i = 0; i < 120; i++) statuses.push((await ingest(other.rawKey, { message: "m" }, { ip })).status);
+		expect(statuses.filter((s) => s === 200)).toHaveLength(119);
+		expect(statuses.at(-1)).toBe(429);
+	}, 120_000);
+});
+
+describe("a project holds at most 10,000 issues", () => {
+	it("the 10,000th issue is taken, a new one past it is 403, events of existing issues still arrive", async ({ expect }) => {
+		const { rawKey, keyId } = await ownerWithLogKey();
+		await ingestOk(rawKey, { message: "an existing issue" });
+		// 9,998 more issues written into the grouper's own storage, as if they had arrived.
+		await runInDurableObject(issueGrouper(keyId), (_: IssueGrouper, state: DurableObjectState) => {
+			state.storage.sql.exec(
+				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9998)
+				 INSERT INTO groups (hash, title, level, count, first_seen, last_seen, flushed_version) SELECT printf('%032x', i), 'seeded', 'error', 1, 0, 0, 1 FROM n`,
+			);
+		});
+		// Numbers are parametrized away in grouping: the two new issues differ in words.
+		expect((await ingest(rawKey, { message: "the last issue that fits" })).status).toBe(200);
+		const refused = await ingest(rawKey, { message: "one issue too many" });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("10000 issues") });
+		expect((await ingest(rawKey, { message: "an existing issue" })).status).toBe(200);
+		expect((await ingest(rawKey, { message: "the last issue that fits" })).status).toBe(200);
+	}, 60_000);
 });

@@ -1,28 +1,71 @@
 import { env } from "cloudflare:workers";
-import { describe, it } from "vitest";
-import { LIST_EVENTS, LIST_IDENTITIES, siteStatsQueries } from "../domain/analytics/eventStore";
-import { crawlerStatsQueries } from "../domain/crawl/visitStore";
-import { HOURLY_COUNTS, ISSUES_OF_USER } from "../domain/logs/logStore";
+import { beforeAll, describe, it } from "vitest";
+import { DELETE_EXPIRED_SESSIONS } from "../domain/accounts/userStore";
+import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/filters";
+import { DELETE_EXPIRED_EVENTS, DELETE_EXPIRED_IDENTITIES, LIST_EVENTS, LIST_IDENTITIES, PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/eventStore";
+import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
+import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 
-/** SQLite's plan for a statement, one line per step. */
+/**
+ * The planner sees what it would see on a site with 1,000,000 events (and as many crawler visits):
+ * statistics as ANALYZE writes them, for one site holding every row, so a plan that would fall
+ * back to another index or a scan at that size shows here.
+ */
+beforeAll(async () => {
+	await env.DB.prepare("ANALYZE").run();
+	// [table, index, rows, then rows per distinct value of the index's leading columns]
+	const stats = [
+		["analytics_events", "analytics_events_site_ts_idx", "1000000 1000000 1"],
+		["analytics_events", "sqlite_autoindex_analytics_events_1", "1000000 1000000 1"],
+		["crawler_visits", "crawler_visits_site_ts_idx", "1000000 1000000 1"],
+		["crawler_visits", "sqlite_autoindex_crawler_visits_1", "1000000 1"],
+	];
+	await env.DB.batch([
+		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'crawler_visits')"),
+		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
+	]);
+	// Makes SQLite read the statistics again.
+	await env.DB.prepare("ANALYZE sqlite_schema").run();
+});
+
+/** SQLite's plan for a statement, one line per step, its parameters bound as far as it uses them. */
 async function plan(sql: string): Promise<string> {
-	// Site, range and limit, then breakdown filters (null: none), up to the highest parameter used.
-	const highest = Math.max(...Array.from(sql.matchAll(/\?(\d+)/g), (m) => Number(m[1])));
-	const binds = ["s_x", 0, 1, 10, ...Array(6).fill(null)].slice(0, highest);
+	const highest = Math.max(0, ...[...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
+	const binds = ["s_x", 0, 1, 10, ...FILTER_NAMES.map((name) => `value of ${name}`)].slice(0, highest);
 	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
 	return results.map((row) => row.detail).join("\n");
 }
 
+const searchOf = (index: string) => new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${index} \\(tracking_id=\\? AND ts>\\? AND ts<\\?\\)`);
+const EVENTS_INDEX = "analytics_events_site_ts_idx";
+
+// Every filter at once: each adds its own conditions (and, for acquisition, a visitor subquery).
+const everyFilter = compileFilters(Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`])) as Filters);
+const direct = compileFilters({ source: "Direct / None" });
+
 describe("statistics queries use the (tracking_id, ts) indexes, never a table scan", () => {
 	const cases = [
-		...Object.entries(siteStatsQueries(3_600_000)).map(([name, sql]) => [`stats ${name}`, sql, "analytics_events_site_ts_idx"]),
+		...Object.entries(siteStatsQueries(3_600_000)).map(([name, sql]) => [`stats ${name}`, sql, EVENTS_INDEX]),
+		...Object.entries(siteStatsQueries(3_600_000, everyFilter)).map(([name, sql]) => [`stats ${name}, every filter`, sql, EVENTS_INDEX]),
+		...Object.entries(siteStatsQueries(3_600_000, direct)).map(([name, sql]) => [`stats ${name}, source=Direct / None`, sql, EVENTS_INDEX]),
 		...Object.entries(crawlerStatsQueries(3_600_000)).map(([name, sql]) => [`crawlers ${name}`, sql, "crawler_visits_site_ts_idx"]),
-		["events list", LIST_EVENTS, "analytics_events_site_ts_idx"],
+		["events list", LIST_EVENTS, EVENTS_INDEX],
 	];
 
 	it.for(cases)("%s", async ([, sql, index], { expect }) => {
 		const steps = await plan(sql);
-		expect(steps).toMatch(new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${index} \\(tracking_id=\\? AND ts>\\? AND ts<\\?\\)`));
+		expect(steps).toMatch(searchOf(index));
+		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
+		// Every read of a statistics table is such a search: a subquery or a second table included.
+		for (const line of steps.split("\n").filter((l) => /\b(analytics_events|crawler_visits)\b/.test(l))) {
+			expect(line).toMatch(/SEARCH \w+ USING (COVERING )?INDEX \w+_site_ts_idx \(tracking_id=\? AND ts>\? AND ts<\?\)/);
+		}
+	});
+
+	it("pages with crawler visits: one search of each table's index", async ({ expect }) => {
+		const steps = await plan(PAGES_WITH_CRAWLERS);
+		expect(steps).toMatch(searchOf(EVENTS_INDEX));
+		expect(steps).toMatch(searchOf("crawler_visits_site_ts_idx"));
 		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
 	});
 });
@@ -47,4 +90,29 @@ it("one person's issues: a search of each user expression index, never a scan of
 	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_id_idx \(key_id=\? AND <expr>=\?\)/);
 	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_email_idx \(key_id=\? AND <expr>=\?\)/);
 	expect(steps).not.toMatch(/SCAN log_events\b/);
+});
+
+describe("the clean-up's statements walk an index from the oldest row, never scan or sort", () => {
+	const table = (sql: string) => /FROM (\w+)/.exec(sql)?.[1] ?? "";
+	const cases = [
+		["sessions", DELETE_EXPIRED_SESSIONS, "sessions_expires_idx", "expires_at<?"],
+		["analytics events", DELETE_EXPIRED_EVENTS, "analytics_events_ts_idx", "ts<?"],
+		["identity links", DELETE_EXPIRED_IDENTITIES, "analytics_identities_last_seen_idx", "last_seen<?"],
+		["crawler visits", DELETE_EXPIRED_VISITS, "crawler_visits_ts_idx", "ts<?"],
+		["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_received_idx", "received_at<?"],
+		["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
+		["one key's expired issues", DELETE_EXPIRED_ISSUES, "log_issues_key_last_seen_idx", "key_id=? AND last_seen<?"],
+	];
+
+	it.for(cases)("%s", async ([, sql, index, search], { expect }) => {
+		const binds = [0, 1000, "k"].slice(0, sql.includes("?3") ? 3 : sql.includes("?2") ? 2 : 1);
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
+		const steps = results.map((row) => row.detail).join("\n");
+		const name = table(sql);
+		expect(steps).toMatch(new RegExp(`SEARCH ${name} USING (COVERING )?INDEX ${index} `));
+		expect(steps).toContain(`INDEX ${index} (${search})`);
+		if (sql.startsWith("DELETE")) expect(steps).toContain(`SEARCH ${name} USING INTEGER PRIMARY KEY (rowid=?)`);
+		expect(steps).not.toMatch(new RegExp(`SCAN ${name}\\b`));
+		expect(steps).not.toMatch(/TEMP B-TREE/);
+	});
 });

@@ -28,9 +28,73 @@ describe("analytics sites (owner)", () => {
 		["localhost", "localhost"],
 		["127.0.0.1", "127.0.0.1"],
 		["bücher.de", "xn--bcher-kva.de"],
+		["www.example.com.au", "example.com.au"],
+		["https://www.shop.example.co.jp/", "shop.example.co.jp"],
+		["user.github.io", "user.github.io"],
+		["www.user.github.io", "user.github.io"],
+		["foo.blogspot.com", "foo.blogspot.com"],
+		// www.co.uk is a name registered under co.uk: its www. is no alias of a suffix.
+		["www.co.uk", "www.co.uk"],
+		["myapp.test", "myapp.test"],
 	])("normalizes the domain %j to %j", async ([domain, stored], { expect }) => {
 		const { token } = await signUp();
 		expect((await createSite(token, { domain })).domain).toBe(stored);
+	});
+
+	it.for([
+		["com", "com"],
+		["co.uk", "co.uk"],
+		["www.co.uk", null],
+		["http://COM.AU./", "com.au"],
+		["github.io", "github.io"],
+		["blogspot.com", "blogspot.com"],
+		["s3.amazonaws.com", "s3.amazonaws.com"],
+	] as const)("refuses the public suffix %j with 400 saying so", async ([domain, suffix], { expect }) => {
+		const { token } = await signUp();
+		const res = await call("/api/sites", { method: "POST", token, json: { domain } });
+		if (suffix === null) {
+			expect(res.status).toBe(201);
+			return;
+		}
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toBe(
+			`Invalid request: domain: ${suffix} is a public suffix, under which unrelated sites register their own names: use the site's own domain, such as example.${suffix}`,
+		);
+	});
+
+	it("refuses a public suffix on update too", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const res = await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: { domain: "github.io" } });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toMatch(/github\.io is a public suffix/);
+	});
+
+	it.for([
+		// [site domain, url_host, authorized]
+		["example.com", "example.com", true],
+		["example.com", "www.example.com", true],
+		["example.com", "blog.example.com", true],
+		["example.com", "a.b.example.com", true],
+		["example.com", "EXAMPLE.com:8443", true],
+		["example.com", "evil-example.com", false],
+		["example.com", "example.com.evil.net", false],
+		["example.co.uk", "shop.example.co.uk", true],
+		["example.co.uk", "other.co.uk", false],
+		["shop.example.co.uk", "www.shop.example.co.uk", true],
+		["shop.example.co.uk", "example.co.uk", false],
+		["user.github.io", "user.github.io", true],
+		["user.github.io", "other.github.io", false],
+		["foo.blogspot.com", "bar.blogspot.com", false],
+	] as const)("site %s: url_host %s is authorized: %s", async ([domain, urlHost, authorized], { expect }) => {
+		const { site } = await ownerWithSite({ domain });
+		expect((await collect(pageview(site.tracking_id, { url_host: urlHost }))).status).toBe(authorized ? 204 : 403);
+	});
+
+	it("a site stored as a public suffix before they were refused authorizes no host", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		await env.DB.prepare("UPDATE sites SET domain = 'github.io' WHERE tracking_id = ?").bind(site.tracking_id).run();
+		await env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id)).siteChanged({ deleted: false });
+		expect((await collect(pageview(site.tracking_id, { url_host: "anyone.github.io" }))).status).toBe(403);
 	});
 
 	it("allows no domain (null or empty) and names the site after the domain by default", async ({ expect }) => {
@@ -201,4 +265,24 @@ describe("GET /api/sites/:tracking_id/identities: the users a site identified", 
 		expect((await getJson(`/api/sites/${own.tracking_id}/identities?limit=1001`, token)).status).toBe(400);
 		expect((await getJson(`/api/sites/${own.tracking_id}/identities?limit=1000`, token)).status).toBe(200);
 	});
+});
+
+describe("an account holds at most 50 sites", () => {
+	it("the 50th is created, the 51st is 403 with a clear message; deleting one makes room", async ({ expect }) => {
+		const { token } = await signUp();
+		for (let i = 0; i < 48; i++) expect((await call("/api/sites", { method: "POST", token, json: { domain: `s${i}.example.com` } })).status).toBe(201);
+		// Three at once for the last two places: never more than 50.
+		const raced = await Promise.all([0, 1, 2].map((i) => call("/api/sites", { method: "POST", token, json: { domain: `r${i}.example.com` } }).then((r) => r.status)));
+		expect(raced.filter((s) => s === 201).length).toBeLessThanOrEqual(2);
+		const { sites } = await call("/api/sites", { token }).then((r) => r.json<any>());
+		expect(sites.length).toBeLessThanOrEqual(50);
+		while ((await call("/api/sites", { token }).then((r) => r.json<any>())).sites.length < 50) {
+			await call("/api/sites", { method: "POST", token, json: { domain: "fill.example.com" } });
+		}
+		const refused = await call("/api/sites", { method: "POST", token, json: { domain: "one-more.example.com" } });
+		expect(refused.status).toBe(403);
+		expect(await refused.json()).toEqual({ error: expect.stringContaining("at most 50 sites") });
+		expect((await call(`/api/sites/${sites[0].tracking_id}`, { method: "DELETE", token })).status).toBe(204);
+		expect((await call("/api/sites", { method: "POST", token, json: { domain: "one-more.example.com" } })).status).toBe(201);
+	}, 120_000);
 });

@@ -1,6 +1,6 @@
 /**
  * Shared HTTP pieces: the one error shape, JSON answers, CORS for public ingestion,
- * bounded body reading and the client IP.
+ * bounded body reading (compressed bodies too) and the client IP.
  */
 import { InvalidInput } from "../domain/errors";
 import { OWNER_LIMITS } from "../domain/limits";
@@ -51,7 +51,7 @@ export function tooManyRequests(retryAfterSeconds: number, what = "Too many requ
 // ---------------------------------------------------------------------------
 // CORS for the public ingestion endpoints: any site may post to them.
 
-const INGEST_CORS_HEADERS: Record<string, string> = {
+export const INGEST_CORS_HEADERS: Readonly<Record<string, string>> = {
 	"access-control-allow-origin": "*",
 	"access-control-allow-methods": "POST, OPTIONS",
 	"access-control-allow-headers": "authorization, content-type, x-svc-key",
@@ -59,17 +59,25 @@ const INGEST_CORS_HEADERS: Record<string, string> = {
 	"access-control-max-age": "86400",
 };
 
-export function withIngestCors(response: Response): Response {
+/** What Sentry's browser SDK sends, and the rate-limit answers it reads back. */
+export const SENTRY_CORS_HEADERS: Readonly<Record<string, string>> = {
+	...INGEST_CORS_HEADERS,
+	"access-control-allow-headers": "authorization, content-type, content-encoding, x-sentry-auth",
+	"access-control-expose-headers": "retry-after, x-sentry-rate-limits",
+};
+
+export function withCors(response: Response, cors: Readonly<Record<string, string>>): Response {
 	// Responses from fetch() or the cache may be immutable; copy before touching headers.
 	const copy = new Response(response.body, response);
-	for (const [name, value] of Object.entries(INGEST_CORS_HEADERS)) copy.headers.set(name, value);
+	for (const [name, value] of Object.entries(cors)) copy.headers.set(name, value);
 	return copy;
 }
 
-export const preflight = (): Response => new Response(null, { status: 204, headers: INGEST_CORS_HEADERS });
+export const preflight = (cors: Readonly<Record<string, string>>) => (): Response => new Response(null, { status: 204, headers: cors });
 
-export const methodNotAllowed = (): Response =>
-	json({ error: "Method not allowed: use POST" }, { status: 405, headers: { allow: "POST, OPTIONS", ...INGEST_CORS_HEADERS } });
+export const methodNotAllowed =
+	(cors: Readonly<Record<string, string>>) => (): Response =>
+		json({ error: "Method not allowed: use POST" }, { status: 405, headers: { allow: "POST, OPTIONS", ...cors } });
 
 // ---------------------------------------------------------------------------
 // Bodies
@@ -97,6 +105,82 @@ export async function readTextWithin(request: Request, maxChars: number): Promis
 			throw tooLarge();
 		}
 	}
+}
+
+/** Bodies sent with `Content-Encoding` that `readDecodedBodyWithin` can undo. */
+const DECODABLE = new Set(["identity", "gzip", "x-gzip", "deflate"]);
+
+/**
+ * Reads the body as bytes, undoing its `Content-Encoding` (gzip or deflate; anything else is a
+ * 415), within the same limit as `readTextWithin`, counted on the decoded text: a body whose
+ * text exceeds `maxChars` characters is a 413 however well it compresses, and decompression stops
+ * there, so a compression bomb never inflates past the limit. The body as sent may be at most
+ * 3 × `maxChars` bytes, what the largest text within the limit takes in UTF-8.
+ */
+export async function readDecodedBodyWithin(request: Request, maxChars: number): Promise<Uint8Array> {
+	const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase() || "identity";
+	if (!DECODABLE.has(encoding)) {
+		const hint = encoding === "br" ? "brotli is not supported here; " : "";
+		throw new HttpError(415, `Unsupported Content-Encoding "${encoding}": ${hint}send the body uncompressed, gzip or deflate`);
+	}
+	const sent = await readBytesWithin(request.body, maxChars * 3, request.headers.get("content-length"), () => tooLargeText(maxChars));
+	if (encoding === "identity") {
+		if (new TextDecoder().decode(sent).length > maxChars) throw tooLargeText(maxChars);
+		return sent;
+	}
+	// "deflate" means zlib-wrapped data, but some clients send raw deflate: a zlib header tells them apart.
+	const zlibWrapped = sent.length >= 2 && (sent[0] & 0x0f) === 8 && ((sent[0] << 8) | sent[1]) % 31 === 0;
+	const format = encoding === "deflate" ? (zlibWrapped ? "deflate" : "deflate-raw") : "gzip";
+	const chunks: Uint8Array[] = [];
+	const reader = new Blob([sent]).stream().pipeThrough(new DecompressionStream(format)).getReader();
+	const decoder = new TextDecoder();
+	let chars = 0;
+	try {
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (done) break;
+			chunks.push(value);
+			chars += decoder.decode(value, { stream: true }).length;
+			if (chars > maxChars) {
+				await reader.cancel().catch(() => {});
+				throw tooLargeText(maxChars);
+			}
+		}
+	} catch (err) {
+		if (err instanceof HttpError) throw err;
+		throw new HttpError(400, `Request body is not valid ${encoding} data`);
+	}
+	return concatBytes(chunks);
+}
+
+const tooLargeText = (maxChars: number) => new HttpError(413, `Request body exceeds ${maxChars} characters`);
+
+async function readBytesWithin(body: ReadableStream<Uint8Array> | null, maxBytes: number, declared: string | null, tooLarge: () => HttpError) {
+	if (Number.isFinite(Number(declared)) && Number(declared) > maxBytes) throw tooLarge();
+	if (!body) return new Uint8Array();
+	const chunks: Uint8Array[] = [];
+	let length = 0;
+	const reader = body.getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) return concatBytes(chunks);
+		chunks.push(value);
+		length += value.byteLength;
+		if (length > maxBytes) {
+			await reader.cancel().catch(() => {});
+			throw tooLarge();
+		}
+	}
+}
+
+function concatBytes(chunks: Uint8Array[]): Uint8Array {
+	const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+	let offset = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, offset);
+		offset += chunk.byteLength;
+	}
+	return out;
 }
 
 /**

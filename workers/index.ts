@@ -6,6 +6,8 @@
  *     POST   /api/app-logs-ingest                  a log event with a project key → {ok, group_hash, is_new}
  *     POST   /api/collect                          browser analytics event (JSON as text/plain)
  *     POST   /api/bot-crawl-ingest                 AI-crawler visit telemetry
+ *     POST   /api/:project_id/envelope/            Sentry SDKs' envelopes: error and message events → {id}
+ *     POST   /api/:project_id/store/               Sentry SDKs' single events (older SDKs) → {id}
  *
  *   Tracker
  *     GET    /t.js                                 the browser tracker script
@@ -24,7 +26,8 @@
  *     PATCH  /api/feedback-key                     configuration
  *     DELETE /api/feedback-key?project_name=       revoke
  *     POST   /api/feedback-key/regenerate          → new raw_api_key once
- *     GET    /api/feedback?project_name=&type=     newest first, ≤ 1,000
+ *     GET    /api/feedback?project_name=&type=&status=&limit=&cursor=   newest first, pages of ≤ 1,000 and ~2 MB
+ *     GET    /api/feedback/:id                     one whole record
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
@@ -36,12 +39,16 @@
  *     GET    /api/sites/:tracking_id               one site
  *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
  *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
- *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit=&page=&country=… page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit=&compare=previous&<filter>= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats/:breakdown.csv   one breakdown of the statistics as CSV
+ *     GET    /api/sites/:tracking_id/pages         ?from=&to=&limit= page views and AI-crawler visits per page
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
  *     GET    /api/sites/:tracking_id/events        ?from=&to=&limit= raw events, newest first
  *     GET    /api/sites/:tracking_id/identities    ?limit= users identified by the tracker, latest first
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
+ *
+ * Scheduled (the cron trigger in wrangler.toml): the clean-up of expired data and sessions.
  */
 import { type IRequest, Router } from "itty-router";
 import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
@@ -49,17 +56,20 @@ import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
 import { serveTracker } from "./collect/serveTracker";
 import { ingestCrawl } from "./crawl/ingestCrawl";
-import { deleteFeedback, downloadAttachment, listFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
+import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
-import { errorResponse, HttpError, methodNotAllowed, preflight, withIngestCors } from "./http";
+import { errorResponse, HttpError, INGEST_CORS_HEADERS, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
+import { cleanUp } from "./retention/cleanUp";
+import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
 import { createSite, deleteSite, listSites, readSite, updateSite } from "./sites/sites";
 import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
 import { listIdentities } from "./stats/listIdentities";
-import { siteStats } from "./stats/siteStats";
+import { listPages } from "./stats/listPages";
+import { siteStats, statsCsv } from "./stats/siteStats";
 
 export { IssueGrouper } from "../durable-objects/IssueGrouper";
 export { RateLimiter } from "../durable-objects/RateLimiter";
@@ -73,17 +83,17 @@ const router = Router<IRequest, [Env, ExecutionContext]>({ catch: errorResponse 
 const ownerWithAccess = [requireOwner, requireAccess] as const;
 
 /** A public ingestion endpoint: POST and OPTIONS, CORS on every answer including errors. */
-function ingestion(path: string, handler: Handler) {
+function ingestion(path: string, handler: Handler, cors = INGEST_CORS_HEADERS) {
 	router
-		.options(path, preflight)
+		.options(path, preflight(cors))
 		.post(path, async (request, env, ctx) => {
 			try {
-				return withIngestCors(await handler(request, env, ctx));
+				return withCors(await handler(request, env, ctx), cors);
 			} catch (err) {
-				return withIngestCors(errorResponse(err, request));
+				return withCors(errorResponse(err, request), cors);
 			}
 		})
-		.all(path, methodNotAllowed);
+		.all(path, methodNotAllowed(cors));
 }
 
 ingestion("/functions/v1/submit-feedback", submitFeedback);
@@ -109,6 +119,7 @@ router
 	.patch("/api/feedback", ...ownerWithAccess, updateFeedbackStatus)
 	.delete("/api/feedback", ...ownerWithAccess, deleteFeedback)
 	.get("/api/feedback/attachments/:id", ...ownerWithAccess, downloadAttachment)
+	.get("/api/feedback/:id", ...ownerWithAccess, readFeedback)
 
 	.get("/api/issues", ...ownerWithAccess, listIssues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
@@ -120,13 +131,20 @@ router
 	.patch("/api/sites/:tracking_id", ...ownerWithAccess, updateSite)
 	.delete("/api/sites/:tracking_id", ...ownerWithAccess, deleteSite)
 	.get("/api/sites/:tracking_id/stats", ...ownerWithAccess, siteStats)
+	.get("/api/sites/:tracking_id/stats/:file", ...ownerWithAccess, statsCsv)
+	.get("/api/sites/:tracking_id/pages", ...ownerWithAccess, listPages)
 	.get("/api/sites/:tracking_id/crawlers", ...ownerWithAccess, crawlerStats)
 	.get("/api/sites/:tracking_id/events", ...ownerWithAccess, listEvents)
 	.get("/api/sites/:tracking_id/identities", ...ownerWithAccess, listIdentities)
 
 	.get("/t.js", serveTracker)
-	.head("/t.js", serveTracker)
+	.head("/t.js", serveTracker);
 
+// After the owner routes, so `/api/sites/store` and the like stay theirs.
+ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);
+ingestion("/api/:project_id/store", ingestStore, SENTRY_CORS_HEADERS);
+
+router
 	.all("/api/*", () => {
 		throw new HttpError(404, "No such API route");
 	})
@@ -135,4 +153,5 @@ router
 
 export default {
 	fetch: (request, env, ctx) => router.fetch(request, env, ctx),
+	scheduled: (controller, env) => cleanUp(env, controller.scheduledTime),
 } satisfies ExportedHandler<Env>;

@@ -3,17 +3,26 @@
  * own (domain/api/), so a change to an answer is a type error here.
  */
 import type { SessionView, UserView } from "../../domain/api/accounts";
-import type { FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
+import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
 import type { IssueDetailView, IssueListItemView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
-import type { CrawlerStatsView, SiteStatsView, SiteView } from "../../domain/api/sites";
+import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
 
 export type { UserView as User } from "../../domain/api/accounts";
-export type { FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
+export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
 export { ISSUE_STATUSES, type IssueDetailView, type IssueEventView, type IssueStatus, type IssueView } from "../../domain/api/issues";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
-export type { CrawlerStatsView, SiteStatsView, SiteView } from "../../domain/api/sites";
+export {
+	type CrawlerPurpose,
+	type CrawlerStatsView,
+	STATS_FILTER_NAMES,
+	type SitePagesView,
+	type SiteStatsView,
+	type SiteView,
+	type StatsFilterName,
+	UTM_NAMES,
+} from "../../domain/api/sites";
 export type { StackFrame } from "../../domain/logs/logEvent";
 export { FEEDBACK_STATUSES, type FeedbackStatus } from "../../domain/feedback/statuses";
 
@@ -58,7 +67,7 @@ export interface IssueFilters {
 	user?: string;
 }
 
-/** Statistics queries: a range, optional breakdown filters and the rows per list. */
+/** Statistics queries: a range, optional filters, the rows per list and `compare=previous`. */
 export type StatsQuery = Record<string, string | undefined>;
 
 export type KeyChanges = Partial<Omit<ProjectKeyView, "project_name" | "key_hint" | "created_at">>;
@@ -75,8 +84,10 @@ export const api = {
 	updateKey: (project_name: string, changes: KeyChanges) => request<ProjectKeyView>("PATCH", "/api/feedback-key", { project_name, ...changes }),
 	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
 
-	listFeedback: (project_name: string, type?: FeedbackType, status?: FeedbackStatus) =>
-		request<{ feedback: FeedbackRecordView[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`).then((r) => r.feedback),
+	/** One page of the list, newest first; `cursor` is the previous page's `next_cursor`. */
+	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; cursor?: string; limit: number }, signal?: AbortSignal) =>
+		request<FeedbackPageView>("GET", `/api/feedback?${q({ project_name, ...filters, limit: String(filters.limit) })}`, undefined, signal),
+	readFeedback: (id: string) => request<FeedbackRecordView>("GET", `/api/feedback/${encodeURIComponent(id)}`),
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
 
@@ -95,6 +106,18 @@ export const api = {
 		request<SiteStatsView>("GET", `/api/sites/${trackingId}/stats?${q(query)}`, undefined, signal),
 	crawlerStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
 		request<CrawlerStatsView>("GET", `/api/sites/${trackingId}/crawlers?${q(query)}`, undefined, signal),
+	sitePages: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<SitePagesView>("GET", `/api/sites/${trackingId}/pages?${q(query)}`, undefined, signal),
+
+	/** One breakdown of the statistics as a CSV file, saved by the browser under the name the API gives it. */
+	async downloadCsv(trackingId: string, breakdown: string, query: StatsQuery): Promise<void> {
+		const res = await fetch(`/api/sites/${trackingId}/stats/${breakdown}.csv?${q(query)}`, { headers: { authorization: `Bearer ${sessionToken.get()}` } });
+		if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { error?: string }).error ?? `CSV export failed (${res.status})`);
+		const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `${breakdown}.csv`;
+		const link = Object.assign(document.createElement("a"), { href: URL.createObjectURL(await res.blob()), download: name });
+		link.click();
+		setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+	},
 
 	/** Attachments need the session header, so they are fetched as blobs rather than linked. */
 	async attachmentUrl(url: string): Promise<string> {

@@ -30,20 +30,17 @@ export const dateInput = (ms: number) => {
 
 /**
  * The range a period covers, ending now (to the next whole minute, so a page's queries stay the
- * same for a minute), and the range just before it of the same length, for comparison.
+ * same for a minute). The statistics compare it with the range of the same length just before.
  */
-export function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): { current: Range; previous: Range } {
+export function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
 	const to = Math.ceil(now / MINUTE) * MINUTE;
-	let current: Range;
 	if (period === "custom" && custom.from && custom.to) {
 		const from = new Date(`${custom.from}T00:00`).getTime();
 		const end = new Date(`${custom.to}T00:00`).getTime() + DAY;
-		current = Number.isNaN(from) || Number.isNaN(end) || end <= from ? { from: to - 7 * DAY, to } : { from, to: end };
-	} else if (period === "today") current = { from: localMidnight(now), to };
-	else if (period === "30d") current = { from: to - 30 * DAY, to };
-	else current = { from: to - 7 * DAY, to };
-	const length = current.to - current.from;
-	return { current, previous: { from: current.from - length, to: current.from } };
+		return Number.isNaN(from) || Number.isNaN(end) || end <= from ? { from: to - 7 * DAY, to } : { from, to: end };
+	}
+	if (period === "today") return { from: localMidnight(now), to };
+	return { from: to - (period === "30d" ? 30 : 7) * DAY, to };
 }
 
 export const isoRange = (range: Range) => ({ from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() });

@@ -1,7 +1,8 @@
 /** Query keys and the hooks every page reads the API through. */
-import { keepPreviousData, useMutation, useQueries, useQuery } from "@tanstack/react-query";
+import { type InfiniteData, keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery } from "@tanstack/react-query";
 import {
 	api,
+	type FeedbackPageView,
 	type FeedbackRecord,
 	type FeedbackStatus,
 	type FeedbackType,
@@ -26,12 +27,22 @@ export const useProjects = () => useQuery({ queryKey: keys.projects, queryFn: ap
 
 export const useSites = () => useQuery({ queryKey: keys.sites, queryFn: api.listSites });
 
+/** Feedback items read per request; more are read on demand with the list's cursor. */
+const FEEDBACK_PAGE = 50;
+
+/** The feedback list, newest first, one API page at a time (`fetchNextPage` reads the next). */
 export const useFeedback = (project: string, type?: FeedbackType, status?: FeedbackStatus) =>
-	useQuery({
-		queryKey: [...keys.feedback(project), type ?? "", status ?? ""],
-		queryFn: () => api.listFeedback(project, type, status),
+	useInfiniteQuery({
+		queryKey: [...keys.feedback(project), "list", type ?? "", status ?? ""],
+		queryFn: ({ pageParam, signal }) => api.listFeedback(project, { type, status, cursor: pageParam, limit: FEEDBACK_PAGE }, signal),
+		initialPageParam: undefined as string | undefined,
+		getNextPageParam: (page) => page.next_cursor ?? undefined,
 		placeholderData: keepPreviousData,
 	});
+
+/** One feedback item whole (a list cuts long text). */
+export const useFeedbackItem = (project: string, id: string) =>
+	useQuery({ queryKey: [...keys.feedback(project), "one", id], queryFn: () => api.readFeedback(id) });
 
 export const useIssues = (project: string, filters: IssueFilters) =>
 	useQuery({
@@ -75,6 +86,13 @@ export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
 		placeholderData: keepPreviousData,
 	});
 
+export const useSitePages = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "pages", query],
+		queryFn: ({ signal }) => api.sitePages(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
 /** A project key change; the projects list is read again afterwards. */
 export const useUpdateKey = (project: string) =>
 	useMutation({
@@ -83,9 +101,18 @@ export const useUpdateKey = (project: string) =>
 		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
 	});
 
+/** A cached feedback answer (a list's pages or one item) with the chosen items' status changed. */
+function withStatus(data: InfiniteData<FeedbackPageView> | FeedbackRecord | undefined, chosen: Set<string>, status: FeedbackStatus) {
+	if (!data) return data;
+	if ("pages" in data) {
+		return { ...data, pages: data.pages.map((page) => ({ ...page, feedback: page.feedback.map((item) => (chosen.has(item.id) ? { ...item, status } : item)) })) };
+	}
+	return chosen.has(data.id) ? { ...data, status } : data;
+}
+
 /**
- * Sets the status of feedback items at once in every cached list (optimistic), puts the lists
- * back if the server refuses, and reads them again either way.
+ * Sets the status of feedback items at once in every cached list and item (optimistic), puts
+ * them back if the server refuses, and reads them again either way.
  */
 export const useSetFeedbackStatus = (project: string) =>
 	useMutation({
@@ -93,9 +120,9 @@ export const useSetFeedbackStatus = (project: string) =>
 		onMutate: async ({ ids, status }) => {
 			const key = keys.feedback(project);
 			await queryClient.cancelQueries({ queryKey: key });
-			const previous = queryClient.getQueriesData<FeedbackRecord[]>({ queryKey: key });
+			const previous = queryClient.getQueriesData({ queryKey: key });
 			const chosen = new Set(ids);
-			queryClient.setQueriesData<FeedbackRecord[]>({ queryKey: key }, (list) => list?.map((item) => (chosen.has(item.id) ? { ...item, status } : item)));
+			queryClient.setQueriesData<InfiniteData<FeedbackPageView> | FeedbackRecord>({ queryKey: key }, (data) => withStatus(data, chosen, status));
 			return { previous };
 		},
 		onError: (_error, _vars, context) => {

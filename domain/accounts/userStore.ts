@@ -4,7 +4,7 @@
  */
 import { and, eq, gt, lt } from "drizzle-orm";
 import { sessions, users } from "../../schema";
-import { database } from "../db";
+import { database, deleteRows, expiredRowsDelete } from "../db";
 
 export type User = typeof users.$inferSelect;
 
@@ -63,3 +63,8 @@ export async function findSessionUser(env: Env, tokenHash: string): Promise<User
 export async function deleteSession(env: Env, tokenHash: string): Promise<void> {
 	await database(env).delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
+
+export const DELETE_EXPIRED_SESSIONS = expiredRowsDelete("sessions", "expires_at");
+
+/** Sessions that no longer sign anyone in (expired at or before `now`), at most `limit`; how many were deleted. */
+export const deleteExpiredSessions = (env: Env, now: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_SESSIONS, now + 1, limit);

@@ -1,6 +1,5 @@
 import { isbot } from "isbot";
-import { UAParser } from "ua-parser-js";
-import { CLIs, Libraries } from "ua-parser-js/extensions";
+import UAParser from "ua-parser-js";
 
 /** What the user agent says about the client, for storage and for Attack Mode. */
 export interface ClientDescription {
@@ -10,35 +9,36 @@ export interface ClientDescription {
 	suspicious: "short" | "tool" | "headless" | null;
 	browser: string;
 	os: string;
-	/** desktop, mobile, tablet, smarttv, console, wearable, xr or embedded. */
+	/** desktop, mobile, tablet, smarttv, console, wearable or embedded. */
 	device: string;
 }
 
 /** Real browsers send 70+ characters; anything this short is a script that set its own. */
 const SHORT_USER_AGENT = 40;
 
-// One parser with the command-line tools and HTTP libraries extensions (curl, wget,
-// python-requests, axios, Go-http-client...). Used synchronously, so sharing it is safe.
-const parser = new UAParser([CLIs, Libraries].flat());
+// Used synchronously, so sharing one parser is safe.
+const parser = new UAParser();
 
 export function describeClient(userAgent: string): ClientDescription {
 	const { browser, os, device } = parser.setUA(userAgent).getResult();
-	const suspicious =
-		userAgent.length < SHORT_USER_AGENT
-			? "short"
-			: browser.type === "cli" || browser.type === "library"
-				? "tool"
-				: /headless|phantomjs/i.test(`${browser.name ?? ""} ${userAgent}`)
-					? "headless"
-					: null;
+	const bot = isbot(userAgent);
 	return {
 		// An empty user agent is no browser either.
-		bot: userAgent.trim() === "" || isbot(userAgent),
-		suspicious,
+		bot: userAgent.trim() === "" || bot,
+		suspicious: suspicion(userAgent, bot),
 		browser: browser.name ?? "",
 		os: os.name ?? "",
 		device: device.type ?? (browser.name ? "desktop" : ""),
 	};
+}
+
+function suspicion(userAgent: string, bot: boolean): ClientDescription["suspicious"] {
+	if (userAgent.length < SHORT_USER_AGENT) return "short";
+	if (/headless|phantomjs/i.test(userAgent)) return "headless";
+	// A command-line tool or HTTP library (curl, python-requests, Go-http-client...): isbot knows
+	// it, and it does not present itself as a browser with "Mozilla/" (crawlers that render pages do).
+	if (bot && !/^mozilla\//i.test(userAgent)) return "tool";
+	return null;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { clampedInteger, text } from "./fields";
 import { COLLECT_LIMITS as L } from "../limits";
 import { hostOnly } from "../sites/hostnames";
+import { cutText } from "../text";
+import { campaignOf } from "./sources";
 
 /** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
 export interface StoredEvent {
@@ -14,6 +16,12 @@ export interface StoredEvent {
 	urlQuery: string;
 	referrer: string;
 	referrerHost: string;
+	source: string;
+	utmSource: string;
+	utmMedium: string;
+	utmCampaign: string;
+	utmContent: string;
+	utmTerm: string;
 	title: string;
 	language: string;
 	screen: string;
@@ -21,6 +29,8 @@ export interface StoredEvent {
 	distinctId: string | null;
 	sessionId: string | null;
 	duration: number | null;
+	engagedMs: number | null;
+	scrollDepth: number | null;
 	seq: number;
 	v: string;
 	browser: string;
@@ -30,9 +40,14 @@ export interface StoredEvent {
 }
 
 /** What the body says about the event; who sent it, when and from where is added later. */
-export type EventFields = Omit<StoredEvent, "trackingId" | "ts" | "visitorId" | "referrerHost" | "browser" | "os" | "device" | "country"> & {
+export type EventFields = Omit<
+	StoredEvent,
+	"trackingId" | "ts" | "visitorId" | "referrerHost" | "source" | "browser" | "os" | "device" | "country"
+> & {
 	/** The tracker's own visitor id, when it sent one; else the collector derives one. */
 	visitorId: string | null;
+	/** utm_source, source or ref of the page URL, which names the source when present. */
+	namedSource: string;
 };
 
 const EVENT_ID = /^[0-9a-f-]{8,64}$/;
@@ -43,7 +58,8 @@ const identity = (value: unknown) => text(value, L.identity) || null;
 function eventData(value: unknown): string | null {
 	const serialized = typeof value === "string" ? value : typeof value === "object" && value !== null ? JSON.stringify(value) : null;
 	if (serialized === null) return null;
-	return serialized.length > L.eventData ? "{}" : serialized;
+	const wellFormed = serialized.toWellFormed();
+	return wellFormed.length > L.eventData ? "{}" : wellFormed;
 }
 
 /** A host as compared for self-referrals: lower case, without port, trailing dot or leading `www.`. */
@@ -69,15 +85,17 @@ export function externalHost(referrer: string, ownHost: string | null): string {
 /** Every field rule of a browser event (docs/api.md#collect-browser-analytics). Never throws: a field of the wrong shape counts as absent. */
 export function readEventFields(body: Record<string, unknown>): EventFields {
 	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
-	const urlHost = typeof body.url_host === "string" ? body.url_host.slice(0, L.host).toLowerCase() : null;
+	const urlHost = typeof body.url_host === "string" ? cutText(body.url_host, L.host).toLowerCase() : null;
 	const referrer = text(body.referrer, L.bodyChars) ?? "";
+	const urlQuery = text(body.url_query, L.urlPart) ?? "";
 	return {
 		eventId: EVENT_ID.test(rawId) ? rawId : crypto.randomUUID(),
 		name: text(body.event_name, L.eventName) ?? "",
 		data: eventData(body.event_data),
 		urlHost,
 		urlPath: text(body.url_path, L.urlPart) || "/",
-		urlQuery: text(body.url_query, L.urlPart) ?? "",
+		urlQuery,
+		...campaignOf(urlQuery),
 		referrer,
 		title: text(body.title, L.title) ?? "",
 		language: text(body.language, L.short) ?? "",
@@ -86,6 +104,8 @@ export function readEventFields(body: Record<string, unknown>): EventFields {
 		distinctId: identity(body.distinct_id),
 		sessionId: identity(body.session_id),
 		duration: clampedInteger(body.duration, 0, L.durationMax) ?? null,
+		engagedMs: clampedInteger(body.engaged_ms, 0, L.engagedMsMax) ?? null,
+		scrollDepth: clampedInteger(body.scroll_depth, 0, L.scrollDepthMax) ?? null,
 		seq: clampedInteger(body.seq, 0, L.seqMax) ?? 0,
 		v: text(body.v, L.version) ?? "",
 	};

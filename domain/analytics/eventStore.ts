@@ -1,16 +1,17 @@
 /**
  * The analytics_events and analytics_identities tables: batched writes from the SiteCollector's
- * outbox, the dashboard's statistics, the raw event list, identified users, and deletion with
- * the site.
+ * outbox, the dashboard's statistics, the raw event list, identified users, deletion with the
+ * site, and the clean-up of what is older than the analytics retention.
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities } from "../../schema";
-import type { SiteStatsView } from "../api/sites";
-import { database } from "../db";
+import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
+import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
-import { fillSeries, runRangeQueries, STATS_FILTERS, type StatsFilters, type StatsRange } from "./statsRange";
+import { type CompiledFilters, compileFilters, DIRECT, type Filters } from "./filters";
+import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). A repeated
@@ -27,6 +28,12 @@ const COLUMNS: Array<[column: string, key: keyof StoredEvent]> = [
 	["url_query", "urlQuery"],
 	["referrer", "referrer"],
 	["referrer_host", "referrerHost"],
+	["source", "source"],
+	["utm_source", "utmSource"],
+	["utm_medium", "utmMedium"],
+	["utm_campaign", "utmCampaign"],
+	["utm_content", "utmContent"],
+	["utm_term", "utmTerm"],
 	["title", "title"],
 	["language", "language"],
 	["screen", "screen"],
@@ -34,6 +41,8 @@ const COLUMNS: Array<[column: string, key: keyof StoredEvent]> = [
 	["distinct_id", "distinctId"],
 	["session_id", "sessionId"],
 	["duration", "duration"],
+	["engaged_ms", "engagedMs"],
+	["scroll_depth", "scrollDepth"],
 	["seq", "seq"],
 	["v", "v"],
 	["browser", "browser"],
@@ -68,126 +77,314 @@ export function eventInsertStatements(db: D1Database, events: StoredEvent[]): D1
 const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /*
- * Definitions:
+ * Definitions (docs/api.md#statistics):
  * - pageviews: events with an empty name; events: custom events (any other name except the
  *   reserved `_leave` and `_identify`).
  * - visitors: distinct visitor ids among page views and custom events.
- * - sessions: per visitor, runs of activity with no gap over 30 minutes. Activity is a page
- *   view, a custom event, or a `_leave`, which says the visitor was on its page for the
- *   `duration` seconds before it: 40 minutes of reading followed by a click is one session, not
- *   two bounces. A run of nothing but `_leave`s (its page view was before `from`) is no
+ * - engagement: a `_leave` is an engagement report: the page was visible for `engaged_ms` since
+ *   the previous report of the same page view (current tracker, one report per hide), or for
+ *   `duration` seconds in all (older trackers, one report per page view). Both add up the same way.
+ * - sessions (visits): per visitor, runs of activity with no gap over 30 minutes. Activity is a
+ *   page view, a custom event, or an engagement report, which says the visitor was on its page
+ *   for the time it reports before it: 40 minutes of reading followed by a click is one session,
+ *   not two bounces. A run of nothing but reports (its page view was before `from`) is no
  *   session. A bounce is a session of exactly one page view and no custom event.
- * - avg_duration: mean `duration` of `_leave` events, in seconds (time spent on a page).
- * - entry_pages: the first page view of each session.
- * - event_properties: the scalar members of custom events' `event_data` objects, per value.
- * - filters keep only the events that match (a page filter: the events on that page).
+ * - avg_duration (visit duration): the mean over sessions of the engaged time they report, in
+ *   seconds; a session that reported none counts as 0.
+ * - entry and exit pages: each session's first and last page view; sources and campaigns: those
+ *   of each session's first page view ("" source is "Direct / None").
+ * - per page: scroll_depth is the mean over the page's visitors of the deepest point each reported
+ *   (percent); time_on_page the mean over them of the engaged time each reported (seconds).
+ * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
+ *   member and value (five times `limit` rows).
  *
- * Cost: every query below is one range scan of analytics_events_site_ts_idx (tracking_id, ts),
- * reading each event of the site in [from, to) once; GROUP BY and COUNT(DISTINCT) sort in a
- * temporary b-tree, the sessions query sorts by (visitor, ts) for its window functions. All
- * run in one D1 batch, one round trip. Linear in the events of the range: fine for the ranges a
- * dashboard asks for; rollup tables are the step after this if sites grow very large.
+ * Cost: every query is one range scan of analytics_events_site_ts_idx (tracking_id, ts), reading
+ * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
+ * visitor list); GROUP BY and COUNT(DISTINCT) sort in a temporary b-tree, the session queries sort
+ * by (visitor, ts) for their window functions. All run in one D1 batch, one round trip. Linear in
+ * the events of the range: fine for the ranges a dashboard asks for; rollup tables are the step
+ * after this if sites grow very large.
  */
-const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
+const ENGAGED_MS = `coalesce(engaged_ms, duration * 1000)`;
 
-// Breakdown filters are ?5-?10 (null: not filtered), checked per event of the range scan.
-const FILTERS = `(?5 IS NULL OR url_path = ?5) AND (?6 IS NULL OR referrer_host = ?6) AND (?7 IS NULL OR ${label("country")} = ?7)
-	AND (?8 IS NULL OR ${label("browser")} = ?8) AND (?9 IS NULL OR ${label("os")} = ?9) AND (?10 IS NULL OR ${label("device")} = ?10)`;
-const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3 AND ${FILTERS}`;
-const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')`;
-const PAGEVIEWS = `${RANGE} AND name = ''`;
-const CUSTOM = `${RANGE} AND name NOT IN ('', '_leave', '_identify')`;
-const ACTIVITY = `${RANGE} AND name <> '_identify'`;
-
-const breakdown = (column: string, as: string) =>
-	`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
-	FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
-
-/** Each event of the range's activity numbered with its visitor's session (shared by sessions and entry pages). */
-const SESSIONS = `marked AS (
-			SELECT visitor_id, ts, name, url_path,
-				CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(duration, 0) * 1000 ELSE 0 END)
-					- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
-			FROM analytics_events WHERE ${ACTIVITY}
-		), numbered AS (
-			SELECT visitor_id, ts, name, url_path, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session
-			FROM marked
-		)`;
-
-export const siteStatsQueries = (bucketMs: number) => ({
-	totals: `SELECT
-			coalesce(sum(name = ''), 0) AS pageviews,
-			count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
-			coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
-			avg(CASE WHEN name = '_leave' THEN duration END) AS avg_duration,
-			count(DISTINCT distinct_id) AS identified
-		FROM analytics_events WHERE ${RANGE}`,
-	sessions: `WITH ${SESSIONS}, per_session AS (
-			SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom FROM numbered GROUP BY visitor_id, session
-		)
-		SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces
-		FROM per_session WHERE pageviews + custom > 0`,
-	series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
-		FROM analytics_events WHERE ${VISITS} GROUP BY 1`,
-	topPages: `SELECT url_path AS path, count(*) AS pageviews, count(DISTINCT visitor_id) AS visitors
-		FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
-	topReferrers: `SELECT referrer_host AS referrer, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
-		FROM analytics_events WHERE ${PAGEVIEWS} AND referrer_host <> '' GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`,
-	countries: breakdown("country", "country"),
-	browsers: breakdown("browser", "browser"),
-	os: breakdown("os", "os"),
-	devices: breakdown("device", "device"),
-	customEvents: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
-		FROM analytics_events WHERE ${CUSTOM} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
-	entryPages: `WITH ${SESSIONS}, entries AS (
-			SELECT url_path, visitor_id, row_number() OVER (PARTITION BY visitor_id, session ORDER BY ts) AS n FROM numbered WHERE name = ''
-		)
-		SELECT url_path AS path, count(*) AS entries, count(DISTINCT visitor_id) AS visitors
-		FROM entries WHERE n = 1 GROUP BY 1 ORDER BY entries DESC, visitors DESC, 1 LIMIT ?4`,
-	// Invalid JSON or a non-object is read as no properties rather than failing the dashboard.
-	eventProperties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
-		FROM analytics_events,
-			json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
-		WHERE ${CUSTOM} AND p.type NOT IN ('object', 'array')
-		GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
-});
-
-export async function computeSiteStats(env: Env, trackingId: string, range: StatsRange, filters: StatsFilters = {}): Promise<SiteStatsView> {
-	const filterValues = STATS_FILTERS.map((name) => filters[name] ?? null);
-	const rows = await runRangeQueries(env, siteStatsQueries(range.bucketMs), trackingId, range, filterValues);
-	const totals = rows.totals[0];
-	const { sessions, bounces } = rows.sessions[0];
+/** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
+const eventQueries = (f: string, bucketMs: number) => {
+	const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')${f}`;
+	const PAGEVIEWS = `${RANGE} AND name = ''${f}`;
+	const breakdown = (column: string, as: string) =>
+		`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+		FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
 	return {
-		from: new Date(range.from).toISOString(),
-		to: new Date(range.to).toISOString(),
-		pageviews: totals.pageviews,
-		visitors: totals.visitors,
+		totals: `SELECT
+				coalesce(sum(name = ''), 0) AS pageviews,
+				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
+				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
+				count(DISTINCT distinct_id) AS identified
+			FROM analytics_events WHERE ${RANGE}${f}`,
+		series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
+			FROM analytics_events WHERE ${VISITS} GROUP BY 1`,
+		pages: `SELECT url_path AS path, sum(views) AS pageviews, sum(views > 0) AS visitors,
+				CAST(round(avg(depth)) AS INTEGER) AS scroll_depth, round(avg(engaged) / 1000.0, 1) AS time_on_page
+			FROM (
+				SELECT url_path, sum(name = '') AS views, max(scroll_depth) AS depth, sum(CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END) AS engaged
+				FROM analytics_events WHERE ${RANGE} AND name IN ('', '_leave')${f} GROUP BY url_path, visitor_id
+			)
+			GROUP BY 1 HAVING pageviews > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
+		referrers: `SELECT referrer_host AS referrer, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+			FROM analytics_events WHERE ${PAGEVIEWS} AND referrer_host <> '' GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`,
+		countries: breakdown("country", "country"),
+		browsers: breakdown("browser", "browser"),
+		os: breakdown("os", "os"),
+		devices: breakdown("device", "device"),
+		custom_events: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
+			FROM analytics_events WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+		// Data that is not a JSON object is read as no properties rather than failing the dashboard
+		// (the nested CASE keeps json_type away from invalid JSON).
+		event_properties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+			FROM analytics_events,
+				json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+			WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} AND p.type NOT IN ('object', 'array')
+			GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
+	};
+};
+
+/**
+ * The site's activity cut into sessions (CTEs `marked` and `numbered`): `session` numbers each
+ * visitor's runs of activity; `engaged` is a report's engaged time. `f`: the filters' conditions on visits.
+ */
+const sessionized = (f: string) => `marked AS (
+		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+			CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
+			CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(${ENGAGED_MS}, 0) ELSE 0 END)
+				- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
+		FROM analytics_events WHERE ${RANGE} AND name <> '_identify'${f}
+	), numbered AS (
+		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
+	)`;
+
+const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
+		SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged
+		FROM numbered GROUP BY visitor_id, session
+	)
+	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
+	FROM per_session WHERE pageviews + custom > 0`;
+
+/**
+ * Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL
+ * over a `visit` row of the query below, the row's key].
+ */
+const VISIT_BREAKDOWNS = {
+	entry_pages: ["entry ->> '$[0]'", "path"],
+	exit_pages: ["exit_path", "path"],
+	sources: [`coalesce(nullif(entry ->> '$[1]', ''), '${DIRECT}')`, "source"],
+	utm_source: ["entry ->> '$[2]'", "utm_source"],
+	utm_medium: ["entry ->> '$[3]'", "utm_medium"],
+	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
+	utm_content: ["entry ->> '$[5]'", "utm_content"],
+	utm_term: ["entry ->> '$[6]'", "utm_term"],
+} as const;
+type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
+
+/** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
+const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
+
+/**
+ * The visit breakdowns asked for, in one statement that cuts the sessions once. Each session
+ * becomes one row: its first page view's path, source and campaign (`entry`, a JSON array) and its
+ * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
+ * text. Each session row is then labelled once per breakdown (a join with the list of
+ * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
+ * {kind, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
+ * terms in a compound SELECT for one UNION ALL arm per breakdown.)
+ */
+function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
+	const labels = kinds.map((kind) => `WHEN '${kind}' THEN ${VISIT_BREAKDOWNS[kind][0]}`).join(" ");
+	return `WITH ${sessionized(f)}, visit AS (
+			SELECT visitor_id,
+				substr(min(${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")}), 16) AS entry,
+				substr(max(${byTime("url_path")}), 16) AS exit_path
+			FROM numbered WHERE name = '' GROUP BY visitor_id, session
+		), labelled AS (
+			SELECT kinds.value AS kind, CASE kinds.value ${labels} END AS label, visitor_id
+			FROM visit JOIN json_each('${JSON.stringify(kinds)}') AS kinds
+		), grouped AS (
+			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
+		)
+		SELECT kind, label, visitors, visits
+		FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
+		WHERE n <= ?4 ORDER BY kind, n`;
+}
+
+/** Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min, ?3 = now + 1 ms). */
+const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events WHERE ${RANGE}`;
+
+/** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
+export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
+	return {
+		...eventQueries(filters.events, bucketMs),
+		sessions: sessionsQuery(filters.visits),
+		visits: visitBreakdownsQuery(filters.visits, Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]),
+		visitorsNow: VISITORS_NOW,
+	};
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
+type Rows = any[];
+
+/** Visit breakdown rows {kind, label, ...} → per kind, rows keyed as the breakdown names its label. */
+function splitVisitRows(rows: Rows): Record<VisitBreakdown, Rows> {
+	const byKind = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((kind) => [kind, [] as Rows])) as Record<VisitBreakdown, Rows>;
+	for (const { kind, label: value, visitors, visits } of rows as Array<{ kind: VisitBreakdown; label: string; visitors: number; visits: number }>) {
+		byKind[kind].push({ [VISIT_BREAKDOWNS[kind][1]]: value, visitors, visits });
+	}
+	return byKind;
+}
+
+/** Sessions, bounce rate and visit duration from the sessions query's row. */
+function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bounces: number; engaged_ms: number | null }) {
+	return {
 		sessions,
-		events: totals.events,
-		identified_visitors: totals.identified,
 		/** Share of sessions that bounced, 0 to 1. */
 		bounce_rate: sessions > 0 ? Math.round((bounces / sessions) * 10_000) / 10_000 : 0,
-		/** Seconds, one decimal. */
-		avg_duration: totals.avg_duration === null ? 0 : Math.round(totals.avg_duration * 10) / 10,
-		series: fillSeries(range, rows.series, { pageviews: 0, visitors: 0 }),
-		top_pages: rows.topPages,
-		top_referrers: rows.topReferrers,
+		/** Visit duration: seconds, one decimal. */
+		avg_duration: engaged_ms === null ? 0 : Math.round(engaged_ms / 100) / 10,
+	};
+}
+
+const totalsOf = (range: StatsRange, totals: Rows[number], sessions: Rows[number], series: Rows): PeriodTotalsView => ({
+	from: new Date(range.from).toISOString(),
+	to: new Date(range.to).toISOString(),
+	pageviews: totals.pageviews,
+	visitors: totals.visitors,
+	events: totals.events,
+	identified_visitors: totals.identified,
+	...visitFigures(sessions),
+	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }),
+});
+
+export interface StatsRequest {
+	range: StatsRange;
+	filters: Filters;
+	/** Also the same figures for the period of equal length just before `range`. */
+	comparePrevious: boolean;
+	now: number;
+}
+
+/** The statistics answer (docs/api.md#statistics): one D1 batch. */
+export async function computeSiteStats(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest): Promise<SiteStatsView> {
+	const compiled = compileFilters(filters);
+	const queries = siteStatsQueries(range.bucketMs, compiled);
+	const params = rangeParams(trackingId, range, compiled.values);
+	const bound = Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>;
+	bound.visitorsNow = { sql: VISITORS_NOW, params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1] };
+	const previous = { ...range, from: range.from - (range.to - range.from), to: range.from };
+	const previousParams = rangeParams(trackingId, previous, compiled.values);
+	const rows = await runQueries(env, {
+		...bound,
+		...(comparePrevious
+			? {
+					previousTotals: { sql: queries.totals, params: previousParams },
+					previousSessions: { sql: queries.sessions, params: previousParams },
+					previousSeries: { sql: queries.series, params: previousParams },
+				}
+			: {}),
+	});
+	const visits = splitVisitRows(rows.visits);
+	return {
+		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
+		visitors_now: rows.visitorsNow[0].visitors,
+		filters,
+		top_pages: rows.pages,
+		entry_pages: visits.entry_pages,
+		exit_pages: visits.exit_pages,
+		sources: visits.sources,
+		top_referrers: rows.referrers,
+		campaigns: {
+			utm_source: visits.utm_source,
+			utm_medium: visits.utm_medium,
+			utm_campaign: visits.utm_campaign,
+			utm_content: visits.utm_content,
+			utm_term: visits.utm_term,
+		},
 		countries: rows.countries,
 		browsers: rows.browsers,
 		os: rows.os,
 		devices: rows.devices,
-		custom_events: rows.customEvents,
-		entry_pages: rows.entryPages,
-		event_properties: rows.eventProperties,
+		custom_events: rows.custom_events,
+		event_properties: rows.event_properties,
+		...(comparePrevious ? { previous: totalsOf(previous, rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
 	};
+}
+
+/** Every breakdown a CSV export can name, with the columns of its rows in order. */
+export const BREAKDOWN_COLUMNS = {
+	pages: ["path", "pageviews", "visitors", "scroll_depth", "time_on_page"],
+	entry_pages: ["path", "visitors", "visits"],
+	exit_pages: ["path", "visitors", "visits"],
+	sources: ["source", "visitors", "visits"],
+	referrers: ["referrer", "visitors", "pageviews"],
+	utm_source: ["utm_source", "visitors", "visits"],
+	utm_medium: ["utm_medium", "visitors", "visits"],
+	utm_campaign: ["utm_campaign", "visitors", "visits"],
+	utm_content: ["utm_content", "visitors", "visits"],
+	utm_term: ["utm_term", "visitors", "visits"],
+	countries: ["country", "visitors", "pageviews"],
+	browsers: ["browser", "visitors", "pageviews"],
+	os: ["os", "visitors", "pageviews"],
+	devices: ["device", "visitors", "pageviews"],
+	custom_events: ["name", "events", "visitors"],
+} as const satisfies Record<string, readonly string[]>;
+export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
+
+/** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export). */
+export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
+	const compiled = compileFilters(filters);
+	const params = rangeParams(trackingId, range, compiled.values);
+	if (Object.hasOwn(VISIT_BREAKDOWNS, name)) {
+		const { rows } = await runQueries(env, { rows: { sql: visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown]), params } });
+		return splitVisitRows(rows)[name as VisitBreakdown];
+	}
+	const sql = eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
+	return (await runQueries(env, { rows: { sql, params } })).rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages read by people and by AI crawlers, side by side
+
+/**
+ * Per path: human page views and visitors (analytics_events) next to crawler visits
+ * (crawler_visits) in the same range, the paths with the most of both together first. Each side
+ * is one range scan of its table's (tracking_id, ts) index, joined on the path.
+ */
+export const PAGES_WITH_CRAWLERS = `WITH people AS (
+		SELECT url_path AS path, count(*) AS pageviews, count(DISTINCT visitor_id) AS visitors
+		FROM analytics_events WHERE ${RANGE} AND name = '' GROUP BY 1
+	), per_crawler AS (
+		SELECT url_path AS path, crawler, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1, 2
+	), crawlers AS (
+		SELECT path, sum(visits) AS visits, json_group_array(json_object('name', crawler, 'visits', visits)) AS list
+		FROM per_crawler GROUP BY path
+	)
+	SELECT coalesce(people.path, crawlers.path) AS path, coalesce(pageviews, 0) AS pageviews, coalesce(visitors, 0) AS visitors,
+		coalesce(crawlers.visits, 0) AS crawler_visits, coalesce(crawlers.list, '[]') AS crawlers
+	FROM people FULL JOIN crawlers ON crawlers.path = people.path
+	ORDER BY coalesce(pageviews, 0) + coalesce(crawlers.visits, 0) DESC, 1 LIMIT ?4`;
+
+export async function pagesWithCrawlers(env: Env, trackingId: string, range: StatsRange): Promise<SitePagesView["pages"]> {
+	const { pages } = await runQueries(env, { pages: { sql: PAGES_WITH_CRAWLERS, params: rangeParams(trackingId, range) } });
+	return (pages as Array<Omit<SitePagesView["pages"][number], "crawlers"> & { crawlers: string }>).map((page) => {
+		const crawlers = JSON.parse(page.crawlers) as Array<{ name: string; visits: number }>;
+		return { ...page, crawlers: crawlers.sort((a, b) => b.visits - a.visits || a.name.localeCompare(b.name)) };
+	});
 }
 
 // ---------------------------------------------------------------------------------------------
 // The raw events, newest first: walks analytics_events_site_ts_idx backwards from `to` and stops
 // at `limit` rows.
 
-export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path, url_query, referrer, title, language, screen,
-		visitor_id, distinct_id, session_id, duration, seq, v, browser, os, device, country
+export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path, url_query, referrer, referrer_host, source,
+		utm_source, utm_medium, utm_campaign, utm_content, utm_term, title, language, screen,
+		visitor_id, distinct_id, session_id, duration, engaged_ms, scroll_depth, seq, v, browser, os, device, country
 	FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC, event_id LIMIT ?4`;
 
 export async function listSiteEvents(env: Env, trackingId: string, range: Pick<StatsRange, "from" | "to">, limit: number) {
@@ -219,3 +416,16 @@ export async function deleteSiteEvents(env: Env, trackingId: string): Promise<vo
 		db.delete(analyticsIdentities).where(eq(analyticsIdentities.trackingId, trackingId)),
 	]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Retention: at most `limit` rows per statement, oldest first. An identity link goes once it has
+// not been seen within the retention, like the events it was seen in.
+
+export const DELETE_EXPIRED_EVENTS = expiredRowsDelete("analytics_events", "ts");
+export const DELETE_EXPIRED_IDENTITIES = expiredRowsDelete("analytics_identities", "last_seen");
+
+/** Events received before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_EVENTS, cutoff, limit);
+
+/** Identity links last seen before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredIdentities = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_IDENTITIES, cutoff, limit);

@@ -2,10 +2,12 @@
  * Reading untrusted ingestion fields without ever failing on their shape: a string field takes
  * a string (or a number or boolean, as text) cut to its limit; anything else counts as absent.
  */
+import { cutText } from "../text";
+
 
 export function text(value: unknown, max: number): string | undefined {
-	if (typeof value === "string") return value.slice(0, max);
-	if (typeof value === "number" || typeof value === "boolean") return String(value).slice(0, max);
+	if (typeof value === "string") return cutText(value, max);
+	if (typeof value === "number" || typeof value === "boolean") return cutText(String(value), max);
 	return undefined;
 }
 

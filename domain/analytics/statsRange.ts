@@ -1,5 +1,11 @@
 /** A statistics request's time range and how its figures are bucketed and bound. */
 
+/** The rows of one site in the range: ?1 the site, ?2 from (inclusive), ?3 to (exclusive); served by the (tracking_id, ts) index. */
+export const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
+
+/** A text column as the breakdowns show it: "" is "Unknown". */
+export const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
+
 export interface StatsRange {
 	from: number;
 	to: number;
@@ -8,21 +14,6 @@ export interface StatsRange {
 	/** Rows per breakdown list. */
 	limit: number;
 }
-
-/**
- * Breakdown values the dashboard narrows to: only events matching every one given count. An
- * empty column matches "Unknown", as the breakdowns label it.
- */
-export interface StatsFilters {
-	page?: string;
-	referrer?: string;
-	country?: string;
-	browser?: string;
-	os?: string;
-	device?: string;
-}
-
-export const STATS_FILTERS = ["page", "referrer", "country", "browser", "os", "device"] as const satisfies ReadonlyArray<keyof StatsFilters>;
 
 /** Every bucket start of the range, so a chart gets zeros where nothing happened. */
 function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
@@ -40,20 +31,33 @@ export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t:
 	});
 }
 
-/**
- * Binds ?1-?3 (site and range), ?4 (list limit) and ?5 on (`more`) up to the highest number the
- * statement uses: SQLite refuses extra bindings.
- */
-function bindRange(statement: D1PreparedStatement, sql: string, values: unknown[]) {
-	const highest = Math.max(3, ...Array.from(sql.matchAll(/\?(\d+)/g), (match) => Number(match[1])));
-	return statement.bind(...values.slice(0, highest));
+/** A statement and its values, in the order of its numbered parameters ?1, ?2... */
+export interface BoundQuery {
+	sql: string;
+	params: unknown[];
 }
 
-/** Runs named statistics queries in one D1 batch (one round trip) and answers their rows by name. */
-export async function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange, more: unknown[] = []) {
+/** The highest ?N a statement uses: SQLite refuses more bound values than that. */
+const highestParam = (sql: string) => Math.max(0, ...[...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
+
+/** Runs named queries in one D1 batch (one round trip) and answers their rows by name. */
+export async function runQueries<Q extends Record<string, BoundQuery>>(env: Env, queries: Q) {
 	const names = Object.keys(queries) as Array<keyof Q & string>;
-	const values = [trackingId, range.from, range.to, range.limit, ...more];
-	const results = await env.DB.batch(names.map((name) => bindRange(env.DB.prepare(queries[name]), queries[name], values)));
+	const results = await env.DB.batch(
+		names.map((name) => {
+			const { sql, params } = queries[name];
+			return env.DB.prepare(sql).bind(...params.slice(0, highestParam(sql)));
+		}),
+	);
 	// biome-ignore lint/suspicious/noExplicitAny: rows carry the columns each caller's own SQL selects
 	return Object.fromEntries(names.map((name, i) => [name, results[i].results])) as Record<keyof Q, any[]>;
+}
+
+/** The site and range as ?1-?3 and the list limit as ?4, then `extra` from ?5 on. */
+export const rangeParams = (trackingId: string, range: StatsRange, extra: unknown[] = []) => [trackingId, range.from, range.to, range.limit, ...extra];
+
+/** Runs named statistics queries of one site and range (?1-?4) in one D1 batch. */
+export function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange) {
+	const params = rangeParams(trackingId, range);
+	return runQueries(env, Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof Q, BoundQuery>);
 }

@@ -22,7 +22,9 @@ export interface ProjectKeyView {
 	issue_field_config: FieldDefinition[];
 	feature_field_config: FieldDefinition[];
 	created_at: string;
+	/** The key's Sentry DSN with `{PROJECT_KEY}` where the raw key goes (null only for a key without a DSN number). */
+	dsn_template: string | null;
 }
 
-/** Create and regenerate answer the raw key, once. */
-export type NewProjectKeyView = ProjectKeyView & { raw_api_key: string };
+/** Create and regenerate answer the raw key, once, and the DSN holding it. */
+export type NewProjectKeyView = ProjectKeyView & { raw_api_key: string; dsn: string | null };

@@ -1,95 +1,100 @@
 /**
- * Known AI crawlers: a telemetry event whose `ua` matches none of them is ignored.
+ * Known AI crawlers and agents: a telemetry event whose `ua` matches none of them is ignored.
+ *
+ * The list is the community-maintained one of ai.robots.txt, vendored as data
+ * (`data/ai-robots.json`, MIT, refreshed by `npm run crawlers:update`), with `data/overrides.json`
+ * naming the operator and purpose where the source is silent or vague.
  *
  * purpose:
- * - training: collects pages to train models;
+ * - training: collects pages to train models or to sell as training data;
  * - search: indexes pages for an AI search or answer engine;
- * - assistant: fetches a page live because a user asked an assistant about it.
+ * - user_fetch: fetches a page live because a user asked an assistant about it;
+ * - agent: an AI agent (a browser or coding agent) acting on a user's task;
+ * - archiver: builds an open crawl archive that models are trained on.
  *
- * Order matters: the first match wins, so a token that contains another (Applebot-Extended,
- * Applebot) comes before it. Each pattern is the product token as the operator documents it,
- * matched case-insensitively and not as part of a longer token.
+ * A name matches as a product token, case-insensitively and not as part of a longer token:
+ * "GPTBot/1.2" is GPTBot, "NotGPTBot" is nothing. Entries that differ only in case or in a version
+ * suffix ("iaskspider/2.0", "Brightbot 1.0") are one crawler.
  */
-type CrawlerPurpose = "training" | "search" | "assistant";
+import type { CrawlerPurpose } from "../api/sites";
+import aiRobots from "./data/ai-robots.json";
+import overrides from "./data/overrides.json";
 
 export interface Crawler {
 	name: string;
 	operator: string;
 	purpose: CrawlerPurpose;
-	pattern: RegExp;
 }
 
-/** The product token, not preceded or followed by more token characters. */
-const token = (name: string) => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "i");
+interface SourceEntry {
+	operator: string;
+	function: string;
+}
 
-const table: Array<[name: string, operator: string, purpose: CrawlerPurpose, pattern?: RegExp]> = [
-	// OpenAI
-	["GPTBot", "OpenAI", "training"],
-	["OAI-SearchBot", "OpenAI", "search"],
-	["ChatGPT-User", "OpenAI", "assistant"],
-	["ChatGPT Agent", "OpenAI", "assistant"],
-	// Anthropic
-	["ClaudeBot", "Anthropic", "training"],
-	["Claude-SearchBot", "Anthropic", "search"],
-	["Claude-User", "Anthropic", "assistant"],
-	["Claude-Web", "Anthropic", "assistant"],
-	["anthropic-ai", "Anthropic", "training"],
-	// Perplexity
-	["PerplexityBot", "Perplexity", "search"],
-	["Perplexity-User", "Perplexity", "assistant"],
-	// Google
-	["Google-Extended", "Google", "training"],
-	["Google-CloudVertexBot", "Google", "assistant"],
-	["Gemini-Deep-Research", "Google", "assistant"],
-	["GoogleOther", "Google", "training", /(?<![\w-])GoogleOther(?:-Image|-Video)?(?![\w-])/i],
-	// Apple: the -Extended token before the plain one.
-	["Applebot-Extended", "Apple", "training"],
-	["Applebot", "Apple", "search"],
-	// Meta
-	["meta-externalagent", "Meta", "training"],
-	["meta-externalfetcher", "Meta", "assistant"],
-	["FacebookBot", "Meta", "training"],
-	// Amazon
-	["Amazonbot", "Amazon", "search"],
-	["bedrockbot", "Amazon", "assistant"],
-	// Others, alphabetically by operator
-	["AI2Bot", "Allen Institute for AI", "training", /(?<![\w-])AI2Bot(?:-Dolma)?(?![\w-])/i],
-	["Andibot", "Andi", "search"],
-	["Bytespider", "ByteDance", "training"],
-	["TikTokSpider", "ByteDance", "training"],
-	["cohere-training-data-crawler", "Cohere", "training"],
-	["cohere-ai", "Cohere", "assistant"],
-	["CCBot", "Common Crawl", "training"],
-	["Devin", "Cognition", "assistant"],
-	["Diffbot", "Diffbot", "training"],
-	["DuckAssistBot", "DuckDuckGo", "assistant"],
-	["FirecrawlAgent", "Firecrawl", "assistant"],
-	["ImagesiftBot", "Hive", "training"],
-	["PetalBot", "Huawei", "search"],
-	["PanguBot", "Huawei", "training"],
-	["iaskspider", "iAsk.ai", "search", /(?<![\w-])iaskspider(?:\/\d[\w.]*)?(?![\w-])/i],
-	["Kangaroo Bot", "Kangaroo LLM", "training"],
-	["MistralAI-User", "Mistral AI", "assistant"],
-	["Timpibot", "Timpi", "training"],
-	["omgili", "Webz.io", "training", /(?<![\w-])omgili(?:bot)?(?![\w-])/i],
-	["Webzio-Extended", "Webz.io", "training"],
-	["YandexAdditionalBot", "Yandex", "training", /(?<![\w-])YandexAdditional(?:Bot)?(?![\w-])/i],
-	["YouBot", "You.com", "search"],
-];
+type Override = Partial<Pick<Crawler, "operator" | "purpose">>;
 
-export const CRAWLERS: readonly Crawler[] = table.map(([name, operator, purpose, pattern]) => ({
-	name,
-	operator,
-	purpose,
-	pattern: pattern ?? token(name),
-}));
+/** The crawler a vendored name stands for: versions and case do not make another crawler. */
+export const baseName = (name: string) => name.replace(/(?:\/| )\d+(?:\.\d+)*$/, "");
 
-const byName = new Map(CRAWLERS.map((crawler) => [crawler.name, crawler]));
+/** The source's operator: a Markdown link's text, else its words unless they say nothing. */
+function operatorOf(source: string): string {
+	const link = /^\[([^\]]+)\]\(/.exec(source);
+	if (link) return link[1];
+	if (/^(unclear|unknown)\b/i.test(source) || /^https?:/i.test(source) || source.length > 40) return "Unknown";
+	return source.replace(/\.$/, "");
+}
+
+/** The purpose the source's free-text `function` describes, when no override names one. */
+function purposeOf(description: string): CrawlerPurpose {
+	if (/agent|takes action/i.test(description)) return "agent";
+	if (/assistant|user[- ]initiated|user queries|user prompts|answers? for/i.test(description)) return "user_fetch";
+	if (/open crawl dataset/i.test(description)) return "archiver";
+	if (/search/i.test(description)) return "search";
+	return "training";
+}
+
+const overridden = overrides as Record<string, Override>;
+
+function buildTable(): Map<string, Crawler> {
+	const byToken = new Map<string, Crawler>();
+	for (const [name, entry] of Object.entries(aiRobots as Record<string, SourceEntry>)) {
+		const base = baseName(name);
+		const override = overridden[name] ?? overridden[base] ?? {};
+		const crawler: Crawler = {
+			name: base,
+			operator: override.operator ?? operatorOf(entry.operator),
+			purpose: override.purpose ?? purposeOf(entry.function),
+		};
+		const key = base.toLowerCase();
+		const known = byToken.get(key);
+		// Of the spellings of one crawler, the one with an override names it.
+		if (!known || (overridden[name] && !overridden[known.name])) byToken.set(key, crawler);
+	}
+	return byToken;
+}
+
+const byToken = buildTable();
+
+export const CRAWLERS: readonly Crawler[] = [...byToken.values()];
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * One pass over the User-Agent for every crawler: longer names first, so a name that contains
+ * another ("Claude-SearchBot", "Claude-Search"...) wins over it.
+ */
+const anyCrawler = new RegExp(
+	`(?<![\\w-])(${[...byToken.keys()]
+		.sort((a, b) => b.length - a.length)
+		.map(escapeRegExp)
+		.join("|")})(?![\\w-])`,
+	"i",
+);
 
 /** The crawler a User-Agent belongs to, or null for anything not in the table. */
 export function matchCrawler(userAgent: string): Crawler | null {
-	for (const crawler of CRAWLERS) if (crawler.pattern.test(userAgent)) return crawler;
-	return null;
+	const match = anyCrawler.exec(userAgent);
+	return match ? (byToken.get(match[1].toLowerCase()) ?? null) : null;
 }
 
-export const crawlerNamed = (name: string): Crawler | undefined => byName.get(name);
+export const crawlerNamed = (name: string): Crawler | undefined => byToken.get(name.toLowerCase());

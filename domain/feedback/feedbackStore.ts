@@ -2,10 +2,9 @@
  * The feedback and feedback_attachments tables. Every query is bounded to one owner: another
  * owner's ids are never read or touched.
  */
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { type FeedbackStatus, feedback, feedbackAttachments } from "../../schema";
 import { database } from "../db";
-import { OWNER_LIMITS } from "../limits";
 import type { FeedbackType } from "./submission";
 
 // D1 binds at most 100 parameters per statement; id lists are written in chunks below that.
@@ -44,25 +43,36 @@ export interface FeedbackFilters {
 	projectName: string;
 	type?: FeedbackType;
 	status?: FeedbackStatus;
+	/** Only records older than this one (newest-first order: created_at, then id). */
+	before?: { createdAt: number; id: string };
+	limit: number;
 }
 
+const recordColumns = {
+	id: feedback.id,
+	projectName: feedback.projectName,
+	type: feedback.type,
+	status: feedback.status,
+	createdAt: feedback.createdAt,
+	data: feedback.data,
+	attachments: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'field', a.field, 'content_type', a.content_type))
+		FROM feedback_attachments a WHERE a.feedback_id = feedback.id)`,
+};
+
+const withAttachments = <T extends { attachments: string }>(row: T) => ({
+	...row,
+	attachments: JSON.parse(row.attachments) as Array<{ id: string; field: string; content_type: string }>,
+});
+
 /**
- * Newest first, at most the owner list limit, by feedback_owner_project_created_idx. One
- * statement: attachments ride along as a JSON array per row, so 1,000 rows never need a second
- * query with 1,000 bound ids.
+ * Newest first, from `before` on, by feedback_owner_project_created_idx. One statement:
+ * attachments ride along as a JSON array per row, so a page never needs a second query with
+ * its ids bound.
  */
 export async function listFeedback(env: Env, userId: string, filters: FeedbackFilters) {
+	const { before } = filters;
 	const rows = await database(env)
-		.select({
-			id: feedback.id,
-			projectName: feedback.projectName,
-			type: feedback.type,
-			status: feedback.status,
-			createdAt: feedback.createdAt,
-			data: feedback.data,
-			attachments: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'field', a.field, 'content_type', a.content_type))
-				FROM feedback_attachments a WHERE a.feedback_id = feedback.id)`,
-		})
+		.select(recordColumns)
 		.from(feedback)
 		.where(
 			and(
@@ -70,14 +80,24 @@ export async function listFeedback(env: Env, userId: string, filters: FeedbackFi
 				eq(feedback.projectName, filters.projectName),
 				filters.type ? eq(feedback.type, filters.type) : undefined,
 				filters.status ? eq(feedback.status, filters.status) : undefined,
+				before
+					? or(lt(feedback.createdAt, new Date(before.createdAt)), and(eq(feedback.createdAt, new Date(before.createdAt)), lt(feedback.id, before.id)))
+					: undefined,
 			),
 		)
 		.orderBy(desc(feedback.createdAt), desc(feedback.id))
-		.limit(OWNER_LIMITS.feedbackList);
-	return rows.map((row) => ({
-		...row,
-		attachments: JSON.parse(row.attachments) as Array<{ id: string; field: string; content_type: string }>,
-	}));
+		.limit(filters.limit);
+	return rows.map(withAttachments);
+}
+
+/** One whole record of the owner's, with its attachments. */
+export async function findOwnFeedback(env: Env, userId: string, id: string) {
+	const [row] = await database(env)
+		.select(recordColumns)
+		.from(feedback)
+		.where(and(eq(feedback.userId, userId), eq(feedback.id, id)))
+		.limit(1);
+	return row ? withAttachments(row) : undefined;
 }
 
 /** How many of the owner's records now have `status`. */
@@ -122,6 +142,17 @@ export async function deleteFeedback(env: Env, userId: string, ids: string[]): P
 	// Attachment rows first: they reference their record.
 	const results = await db.batch([...attachmentDeletions, ...deletions] as [(typeof deletions)[0], ...typeof deletions]);
 	return { deleted: countRows(results.slice(attachmentDeletions.length)), objectKeys: objects.map((o) => o.objectKey) };
+}
+
+/** Bytes of images the project's feedback holds, by the feedback index and the attachments' own. */
+export async function attachmentBytes(env: Env, userId: string, projectName: string): Promise<number> {
+	const row = await env.DB.prepare(
+		`SELECT coalesce(sum(a.size), 0) AS bytes FROM feedback f JOIN feedback_attachments a ON a.feedback_id = f.id
+		 WHERE f.user_id = ? AND f.project_name = ?`,
+	)
+		.bind(userId, projectName)
+		.first<{ bytes: number }>();
+	return row?.bytes ?? 0;
 }
 
 export function findOwnAttachment(env: Env, userId: string, attachmentId: string) {

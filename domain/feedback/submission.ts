@@ -2,6 +2,7 @@ import striptags from "striptags";
 import { z } from "zod";
 import type { FieldDefinition } from "../api/keys";
 import { FEEDBACK_LIMITS } from "../limits";
+import { cutText } from "../text";
 
 
 export type FeedbackType = "issue" | "feature_request";
@@ -22,8 +23,9 @@ const isBlank = (value: unknown) =>
 	(typeof value === "string" && value.trim() === "") ||
 	(Array.isArray(value) && value.length === 0);
 
+/** Strings, booleans and finite numbers: JSON's 1e999 is Infinity, which storage would turn into null. */
 const isScalar = (value: unknown): value is string | number | boolean =>
-	typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+	typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean";
 
 const emailSchema = z.email();
 
@@ -36,7 +38,7 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 		case "long_text": {
 			if (!isScalar(value)) return { invalid: "must be text" };
 			const limit = field.type === "text" ? FEEDBACK_LIMITS.text : FEEDBACK_LIMITS.longText;
-			return { value: String(value).slice(0, limit) };
+			return { value: cutText(String(value), limit) };
 		}
 		case "email": {
 			const email = typeof value === "string" ? value.trim() : "";
@@ -44,7 +46,7 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 		}
 		case "url": {
 			const url = typeof value === "string" ? value.trim() : "";
-			const parsed = url.length <= FEEDBACK_LIMITS.url ? URL.parse(url) : null;
+			const parsed = url.length <= FEEDBACK_LIMITS.url && url.isWellFormed() ? URL.parse(url) : null;
 			return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:")
 				? { value: url }
 				: { invalid: "must be a valid http(s) URL" };
@@ -151,9 +153,9 @@ export function readSubmission(
 	let extras = 0;
 	for (const [key, value] of Object.entries(body)) {
 		if (extras === FEEDBACK_LIMITS.extraFields) break;
-		if (key === "type" || key === "__proto__" || configuredKeys.has(key) || key.length > FEEDBACK_LIMITS.extraKeyChars) continue;
+		if (key === "type" || key === "__proto__" || configuredKeys.has(key) || key.length > FEEDBACK_LIMITS.extraKeyChars || !key.isWellFormed()) continue;
 		if (!isScalar(value)) continue; // unknown arrays and objects are not stored
-		data[key] = typeof value === "string" ? striptags(value).slice(0, FEEDBACK_LIMITS.extraString) : value;
+		data[key] = typeof value === "string" ? cutText(striptags(value), FEEDBACK_LIMITS.extraString) : value;
 		extras++;
 	}
 

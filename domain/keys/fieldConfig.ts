@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FIELD_TYPES, type FieldDefinition } from "../api/keys";
+import { isNameText, NAME_TEXT_RULE } from "../text";
 
 /** Names that submissions use for other things and so cannot be configured fields. */
 const RESERVED_KEYS = new Set(["type", "__proto__", "constructor", "prototype"]);
@@ -10,10 +11,10 @@ const fieldDefinitionSchema = z
 			.string()
 			.regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "must start with a letter and hold at most 64 letters, digits, _ or -")
 			.refine((key) => !RESERVED_KEYS.has(key), "is reserved"),
-		label: z.string().trim().min(1, "must not be empty").max(200),
+		label: z.string().trim().min(1, "must not be empty").max(200).refine(isNameText, NAME_TEXT_RULE),
 		type: z.enum(FIELD_TYPES),
 		required: z.boolean().default(false),
-		options: z.array(z.string().trim().min(1).max(200)).min(1).max(100).optional(),
+		options: z.array(z.string().trim().min(1).max(200).refine(isNameText, NAME_TEXT_RULE)).min(1).max(100).optional(),
 	})
 	.superRefine((field, ctx) => {
 		if (field.type === "select" && !field.options) {

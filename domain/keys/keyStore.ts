@@ -2,7 +2,7 @@
  * The project_keys table: one key per owner and project, stored as the SHA-256 of the raw key
  * with its last four characters as a hint, and the key's configuration.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { projectKeys, users } from "../../schema";
 import type { User } from "../accounts/userStore";
 import { database } from "../db";
@@ -32,11 +32,18 @@ export function findOwnKey(env: Env, userId: string, projectName: string): Promi
 	});
 }
 
+export async function countOwnKeys(env: Env, userId: string): Promise<number> {
+	return database(env).$count(projectKeys, eq(projectKeys.userId, userId));
+}
+
 export function listOwnKeys(env: Env, userId: string): Promise<ProjectKey[]> {
 	return database(env).query.projectKeys.findMany({ where: eq(projectKeys.userId, userId), orderBy: projectKeys.projectName });
 }
 
-/** A new key with the default feedback forms; undefined when the project already has one. */
+/**
+ * A new key with the default feedback forms and the next free DSN id (the statement runs alone,
+ * so two inserts never take the same number); undefined when the project already has one.
+ */
 export async function insertKey(env: Env, userId: string, projectName: string, stored: { keyHash: string; keyHint: string }) {
 	const now = new Date();
 	const [key] = await database(env)
@@ -46,6 +53,7 @@ export async function insertKey(env: Env, userId: string, projectName: string, s
 			userId,
 			projectName,
 			...stored,
+			dsnId: sql`(SELECT COALESCE(MAX(${projectKeys.dsnId}), 0) + 1 FROM ${projectKeys})`,
 			issueFieldConfig: DEFAULT_ISSUE_FIELDS,
 			featureFieldConfig: DEFAULT_FEATURE_FIELDS,
 			createdAt: now,

@@ -1,48 +1,81 @@
 /**
  * Issue grouping: which events are one bug. Pure functions, so the grouping table in the tests
- * runs against exactly what the ingest endpoint runs.
+ * runs against exactly what the ingest endpoint runs. docs/api.md#how-events-are-grouped says
+ * the same for readers.
  *
  * The fingerprint is a list of strings; its SHA-256 (first 128 bits, 32 hex) is the group hash.
  *
- * 1. An explicit `fingerprint` array wins; `{{ default }}` in it stands for the computed list.
- * 2. With a stack trace: the exception type plus one key per in-app frame, oldest first:
+ * 1. Built-in rules for known noisy errors (a failed webpack chunk load) win over everything.
+ * 2. An explicit `fingerprint` array wins; `{{ default }}` in it stands for the computed list.
+ * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first:
  *    module (else the file's base name without a bundle content hash), the normalized function
  *    name, and the context line when it is short. Line and column numbers never count, so
  *    a rebuild or an edit elsewhere in the file keeps the group. Frames in `node_modules`,
  *    runtime internals and bundler helpers are not the app's; direct recursion and short
  *    mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
- *    (`promise callback*init`) are left out. With no in-app frame, all frames count.
- * 3. Without a stack: the exception type plus the parametrized value (numbers, ids, hashes,
+ *    (`promise callback*init`) are left out. With no in-app frame anywhere, all frames count.
+ *    Frames that identify nothing (eval, native code, the reporting SDK, blob: URLs...) never do.
+ *    The type of a synthetic exception (an SDK's carrier of a message's stack) does not count.
+ * 4. Without a stack: the exception type plus the parametrized value (numbers, ids, hashes,
  *    emails, IPs, URLs, dates and quoted values replaced by placeholders), after mapping the
  *    browsers' different wordings of one JavaScript error onto one wording; else the
  *    parametrized message.
+ * 5. A chain or group of exceptions: the keys of the exceptions that decide it (grouping/chain.ts),
+ *    one after the other; a group that comes down to one exception groups as that exception.
  */
-import { collapseRecursion, frameKey, groupingFrames, isRuntimeOrBundlerFrame } from "./grouping/frames";
+import { builtInFingerprint } from "./grouping/builtInRules";
+import { exceptionsForGrouping } from "./grouping/chain";
+import { collapseRecursion, frameKey, groupingFrames, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
-import type { LogEvent, StackFrame } from "./logEvent";
+import { cutText } from "../text";
+import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
-export type GroupingInput = Pick<LogEvent, "message" | "exception" | "fingerprint">;
+export type GroupingInput = Pick<LogEvent, "message" | "exception" | "chained_exceptions" | "fingerprint">;
 
 // Fingerprint, hash, title, culprit
 
 const UNCAUGHT = /^(?:Uncaught\s+(?:\(in promise\)\s+)?)?([A-Z][\w.$]*(?:Error|Exception))(?::\s+([\s\S]*))?$/;
 
+/** An exception's part of the fingerprint: by its frames' keys, else by its value; [] when neither says anything. */
+function exceptionKey(exception: LogException, frames: StackFrame[]): string[] {
+	const synthetic = exception.mechanism?.synthetic === true;
+	const canonical = canonicalError(synthetic ? null : exception.type, exception.value);
+	const type = synthetic ? "" : (canonical.type ?? "");
+	const keys = collapseRecursion(frames.map(frameKey).filter(Boolean));
+	if (keys.length > 0) return ["stack", type, ...keys];
+	if (exception.type || exception.value) return ["error", type, parametrize(canonical.value ?? "")];
+	return [];
+}
+
+/** The reported exception and the rest of its chain, in the order sent. */
+const exceptionsOf = (event: GroupingInput) => (event.exception ? [...event.chained_exceptions, event.exception] : event.chained_exceptions);
+
+/**
+ * The exceptions' part of the computed fingerprint; null without exceptions that say anything.
+ * As Sentry's "app" variant: frames count only when in-app, unless no exception of those that
+ * decide has an in-app frame; then, as its "system" variant, all but runtime internals.
+ */
+function exceptionsFingerprint(event: GroupingInput): string[] | null {
+	const chain = exceptionsOf(event);
+	const keys = new Map(
+		chain.map((exception) => {
+			const frames = groupingFrames(exception.stacktrace?.frames ?? []);
+			const app = exceptionKey(exception, frames.app);
+			return [exception, { app, system: exceptionKey(exception, frames.system), hasApp: app[0] === "stack" }];
+		}),
+	);
+	const deciding = exceptionsForGrouping(chain, (exception) => JSON.stringify(keys.get(exception)));
+	const variant = deciding.some((exception) => keys.get(exception)?.hasApp) ? "app" : "system";
+	const parts = deciding.map((exception) => keys.get(exception)?.[variant] ?? []).filter((part) => part.length > 0);
+	if (parts.length === 0) return null;
+	return parts.length === 1 ? parts[0] : ["chain", ...parts.map((part) => JSON.stringify(part))];
+}
+
 /** The computed fingerprint (what `{{ default }}` stands for). */
 function defaultFingerprint(event: GroupingInput): string[] {
-	const exception = event.exception;
-	const frames = exception?.stacktrace?.frames ?? [];
-	if (frames.length > 0) {
-		const keys = collapseRecursion(groupingFrames(frames).map(frameKey).filter(Boolean));
-		if (keys.length > 0) {
-			const { type } = canonicalError(exception?.type ?? null, exception?.value ?? null);
-			return ["stack", type ?? "", ...keys];
-		}
-	}
-	if (exception && (exception.type || exception.value)) {
-		const { type, value } = canonicalError(exception.type, exception.value);
-		return ["error", type ?? "", parametrize(value ?? "")];
-	}
+	const fromExceptions = exceptionsFingerprint(event);
+	if (fromExceptions) return fromExceptions;
 	const message = event.message ?? "";
 	// A message that is an error's text (`Uncaught TypeError: …` from window.onerror) groups as that error.
 	const uncaught = UNCAUGHT.exec(message.trim());
@@ -55,8 +88,13 @@ function defaultFingerprint(event: GroupingInput): string[] {
 
 const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/i;
 
-/** The event's fingerprint: its own `fingerprint` array with `{{ default }}` expanded, else the default. */
+/**
+ * The event's fingerprint: a built-in rule's, else its own `fingerprint` array with
+ * `{{ default }}` expanded, else the default.
+ */
 export function fingerprintOf(event: GroupingInput): string[] {
+	const builtIn = builtInFingerprint(exceptionsOf(event), event.message);
+	if (builtIn) return builtIn;
 	if (!event.fingerprint || event.fingerprint.length === 0) return defaultFingerprint(event);
 	return event.fingerprint.flatMap((part) => (DEFAULT_PLACEHOLDER.test(part.trim()) ? defaultFingerprint(event) : [part]));
 }
@@ -82,7 +120,7 @@ export function titleOf(event: Pick<LogEvent, "message" | "exception">): string 
 	} else {
 		title = firstLine(event.message ?? "");
 	}
-	return title.slice(0, TITLE_MAX) || "(no message)";
+	return cutText(title, TITLE_MAX) || "(no message)";
 }
 
 const frameLabel = (frame: StackFrame) => {
@@ -93,10 +131,12 @@ const frameLabel = (frame: StackFrame) => {
 
 /**
  * The last frame with `in_app: true`, as `function (file)`. Without one, the last
- * frame that is not a runtime internal, as other trackers do; without frames, none.
+ * frame that is not a runtime internal, as other trackers do; without frames, none. Frames that
+ * identify nothing (the reporting SDK's own, eval, native code) are never the culprit.
  */
 export function culpritOf(event: Pick<LogEvent, "exception">): string | null {
 	const frames = event.exception?.stacktrace?.frames ?? [];
-	const chosen = frames.findLast((f) => f.in_app === true) ?? frames.findLast((f) => !isRuntimeOrBundlerFrame(f));
-	return chosen ? frameLabel(chosen).slice(0, TITLE_MAX) : null;
+	const chosen =
+		frames.findLast((f) => f.in_app === true && !identifiesNothing(f)) ?? frames.findLast((f) => !isRuntimeOrBundlerFrame(f) && !identifiesNothing(f));
+	return chosen ? cutText(frameLabel(chosen), TITLE_MAX) : null;
 }

@@ -4,6 +4,7 @@
  */
 import { InvalidInput } from "../errors";
 import { LOG_STORAGE_BOUNDS } from "../limits";
+import { cutText } from "../text";
 
 export type Json = Record<string, unknown>;
 
@@ -14,27 +15,20 @@ export const isObject = (value: unknown): value is Json => typeof value === "obj
 /** Own members only: a body's `constructor` or `__proto__` is data, never something inherited. */
 export const member = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
 
-/** Cuts to `max` UTF-16 units without splitting a surrogate pair. */
-export function truncate(text: string, max: number): string {
-	if (text.length <= max) return text;
-	const code = text.charCodeAt(max - 1);
-	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
-
 /** A string field: absent/null → undefined, wrong type → 400, else capped. */
 export function stringField(object: Json, key: string, path: string, max: number, opts: { numbers?: boolean } = {}): string | undefined {
 	const value = member(object, key);
 	if (value === undefined || value === null) return undefined;
 	if (opts.numbers && (typeof value === "number" || typeof value === "boolean") && Number.isFinite(Number(value))) {
-		return truncate(String(value), max);
+		return cutText(String(value), max);
 	}
 	if (typeof value !== "string") throw bad(`${path}${key}`, "must be a string");
-	return truncate(value, max);
+	return cutText(value, max);
 }
 
 /** For entries of lists and maps: a string (numbers and booleans written as strings), else undefined. */
 export function looseString(value: unknown, max: number): string | undefined {
-	if (typeof value === "string") return truncate(value, max);
+	if (typeof value === "string") return cutText(value, max);
 	if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return String(value);
 	return undefined;
 }
@@ -55,7 +49,7 @@ export function arrayField(object: Json, key: string, path: string): unknown[] |
 
 /** A copy of free-form JSON with bounded depth, width and string length; cut parts are dropped. */
 export function boundedJson(value: unknown, depth = 0): unknown {
-	if (typeof value === "string") return truncate(value, LOG_STORAGE_BOUNDS.jsonString);
+	if (typeof value === "string") return cutText(value, LOG_STORAGE_BOUNDS.jsonString);
 	if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
 	if (typeof value === "boolean" || value === null) return value;
 	if (depth >= LOG_STORAGE_BOUNDS.jsonDepth) return undefined;
@@ -69,7 +63,7 @@ export function boundedJson(value: unknown, depth = 0): unknown {
 		const entries: [string, unknown][] = [];
 		for (const [key, item] of Object.entries(value)) {
 			if (entries.length >= LOG_STORAGE_BOUNDS.jsonMembers) break;
-			if (key.length > LOG_STORAGE_BOUNDS.tagKey) continue;
+			if (key.length > LOG_STORAGE_BOUNDS.tagKey || !key.isWellFormed()) continue;
 			const copy = boundedJson(item, depth + 1);
 			if (copy !== undefined) entries.push([key, copy]);
 		}

@@ -11,10 +11,27 @@ export interface StackFrame {
 	in_app?: boolean;
 }
 
+/** How an exception was captured, and its place in a chain or group (Sentry's `mechanism`). */
+export interface ExceptionMechanism {
+	type?: string;
+	handled?: boolean;
+	/** Made up by the SDK to carry a stack trace (a captured message): its type means nothing. */
+	synthetic?: boolean;
+	/** A wrapper of other exceptions: AggregateError, ExceptionGroup, AggregateException. */
+	is_exception_group?: boolean;
+	/** This exception's id within the event; the reported one is 0. */
+	exception_id?: number;
+	/** The id of the exception that holds this one as its cause or child. */
+	parent_id?: number;
+	/** Where the parent holds it: `cause`, `errors[1]`, `__context__`. */
+	source?: string;
+}
+
 export interface LogException {
 	type: string | null;
 	value: string | null;
 	stacktrace: { frames: StackFrame[] } | null;
+	mechanism?: ExceptionMechanism;
 }
 
 export interface Breadcrumb {
@@ -46,7 +63,13 @@ export interface LogUser {
 export interface LogEvent {
 	message: string | null;
 	level: string;
+	/** The reported exception: the outermost of a chain, the group of a group. */
 	exception: LogException | null;
+	/**
+	 * The other exceptions of its chain or group, as sent in Sentry's `exception.values`: causes and
+	 * children before what holds them, so `exception` would come next. Empty for a lone exception.
+	 */
+	chained_exceptions: LogException[];
 	tags: Record<string, string>;
 	breadcrumbs: Breadcrumb[];
 	request: LogRequest | null;

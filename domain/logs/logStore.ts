@@ -1,11 +1,11 @@
 /**
  * D1 access for log issues and events: the IssueGrouper's multi-row writes, the owner's reads,
- * and deletion with the project key.
+ * deletion with the project key, and the clean-up of what is older than the log retention.
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { logEvents, logIssues } from "../../schema";
 import type { IssueSort, IssueStatus } from "../api/issues";
-import { database } from "../db";
+import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 
@@ -120,7 +120,7 @@ export interface IssueFilters {
 
 /**
  * The issues one person ran into: each half is a search of its expression index on log_events
- * (migration 0003), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
+ * (migration 0007), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
  * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
  */
 export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
@@ -223,3 +223,25 @@ export async function hourlyCounts(env: Env, owner: KeyOwner, groupHash: string,
 	const counts = (await hourlyCountsOf(env, owner, [groupHash], now)).get(groupHash) ?? [];
 	return counts.map((count, i) => ({ hour: new Date((firstHour + i) * HOUR_MS).toISOString(), count }));
 }
+
+// ---------------------------------------------------------------------------
+// Retention. Events expire by age alone, so an issue keeps its counters while some of its events
+// are gone. An issue last seen before the cutoff (every event of it has expired) goes too, from
+// D1 and from the key's IssueGrouper, so the fingerprint is new again if it ever recurs.
+
+export const DELETE_EXPIRED_LOG_EVENTS = expiredRowsDelete("log_events", "received_at");
+export const KEY_WITH_EXPIRED_ISSUES = `SELECT key_id FROM log_issues WHERE last_seen < ?1 ORDER BY last_seen LIMIT 1`;
+export const DELETE_EXPIRED_ISSUES = expiredRowsDelete("log_issues", "last_seen", "key_id = ?3 AND ");
+
+/** Events received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
+export const deleteExpiredLogEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_LOG_EVENTS, cutoff, limit);
+
+/** The key with the oldest issue last seen before `cutoff`, or null when no issue has expired. */
+export async function keyWithExpiredIssues(env: Env, cutoff: number): Promise<string | null> {
+	const row = await env.DB.prepare(KEY_WITH_EXPIRED_ISSUES).bind(cutoff).first<{ key_id: string }>();
+	return row?.key_id ?? null;
+}
+
+/** The key's issues last seen before `cutoff`, at most `limit`; run by its IssueGrouper once it has forgotten them. */
+export const deleteExpiredIssues = (db: D1Database, keyId: string, cutoff: number, limit: number) =>
+	deleteRows(db, DELETE_EXPIRED_ISSUES, cutoff, limit, keyId);

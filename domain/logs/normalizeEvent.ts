@@ -13,8 +13,9 @@
  */
 import { InvalidInput } from "../errors";
 import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
-import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField, truncate } from "./jsonFields";
-import type { Breadcrumb, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
+import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
+import { cutText } from "../text";
+import type { Breadcrumb, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 
 
@@ -37,7 +38,7 @@ function readFrame(value: unknown): StackFrame | undefined {
 	const frame: StackFrame = {};
 	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
 		const text = member(value, key);
-		if (typeof text === "string" && text !== "") frame[key] = truncate(text, LOG_STORAGE_BOUNDS.frameString);
+		if (typeof text === "string" && text !== "") frame[key] = cutText(text, LOG_STORAGE_BOUNDS.frameString);
 	}
 	for (const key of ["lineno", "colno"] as const) {
 		const n = member(value, key);
@@ -48,19 +49,27 @@ function readFrame(value: unknown): StackFrame | undefined {
 	return Object.keys(frame).length > 0 ? frame : undefined;
 }
 
-function readException(body: Json): LogException | null {
-	let exception = objectField(body, "exception", "");
-	if (!exception) return null;
-	let path = "exception.";
-	// Sentry SDKs send `exception: {values: [...]}`, the outermost (reported) exception last.
-	const values = member(exception, "values");
-	if (Array.isArray(values) && member(exception, "type") === undefined && member(exception, "value") === undefined) {
-		if (values.length === 0) return null;
-		const last = values.at(-1);
-		if (!isObject(last)) throw bad("exception.values", "must hold exception objects");
-		exception = last;
-		path = `exception.values.${values.length - 1}.`;
+function readMechanism(exception: Json): ExceptionMechanism | undefined {
+	const raw = member(exception, "mechanism");
+	if (!isObject(raw)) return undefined;
+	const mechanism: ExceptionMechanism = {};
+	for (const key of ["type", "source"] as const) {
+		const text = looseString(member(raw, key), LOG_STORAGE_BOUNDS.mechanismField);
+		if (text) mechanism[key] = text;
 	}
+	for (const key of ["handled", "synthetic", "is_exception_group"] as const) {
+		const flag = member(raw, key);
+		if (typeof flag === "boolean") mechanism[key] = flag;
+	}
+	for (const key of ["exception_id", "parent_id"] as const) {
+		const id = member(raw, key);
+		if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) mechanism[key] = id;
+	}
+	return Object.keys(mechanism).length > 0 ? mechanism : undefined;
+}
+
+/** One exception; null when it says nothing (no type, value or frame). */
+function readOneException(exception: Json, path: string): LogException | null {
 	const type = stringField(exception, "type", path, LOG_STORAGE_BOUNDS.exceptionType)?.trim() || null;
 	const value = stringField(exception, "value", path, LOG_LIMITS.exceptionValue, { numbers: true }) || null;
 	const stacktrace = objectField(exception, "stacktrace", path);
@@ -72,7 +81,30 @@ function readException(body: Json): LogException | null {
 		.map(readFrame)
 		.filter((frame) => frame !== undefined);
 	if (!type && !value && frames.length === 0) return null;
-	return { type, value, stacktrace: frames.length > 0 ? { frames } : null };
+	const mechanism = readMechanism(exception);
+	return { type, value, stacktrace: frames.length > 0 ? { frames } : null, ...(mechanism ? { mechanism } : {}) };
+}
+
+/**
+ * `exception` as one object, or Sentry's `{values: [...]}`: a chain or group, causes and children
+ * first, the reported exception last. Returns the reported one and the rest of the chain.
+ */
+function readExceptions(body: Json): { exception: LogException | null; chained: LogException[] } {
+	const exception = objectField(body, "exception", "");
+	if (!exception) return { exception: null, chained: [] };
+	const values = member(exception, "values");
+	if (!Array.isArray(values) || member(exception, "type") !== undefined || member(exception, "value") !== undefined) {
+		return { exception: readOneException(exception, "exception."), chained: [] };
+	}
+	const first = Math.max(0, values.length - LOG_STORAGE_BOUNDS.chainedExceptions);
+	const chain: LogException[] = [];
+	for (let i = first; i < values.length; i++) {
+		const entry = values[i];
+		if (!isObject(entry)) throw bad("exception.values", "must hold exception objects");
+		const read = readOneException(entry, `exception.values.${i}.`);
+		if (read) chain.push(read);
+	}
+	return { exception: chain.pop() ?? null, chained: chain };
 }
 
 // ---------------------------------------------------------------------------
@@ -92,7 +124,8 @@ function readTags(body: Json): { tags: Record<string, string>; raw: Json } {
 	const tags: [string, string][] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		if (tags.length >= LOG_LIMITS.tags) break;
-		if (key === "" || key.length > LOG_STORAGE_BOUNDS.tagKey) continue;
+		// A key is stored as sent, so one that is not well-formed Unicode is left out.
+		if (key === "" || key.length > LOG_STORAGE_BOUNDS.tagKey || !key.isWellFormed()) continue;
 		const text = tagValue(key, value);
 		if (text !== undefined) tags.push([key, text]);
 	}
@@ -107,7 +140,7 @@ function readBreadcrumbs(body: Json): Breadcrumb[] {
 		if (!isObject(item)) continue;
 		const crumb: Breadcrumb = {};
 		const timestamp = member(item, "timestamp");
-		if (typeof timestamp === "string") crumb.timestamp = truncate(timestamp, 100);
+		if (typeof timestamp === "string") crumb.timestamp = cutText(timestamp, 100);
 		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = timestamp;
 		for (const key of ["type", "category", "level"] as const) {
 			const text = looseString(member(item, key), LOG_STORAGE_BOUNDS.breadcrumbField);
@@ -141,7 +174,7 @@ function readHeaders(request: Json): Record<string, string> {
 		if (typeof name !== "string" || name.trim() === "" || name.length > LOG_STORAGE_BOUNDS.headerName) continue;
 		if (SENSITIVE_HEADERS.has(name.trim().toLowerCase())) continue;
 		const text = Array.isArray(value)
-			? truncate(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
+			? cutText(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
 			: looseString(value, LOG_LIMITS.headerValue);
 		if (text !== undefined) headers.push([name, text]);
 	}
@@ -165,10 +198,10 @@ function readRequest(body: Json): LogRequest | null {
 	const method = stringField(raw, "method", "request.", LOG_STORAGE_BOUNDS.method);
 	if (method) request.method = method;
 	const query = textOf(member(raw, "query_string"));
-	if (query) request.query_string = truncate(query, LOG_STORAGE_BOUNDS.queryString);
+	if (query) request.query_string = cutText(query, LOG_STORAGE_BOUNDS.queryString);
 	const text = textOf(member(raw, "body"));
 	if (text !== undefined) {
-		request.body = truncate(text, LOG_LIMITS.requestBody);
+		request.body = cutText(text, LOG_LIMITS.requestBody);
 		if (text.length > LOG_LIMITS.requestBody) request.body_truncated = true;
 	}
 	return request;
@@ -230,7 +263,7 @@ function nameField(body: Json, key: string): string | null {
 /** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */
 export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? null;
-	const exception = readException(body);
+	const { exception, chained } = readExceptions(body);
 	if ((message === null || message.trim() === "") && !exception) {
 		throw new InvalidInput("Invalid log event: either message or exception (with a type, value or stack trace) is required");
 	}
@@ -243,6 +276,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 		message: message !== null && message.trim() !== "" ? message : null,
 		level,
 		exception,
+		chained_exceptions: chained,
 		tags,
 		breadcrumbs: readBreadcrumbs(body),
 		request: readRequest(body),

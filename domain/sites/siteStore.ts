@@ -51,6 +51,10 @@ export function findOwnSite(env: Env, userId: string, trackingId: string): Promi
 	return database(env).query.sites.findFirst({ where: and(eq(sites.trackingId, trackingId), eq(sites.userId, userId)) });
 }
 
+export async function countOwnSites(env: Env, userId: string): Promise<number> {
+	return database(env).$count(sites, eq(sites.userId, userId));
+}
+
 /** Newest first, by sites_user_idx. */
 export function listOwnSites(env: Env, userId: string): Promise<Site[]> {
 	return database(env).query.sites.findMany({ where: eq(sites.userId, userId), orderBy: [desc(sites.createdAt), desc(sites.trackingId)] });

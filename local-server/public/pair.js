@@ -1,8 +1,9 @@
-// The pairing page: QR code with the refresh rule of spec 3.1, the devices
-// list (every 10 s and on focus/visibility, spec 4.4), revoke buttons and the
-// LAN toggle. The owner token is typed once and kept in sessionStorage for
-// this tab only; it never goes into a URL.
+// The pairing page: QR code refreshed 10 s before it expires (src/refresh.js), the
+// devices list (every 10 s and on focus/visibility), revoke buttons, the LAN
+// toggle, and the workspaces' setup health (workspaces.js). The owner token is
+// typed once and kept in sessionStorage for this tab only; it never goes into a URL.
 import { nextRefreshDelay } from "/refresh.js";
+import { clearWorkspaces, loadWorkspaces, setUpWorkspaces } from "/workspaces.js";
 
 const TOKEN_KEY = "svc-local-owner-token";
 const DEVICES_REFRESH_MS = 10_000;
@@ -169,7 +170,7 @@ async function enter() {
 	signedIn = true;
 	$("login").hidden = true;
 	$("app").hidden = false;
-	await Promise.all([newCode(), loadDevices()]);
+	await Promise.all([newCode(), loadDevices(), loadWorkspaces()]);
 }
 
 /** @param {string} [message] */
@@ -187,6 +188,7 @@ function signOut(message) {
 	clearTimeout(devicesTimer);
 	sessionStorage.removeItem(TOKEN_KEY);
 	$("qr").removeAttribute("src");
+	clearWorkspaces();
 	showLogin(message);
 }
 
@@ -205,6 +207,7 @@ async function start() {
 	$("new-code").addEventListener("click", () => void newCode());
 	$("lan").addEventListener("change", () => void toggleLan());
 	$("sign-out").addEventListener("click", () => signOut());
+	setUpWorkspaces(api, fail);
 	window.addEventListener("focus", () => signedIn && void loadDevices());
 	document.addEventListener("visibilitychange", () => {
 		if (signedIn && document.visibilityState === "visible") void loadDevices();

@@ -4,7 +4,7 @@
 import os from "node:os";
 import path from "node:path";
 
-/** Preferred port per desktop mode (spec 4.4). */
+/** Preferred port per desktop mode; when it is taken the server takes any free port. */
 export const MODE_PORTS = Object.freeze({ production: 47821, isolated: 47831, preview: 47921 });
 
 /** @typedef {keyof typeof MODE_PORTS} Mode */
@@ -18,7 +18,7 @@ export function stateDirFrom(env = process.env) {
 }
 
 /** @param {string | undefined} value */
-export function isTruthy(value) {
+function isTruthy(value) {
 	return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
@@ -42,7 +42,7 @@ export function parseMode(value) {
  * @returns {string | undefined}
  */
 export function envHost(env) {
-	if (env.SVC_SERVER_HOST && env.SVC_SERVER_HOST.trim()) return env.SVC_SERVER_HOST.trim();
+	if (env.SVC_SERVER_HOST?.trim()) return env.SVC_SERVER_HOST.trim();
 	if (env.SVC_ALLOW_LAN !== undefined && env.SVC_ALLOW_LAN.trim() !== "") return isTruthy(env.SVC_ALLOW_LAN) ? "0.0.0.0" : "127.0.0.1";
 	return undefined;
 }

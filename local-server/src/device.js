@@ -8,11 +8,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
+import { CLOSE } from "./closeCodes.js";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
+import { SECRET_MAX } from "./secrets.js";
 
 export const CREDENTIAL_FILE = "device.json";
-const CLOSE_REVOKED = 4003;
-const CLOSE_REPAIRED = 4001;
 
 export class PayloadError extends Error {}
 
@@ -53,8 +54,8 @@ function httpUrl(value) {
 }
 
 /**
- * Parses the QR payload of spec 2.8: version 3 (`baseUrls`, best first) or
- * version 2 (legacy `baseUrl` only).
+ * Parses a QR payload (README.md, "The QR payload"): version 3 (`baseUrls`,
+ * best first) or version 2 (legacy `baseUrl` only).
  * @param {string | object} input JSON text or the parsed object
  * @returns {PairingPayload}
  */
@@ -71,12 +72,12 @@ export function parsePairingPayload(input) {
 	const o = /** @type {Record<string, unknown>} */ (p);
 	const v = typeof o.v === "string" ? Number(o.v) : o.v;
 	if (v !== 2 && v !== 3) throw new PayloadError(`unsupported pairing payload version ${JSON.stringify(o.v)} (2 and 3 are understood)`);
-	if (typeof o.pairToken !== "string" || o.pairToken.length === 0 || o.pairToken.length > 512) throw new PayloadError("the pairing payload has no pairToken");
+	if (typeof o.pairToken !== "string" || o.pairToken.length === 0 || o.pairToken.length > SECRET_MAX) throw new PayloadError("the pairing payload has no pairToken");
 	/** @type {string[]} */
 	let baseUrls = [];
 	if (v === 3 && o.baseUrls !== undefined) {
 		if (!Array.isArray(o.baseUrls)) throw new PayloadError("baseUrls must be an array of URLs");
-		for (const u of o.baseUrls) {
+		for (const u of /** @type {unknown[]} */ (o.baseUrls)) {
 			const url = httpUrl(u);
 			if (!url) throw new PayloadError(`not an http(s) URL in baseUrls: ${JSON.stringify(u)}`);
 			if (!baseUrls.includes(url)) baseUrls.push(url);
@@ -100,6 +101,20 @@ export function parsePairingPayload(input) {
  */
 
 /**
+ * The pairing kept in the credential file, or null when there is none (or it
+ * is not one).
+ * @param {unknown} value
+ * @returns {SavedPairing | null}
+ */
+function savedPairing(value) {
+	if (!isObject(value)) return null;
+	const { deviceId, credential, baseUrls, serverName, pairedAt } = value;
+	if (typeof deviceId !== "string" || typeof credential !== "string" || typeof pairedAt !== "string") return null;
+	if (!Array.isArray(baseUrls) || !baseUrls.every((/** @type {unknown} */ u) => typeof u === "string")) return null;
+	return { deviceId, credential, baseUrls, serverName: typeof serverName === "string" ? serverName : undefined, pairedAt };
+}
+
+/**
  * @typedef {object} DeviceClientOptions
  * @property {string} credentialFile where the pairing is kept (mode 0600)
  * @property {string} [name] device name (default the host name)
@@ -121,7 +136,7 @@ export class DeviceClient extends EventEmitter {
 		this.platform = options.platform ?? "Desktop";
 		this.log = options.log ?? (() => {});
 		/** @type {SavedPairing | null} */
-		this.pairing = readJsonFile(options.credentialFile) ?? null;
+		this.pairing = savedPairing(readJsonFile(options.credentialFile));
 		/** @type {WebSocket | null} */
 		this.ws = null;
 		this.stopped = false;
@@ -156,13 +171,15 @@ export class DeviceClient extends EventEmitter {
 			const url = `${base}${pathname}`;
 			try {
 				const res = await fetch(url, { ...init, method: "POST", signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 5000) });
-				const body = /** @type {any} */ (await res.json().catch(() => ({})));
+				const answer = /** @type {unknown} */ (await res.json().catch(() => ({})));
+				const body = isObject(answer) ? answer : {};
 				if (res.ok) {
 					this.activeBaseUrl = base;
 					return { base, body };
 				}
-				httpError = new DeviceHttpError(res.status, typeof body?.error === "string" ? body.error : res.statusText, url);
-				this.log(`${url} answered ${res.status}${body?.error ? `: ${body.error}` : ""}`);
+				const error = typeof body.error === "string" ? body.error : "";
+				httpError = new DeviceHttpError(res.status, error || res.statusText, url);
+				this.log(`${url} answered ${res.status}${error ? `: ${error}` : ""}`);
 			} catch (err) {
 				lastError = /** @type {Error} */ (err);
 				this.log(`${url} unreachable: ${lastError.message}`);
@@ -185,14 +202,14 @@ export class DeviceClient extends EventEmitter {
 			headers: { "content-type": "application/json", ...this.#authHeaders() },
 			body: JSON.stringify({ secret: payload.pairToken, ...(deviceId ? { deviceId } : {}), name: this.name, platform: this.platform }),
 		});
-		if (typeof body?.credential !== "string" || typeof body?.deviceId !== "string") throw new Error("the exchange answer has no credential");
+		if (typeof body.credential !== "string" || typeof body.deviceId !== "string") throw new Error("the exchange answer has no credential");
 		/** @type {SavedPairing} */
 		const saved = {
 			deviceId: body.deviceId,
 			credential: body.credential,
 			baseUrls: payload.baseUrls,
 			serverName: payload.name,
-			pairedAt: typeof body.device?.pairedAt === "string" ? body.device.pairedAt : new Date().toISOString(),
+			pairedAt: isObject(body.device) && typeof body.device.pairedAt === "string" ? body.device.pairedAt : new Date().toISOString(),
 		};
 		writeFileAtomic(this.options.credentialFile, `${JSON.stringify(saved, null, "\t")}\n`);
 		this.pairing = saved;
@@ -213,8 +230,8 @@ export class DeviceClient extends EventEmitter {
 		const { base, body } = await this.#postWithFailover(this.#orderedBaseUrls(), "/api/pairing/ws-ticket", {
 			headers: { "x-svc-device-credential": this.pairing.credential, ...this.#authHeaders() },
 		});
-		if (typeof body?.ticket !== "string") throw new Error("the ws-ticket answer has no ticket");
-		return { ticket: /** @type {string} */ (body.ticket), expiresAt: /** @type {string} */ (body.expiresAt), base };
+		if (typeof body.ticket !== "string" || typeof body.expiresAt !== "string") throw new Error("the ws-ticket answer has no ticket");
+		return { ticket: body.ticket, expiresAt: body.expiresAt, base };
 	}
 
 	/**
@@ -232,9 +249,9 @@ export class DeviceClient extends EventEmitter {
 				this.off("revoked", onRevoked);
 				resolve();
 			};
-			const onRevoked = (/** @type {any} */ info) => {
+			const onRevoked = (/** @type {{reason: string}} */ info) => {
 				this.off("welcome", onWelcome);
-				reject(new Error(`credential refused: ${info?.reason ?? "revoked"}`));
+				reject(new Error(`credential refused: ${info.reason}`));
 			};
 			this.once("welcome", onWelcome);
 			this.once("revoked", onRevoked);
@@ -244,6 +261,7 @@ export class DeviceClient extends EventEmitter {
 
 	async #open() {
 		if (this.stopped || this.revoked) return;
+		/** @type {{ticket: string, expiresAt: string, base: string}} */
 		let ticket;
 		try {
 			ticket = await this.getTicket();
@@ -266,13 +284,14 @@ export class DeviceClient extends EventEmitter {
 			this.emit("open");
 		});
 		ws.on("message", (data) => {
+			/** @type {unknown} */
 			let msg;
 			try {
 				msg = JSON.parse(data.toString());
 			} catch {
 				return;
 			}
-			if (msg?.type === "welcome") {
+			if (isObject(msg) && msg.type === "welcome") {
 				this.attempt = 0;
 				this.emit("welcome", msg);
 			}
@@ -288,9 +307,9 @@ export class DeviceClient extends EventEmitter {
 			if (this.ws === ws) this.ws = null;
 			const reason = reasonBuf.toString();
 			this.emit("close", { code, reason });
-			if (code === CLOSE_REVOKED || code === CLOSE_REPAIRED) {
+			if (code === CLOSE.REVOKED || code === CLOSE.REPAIRED) {
 				this.revoked = true;
-				this.emit("revoked", { reason: reason || (code === CLOSE_REVOKED ? "device revoked" : "credential replaced") });
+				this.emit("revoked", { reason: reason || (code === CLOSE.REVOKED ? "device revoked" : "credential replaced") });
 				return;
 			}
 			this.#scheduleReconnect();

@@ -1,4 +1,6 @@
-// Which addresses a paired device can reach this server on (spec 2.8, 4.4).
+// Which addresses a paired device can reach this server on, for the QR
+// payload: one per kind, best first: overlay-network IP (Tailscale), overlay
+// hostname, private LAN (IPv4), other (README.md, "The QR payload").
 // `classifyEndpoints` is pure: it takes what os.networkInterfaces() returns,
 // the overlay (Tailscale MagicDNS) hostname if any, the bound host and port,
 // and answers the endpoint list best first. Everything that touches the
@@ -7,12 +9,13 @@ import { execFile } from "node:child_process";
 import net from "node:net";
 import os from "node:os";
 import { isLoopbackHost, isWildcardHost } from "./config.js";
+import { isObject } from "./json.js";
 
 /** @typedef {"overlay-ip" | "overlay-hostname" | "lan" | "other" | "loopback"} EndpointKind */
 /** @typedef {{kind: EndpointKind, priority: number, address: string, url: string}} Endpoint */
 /** @typedef {{address: string, family: string | number, internal: boolean}} InterfaceAddress */
 
-export const PRIORITY = Object.freeze({ "overlay-ip": 0, "overlay-hostname": 1, lan: 2, other: 3, loopback: 4 });
+const PRIORITY = Object.freeze({ "overlay-ip": 0, "overlay-hostname": 1, lan: 2, other: 3, loopback: 4 });
 
 /** @param {string} ip @returns {number[] | null} */
 function ipv4Octets(ip) {
@@ -33,7 +36,7 @@ function ipv6Groups(ip) {
 	const [head, rest] = text.split("::");
 	const h = head ? head.split(":") : [];
 	const r = rest !== undefined && rest !== "" ? rest.split(":") : [];
-	const fill = rest === undefined ? [] : Array(8 - h.length - r.length).fill("0");
+	const fill = rest === undefined ? [] : /** @type {string[]} */ (Array(8 - h.length - r.length).fill("0"));
 	return [...h, ...fill, ...r].map((g) => parseInt(g, 16));
 }
 
@@ -62,7 +65,7 @@ export function classifyAddress(address) {
 		if ((v6[0] & 0xff00) === 0xff00) return null; // multicast
 		if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff) return classifyAddress(`${v6[6] >> 8}.${v6[6] & 255}.${v6[7] >> 8}.${v6[7] & 255}`);
 		if (v6[0] === 0xfd7a && v6[1] === 0x115c && v6[2] === 0xa1e0) return "overlay-ip"; // fd7a:115c:a1e0::/48 (Tailscale)
-		return "other"; // LAN URLs are IPv4 by the spec; other IPv6 addresses are "other"
+		return "other"; // LAN URLs are http://<ipv4>:<port>: other IPv6 addresses are "other"
 	}
 	return null;
 }
@@ -78,7 +81,7 @@ function lanPreference(ip) {
 }
 
 /** @param {string} host @param {number} port */
-export function urlFor(host, port) {
+function urlFor(host, port) {
 	return `http://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 
@@ -159,7 +162,8 @@ export function tailscaleHostname() {
 			execFile("tailscale", ["status", "--json"], { timeout: 2000, maxBuffer: 4 * 1024 * 1024 }, (err, stdout) => {
 				if (err) return resolve(null);
 				try {
-					const name = JSON.parse(stdout)?.Self?.DNSName;
+					const status = /** @type {unknown} */ (JSON.parse(stdout));
+					const name = isObject(status) && isObject(status.Self) ? status.Self.DNSName : null;
 					resolve(typeof name === "string" && name ? name.replace(/\.$/, "") : null);
 				} catch {
 					resolve(null);

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { isObject } from "./json.js";
 
 /** Creates `dir` if needed and makes it mode 0700. @param {string} dir */
 export function ensurePrivateDir(dir) {
@@ -48,9 +49,10 @@ export function writeFileAtomic(file, data) {
  * Reads and parses a JSON file; `undefined` when it does not exist.
  * Throws on unreadable or malformed content.
  * @param {string} file
- * @returns {any}
+ * @returns {unknown}
  */
 export function readJsonFile(file) {
+	/** @type {string} */
 	let text;
 	try {
 		text = fs.readFileSync(file, "utf8");
@@ -59,4 +61,25 @@ export function readJsonFile(file) {
 		throw err;
 	}
 	return JSON.parse(text);
+}
+
+/**
+ * A state file holding a JSON object; `undefined` when it does not exist. A
+ * file that cannot be read or is not a JSON object is moved aside
+ * (`<file>.damaged-<time>`), never silently overwritten, so nothing in it is
+ * lost for good.
+ * @param {string} file
+ * @returns {Record<string, unknown> | undefined}
+ */
+export function readStateFile(file) {
+	try {
+		const value = readJsonFile(file);
+		if (value !== undefined && !isObject(value)) throw new Error("not a JSON object");
+		return value;
+	} catch (err) {
+		const aside = `${file}.damaged-${Date.now()}`;
+		fs.renameSync(file, aside);
+		console.error(`svc-local: ${file} could not be read (${/** @type {Error} */ (err).message}); moved to ${aside}`);
+		return undefined;
+	}
 }

@@ -1,31 +1,38 @@
-// The owner bearer session of the pairing routes (DESIGN.md 5.6).
+// The owner bearer session of the pairing routes ("Who may call what" in README.md).
 // - Local mode (no `svc-local login`): a 256-bit owner token minted on first
 //   start, kept as a SHA-256 digest in the store, shown once and written to
 //   `owner-token` (0600) in the state directory; SVC_OWNER_TOKEN sets it.
 // - Cloud mode (after `svc-local login <api_url>`): the bearer is the owner's
-//   cloud session token, checked against {api_url}/api/auth/me (cached
-//   briefly) and required to belong to the same user as the desktop owner.
+//   cloud session token, checked against {api_url}/api/auth/me on every
+//   request (a sign-out or a plan change at the API counts at once; only a
+//   refused token is remembered, briefly) and required to belong to the same
+//   user as the desktop owner.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
 import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
 
 export const OWNER_TOKEN_FILE = "owner-token";
 export const CLOUD_SESSION_FILE = "cloud-session.json";
 
-const CACHE_OK_MS = 30_000;
 const CACHE_BAD_MS = 5_000;
 const CACHE_MAX = 256;
 
-/** @typedef {{ok: true} | {ok: false, status: number, error: string}} AuthResult */
+/**
+ * What the owner's plan allows: "local" in local mode (no account to ask),
+ * else from the svc account: "pro", "trial" (an active trial) or "none".
+ * @typedef {"local" | "pro" | "trial" | "none"} OwnerAccess
+ */
+/** @typedef {{ok: true, access: OwnerAccess} | {ok: false, status: number, error: string}} AuthResult */
 /** @typedef {{apiUrl: string, token: string, user: {id: string, email?: string}}} CloudSession */
 
 /**
  * The bearer token of an Authorization header, or null.
  * @param {string | undefined} header
  */
-export function bearerOf(header) {
+function bearerOf(header) {
 	if (typeof header !== "string" || header.length > 4096) return null;
 	const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
 	return m ? m[1] : null;
@@ -34,6 +41,7 @@ export function bearerOf(header) {
 /** @param {string} stateDir @returns {CloudSession | null} */
 export function readCloudSession(stateDir) {
 	const file = path.join(stateDir, CLOUD_SESSION_FILE);
+	/** @type {unknown} */
 	let s;
 	try {
 		s = readJsonFile(file);
@@ -41,8 +49,9 @@ export function readCloudSession(stateDir) {
 		// Falling back to local mode silently would change who the owner is: refuse.
 		throw new Error(`${file} is damaged (${/** @type {Error} */ (err).message}); run svc-local login again or svc-local logout`);
 	}
-	if (s && typeof s.apiUrl === "string" && typeof s.token === "string" && s.user && typeof s.user.id === "string") return s;
-	return null;
+	if (!isObject(s) || typeof s.apiUrl !== "string" || typeof s.token !== "string" || !isObject(s.user) || typeof s.user.id !== "string") return null;
+	const { id, email } = s.user;
+	return { apiUrl: s.apiUrl, token: s.token, user: { id, ...(typeof email === "string" ? { email } : {}) } };
 }
 
 /** @param {string} stateDir @param {CloudSession} session */
@@ -60,9 +69,10 @@ export function normalizeApiUrl(apiUrl) {
 /**
  * Asks the cloud API who a session token belongs to.
  * @param {string} apiUrl @param {string} token @param {typeof fetch} [fetchImpl]
- * @returns {Promise<{status: "ok", user: {id: string, email?: string}} | {status: "invalid"} | {status: "unreachable", error: string}>}
+ * @returns {Promise<{status: "ok", user: {id: string, email?: string}, access: Exclude<OwnerAccess, "local">} | {status: "invalid"} | {status: "unreachable", error: string}>}
  */
 export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
+	/** @type {Response} */
 	let res;
 	try {
 		res = await fetchImpl(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
@@ -71,10 +81,12 @@ export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	}
 	if (res.status === 401 || res.status === 403) return { status: "invalid" };
 	if (!res.ok) return { status: "unreachable", error: `HTTP ${res.status}` };
-	const body = await res.json().catch(() => null);
-	const user = body?.user;
+	const body = /** @type {unknown} */ (await res.json().catch(() => null));
+	const user = isObject(body) && isObject(body.user) ? body.user : null;
 	if (!user || (typeof user.id !== "string" && typeof user.id !== "number")) return { status: "unreachable", error: "unexpected /api/auth/me answer" };
-	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined } };
+	// `access` is Pro or a trial that has not ended, as the svc API decides it.
+	const access = user.plan === "pro" ? "pro" : user.access === true ? "trial" : "none";
+	return { status: "ok", user: { id: String(user.id), email: typeof user.email === "string" ? user.email : undefined }, access };
 }
 
 export class OwnerAuth {
@@ -91,7 +103,7 @@ export class OwnerAuth {
 		this.fetch = fetchImpl ?? fetch;
 		/** Set when this start minted the local owner token: shown once. @type {string | null} */
 		this.mintedToken = null;
-		/** @type {Map<string, {ok: boolean, until: number}>} */
+		/** Tokens the API refused, by digest, until when they are refused without asking. @type {Map<string, {until: number}>} */
 		this.cache = new Map();
 		this.cloud = readCloudSession(stateDir);
 		if (this.cloud) {
@@ -133,18 +145,20 @@ export class OwnerAuth {
 		const token = bearerOf(header);
 		if (!token) return { ok: false, status: 401, error: "owner session required: send Authorization: Bearer <token>" };
 		if (this.mode === "local") {
-			return digestsEqual(sha256(token), this.tokenHash) ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+			return digestsEqual(sha256(token), this.tokenHash) ? { ok: true, access: "local" } : { ok: false, status: 401, error: "owner session is not valid" };
 		}
 		const key = sha256(token);
 		const now = this.now();
-		const hit = this.cache.get(key);
-		if (hit && hit.until > now) return hit.ok ? { ok: true } : { ok: false, status: 401, error: "owner session is not valid" };
+		const refused = this.cache.get(key);
+		if (refused && refused.until > now) return { ok: false, status: 401, error: "owner session is not valid" };
 		const who = await cloudWhoAmI(/** @type {string} */ (this.apiUrl), token, this.fetch);
 		if (who.status === "unreachable") return { ok: false, status: 503, error: `cannot check the owner session with the svc API (${who.error})` };
 		const ok = who.status === "ok" && who.user.id === this.cloud?.user.id;
+		const access = who.status === "ok" ? who.access : "none";
+		if (ok) return { ok: true, access };
+		// A refused token is remembered briefly, so a caller repeating it does not make each request a round trip.
 		if (this.cache.size >= CACHE_MAX) this.cache.clear();
-		this.cache.set(key, { ok, until: now + (ok ? CACHE_OK_MS : CACHE_BAD_MS) });
-		if (ok) return { ok: true };
+		this.cache.set(key, { until: now + CACHE_BAD_MS });
 		return { ok: false, status: 401, error: who.status === "ok" ? "this session belongs to another user than the desktop owner" : "owner session is not valid" };
 	}
 }

@@ -1,33 +1,22 @@
-// The pairing state machine of spec 3.1 and 3.2, free of HTTP: bootstrap
-// secrets, device credentials, WebSocket tickets, and device presence.
-// Time comes from an injectable clock so tests can stand exactly at a
-// lifetime's boundary.
+// The pairing state machine, free of HTTP. A one-time bootstrap secret (120 s)
+// is exchanged for a device credential; re-pairing a deviceId replaces its
+// credential. The credential buys single-use WebSocket tickets (60 s).
+// Revoking a device invalidates its credential and tickets and closes its live
+// connections at once. Presence (online while a connection is attached, last
+// seen, address, live name and platform) goes to disk at most once per 60 s
+// per device. Time comes from an injectable clock so tests can stand exactly
+// at a lifetime's boundary.
 import { randomUUID } from "node:crypto";
-import { EventEmitter } from "node:events";
+import { CLOSE } from "./closeCodes.js";
+import { normalizePlatform } from "./deviceInfo.js";
 import { findBySecret, randomSecret, sha256 } from "./secrets.js";
 
-export const BOOTSTRAP_TTL_MS = 120_000;
-export const TICKET_TTL_MS = 60_000;
-export const PRESENCE_PERSIST_MS = 60_000;
-export const DEVICE_ID_MAX = 200;
-export const NAME_MAX = 100;
-export const PLATFORMS = Object.freeze(["iOS", "Android", "Web", "Desktop", "Unknown platform"]);
+const BOOTSTRAP_TTL_MS = 120_000;
+const TICKET_TTL_MS = 60_000;
+const PRESENCE_PERSIST_MS = 60_000;
 
 const MAX_BOOTSTRAPS = 32;
 const MAX_TICKETS_PER_DEVICE = 16;
-
-/** WebSocket close codes the server uses (also documented in README.md). */
-export const CLOSE = Object.freeze({ SHUTDOWN: 1001, POLICY: 1008, NO_HELLO: 4000, REPAIRED: 4001, REVOKED: 4003 });
-
-/**
- * One of the five platform names; anything else is "Unknown platform".
- * @param {unknown} value
- */
-export function normalizePlatform(value) {
-	if (typeof value !== "string") return "Unknown platform";
-	const v = value.trim().toLowerCase();
-	return PLATFORMS.find((p) => p.toLowerCase() === v) ?? "Unknown platform";
-}
 
 /**
  * @typedef {object} LiveConnection
@@ -44,7 +33,7 @@ export function normalizePlatform(value) {
  * @property {number} lastSeen
  */
 
-export class PairingService extends EventEmitter {
+export class PairingService {
 	/**
 	 * @param {object} o
 	 * @param {import("./store.js").Store} o.store
@@ -52,7 +41,6 @@ export class PairingService extends EventEmitter {
 	 * @param {string} o.ownerId the desktop owner credentials are tied to
 	 */
 	constructor({ store, now, ownerId }) {
-		super();
 		this.store = store;
 		this.now = now;
 		this.ownerId = ownerId;
@@ -119,7 +107,6 @@ export class PairingService extends EventEmitter {
 		};
 		this.store.save();
 		this.lastPersist.set(id, this.now());
-		this.emit("devices-changed");
 		return { deviceId: id, credential, device: this.describe(this.store.data.devices[id]) };
 	}
 
@@ -167,7 +154,6 @@ export class PairingService extends EventEmitter {
 		this.#endDevice(deviceId, CLOSE.REVOKED, "device revoked");
 		this.presence.delete(deviceId);
 		this.lastPersist.delete(deviceId);
-		this.emit("devices-changed");
 		return true;
 	}
 
@@ -191,16 +177,14 @@ export class PairingService extends EventEmitter {
 		p.lastSeen = this.now();
 		this.presence.set(deviceId, p);
 		this.#maybePersist(deviceId);
-		this.emit("devices-changed");
 	}
 
 	/** @param {string} deviceId @param {LiveConnection} connection */
 	detach(deviceId, connection) {
 		const p = this.presence.get(deviceId);
-		if (!p || !p.connections.delete(connection)) return;
+		if (!p?.connections.delete(connection)) return;
 		p.lastSeen = this.now();
 		this.#maybePersist(deviceId);
-		this.emit("devices-changed");
 	}
 
 	/**
@@ -246,7 +230,7 @@ export class PairingService extends EventEmitter {
 	}
 
 	/**
-	 * The listed form of a device (spec 2.7): live values first, else persisted.
+	 * The listed form of a device: what the live client said first, else what was persisted.
 	 * @param {import("./store.js").DeviceRecord} d
 	 */
 	describe(d) {

@@ -1,5 +1,5 @@
 // QR renderings of a pairing payload: terminal text for the CLI, an SVG data
-// URL for the pairing page. The payload is JSON text (spec 2.8).
+// URL for the pairing page. The payload is JSON text (README.md, "The QR payload").
 import QRCode from "qrcode";
 
 /** @param {object} payload */

@@ -1,8 +1,8 @@
-// When to replace a displayed pairing code (spec 3.1): 10 s before it
+// When to replace a displayed pairing code (codes live 120 s): 10 s before it
 // expires, but never sooner than 5 s after the last refresh. Shared by the
 // terminal (svc-local) and the pairing page, which imports this file.
-export const REFRESH_BEFORE_EXPIRY_MS = 10_000;
-export const MIN_REFRESH_DELAY_MS = 5_000;
+const REFRESH_BEFORE_EXPIRY_MS = 10_000;
+const MIN_REFRESH_DELAY_MS = 5_000;
 
 /**
  * Milliseconds from `now` until the code should be refreshed.
@@ -18,12 +18,13 @@ export function nextRefreshDelay(expiresAt, lastRefreshAt, now) {
 /**
  * Keeps a displayed pairing code fresh: fetches one now, then again by the
  * rule above, and on demand (a key press, a "new code" button).
+ * @template {{expiresAt: string | number}} Code
  */
 export class CodeRefresher {
 	/**
 	 * @param {object} o
-	 * @param {() => Promise<{expiresAt: string | number}>} o.fetchCode gets a new code
-	 * @param {(code: any) => void | Promise<void>} o.show displays it
+	 * @param {() => Promise<Code>} o.fetchCode gets a new code
+	 * @param {(code: Code) => void | Promise<void>} o.show displays it
 	 * @param {(err: unknown) => void} [o.onError] a failed fetch is retried after the minimum delay
 	 * @param {() => number} [o.now]
 	 */

@@ -4,6 +4,12 @@
 // only the SHA-256 hex digest is ever kept.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
+/**
+ * The longest secret a request may carry. Ours are 43 characters; anything
+ * much longer is refused before it is hashed.
+ */
+export const SECRET_MAX = 512;
+
 /** @returns {string} 256 random bits, base64url (43 characters) */
 export function randomSecret() {
 	return randomBytes(32).toString("base64url");

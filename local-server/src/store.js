@@ -5,9 +5,10 @@
 // digests too): they last 120 s and 60 s.
 import fs from "node:fs";
 import path from "node:path";
-import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { readStateFile, writeFileAtomic } from "./fsutil.js";
+import { isObject } from "./json.js";
 
-export const STORE_FILE = "pairing.json";
+const STORE_FILE = "pairing.json";
 
 /**
  * @typedef {object} DeviceRecord
@@ -51,28 +52,19 @@ export class Store {
 	}
 
 	#load() {
-		let raw;
-		try {
-			raw = readJsonFile(this.file);
-			if (raw !== undefined && (!raw || typeof raw !== "object" || Array.isArray(raw))) throw new Error("not a JSON object");
-		} catch (err) {
-			// A damaged store is moved aside, never silently overwritten, so
-			// nothing in it is lost for good.
-			const aside = `${this.file}.damaged-${Date.now()}`;
-			fs.renameSync(this.file, aside);
-			console.error(`svc-local: ${this.file} could not be read (${/** @type {Error} */ (err).message}); moved to ${aside}`);
-			raw = undefined;
-		}
+		const raw = readStateFile(this.file);
 		if (raw === undefined) return;
-		const devices = raw && typeof raw.devices === "object" && raw.devices ? raw.devices : {};
+		const { localOwner, devices } = raw;
 		this.data = {
 			version: 1,
-			localOwner: raw.localOwner && typeof raw.localOwner.tokenHash === "string" ? raw.localOwner : null,
+			localOwner: isObject(localOwner) && typeof localOwner.tokenHash === "string" ? /** @type {StoreData["localOwner"]} */ (localOwner) : null,
 			lanEnabled: raw.lanEnabled === true,
 			devices: deviceMap(),
 		};
-		for (const [id, d] of Object.entries(devices)) {
-			if (d && typeof d.credentialHash === "string" && typeof d.ownerId === "string") this.data.devices[id] = { ...d, deviceId: id };
+		for (const [id, d] of Object.entries(isObject(devices) ? devices : {})) {
+			if (isObject(d) && typeof d.credentialHash === "string" && typeof d.ownerId === "string") {
+				this.data.devices[id] = { .../** @type {DeviceRecord} */ (d), deviceId: id };
+			}
 		}
 		fs.chmodSync(this.file, 0o600);
 	}

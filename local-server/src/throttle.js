@@ -1,10 +1,14 @@
-// Fixed-window attempt counters on the injectable clock: one window per
-// key (a remote address) and one shared by everybody.
+// Fixed-window failure counters on the injectable clock: one window per key
+// (a remote address) and one shared by everybody. An attempt counts as a
+// failure from the moment it is let through (so a burst cannot outrun the
+// count) until it is known to have succeeded. The shared window stops only
+// keys that have failed themselves: guessers elsewhere cannot lock the owner
+// out, since a right answer from a clean address always gets through.
 export class Throttle {
 	/**
 	 * @param {object} o
-	 * @param {number} o.perKey attempts per window from one key
-	 * @param {number} o.global attempts per window from everyone
+	 * @param {number} o.perKey failures per window from one key
+	 * @param {number} o.global failures per window from everyone
 	 * @param {number} o.windowMs
 	 * @param {() => number} o.now
 	 */
@@ -18,11 +22,8 @@ export class Throttle {
 		this.all = { start: -Infinity, count: 0 };
 	}
 
-	/**
-	 * Counts one attempt; answers 0 when allowed, else the seconds to wait.
-	 * @param {string} key
-	 */
-	hit(key) {
+	/** @param {string} key */
+	#window(key) {
 		const now = this.now();
 		if (this.windows.size > 10_000) {
 			for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
@@ -33,10 +34,35 @@ export class Throttle {
 			this.windows.set(key, w);
 		}
 		if (now - this.all.start >= this.windowMs) this.all = { start: now, count: 0 };
-		if (w.count >= this.perKey) return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
-		if (this.all.count >= this.global) return Math.max(1, Math.ceil((this.all.start + this.windowMs - now) / 1000));
+		return w;
+	}
+
+	/** @param {{start: number}} w */
+	#wait(w) {
+		return Math.max(1, Math.ceil((w.start + this.windowMs - this.now()) / 1000));
+	}
+
+	/**
+	 * Lets an attempt through, counted as a failure until `succeeded`; answers 0
+	 * when allowed, else the seconds to wait.
+	 * @param {string} key
+	 */
+	attempt(key) {
+		const w = this.#window(key);
+		if (w.count >= this.perKey) return this.#wait(w);
+		if (w.count > 0 && this.all.count >= this.global) return this.#wait(this.all);
 		w.count++;
 		this.all.count++;
 		return 0;
+	}
+
+	/**
+	 * The attempt let through for `key` succeeded: it is no failure.
+	 * @param {string} key
+	 */
+	succeeded(key) {
+		const w = this.#window(key);
+		w.count = Math.max(0, w.count - 1);
+		this.all.count = Math.max(0, this.all.count - 1);
 	}
 }

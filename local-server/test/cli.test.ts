@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { mode, tempDir, until } from "./helpers.js";
+import { startLocalRegistry } from "./localRegistry.js";
 
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -15,18 +16,19 @@ afterEach(() => {
 	children.length = 0;
 });
 
-function spawnCli(args: string[], env: NodeJS.ProcessEnv) {
-	const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
+function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+	const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe", cwd });
 	children.push(child);
 	const out = { stdout: "", stderr: "" };
 	child.stdout.on("data", (c) => (out.stdout += c));
 	child.stderr.on("data", (c) => (out.stderr += c));
-	const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
+	// "close", not "exit": output still in the pipes when the process exits arrives before close.
+	const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)));
 	return { child, out, exited };
 }
 
-async function runCli(args: string[], env: NodeJS.ProcessEnv) {
-	const p = spawnCli(args, env);
+async function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+	const p = spawnCli(args, env, cwd);
 	const code = await p.exited;
 	return { code, ...p.out };
 }
@@ -105,6 +107,88 @@ describe("svc-local command line", () => {
 		expect(await again.exited).toBe(0);
 	});
 
+	it("workspace add, list and remove, and health with its exit code", async () => {
+		const registry = await startLocalRegistry();
+		registry.publish("1.2.0");
+		const home = path.join(tempDir(), "desk");
+		const code = tempDir("svc-cli-code-");
+		const write = (rel: string, text: string) => {
+			fs.mkdirSync(path.dirname(path.join(code, rel)), { recursive: true });
+			fs.writeFileSync(path.join(code, rel), text);
+		};
+		const key = "svc_cli0123456789abcdefghijklmnopqrstuvwxyz";
+		write("good/package.json", JSON.stringify({ name: "good", dependencies: { "@svcapp/logger": "^1.2.0" } }));
+		write("good/node_modules/@svcapp/logger/package.json", JSON.stringify({ name: "@svcapp/logger", version: "1.2.0" }));
+		write("good/.env", `SVC_KEY=${key}\n`);
+		write("good/index.js", 'import * as logger from "@svcapp/logger";\nlogger.init({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n');
+		write("bad/package.json", JSON.stringify({ name: "bad", dependencies: { "@svcapp/logger": "^1.0.0" } }));
+		const env = { SVC_HOME: home, SVC_NPM_REGISTRY: registry.url };
+		const server = spawnCli(["start", "--no-clear"], { ...env, SVC_PORT: "0" });
+		try {
+			await until(() => payloads(server.out.stdout).length === 1, "the server to start");
+			expect((await runCli(["workspace", "list"], env)).stdout).toBe("no workspaces (add one with svc-local workspace add <dir>)\n");
+
+			// A relative folder is taken from the current directory.
+			const good = await runCli(["workspace", "add", "good"], env, code);
+			expect(good.code, good.stderr).toBe(0);
+			const goodId = /^workspace ([0-9a-f]{8}): (.+) \(local\)\n$/.exec(good.stdout)!;
+			expect(goodId[2]).toBe(fs.realpathSync(path.join(code, "good")));
+			const bad = await runCli(["workspace", "add", path.join(code, "bad")], env);
+			const badId = /^workspace ([0-9a-f]{8})/.exec(bad.stdout)![1];
+			const ssh = await runCli(["workspace", "add", "dev@box:code/app"], env);
+			expect(ssh.stdout).toMatch(/^workspace [0-9a-f]{8}: dev@box:code\/app \(ssh\)\n$/);
+			const missing = await runCli(["workspace", "add", "nowhere"], env, code);
+			expect(missing.code).toBe(1);
+			expect(missing.stderr).toContain(`${path.join(code, "nowhere")} does not exist`);
+
+			const list = (await runCli(["workspace", "list"], env)).stdout.trim().split("\n");
+			expect(list).toHaveLength(3);
+			expect(list[0]).toMatch(new RegExp(`^${goodId[1]}  local  ${goodId[2]}  added \\d{4}-`));
+
+			// One workspace that is set up: exit 0.
+			const healthy = await runCli(["health", goodId[1]], env);
+			expect(healthy.code, healthy.stderr).toBe(0);
+			expect(healthy.stdout).toContain(`workspace ${goodId[1]}  ${goodId[2]}`);
+			expect(healthy.stdout).toContain(". (good)  npm  logger 1.2.0, latest 1.2.0");
+			expect(healthy.stdout).toContain(`key: found in .env (…${key.slice(-4)})`);
+			expect(healthy.stdout).toContain("every package is set up");
+			expect(healthy.stdout).not.toContain(key);
+
+			// By its folder, one that needs attention: exit 4, with what to do.
+			const unhealthy = await runCli(["health", "."], env, path.join(code, "bad"));
+			expect(unhealthy.code).toBe(4);
+			expect(unhealthy.stdout).toContain("error: @svcapp/logger is listed but not installed");
+			expect(unhealthy.stdout).toContain("-> Run `npm install` in the workspace folder.");
+			expect(unhealthy.stdout).toContain("1 of 1 packages need attention");
+
+			// All local workspaces (the SSH one is not scanned), as JSON, rescanned.
+			const all = await runCli(["health", "--json", "--force"], env);
+			expect(all.code).toBe(4);
+			const answers = JSON.parse(all.stdout);
+			expect(answers.map((a: any) => [a.workspaceId, a.cached])).toEqual([
+				[goodId[1], false],
+				[badId, false],
+			]);
+
+			const sshHealth = await runCli(["health", "dev@box:code/app"], env);
+			expect(sshHealth.code).toBe(1);
+			expect(sshHealth.stderr).toMatch(/400 workspace [0-9a-f]{8} is on another machine/);
+			const unknown = await runCli(["health", "0000aaaa"], env);
+			expect(unknown.code).toBe(1);
+			expect(unknown.stderr).toContain("no workspace is registered with id or folder 0000aaaa");
+
+			expect((await runCli(["workspace", "remove", badId], env)).stdout).toBe(`removed workspace ${badId}\n`);
+			const again = await runCli(["workspace", "remove", badId], env);
+			expect(again.code).toBe(1);
+			expect(again.stderr).toContain(`404 no workspace with id ${badId}`);
+			expect(await runCli(["health"], env)).toMatchObject({ code: 0 });
+		} finally {
+			server.child.kill("SIGTERM");
+			await server.exited;
+			await registry.close();
+		}
+	});
+
 	it("help and unknown commands", async () => {
 		const help = await runCli(["help"], {});
 		expect(help.code).toBe(0);
@@ -112,5 +196,116 @@ describe("svc-local command line", () => {
 		const unknown = await runCli(["frobnicate"], {});
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain('unknown command "frobnicate"');
+	});
+});
+
+describe("svc-local arguments", () => {
+	const VERSION = JSON.parse(fs.readFileSync(path.join(path.dirname(BIN), "..", "package.json"), "utf8")).version;
+	const COMMANDS = ["start", "pair", "devices", "revoke", "login", "logout", "connect", "workspace add", "workspace list", "workspace remove", "health"];
+
+	it("--version and -v print the package version, for the program and for any command", async () => {
+		expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+		for (const args of [["--version"], ["-v"], ["pair", "--version"], ["start", "-v"]]) {
+			const r = await runCli(args, {});
+			expect(r, args.join(" ")).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+		}
+	});
+
+	it("--help, -h and help list every command", async () => {
+		for (const args of [["--help"], ["-h"], ["help"]]) {
+			const r = await runCli(args, {});
+			expect(r.code, args.join(" ")).toBe(0);
+			expect(r.stderr).toBe("");
+			for (const command of COMMANDS) expect(r.stdout).toContain(`svc-local ${command}`);
+			expect(r.stdout).toContain(VERSION);
+		}
+		const before = await runCli(["--help", "revoke"], {});
+		expect(before.code).toBe(0);
+		expect(before.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
+	});
+
+	it("every command has --help, which prints its usage and does nothing else", async () => {
+		// A state directory with a cloud session in it: `logout --help` must leave it, `start --help`
+		// must not start (no local-server.json, no owner token, and the process ends).
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o700 });
+		const session = JSON.stringify({ apiUrl: "http://127.0.0.1:9", token: "t", user: { id: "u" } });
+		fs.writeFileSync(path.join(home, "cloud-session.json"), session, { mode: 0o600 });
+		const results = await Promise.all(
+			COMMANDS.flatMap((command) => [
+				runCli([...command.split(" "), "--help"], { SVC_HOME: home }).then((r) => ({ args: `${command} --help`, command, r })),
+				runCli(["help", ...command.split(" ")], { SVC_HOME: home }).then((r) => ({ args: `help ${command}`, command, r })),
+			]),
+		);
+		for (const { args, command, r } of results) {
+			expect(r.code, args).toBe(0);
+			expect(r.stderr, args).toBe("");
+			expect(r.stdout, args).toMatch(new RegExp(`^Usage: svc-local ${command}\\b`));
+			expect(r.stdout, args).toContain("--help");
+		}
+		expect(results.find((x) => x.command === "login")!.r.stdout).toContain("--email <email>");
+		expect(results.find((x) => x.command === "connect")!.r.stdout).toContain("--credential-file <file>");
+		expect(results.find((x) => x.command === "start")!.r.stdout).toContain("--no-clear");
+		expect(results.find((x) => x.command === "health")!.r.stdout).toContain("--force");
+		// A group's help lists its commands.
+		for (const args of [["workspace", "--help"], ["help", "workspace"], ["workspace", "-h"]]) {
+			const group = await runCli(args, { SVC_HOME: home });
+			expect(group.code, args.join(" ")).toBe(0);
+			expect(group.stdout).toMatch(/^Usage: svc-local workspace <command>/);
+			for (const sub of ["add <dir>", "list", "remove <id>"]) expect(group.stdout).toContain(`svc-local workspace ${sub}`);
+		}
+		expect(fs.readdirSync(home)).toEqual(["cloud-session.json"]);
+		expect(fs.readFileSync(path.join(home, "cloud-session.json"), "utf8")).toBe(session);
+		// -h is --help too, after other arguments as well.
+		const short = await runCli(["revoke", "some-device", "-h"], { SVC_HOME: home });
+		expect(short.code).toBe(0);
+		expect(short.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
+	});
+
+	it("unknown options are errors that name the option and point at --help, and nothing runs", async () => {
+		const home = path.join(tempDir(), "absent");
+		const cases: [string[], string, string][] = [
+			[["start", "--bogus"], "--bogus", "svc-local start --help"],
+			[["pair", "--frobnicate=1"], "--frobnicate", "svc-local pair --help"],
+			[["logout", "-x"], "-x", "svc-local logout --help"],
+			[["connect", "{}", "--nmae", "Box"], "--nmae", "svc-local connect --help"],
+			[["--bogus"], "--bogus", "svc-local --help"],
+		];
+		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: home })));
+		results.forEach((r, i) => {
+			const [args, option, hint] = cases[i];
+			expect(r.code, args.join(" ")).toBe(2);
+			expect(r.stdout, args.join(" ")).toBe("");
+			expect(r.stderr, args.join(" ")).toContain(`unknown option ${option}`);
+			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
+		});
+		expect(fs.existsSync(home)).toBe(false); // start did not start, logout did not run
+	});
+
+	it("unknown commands, missing and extra arguments, and missing option values are errors with a hint", async () => {
+		const cases: [string[], RegExp, string][] = [
+			[["frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
+			[["help", "frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
+			[["revoke"], /missing argument <deviceId> for svc-local revoke/, "svc-local revoke --help"],
+			[["revoke", "a", "b"], /unexpected argument "b" for svc-local revoke/, "svc-local revoke --help"],
+			[["pair", "now"], /unexpected argument "now" for svc-local pair/, "svc-local pair --help"],
+			[["login"], /missing argument <api_url> for svc-local login/, "svc-local login --help"],
+			[["connect", "--name"], /--name/, "svc-local connect --help"],
+			[["start", "--no-clear=yes"], /--no-clear/, "svc-local start --help"],
+			[["workspace"], /missing command for svc-local workspace: one of add, list, remove/, "svc-local workspace --help"],
+			[["workspace", "frob"], /unknown command "workspace frob"/, "svc-local workspace --help"],
+			[["workspace", "add"], /missing argument <dir> for svc-local workspace add/, "svc-local workspace add --help"],
+			[["workspace", "remove", "a", "b"], /unexpected argument "b" for svc-local workspace remove/, "svc-local workspace remove --help"],
+			[["workspace", "list", "--bogus"], /unknown option --bogus for svc-local workspace list/, "svc-local workspace list --help"],
+			[["health", "a", "b"], /unexpected argument "b" for svc-local health/, "svc-local health --help"],
+			[["health", "--force=1"], /--force/, "svc-local health --help"],
+		];
+		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: path.join(tempDir(), "absent") })));
+		results.forEach((r, i) => {
+			const [args, message, hint] = cases[i];
+			expect(r.code, args.join(" ")).toBe(2);
+			expect(r.stderr, args.join(" ")).toMatch(message);
+			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
+		});
 	});
 });

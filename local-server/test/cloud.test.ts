@@ -1,9 +1,9 @@
-// Cloud owner mode (DESIGN.md 5.6): `svc-local login <api_url>`, the bearer
+// Cloud owner mode: `svc-local login <api_url>`, the bearer
 // checked against {api_url}/api/auth/me (cached briefly) and required to be
 // the desktop owner. The svc API is the repository's real Worker on the
 // embedded local runtime, started once for this file by e2e/stack.ts (wrangler's
 // test harness, the real wrangler.toml and D1 migrations); accounts and sessions are real
-// (DESIGN.md 5.1), one set per test with its own emails.
+// (signed up and signed in through the API), one set per test with its own emails.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../e2e/stack.js";
 import { main } from "../src/cli.js";
 import { readCloudSession, writeCloudSession } from "../src/owner.js";
-import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, wsTicket, type TestServer } from "./helpers.js";
+import { bootstrap, exchange, mode, newDevice, ownerCall, request, startTestServer, tempDir, until, wsTicket, type TestServer } from "./helpers.js";
 
 const PASSWORD = "correct horse battery";
 
@@ -100,10 +100,33 @@ describe("svc-local login", () => {
 		expect(bad.err).toMatch(/not valid/);
 		expect((await run(["login", "ftp://x"], { SVC_HOME: home })).code).toBe(1);
 	});
+
+	it("on a terminal, asks for the email and the password, and does not echo the password", async () => {
+		const owner = await signUp();
+		const home = path.join(tempDir(), "home");
+		// A terminal as readline sees one: isTTY and setRawMode (echo off while raw).
+		const rawModes: boolean[] = [];
+		const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (on: boolean) => rawModes.push(on) });
+		const stdout = new PassThrough();
+		let out = "";
+		stdout.on("data", (c) => (out += c));
+		const done = main(["login", apiUrl], { env: { SVC_HOME: home }, stdout, stderr: new PassThrough(), stdin });
+		await until(() => out.includes("Email: "), "the email prompt");
+		stdin.write(`${owner.user.email}\r`);
+		await until(() => out.includes("Password: "), "the password prompt");
+		stdin.write(`${PASSWORD}\r`);
+		expect(await done).toBe(0);
+		expect(out).toContain(owner.user.email); // typed and shown
+		expect(out).not.toContain(PASSWORD); // typed and not shown
+		expect(out).toContain(`signed in as ${owner.user.email}`);
+		expect(rawModes).toContain(true);
+		expect(rawModes.at(-1)).toBe(false); // the terminal is given back as it was
+		expect(readCloudSession(home)?.user.id).toBe(owner.user.id);
+	});
 });
 
 describe("cloud owner session", () => {
-	it("accepts only the desktop owner's sessions, caches /api/auth/me briefly, and requires them from devices", async () => {
+	it("accepts only the desktop owner's sessions, checked at every request, and requires them from devices", async () => {
 		const owner = await signUp();
 		const phone = await signIn(owner.user.email); // the owner's session on another device
 		const other = await signUp();
@@ -124,27 +147,22 @@ describe("cloud owner session", () => {
 
 		const b = await bootstrap(asOwner);
 		expect((await ownerCall(asOwner, "GET", "/api/pairing/devices")).status).toBe(200);
-		expect(meCalls).toBe(1); // cached
+		expect(meCalls).toBe(2); // one check per request
 		const asOther = await ownerCall(withBearer(t, other.token), "POST", "/api/pairing/bootstrap");
 		expect(asOther.status).toBe(401);
 		expect(asOther.json.error).toMatch(/another user/);
-		expect((await ownerCall(withBearer(t, "svcs_garbage"), "GET", "/api/pairing/devices")).status).toBe(401);
-		t.clock.advance(31_000);
-		expect((await ownerCall(asOwner, "GET", "/api/pairing/devices")).status).toBe(200);
-		expect(meCalls).toBe(4); // the cache entry expired
+		const garbage = withBearer(t, "svcs_garbage");
+		expect((await ownerCall(garbage, "GET", "/api/pairing/devices")).status).toBe(401);
+		expect((await ownerCall(garbage, "GET", "/api/pairing/devices")).status).toBe(401);
+		expect(meCalls).toBe(4); // a refused token is remembered for a moment
 
-		// Briefly is the limit of a sign-out's delay: a session signed out at the API still
-		// works from the cache, and is refused once the entry expires.
+		// A sign-out at the API counts at the next request.
 		const laptop = await signIn(owner.user.email);
 		expect((await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices")).status).toBe(200);
 		await signOut(laptop.token);
-		expect((await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices")).status).toBe(200);
-		expect(meCalls).toBe(5);
-		t.clock.advance(31_000);
 		const revoked = await ownerCall(withBearer(t, laptop.token), "GET", "/api/pairing/devices");
 		expect(revoked.status).toBe(401);
 		expect(revoked.json.error).toMatch(/not valid/);
-		expect(meCalls).toBe(6);
 
 		// Devices carry a session of the same owner on exchange and ws-ticket.
 		expect((await exchange(t, { secret: b.secret })).status).toBe(401);
@@ -162,6 +180,37 @@ describe("cloud owner session", () => {
 		await device.connect();
 		const list = await ownerCall(asOwner, "GET", "/api/pairing/devices");
 		expect(list.json.devices.map((d: any) => [d.name, d.state])).toContainEqual(["Cloud Laptop", "Online"]);
+	});
+
+	it("gives setup health to an owner with Pro or an active trial, and answers 402 once the trial has ended", async () => {
+		const owner = await signUp(); // a new account is on a trial
+		const home = path.join(tempDir(), "home");
+		expect((await run(["login", apiUrl, "--token", owner.token], { SVC_HOME: home })).code).toBe(0);
+		const t = await startTestServer({ stateDir: home, env: { SVC_NPM_REGISTRY: "http://127.0.0.1:9/" } });
+		cleanups.push(() => t.close());
+		const asOwner = withBearer(t, owner.token);
+		const folder = tempDir("svc-cloud-ws-");
+		fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify({ name: "app" }));
+		const workspace = (await ownerCall(asOwner, "POST", "/api/workspaces", { path: folder })).json;
+		const scan = () => ownerCall(asOwner, "GET", `/api/workspace/setup-health?workspaceId=${workspace.id}&force=1`);
+
+		expect((await scan()).json).toMatchObject({ access: "trial", packages: [{ name: "app" }] });
+
+		// The account's plan, changed where the Worker keeps it.
+		type Db = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+		const { DB } = (await worker.server.getWorker().getEnv()) as { DB: Db };
+		// A plan change at the API counts at the next request.
+		await DB.prepare("UPDATE users SET plan = 'pro' WHERE id = ?").bind(owner.user.id).run();
+		expect((await scan()).json.access).toBe("pro");
+
+		await DB.prepare("UPDATE users SET plan = 'free', trial_ends_at = ? WHERE id = ?").bind(Date.now() - 1000, owner.user.id).run();
+		const refused = await scan();
+		expect(refused.status).toBe(402);
+		expect(refused.json.error).toBe("setup health needs svc Pro or an active trial: your trial has ended, upgrade to Pro to use it");
+		const update = await ownerCall(asOwner, "POST", "/api/workspace/setup-health/update-logger", { workspaceId: workspace.id, packageDir: "." });
+		expect(update.status).toBe(402);
+		// Workspaces themselves are the owner's whatever the plan.
+		expect((await ownerCall(asOwner, "GET", "/api/workspaces")).json.workspaces).toEqual([workspace]);
 	});
 
 	it("answers 503 when the svc API cannot be reached", async () => {

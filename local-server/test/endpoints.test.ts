@@ -1,7 +1,10 @@
-// Pure functions: address classification and endpoint choice (spec 2.8, 4.4),
-// the code refresh rule (spec 3.1), QR payload parsing, Host parsing.
+// Pure functions: address classification and endpoint choice, the code
+// refresh rule, QR payload parsing, Host parsing.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CodeRefresher, tailscaleHostname, classifyAddress, classifyEndpoints, legacyBaseUrl, nextRefreshDelay, parseHostHeader, parsePairingPayload, PayloadError } from "../src/index.js";
+import { PayloadError, parsePairingPayload } from "../src/device.js";
+import { classifyAddress, classifyEndpoints, legacyBaseUrl, tailscaleHostname } from "../src/endpoints.js";
+import { parseHostHeader } from "../src/guard.js";
+import { CodeRefresher, nextRefreshDelay } from "../src/refresh.js";
 
 describe("classifyAddress", () => {
 	it.each([

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { WebSocket } from "ws";
 import { DeviceClient, startServer, type LocalServer } from "../src/index.js";
 
@@ -125,6 +125,13 @@ export function ownerCall(t: TestServer, method: string, pathname: string, body?
 		headers: { authorization: `Bearer ${t.token}`, ...(extra.headers ?? {}) },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
+}
+
+/** The owner's list of paired devices. */
+export async function listDevices(t: TestServer) {
+	const r = await ownerCall(t, "GET", "/api/pairing/devices");
+	expect(r.status).toBe(200);
+	return r.json.devices as any[];
 }
 
 export async function bootstrap(t: TestServer) {

@@ -1,11 +1,10 @@
-// The credential lifecycle of spec 3.1 and the presence of 3.2, against a
+// The credential lifecycle (bootstrap, exchange, ticket, revoke) and device presence, against a
 // real listening server, driven by raw HTTP, raw WebSockets and the real
 // device client.
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DeviceClient, startServer } from "../src/index.js";
+import { startServer } from "../src/index.js";
 import {
 	bootstrap,
 	closed,
@@ -22,6 +21,7 @@ import {
 	wsTicket,
 	type TestServer,
 	closedAfterEachTest,
+	listDevices,
 } from "./helpers.js";
 
 const { cleanups, server } = closedAfterEachTest();
@@ -45,13 +45,7 @@ async function connectRaw(t: TestServer, credential: string, hello = { name: "Ph
 	return ws!;
 }
 
-async function devices(t: TestServer) {
-	const r = await ownerCall(t, "GET", "/api/pairing/devices");
-	expect(r.status).toBe(200);
-	return r.json.devices as any[];
-}
-
-describe("credential lifecycle (spec 3.1)", () => {
+describe("credential lifecycle", () => {
 	it("bootstrap -> exchange -> ticket -> live connection -> revoke, with every reuse refused", async () => {
 		const t = await server();
 
@@ -103,7 +97,7 @@ describe("credential lifecycle (spec 3.1)", () => {
 		const pong = nextMessage(ws!);
 		ws!.send(JSON.stringify({ type: "ping", id: "p1" }));
 		expect(await pong).toMatchObject({ type: "pong", id: "p1" });
-		expect(await devices(t)).toEqual([
+		expect(await listDevices(t)).toEqual([
 			expect.objectContaining({ deviceId: "phone-1", name: "Pixel 8 (live)", platform: "Android", state: "Online", remoteAddress: "127.0.0.1" }),
 		]);
 
@@ -123,7 +117,7 @@ describe("credential lifecycle (spec 3.1)", () => {
 		expect(await wsClosed).toEqual({ code: 4003, reason: "device revoked" });
 		expect((await wsTicket(t, credential)).status).toBe(401);
 		expect((await openWs(t.server.port, `?ticket=${unused.json.ticket}`)).status).toBe(401);
-		expect(await devices(t)).toEqual([]);
+		expect(await listDevices(t)).toEqual([]);
 		expect((await ownerCall(t, "DELETE", "/api/pairing/devices/phone-1")).status).toBe(404);
 
 		// Only a new code brings it back.
@@ -149,7 +143,7 @@ describe("credential lifecycle (spec 3.1)", () => {
 		expect((await wsTicket(t, first.credential)).status).toBe(401);
 		expect((await openWs(t.server.port, `?ticket=${oldTicket.json.ticket}`)).status).toBe(401);
 		expect((await wsTicket(t, second.credential)).status).toBe(200);
-		const list = await devices(t);
+		const list = await listDevices(t);
 		expect(list).toHaveLength(1);
 		expect(list[0]).toMatchObject({ deviceId: "desk-1", name: "Laptop (again)", platform: "Desktop" });
 	});
@@ -234,7 +228,7 @@ describe("credential lifecycle (spec 3.1)", () => {
 			expect(r.status, JSON.stringify(deviceId)).toBe(400);
 			expect(r.json.error).toMatch(message);
 		}
-		expect(await devices(t)).toEqual([]);
+		expect(await listDevices(t)).toEqual([]);
 	});
 
 	it("deviceIds that name Object.prototype members pair, list, connect, persist and revoke like any other", async () => {
@@ -248,7 +242,7 @@ describe("credential lifecycle (spec 3.1)", () => {
 			credentials.set(deviceId, d.credential);
 			expect((await wsTicket(t, d.credential)).status, deviceId).toBe(200);
 		}
-		expect((await devices(t)).map((d) => d.deviceId).sort()).toEqual([...ids].sort());
+		expect((await listDevices(t)).map((d) => d.deviceId).sort()).toEqual([...ids].sort());
 		// A fresh id is not mistaken for a re-pairing of something inherited.
 		expect((await pairRaw(t, { deviceId: "valueOf", name: "Fresh" })).device.name).toBe("Fresh");
 
@@ -264,90 +258,6 @@ describe("credential lifecycle (spec 3.1)", () => {
 		expect(del.status).toBe(200);
 		expect((await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": credentials.get("__proto__")! } })).status).toBe(401);
 		expect((await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": credentials.get("constructor")! } })).status).toBe(200);
-	});
-});
-
-describe("the device client", () => {
-	it("pairs past a dead first URL, keeps a 0600 credential file, reconnects, and stops when revoked", async () => {
-		const t = await server();
-		const deadPort = await new Promise<number>((resolve) => {
-			const s = net.createServer().listen(0, "127.0.0.1", () => {
-				const port = (s.address() as net.AddressInfo).port;
-				s.close(() => resolve(port));
-			});
-		});
-		const b = await bootstrap(t);
-		const payload = { ...b.payload, baseUrls: [`http://127.0.0.1:${deadPort}`, ...b.payload.baseUrls] };
-		const dir = path.join(tempDir(), "device-state");
-		const device = newDevice(dir, "Work Laptop", { requestTimeoutMs: 3000 });
-		cleanups.push(() => device.stop());
-
-		const saved = await device.pair(JSON.stringify(payload));
-		t.secrets.add(saved.credential);
-		expect(mode(dir)).toBe(0o700);
-		expect(mode(device.options.credentialFile)).toBe(0o600);
-		expect(JSON.parse(fs.readFileSync(device.options.credentialFile, "utf8"))).toMatchObject({ deviceId: saved.deviceId, credential: saved.credential });
-
-		await device.connect();
-		expect(await devices(t)).toEqual([expect.objectContaining({ deviceId: saved.deviceId, name: "Work Laptop", platform: "Desktop", state: "Online" })]);
-
-		// The server drops the connection: the client comes back with a new ticket.
-		const welcomedAgain = new Promise((resolve) => device.once("welcome", resolve));
-		for (const ws of t.server.wss.clients) ws.terminate();
-		await welcomedAgain;
-		await until(async () => (await devices(t))[0]?.state === "Online", "device back online");
-
-		// A second client instance reads the saved credential (a restart of the device).
-		const restarted = newDevice(dir, "Work Laptop");
-		cleanups.push(() => restarted.stop());
-		expect(restarted.deviceId).toBe(saved.deviceId);
-		await restarted.connect();
-
-		// Revoked: both close for good and do not come back.
-		const revoked1 = new Promise((resolve) => device.once("revoked", resolve));
-		const revoked2 = new Promise((resolve) => restarted.once("revoked", resolve));
-		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${encodeURIComponent(saved.deviceId)}`)).status).toBe(200);
-		await Promise.all([revoked1, revoked2]);
-		expect(device.ws).toBeNull();
-		await expect(restarted.connect()).rejects.toThrow(/credential refused/);
-
-		// Pairing again with a new code keeps the same deviceId.
-		const again = await device.pair((await bootstrap(t)).payload);
-		t.secrets.add(again.credential);
-		expect(again.deviceId).toBe(saved.deviceId);
-		await device.connect();
-		expect(await devices(t)).toEqual([expect.objectContaining({ deviceId: saved.deviceId, state: "Online" })]);
-	});
-
-	it("leaves an existing credential directory's mode alone, and an unusable one does not burn the code", async () => {
-		const t = await server();
-		// A credential file put in a shared directory (--credential-file ~/x.json or /tmp/x.json).
-		const shared = tempDir();
-		fs.chmodSync(shared, 0o755);
-		const device = newDevice(shared, "Shared");
-		t.secrets.add((await device.pair((await bootstrap(t)).payload)).credential);
-		expect(mode(shared)).toBe(0o755);
-		expect(mode(device.options.credentialFile)).toBe(0o600);
-
-		// The credential cannot be kept (its directory would be under a file): fail before the exchange.
-		const parent = tempDir();
-		const stuck = new DeviceClient({ credentialFile: path.join(parent, "sub", "device.json"), name: "Stuck" });
-		fs.writeFileSync(path.join(parent, "sub"), ""); // a file where its directory should be
-		const b = await bootstrap(t);
-		await expect(stuck.pair(b.payload)).rejects.toThrow(/EEXIST|ENOTDIR/);
-		expect((await exchange(t, { secret: b.secret })).status).toBe(201);
-	});
-
-	it("reports a wrong or used code without saving anything", async () => {
-		const t = await server();
-		const b = await bootstrap(t);
-		const dir = path.join(tempDir(), "device-state");
-		const device = newDevice(dir);
-		await device.pair(b.payload);
-		const other = newDevice(path.join(tempDir(), "other"), "Other");
-		await expect(other.pair(b.payload)).rejects.toThrow(/401 pairing code is invalid/);
-		expect(fs.existsSync(other.options.credentialFile)).toBe(false);
-		await expect(other.pair("{not json")).rejects.toThrow(/not valid JSON/);
 	});
 });
 
@@ -419,7 +329,7 @@ describe("state on disk", () => {
 	});
 });
 
-describe("presence (spec 3.2)", () => {
+describe("presence", () => {
 	it("is persisted at most once per 60 s while a device is active", async () => {
 		const t = await server();
 		const d = await pairRaw(t, { deviceId: "p", name: "P" });
@@ -439,7 +349,7 @@ describe("presence (spec 3.2)", () => {
 		}
 		expect(t.server.store.writes).toBe(writesAfterConnect); // 50 s of activity: no write
 		expect(persisted().lastSeen).toBe(seenAtConnect);
-		expect((await devices(t))[0].lastSeen).toBe(new Date(t.clock.now()).toISOString()); // the list shows live time
+		expect((await listDevices(t))[0].lastSeen).toBe(new Date(t.clock.now()).toISOString()); // the list shows live time
 
 		t.clock.advance(10_000); // 60 s since the last write
 		const pong = nextMessage(ws);
@@ -450,8 +360,8 @@ describe("presence (spec 3.2)", () => {
 
 		// Offline: the list falls back to what was persisted or seen last.
 		ws.close();
-		await until(async () => (await devices(t))[0].state === "Offline", "device offline");
-		expect((await devices(t))[0]).toMatchObject({ name: "P live", platform: "iOS", remoteAddress: "127.0.0.1" });
+		await until(async () => (await listDevices(t))[0].state === "Offline", "device offline");
+		expect((await listDevices(t))[0]).toMatchObject({ name: "P live", platform: "iOS", remoteAddress: "127.0.0.1" });
 	});
 
 	it("heartbeats drop a dead socket and keep a live one", async () => {
@@ -468,7 +378,7 @@ describe("presence (spec 3.2)", () => {
 		await closed(dead.ws!);
 		await until(() => pings >= 3, "three heartbeats on the live socket");
 		expect(alive.ws!.readyState).toBe(alive.ws!.OPEN);
-		const list = await devices(t);
+		const list = await listDevices(t);
 		expect(list.find((x) => x.deviceId === "dead").state).toBe("Offline");
 		expect(list.find((x) => x.deviceId === "alive").state).toBe("Online");
 	});

@@ -1,24 +1,25 @@
-// The pairing page in a real browser (Debian chromium driven by
-// playwright-core): sign-in with the owner token, QR code, refresh rule, new
-// code button, devices list (10 s, focus, visibility), revoke, LAN toggle.
+// The pairing page in a real browser (headless Chromium driven by
+// playwright-core, found by e2e/browser.ts): sign-in with the owner token,
+// QR code, refresh rule, new code button, devices list (10 s, focus,
+// visibility), revoke, LAN toggle.
 // The page's clock is Playwright's fake clock, so the 10 s and 110 s timers
-// are jumped over, not waited for.
+// are jumped over, not waited for. Then the Workspaces section: add and
+// remove, the setup-health table with each finding's action, scan again,
+// and a real logger update (npm against a local registry) with its outcome.
+import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../e2e/browser.js";
 import { newDevice, startTestServer, tempDir, type TestServer } from "./helpers.js";
+import { startLocalRegistry } from "./localRegistry.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 let browser: Browser;
 let t: TestServer;
 
 beforeAll(async () => {
 	t = await startTestServer({ now: Date.now });
-	// .ci/run installs Debian's chromium when it is missing; without it this suite fails loudly.
-	browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-	});
+	browser = await launchBrowser();
 });
 
 afterAll(async () => {
@@ -124,5 +125,99 @@ describe("pairing page in chromium", () => {
 
 		expect(pageErrors).toEqual([]);
 		await context.close();
+	});
+});
+
+describe("Workspaces section in chromium", () => {
+	it("adds and removes workspaces, shows the scan with what to do, scans again, and updates the logger", async () => {
+		const registry = await startLocalRegistry();
+		registry.publish("1.0.0");
+		const npmCache = process.env.npm_config_cache;
+		process.env.npm_config_cache = path.join(tempDir("svc-page-npm-"), "cache"); // inherited by the npm the server runs
+		const desk = await startTestServer({ now: Date.now, env: { SVC_NPM_REGISTRY: registry.url } });
+		const context = await browser.newContext();
+		try {
+			const root = tempDir("svc-page-ws-");
+			const key = "svc_page0123456789abcdefghijklmnopqrstuvwxyzAB";
+			const files: Record<string, string> = {
+				"app/package.json": JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { "@svcapp/logger": "^1.0.0" } }),
+				"app/.env": `SVC_KEY=${key}\n`,
+				"app/src/index.js": 'import * as logger from "@svcapp/logger";\nlogger.init({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+				"lib/package.json": JSON.stringify({ name: "<img src=x onerror=alert(1)>" }),
+				"lib/big.js": "x".repeat(513 * 1024),
+			};
+			for (const [rel, text] of Object.entries(files)) {
+				fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+				fs.writeFileSync(path.join(root, rel), text);
+			}
+			const page = await context.newPage();
+			const pageErrors: string[] = [];
+			page.on("pageerror", (e) => pageErrors.push(e.message));
+			page.on("dialog", (d) => void d.accept());
+			await page.goto(`${desk.base}/`);
+			await page.fill("#token", desk.token);
+			await page.click("#login-form button");
+			await page.locator("#app").waitFor({ state: "visible" });
+			await expect.poll(() => page.isVisible("#workspaces-empty")).toBe(true);
+
+			// A folder that does not exist is refused with the server's reason.
+			await page.fill("#workspace-path", path.join(root, "nowhere"));
+			await page.click("#workspace-form button");
+			await expect.poll(() => page.textContent("#workspaces-error")).toContain("nowhere does not exist");
+			await page.fill("#workspace-path", root);
+			await page.click("#workspace-form button");
+			await page.fill("#workspace-path", "dev@box:code/shop");
+			await page.click("#workspace-form button");
+			await expect.poll(() => page.locator("#workspaces tbody tr").count()).toBe(2);
+			expect(await page.textContent("#workspaces-error")).toBe("");
+			const sshRow = page.locator("#workspaces tbody tr").nth(1);
+			expect(await sshRow.locator("td").nth(1).textContent()).toBe("SSH (not scanned)");
+			expect(await sshRow.locator("button.scan").count()).toBe(0);
+
+			// The scan: one row per package, each finding with its action, the limit it reached.
+			await page.locator("#workspaces tbody tr").first().locator("button.scan").click();
+			const appRow = page.locator('tr[data-package-dir="app"]');
+			await appRow.waitFor();
+			expect(await page.textContent("#health-workspace")).toBe(fs.realpathSync(root));
+			expect(await appRow.locator("td").nth(2).textContent()).toBe("not installed (latest 1.0.0)");
+			expect(await appRow.locator(".setup").textContent()).toContain(`key: found in app/.env (…${key.slice(-4)})`);
+			const notInstalled = appRow.locator('li[data-code="logger_not_installed"]');
+			expect(await notInstalled.locator(".action").textContent()).toBe("Run `npm install` in app.");
+			expect(await appRow.getAttribute("class")).toBe("attention");
+			const libRow = page.locator('tr[data-package-dir="lib"]');
+			expect(await libRow.locator("td").first().textContent()).toContain("<img src=x onerror=alert(1)>"); // text, not HTML
+			expect(await libRow.locator('li[data-code="logger_not_listed"] .action').textContent()).toContain("`npm install @svcapp/logger` in lib");
+			expect(await libRow.locator("button.update").count()).toBe(0);
+			expect(await page.textContent("#health-limits")).toContain("Limit reached: only the first 512 KiB of these files were read: lib/big.js");
+			expect(await page.textContent("#health-status")).toMatch(/^2 of 2 packages need attention\. Scanned .*; access: local\.$/);
+			expect(await page.content()).not.toContain(key);
+
+			// A second look comes from the cache; "Scan again" scans.
+			await page.locator("#workspaces tbody tr").first().locator("button.scan").click();
+			await expect.poll(() => page.textContent("#health-status")).toContain("(from the last hour's scan)");
+			await page.click("#rescan");
+			await expect.poll(() => page.textContent("#health-status")).not.toContain("(from the last hour's scan)");
+
+			// Update: npm runs for real; the outcome stays beside the package, and the table shows the install.
+			await appRow.locator("button.update").click();
+			const outcome = appRow.locator(".outcome");
+			await outcome.waitFor({ timeout: 60_000 });
+			expect(await outcome.getAttribute("class")).toBe("outcome ok");
+			expect(await outcome.textContent()).toMatch(/Updated \(exit code 0, \d+ s\): npm install @svcapp\/logger@latest/);
+			expect(await outcome.locator("pre").textContent()).toContain("added 1 package");
+			await expect.poll(() => appRow.locator("td").nth(2).textContent()).toBe("1.0.0 (latest 1.0.0)");
+			expect(await appRow.locator("li").count()).toBe(0);
+
+			// Removing the workspace takes its scan off the page.
+			await page.locator("#workspaces tbody tr").first().locator("button.remove").click();
+			await expect.poll(() => page.locator("#workspaces tbody tr").count()).toBe(1);
+			expect(await page.isHidden("#health")).toBe(true);
+			expect(pageErrors).toEqual([]);
+		} finally {
+			await context.close();
+			await desk.close();
+			await registry.close();
+			process.env.npm_config_cache = npmCache;
+		}
 	});
 });

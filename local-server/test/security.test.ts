@@ -1,4 +1,4 @@
-// The security floor (DESIGN.md 7): DNS rebinding, foreign origins, owner
+// The security floor: DNS rebinding, foreign origins, owner
 // session on every pairing route, exchange throttling, and bad input of
 // every shape answered with a clear 4xx while the paired devices survive.
 import net from "node:net";
@@ -86,6 +86,11 @@ describe("owner session", () => {
 			["DELETE", "/api/pairing/devices/keeper"],
 			["GET", "/api/pairing/server"],
 			["PUT", "/api/pairing/lan", JSON.stringify({ enabled: true })],
+			["GET", "/api/workspaces"],
+			["POST", "/api/workspaces", JSON.stringify({ path: t.home })],
+			["DELETE", "/api/workspaces/0000aaaa"],
+			["GET", "/api/workspace/setup-health?workspaceId=0000aaaa"],
+			["POST", "/api/workspace/setup-health/update-logger", JSON.stringify({ workspaceId: "0000aaaa", packageDir: "." })],
 		];
 		const bearers = [undefined, "", "Bearer", `Bearer ${credential}`, `Bearer ${b.secret}`, `Basic ${Buffer.from(`x:${t.token}`).toString("base64")}`, `Bearer ${t.token}x`, `Bearer ${t.token.slice(1)}`, `Bearer ${"a".repeat(5000)}`];
 		for (const [method, path, body] of routes) {
@@ -99,6 +104,7 @@ describe("owner session", () => {
 		const list = await ownerCall(t, "GET", "/api/pairing/devices");
 		expect(list.json.devices.map((d: any) => d.deviceId)).toEqual(["keeper"]);
 		expect(t.server.host).toBe("127.0.0.1");
+		expect((await ownerCall(t, "GET", "/api/workspaces")).json.workspaces).toEqual([]);
 		// In local mode a device may add a bearer, but then it must be the owner's.
 		expect((await wsTicket(t, credential, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
 		expect((await wsTicket(t, credential, { headers: { authorization: `Bearer ${t.token}` } })).status).toBe(200);
@@ -128,9 +134,12 @@ describe("exchange throttling", () => {
 		// Even the right secret is refused while throttled, and is not consumed.
 		expect((await exchange(t, { secret: b.secret })).status).toBe(429);
 
-		// Another address has its own window, until the global one is full.
+		// Another address has its own window; once 5 failures fill the shared one, an address
+		// that has failed waits too, while a clean address still gets its attempt.
 		expect((await guess("127.0.0.2")).status).toBe(401);
 		expect((await guess("127.0.0.2")).status).toBe(401);
+		expect((await guess("127.0.0.2")).status).toBe(429);
+		expect((await guess("127.0.0.3")).status).toBe(401);
 		expect((await guess("127.0.0.3")).status).toBe(429);
 
 		t.clock.advance(30_000);
@@ -138,6 +147,24 @@ describe("exchange throttling", () => {
 		t.clock.advance(30_000);
 		// The window has passed; the code (60 s old, valid for 120 s) was never consumed.
 		expect((await exchange(t, { secret: b.secret }, { localAddress: "127.0.0.3" })).status).toBe(201);
+	});
+
+	it("guessers elsewhere cannot lock the owner out: 30 wrong codes from three addresses, then the right one from a clean address pairs", async () => {
+		const t = await server();
+		const b = await bootstrap(t);
+		for (const localAddress of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) {
+			for (let i = 0; i < 10; i++) expect((await exchange(t, { secret: `guess-${i}` }, { localAddress })).status).toBe(401);
+			expect((await exchange(t, { secret: "one-more" }, { localAddress })).status).toBe(429);
+		}
+		expect((await exchange(t, { secret: b.secret }, { localAddress: "127.0.0.5" })).status).toBe(201);
+	});
+
+	it("a right code is no failure: pairing many devices from one address is never throttled", async () => {
+		const t = await server({ exchangeThrottle: { perKey: 3, global: 5, windowMs: 60_000 } });
+		for (let i = 0; i < 8; i++) {
+			const b = await bootstrap(t);
+			expect((await exchange(t, { secret: b.secret, deviceId: `device-${i}` })).status).toBe(201);
+		}
 	});
 
 	it("default limits make guessing a 256-bit secret hopeless", async () => {
@@ -270,5 +297,48 @@ describe("headers", () => {
 		expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
 		expect(page.headers["x-frame-options"]).toBe("DENY");
 		expect(page.text).not.toContain(t.token);
+	});
+});
+
+describe("bodies that are too large or too slow get an answer, not a reset", () => {
+	const { server } = closedAfterEachTest();
+
+	/** Talks raw HTTP on a socket and answers what came back by the time the server closed it. */
+	function rawExchange(port: number, send: (socket: net.Socket) => void): Promise<{ head: string; closed: boolean }> {
+		return new Promise((resolve, reject) => {
+			const socket = net.connect(port, "127.0.0.1");
+			let text = "";
+			socket.on("data", (data) => {
+				text += data.toString("latin1");
+			});
+			socket.on("error", () => {}); // a write after the server's FIN is expected, the answer counts
+			socket.on("close", () => (text ? resolve({ head: text, closed: true }) : reject(new Error("closed with no answer"))));
+			socket.on("connect", () => send(socket));
+		});
+	}
+
+	it("a chunked body over 1 MiB is answered 413 with Connection: close, then closed", async () => {
+		const t = await server();
+		const { head, closed: wasClosed } = await rawExchange(t.server.port, (socket) => {
+			socket.write(`POST /api/pairing/exchange HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+			const chunk = Buffer.alloc(64 * 1024, 0x20);
+			// 1.5 MiB in 24 chunks, then the terminating chunk; writes past the answer may fail.
+			for (let i = 0; i < 24; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString("latin1")}\r\n`);
+			socket.write("0\r\n\r\n");
+		});
+		expect(head).toMatch(/^HTTP\/1\.1 413 /);
+		expect(head.toLowerCase()).toContain("connection: close");
+		expect(head).toMatch(/larger than/);
+		expect(wasClosed).toBe(true);
+	});
+
+	it("a body that does not arrive within the request time limit is answered 408 and closed", async () => {
+		const t = await server({ requestTimeoutMs: 1_500 });
+		const { head } = await rawExchange(t.server.port, (socket) => {
+			socket.write(`POST /api/pairing/exchange HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sec`);
+			// ...and nothing more: the rest never comes.
+		});
+		expect(head).toMatch(/^HTTP\/1\.1 408 /);
+		expect(head).toMatch(/did not arrive whole/);
 	});
 });

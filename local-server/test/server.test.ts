@@ -1,4 +1,4 @@
-// Binding (spec 4.4, DESIGN.md 5.6): preferred port per mode with a free-port
+// Binding: preferred port per mode with a free-port
 // fallback, local-server.json, the LAN toggle restarting the listener, and the
 // environment settings that lock it.
 import fs from "node:fs";
@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { MODE_PORTS, startServer } from "../src/index.js";
+import { MODE_PORTS } from "../src/config.js";
+import { startServer } from "../src/index.js";
 import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, tempDir, until, wsTicket, closedAfterEachTest } from "./helpers.js";
 
 const { cleanups, server } = closedAfterEachTest();
@@ -150,7 +151,7 @@ describe("LAN toggle", () => {
 				const s = net.connect(t.server.port, "127.0.0.1", () => resolve(s));
 			})),
 		);
-		await until(() => t.server.sockets.size >= 6, "six accepted connections");
+		await until(() => t.server.connections.size >= 6, "six accepted connections");
 		const answers = await Promise.all(
 			[true, false, true, true, false, true].map(
 				(enabled, i) =>

@@ -4,8 +4,10 @@ import type { SessionView } from "../../domain/api/accounts";
 import { deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
 import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings, verifyPassword } from "../../domain/crypto";
 import { ACCOUNT_RATE } from "../../domain/limits";
-import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject } from "../http";
-import { enforceRateLimits } from "../rateLimit";
+import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject, tooManyRequests } from "../http";
+import { listOwnSites } from "../../domain/sites/siteStore";
+import { rateLimiterFor, siteCollectorFor } from "../objects";
+import { enforceRateLimits, type Refund } from "../rateLimit";
 import { parseBody } from "../validation";
 import { type OwnerRequest, publicUser } from "./session";
 
@@ -39,21 +41,43 @@ export async function signUp(request: IRequest, env: Env): Promise<Response> {
 /** POST /api/auth/login {email, password} → 200 {token, user} */
 export async function signIn(request: IRequest, env: Env): Promise<Response> {
 	const input = parseBody(credentialsSchema.extend({ password: z.string().max(1024) }), await readJsonObject(request));
-	// Sign-in guesses: per email so one account cannot be brute-forced from many IPs, and per IP so
-	// one client cannot spray many accounts.
-	await enforceRateLimits(
-		env,
-		[
-			{ subject: `login:${input.email}`, windows: [ACCOUNT_RATE.loginPerEmail] },
-			{ subject: `ip:${clientIp(request)}`, windows: [ACCOUNT_RATE.loginPerIp] },
-		],
-		"Too many sign-in attempts",
-	);
+	const refundAttempt = await throttleSignIn(env, clientIp(request), input.email);
 	const user = await findUserByEmail(env, input.email);
 	// Verify against a dummy hash for unknown emails so timing does not reveal which exist.
 	const valid = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-	if (!user || !valid) throw new HttpError(401, "Wrong email or password");
+	if (!user || !valid) {
+		await rateLimiterFor(env, `login:${input.email}`).hit([ACCOUNT_RATE.loginFailuresPerAccount]);
+		throw new HttpError(401, "Wrong email or password");
+	}
+	await refundAttempt();
 	return jsonWithSecret(await startSession(env, user));
+}
+
+/**
+ * Sign-in throttling throttles the guesser, not the owner. Each attempt takes a hit from its
+ * address's window (50 per 15 minutes) and from its address-and-account window (10), given back
+ * when the password is right, so they count failures. Failures for the account from everywhere
+ * (100) stop only the addresses that have failed for it themselves: a correct password from a
+ * clean address always gets through.
+ */
+async function throttleSignIn(env: Env, ip: string, email: string): Promise<Refund> {
+	const hadFailures = (await rateLimiterFor(env, `login:${ip}:${email}`).peek(ACCOUNT_RATE.loginFailuresPerAddress)).used > 0;
+	const refund = await enforceRateLimits(
+		env,
+		[
+			{ subject: `ip:${ip}`, windows: [ACCOUNT_RATE.loginFailuresPerIp] },
+			{ subject: `login:${ip}:${email}`, windows: [ACCOUNT_RATE.loginFailuresPerAddress] },
+		],
+		"Too many failed sign-ins",
+	);
+	if (hadFailures) {
+		const account = await rateLimiterFor(env, `login:${email}`).peek(ACCOUNT_RATE.loginFailuresPerAccount);
+		if (account.used >= ACCOUNT_RATE.loginFailuresPerAccount.limit) {
+			await refund();
+			throw tooManyRequests(account.retryAfterSeconds, "Too many failed sign-ins for this account");
+		}
+	}
+	return refund;
 }
 
 /** GET /api/auth/me → {user} */
@@ -85,5 +109,9 @@ export async function setUserPlan(request: IRequest, env: Env): Promise<Response
 	const input = parseBody(planSchema, await readJsonObject(request));
 	const user = await setPlan(env, input.email, input.plan, input.trial_ends_at ? new Date(input.trial_ends_at) : undefined);
 	if (!user) throw new HttpError(404, `No account with email ${input.email}`);
+	// Site collectors cache the owner's plan with the site: the change must reach them now, not
+	// when the cache would expire (project keys are checked against D1 on every request).
+	const sites = await listOwnSites(env, user.id);
+	await Promise.all(sites.map((site) => siteCollectorFor(env, site.trackingId).siteChanged({ deleted: false })));
 	return json({ user: publicUser(user) });
 }

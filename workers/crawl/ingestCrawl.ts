@@ -5,7 +5,9 @@ import { isTrackingIdShaped } from "../../domain/sites/trackingId";
 import { siteCollectorFor } from "../objects";
 import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
 import { matchCrawler } from "../../domain/crawl/crawlers";
+import { isVerifiedVisit } from "../../domain/crawl/ipRanges";
 import { CRAWL_LIMITS } from "../../domain/limits";
+import { cutText } from "../../domain/text";
 
 /** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */
 function httpStatus(value: unknown): number {
@@ -16,7 +18,8 @@ function httpStatus(value: unknown): number {
 /**
  * POST /api/bot-crawl-ingest (docs/api.md#ingest-crawler-telemetry): a site's server (or edge middleware) reports a
  * visit by an AI crawler. 413 and 400 from the body; the site's SiteCollector decides 404, 402,
- * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored.
+ * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored. An `ip`
+ * (the crawler's address) marks the visit verified when its operator publishes that range.
  */
 export async function ingestCrawl(request: IRequest, env: Env): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));
@@ -24,18 +27,20 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 	if (!trackingId) throw new HttpError(400, "tracking_id is required");
 	if (!isTrackingIdShaped(trackingId)) throw new HttpError(404, UNKNOWN_SITE);
 
-	const ua = typeof body.ua === "string" ? body.ua.slice(0, CRAWL_LIMITS.userAgent) : "";
+	const ua = typeof body.ua === "string" ? cutText(body.ua, CRAWL_LIMITS.userAgent) : "";
 	const crawler = ua ? matchCrawler(ua) : null;
 	const outcome = await siteCollectorFor(env, trackingId).crawl({
 		trackingId,
 		claimedHost: claimedHost(body.url_host),
 		visit: crawler && {
 			crawler: crawler.name,
-			urlHost: typeof body.url_host === "string" ? body.url_host.slice(0, CRAWL_LIMITS.host).toLowerCase() : null,
+			urlHost: typeof body.url_host === "string" ? cutText(body.url_host, CRAWL_LIMITS.host).toLowerCase() : null,
 			urlPath: text(body.url_path, CRAWL_LIMITS.urlPath) || "/",
 			country: countryCode(body.country),
 			status: httpStatus(body.status),
 			ua,
+			// The crawler's own address as the site saw it: this request comes from the site.
+			verified: isVerifiedVisit(crawler.name, typeof body.ip === "string" ? cutText(body.ip.trim(), CRAWL_LIMITS.address) : null),
 		},
 	});
 	return siteOutcomeResponse(outcome, "Too many crawler events");

@@ -1,36 +1,116 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import type { FeedbackRecordView } from "../../domain/api/feedback";
-import { deleteFeedback as deleteOwnFeedback, findOwnAttachment, listFeedback as listOwnFeedback, setFeedbackStatus } from "../../domain/feedback/feedbackStore";
+import type { FeedbackListItemView, FeedbackPageView, FeedbackRecordView } from "../../domain/api/feedback";
+import {
+	deleteFeedback as deleteOwnFeedback,
+	findOwnAttachment,
+	findOwnFeedback,
+	listFeedback as listOwnFeedback,
+	setFeedbackStatus,
+} from "../../domain/feedback/feedbackStore";
 import { OWNER_LIMITS } from "../../domain/limits";
+import { cutText } from "../../domain/text";
 import { FEEDBACK_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema } from "../keys/projectKeys";
 import { parseBody } from "../validation";
 
+/** A page's position, opaque to clients: the created_at and id of the page's last record. */
+const encodeCursor = (record: { createdAt: Date; id: string }) =>
+	btoa(`${record.createdAt.getTime()}:${record.id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } | null {
+	let text: string;
+	try {
+		text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+	} catch {
+		return null;
+	}
+	const match = /^(\d{1,15}):([\w-]{1,100})$/.exec(text);
+	return match ? { createdAt: Number(match[1]), id: match[2] } : null;
+}
+
+const cursorSchema = z
+	.string()
+	.max(200)
+	.transform((cursor, ctx) => {
+		const position = decodeCursor(cursor);
+		if (position) return position;
+		ctx.addIssue({ code: "custom", message: "is not a cursor this API gave out" });
+		return z.NEVER;
+	});
+
 const listQuerySchema = z.object({
 	project_name: projectNameSchema,
 	type: z.enum(["issue", "feature_request"]).optional(),
 	status: z.enum(FEEDBACK_STATUSES).optional(),
+	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),
+	cursor: cursorSchema.optional(),
 });
 
-/** GET /api/feedback?project_name=&type=&status= → {feedback: [record]}, newest first, at most 1,000. */
+type StoredRecord = NonNullable<Awaited<ReturnType<typeof findOwnFeedback>>>;
+
+function recordView(row: StoredRecord, data: Record<string, unknown>): FeedbackRecordView {
+	return {
+		id: row.id,
+		project_name: row.projectName,
+		type: row.type,
+		status: row.status,
+		created_at: row.createdAt.toISOString(),
+		data,
+		attachments: row.attachments.map((a) => ({ ...a, url: `/api/feedback/attachments/${a.id}` })),
+	};
+}
+
+/** The record as a list shows it: long text cut, with the names of the fields that were cut. */
+function listView(row: StoredRecord): FeedbackListItemView {
+	const truncated: string[] = [];
+	const data = Object.fromEntries(
+		Object.entries(row.data).map(([key, value]) => {
+			if (typeof value !== "string" || value.length <= OWNER_LIMITS.feedbackListText) return [key, value];
+			truncated.push(key);
+			return [key, cutText(value, OWNER_LIMITS.feedbackListText)];
+		}),
+	);
+	return { ...recordView(row, data), truncated_fields: truncated };
+}
+
+/**
+ * GET /api/feedback?project_name=&type=&status=&limit=&cursor= → {feedback: [record], next_cursor},
+ * newest first. A page holds `limit` records (default 100, at most 1,000) and ends early rather
+ * than pass about 2 MB; `next_cursor` (null on the last page) fetches the rest. Text longer than
+ * 500 characters is cut in the list and named in `truncated_fields`; attachments are links.
+ */
 export async function listFeedback(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const query = parseBody(listQuerySchema, request.query);
-	const rows = await listOwnFeedback(env, user.id, { projectName: query.project_name, type: query.type, status: query.status });
-	return json({
-		feedback: rows.map((row): FeedbackRecordView => ({
-			id: row.id,
-			project_name: row.projectName,
-			type: row.type,
-			status: row.status,
-			created_at: row.createdAt.toISOString(),
-			data: row.data,
-			attachments: row.attachments.map((a) => ({ ...a, url: `/api/feedback/attachments/${a.id}` })),
-		})),
+	// One more than asked says whether another page follows.
+	const rows = await listOwnFeedback(env, user.id, {
+		projectName: query.project_name,
+		type: query.type,
+		status: query.status,
+		before: query.cursor,
+		limit: query.limit + 1,
 	});
+	const page: FeedbackListItemView[] = [];
+	let chars = 0;
+	for (const row of rows.slice(0, query.limit)) {
+		const view = listView(row);
+		chars += JSON.stringify(view).length;
+		if (page.length > 0 && chars > OWNER_LIMITS.feedbackPageChars) break;
+		page.push(view);
+	}
+	const last = rows[page.length - 1];
+	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeCursor(last) : null } satisfies FeedbackPageView);
+}
+
+/** GET /api/feedback/:id → the whole record, every field uncut; another owner's id is 404. */
+export async function readFeedback(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const row = await findOwnFeedback(env, user.id, String(request.params.id));
+	if (!row) throw new HttpError(404, "Feedback not found");
+	return json(recordView(row, row.data));
 }
 
 const idsSchema = z

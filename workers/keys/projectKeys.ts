@@ -2,21 +2,26 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import { randomSecret, sha256Hex } from "../../domain/crypto";
+import { dsnTemplate, sentryDsn } from "../../domain/keys/dsn";
 import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
-import { deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
-import { ACCOUNT_RATE } from "../../domain/limits";
+import { countOwnKeys, deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
+import { ACCOUNT_RATE, OWNER_LIMITS } from "../../domain/limits";
 import { deleteKeyLogs } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { issueGrouperFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
+import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
-export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters");
+export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
-/** The key as every answer shows it: a hint, never the raw key or its hash. */
-function keyView(key: ProjectKey): ProjectKeyView {
+/**
+ * The key as every answer shows it: a hint, never the raw key or its hash, and the Sentry DSN
+ * with the key left out. `origin` is where the request came to, the host SDKs must send to.
+ */
+function keyView(key: ProjectKey, origin: string): ProjectKeyView {
 	return {
 		project_name: key.projectName,
 		key_hint: key.keyHint,
@@ -26,7 +31,15 @@ function keyView(key: ProjectKey): ProjectKeyView {
 		issue_field_config: key.issueFieldConfig,
 		feature_field_config: key.featureFieldConfig,
 		created_at: key.createdAt.toISOString(),
+		dsn_template: key.dsnId === null ? null : dsnTemplate(origin, key.dsnId),
 	};
+}
+
+const originOf = (request: Request) => new URL(request.url).origin;
+
+/** Create and regenerate answers: the view plus the raw key, shown once, and the DSN holding it. */
+function viewWithSecret(key: ProjectKey, origin: string, rawKey: string): NewProjectKeyView {
+	return { ...keyView(key, origin), raw_api_key: rawKey, dsn: key.dsnId === null ? null : sentryDsn(origin, rawKey, key.dsnId) };
 }
 
 /** A fresh raw key (returned once) and what is stored of it. */
@@ -47,24 +60,33 @@ export async function requireOwnKey(env: Env, userId: string, projectName: strin
 /** GET /api/feedback-keys → {keys: [...]}, every project key of the owner. */
 export async function listKeys(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	return json({ keys: (await listOwnKeys(env, user.id)).map(keyView) });
+	const origin = originOf(request);
+	return json({ keys: (await listOwnKeys(env, user.id)).map((key) => keyView(key, origin)) });
 }
 
 /** GET /api/feedback-key?project_name= */
 export async function readKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
-	return json(keyView(await requireOwnKey(env, user.id, project_name)));
+	return json(keyView(await requireOwnKey(env, user.id, project_name), originOf(request)));
 }
 
 /** POST /api/feedback-key {project_name} → 201, raw_api_key once, default schemas. */
 export async function createKey(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, await readJsonObject(request));
+	const cap = OWNER_LIMITS.keysPerOwner;
+	const atCap = () => new HttpError(403, `An account holds at most ${cap} project keys: revoke one to add another`);
+	if ((await countOwnKeys(env, user.id)) >= cap) throw atCap();
 	const { raw, stored } = await mintKey();
 	const key = await insertKey(env, user.id, project_name, stored);
 	if (!key) throw new HttpError(409, `Project "${project_name}" already has a key: regenerate it instead`);
-	return jsonWithSecret({ ...keyView(key), raw_api_key: raw } satisfies NewProjectKeyView, { status: 201 });
+	// Two creations at once may both pass the count: whichever finds the cap passed takes its key back.
+	if ((await countOwnKeys(env, user.id)) > cap) {
+		await deleteKey(env, key.id);
+		throw atCap();
+	}
+	return jsonWithSecret(viewWithSecret(key, originOf(request), raw), { status: 201 });
 }
 
 const configurationSchema = z
@@ -72,8 +94,8 @@ const configurationSchema = z
 		project_name: projectNameSchema,
 		issue_field_config: fieldConfigSchema.optional(),
 		feature_field_config: fieldConfigSchema.optional(),
-		rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
-		logs_rate_limit_per_minute: z.number().int().min(1).max(100_000).optional(),
+		rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.feedbackRatePerMinuteMax).optional(),
+		logs_rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.logsRatePerMinuteMax).optional(),
 		logs_enabled: z.boolean().optional(),
 	})
 	.refine(({ project_name, ...configuration }) => Object.values(configuration).some((value) => value !== undefined), {
@@ -93,7 +115,7 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 		logsEnabled: input.logs_enabled,
 	});
 	if (!key) throw noSuchKey(input.project_name);
-	return json(keyView(key));
+	return json(keyView(key, originOf(request)));
 }
 
 /** DELETE /api/feedback-key?project_name= : the key stops working at once; its feedback stays, its logs and issues go. */
@@ -118,5 +140,5 @@ export async function regenerateKey(request: IRequest, env: Env): Promise<Respon
 	const { raw, stored } = await mintKey();
 	const key = await updateOwnKey(env, user.id, project_name, stored);
 	if (!key) throw noSuchKey(project_name);
-	return jsonWithSecret({ ...keyView(key), raw_api_key: raw } satisfies NewProjectKeyView);
+	return jsonWithSecret(viewWithSecret(key, originOf(request), raw));
 }

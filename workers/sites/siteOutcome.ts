@@ -1,6 +1,8 @@
 import type { SiteOutcome } from "../../durable-objects/SiteCollector";
 import { HttpError, tooManyRequests } from "../http";
 
+export const UNKNOWN_SITE = "Unknown tracking ID or inactive site";
+
 /** A SiteCollector decision as the answer: 204 with no body, or the one error shape. */
 export function siteOutcomeResponse(outcome: SiteOutcome, tooManyWhat: string): Response {
 	switch (outcome.status) {
@@ -16,5 +18,3 @@ export function siteOutcomeResponse(outcome: SiteOutcome, tooManyWhat: string): 
 			throw tooManyRequests(outcome.retryAfterSeconds, tooManyWhat);
 	}
 }
-
-export const UNKNOWN_SITE = "Unknown tracking ID or inactive site";

@@ -3,12 +3,14 @@ import { z } from "zod";
 import type { SiteView } from "../../domain/api/sites";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
-import { normalizeDomain } from "../../domain/sites/hostnames";
-import { deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
+import { OWNER_LIMITS } from "../../domain/limits";
+import { readDomain } from "../../domain/sites/hostnames";
+import { countOwnSites, deleteOwnSite, findOwnSite, insertSite, listOwnSites, type Site, updateOwnSite } from "../../domain/sites/siteStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
 import { parseBody } from "../validation";
+import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 /** The site as every answer shows it. */
 function siteView(site: Site): SiteView {
@@ -22,21 +24,21 @@ function siteView(site: Site): SiteView {
 	};
 }
 
-/** A host name, or null (or "") for none: then collection answers 403 until one is set. */
+/** A host name that is not a public suffix, or null (or "") for none: then collection answers 403 until one is set. */
 const domainSchema = z
 	.string()
 	.max(300, "must be at most 300 characters")
 	.nullable()
 	.transform((value, ctx) => {
 		if (value === null || value.trim() === "") return null;
-		const domain = normalizeDomain(value);
-		if (!domain) {
-			ctx.addIssue({ code: "custom", message: "must be a host name such as example.com" });
+		const reading = readDomain(value);
+		if ("error" in reading) {
+			ctx.addIssue({ code: "custom", message: reading.error });
 			return z.NEVER;
 		}
-		return domain;
+		return reading.domain;
 	});
-const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 
 const createSchema = z.object({ domain: domainSchema.optional(), name: nameSchema.optional() });
 const updateSchema = z
@@ -62,7 +64,15 @@ export async function createSite(request: IRequest, env: Env): Promise<Response>
 	const { user } = request as OwnerRequest;
 	const input = parseBody(createSchema, await readJsonObject(request));
 	const domain = input.domain ?? null;
+	const cap = OWNER_LIMITS.sitesPerOwner;
+	const atCap = () => new HttpError(403, `An account holds at most ${cap} sites: delete one to add another`);
+	if ((await countOwnSites(env, user.id)) >= cap) throw atCap();
 	const site = await insertSite(env, user.id, { name: input.name ?? domain ?? "Untitled site", domain });
+	// Two creations at once may both pass the count: whichever finds the cap passed takes its site back.
+	if ((await countOwnSites(env, user.id)) > cap) {
+		await deleteOwnSite(env, user.id, site.trackingId);
+		throw atCap();
+	}
 	return json(siteView(site), { status: 201 });
 }
 

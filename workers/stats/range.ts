@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError } from "../http";
 import { parseBody } from "../validation";
-import { STATS_FILTERS, type StatsFilters, type StatsRange } from "../../domain/analytics/statsRange";
+import type { StatsRange } from "../../domain/analytics/statsRange";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** Longest range a statistics request may cover. */
-const MAX_RANGE_DAYS = 400;
+const MAX_RANGE_DAYS = OWNER_LIMITS.statsRangeDays;
 
 /** A date, or a date and time (to the minute, second or a fraction) with `Z` or an offset; UTC when it has none. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/;
@@ -33,16 +33,8 @@ const isoTime = z
 const querySchema = z.object({
 	from: isoTime.optional(),
 	to: isoTime.optional(),
-	limit: z.coerce.number().int().min(1).max(100).optional(),
+	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.breakdownRows).optional(),
 });
-
-const filterValue = z.string().min(1).max(2_000).optional();
-const filtersSchema = z.object(Object.fromEntries(STATS_FILTERS.map((name) => [name, filterValue])) as Record<(typeof STATS_FILTERS)[number], typeof filterValue>);
-
-/** `?page=&referrer=&country=&browser=&os=&device=`: breakdown values to narrow the statistics to. */
-export function readFilters(query: Record<string, unknown>): StatsFilters {
-	return parseBody(filtersSchema, Object.fromEntries(STATS_FILTERS.map((name) => [name, query[name]])));
-}
 
 /** `?from=&to=` (ISO times; default the last 24 hours) and `?limit=` (default 10, at most 100). */
 export function readRange(query: Record<string, unknown>, now = Date.now()): StatsRange {

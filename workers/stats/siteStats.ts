@@ -1,13 +1,61 @@
 import type { IRequest } from "itty-router";
-import { computeSiteStats } from "../../domain/analytics/eventStore";
-import { json } from "../http";
+import { z } from "zod";
+import { BREAKDOWN_COLUMNS, type BreakdownName, computeBreakdown, computeSiteStats } from "../../domain/analytics/eventStore";
+import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analytics/filters";
+import { OWNER_LIMITS } from "../../domain/limits";
+import { HttpError, json } from "../http";
+import { parseBody } from "../validation";
+import { csvOf } from "./csv";
 import { ownSiteUpToDate } from "./ownSite";
-import { readFilters, readRange } from "./range";
+import { readRange } from "./range";
 
-/** GET /api/sites/:tracking_id/stats?from=&to=&limit=&page=&referrer=&country=&browser=&os=&device= → the dashboard's figures (docs/api.md). */
+const filterValue = z.string().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
+const filterFields = Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<typeof filterValue>>;
+
+/** Every parameter a statistics request may carry; anything else (a misspelt filter) is a 400, not silently ignored. */
+const statsQuery = z.strictObject({
+	from: z.string().optional(),
+	to: z.string().optional(),
+	limit: z.string().optional(),
+	compare: z.literal("previous", { error: 'must be "previous"' }).optional(),
+	...filterFields,
+});
+
+function readStatsQuery(query: Record<string, unknown>) {
+	const { from, to, limit, compare, ...filters } = parseBody(statsQuery, query);
+	return { range: readRange({ from, to, limit }), comparePrevious: compare === "previous", filters: filters as Filters };
+}
+
+/** GET /api/sites/:tracking_id/stats?from=&to=&limit=&compare=previous&<filter>= → the dashboard's figures (docs/api.md#statistics). */
 export async function siteStats(request: IRequest, env: Env): Promise<Response> {
-	const range = readRange(request.query);
-	const filters = readFilters(request.query);
+	const { range, filters, comparePrevious } = readStatsQuery(request.query);
 	const site = await ownSiteUpToDate(request, env);
-	return json(await computeSiteStats(env, site.trackingId, range, filters));
+	return json(await computeSiteStats(env, site.trackingId, { range, filters, comparePrevious, now: Date.now() }));
+}
+
+const csvLimit = z.object({ limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.csvRows).default(OWNER_LIMITS.csvRows) });
+
+/**
+ * GET /api/sites/:tracking_id/stats/:breakdown.csv?from=&to=&limit=&<filter>= → one breakdown of
+ * the statistics as CSV, up to 10,000 rows (default all of them up to that).
+ */
+export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
+	const file = /^([a-z_]+)\.csv$/.exec(request.params.file ?? "");
+	const name = file?.[1];
+	// Own keys only: "constructor.csv" names no breakdown.
+	if (!name || !Object.hasOwn(BREAKDOWN_COLUMNS, name)) {
+		throw new HttpError(404, `No such breakdown: use one of ${Object.keys(BREAKDOWN_COLUMNS).map((n) => `${n}.csv`).join(", ")}`);
+	}
+	const { limit } = parseBody(csvLimit, { limit: request.query.limit });
+	const { range, filters } = readStatsQuery({ ...request.query, limit: undefined, compare: undefined });
+	const site = await ownSiteUpToDate(request, env);
+	const breakdown = name as BreakdownName;
+	const rows = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters);
+	const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+	return new Response(csvOf(BREAKDOWN_COLUMNS[breakdown], rows), {
+		headers: {
+			"content-type": "text/csv; charset=utf-8",
+			"content-disposition": `attachment; filename="${site.trackingId}-${breakdown}-${day(range.from)}-${day(range.to)}.csv"`,
+		},
+	});
 }

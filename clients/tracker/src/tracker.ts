@@ -3,9 +3,11 @@
  *
  *   <script defer src="https://svc.example/t.js" data-id="TRACKING_ID"></script>
  *
- * Sends a page view per page (single-page-app navigation included), `_leave` with the seconds
- * spent on the page, and whatever the site calls through `svc.track(name, data)` and
- * `svc.identify(id)`. No cookies, no storage of its own: visitors are counted by the collector.
+ * Sends a page view per page (single-page-app navigation included), engagement reports
+ * (`_leave`: the milliseconds the page was visible since the previous report, and the deepest
+ * point of the page seen, in percent) each time the page is hidden or left, and whatever the
+ * site calls through `svc.track(name, data)` and `svc.identify(id)`. No cookies, no storage of
+ * its own: visitors are counted by the collector.
  * Sends nothing under Do Not Track or Global Privacy Control, or when `localStorage.svc_ignore`
  * is "true" (an owner excluding their own visits). Must never break the page it runs on.
  */
@@ -22,6 +24,11 @@ const MAX_IDENTITY = 200;
 /** At most BURST events in any WINDOW_MS: a runaway loop on the page cannot flood the collector. */
 const BURST = 30;
 const WINDOW_MS = 10_000;
+/**
+ * A hide reports when the page was visible this long since the last report, or was scrolled
+ * deeper: quick tab switches add up into the next report instead of each sending one.
+ */
+const REPORT_MS = 3_000;
 
 (() => {
 	const w = window as Window & { svc?: Partial<Api> & { q?: Call[]; l?: 1 }; doNotTrack?: string };
@@ -49,12 +56,15 @@ const WINDOW_MS = 10_000;
 	let seq = 0;
 	let sent: number[] = [];
 	let distinct: string | undefined;
-	// The page being viewed: where it started, when, and whether its `_leave` went out.
+	// The page being viewed, and its engagement not yet reported: visible since (0 while hidden),
+	// visible time gathered, deepest point seen and deepest point reported.
 	let path = "";
 	let query = "";
 	let href = "";
-	let started = 0;
-	let left = true;
+	let visibleSince = 0;
+	let engaged = 0;
+	let depth = 0;
+	let reportedDepth = 0;
 	let referrer = d.referrer;
 
 	const uuid = (): string =>
@@ -95,20 +105,35 @@ const WINDOW_MS = 10_000;
 		}
 	};
 
-	const leave = () => {
-		if (left) return;
-		left = true;
-		send("_leave", { url_path: path, url_query: query, duration: Math.round((Date.now() - started) / 1000) });
+	const visible = () => d.visibilityState === "visible";
+	const measure = () => {
+		const height = d.documentElement.scrollHeight;
+		depth = Math.max(depth, height ? Math.min(100, Math.round(((scrollY + innerHeight) / height) * 100)) : 100);
+	};
+
+	// The page is hidden, or its view ends (left, or replaced by the next view): report what was
+	// gathered since the last report; at the end, whatever is left however little.
+	const report = (end?: boolean) => {
+		if (!href) return;
+		measure();
+		const now = Date.now();
+		if (visibleSince) engaged += now - visibleSince;
+		visibleSince = visible() ? now : 0;
+		if (engaged < (end ? 1 : REPORT_MS) && depth <= reportedDepth) return;
+		send("_leave", { url_path: path, url_query: query, engaged_ms: engaged, scroll_depth: depth });
+		engaged = 0;
+		reportedDepth = depth;
 	};
 
 	const pageview = () => {
-		leave();
+		report(true);
 		if (href) referrer = href;
 		href = loc.href;
 		path = loc.pathname;
 		query = loc.search;
-		started = Date.now();
-		left = false;
+		visibleSince = visible() ? Date.now() : 0;
+		engaged = depth = reportedDepth = 0;
+		measure();
 		seq = 0;
 		send("");
 	};
@@ -125,15 +150,21 @@ const WINDOW_MS = 10_000;
 		};
 	}
 	w.addEventListener("popstate", navigated);
-	// pagehide covers closing and navigating away; hidden covers mobile tabs that are killed in the background.
-	w.addEventListener("pagehide", leave);
-	// Back or forward to a page kept in the back/forward cache: it is shown again (a new view, and
-	// a new _leave later) without loading, so this script does not run again.
-	w.addEventListener("pageshow", (e) => {
-		if (e.persisted) pageview();
+	w.addEventListener("scroll", measure, { passive: true });
+	// Every hide reports, since a mobile tab hidden may be killed without another word; pagehide
+	// covers closing and navigating away. Shown again, the page gathers visible time anew.
+	w.addEventListener("pagehide", () => {
+		report(true);
+		visibleSince = 0;
 	});
 	d.addEventListener("visibilitychange", () => {
-		if (d.visibilityState === "hidden") leave();
+		if (visible()) visibleSince = Date.now();
+		else report();
+	});
+	// Back or forward to a page kept in the back/forward cache: it is shown again (a new view, and
+	// new reports later) without loading, so this script does not run again.
+	w.addEventListener("pageshow", (e) => {
+		if (e.persisted) pageview();
 	});
 
 	api.track = (name, data) => {

@@ -4,9 +4,12 @@ import { count } from "../format";
 export interface BreakdownRow {
 	key: string;
 	label: ReactNode;
+	/** The figure the row is ranked and drawn by. */
 	value: number;
-	/** A second figure shown beside the first (page views beside visitors). */
-	extra?: number;
+	/** How the figure is written, when not as a count (a duration). */
+	valueText?: string;
+	/** A second figure shown beside the first (page views beside visitors); text is shown as it is. */
+	extra?: number | string;
 }
 
 export interface BreakdownTab {
@@ -17,6 +20,26 @@ export interface BreakdownTab {
 	/** Clicking a row filters the page to it. */
 	onPick?: (key: string) => void;
 	empty: string;
+	/** Downloads the whole list as CSV. */
+	download?: () => Promise<void>;
+}
+
+function DownloadButton({ tab }: { tab: BreakdownTab }) {
+	const [failed, setFailed] = useState<string>();
+	if (!tab.download) return null;
+	const download = tab.download;
+	return (
+		<>
+			<button type="button" className="chip" onClick={() => download().then(() => setFailed(undefined), (error: Error) => setFailed(error.message))}>
+				CSV<span className="visually-hidden"> of {tab.title}</span>
+			</button>
+			{failed && (
+				<span className="error" role="alert">
+					{failed}
+				</span>
+			)}
+		</>
+	);
 }
 
 /** A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure. */
@@ -28,15 +51,15 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 		<section className="card" aria-label={heading}>
 			<div className="row spread">
 				<h2>{tabs.length === 1 ? tab.title : heading}</h2>
-				{tabs.length > 1 && (
-					<div className="tabs">
-						{tabs.map((t, i) => (
+				<div className="tabs">
+					{tabs.length > 1 &&
+						tabs.map((t, i) => (
 							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => setShown(i)}>
 								{t.title}
 							</button>
 						))}
-					</div>
-				)}
+					{tab.rows.length > 0 && <DownloadButton tab={tab} />}
+				</div>
 			</div>
 			{tab.rows.length === 0 ? (
 				<p className="muted">{tab.empty}</p>
@@ -62,8 +85,8 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 										<span>{row.label}</span>
 									)}
 								</td>
-								<td className="num">{count(row.value)}</td>
-								{tab.extraColumn && <td className="num">{count(row.extra ?? 0)}</td>}
+								<td className="num">{row.valueText ?? count(row.value)}</td>
+								{tab.extraColumn && <td className="num">{typeof row.extra === "string" ? row.extra : count(row.extra ?? 0)}</td>}
 							</tr>
 						))}
 					</tbody>

@@ -6,7 +6,7 @@ export function usePeriod() {
 	const [search] = useSearchParams();
 	const asked = search.get("period");
 	const period: Period = PERIODS.some(([value]) => value === asked) ? (asked as Period) : "7d";
-	return { period, ...periodRange(period, { from: search.get("from"), to: search.get("to") }) };
+	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }) };
 }
 
 export function PeriodPicker() {

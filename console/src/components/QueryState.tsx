@@ -18,7 +18,7 @@ export function QueryState<T>({
 	empty,
 	isEmpty = (data) => Array.isArray(data) && data.length === 0,
 }: {
-	query: UseQueryResult<T>;
+	query: Pick<UseQueryResult<T>, "isPending" | "isError" | "data" | "error">;
 	loading: string;
 	empty: string;
 	isEmpty?: (data: T) => boolean;

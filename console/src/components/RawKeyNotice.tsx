@@ -1,7 +1,7 @@
 import { CopyButton } from "./CopyButton";
 
-/** Shown once after create or regenerate: the API never returns the raw key again. */
-export function RawKeyNotice({ projectName, rawKey, onDone }: { projectName: string; rawKey: string; onDone: () => void }) {
+/** Shown once after create or regenerate: the API never returns the raw key, or the DSN holding it, again. */
+export function RawKeyNotice({ projectName, rawKey, dsn, onDone }: { projectName: string; rawKey: string; dsn: string | null; onDone: () => void }) {
 	return (
 		<div className="card notice" role="status">
 			<p>
@@ -11,8 +11,17 @@ export function RawKeyNotice({ projectName, rawKey, onDone }: { projectName: str
 			<code className="secret" data-testid="raw-key">
 				{rawKey}
 			</code>
+			{dsn && (
+				<>
+					<p>Its Sentry DSN: an app already instrumented with a Sentry SDK changes only its DSN to this one.</p>
+					<code className="secret" data-testid="dsn">
+						{dsn}
+					</code>
+				</>
+			)}
 			<div className="row">
 				<CopyButton text={rawKey} label="Copy key" />
+				{dsn && <CopyButton text={dsn} label="Copy DSN" />}
 				<button type="button" onClick={onDone}>
 					Done
 				</button>

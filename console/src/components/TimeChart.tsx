@@ -5,9 +5,12 @@ import "uplot/dist/uPlot.min.css";
 
 export interface Series {
 	label: string;
-	values: number[];
+	/** One per time; null leaves a gap. */
+	values: Array<number | null>;
 	/** A CSS custom property of styles.css, such as `--chart-1`. */
 	color: string;
+	/** A dashed line, for a figure to compare with (the period before). */
+	dashed?: boolean;
 }
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -45,6 +48,7 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 				stroke: cssVar(s.color),
 				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
 				width: bars ? 0 : 2,
+				dash: s.dashed ? [6, 4] : undefined,
 				fill: bars ? cssVar(s.color) : undefined,
 				paths: bars ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
 				points: { show: false },

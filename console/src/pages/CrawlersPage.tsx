@@ -10,20 +10,30 @@ import { TableWrap } from "../components/TableWrap";
 import { TimeChart } from "../components/TimeChart";
 import { ago, count } from "../format";
 import { isoRange } from "../period";
-import { useCrawlerStats } from "../queries";
+import type { CrawlerPurpose } from "../api";
+import { useCrawlerStats, useSitePages } from "../queries";
 
-const PURPOSES: Record<string, string> = {
-	training: "trains AI models",
+const PURPOSES: Record<CrawlerPurpose | "unknown", string> = {
+	training: "AI training",
 	search: "AI search",
-	assistant: "fetches for an assistant's user",
+	user_fetch: "fetched for a user",
+	agent: "AI agents",
+	archiver: "open archives",
 	unknown: "purpose unknown",
 };
+
+/** Whether a visit came from its operator's published addresses; null when it could not be checked. */
+function Verified({ verified }: { verified: boolean | null }) {
+	if (verified === null) return <span className="muted">not checked</span>;
+	return verified ? <span className="tag verified">verified</span> : <span className="tag unverified">not from its operator</span>;
+}
 
 export function CrawlersPage() {
 	const { site = "" } = useParams();
 	const [search] = useSearchParams();
 	const { current } = usePeriod();
 	const stats = useCrawlerStats(site, { ...isoRange(current), limit: "20" });
+	const pages = useSitePages(site, { ...isoRange(current), limit: "20" });
 	useEffect(() => lastUsed.site.set(site), [site]);
 	const data = stats.data;
 
@@ -45,8 +55,22 @@ export function CrawlersPage() {
 				<>
 					<div className="figures">
 						<Figure label="Crawler visits" value={count(data.visits)} testId="figure-crawler-visits" />
+						<Figure
+							label="Verified"
+							value={count(data.verified_visits)}
+							note={<span className="muted">from the operator's published addresses</span>}
+							testId="figure-verified"
+						/>
+						{data.unverified_visits > 0 && (
+							<Figure
+								label="Not from their operator"
+								value={count(data.unverified_visits)}
+								note={<span className="muted">a crawler's name from another address</span>}
+								testId="figure-unverified"
+							/>
+						)}
 						{data.categories.map((c) => (
-							<Figure key={c.category} label={PURPOSES[c.category] ?? c.category} value={count(c.visits)} />
+							<Figure key={c.category} label={PURPOSES[c.category]} value={count(c.visits)} />
 						))}
 					</div>
 					{data.visits === 0 && <p className="muted empty">No AI crawler visit was reported in this period.</p>}
@@ -62,10 +86,9 @@ export function CrawlersPage() {
 					</section>
 					<section className="card" aria-labelledby="read-vs-viewed">
 						<h2 id="read-vs-viewed">Read by AI, viewed by people</h2>
-						<p className="muted">Pages AI crawlers read most and pages people view most, side by side.</p>
-						{data.pages.length === 0 ? (
-							<p className="muted">No page was read or viewed in this period.</p>
-						) : (
+						<p className="muted">Each page AI crawlers read or people viewed, the busiest first: which pages AI systems read and people don't, and the reverse.</p>
+						<QueryState query={pages} loading="Loading pages…" empty="No page was read or viewed in this period." isEmpty={(answer) => answer.pages.length === 0} />
+						{pages.data && pages.data.pages.length > 0 && (
 							<TableWrap label="Pages read and viewed">
 								<table>
 									<thead>
@@ -73,18 +96,21 @@ export function CrawlersPage() {
 											<th>Page</th>
 											<th className="num">AI reads</th>
 											<th className="num">Human views</th>
+											<th className="num">Visitors</th>
 										</tr>
 									</thead>
 									<tbody>
-										{data.pages.map((p) => (
+										{pages.data.pages.map((p) => (
 											<tr key={p.path}>
 												<td>
 													{p.path}
 													{p.pageviews === 0 && <span className="tag">AI only</span>}
 													{p.crawler_visits === 0 && <span className="tag feature_request">people only</span>}
+													{p.crawlers.length > 0 && <div className="muted small">{p.crawlers.map((c) => `${c.name} ${count(c.visits)}`).join(" · ")}</div>}
 												</td>
 												<td className="num">{count(p.crawler_visits)}</td>
 												<td className="num">{count(p.pageviews)}</td>
+												<td className="num">{count(p.visitors)}</td>
 											</tr>
 										))}
 									</tbody>
@@ -102,7 +128,7 @@ export function CrawlersPage() {
 									empty: "No crawler visits.",
 									rows: data.crawlers.map((c) => ({
 										key: c.name,
-										label: `${c.name} · ${c.operator} · ${PURPOSES[c.category] ?? c.category}`,
+										label: `${c.name} · ${c.operator} · ${PURPOSES[c.category]}${c.verified > 0 ? ` · ${count(c.verified)} verified` : ""}${c.unverified > 0 ? ` · ${count(c.unverified)} not from ${c.operator}` : ""}`,
 										value: c.visits,
 									})),
 								},
@@ -135,6 +161,7 @@ export function CrawlersPage() {
 											<th>Page</th>
 											<th className="num">Status</th>
 											<th>Country</th>
+											<th>Address</th>
 										</tr>
 									</thead>
 									<tbody>
@@ -149,6 +176,9 @@ export function CrawlersPage() {
 												</td>
 												<td className="num">{v.status}</td>
 												<td>{v.country}</td>
+												<td>
+													<Verified verified={v.verified} />
+												</td>
 											</tr>
 										))}
 									</tbody>

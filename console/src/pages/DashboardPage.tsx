@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import type { SiteStatsView } from "../api";
+import { api, type SiteStatsView, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -12,15 +12,22 @@ import { count, duration, percent } from "../format";
 import { isoRange } from "../period";
 import { useSiteStats } from "../queries";
 
-const FILTERS = [
-	["page", "Page"],
-	["referrer", "Source"],
-	["country", "Country"],
-	["browser", "Browser"],
-	["os", "OS"],
-	["device", "Device"],
-] as const;
-type FilterName = (typeof FILTERS)[number][0];
+/** How each filter is named on the page. */
+const FILTER_LABELS: Record<StatsFilterName, string> = {
+	page: "Page",
+	country: "Country",
+	device: "Device",
+	browser: "Browser",
+	os: "OS",
+	source: "Source",
+	referrer: "Referrer",
+	utm_source: "UTM source",
+	utm_medium: "UTM medium",
+	utm_campaign: "UTM campaign",
+	utm_content: "UTM content",
+	utm_term: "UTM term",
+	event: "Custom event",
+};
 
 let regionNames: Intl.DisplayNames | undefined;
 /** "Germany" for DE; the code itself when the browser does not know it. */
@@ -52,26 +59,40 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
-function rows<T>(list: T[], key: (row: T) => string, value: (row: T) => number, extra?: (row: T) => number, label?: (row: T) => string): BreakdownRow[] {
-	return list.map((row) => ({ key: key(row), label: label ? label(row) : key(row), value: value(row), extra: extra?.(row) }));
-}
+/** Rows of a list counted in visitors and page views (pages, referrers, countries, browsers...). */
+const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], key: (row: T) => string, label: (row: T) => string = key): BreakdownRow[] =>
+	list.map((row) => ({ key: key(row), label: label(row), value: row.visitors, extra: row.pageviews }));
 
-function Breakdowns({ stats, pick }: { stats: SiteStatsView; pick: (name: FilterName) => (value: string) => void }) {
-	const visitorsAndViews = { column: "Visitors", extraColumn: "Views" };
-	const properties = stats.event_properties;
+/** Rows of a list counted in visits (sessions) and visitors (entry and exit pages, sources, campaigns). */
+const visitRows = <T extends { visitors: number; visits: number }>(list: T[], key: (row: T) => string): BreakdownRow[] =>
+	list.map((row) => ({ key: key(row), label: key(row), value: row.visits, extra: row.visitors }));
+
+const VIEWS = { column: "Visitors", extraColumn: "Views" };
+const VISITS = { column: "Visits", extraColumn: "Visitors" };
+
+function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (name: StatsFilterName) => (value: string) => void; download: (csv: string) => () => Promise<void> }) {
+	const engaged = stats.top_pages.filter((p) => p.time_on_page !== null || p.scroll_depth !== null);
 	return (
 		<div className="breakdowns">
 			<Breakdown
 				heading="Pages"
 				tabs={[
-					{ title: "Top pages", ...visitorsAndViews, empty: "No page views.", onPick: pick("page"), rows: rows(stats.top_pages, (r) => r.path, (r) => r.visitors, (r) => r.pageviews) },
+					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
+					{ title: "Entry pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
+					{ title: "Exit pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
 					{
-						title: "Entry pages",
-						column: "Entries",
-						extraColumn: "Visitors",
-						empty: "No visits.",
+						title: "Engagement",
+						column: "Time on page",
+						extraColumn: "Scroll depth",
+						empty: "No page reported engagement yet (the tracker reports it when a page is hidden or left).",
 						onPick: pick("page"),
-						rows: rows(stats.entry_pages, (r) => r.path, (r) => r.entries, (r) => r.visitors),
+						rows: engaged.map((p) => ({
+							key: p.path,
+							label: p.path,
+							value: p.time_on_page ?? 0,
+							valueText: p.time_on_page === null ? "–" : duration(p.time_on_page),
+							extra: p.scroll_depth === null ? "–" : `${p.scroll_depth}%`,
+						})),
 					},
 				]}
 			/>
@@ -79,32 +100,53 @@ function Breakdowns({ stats, pick }: { stats: SiteStatsView; pick: (name: Filter
 				heading="Sources"
 				tabs={[
 					{
+						title: "Sources",
+						...VISITS,
+						empty: "No visits.",
+						onPick: pick("source"),
+						download: download("sources"),
+						rows: visitRows(stats.sources, (r) => r.source),
+					},
+					{
 						title: "Referrers",
-						...visitorsAndViews,
+						...VIEWS,
 						empty: "No visits came from another site.",
 						onPick: pick("referrer"),
-						rows: rows(stats.top_referrers, (r) => r.referrer, (r) => r.visitors, (r) => r.pageviews),
+						download: download("referrers"),
+						rows: viewRows(stats.top_referrers, (r) => r.referrer),
 					},
 				]}
+			/>
+			<Breakdown
+				heading="Campaigns"
+				tabs={UTM_NAMES.map((name) => ({
+					title: FILTER_LABELS[name].replace("UTM ", ""),
+					...VISITS,
+					empty: `No visit arrived with ${name}.`,
+					onPick: pick(name),
+					download: download(name),
+					rows: visitRows<{ visitors: number; visits: number }>(stats.campaigns[name], (r) => String((r as Record<string, unknown>)[name])),
+				}))}
 			/>
 			<Breakdown
 				heading="Countries"
 				tabs={[
 					{
 						title: "Countries",
-						...visitorsAndViews,
+						...VIEWS,
 						empty: "No page views.",
 						onPick: pick("country"),
-						rows: rows(stats.countries, (r) => r.country, (r) => r.visitors, (r) => r.pageviews, (r) => countryName(r.country)),
+						download: download("countries"),
+						rows: viewRows(stats.countries, (r) => r.country, (r) => countryName(r.country)),
 					},
 				]}
 			/>
 			<Breakdown
 				heading="Devices"
 				tabs={[
-					{ title: "Browsers", ...visitorsAndViews, empty: "No page views.", onPick: pick("browser"), rows: rows(stats.browsers, (r) => r.browser, (r) => r.visitors, (r) => r.pageviews) },
-					{ title: "OS", ...visitorsAndViews, empty: "No page views.", onPick: pick("os"), rows: rows(stats.os, (r) => r.os, (r) => r.visitors, (r) => r.pageviews) },
-					{ title: "Devices", ...visitorsAndViews, empty: "No page views.", onPick: pick("device"), rows: rows(stats.devices, (r) => r.device, (r) => r.visitors, (r) => r.pageviews) },
+					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
+					{ title: "OS", ...VIEWS, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
+					{ title: "Devices", ...VIEWS, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
 				]}
 			/>
 			<Breakdown
@@ -115,19 +157,15 @@ function Breakdowns({ stats, pick }: { stats: SiteStatsView; pick: (name: Filter
 						column: "Events",
 						extraColumn: "Visitors",
 						empty: "No custom events. Send them with svc.track(name, data).",
-						rows: rows(stats.custom_events, (r) => r.name, (r) => r.events, (r) => r.visitors),
+						onPick: pick("event"),
+						download: download("custom_events"),
+						rows: stats.custom_events.map((r) => ({ key: r.name, label: r.name, value: r.events, extra: r.visitors })),
 					},
 					{
 						title: "Properties",
 						column: "Events",
 						empty: "No custom event carried data.",
-						rows: rows(
-							properties,
-							(r) => `${r.name}\u0000${r.property}\u0000${r.value}`,
-							(r) => r.events,
-							undefined,
-							(r) => `${r.name} · ${r.property} = ${r.value}`,
-						),
+						rows: stats.event_properties.map((r) => ({ key: `${r.name}\u0000${r.property}\u0000${r.value}`, label: `${r.name} · ${r.property} = ${r.value}`, value: r.events })),
 					},
 				]}
 			/>
@@ -138,13 +176,13 @@ function Breakdowns({ stats, pick }: { stats: SiteStatsView; pick: (name: Filter
 export function DashboardPage() {
 	const { site = "" } = useParams();
 	const [search, setSearch] = useSearchParams();
-	const { current, previous } = usePeriod();
-	const filters = Object.fromEntries(FILTERS.map(([name]) => [name, search.get(name) ?? undefined]));
-	const stats = useSiteStats(site, { ...isoRange(current), ...filters });
-	const before = useSiteStats(site, { ...isoRange(previous), ...filters, limit: "1" });
+	const { current } = usePeriod();
+	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
+	const query = { ...isoRange(current), ...filters };
+	const stats = useSiteStats(site, { ...query, compare: "previous" });
 	useEffect(() => lastUsed.site.set(site), [site]);
 
-	const pick = (name: FilterName) => (value: string) =>
+	const pick = (name: StatsFilterName) => (value: string) =>
 		setSearch((s) => {
 			s.set(name, value);
 			return s;
@@ -154,9 +192,10 @@ export function DashboardPage() {
 			s.delete(name);
 			return s;
 		});
+	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
-	const old = before.data;
-	const active = FILTERS.filter(([name]) => search.has(name));
+	const old = data?.previous;
+	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
 
 	return (
 		<section>
@@ -174,9 +213,15 @@ export function DashboardPage() {
 			{active.length > 0 && (
 				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
-					{active.map(([name, label]) => (
-						<button key={name} type="button" className="chip" onClick={() => unpick(name)} aria-label={`Remove filter ${label}: ${search.get(name)}`}>
-							{label}: {name === "country" ? countryName(search.get(name) ?? "") : search.get(name)} <span aria-hidden="true">×</span>
+					{active.map((name) => (
+						<button
+							key={name}
+							type="button"
+							className="chip"
+							onClick={() => unpick(name)}
+							aria-label={`Remove filter ${FILTER_LABELS[name]}: ${search.get(name)}`}
+						>
+							{FILTER_LABELS[name]}: {name === "country" ? countryName(search.get(name) ?? "") : search.get(name)} <span aria-hidden="true">×</span>
 						</button>
 					))}
 				</div>
@@ -185,11 +230,17 @@ export function DashboardPage() {
 			{data && (
 				<>
 					<div className="figures">
+						<Figure
+							label="On the site now"
+							value={count(data.visitors_now)}
+							note={<span className="muted">visitors in the last 5 minutes</span>}
+							testId="figure-now"
+						/>
 						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
 						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
-						<Compared label="Sessions" value={data.sessions} previous={old?.sessions} format={count} />
+						<Compared label="Visits" value={data.sessions} previous={old?.sessions} format={count} />
 						<Compared label="Bounce rate" value={data.bounce_rate} previous={old?.bounce_rate} format={percent} lowerIsBetter />
-						<Compared label="Time on page" value={data.avg_duration} previous={old?.avg_duration} format={duration} />
+						<Compared label="Visit duration" value={data.avg_duration} previous={old?.avg_duration} format={duration} />
 					</div>
 					{data.pageviews === 0 && data.events === 0 && (
 						<p className="muted empty">
@@ -204,11 +255,13 @@ export function DashboardPage() {
 							series={[
 								{ label: "Visitors", values: data.series.map((b) => b.visitors), color: "--chart-1" },
 								{ label: "Page views", values: data.series.map((b) => b.pageviews), color: "--chart-2" },
+								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
+								...(old ? [{ label: "Visitors, period before", values: data.series.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
 							]}
-							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views`}
+							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views${old ? `; ${old.visitors} visitors in the period before` : ""}`}
 						/>
 					</section>
-					<Breakdowns stats={data} pick={pick} />
+					<Breakdowns stats={data} pick={pick} download={download} />
 				</>
 			)}
 		</section>

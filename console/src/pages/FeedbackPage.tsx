@@ -1,14 +1,13 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
-import { FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
+import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
 import { Attachment } from "../components/Attachment";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
-import { usePage } from "../components/Pager";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
 import { ago } from "../format";
-import { useDeleteFeedback, useFeedback, useIssuesOfPeople, useSetFeedbackStatus } from "../queries";
+import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useSetFeedbackStatus } from "../queries";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -75,6 +74,20 @@ function RelatedIssues({ project, people }: { project: string; people: string[] 
 	);
 }
 
+/** One item read whole (the list cuts long text), or why it cannot be shown. */
+function FeedbackItem({ id, project, back }: { id: string; project: string; back: string }) {
+	const item = useFeedbackItem(project, id);
+	if (item.data) return <FeedbackDetail item={item.data} project={project} back={back} />;
+	if (item.error instanceof ApiError && item.error.status === 404) {
+		return (
+			<p className="muted">
+				This item no longer exists: it may have been deleted. <Link to={back}>All feedback</Link>
+			</p>
+		);
+	}
+	return <QueryState query={item} loading="Loading feedback…" empty="" isEmpty={() => false} />;
+}
+
 /** Every field of one item, its images at full size, and what can be done with it. */
 function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project: string; back: string }) {
 	const setStatus = useSetFeedbackStatus(project);
@@ -138,7 +151,7 @@ export function FeedbackPage() {
 	const remove = useDeleteFeedback(project);
 	const [selected, setSelected] = useState<Set<string>>(new Set());
 	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
-	const { pageItems, pager } = usePage(list.data ?? [], 25);
+	const items = list.data?.pages.flatMap((page) => page.feedback) ?? [];
 
 	useEffect(() => lastUsed.project.set(project), [project]);
 	// A selection belongs to the list it was made in.
@@ -148,13 +161,11 @@ export function FeedbackPage() {
 	const setFilter = (name: string, value: string) =>
 		setSearch((s) => {
 			value ? s.set(name, value) : s.delete(name);
-			s.delete("page");
 			return s;
 		});
 	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
-	const detail = id ? list.data?.find((item) => item.id === id) : undefined;
-	const ids = [...selected].filter((i) => list.data?.some((item) => item.id === i));
-	const allOnPage = pageItems.length > 0 && pageItems.every((item) => selected.has(item.id));
+	const ids = [...selected].filter((i) => items.some((item) => item.id === i));
+	const allShown = items.length > 0 && items.every((item) => selected.has(item.id));
 	const toggle = (ids: string[], on: boolean) =>
 		setSelected((prev) => {
 			const next = new Set(prev);
@@ -169,18 +180,7 @@ export function FeedbackPage() {
 					<h1>Feedback</h1>
 					<ProjectPicker area="feedback" current={project} />
 				</div>
-				{detail ? (
-					<FeedbackDetail item={detail} project={project} back={back} />
-				) : (
-					<>
-						<QueryState query={list} loading="Loading feedback…" empty="" isEmpty={() => false} />
-						{list.data && (
-							<p className="muted">
-								This item is not in the list: it may have been deleted, or the filters hide it. <Link to={back}>All feedback</Link>
-							</p>
-						)}
-					</>
-				)}
+				<FeedbackItem id={id} project={project} back={back} />
 			</section>
 		);
 	}
@@ -212,11 +212,11 @@ export function FeedbackPage() {
 					</select>
 				</label>
 			</div>
-			{pageItems.length > 0 && (
+			{items.length > 0 && (
 				<fieldset className="row bulk" aria-label="Selected feedback">
 					<label className="switch">
-						<input type="checkbox" checked={allOnPage} onChange={(e) => toggle(pageItems.map((item) => item.id), e.target.checked)} />
-						Select all on this page
+						<input type="checkbox" checked={allShown} onChange={(e) => toggle(items.map((item) => item.id), e.target.checked)} />
+						Select all shown
 					</label>
 					<span aria-live="polite">{ids.length} selected</span>
 					<StatusSelect label="New status for selected" value={bulkStatus} onChange={setBulkStatus} />
@@ -238,9 +238,14 @@ export function FeedbackPage() {
 					{(setStatus.error ?? remove.error)?.message}
 				</p>
 			)}
-			<QueryState query={list} loading="Loading feedback…" empty={type || status ? "No feedback matches these filters." : "No feedback yet for this project."} />
+			<QueryState
+				query={list}
+				loading="Loading feedback…"
+				empty={type || status ? "No feedback matches these filters." : "No feedback yet for this project."}
+				isEmpty={(data) => data.pages.every((page) => page.feedback.length === 0)}
+			/>
 			<ul className="plain">
-				{pageItems.map((item) => (
+				{items.map((item) => (
 					<li key={item.id} className="card feedback">
 						<div className="row">
 							<input type="checkbox" checked={selected.has(item.id)} onChange={(e) => toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
@@ -255,10 +260,23 @@ export function FeedbackPage() {
 							<StatusSelect label={`Status of ${titleOf(item)}`} value={item.status} onChange={(s) => setStatus.mutate({ ids: [item.id], status: s })} />
 						</div>
 						{typeof item.data.description === "string" && <p className="description clamp">{item.data.description}</p>}
+						{item.truncated_fields.length > 0 && <p className="muted">Long text is cut here: open the item to read it whole.</p>}
 					</li>
 				))}
 			</ul>
-			{pager}
+			{list.hasNextPage && (
+				<p className="row">
+					<button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+						{list.isFetchingNextPage ? "Loading older feedback…" : "Show older feedback"}
+					</button>
+					<span className="muted">{items.length} shown</span>
+				</p>
+			)}
+			{list.isFetchNextPageError && (
+				<p className="error" role="alert">
+					{describeError(list.error)}
+				</p>
+			)}
 		</section>
 	);
 }

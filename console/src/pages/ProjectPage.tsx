@@ -14,10 +14,10 @@ import { queryClient } from "../queryClient";
 function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	const name = projectKey.project_name;
 	const navigate = useNavigate();
-	const [rawKey, setRawKey] = useState<string>();
+	const [created, setCreated] = useState<{ rawKey: string; dsn: string | null }>();
 	const regenerate = useMutation({
 		mutationFn: () => api.regenerateKey(name),
-		onSuccess: (key) => setRawKey(key.raw_api_key),
+		onSuccess: (key) => setCreated({ rawKey: key.raw_api_key, dsn: key.dsn }),
 		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
 	});
 	const revoke = useMutation({
@@ -35,7 +35,7 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 				Key ending in <code>…{projectKey.key_hint}</code>, created {new Date(projectKey.created_at).toLocaleDateString()}. The full key was shown
 				once, when it was made.
 			</p>
-			{rawKey && <RawKeyNotice projectName={name} rawKey={rawKey} onDone={() => setRawKey(undefined)} />}
+			{created && <RawKeyNotice projectName={name} {...created} onDone={() => setCreated(undefined)} />}
 			<div className="row">
 				<ConfirmButton
 					className=""
@@ -135,7 +135,7 @@ export function ProjectPage() {
 					<Limits projectKey={projectKey} />
 					<FieldEditor projectKey={projectKey} config="issue_field_config" title="Issue form" />
 					<FieldEditor projectKey={projectKey} config="feature_field_config" title="Feature request form" />
-					<SetupSnippets projectName={name} />
+					<SetupSnippets projectKey={projectKey} />
 				</>
 			)}
 		</section>

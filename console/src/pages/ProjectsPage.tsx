@@ -9,10 +9,10 @@ import { queryClient } from "../queryClient";
 
 export function ProjectsPage() {
 	const projects = useProjects();
-	const [created, setCreated] = useState<{ projectName: string; rawKey: string }>();
+	const [created, setCreated] = useState<{ projectName: string; rawKey: string; dsn: string | null }>();
 	const create = useMutation({
 		mutationFn: api.createKey,
-		onSuccess: (key) => setCreated({ projectName: key.project_name, rawKey: key.raw_api_key }),
+		onSuccess: (key) => setCreated({ projectName: key.project_name, rawKey: key.raw_api_key, dsn: key.dsn }),
 		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
 	});
 
@@ -53,6 +53,11 @@ export function ProjectsPage() {
 								key <code>…{k.key_hint}</code> · feedback {k.rate_limit_per_minute}/min · logs{" "}
 								{k.logs_enabled ? `${k.logs_rate_limit_per_minute}/min` : "off"}
 							</p>
+							{k.dsn_template && (
+								<p className="muted">
+									Sentry DSN <code>{k.dsn_template}</code>
+								</p>
+							)}
 							<p className="row">
 								<Link to={`/feedback/${encodeURIComponent(k.project_name)}`}>Feedback</Link>
 								<Link to={`/issues/${encodeURIComponent(k.project_name)}`}>Issues</Link>

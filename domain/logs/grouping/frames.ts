@@ -1,15 +1,54 @@
 /**
  * Stack frames for grouping: whose code a frame is (the app's, a library's, the runtime's or a
- * bundler's), and the key a frame contributes, the same in every browser and runtime.
+ * bundler's, or nobody's in particular), and the key a frame contributes, the same in every
+ * browser and runtime.
  */
 import type { StackFrame } from "../logEvent";
 
-
 /**
- * Runtime internals: Node, Deno, Bun, V8 natives, anonymous eval, and V8's `Promise.all (index 3)`,
- * whose position Sentry's Node parser reports as the file name "index 3".
+ * Frames that identify nothing, whatever else is in the stack: they never contribute, not even
+ * when nothing else is left. Engines show them for the same bug in some browsers and not others
+ * (Safari's `forEach@[native code]`, Chrome's `at new Promise (<anonymous>)`), code run by `eval`
+ * claims the file that called eval, and V8's `Promise.all (index 3)` position becomes the file
+ * name "index 3" in Sentry's Node parser.
  */
-const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:|native$|\[native code\]$|<anonymous>$|<native>$|<unknown>$|\(native\)$|index \d+$)/i;
+const NOWHERE_FILE =
+	/^(?:\[native code\]|native code|native|\(native\)|<native>|eval code|<anonymous>|<unknown>|<asynchronous suspension>|index \d+)$/i;
+const EVAL_FUNCTION = /^(?:eval|eval code)$/;
+/** Blob URLs name a random id each page load: `blob:https://app.example.com/3f2b8c1e-…`. */
+const BLOB_URL = /^blob:/i;
+/** A URL with nothing after the host (an inline script reported as the page): no file named. */
+const BARE_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/?(?:[?#].*)?$/i;
+/** The error reporter's own code: Sentry's SDKs on every platform, and svc's logger. */
+const SDK_PATH =
+	/(?:^|[/\\])(?:@sentry(?:-internal)?|@svcapp[/\\]logger|sentry_sdk)[/\\]|(?:^|[/\\])svc-logger(?:\.browser)?\.js$|^package:sentry(?:_\w+)?\/|^https?:\/\/browser\.sentry-cdn\.com\//i;
+const SDK_MODULE = /^(?:@sentry(?:-internal)?\/|@svcapp\/logger(?:\/|$)|sentry_sdk(?:\.|$)|io\.sentry\.)/;
+const SDK_FUNCTION = new Set(["sentryWrapped"]);
+/** The Dart and Flutter SDKs: `dart:async/zone.dart`, Flutter web's `org-dartlang-sdk:///…`, `package:flutter/…`. */
+const DART_SDK_PATH =
+	/^(?:dart:|org-dartlang-sdk:|package:flutter\/|lib\/ui\/(?:hooks|platform_dispatcher)\.dart$)|(?:^|[/\\])(?:packages[/\\]flutter|third_party[/\\]dart[/\\]sdk)[/\\]/i;
+
+const pathOf = (frame: StackFrame) => frame.abs_path ?? frame.filename ?? "";
+/** `Object.eval` and `window.eval` are eval too. */
+const lastNameSegment = (fn: string | undefined) => fn?.trim().split(".").pop() ?? "";
+
+export function identifiesNothing(frame: StackFrame): boolean {
+	const path = pathOf(frame).trim();
+	const fn = lastNameSegment(frame.function);
+	return (
+		NOWHERE_FILE.test(path) ||
+		EVAL_FUNCTION.test(fn) ||
+		BLOB_URL.test(path) ||
+		BARE_URL.test(path) ||
+		SDK_PATH.test(path) ||
+		SDK_MODULE.test(frame.module ?? "") ||
+		SDK_FUNCTION.has(fn) ||
+		DART_SDK_PATH.test(path)
+	);
+}
+
+/** Runtime internals: Node, Deno and Bun modules. */
+const RUNTIME_FILE = /^(?:node:|internal[/\\]|bun:|deno:|ext:)/i;
 
 /** Code a bundler or transpiler adds around the app's own. */
 const BUNDLER_FILE =
@@ -38,8 +77,6 @@ const BUNDLER_FUNCTION = new Set([
 /** Other people's code: dependencies, browser extensions, well-known CDNs. */
 const LIBRARY_FILE =
 	/(?:^|[/\\])(?:node_modules|bower_components|jspm_packages|site-packages|dist-packages|vendor[/\\]bundle|gems)[/\\]|^(?:chrome|moz|safari|safari-web|ms-browser)-extension:|^https?:\/\/(?:[^/]*\.)?(?:unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|ajax\.googleapis\.com|googletagmanager\.com|google-analytics\.com|connect\.facebook\.net|js\.stripe\.com)\//i;
-
-const pathOf = (frame: StackFrame) => frame.abs_path ?? frame.filename ?? "";
 
 export function isRuntimeOrBundlerFrame(frame: StackFrame): boolean {
 	const path = pathOf(frame).trim();
@@ -160,11 +197,13 @@ function withoutAsyncParents(frames: StackFrame[]): StackFrame[] {
 	return kept.length > 0 ? kept.reverse() : frames;
 }
 
-/** The frames that decide the group: in-app ones, else all but internals, else all. */
-export function groupingFrames(allFrames: StackFrame[]): StackFrame[] {
-	const frames = withoutAsyncParents(allFrames);
+/**
+ * The frames that may decide the group, the way Sentry computes its "app" and "system" variants:
+ * `app` the in-app ones, `system` all but runtime internals and bundler helpers (all of them when
+ * that leaves none). Frames that identify nothing are in neither.
+ */
+export function groupingFrames(allFrames: StackFrame[]): { app: StackFrame[]; system: StackFrame[] } {
+	const frames = withoutAsyncParents(allFrames).filter((f) => !identifiesNothing(f));
 	const own = frames.filter((f) => !isRuntimeOrBundlerFrame(f));
-	const inApp = own.filter(isAppFrame);
-	if (inApp.length > 0) return inApp;
-	return own.length > 0 ? own : frames;
+	return { app: own.filter(isAppFrame), system: own.length > 0 ? own : frames };
 }

@@ -95,12 +95,12 @@ const WORDINGS: Wording[] = [
 		canonical: () => ({ type: "TypeError", value: "Assignment to constant variable" }),
 	},
 	{
-		types: ["TypeError", "Error", "ChunkLoadError"],
+		// webpack's "Loading chunk N failed" has a built-in rule of its own (builtInRules.ts).
+		types: ["TypeError", "Error"],
 		patterns: [
 			/^Failed to fetch dynamically imported module: .+$/,
 			/^error loading dynamically imported module.*$/,
 			/^Importing a module script failed\.?$/,
-			/^Loading (?:CSS )?chunk .+ failed.*$/,
 		],
 		canonical: () => ({ type: "TypeError", value: "Failed to load a dynamically imported module" }),
 	},

@@ -1,0 +1,176 @@
+/**
+ * One configured logger: the scope (user, tags, breadcrumbs), event building and the transport.
+ * Every entry point runs inside `guarded`, so the SDK never throws into the host application and
+ * never records or captures anything caused by its own work.
+ */
+import { name, version } from "../package.json";
+import {
+	type Breadcrumb,
+	cut,
+	describeValue,
+	exceptionChain,
+	type Level,
+	type LogEvent,
+	MAX_TEXT,
+	type Primitive,
+	type RequestInfo,
+	type User,
+} from "./event.js";
+import { guarded } from "./guard.js";
+import { installIntegrations, runtime } from "./integrations.js";
+import { createTransport } from "./transport.js";
+
+export const SDK_NAME: string = name;
+export const SDK_VERSION: string = version;
+
+export interface Options {
+	/** The project key (`svc_…`), sent as the `x-svc-key` header. */
+	key: string;
+	/** The svc service address, e.g. `https://svc.example.com`; `/api/app-logs-ingest` is added. */
+	endpoint: string;
+	environment?: string;
+	release?: string;
+	/** Report uncaught exceptions and unhandled rejections (default true). */
+	captureUncaught?: boolean;
+	/** Record `console.error` and `console.warn` calls as breadcrumbs (default true). */
+	consoleBreadcrumbs?: boolean;
+	/** Events waiting or in flight beyond this are dropped (default 30). */
+	maxQueue?: number;
+	/** How long Node waits for pending events after an uncaught exception (default 2000 ms). */
+	shutdownTimeoutMs?: number;
+	/** Last look at each event: return it (changed or not) to send it, `null` to drop it. */
+	beforeSend?: (event: LogEvent) => LogEvent | null | undefined;
+}
+
+/** Per-event additions to `captureException` and `captureMessage`. */
+export interface CaptureContext {
+	level?: Level;
+	tags?: Record<string, Primitive>;
+	user?: User;
+	request?: RequestInfo;
+	/** Overrides grouping; `{{ default }}` in it stands for the computed fingerprint. */
+	fingerprint?: string[];
+}
+
+export interface Client {
+	captureException(error: unknown, context?: CaptureContext): void;
+	captureMessage(message: string, level?: Level, context?: CaptureContext): void;
+	addBreadcrumb(breadcrumb: Breadcrumb): void;
+	setUser(user: User | null): void;
+	setTag(key: string, value: Primitive | null | undefined): void;
+	flush(timeoutMs: number): Promise<boolean>;
+	close(timeoutMs: number): Promise<boolean>;
+}
+
+/** The endpoint's limits: body characters, breadcrumbs kept, breadcrumb message characters. */
+const MAX_BODY = 512_000;
+const MAX_BREADCRUMBS = 100;
+const MAX_BREADCRUMB_MESSAGE = 2_000;
+
+/** `https://host/` or `https://host/prefix` → `…/api/app-logs-ingest`; a full ingest URL is kept. */
+const ingestUrl = (endpoint: string) => endpoint.replace(/\/+$/, "").replace(/(?:\/api\/app-logs-ingest)?$/, "/api/app-logs-ingest");
+
+const textTags = (tags: Record<string, Primitive> = {}) => {
+	const out: Record<string, string> = {};
+	for (const key of Object.keys(tags)) if (tags[key] != null) out[key] = String(tags[key]);
+	return out;
+};
+
+export function createClient(options: Options): Client {
+	if (typeof options?.key !== "string" || !options.key || typeof options.endpoint !== "string") {
+		throw new TypeError("@svcapp/logger: init needs a key and an endpoint");
+	}
+	const transport = createTransport(ingestUrl(options.endpoint), options.key, options.maxQueue ?? 30);
+	const tags: Record<string, string> = {};
+	const breadcrumbs: Breadcrumb[] = [];
+	let user: User | undefined;
+	let closed = false;
+	/** Errors already sent: one reported and then rethrown is not reported again as uncaught. */
+	const reported = new WeakSet<object>();
+
+	function send(fields: Pick<LogEvent, "level" | "message" | "exception">, context: CaptureContext = {}) {
+		if (closed) return;
+		let event: LogEvent | null | undefined = {
+			...fields,
+			level: context.level ?? fields.level,
+			// The SDK's tags first: the endpoint keeps only the first 50.
+			tags: { sdk_name: SDK_NAME, sdk_version: SDK_VERSION, ...tags, ...textTags(context.tags) },
+			breadcrumbs: breadcrumbs.slice(),
+			platform: runtime.platform,
+			timestamp: new Date().toISOString(),
+		};
+		event.tags.sdk_name = SDK_NAME;
+		event.tags.sdk_version = SDK_VERSION;
+		if (options.environment) event.environment = options.environment;
+		if (options.release) event.release = options.release;
+		const who = context.user ?? user;
+		if (who) event.user = who;
+		const request = context.request ?? runtime.request();
+		if (request) event.request = request;
+		if (runtime.contexts) event.contexts = runtime.contexts;
+		if (context.fingerprint) event.fingerprint = context.fingerprint.map(String);
+		if (options.beforeSend) event = options.beforeSend(event);
+		if (!event) return;
+		let body = JSON.stringify(event);
+		if (body.length > MAX_BODY) body = JSON.stringify({ ...event, breadcrumbs: [] });
+		if (body.length <= MAX_BODY) transport.send(body);
+	}
+
+	function captureThrown(error: unknown, mechanism: { type: string; handled: boolean }, level: Level, context?: CaptureContext) {
+		if (typeof error === "object" && error !== null) {
+			if (reported.has(error)) return;
+			reported.add(error);
+		}
+		send({ level, exception: { values: exceptionChain(error, mechanism) } }, context);
+	}
+
+	function record(breadcrumb: Breadcrumb) {
+		const { type, category, message, level, data } = breadcrumb;
+		const entry: Breadcrumb = { timestamp: breadcrumb.timestamp ?? new Date().toISOString() };
+		if (type) entry.type = String(type);
+		if (category) entry.category = String(category);
+		if (message != null) entry.message = cut(describeValue(message), MAX_BREADCRUMB_MESSAGE);
+		if (level) entry.level = level;
+		// A copy now: later changes to the object do not rewrite history, and a value JSON cannot
+		// hold (a cycle, a BigInt) costs the data, never the event.
+		if (data !== undefined) {
+			try {
+				entry.data = JSON.parse(JSON.stringify(data));
+			} catch {}
+		}
+		breadcrumbs.push(entry);
+		if (breadcrumbs.length > MAX_BREADCRUMBS) breadcrumbs.shift();
+	}
+
+	const client: Client = {
+		captureException: (error, context) => guarded(() => captureThrown(error, { type: "generic", handled: true }, "error", context)),
+		captureMessage: (message, level = "info", context) => guarded(() => send({ level, message: cut(describeValue(message), MAX_TEXT) }, context)),
+		addBreadcrumb: (breadcrumb) => guarded(() => record(breadcrumb)),
+		setUser: (next) =>
+			guarded(() => {
+				user = next ? { ...next } : undefined;
+			}),
+		setTag: (key, value) =>
+			guarded(() => {
+				if (value == null) delete tags[key];
+				else tags[key] = String(value);
+			}),
+		flush: (timeoutMs) => transport.flush(timeoutMs),
+		close(timeoutMs) {
+			closed = true;
+			uninstall();
+			return transport.flush(timeoutMs);
+		},
+	};
+
+	const uninstall = installIntegrations({
+		captureUncaught: options.captureUncaught !== false,
+		consoleBreadcrumbs: options.consoleBreadcrumbs !== false,
+		shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2_000,
+		capture: (error, mechanism, level) => guarded(() => captureThrown(error, { type: mechanism, handled: false }, level)),
+		addBreadcrumb: record,
+		flush: client.flush,
+		drain: transport.drain,
+	});
+	return client;
+}

@@ -1,0 +1,87 @@
+/**
+ * Statistics filters (`?page=/pricing&country=DE&source=Google`), combinable: every one given
+ * must hold. Each becomes a condition on analytics_events rows, bound as ?5, ?6... after the
+ * site, the range and the list limit (?1-?4), so every query stays one range scan of
+ * analytics_events_site_ts_idx.
+ *
+ * Two kinds:
+ * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
+ *   only matching events. Country, device, browser and OS match a row's label as the breakdowns
+ *   show it ("Unknown" for none).
+ * - acquisition and conversion (`source`, `referrer`, `utm_*`, `event`): they are known on one
+ *   event of a visitor (the landing page view, the custom event), so they keep every event of
+ *   the visitors who had such an event in the range. `source=Direct / None` keeps the visitors
+ *   who came from no source at all.
+ * `page` narrows event figures (page views, pages, custom events) to that page's events, and
+ * visit figures (sessions, bounce rate, visit duration, entry and exit pages, sources,
+ * campaigns) to the visits of visitors who viewed it: a visit that reached the pricing page
+ * from Google still came from Google.
+ */
+
+import type { StatsFilterName } from "../api/sites";
+import { label, RANGE } from "./statsRange";
+
+export const DIRECT = "Direct / None";
+
+const visitorsWith = (condition: string) => `visitor_id IN (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND ${condition})`;
+
+/** The condition, given the placeholder its value is bound to (and the value, for the few that depend on it). */
+type Condition = (param: string, value: string) => string;
+interface FilterDefinition {
+	/** The condition on event figures. */
+	events: Condition;
+	/** The condition on visit figures, when it differs. */
+	visits?: Condition;
+}
+
+const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
+const ofVisitors = (column: string): FilterDefinition => ({ events: (p) => visitorsWith(`${column} = ${p}`) });
+
+const FILTERS = {
+	page: { events: (p) => `url_path = ${p}`, visits: (p) => visitorsWith(`name = '' AND url_path = ${p}`) },
+	country: property("country"),
+	device: property("device"),
+	browser: property("browser"),
+	os: property("os"),
+	source: {
+		events: (p, value) =>
+			value === DIRECT
+				? `visitor_id NOT IN (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND source <> '')`
+				: visitorsWith(`source = ${p}`),
+	},
+	referrer: ofVisitors("referrer_host"),
+	utm_source: ofVisitors("utm_source"),
+	utm_medium: ofVisitors("utm_medium"),
+	utm_campaign: ofVisitors("utm_campaign"),
+	utm_content: ofVisitors("utm_content"),
+	utm_term: ofVisitors("utm_term"),
+	event: ofVisitors("name"),
+} satisfies Record<StatsFilterName, FilterDefinition>;
+
+export type FilterName = keyof typeof FILTERS;
+export type Filters = Partial<Record<FilterName, string>>;
+export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+
+/** The SQL a set of filters adds to the queries (" AND ..." or ""), and the values it binds from ?5 on. */
+export interface CompiledFilters {
+	events: string;
+	visits: string;
+	values: string[];
+}
+
+export function compileFilters(filters: Filters): CompiledFilters {
+	const events: string[] = [];
+	const visits: string[] = [];
+	const values: string[] = [];
+	for (const name of FILTER_NAMES) {
+		const value = filters[name];
+		if (value === undefined) continue;
+		values.push(value);
+		const param = `?${4 + values.length}`;
+		const definition: FilterDefinition = FILTERS[name];
+		events.push(definition.events(param, value));
+		visits.push((definition.visits ?? definition.events)(param, value));
+	}
+	const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join("");
+	return { events: and(events), visits: and(visits), values };
+}

@@ -1,0 +1,105 @@
+/**
+ * A Sentry event (the payload of an envelope's `event` item, or a store request's body) as the
+ * log event body `/api/app-logs-ingest` takes, so both go through the same field rules, limits
+ * and scrubbing (normalizeEvent). Only Sentry's own shapes are translated here; whatever has the
+ * log event's shape already passes as is and is checked there.
+ */
+import { isObject, type Json, member } from "../logs/jsonFields";
+
+/** The event's text: `message` as a string or `{formatted, message}`, else `logentry`. */
+function messageOf(event: Json): unknown {
+	for (const candidate of [member(event, "message"), member(event, "logentry")]) {
+		if (isObject(candidate)) {
+			const text = member(candidate, "formatted") ?? member(candidate, "message");
+			if (typeof text === "string") return text;
+		} else if (candidate !== undefined && candidate !== null) {
+			return candidate;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * `exception.values` passes as it is. A message sent with a stack of its own (`stacktrace` at the
+ * top, as attach-stacktrace SDKs do) becomes the synthetic exception newer SDKs send instead.
+ */
+function exceptionOf(event: Json, message: unknown): unknown {
+	const exception = member(event, "exception");
+	if (exception !== undefined && exception !== null) return exception;
+	const stacktrace = member(event, "stacktrace");
+	if (!isObject(stacktrace)) return undefined;
+	return { values: [{ value: typeof message === "string" ? message : undefined, stacktrace, mechanism: { type: "generic", synthetic: true } }] };
+}
+
+/** `{values: [...]}` (Python and others) or a plain list (JavaScript). */
+function listOf(value: unknown): unknown {
+	return isObject(value) && Array.isArray(member(value, "values")) ? member(value, "values") : value;
+}
+
+/**
+ * Tags as an object (pairs `[[key, value]]` are Sentry's other form), after the SDK's name and
+ * version, which fill the log event's `sdk`, and before `transaction` and `server_name`, which
+ * Sentry also shows as tags.
+ */
+function tagsOf(event: Json): unknown {
+	const raw = member(event, "tags");
+	if (raw !== undefined && raw !== null && !isObject(raw) && !Array.isArray(raw)) return raw;
+	const own: [string, unknown][] = Array.isArray(raw)
+		? raw.filter((pair): pair is [string, unknown] => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string")
+		: Object.entries(raw ?? {});
+	const sdk = member(event, "sdk");
+	const tags: Record<string, unknown> = {};
+	if (isObject(sdk)) {
+		if (typeof member(sdk, "name") === "string") tags.sdk_name = member(sdk, "name");
+		if (typeof member(sdk, "version") === "string") tags.sdk_version = member(sdk, "version");
+	}
+	for (const [key, value] of own) tags[key] = value;
+	for (const key of ["transaction", "server_name"]) {
+		const value = member(event, key);
+		if (typeof value === "string" && value !== "" && !Object.hasOwn(tags, key)) tags[key] = value;
+	}
+	return tags;
+}
+
+/** Sentry's `data` is the body; cookies and the server's environment are never kept. */
+function requestOf(event: Json): unknown {
+	const request = member(event, "request");
+	if (!isObject(request)) return request;
+	const { data, cookies: _cookies, env: _env, ...rest } = request;
+	return data === undefined || Object.hasOwn(rest, "body") ? rest : { ...rest, body: data };
+}
+
+/** `ip_address: "{{auto}}"` asks for the address the event came from, as Sentry fills it in. */
+function userOf(event: Json, clientIp: string): unknown {
+	const user = member(event, "user");
+	if (!isObject(user) || member(user, "ip_address") !== "{{auto}}") return user;
+	return { ...user, ip_address: clientIp };
+}
+
+/** Seconds since the epoch (what the SDKs send) as ISO 8601; strings pass as they are. */
+function timestampOf(event: Json): unknown {
+	const timestamp = member(event, "timestamp");
+	if (typeof timestamp !== "number" || !Number.isFinite(timestamp)) return timestamp;
+	const ms = timestamp * 1000;
+	return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
+}
+
+export function logEventBody(event: Json, clientIp: string): Json {
+	const message = messageOf(event);
+	const body: Json = {
+		message,
+		level: member(event, "level"),
+		exception: exceptionOf(event, message),
+		tags: tagsOf(event),
+		breadcrumbs: listOf(member(event, "breadcrumbs")),
+		request: requestOf(event),
+		environment: member(event, "environment"),
+		release: member(event, "release"),
+		platform: member(event, "platform"),
+		timestamp: timestampOf(event),
+		user: userOf(event, clientIp),
+		contexts: member(event, "contexts"),
+		fingerprint: member(event, "fingerprint"),
+	};
+	return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}

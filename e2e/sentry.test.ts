@@ -1,0 +1,170 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
+import { launchBrowser } from "./browser";
+import { api, type Issue, issuesOnceThereAre, ownerWithSite, startWorker } from "./stack";
+
+/**
+ * The official Sentry SDKs from the npm registry against the real Worker, changed only in their
+ * DSN: @sentry/node in a Node process, @sentry/browser in a page (e2e/fixtures/sentry).
+ */
+const HERE = dirname(fileURLToPath(import.meta.url));
+const FIXTURES = join(HERE, "fixtures", "sentry");
+const LOGGER_FIXTURES = join(HERE, "fixtures", "logger");
+
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let shop: { origin: string; close: () => Promise<void> };
+let browser: Browser;
+
+/** @sentry/browser bundled into one script that sets `window.Sentry`, as a CDN bundle would. */
+async function sentryBrowserBundle(): Promise<string> {
+	const result = await build({ entryPoints: [join(FIXTURES, "browser-sdk.mjs")], bundle: true, format: "iife", write: false, logLevel: "silent" });
+	return result.outputFiles[0].text;
+}
+
+/** The shop's pages on their own origin; pages with `@svcapp/logger` come from its own e2e fixtures. */
+async function startShop(): Promise<typeof shop> {
+	const sentryBundle = await sentryBrowserBundle();
+	const files: Record<string, [string, string]> = {
+		"/": [join(FIXTURES, "page.html"), "text/html"],
+		"/parity": [join(FIXTURES, "parity.html"), "text/html"],
+		"/shop.js": [join(FIXTURES, "shop.js"), "text/javascript"],
+		"/logger": [join(LOGGER_FIXTURES, "page.html"), "text/html"],
+		"/orders.js": [join(LOGGER_FIXTURES, "orders.js"), "text/javascript"],
+		"/svc-logger.browser.js": [BROWSER_OUTPUT, "text/javascript"],
+	};
+	const server: Server = createServer(async (req, res) => {
+		const path = new URL(req.url ?? "/", "http://x").pathname;
+		if (path === "/sentry-browser.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(sentryBundle);
+		const file = files[path];
+		if (!file) return res.writeHead(404).end();
+		res.writeHead(200, { "content-type": `${file[1]}; charset=utf-8` }).end(await readFile(file[0]));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	// "localhost" for the pages, 127.0.0.1 for the Worker: the SDK posts to another origin, as on real sites.
+	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+beforeAll(async () => {
+	[worker, shop, browser] = await Promise.all([startWorker(), startShop(), launchBrowser()]);
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await shop?.close();
+	await worker?.close();
+});
+
+/** A new owner and a project key for `project`, with the DSN the key answer carries. */
+async function project(name: string) {
+	const { token } = await ownerWithSite(worker.url, "shop.example");
+	const created = await api<{ raw_api_key: string; dsn: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: name } });
+	return { token, name, key: created.raw_api_key, dsn: created.dsn };
+}
+
+interface StoredEvent {
+	level: string;
+	platform: string;
+	sdk: { name: string | null; version: string | null };
+	tags: Record<string, string>;
+	user: Record<string, string> | null;
+	breadcrumbs: { category?: string; message?: string }[];
+	request: { url?: string } | null;
+	exception: { type: string | null; value: string | null } | null;
+	chained_exceptions: { type: string | null; value: string | null; mechanism?: { source?: string } }[];
+}
+
+async function eventsOf(p: { token: string; name: string }, issue: Issue) {
+	return (await api<{ events: StoredEvent[] }>(worker.url, `/api/issues/${issue.group_hash}?project_name=${p.name}`, { token: p.token })).events;
+}
+
+const byTitle = (issues: Issue[], title: string | RegExp) => issues.filter((issue) => (typeof title === "string" ? issue.title === title : title.test(issue.title)));
+
+describe("@sentry/node in a Node process", () => {
+	it("captureException, captureMessage, chained errors, breadcrumbs, user and tags arrive and group", async ({ expect }) => {
+		const p = await project("node-service");
+		const child = spawn(process.execPath, [join(FIXTURES, "node-app.mjs")], { env: { ...process.env, SENTRY_DSN: p.dsn } });
+		let output = "";
+		child.stdout.on("data", (chunk) => (output += chunk));
+		child.stderr.on("data", (chunk) => (output += chunk));
+		const code = await new Promise((resolve) => child.on("close", resolve));
+		expect(code, output).toBe(0);
+
+		// Two events of one bug, a message, one wrapper around two causes, and the gzip-compressed one.
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 6);
+		expect(issues).toHaveLength(5);
+		const [card] = byTitle(issues, /^TypeError: card declined for order (101|202)$/);
+		expect(card).toMatchObject({ count: 2, level: "error", culprit: expect.stringMatching(/^chargeCard \(.*node-app\.mjs\)$/) });
+		expect(byTitle(issues, "Payment provider is slow")).toMatchObject([{ level: "warning", count: 1 }]);
+		expect(byTitle(issues, "Error: Could not load the order")).toHaveLength(2);
+		expect(byTitle(issues, "RangeError: report too large")).toMatchObject([{ count: 1 }]);
+
+		const [event] = await eventsOf(p, card);
+		expect(event).toMatchObject({
+			platform: "node",
+			sdk: { name: "sentry.javascript.node", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
+			tags: { side: "server" },
+			user: { id: "node-user", email: "buyer@example.com" },
+		});
+		expect(event.breadcrumbs).toContainEqual(expect.objectContaining({ category: "cart", message: "added 3 items" }));
+
+		const causes = await Promise.all(byTitle(issues, "Error: Could not load the order").map(async (issue) => (await eventsOf(p, issue))[0].chained_exceptions));
+		expect(causes.map(([cause]) => `${cause.type}: ${cause.value}`).sort()).toEqual([
+			"Error: connect ECONNREFUSED 10.0.0.5:5432",
+			"SyntaxError: Unexpected token < in JSON at position 0",
+		]);
+		expect(causes[0][0].mechanism).toMatchObject({ source: "cause" });
+	});
+});
+
+describe("@sentry/browser in a page", () => {
+	it("an uncaught error, captureMessage, a chained error, breadcrumbs, user and tags arrive and group", async ({ expect }) => {
+		const p = await project("web-shop");
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		await page.goto(`${shop.origin}/?dsn=${encodeURIComponent(p.dsn)}`);
+		// The same uncaught bug twice, with other events between (the SDK drops an exact repeat of the last one).
+		await page.click("#pay");
+		await page.click("#report");
+		await page.click("#pay");
+
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 4);
+		await context.close();
+		expect(issues).toHaveLength(3);
+		const [uncaught] = byTitle(issues, "TypeError: Cannot read properties of undefined (reading 'total')");
+		expect(uncaught).toMatchObject({ count: 2, culprit: expect.stringContaining("/shop.js)") });
+		expect(byTitle(issues, "Payment provider is slow")).toMatchObject([{ level: "warning", count: 1 }]);
+		const [chained] = byTitle(issues, "Error: Could not load the order");
+
+		const [event] = await eventsOf(p, uncaught);
+		expect(event).toMatchObject({ platform: "javascript", sdk: { name: "sentry.javascript.browser" }, tags: { side: "browser" }, user: { id: "browser-user" } });
+		expect(event.request?.url).toBe(`${shop.origin}/?dsn=${encodeURIComponent(p.dsn)}`);
+		expect(event.breadcrumbs).toContainEqual(expect.objectContaining({ category: "cart", message: "added 3 items" }));
+		expect(event.breadcrumbs).toContainEqual(expect.objectContaining({ category: "ui.click" }));
+		const [chainEvent] = await eventsOf(p, chained);
+		expect(chainEvent.chained_exceptions).toMatchObject([{ type: "Error", value: "network down", mechanism: { source: "cause" } }]);
+	});
+
+	it("groups one bug reported by @sentry/browser and by @svcapp/logger as one issue", async ({ expect }) => {
+		const p = await project("two-sdks");
+		const context = await browser.newContext();
+		const [sentryPage, loggerPage] = await Promise.all([context.newPage(), context.newPage()]);
+		await sentryPage.goto(`${shop.origin}/parity?dsn=${encodeURIComponent(p.dsn)}`);
+		await loggerPage.goto(`${shop.origin}/logger?crash=1&key=${p.key}&endpoint=${encodeURIComponent(worker.url)}`);
+
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 2);
+		await context.close();
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({ title: "TypeError: cannot submit an empty cart", count: 2 });
+		const sdks = (await eventsOf(p, issues[0])).map((event) => event.sdk.name).sort();
+		expect(sdks).toEqual(["@svcapp/logger", "sentry.javascript.browser"]);
+	});
+});

@@ -1,0 +1,43 @@
+// A setup-health scan as `svc-local health` prints it: per package its
+// logger, where init, key and endpoint were found, and each finding with
+// the action to take; then the limits the scan reached.
+
+/**
+ * The answer of GET /api/workspace/setup-health.
+ * @typedef {object} HealthAnswer
+ * @property {string} workspaceId
+ * @property {string} scannedAt
+ * @property {boolean} cached
+ * @property {import("./owner.js").OwnerAccess} access
+ * @property {ReturnType<import("./walk.js").BoundedReader["report"]>} limits
+ * @property {import("./scan.js").PackageHealth[]} packages
+ */
+
+/** @param {import("./scan.js").PackageHealth} p */
+function loggerLine(p) {
+	const { listed, installed, latest } = p.logger;
+	if (!listed) return "logger not listed";
+	return `logger ${installed ?? "not installed"}, latest ${latest ?? "unknown"}`;
+}
+
+/**
+ * @param {HealthAnswer} answer
+ * @param {import("./workspaces.js").Workspace} workspace
+ */
+export function healthText(answer, workspace) {
+	const lines = [`workspace ${workspace.id}  ${workspace.path}  (scanned ${answer.scannedAt}${answer.cached ? ", from the cache" : ""}; access: ${answer.access})`];
+	if (answer.packages.length === 0) lines.push("  no package.json found");
+	for (const p of answer.packages) {
+		lines.push(`  ${p.dir}${p.name ? ` (${p.name})` : ""}  ${p.packageManager}  ${loggerLine(p)}`);
+		const { init, key, endpoint } = p.logger.configured;
+		if (init) lines.push(`    init in ${init}; key: ${key ?? "none"}; endpoint: ${endpoint ?? "none"}`);
+		for (const f of p.findings) lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
+	}
+	for (const hit of answer.limits.hit) {
+		const more = hit.count > hit.paths.length ? ` and ${hit.count - hit.paths.length} more` : "";
+		lines.push(`  limit reached: ${hit.message}: ${hit.paths.join(", ")}${more}`);
+	}
+	const attention = answer.packages.filter((p) => p.needsAttention).length;
+	lines.push(`  ${attention === 0 ? "every package is set up" : `${attention} of ${answer.packages.length} packages need attention`}`, "");
+	return lines.join("\n");
+}

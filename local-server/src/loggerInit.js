@@ -1,0 +1,132 @@
+// Where a package starts the logger: calls of `init` from @svcapp/logger (or
+// the browser script's `svcLogger.init`) in its source, with what they pass
+// as `key` and `endpoint`: a literal, an environment variable
+// (`process.env.X`, `import.meta.env.X`, looked up in the .env files), or an
+// expression this reading does not follow. A reading of the text, not a
+// parser: it finds the usual ways of importing and calling the logger.
+import { parseEnv } from "node:util";
+import { LOGGER_PACKAGE } from "./packageManagers.js";
+
+/**
+ * @typedef {{kind: "literal", value: string} | {kind: "env", name: string} | {kind: "expression"}} OptionValue
+ * @typedef {{key: OptionValue | null, endpoint: OptionValue | null}} InitCall
+ */
+
+const IDENT = "[A-Za-z_$][\\w$]*";
+const FROM_LOGGER = `\\s*["']${LOGGER_PACKAGE.replace("/", "\\/")}["']`;
+const LOADED = `(?:require|(?:await\\s+)?import)\\s*\\(${FROM_LOGGER}\\s*\\)`;
+/** The most of a call's arguments that is read. */
+const ARGS_MAX = 4000;
+
+/** Source files that may start the logger. */
+const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|html|vue|svelte|astro)$/i;
+/** Environment files, but not the examples committed beside them. */
+const ENV_FILE = /^\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?$/i;
+
+/** @param {string} name */
+export const isSourceFile = (name) => SOURCE_FILE.test(name);
+/** @param {string} name */
+export const isEnvFile = (name) => ENV_FILE.test(name);
+
+/**
+ * The names `init` has in a file: "x.init" for a namespace or module object, or a bare name.
+ * @param {string} text
+ */
+function initNames(text) {
+	/** @type {Set<string>} */
+	const names = new Set();
+	/** @param {string} list the inside of `{ ... }` */
+	const fromSpecifiers = (list) => {
+		for (const spec of list.split(",")) {
+			const m = new RegExp(`^\\s*init\\s*(?:(?:as|:)\\s*(${IDENT}))?\\s*$`).exec(spec);
+			if (m) names.add(m[1] ?? "init");
+		}
+	};
+	for (const m of text.matchAll(new RegExp(`import\\s+(?:\\*\\s*as\\s+)?(${IDENT})\\s*(?:,\\s*\\{([^}]*)\\}\\s*)?from${FROM_LOGGER}`, "g"))) {
+		names.add(`${m[1]}.init`);
+		if (m[2]) fromSpecifiers(m[2]);
+	}
+	for (const m of text.matchAll(new RegExp(`import\\s*\\{([^}]*)\\}\\s*from${FROM_LOGGER}`, "g"))) fromSpecifiers(m[1]);
+	for (const m of text.matchAll(new RegExp(`(?:const|let|var)\\s+(${IDENT})\\s*=\\s*${LOADED}`, "g"))) names.add(`${m[1]}.init`);
+	for (const m of text.matchAll(new RegExp(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*${LOADED}`, "g"))) fromSpecifiers(m[1]);
+	if (/\bsvcLogger\b/.test(text)) names.add("svcLogger.init");
+	return names;
+}
+
+/**
+ * The text of a call's arguments from just after its "(", up to the matching
+ * ")" (strings and nesting skipped), at most ARGS_MAX characters.
+ * @param {string} text @param {number} start
+ */
+function callArguments(text, start) {
+	let depth = 0;
+	/** @type {string | null} */
+	let quote = null;
+	const end = Math.min(text.length, start + ARGS_MAX);
+	for (let i = start; i < end; i++) {
+		const c = text[i];
+		if (quote) {
+			if (c === "\\") i++;
+			else if (c === quote) quote = null;
+		} else if (c === '"' || c === "'" || c === "`") quote = c;
+		else if (c === "(" || c === "{" || c === "[") depth++;
+		else if (c === ")" || c === "}" || c === "]") {
+			if (depth === 0) return text.slice(start, i);
+			depth--;
+		}
+	}
+	return text.slice(start, end);
+}
+
+/**
+ * What an options object passes for one option.
+ * @param {string} args the call's arguments @param {"key" | "endpoint"} option
+ * @returns {OptionValue | null} null when the option is not there
+ */
+function optionValue(args, option) {
+	if (!args.trim().startsWith("{")) return args.trim() ? { kind: "expression" } : null;
+	const at = new RegExp(`(?:^|[{,\\s])["']?${option}["']?\\s*(:|,|\\}|\\()`).exec(args);
+	if (!at) return null;
+	if (at[1] !== ":") return { kind: "expression" }; // shorthand `key,` or a method
+	const value = args.slice(at.index + at[0].length).trimStart();
+	const literal = /^(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(value);
+	if (literal && !(literal[1] === "`" && literal[2].includes("${"))) return { kind: "literal", value: literal[2] };
+	const env = new RegExp(`^(?:process\\.env|import\\.meta\\.env)(?:\\.(${IDENT})|\\[\\s*["'](${IDENT})["']\\s*\\])`).exec(value);
+	if (env) return { kind: "env", name: env[1] ?? env[2] };
+	return { kind: "expression" };
+}
+
+/**
+ * The logger's init calls in one source file; null when the file does not
+ * use the logger at all, an empty list when it imports it without calling init.
+ * @param {string} text
+ * @returns {InitCall[] | null}
+ */
+export function findInitCalls(text) {
+	if (!text.includes(LOGGER_PACKAGE) && !text.includes("svcLogger")) return null;
+	const names = initNames(text);
+	/** @type {InitCall[]} */
+	const calls = [];
+	for (const name of names) {
+		const callee = name.split(".").join("\\s*\\.\\s*");
+		// A bare `init(` must not be some other object's `x.init(`.
+		const before = name.includes(".") ? "(?<![\\w$])" : "(?<![\\w$.])";
+		for (const m of text.matchAll(new RegExp(`${before}${callee}\\s*\\(`, "g"))) {
+			const args = callArguments(text, m.index + m[0].length);
+			calls.push({ key: optionValue(args, "key"), endpoint: optionValue(args, "endpoint") });
+		}
+	}
+	return names.size > 0 || text.includes(LOGGER_PACKAGE) ? calls : null;
+}
+
+/**
+ * The variables an environment file sets.
+ * @param {string} text
+ * @returns {Record<string, string>}
+ */
+export function readEnvFile(text) {
+	/** @type {Record<string, string>} */
+	const vars = {};
+	for (const [name, value] of Object.entries(parseEnv(text))) if (value !== undefined) vars[name] = value;
+	return vars;
+}

@@ -1,0 +1,332 @@
+// One setup-health scan of a workspace: every package (folder with a
+// package.json) within the walk's limits, and for each whether it lists
+// @svcapp/logger, the version installed and the latest, its package manager,
+// whether it starts the logger with a key and an endpoint, and what to do
+// about anything missing. A key is never repeated: only the file it was found
+// in and its last four characters.
+import path from "node:path";
+import semver from "semver";
+import { isObject } from "./json.js";
+import { findInitCalls, isEnvFile, isSourceFile, readEnvFile } from "./loggerInit.js";
+import { findPackageManager, LOGGER_PACKAGE, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
+import { BoundedReader, walk } from "./walk.js";
+
+/** @typedef {import("./loggerInit.js").InitCall} InitCall */
+/** @typedef {import("./loggerInit.js").OptionValue} OptionValue */
+/** @typedef {import("./npmRegistry.js").Latest} Latest */
+/** @typedef {import("./packageManagers.js").PackageManager} PackageManager */
+
+/**
+ * @typedef {object} Finding
+ * @property {string} code
+ * @property {"error" | "warning" | "info"} severity error and warning: the package needs attention
+ * @property {string} message what is wrong
+ * @property {string} action what to do, in one sentence
+ */
+
+/**
+ * @typedef {object} PackageHealth
+ * @property {string} dir relative to the workspace, "." for its root
+ * @property {string | null} name
+ * @property {PackageManager} packageManager
+ * @property {{listed: boolean, installed: string | null, latest: string | null, configured: Configured}} logger
+ * @property {Finding[]} findings
+ * @property {boolean} needsAttention a finding of severity error or warning
+ */
+
+/**
+ * Where the logger is started and where its key and endpoint come from, as
+ * sentences ("found in .env (…x9Qz)"); `ok` when all three were found.
+ * @typedef {{ok: boolean, init: string | null, key: string | null, endpoint: string | null}} Configured
+ */
+
+/** What the walk keeps of one folder. @typedef {{files: string[], env: {file: string, vars: Record<string, string>}[], manifest: Record<string, unknown> | null, manifestError: string | null, initCalls: {file: string, call: InitCall}[], importsLogger: string[]}} Folder */
+
+/** @param {string} rel a file's path in the workspace */
+const dirOf = (rel) => path.posix.dirname(rel);
+
+/** The folder itself, then each one above it up to the root ("."). @param {string} dir */
+function upToRoot(dir) {
+	const dirs = [dir];
+	while (dir !== ".") {
+		dir = path.posix.dirname(dir);
+		dirs.push(dir);
+	}
+	return dirs;
+}
+
+/** @param {string} value a secret: shown by its last four characters only, and not even those when it is short */
+function lastFour(value) {
+	return value.length >= 12 ? `…${value.slice(-4)}` : "…";
+}
+
+/** @param {string} command @param {string} dir */
+const inDir = (command, dir) => (dir === "." ? `\`${command}\` in the workspace folder` : `\`${command}\` in ${dir}`);
+
+/**
+ * Scans a workspace.
+ * @param {string} root the workspace's real path
+ * @param {() => Promise<Latest>} latestVersion the logger's latest version, asked once per scan (when a package lists it)
+ * @returns {Promise<{packages: PackageHealth[], limits: ReturnType<BoundedReader["report"]>}>}
+ */
+export async function scanWorkspace(root, latestVersion) {
+	const reader = new BoundedReader(root);
+	/** @type {Map<string, Folder>} */
+	const folders = new Map();
+	/** @param {string} dir */
+	const folder = (dir) => {
+		let f = folders.get(dir);
+		if (!f) {
+			f = { files: [], env: [], manifest: null, manifestError: null, initCalls: [], importsLogger: [] };
+			folders.set(dir, f);
+		}
+		return f;
+	};
+	/** @type {string[]} */
+	const packageDirs = [];
+
+	await walk(reader, {
+		wants: (name) => name === "package.json" || isEnvFile(name) || isSourceFile(name),
+		onFile(rel, name, text) {
+			const dir = dirOf(rel);
+			folder(dir).files.push(name);
+			if (text === null) return;
+			if (name === "package.json") {
+				packageDirs.push(dir);
+				try {
+					const manifest = /** @type {unknown} */ (JSON.parse(text));
+					if (!isObject(manifest)) throw new Error("not a JSON object");
+					folder(dir).manifest = manifest;
+				} catch (err) {
+					folder(dir).manifestError = err instanceof Error ? err.message : String(err);
+				}
+			} else if (isEnvFile(name)) {
+				folder(dir).env.push({ file: rel, vars: readEnvFile(text) });
+			} else {
+				const calls = findInitCalls(text);
+				if (calls === null) return;
+				folder(dir).importsLogger.push(rel);
+				for (const call of calls) folder(dir).initCalls.push({ file: rel, call });
+			}
+		},
+	});
+
+	// Each source file belongs to the nearest package above it.
+	const byDepth = [...packageDirs].sort((a, b) => b.length - a.length);
+	/** @param {string} dir */
+	const packageOf = (dir) => byDepth.find((p) => p === "." || dir === p || dir.startsWith(`${p}/`));
+	/** @type {Map<string, {file: string, call: InitCall}[]>} */
+	const initCalls = new Map();
+	/** @type {Map<string, string[]>} */
+	const importers = new Map();
+	for (const [dir, f] of folders) {
+		const pkg = packageOf(dir);
+		if (pkg === undefined) continue;
+		initCalls.set(pkg, [...(initCalls.get(pkg) ?? []), ...f.initCalls]);
+		importers.set(pkg, [...(importers.get(pkg) ?? []), ...f.importsLogger]);
+	}
+
+	/** @type {Latest | undefined} */
+	let latest;
+	/** @type {Omit<PackageHealth, "needsAttention">[]} */
+	const packages = [];
+	for (const dir of [...packageDirs].sort()) {
+		const f = folder(dir);
+		const chain = upToRoot(dir).map((d) => ({ dir: d, ...folder(d), packageManagerField: folder(d).manifest?.packageManager }));
+		const pm = findPackageManager(chain);
+		/** @type {Finding[]} */
+		const findings = [];
+		const manifest = f.manifest;
+		if (!manifest) {
+			findings.push({
+				code: "package_json_unreadable",
+				severity: "error",
+				message: `package.json cannot be read: ${f.manifestError}`,
+				action: `Fix the JSON of ${dir === "." ? "" : `${dir}/`}package.json and scan again.`,
+			});
+			packages.push({ dir, name: null, packageManager: pm.manager, logger: { listed: false, installed: null, latest: null, configured: notConfigured() }, findings });
+			continue;
+		}
+		const name = typeof manifest.name === "string" ? manifest.name : null;
+		const listedIn = loggerListedIn(manifest);
+		if (!listedIn) {
+			if (!isMonorepoRoot(manifest, f)) {
+				findings.push({
+					code: "logger_not_listed",
+					severity: "warning",
+					message: `${LOGGER_PACKAGE} is not a dependency of this package: its errors do not reach svc.`,
+					action: `Add it with ${inDir(updateCommand(pm.manager, "dependencies").join(" ").replace("@latest", ""), dir)} and call init({ key, endpoint }) when it starts.`,
+				});
+			}
+			packages.push({ dir, name, packageManager: pm.manager, logger: { listed: false, installed: null, latest: null, configured: notConfigured() }, findings });
+			continue;
+		}
+
+		latest ??= await latestVersion();
+		const range = /** @type {Record<string, unknown>} */ (manifest[listedIn])[LOGGER_PACKAGE];
+		const installed = await installedVersion(reader, chain, pm, typeof range === "string" ? range : undefined);
+		if (!installed) {
+			findings.push({
+				code: "logger_not_installed",
+				severity: "error",
+				message: `${LOGGER_PACKAGE} is listed but not installed (not in node_modules, nor in a lockfile).`,
+				action: `Run ${inDir(`${pm.manager} install`, dir)}.`,
+			});
+		}
+		if (!latest.ok) {
+			findings.push({
+				code: "registry_unreachable",
+				severity: "warning",
+				message: `The latest version of ${LOGGER_PACKAGE} is unknown: ${latest.error}.`,
+				action: "Check the network and the registry (SVC_NPM_REGISTRY, else npm's configured registry), then scan again.",
+			});
+		} else if (installed && semver.valid(installed) && semver.lt(installed, latest.version)) {
+			findings.push({
+				code: "logger_outdated",
+				severity: "warning",
+				message: `${LOGGER_PACKAGE} ${installed} is installed; ${latest.version} is the latest.`,
+				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, listedIn).join(" "), dir)}.`,
+			});
+		}
+		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings);
+		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
+	}
+	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
+}
+
+/** @returns {Configured} */
+function notConfigured() {
+	return { ok: false, init: null, key: null, endpoint: null };
+}
+
+/**
+ * A monorepo's root, which lists its packages rather than the logger.
+ * @param {Record<string, unknown>} manifest @param {Folder} f
+ */
+function isMonorepoRoot(manifest, f) {
+	return manifest.workspaces !== undefined || f.files.includes("pnpm-workspace.yaml");
+}
+
+/**
+ * The installed version: node_modules of the package or a folder above it
+ * (where it is hoisted) up to the folder of its lockfile, which is where it
+ * was installed from; else the lockfile.
+ * @param {BoundedReader} reader
+ * @param {({dir: string} & Folder)[]} chain
+ * @param {ReturnType<typeof findPackageManager>} pm
+ * @param {string | undefined} range
+ */
+async function installedVersion(reader, chain, pm, range) {
+	for (const { dir } of pm.lockfileIndex === -1 ? chain : chain.slice(0, pm.lockfileIndex + 1)) {
+		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"));
+		if (text === null) continue;
+		try {
+			const manifest = /** @type {unknown} */ (JSON.parse(text));
+			if (isObject(manifest) && typeof manifest.version === "string") return manifest.version;
+		} catch {
+			// a damaged copy: try the next place
+		}
+	}
+	if (pm.lockfile === null) return null;
+	const lockDir = chain[pm.lockfileIndex].dir;
+	const text = await reader.read(path.posix.join(lockDir, pm.lockfile));
+	if (text === null) return null;
+	const dirFromLockfile = path.posix.relative(lockDir, chain[0].dir);
+	return lockedVersion(pm.manager, text, { dirFromLockfile, range });
+}
+
+/**
+ * What an init call passes for an option. found: a value is there; missing:
+ * the option is not passed at all; variable: the environment variable it is
+ * read from; value: the value, when it is known.
+ * @typedef {{found: boolean, missing: boolean, where: string, literal: boolean, variable: string, value?: string}} ResolvedOption
+ */
+
+/** What the findings say about each option of init. */
+const OPTION_TEXTS = {
+	key: { missing: "a key", pass: "Pass key: process.env.SVC_KEY and set SVC_KEY=<your project key> in .env.", example: "<your project key>" },
+	endpoint: { missing: "an endpoint", pass: 'Pass endpoint: "https://<your svc address>" to init.', example: "https://<your svc address>" },
+};
+
+/**
+ * Where an option's value was found, as the answer shows it (a key by its
+ * last four characters only); null when it was not. Adds the findings.
+ * @param {"key" | "endpoint"} name @param {ResolvedOption} option @param {string} file @param {Finding[]} findings
+ */
+function describeOption(name, option, file, findings) {
+	const texts = OPTION_TEXTS[name];
+	if (option.found) {
+		if (option.value === undefined) return option.where;
+		return `${option.where} (${name === "key" ? lastFour(option.value) : option.value})`;
+	}
+	if (option.missing) {
+		findings.push({ code: `${name}_missing`, severity: "error", message: `init in ${file} is called without ${texts.missing}.`, action: texts.pass });
+		return null;
+	}
+	findings.push({
+		code: `${name}_not_found`,
+		severity: "warning",
+		message: `init in ${file} reads the ${name} from ${option.variable}, which no .env file of this package sets.`,
+		action: `Set ${option.variable}=${texts.example} in .env, or make sure the environment the app runs in sets it.`,
+	});
+	return `${option.variable} (not set in any .env file)`;
+}
+
+/**
+ * Whether and how the package starts the logger; adds the findings.
+ * @param {{file: string, call: InitCall}[]} calls
+ * @param {string[]} importers files that import the logger
+ * @param {({dir: string} & Folder)[]} chain
+ * @param {Finding[]} findings
+ * @returns {Configured}
+ */
+function configuration(calls, importers, chain, findings) {
+	if (calls.length === 0) {
+		findings.push({
+			code: "logger_not_initialised",
+			severity: "error",
+			message:
+				importers.length > 0
+					? `${importers[0]} imports ${LOGGER_PACKAGE} but no call to its init was found.`
+					: `No source file of this package imports ${LOGGER_PACKAGE} and calls its init.`,
+			action: 'Call init({ key: process.env.SVC_KEY, endpoint: "https://<your svc address>" }) from @svcapp/logger when the app starts.',
+		});
+		return notConfigured();
+	}
+	const envFiles = chain.flatMap((c) => c.env);
+	/** @param {OptionValue | null} option @param {string} file @returns {ResolvedOption} */
+	const resolve = (option, file) => {
+		const none = { found: false, missing: false, where: "", literal: false, variable: "" };
+		if (option === null) return { ...none, missing: true };
+		if (option.kind === "literal") return { ...none, found: option.value !== "", missing: option.value === "", where: `found in ${file}`, literal: true, value: option.value };
+		if (option.kind === "expression") return { ...none, found: true, where: `set in ${file} by an expression (not followed)` };
+		const env = envFiles.find((e) => e.vars[option.name]);
+		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name] };
+		return { ...none, variable: option.name };
+	};
+	const resolved = calls.map(({ file, call }) => ({ file, key: resolve(call.key, file), endpoint: resolve(call.endpoint, file) }));
+	const { file, key, endpoint } = resolved.find((r) => r.key.found && r.endpoint.found) ?? resolved[0];
+	const configured = {
+		ok: key.found && endpoint.found,
+		init: file,
+		key: describeOption("key", key, file, findings),
+		endpoint: describeOption("endpoint", endpoint, file, findings),
+	};
+	if (key.literal && key.found) {
+		findings.push({
+			code: "key_in_source",
+			severity: "info",
+			message: `The project key is written in ${file}.`,
+			action: "Read it from an environment variable instead (key: process.env.SVC_KEY), unless this code runs in a browser, where the key is public anyway.",
+		});
+	}
+	if (endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value)) {
+		findings.push({
+			code: "endpoint_invalid",
+			severity: "error",
+			message: `The endpoint ${JSON.stringify(endpoint.value)} is not an http(s) address.`,
+			action: 'Set the endpoint to your svc address, for example "https://svc.example.com".',
+		});
+	}
+	return configured;
+}

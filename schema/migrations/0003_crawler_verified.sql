@@ -1,0 +1,1 @@
+ALTER TABLE `crawler_visits` ADD `verified` integer;

@@ -1,0 +1,97 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { rateLimiterFor, siteCollectorFor } from "../workers/objects";
+import { collect, ownerWithSite, pageview } from "./analytics-helpers";
+import { unique } from "./helpers";
+import { ingestOk, issueGrouper, ownerWithLogKey } from "./logHelpers";
+
+/**
+ * Failures in the middle of the work: a Durable Object that restarts, D1 refusing a write. Nothing
+ * accepted is lost or written twice, no window forgets what it counted.
+ */
+
+/**
+ * Ends the object's instance, as an eviction or a deploy does; the next call through a new stub
+ * starts a new instance from storage.
+ */
+async function restart(stub: DurableObjectStub) {
+	await runInDurableObject(stub, (_instance, state) => state.abort("restart in a test")).catch(() => {});
+}
+
+/** Whether a call rejected, read without leaving the rejection to the runner. */
+const rejects = (promise: Promise<unknown>) => promise.then(
+	() => false,
+	() => true,
+);
+
+describe("rate windows survive a Durable Object restart", () => {
+	it("a RateLimiter keeps its count: 3 of 5 taken, restarted, exactly 2 more", async ({ expect }) => {
+		const subject = unique("subject");
+		const window = { name: "w", limit: 5, windowSeconds: 60 };
+		for (let i = 0; i < 3; i++) expect((await rateLimiterFor(env, subject).hit([window])).allowed).toBe(true);
+		await restart(rateLimiterFor(env, subject));
+		const stub = rateLimiterFor(env, subject);
+		const after = await Promise.all(Array.from({ length: 4 }, () => stub.hit([window])));
+		expect(after.filter((d) => d.allowed)).toHaveLength(2);
+	});
+
+	it("a site's collector keeps its per-address window across a restart: 30 a minute, not 30 per instance", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const ip = "203.0.113.7";
+		for (let i = 0; i < 20; i++) expect((await collect(pageview(site.tracking_id), { ip })).status).toBe(204);
+		await restart(siteCollectorFor(env, site.tracking_id));
+		const statuses = [];
+		for (let i = 0; i < 12; i++) statuses.push((await collect(pageview(site.tracking_id), { ip })).status);
+		expect(statuses.filter((s) => s === 204)).toHaveLength(10);
+		expect(statuses.filter((s) => s === 429)).toHaveLength(2);
+	});
+
+	it("an issue grouper keeps its key window and its issues across a restart", async ({ expect }) => {
+		const { rawKey, keyId } = await ownerWithLogKey();
+		const first = await ingestOk(rawKey, { message: "before the restart" });
+		await restart(issueGrouper(keyId));
+		const again = await ingestOk(rawKey, { message: "before the restart" });
+		expect(again).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+	});
+});
+
+describe("D1 refusing the outbox's writes loses nothing and writes nothing twice", () => {
+	it("analytics events stay in the collector while D1 fails, and arrive once when it works again", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const collector = siteCollectorFor(env, site.tracking_id);
+		for (let i = 0; i < 3; i++) expect((await collect(pageview(site.tracking_id, { url_path: `/p${i}` }))).status).toBe(204);
+		await env.DB.prepare(
+			`CREATE TRIGGER IF NOT EXISTS refuse_events BEFORE INSERT ON analytics_events WHEN NEW.tracking_id = '${site.tracking_id}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+		).run();
+		expect(await rejects(collector.flush())).toBe(true);
+		const count = () =>
+			env.DB.prepare("select count(*) as n from analytics_events where tracking_id = ?").bind(site.tracking_id).first<{ n: number }>().then((r) => r?.n);
+		expect(await count()).toBe(0);
+		// Accepted meanwhile too: the answer does not depend on D1.
+		expect((await collect(pageview(site.tracking_id, { url_path: "/p3" }))).status).toBe(204);
+		await env.DB.prepare("DROP TRIGGER refuse_events").run();
+		await collector.flush();
+		await collector.flush();
+		expect(await count()).toBe(4);
+	});
+
+	it("log events and their issue stay in the grouper while D1 fails, and arrive together once", async ({ expect }) => {
+		const { rawKey, keyId } = await ownerWithLogKey();
+		await env.DB.prepare(
+			`CREATE TRIGGER IF NOT EXISTS refuse_log_events BEFORE INSERT ON log_events WHEN NEW.key_id = '${keyId}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+		).run();
+		await ingestOk(rawKey, { message: "stored while D1 fails" });
+		expect(await rejects(issueGrouper(keyId).flush())).toBe(true);
+		const counts = () =>
+			env.DB.prepare("select (select count(*) from log_events where key_id = ?1) as events, (select count(*) from log_issues where key_id = ?1) as issues")
+				.bind(keyId)
+				.first<{ events: number; issues: number }>();
+		// The batch is one transaction: no issue row without its event either.
+		expect(await counts()).toEqual({ events: 0, issues: 0 });
+		await env.DB.prepare("DROP TRIGGER refuse_log_events").run();
+		await issueGrouper(keyId).flush();
+		await issueGrouper(keyId).flush();
+		expect(await counts()).toEqual({ events: 1, issues: 1 });
+	});
+});

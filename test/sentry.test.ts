@@ -1,0 +1,518 @@
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { call, setPlan, signUp, unique, uniqueIp } from "./helpers";
+import { ingestOk, listIssues, readIssue, storedEvents } from "./logHelpers";
+
+type Json = Record<string, any>;
+
+/** An owner with a project key and its DSN, as the create answer gives them. */
+async function sentryProject() {
+	const owner = await signUp();
+	const projectName = unique("sentry");
+	const created = await call("/api/feedback-key", { method: "POST", token: owner.token, json: { project_name: projectName } }).then((r) => r.json<Json>());
+	const row = await env.DB.prepare("select id from project_keys where project_name = ?").bind(projectName).first<{ id: string }>();
+	return { ...owner, projectName, rawKey: created.raw_api_key as string, dsn: created.dsn as string, dsnId: Number(created.dsn.split("/").pop()), keyId: row!.id };
+}
+type Project = Awaited<ReturnType<typeof sentryProject>>;
+
+const encoder = new TextEncoder();
+const bytesOf = (part: string | Uint8Array) => (typeof part === "string" ? encoder.encode(part) : part);
+
+/** An envelope: the header line, then each item's header line and payload (with `length` when asked). */
+function envelope(headers: Json, items: Array<{ type: string; payload: string | Uint8Array; withLength?: boolean }>): Uint8Array {
+	const parts: Uint8Array[] = [encoder.encode(`${JSON.stringify(headers)}\n`)];
+	for (const { type, payload, withLength } of items) {
+		const body = bytesOf(payload);
+		parts.push(encoder.encode(`${JSON.stringify(withLength ? { type, length: body.byteLength } : { type })}\n`), body, encoder.encode("\n"));
+	}
+	return concat(parts);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+	const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+	let offset = 0;
+	for (const part of parts) {
+		out.set(part, offset);
+		offset += part.byteLength;
+	}
+	return out;
+}
+
+/** An event as @sentry/node 11 sends it (trimmed). */
+function nodeEvent(overrides: Json = {}): Json {
+	return {
+		event_id: crypto.randomUUID().replaceAll("-", ""),
+		level: "error",
+		platform: "node",
+		timestamp: 1_795_380_886.166,
+		environment: "production",
+		release: "shop@1.4.2",
+		server_name: "web-1",
+		sdk: { name: "sentry.javascript.node", version: "11.12.0", integrations: ["LinkedErrors"] },
+		tags: { feature: "checkout" },
+		user: { id: "u1", email: "a@example.com" },
+		breadcrumbs: [{ timestamp: 1_795_380_886.164, category: "ui", message: "clicked pay" }],
+		contexts: { runtime: { name: "node", version: "v24.21.0" }, trace: { trace_id: "5f5dcf050ab74029941647b4eaeaf2cf" } },
+		exception: {
+			values: [
+				{
+					type: "Error",
+					value: "db down",
+					stacktrace: { frames: [{ filename: "/srv/app/src/orders.js", module: "orders", function: "query", lineno: 6, colno: 26, in_app: true }] },
+					mechanism: { type: "chained", source: "cause", handled: true, exception_id: 1, parent_id: 0 },
+				},
+				{
+					type: "Error",
+					value: "load failed",
+					stacktrace: { frames: [{ filename: "/srv/app/src/orders.js", module: "orders", function: "loadOrders", lineno: 7, colno: 55, in_app: true }] },
+					mechanism: { type: "generic", handled: true, exception_id: 0 },
+				},
+			],
+		},
+		...overrides,
+	};
+}
+
+const eventEnvelope = (event: Json = nodeEvent(), headers: Json = {}) =>
+	envelope({ event_id: event.event_id, sent_at: new Date().toISOString(), sdk: { name: "sentry.javascript.node", version: "11.12.0" }, ...headers }, [
+		{ type: "event", payload: JSON.stringify(event) },
+	]);
+
+const query = (project: Project) => `?sentry_version=7&sentry_key=${project.rawKey}&sentry_client=sentry.javascript.node%2F11.12.0`;
+
+function post(path: string, body: BodyInit | null, init: { headers?: Record<string, string>; ip?: string; method?: string } = {}) {
+	return call(path, { method: init.method ?? "POST", ip: init.ip ?? uniqueIp(), headers: { "content-type": "text/plain;charset=UTF-8", ...init.headers }, body });
+}
+
+const sendEnvelope = (project: Project, body: BodyInit | null, init: { headers?: Record<string, string>; ip?: string; path?: string } = {}) =>
+	post(init.path ?? `/api/${project.dsnId}/envelope/${query(project)}`, body, init);
+
+async function issuesOf(project: Project): Promise<Json[]> {
+	return (await listIssues(project.token, { project_name: project.projectName }).then((r) => r.json<Json>())).issues;
+}
+
+async function gzip(data: Uint8Array | string, format: "gzip" | "deflate" | "deflate-raw" = "gzip"): Promise<Uint8Array> {
+	return new Uint8Array(await new Response(new Blob([bytesOf(data)]).stream().pipeThrough(new CompressionStream(format))).arrayBuffer());
+}
+
+describe("POST /api/:project_id/envelope/", () => {
+	it("stores an event as the browser SDK sends it (text/plain, key in the query) and answers its id", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const res = await sendEnvelope(project, eventEnvelope(event));
+		expect(res.status).toBe(200);
+		expect(res.headers.get("access-control-allow-origin")).toBe("*");
+		expect(await res.json()).toEqual({ id: event.event_id });
+
+		const [issue] = await issuesOf(project);
+		expect(issue).toMatchObject({ title: "Error: load failed", culprit: "loadOrders (/srv/app/src/orders.js)", level: "error", count: 1, users: 1 });
+		expect(issue.environments).toEqual(["production"]);
+		expect(issue.releases).toEqual(["shop@1.4.2"]);
+		const [stored] = await storedEvents(project.keyId);
+		expect(stored.event).toMatchObject({
+			timestamp: "2026-11-22T20:54:46.166Z",
+			platform: "node",
+			sdk: { name: "sentry.javascript.node", version: "11.12.0" },
+			tags: { sdk_name: "sentry.javascript.node", sdk_version: "11.12.0", feature: "checkout", server_name: "web-1" },
+			user: { id: "u1", email: "a@example.com" },
+			breadcrumbs: [{ timestamp: 1_795_380_886.164, category: "ui", message: "clicked pay" }],
+			contexts: { runtime: { name: "node", version: "v24.21.0" } },
+			exception: { type: "Error", value: "load failed", mechanism: { exception_id: 0 } },
+			chained_exceptions: [{ type: "Error", value: "db down", mechanism: { source: "cause", exception_id: 1, parent_id: 0 } }],
+		});
+	});
+
+	it.for([
+		["X-Sentry-Auth", (p: Project) => ({ headers: { "x-sentry-auth": `Sentry sentry_version=7, sentry_client=raven/1.0, sentry_key=${p.rawKey}, sentry_secret=x` }, path: `/api/${p.dsnId}/envelope/` })],
+		["Authorization: Sentry", (p: Project) => ({ headers: { authorization: `Sentry sentry_key=${p.rawKey}, sentry_version=7` }, path: `/api/${p.dsnId}/envelope/` })],
+		["the envelope header's DSN", (p: Project) => ({ path: `/api/${p.dsnId}/envelope/`, dsn: p.dsn })],
+		["the query, without the trailing slash", (p: Project) => ({ path: `/api/${p.dsnId}/envelope${query(p)}` })],
+	] as const)("200 with the key in %s", async ([, how], { expect }) => {
+		const project = await sentryProject();
+		const { headers, path, dsn } = how(project) as { headers?: Record<string, string>; path: string; dsn?: string };
+		const res = await sendEnvelope(project, eventEnvelope(nodeEvent(), dsn ? { dsn } : {}), { headers, path });
+		expect(res.status).toBe(200);
+		expect((await issuesOf(project)).length).toBe(1);
+	});
+
+	it("X-Sentry-Auth wins over the query", async ({ expect }) => {
+		const project = await sentryProject();
+		const path = `/api/${project.dsnId}/envelope/?sentry_key=svc_wrong`;
+		const res = await sendEnvelope(project, eventEnvelope(), { path, headers: { "x-sentry-auth": `Sentry sentry_key=${project.rawKey}` } });
+		expect(res.status).toBe(200);
+	});
+
+	describe("401, 402, 403", () => {
+		it("401 without a key anywhere", async ({ expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, eventEnvelope(), { path: `/api/${project.dsnId}/envelope/` });
+			expect(res.status).toBe(401);
+			expect(await res.json()).toEqual({ error: "Project key required" });
+			expect(res.headers.get("access-control-allow-origin")).toBe("*");
+		});
+
+		it("401 with an unknown key", async ({ expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, eventEnvelope(), { path: `/api/${project.dsnId}/envelope/?sentry_key=svc_unknown` });
+			expect(res.status).toBe(401);
+		});
+
+		it("401 when the DSN's project id is not the key's", async ({ expect }) => {
+			const [project, other] = await Promise.all([sentryProject(), sentryProject()]);
+			const res = await sendEnvelope(project, eventEnvelope(), { path: `/api/${other.dsnId}/envelope/${query(project)}` });
+			expect(res.status).toBe(401);
+			expect((await res.json<Json>()).error).toMatch(/does not belong to project/);
+			expect(await issuesOf(project)).toEqual([]);
+		});
+
+		it("401 for a regenerated key's old DSN; the new DSN works", async ({ expect }) => {
+			const project = await sentryProject();
+			const regenerated = await call("/api/feedback-key/regenerate", { method: "POST", token: project.token, json: { project_name: project.projectName } }).then((r) =>
+				r.json<Json>(),
+			);
+			expect((await sendEnvelope(project, eventEnvelope())).status).toBe(401);
+			const renewed = { ...project, rawKey: regenerated.raw_api_key };
+			expect((await sendEnvelope(renewed, eventEnvelope())).status).toBe(200);
+		});
+
+		it("402 when the owner has neither Pro nor a running trial", async ({ expect }) => {
+			const project = await sentryProject();
+			await setPlan(project.email, "free", new Date(Date.now() - 1000).toISOString());
+			expect((await sendEnvelope(project, eventEnvelope())).status).toBe(402);
+		});
+
+		it("403 when App Logs are disabled, for events and for dropped items alike", async ({ expect }) => {
+			const project = await sentryProject();
+			await call("/api/feedback-key", { method: "PATCH", token: project.token, json: { project_name: project.projectName, logs_enabled: false } });
+			expect((await sendEnvelope(project, eventEnvelope())).status).toBe(403);
+			const session = envelope({}, [{ type: "session", payload: JSON.stringify({ sid: "x", status: "ok" }) }]);
+			expect((await sendEnvelope(project, session)).status).toBe(403);
+		});
+	});
+
+	describe("429", () => {
+		it("after the key's logs_rate_limit_per_minute, with Retry-After and X-Sentry-Rate-Limits", async ({ expect }) => {
+			const project = await sentryProject();
+			await call("/api/feedback-key", { method: "PATCH", token: project.token, json: { project_name: project.projectName, logs_rate_limit_per_minute: 2 } });
+			const statuses = [];
+			for (let i = 0; i < 2; i++) statuses.push((await sendEnvelope(project, eventEnvelope())).status);
+			const limited = await sendEnvelope(project, eventEnvelope());
+			expect([...statuses, limited.status]).toEqual([200, 200, 429]);
+			const retryAfter = limited.headers.get("retry-after");
+			expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+			expect(limited.headers.get("x-sentry-rate-limits")).toBe(`${retryAfter}:error;default:key`);
+			expect(limited.headers.get("access-control-expose-headers")).toContain("x-sentry-rate-limits");
+			// Sessions and other dropped items are not counted, so they still pass.
+			const session = envelope({}, [{ type: "session", payload: "{}" }]);
+			expect((await sendEnvelope(project, session)).status).toBe(200);
+		});
+
+		it("after 120 events per 60 seconds from one source IP; dropped items do not count", async ({ expect }) => {
+			const project = await sentryProject();
+			await call("/api/feedback-key", { method: "PATCH", token: project.token, json: { project_name: project.projectName, logs_rate_limit_per_minute: 1000 } });
+			const ip = uniqueIp();
+			const sessions = await Promise.all(Array.from({ length: 30 }, () => sendEnvelope(project, envelope({}, [{ type: "session", payload: "{}" }]), { ip })));
+			expect(sessions.every((r) => r.status === 200)).toBe(true);
+			const statuses = await Promise.all(Array.from({ length: 121 }, () => sendEnvelope(project, eventEnvelope(), { ip }).then((r) => r.status)));
+			expect(statuses.filter((s) => s === 200)).toHaveLength(120);
+			expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+			const limited = await sendEnvelope(project, eventEnvelope(), { ip });
+			expect(limited.headers.get("x-sentry-rate-limits")).toMatch(/^\d+:error;default:key$/);
+		});
+	});
+
+	describe("dropped item types", () => {
+		const binary = new Uint8Array([0, 1, 2, 10, 13, 255, 254, 10, 0]);
+		it.for([
+			["transaction", JSON.stringify({ type: "transaction", transaction: "GET /", spans: [] })],
+			["session", JSON.stringify({ sid: "bad47d73bee042ddbd2895170540c412", init: true, status: "ok" })],
+			["sessions", JSON.stringify({ aggregates: [{ started: "2026-01-01T00:00:00Z", exited: 3 }] })],
+			["client_report", JSON.stringify({ timestamp: 1, discarded_events: [{ reason: "queue_overflow", category: "error", quantity: 1 }] })],
+			["replay_event", JSON.stringify({ type: "replay_event", replay_id: "r" })],
+			["replay_recording", binary],
+			["profile", JSON.stringify({ version: "1", profile: {} })],
+			["profile_chunk", JSON.stringify({ version: "2" })],
+			["attachment", binary],
+			["check_in", JSON.stringify({ check_in_id: "c", monitor_slug: "nightly", status: "ok" })],
+			["statsd", "checkout.latency@millisecond:120|d"],
+			["span", JSON.stringify({ span_id: "s" })],
+			["log", JSON.stringify({ items: [] })],
+			["user_report", JSON.stringify({ event_id: "e", comments: "it broke" })],
+			["feedback", JSON.stringify({ contexts: { feedback: { message: "hi" } } })],
+			["something_new", "{}"],
+		] as const)("%s is accepted and dropped", async ([type, payload], { expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, envelope({ event_id: "9ec79c33ec9942ab8353589fcb2e04dc" }, [{ type, payload, withLength: true }]));
+			expect(res.status).toBe(200);
+			expect(await res.json()).toEqual({ id: "9ec79c33ec9942ab8353589fcb2e04dc" });
+			expect(await issuesOf(project)).toEqual([]);
+			expect(await storedEvents(project.keyId)).toEqual([]);
+		});
+
+		it("an event among dropped items is stored; items without a length read to the end of their line", async ({ expect }) => {
+			const project = await sentryProject();
+			const event = nodeEvent();
+			const body = envelope({ event_id: event.event_id }, [
+				{ type: "session", payload: "{}" },
+				{ type: "attachment", payload: binary, withLength: true },
+				{ type: "event", payload: JSON.stringify(event), withLength: true },
+				{ type: "client_report", payload: "{}" },
+			]);
+			const res = await sendEnvelope(project, body);
+			expect(res.status).toBe(200);
+			expect((await issuesOf(project)).length).toBe(1);
+		});
+	});
+
+	describe("400 for a malformed envelope", () => {
+		const event = JSON.stringify({ message: "m" });
+		it.for([
+			["an empty body", "", /empty/],
+			["a header that is not JSON", `{nope\n{"type":"event"}\n${event}\n`, /envelope header is not valid JSON/],
+			["a header that is a JSON array", `[]\n{"type":"event"}\n${event}\n`, /envelope header must be a JSON object/],
+			["an item header without a type", `{}\n{"length":2}\n{}\n`, /item 1 has no type/],
+			["an item header that is not JSON", `{}\n{"type":"session"}\n{}\nnot json\n`, /header of item 2 is not valid JSON/],
+			["a length beyond the body", `{}\n{"type":"event","length":500}\n${event}\n`, /item 1 declares 500 bytes but \d+ follow/],
+			["a length shorter than its payload", `{}\n{"type":"event","length":3}\n${event}\n`, /item 1 is longer than the 3 bytes it declares/],
+			["a negative length", `{}\n{"type":"event","length":-1}\n${event}\n`, /not a whole number/],
+			["an event that is not JSON", `{}\n{"type":"event"}\n{oops\n`, /event item is not valid JSON/],
+			["an event that is not an object", `{}\n{"type":"event"}\n[1]\n`, /event item must be a JSON object/],
+			["two event items", `{}\n{"type":"event"}\n${event}\n{"type":"event"}\n${event}\n`, /more than one event item/],
+			["an event without message or exception", `{}\n{"type":"event"}\n{"level":"error"}\n`, /either message or exception/],
+			["an event field of the wrong type", `{}\n{"type":"event"}\n{"message":5}\n`, /^Invalid log event: message must be a string$/],
+		] as const)("%s", async ([, raw, message], { expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, raw);
+			expect(res.status).toBe(400);
+			expect((await res.json<Json>()).error).toMatch(message);
+			expect(await storedEvents(project.keyId)).toEqual([]);
+		});
+
+		it.for(["abc", "12abc", "-1", "1e3"])("a project id %s that is not a number", async (id, { expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, eventEnvelope(), { path: `/api/${id}/envelope/${query(project)}` });
+			expect(res.status).toBe(400);
+			expect((await res.json<Json>()).error).toMatch(/project id in the URL must be the number/);
+		});
+	});
+
+	describe("body size and compression", () => {
+		/** A valid event envelope of exactly `length` characters (the padding is a member nothing keeps). */
+		function envelopeOf(length: number, char = "x"): string {
+			const shell = new TextDecoder().decode(eventEnvelope({ message: "big", pad: "" }));
+			return new TextDecoder().decode(eventEnvelope({ message: "big", pad: char.repeat(length - shell.length) }));
+		}
+
+		it.for([
+			[512_000, 200],
+			[512_001, 413],
+		] as const)("%d characters uncompressed → %d", async ([length, status], { expect }) => {
+			const project = await sentryProject();
+			const raw = envelopeOf(length);
+			expect(raw.length).toBe(length);
+			expect((await sendEnvelope(project, raw)).status).toBe(status);
+		});
+
+		it("counts characters, not bytes: 512,000 multi-byte characters are accepted", async ({ expect }) => {
+			const project = await sentryProject();
+			const raw = envelopeOf(512_000, "é");
+			expect(raw.length).toBe(512_000);
+			expect((await sendEnvelope(project, raw)).status).toBe(200);
+		});
+
+		it.for([
+			["gzip", "gzip", 512_000, 200],
+			["gzip", "gzip", 512_001, 413],
+			["deflate", "deflate", 512_000, 200],
+			["deflate", "deflate", 512_001, 413],
+			["deflate", "deflate-raw", 512_000, 200],
+		] as const)("Content-Encoding %s (%s data), %d characters decompressed → %d", async ([encoding, format, length, status], { expect }) => {
+			const project = await sentryProject();
+			const body = await gzip(envelopeOf(length), format);
+			expect(body.byteLength).toBeLessThan(10_000);
+			const res = await sendEnvelope(project, body, { headers: { "content-encoding": encoding } });
+			expect(res.status).toBe(status);
+			if (status === 200) expect((await issuesOf(project))[0].title).toBe("big");
+		});
+
+		it("a compression bomb is refused once its text passes the limit", async ({ expect }) => {
+			const project = await sentryProject();
+			// 64 MB of spaces after a valid start: about 64 KB compressed.
+			const stream = new ReadableStream<Uint8Array>({
+				start(controller) {
+					controller.enqueue(eventEnvelope().subarray(0, 20));
+					const spaces = new Uint8Array(1024 * 1024).fill(0x20);
+					for (let i = 0; i < 64; i++) controller.enqueue(spaces);
+					controller.close();
+				},
+			});
+			const bomb = new Uint8Array(await new Response(stream.pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+			expect(bomb.byteLength).toBeLessThan(200_000);
+			const res = await sendEnvelope(project, bomb, { headers: { "content-encoding": "gzip" } });
+			expect(res.status).toBe(413);
+			expect((await res.json<Json>()).error).toBe("Request body exceeds 512000 characters");
+		});
+
+		it("a compressed body larger than three times the limit is refused unread", async ({ expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, new Uint8Array(3 * 512_000 + 1), { headers: { "content-encoding": "gzip" } });
+			expect(res.status).toBe(413);
+		});
+
+		it("400 for a body that is not the gzip it claims", async ({ expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, eventEnvelope(), { headers: { "content-encoding": "gzip" } });
+			expect(res.status).toBe(400);
+			expect((await res.json<Json>()).error).toBe("Request body is not valid gzip data");
+		});
+
+		it.for([
+			["br", /brotli is not supported/],
+			["zstd", /Unsupported Content-Encoding "zstd"/],
+		] as const)("415 for Content-Encoding %s", async ([encoding, message], { expect }) => {
+			const project = await sentryProject();
+			const res = await sendEnvelope(project, eventEnvelope(), { headers: { "content-encoding": encoding } });
+			expect(res.status).toBe(415);
+			expect((await res.json<Json>()).error).toMatch(message);
+			expect(res.headers.get("access-control-allow-origin")).toBe("*");
+		});
+	});
+
+	it("OPTIONS answers 204 with what the browser SDK needs", async ({ expect }) => {
+		const project = await sentryProject();
+		const res = await call(`/api/${project.dsnId}/envelope/`, { method: "OPTIONS" });
+		expect(res.status).toBe(204);
+		expect(res.headers.get("access-control-allow-origin")).toBe("*");
+		expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+		for (const header of ["content-type", "x-sentry-auth", "content-encoding"]) expect(res.headers.get("access-control-allow-headers")).toContain(header);
+		for (const header of ["retry-after", "x-sentry-rate-limits"]) expect(res.headers.get("access-control-expose-headers")).toContain(header);
+	});
+
+	it.for(["GET", "PUT", "DELETE"])("405 for %s", async (method, { expect }) => {
+		const res = await call("/api/12/envelope/", { method });
+		expect(res.status).toBe(405);
+		expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+	});
+});
+
+describe("POST /api/:project_id/store/", () => {
+	const storePath = (project: Project) => `/api/${project.dsnId}/store/`;
+	const auth = (project: Project) => ({ "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${project.rawKey}`, "content-type": "application/json" });
+
+	it("200 {id} for one event as the body, also gzip-compressed", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const res = await post(storePath(project), JSON.stringify(event), { headers: auth(project) });
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ id: event.event_id });
+		const compressed = await post(storePath(project), await gzip(JSON.stringify(nodeEvent())), { headers: { ...auth(project), "content-encoding": "gzip" } });
+		expect(compressed.status).toBe(200);
+		const [issue] = await issuesOf(project);
+		expect(issue.count).toBe(2);
+	});
+
+	it("401 without a key, 401 for another project's id, 400 for a body that is not an event", async ({ expect }) => {
+		const [project, other] = await Promise.all([sentryProject(), sentryProject()]);
+		expect((await post(storePath(project), JSON.stringify(nodeEvent()))).status).toBe(401);
+		expect((await post(storePath(other), JSON.stringify(nodeEvent()), { headers: auth(project) })).status).toBe(401);
+		const notJson = await post(storePath(project), "{", { headers: auth(project) });
+		expect(notJson.status).toBe(400);
+		expect((await notJson.json<Json>()).error).toBe("Invalid envelope: the event is not valid JSON");
+	});
+});
+
+describe("Sentry events in the log pipeline", () => {
+	async function storedFrom(eventOverrides: Json, init: { ip?: string } = {}) {
+		const project = await sentryProject();
+		const res = await sendEnvelope(project, eventEnvelope(nodeEvent(eventOverrides)), init);
+		if (res.status !== 200) throw new Error(`envelope failed: ${res.status} ${await res.text()}`);
+		await issuesOf(project);
+		const [stored] = await storedEvents(project.keyId);
+		return stored.event as Json;
+	}
+
+	it("a message event: message text, a synthetic exception's type never counted", async ({ expect }) => {
+		const project = await sentryProject();
+		const message = (text: string, line: number) =>
+			nodeEvent({
+				level: "warning",
+				message: text,
+				exception: {
+					values: [
+						{
+							value: text,
+							stacktrace: { frames: [{ filename: "/srv/app/src/pay.js", module: "pay", function: "charge", lineno: line, in_app: true, context_line: "Sentry.captureMessage(\"payment declined for \" + id);" }] },
+							mechanism: { type: "generic", handled: true, synthetic: true },
+						},
+					],
+				},
+			});
+		for (const [text, line] of [["payment declined for 17", 9], ["payment declined for 23", 12]] as const) {
+			expect((await sendEnvelope(project, eventEnvelope(message(text, line)))).status).toBe(200);
+		}
+		const issues = await issuesOf(project);
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({ title: "payment declined for 23", level: "warning", count: 2 });
+	});
+
+	it.for([
+		["message as {formatted}", { exception: undefined, message: { formatted: "disk 91% full", message: "disk %s full", params: ["91%"] } }, "disk 91% full"],
+		["logentry", { exception: undefined, logentry: { message: "disk %s full", params: ["91%"] } }, "disk %s full"],
+	] as const)("%s becomes the message", async ([, overrides, expected], { expect }) => {
+		expect((await storedFrom(overrides)).message).toBe(expected);
+	});
+
+	it("a top-level stacktrace with a message becomes a synthetic exception", async ({ expect }) => {
+		const event = await storedFrom({ exception: undefined, message: "cache miss", stacktrace: { frames: [{ filename: "app.py", function: "get", in_app: true }] } });
+		expect(event.exception).toMatchObject({ type: null, value: "cache miss", mechanism: { synthetic: true } });
+	});
+
+	it("tags as pairs, breadcrumbs as {values}, request data, cookies and secrets scrubbed, user {{auto}}", async ({ expect }) => {
+		const ip = uniqueIp();
+		const event = await storedFrom(
+			{
+				tags: [
+					["route", "/checkout"],
+					["region", "eu"],
+				],
+				breadcrumbs: { values: [{ timestamp: 1, category: "http", data: { url: "/api/cart", status_code: 500 } }] },
+				request: {
+					url: "https://shop.example.com/checkout",
+					method: "POST",
+					data: { card: "tok_123" },
+					cookies: { session: "secret-cookie" },
+					env: { REMOTE_ADDR: "10.0.0.1" },
+					headers: { Authorization: "Bearer secret-token", "User-Agent": "Mozilla/5.0" },
+				},
+				user: { id: "u7", ip_address: "{{auto}}" },
+			},
+			{ ip },
+		);
+		expect(event.tags).toMatchObject({ route: "/checkout", region: "eu" });
+		expect(event.breadcrumbs).toEqual([{ timestamp: 1, category: "http", data: { url: "/api/cart", status_code: 500 } }]);
+		expect(event.request).toEqual({ url: "https://shop.example.com/checkout", method: "POST", body: '{"card":"tok_123"}', headers: { "User-Agent": "Mozilla/5.0" } });
+		expect(JSON.stringify(event)).not.toMatch(/secret-cookie|secret-token|REMOTE_ADDR/);
+		expect(event.user).toEqual({ id: "u7", ip_address: ip });
+	});
+
+	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
+		const event = await storedFrom({
+			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),
+			breadcrumbs: Array.from({ length: 101 }, (_, i) => ({ message: `b${i}` })),
+		});
+		expect(Object.keys(event.tags)).toHaveLength(50);
+		expect(event.breadcrumbs).toHaveLength(100);
+		expect(event.breadcrumbs[0].message).toBe("b1");
+	});
+
+	it("groups with the same event sent to /api/app-logs-ingest", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const res = await sendEnvelope(project, eventEnvelope(event));
+		expect(res.status).toBe(200);
+		const { group_hash, is_new } = await ingestOk(project.rawKey, { exception: event.exception, environment: "production" });
+		expect(is_new).toBe(false);
+		const issue = await readIssue(project.token, project.projectName, group_hash).then((r) => r.json<Json>());
+		expect(issue.count).toBe(2);
+	});
+});
