@@ -322,6 +322,34 @@ describe("owner console", () => {
 		await page.getByText("Resolved in release 1.4.2").waitFor();
 	});
 
+	it("shows an exception chain: the reported exception, then what caused it", async () => {
+		const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify({
+				exception: {
+					values: [
+						{ type: "ConnectionError", value: "socket hang up", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+						{
+							type: "PaymentError",
+							value: "Charge failed",
+							mechanism: { type: "generic", exception_id: 0 },
+							stacktrace: { frames: [{ filename: "src/pay.ts", function: "charge", lineno: 12, in_app: true }] },
+						},
+					],
+				},
+			}),
+		});
+		expect(res.status).toBe(200);
+		await page.getByRole("link", { name: "← Issues of web-app" }).click();
+		await page.getByRole("link", { name: "PaymentError: Charge failed" }).click();
+		await page.getByRole("heading", { name: "PaymentError", exact: true }).waitFor();
+		const cause = page.locator(".chained");
+		expect(await cause.getByRole("heading").textContent()).toBe("ConnectionError held as cause");
+		expect(await cause.getByText("socket hang up").isVisible()).toBe(true);
+		await checkPage("issue-chain");
+	});
+
 	it("shows beside a feedback item the issues its sender ran into, one click from each", async () => {
 		// "Crash on save" came from ana@example.com, whose events make up the TypeError issue.
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
@@ -418,7 +446,7 @@ describe("owner console", () => {
 		await checkPage("dashboard");
 
 		// A list as CSV, with the file name the API gives it.
-		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "CSV of Top pages" }).click()]);
+		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages" }).click()]);
 		expect(download.suggestedFilename()).toMatch(new RegExp(`^${trackingId}-pages-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
 		const csv = await readFile(await download.path(), "utf8");
 		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);

@@ -24,21 +24,19 @@ export interface BreakdownTab {
 	download?: () => Promise<void>;
 }
 
-function DownloadButton({ tab }: { tab: BreakdownTab }) {
+function DownloadButton({ title, download }: { title: string; download: () => Promise<void> }) {
 	const [failed, setFailed] = useState<string>();
-	if (!tab.download) return null;
-	const download = tab.download;
 	return (
-		<>
-			<button type="button" className="chip" onClick={() => download().then(() => setFailed(undefined), (error: Error) => setFailed(error.message))}>
-				CSV<span className="visually-hidden"> of {tab.title}</span>
-			</button>
+		<p className="breakdown-foot">
 			{failed && (
 				<span className="error" role="alert">
 					{failed}
 				</span>
 			)}
-		</>
+			<button type="button" className="link" onClick={() => download().then(() => setFailed(undefined), (error: Error) => setFailed(error.message))}>
+				Download CSV<span className="visually-hidden"> of {title}</span>
+			</button>
+		</p>
 	);
 }
 
@@ -51,15 +49,15 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 		<section className="card" aria-label={heading}>
 			<div className="row spread">
 				<h2>{tabs.length === 1 ? tab.title : heading}</h2>
-				<div className="tabs">
-					{tabs.length > 1 &&
-						tabs.map((t, i) => (
+				{tabs.length > 1 && (
+					<div className="tabs">
+						{tabs.map((t, i) => (
 							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => setShown(i)}>
 								{t.title}
 							</button>
 						))}
-					{tab.rows.length > 0 && <DownloadButton tab={tab} />}
-				</div>
+					</div>
+				)}
 			</div>
 			{tab.rows.length === 0 ? (
 				<p className="muted">{tab.empty}</p>
@@ -92,6 +90,7 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 					</tbody>
 				</table>
 			)}
+			{tab.download && tab.rows.length > 0 && <DownloadButton title={tab.title} download={tab.download} />}
 		</section>
 	);
 }

@@ -1,7 +1,7 @@
 import { useState } from "react";
 
-/** Copies text to the clipboard and says so. */
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+/** Copies text to the clipboard and says so. `what` names the text for screen readers when the label alone does not. */
+export function CopyButton({ text, label = "Copy", what }: { text: string; label?: string; what?: string }) {
 	const [copied, setCopied] = useState(false);
 	return (
 		<button
@@ -14,6 +14,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
 			}
 		>
 			<span aria-live="polite">{copied ? "Copied" : label}</span>
+			{what && <span className="visually-hidden"> {what}</span>}
 		</button>
 	);
 }

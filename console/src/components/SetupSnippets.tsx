@@ -13,15 +13,14 @@ function projectSnippets(origin: string, dsnTemplate: string | null): Array<[gro
 	const logs: Snippet[] = [
 		[
 			"@svcapp/logger in Node",
-			`npm install @svcapp/logger
-
+			`// npm install @svcapp/logger
 import * as logger from "@svcapp/logger";
 
 logger.init({
-	key: process.env.SVC_KEY,
-	endpoint: "${origin}",
-	environment: "production",
-	release: "my-app@1.0.0",
+  key: process.env.SVC_KEY,
+  endpoint: "${origin}",
+  environment: "production",
+  release: "my-app@1.0.0",
 });
 // Uncaught exceptions and unhandled rejections are reported by themselves.
 logger.captureException(new Error("Checkout failed"));`,
@@ -31,7 +30,7 @@ logger.captureException(new Error("Checkout failed"));`,
 			`<!-- svc-logger.browser.js is in the package's dist/ folder: serve it with your assets. -->
 <script src="/assets/svc-logger.browser.js"></script>
 <script>
-	svcLogger.init({ key: "svc_…", endpoint: "${origin}", release: "my-app@1.0.0" });
+  svcLogger.init({ key: "svc_…", endpoint: "${origin}", release: "my-app@1.0.0" });
 </script>`,
 		],
 	];
@@ -92,7 +91,7 @@ export function SetupSnippets({ projectKey }: { projectKey: ProjectKey }) {
 						<div key={title} className="snippet-block">
 							<h4>{title}</h4>
 							<pre className="snippet">{text}</pre>
-							<CopyButton text={text} label={`Copy: ${title}`} />
+							<CopyButton text={text} what={title} />
 						</div>
 					))}
 				</div>
@@ -103,7 +102,7 @@ export function SetupSnippets({ projectKey }: { projectKey: ProjectKey }) {
 					<div key={site.tracking_id} className="snippet-block">
 						<p>Tracker tag for {site.name}, in every page's &lt;head&gt;:</p>
 						<pre className="snippet">{trackerTag(site.tracking_id)}</pre>
-						<CopyButton text={trackerTag(site.tracking_id)} label={`Copy the tag of ${site.name}`} />
+						<CopyButton text={trackerTag(site.tracking_id)} what={`the tag of ${site.name}`} />
 					</div>
 				))
 			) : (

@@ -95,7 +95,7 @@ export function CrawlersPage() {
 										<tr>
 											<th>Page</th>
 											<th className="num">AI reads</th>
-											<th className="num">Human views</th>
+											<th className="num">Views</th>
 											<th className="num">Visitors</th>
 										</tr>
 									</thead>

@@ -55,7 +55,7 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 					<span className="visually-hidden">{words}</span>
 				</span>
 			);
-	} else if (previous === 0 && value > 0) change = <span className="muted">new this period</span>;
+	} else if (previous === 0 && value > 0) change = <span className="muted">{format === count ? "new this period" : `was ${format(0)}`}</span>;
 	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
@@ -66,6 +66,14 @@ const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], 
 /** Rows of a list counted in visits (sessions) and visitors (entry and exit pages, sources, campaigns). */
 const visitRows = <T extends { visitors: number; visits: number }>(list: T[], key: (row: T) => string): BreakdownRow[] =>
 	list.map((row) => ({ key: key(row), label: key(row), value: row.visits, extra: row.visitors }));
+
+const CAMPAIGN_TABS: Record<(typeof UTM_NAMES)[number], string> = {
+	utm_source: "Source",
+	utm_medium: "Medium",
+	utm_campaign: "Campaign",
+	utm_content: "Content",
+	utm_term: "Term",
+};
 
 const VIEWS = { column: "Visitors", extraColumn: "Views" };
 const VISITS = { column: "Visits", extraColumn: "Visitors" };
@@ -120,7 +128,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 			<Breakdown
 				heading="Campaigns"
 				tabs={UTM_NAMES.map((name) => ({
-					title: FILTER_LABELS[name].replace("UTM ", ""),
+					title: CAMPAIGN_TABS[name],
 					...VISITS,
 					empty: `No visit arrived with ${name}.`,
 					onPick: pick(name),
@@ -195,6 +203,8 @@ export function DashboardPage() {
 	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
 	const old = data?.previous;
+	// Shares and means of visits compare only with a period that had visits.
+	const oldVisits = old && old.sessions > 0 ? old : undefined;
 	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
 
 	return (
@@ -239,8 +249,8 @@ export function DashboardPage() {
 						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
 						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
 						<Compared label="Visits" value={data.sessions} previous={old?.sessions} format={count} />
-						<Compared label="Bounce rate" value={data.bounce_rate} previous={old?.bounce_rate} format={percent} lowerIsBetter />
-						<Compared label="Visit duration" value={data.avg_duration} previous={old?.avg_duration} format={duration} />
+						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
+						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
 					</div>
 					{data.pageviews === 0 && data.events === 0 && (
 						<p className="muted empty">

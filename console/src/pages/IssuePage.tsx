@@ -78,15 +78,43 @@ function KeyValues({ values, empty }: { values: Record<string, unknown>; empty: 
 	);
 }
 
+type LogException = NonNullable<IssueEventView["exception"]>;
+
+const stackOf = (exception: LogException | null) =>
+	exception?.stacktrace?.frames.length ? <StackTrace frames={exception.stacktrace.frames} /> : <p className="muted">No stack trace was sent.</p>;
+
+/** The other exceptions of a chain or group, the one nearest the reported exception first. */
+function ChainedExceptions({ chain }: { chain: LogException[] }) {
+	if (chain.length === 0) return null;
+	return (
+		<>
+			{[...chain].reverse().map((exception, i) => (
+				// biome-ignore lint/suspicious/noArrayIndexKey: a stored chain never reorders
+				<div key={i} className="chained">
+					<h3>
+						{exception.type ?? "Exception"}{" "}
+						<span className="muted small">{exception.mechanism?.source ? `held as ${exception.mechanism.source}` : "in the same chain"}</span>
+					</h3>
+					{exception.value && <p className="pre">{exception.value}</p>}
+					{stackOf(exception)}
+				</div>
+			))}
+		</>
+	);
+}
+
 function EventDetail({ event }: { event: IssueEventView }) {
 	const { exception, request, user } = event;
+	// A captured message arrives with a made-up exception to carry its stack: its type means nothing.
+	const synthetic = exception?.mechanism?.synthetic === true;
 	return (
 		<>
 			<section className="card" aria-labelledby="exception-heading">
-				<h2 id="exception-heading">{exception?.type ?? "Message"}</h2>
+				<h2 id="exception-heading">{(!synthetic && exception?.type) || "Message"}</h2>
 				<p className="pre">{exception?.value ?? event.message}</p>
 				{exception?.value && event.message && <p className="pre muted">{event.message}</p>}
-				{exception?.stacktrace?.frames.length ? <StackTrace frames={exception.stacktrace.frames} /> : <p className="muted">No stack trace was sent.</p>}
+				{stackOf(exception)}
+				<ChainedExceptions chain={event.chained_exceptions ?? []} />
 			</section>
 			<section className="card" aria-labelledby="breadcrumbs-heading">
 				<h2 id="breadcrumbs-heading">Breadcrumbs</h2>
