@@ -4,7 +4,7 @@ import { describe, it } from "vitest";
 import type { IssueGrouper } from "../durable-objects/IssueGrouper";
 import { ingestLog } from "../workers/logs/ingestLog";
 import { call, ORIGIN, setPlan, uniqueIp } from "./helpers";
-import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey, storedEvents } from "./logHelpers";
+import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey } from "./logHelpers";
 
 type Json = Record<string, any>;
 
