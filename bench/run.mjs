@@ -10,7 +10,7 @@ import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
-import { ROOT, startRuntime } from "./runtime.mjs";
+import { buildRuntime, ROOT } from "./runtime.mjs";
 import { seedAnalytics, seedIssues } from "./seed.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,46 +35,19 @@ const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; G
 const HOST = "shop.example";
 const PNG_100KB = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64")}`;
 
-const runtime = await startRuntime();
-const { db } = runtime;
 const startedAt = new Date();
 const loadBefore = os.loadavg();
 
 // ---------------------------------------------------------------------------------------------
-// The owner and the app's API
-
-async function call(method, path, { json, token, ip, raw, headers: extra } = {}) {
-	const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(ip ? { "cf-connecting-ip": ip } : {}), ...extra };
-	if (json !== undefined) headers["content-type"] = "application/json";
-	const res = await fetch(runtime.app + path, { method, headers, body: json === undefined ? raw : JSON.stringify(json) });
-	const text = await res.text();
-	return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function api(method, path, options = {}) {
-	const { status, body } = await call(method, path, options);
-	if (status >= 300) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(body)}`);
-	return body;
-}
-
-const { token, user } = await api("POST", "/api/auth/signup", { json: { email: `bench-${Date.now()}@example.com`, password: "benchmark password" } });
-const owner = (method, path, json) => api(method, path, { json, token });
-
-/** A new project key with windows wide enough for a benchmark; answers the raw key and its id. */
-async function newKey(projectName) {
-	const { raw_api_key: rawKey } = await owner("POST", "/api/feedback-key", { project_name: projectName });
-	await owner("PATCH", "/api/feedback-key", { project_name: projectName, rate_limit_per_minute: 100_000, logs_rate_limit_per_minute: 100_000 });
-	const { id } = await db.prepare("SELECT id FROM project_keys WHERE user_id = ? AND project_name = ?").bind(user.id, projectName).first();
-	return { rawKey, id };
-}
-
-const newSites = (count, name) =>
-	Promise.all(Array.from({ length: count }, async (_, i) => (await owner("POST", "/api/sites", { domain: HOST, name: `${name}-${i}` })).tracking_id));
+// The app's API, as an owner and as a client, on one started runtime
 
 /** Runs `task` for each item, `concurrency` at a time. */
 async function eachConcurrently(items, concurrency, task) {
 	const queue = [...items];
-	await Promise.all(Array.from({ length: concurrency }, async () => { for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item); }));
+	const worker = async () => {
+		for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+	};
+	await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 let ipCounter = 1;
@@ -86,15 +59,57 @@ function freshAddresses(count) {
 	return Array.from({ length: count }, (_, i) => ipOf(first + i));
 }
 
-async function counters(reset = false) {
-	const res = await fetch(`${runtime.app}/__bench/counters${reset ? "/reset" : ""}`, { method: reset ? "POST" : "GET" });
-	return reset ? null : res.json();
-}
+/** A signed-up owner on `runtime`, and the calls every measurement makes. */
+async function session(runtime) {
+	const { db } = runtime;
 
-/** Marker → rows, for the markers of one run (`<tag>.<n>`), from a query answering (marker, rows). */
-async function rowsByMarker(sql, params, tag) {
-	const { results } = await db.prepare(sql).bind(...params).all();
-	return new Map(results.filter((r) => r.marker?.startsWith(`${tag}.`)).map((r) => [r.marker, r.rows]));
+	async function call(method, path, { json, token, ip, raw, headers: extra } = {}) {
+		const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(ip ? { "cf-connecting-ip": ip } : {}), ...extra };
+		if (json !== undefined) headers["content-type"] = "application/json";
+		const res = await fetch(runtime.app + path, { method, headers, body: json === undefined ? raw : JSON.stringify(json) });
+		const text = await res.text();
+		return { status: res.status, body: text ? JSON.parse(text) : null };
+	}
+
+	async function api(method, path, options = {}) {
+		const { status, body } = await call(method, path, options);
+		if (status >= 300) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(body)}`);
+		return body;
+	}
+
+	const { token, user } = await api("POST", "/api/auth/signup", { json: { email: "bench@example.com", password: "benchmark password" } });
+	const owner = (method, path, json) => api(method, path, { json, token });
+
+	return {
+		runtime,
+		db,
+		user,
+		token,
+		call,
+		api,
+		owner,
+
+		/** A new project key with windows wide enough for a benchmark; answers the raw key and its id. */
+		async newKey(projectName) {
+			const { raw_api_key: rawKey } = await owner("POST", "/api/feedback-key", { project_name: projectName });
+			await owner("PATCH", "/api/feedback-key", { project_name: projectName, rate_limit_per_minute: 100_000, logs_rate_limit_per_minute: 100_000 });
+			const { id } = await db.prepare("SELECT id FROM project_keys WHERE user_id = ? AND project_name = ?").bind(user.id, projectName).first();
+			return { rawKey, id };
+		},
+
+		newSites: (count, name) =>
+			Promise.all(Array.from({ length: count }, async (_, i) => (await owner("POST", "/api/sites", { domain: HOST, name: `${name}-${i}` })).tracking_id)),
+
+		/** What bench/countingWorker.mjs counted since the last reset. */
+		counters: async () => (await fetch(`${runtime.app}/__bench/counters`)).json(),
+		resetCounters: () => fetch(`${runtime.app}/__bench/counters/reset`, { method: "POST" }),
+
+		/** Marker → rows, for the markers of one run (`<tag>.<n>`), from a query answering (marker, rows). */
+		async rowsByMarker(sql, params, tag) {
+			const { results } = await db.prepare(sql).bind(...params).all();
+			return new Map(results.filter((r) => r.marker?.startsWith(`${tag}.`)).map((r) => [r.marker, r.rows]));
+		},
+	};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,8 +118,8 @@ async function rowsByMarker(sql, params, tag) {
 
 /** Feedback through one project key; `image` adds a 100 KB screenshot. */
 function feedbackPath({ image, newIpPerRequest }) {
-	return async (tag) => {
-		const key = await newKey(`bench-${tag}`);
+	return async (s, tag) => {
+		const key = await s.newKey(`bench-${tag}`);
 		const headers = { authorization: `Bearer ${key.rawKey}`, "content-type": "application/json" };
 		const body = (marker) => JSON.stringify({ title: marker, description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3", ...(image ? { screenshots: [PNG_100KB] } : {}) });
 		const pool = newIpPerRequest ? null : freshAddresses(IP_POOL);
@@ -114,31 +129,29 @@ function feedbackPath({ image, newIpPerRequest }) {
 			ip: pool ? (n) => pool[n % pool.length] : () => freshAddresses(1)[0],
 			// Returning addresses: their rate-limit objects exist. The warm-up body is refused (400)
 			// after the windows are taken, so it stores nothing.
-			warm: pool && (() => eachConcurrently(pool, 20, (ip) => call("POST", "/functions/v1/submit-feedback", { ip, json: {}, token: key.rawKey }))),
+			warm: pool && (() => eachConcurrently(pool, 20, (ip) => s.call("POST", "/functions/v1/submit-feedback", { ip, json: {}, token: key.rawKey }))),
 			stored: async () => {
-				const markers = await rowsByMarker(
-					`SELECT f.data ->> '$.title' AS marker, count(DISTINCT f.id) AS rows, count(a.id) AS attachments
-					 FROM feedback f LEFT JOIN feedback_attachments a ON a.feedback_id = f.id
-					 WHERE f.user_id = ? AND f.project_name = ? GROUP BY 1`,
-					[user.id, `bench-${tag}`],
+				const markers = await s.rowsByMarker(
+					"SELECT data ->> '$.title' AS marker, count(*) AS rows FROM feedback WHERE user_id = ? AND project_name = ? GROUP BY 1",
+					[s.user.id, `bench-${tag}`],
 					tag,
 				);
 				if (!image) return { markers };
-				const { attachments } = await db.prepare("SELECT count(*) AS attachments FROM feedback_attachments a JOIN feedback f ON f.id = a.feedback_id WHERE f.project_name = ?").bind(`bench-${tag}`).first();
-				return { markers, attachments, objects: await objectsOfProject(tag) };
+				const { attachments } = await s.db.prepare("SELECT count(*) AS attachments FROM feedback_attachments a JOIN feedback f ON f.id = a.feedback_id WHERE f.project_name = ?").bind(`bench-${tag}`).first();
+				return { markers, attachments, objects: await objectsOfProject(s, tag) };
 			},
 		};
 	};
 }
 
 /** R2 objects of the run's feedback (keys are feedback/<owner>/<feedback id>/<attachment id>). */
-async function objectsOfProject(tag) {
-	const { results } = await db.prepare("SELECT id FROM feedback WHERE user_id = ? AND project_name = ?").bind(user.id, `bench-${tag}`).all();
+async function objectsOfProject(s, tag) {
+	const { results } = await s.db.prepare("SELECT id FROM feedback WHERE user_id = ? AND project_name = ?").bind(s.user.id, `bench-${tag}`).all();
 	const ids = new Set(results.map((r) => r.id));
 	let count = 0;
 	let cursor;
 	do {
-		const page = await runtime.bucket.list({ prefix: `feedback/${user.id}/`, cursor });
+		const page = await s.runtime.bucket.list({ prefix: `feedback/${s.user.id}/`, cursor });
 		count += page.objects.filter((o) => ids.has(o.key.split("/")[2])).length;
 		cursor = page.truncated ? page.cursor : undefined;
 	} while (cursor);
@@ -157,8 +170,8 @@ const LOG_EVENT = {
 	user: { id: "u_123" },
 };
 
-async function logsPath(tag) {
-	const key = await newKey(`bench-${tag}`);
+async function logsPath(s, tag) {
+	const key = await s.newKey(`bench-${tag}`);
 	const pool = freshAddresses(IP_POOL);
 	return {
 		request: { method: "POST", path: "/api/app-logs-ingest", headers: { "x-svc-key": key.rawKey, "content-type": "application/json" } },
@@ -167,20 +180,20 @@ async function logsPath(tag) {
 		// The addresses' rate-limit objects (a body that is not JSON is refused after the window is
 		// taken), and the key's IssueGrouper with the issue already known, its row moved to D1.
 		warm: async () => {
-			await eachConcurrently(pool, 20, (ip) => call("POST", "/api/app-logs-ingest", { ip, raw: "warm-up", token: key.rawKey }));
-			await api("POST", "/api/app-logs-ingest", { json: { ...LOG_EVENT, tags: { bench: "warm-up" } }, token: key.rawKey, ip: pool[0] });
-			await waitFor(async () => (await db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first()).n === 1);
+			await eachConcurrently(pool, 20, (ip) => s.call("POST", "/api/app-logs-ingest", { ip, raw: "warm-up", token: key.rawKey }));
+			await s.api("POST", "/api/app-logs-ingest", { json: { ...LOG_EVENT, tags: { bench: "warm-up" } }, token: key.rawKey, ip: pool[0] });
+			await waitFor(async () => (await s.db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first()).n === 1);
 		},
 		stored: async () => ({
-			markers: await rowsByMarker("SELECT event ->> '$.tags.bench' AS marker, count(*) AS rows FROM log_events WHERE key_id = ? GROUP BY 1", [key.id], tag),
+			markers: await s.rowsByMarker("SELECT event ->> '$.tags.bench' AS marker, count(*) AS rows FROM log_events WHERE key_id = ? GROUP BY 1", [key.id], tag),
 		}),
 	};
 }
 
 /** Browser analytics or crawler telemetry, spread over the run's own sites. */
 function sitePath({ crawler }) {
-	return async (tag) => {
-		const sites = await newSites(SITES_PER_RUN, `bench-${tag}`);
+	return async (s, tag) => {
+		const sites = await s.newSites(SITES_PER_RUN, `bench-${tag}`);
 		const pool = freshAddresses(IP_POOL);
 		const inSites = `(${sites.map(() => "?").join(", ")})`;
 		return crawler
@@ -190,9 +203,9 @@ function sitePath({ crawler }) {
 						JSON.stringify({ tracking_id: sites[n % sites.length], url_host: HOST, url_path: `/docs/${marker}`, ua: GPTBOT, country: "US", status: 200 }),
 					ip: null,
 					// The sites' collectors, their settings loaded: a User-Agent that is no AI crawler is answered and not stored.
-					warm: () => eachConcurrently(sites, 4, (site) => api("POST", "/api/bot-crawl-ingest", { json: { tracking_id: site, url_host: HOST, ua: "curl/8.5.0" } })),
+					warm: () => eachConcurrently(sites, 4, (site) => s.api("POST", "/api/bot-crawl-ingest", { json: { tracking_id: site, url_host: HOST, ua: "curl/8.5.0" } })),
 					stored: async () => ({
-						markers: await rowsByMarker(`SELECT substr(url_path, 7) AS marker, count(*) AS rows FROM crawler_visits WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
+						markers: await s.rowsByMarker(`SELECT substr(url_path, 7) AS marker, count(*) AS rows FROM crawler_visits WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
 					}),
 				}
 			: {
@@ -203,17 +216,17 @@ function sitePath({ crawler }) {
 					// A prefetch is excluded traffic: it loads the collector and its settings, and is not stored.
 					warm: () =>
 						eachConcurrently(sites, 4, (site) =>
-							api("POST", "/api/collect", { json: { tracking_id: site, url_host: HOST }, headers: { "user-agent": CHROME, "sec-purpose": "prefetch" } }),
+							s.api("POST", "/api/collect", { json: { tracking_id: site, url_host: HOST }, headers: { "user-agent": CHROME, "sec-purpose": "prefetch" } }),
 						),
 					stored: async () => ({
-						markers: await rowsByMarker(`SELECT url_query AS marker, count(*) AS rows FROM analytics_events WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
+						markers: await s.rowsByMarker(`SELECT url_query AS marker, count(*) AS rows FROM analytics_events WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
 					}),
 				};
 	};
 }
 
 const PATHS = [
-	{ id: "app-404", title: "app: JSON 404 (no work)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
+	{ id: "app-404", title: "app: unknown API route (JSON 404)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
 	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }) },
 	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }) },
 	{ id: "logs", title: "logs, error event, returning IPs", setup: logsPath },
@@ -271,10 +284,10 @@ function load(url, { request, body, ip }, connections, tag) {
 	});
 }
 
-const baselineRun = async (connections) => {
+async function baselineRun(runtime, connections) {
 	const { accepted: _, ...run } = await load(runtime.baseline, { request: { method: "GET", path: "/" } }, connections, "baseline");
 	return run;
-};
+}
 
 async function waitFor(condition, ms = STORAGE_WAIT_MS) {
 	const deadline = Date.now() + ms;
@@ -338,50 +351,62 @@ function perRequest(tally, storedRows) {
 	};
 }
 
+const built = await buildRuntime();
+
+/** A fresh workerd with a signed-up owner for `task`, closed after it. */
+async function withRuntime(task) {
+	const runtime = await built.start();
+	try {
+		return await task(await session(runtime));
+	} finally {
+		await runtime.close();
+	}
+}
+
 let runNumber = 0;
 
-/** Every path at one connection count, each between two baseline runs. */
-async function ingestionPass(connections) {
-	const rows = [];
-	let before = await baselineRun(connections);
-	const baselines = [before];
-	for (const def of PATHS) {
+/**
+ * One path at one connection count, on its own workerd: set up and warm up, a baseline run, the
+ * path's run, its rows checked, the counters read, another baseline run. The ratio divides by
+ * the mean of the two baselines.
+ */
+function measurePath(def, connections) {
+	return withRuntime(async (s) => {
 		const tag = `r${++runNumber}`;
-		const path = await def.setup(tag);
+		const path = await def.setup(s, tag);
 		await path.warm?.();
-		await counters(true);
-		const run = await load(runtime.app, path, connections, tag);
+		const loadAverage = os.loadavg()[0];
+		const before = await baselineRun(s.runtime, connections);
+		await s.resetCounters();
+		const run = await load(s.runtime.app, path, connections, tag);
 		const storage = path.stored ? await checkStorage(path, run.accepted) : null;
-		const counted = perRequest(await counters(), storage?.storedRows);
-		const after = await baselineRun(connections);
-		baselines.push(after);
+		const counted = perRequest(await s.counters(), storage?.storedRows);
+		const after = await baselineRun(s.runtime, connections);
 		const baselineRps = (before.rps + after.rps) / 2;
 		const { accepted: _, ...figures } = run;
-		rows.push({ id: def.id, title: def.title, connections, ...figures, baselineRps, ratio: run.rps / baselineRps, counted, storage });
 		console.error(
 			`${connections} conn  ${def.title}: ${run.rps.toFixed(0)}/s (baseline ${baselineRps.toFixed(0)}/s, ${(run.rps / baselineRps).toFixed(2)}), p99 ${run.p99} ms` +
 				(storage ? `, stored ${storage.ok ? "exactly once" : `WRONG ${JSON.stringify(storage)}`}` : ""),
 		);
-		before = after;
-	}
-	return { rows, baselines };
+		return { id: def.id, title: def.title, connections, ...figures, ratio: run.rps / baselineRps, baselineRps, baselines: [before, after], loadAverage, counted, storage };
+	});
 }
 
 // ---------------------------------------------------------------------------------------------
 // Read side
 
 /** Sequential requests (one connection) for SECONDS and at least 3 of them, after one to warm up. */
-async function measureRead(title, path) {
-	await api("GET", path, { token });
-	await counters(true);
+async function measureRead(s, title, path) {
+	await s.api("GET", path, { token: s.token });
+	await s.resetCounters();
 	const times = [];
 	const until = performance.now() + SECONDS * 1000;
 	while (times.length < 3 || performance.now() < until) {
 		const start = performance.now();
-		await api("GET", path, { token });
+		await s.api("GET", path, { token: s.token });
 		times.push(performance.now() - start);
 	}
-	const counted = perRequest(await counters());
+	const counted = perRequest(await s.counters());
 	times.sort((a, b) => a - b);
 	const percentile = (p) => Math.round(times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)] * 10) / 10;
 	const row = { title, path: path.replace(/\?.*/, ""), requests: times.length, p50: percentile(50), p99: percentile(99), d1Statements: counted.d1Statements, objectCalls: counted.objectCalls };
@@ -389,23 +414,23 @@ async function measureRead(title, path) {
 	return row;
 }
 
-async function readSide() {
+async function readSide(s) {
 	const now = Date.now();
-	const [trackingId] = await newSites(1, "dashboard");
+	const [trackingId] = await s.newSites(1, "dashboard");
 	let started = performance.now();
-	await seedAnalytics(db, { trackingId, host: HOST, count: EVENTS, now });
+	await seedAnalytics(s.db, { trackingId, host: HOST, count: EVENTS, now });
 	const eventSeconds = (performance.now() - started) / 1000;
 	console.error(`seeded ${EVENTS} analytics events in ${eventSeconds.toFixed(1)} s`);
 
 	// One event through the app gives the stored document every seeded event repeats.
-	const key = await newKey("issues");
-	await api("POST", "/api/app-logs-ingest", { json: LOG_EVENT, token: key.rawKey, ip: freshAddresses(1)[0] });
-	await owner("GET", "/api/issues?project_name=issues");
-	const { event } = await db.prepare("SELECT event FROM log_events WHERE key_id = ?").bind(key.id).first();
+	const key = await s.newKey("issues");
+	await s.api("POST", "/api/app-logs-ingest", { json: LOG_EVENT, token: key.rawKey, ip: freshAddresses(1)[0] });
+	await s.owner("GET", "/api/issues?project_name=issues");
+	const { event } = await s.db.prepare("SELECT event FROM log_events WHERE key_id = ?").bind(key.id).first();
 	started = performance.now();
-	const { hotIssue } = await seedIssues(db, { keyId: key.id, userId: user.id, count: ISSUES, hotEvents: HOT_ISSUE_EVENTS, eventJson: event, now });
+	const { hotIssue } = await seedIssues(s.db, { keyId: key.id, userId: s.user.id, count: ISSUES, hotEvents: HOT_ISSUE_EVENTS, eventJson: event, now });
 	const issueSeconds = (performance.now() - started) / 1000;
-	const { n: logEvents } = await db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first();
+	const { n: logEvents } = await s.db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first();
 	console.error(`seeded ${ISSUES} issues with ${logEvents} events in ${issueSeconds.toFixed(1)} s`);
 
 	const to = new Date(now).toISOString();
@@ -418,16 +443,19 @@ async function readSide() {
 		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
 		["issue detail (2,000 events in 24 h)", `/api/issues/${hotIssue}?project_name=issues`],
 	]) {
-		endpoints.push(await measureRead(title, path));
+		endpoints.push(await measureRead(s, title, path));
 	}
 	return { seed: { events: EVENTS, eventSeconds, issues: ISSUES, logEvents, issueSeconds }, endpoints };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-const passes = [await ingestionPass(CONNECTIONS), await ingestionPass(HIGH_CONNECTIONS)];
-const read = await readSide();
-await runtime.close();
+const ingestion = [];
+for (const connections of [CONNECTIONS, HIGH_CONNECTIONS]) {
+	for (const def of PATHS) ingestion.push(await measurePath(def, connections));
+}
+const read = await withRuntime(readSide);
+await built.dispose();
 
 const versionOf = async (pkg) => JSON.parse(await readFile(join(ROOT, "node_modules", pkg, "package.json"), "utf8")).version;
 const results = {
@@ -443,9 +471,9 @@ const results = {
 		wrangler: await versionOf("wrangler"),
 	},
 	settings: { seconds: SECONDS, connections: CONNECTIONS, highConnections: HIGH_CONNECTIONS, ipPool: IP_POOL, sitesPerRun: SITES_PER_RUN },
-	baseline: "a Worker answering 204 to GET /, on the same workerd, socket and load generator, measured before and after each path",
-	ingestion: passes.flatMap((p) => p.rows),
-	baselines: passes.map((p, i) => ({ connections: [CONNECTIONS, HIGH_CONNECTIONS][i], runs: p.baselines })),
+	baseline: "a Worker answering 204 to GET /, on the same workerd, socket and load generator, measured just before and just after each path",
+	stateDir: process.env.BENCH_STATE_DIR ?? "memory (/dev/shm) where present",
+	ingestion,
 	read,
 };
 
@@ -459,14 +487,14 @@ const fixed = (n, digits = 0) => (n === null || n === undefined ? "" : n.toFixed
 const lines = [
 	`${SECONDS} s per run, ${os.cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} at the start, Node ${process.version}, workerd ${results.machine.workerd}`,
 	"",
-	`| path | requests/s | ratio to baseline | p50 ms | p99 ms | p99 ms at ${HIGH_CONNECTIONS} | DO calls/request | D1 statements/request | D1 writes/stored row | stored exactly once |`,
-	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+	`| path | requests/s | ratio to baseline | p50 ms | p99 ms | ratio at ${HIGH_CONNECTIONS} | p99 ms at ${HIGH_CONNECTIONS} | DO calls/request | D1 statements/request | D1 writes/stored row | stored exactly once |`,
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
 ];
-for (const row of passes[0].rows) {
-	const high = passes[1].rows.find((r) => r.id === row.id);
+for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
+	const high = ingestion.find((r) => r.id === row.id && r.connections === HIGH_CONNECTIONS);
 	const stored = (s) => (s ? (s.ok ? `yes (${s.accepted})` : "NO") : "");
 	lines.push(
-		`| ${row.title} | ${fixed(row.rps)} | ${fixed(row.ratio, 2)} | ${row.p50} | ${row.p99} | ${high.p99} | ${row.counted.objectCalls} | ${row.counted.d1Statements} | ${fixed(row.counted.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
+		`| ${row.title} | ${fixed(row.rps)} | ${fixed(row.ratio, 2)} | ${row.p50} | ${row.p99} | ${fixed(high.ratio, 2)} | ${high.p99} | ${row.counted.objectCalls} | ${row.counted.d1Statements} | ${fixed(row.counted.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
 lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
@@ -474,7 +502,7 @@ for (const row of read.endpoints) lines.push(`| ${row.title} | ${row.p50} | ${ro
 lines.push("", `Seeding: ${fixed(read.seed.eventSeconds, 1)} s for the events, ${fixed(read.seed.issueSeconds, 1)} s for the issues. Results: bench/results/${stamp}.json and .png`);
 console.log(lines.join("\n"));
 
-if (passes.some((p) => p.rows.some((r) => r.storage && !r.storage.ok))) {
+if (ingestion.some((r) => r.storage && !r.storage.ok)) {
 	console.error("Some accepted requests were not stored exactly once: see the storage figures in the JSON.");
 	process.exitCode = 1;
 }

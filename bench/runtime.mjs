@@ -1,7 +1,8 @@
-// The runtime `npm run bench` measures on: one workerd process started through Miniflare's API,
-// serving the app (bundled by wrangler from wrangler.toml, with its D1, R2 and SQLite-backed
-// Durable Object bindings and its migrations) and the baseline Worker, each on its own loopback
-// socket straight into the Worker: no entry worker or proxy in front of either.
+// The runtime `npm run bench` measures on: workerd started through Miniflare's API, serving the
+// app (bundled by wrangler from wrangler.toml, with its D1, R2 and SQLite-backed Durable Object
+// bindings and its migrations) and the baseline Worker, each on its own loopback socket straight
+// into the Worker: no entry worker or proxy in front of either. One workerd per measured path,
+// so no path's leftover work (alarms, flushes) runs during another's.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -63,53 +64,55 @@ async function migrationStatements() {
 const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
 
 /**
- * Starts workerd with the app and the baseline; answers their URLs, the app's D1 and R2 as seen
- * from Node (for seeding and for counting stored rows), where the state lives, and `close`.
+ * Bundles the app once; answers `start()`, which starts a fresh workerd with the app and the
+ * baseline on empty state, and `dispose()`. Each start answers the two URLs, the app's D1 and R2
+ * as seen from Node (for seeding and for counting stored rows) and `close`.
  */
-export async function startRuntime() {
+export async function buildRuntime() {
 	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
-	const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
 	const entry = await bundleApp(outdir);
 	const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
 	// Without `assets`: Miniflare would put its asset router in front of the Worker, a hop the
 	// baseline does not take (and in wrangler.toml /api/* and /functions/* run the Worker first).
 	// No path measured here reads a static asset.
 	const { modulesRules, assets: _, ...appOptions } = workerOptions;
+	const modules = await bundleModules(outdir, entry, modulesRules);
+	const migrations = await migrationStatements();
 	const socket = { host: "127.0.0.1", port: 0 };
-	const mf = new Miniflare(convertV4MiniflareOptions({
-		resourcePersistencePath: stateDir,
-		workers: [
-			{
-				...appOptions,
-				name: "app",
-				rootPath: outdir,
-				modules: await bundleModules(outdir, entry, modulesRules),
-				unsafeDirectSockets: [socket],
+
+	async function start() {
+		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
+		const mf = new Miniflare(
+			convertV4MiniflareOptions({
+				resourcePersistencePath: stateDir,
+				workers: [
+					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
+					{
+						name: "baseline",
+						modules: true,
+						scriptPath: join(ROOT, "bench", "baselineWorker.mjs"),
+						compatibilityDate: workerOptions.compatibilityDate,
+						compatibilityFlags: workerOptions.compatibilityFlags,
+						unsafeDirectSockets: [socket],
+					},
+				],
+			}),
+		);
+		await mf.ready;
+		const db = await mf.getD1Database("DB", "app");
+		await db.batch(migrations.map((sql) => db.prepare(sql)));
+		const url = async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "");
+		return {
+			app: await url("app"),
+			baseline: await url("baseline"),
+			db,
+			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
+			close: async () => {
+				await mf.dispose();
+				await rm(stateDir, { recursive: true, force: true });
 			},
-			{
-				name: "baseline",
-				modules: true,
-				scriptPath: join(ROOT, "bench", "baselineWorker.mjs"),
-				compatibilityDate: workerOptions.compatibilityDate,
-				compatibilityFlags: workerOptions.compatibilityFlags,
-				unsafeDirectSockets: [socket],
-			},
-		],
-	}));
-	await mf.ready;
-	const db = await mf.getD1Database("DB", "app");
-	await db.batch((await migrationStatements()).map((sql) => db.prepare(sql)));
-	const url = async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "");
-	return {
-		app: await url("app"),
-		baseline: await url("baseline"),
-		db,
-		bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
-		stateDir,
-		close: async () => {
-			await mf.dispose();
-			await rm(outdir, { recursive: true, force: true });
-			await rm(stateDir, { recursive: true, force: true });
-		},
-	};
+		};
+	}
+
+	return { start, dispose: () => rm(outdir, { recursive: true, force: true }) };
 }
