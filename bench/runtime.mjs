@@ -64,8 +64,9 @@ async function migrationStatements() {
 const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
 
 /**
- * Bundles the app once; answers `start()`, which starts a fresh workerd with the app and the
- * baseline on empty state, and `dispose()`. Each start answers the two URLs, the app's D1 and R2
+ * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
+ * baseline and the reference Worker (bench/referenceWorker.mjs) on empty state, and `dispose()`.
+ * Each start answers their URLs, the app's D1 and R2
  * as seen from Node (for seeding and for counting stored rows) and `close`.
  */
 export async function buildRuntime() {
@@ -95,6 +96,16 @@ export async function buildRuntime() {
 						compatibilityFlags: workerOptions.compatibilityFlags,
 						unsafeDirectSockets: [socket],
 					},
+					{
+						name: "reference",
+						modules: true,
+						scriptPath: join(ROOT, "bench", "referenceWorker.mjs"),
+						compatibilityDate: workerOptions.compatibilityDate,
+						compatibilityFlags: workerOptions.compatibilityFlags,
+						d1Databases: { DB: "reference" },
+						durableObjects: { REFERENCE: { className: "Reference", useSQLite: true } },
+						unsafeDirectSockets: [socket],
+					},
 				],
 			}),
 		);
@@ -105,6 +116,7 @@ export async function buildRuntime() {
 		return {
 			app: await url("app"),
 			baseline: await url("baseline"),
+			reference: await url("reference"),
 			db,
 			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
 			close: async () => {
