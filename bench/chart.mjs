@@ -13,8 +13,8 @@ function bars({ title, values, x, xTitle, format, color, rule, log = false }) {
 		{
 			mark: { type: "bar", tooltip: false },
 			encoding: {
-				y: { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 320 } },
-				x: { field: x, type: "quantitative", title: xTitle, scale: log ? { type: "log" } : {}, axis: { tickCount: 6, labelOverlap: true } },
+				y: { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 400 } },
+				x: { field: x, type: "quantitative", title: xTitle, scale: log ? { type: "symlog" } : {}, axis: log ? { values: [0, 10, 100, 1_000, 10_000, 100_000] } : { tickCount: 6, labelOverlap: true } },
 				...(color
 					? { yOffset: { field: color.field, sort: null }, color: { field: color.field, type: "nominal", sort: null, title: color.title } }
 					: {}),
@@ -31,7 +31,8 @@ function bars({ title, values, x, xTitle, format, color, rule, log = false }) {
 		},
 	];
 	if (rule) layer.push({ data: { values: [{ at: rule }] }, mark: { type: "rule", color: "#c0392b", strokeDash: [4, 3] }, encoding: { x: { field: "at", type: "quantitative" } } });
-	return { title, width: WIDTH, height: { step: color ? 30 : 18 }, data: { values }, layer };
+	const labels = new Set(values.map((v) => v.label)).size;
+	return { title, width: WIDTH, height: labels * (color ? 40 : 18), data: { values }, layer };
 }
 
 export async function drawChart(results, pngPath) {
@@ -68,7 +69,7 @@ export async function drawChart(results, pngPath) {
 					{ label: r.title, ms: r.p99, percentile: "p99" },
 				]),
 				x: "ms",
-				xTitle: "milliseconds per request (log scale)",
+				xTitle: "milliseconds per request (symmetric log scale)",
 				format: ".0f",
 				log: true,
 				color: { field: "percentile", title: null },
