@@ -25,11 +25,11 @@ const emptyTally = () => ({
 });
 let tally = emptyTally();
 
-const bump = (record, key, by = 1) => {
-	record[key] = (record[key] ?? 0) + by;
+const bump = (record, key) => {
+	record[key] = (record[key] ?? 0) + 1;
 };
 
-/** Statements that only read: SELECT, or WITH ... SELECT (the app writes no CTE-led writes). */
+/** Statements that only read: SELECT, or WITH ... SELECT (no statement of the app writes after a WITH). */
 const isRead = (sql) => /^\s*(select|with)\b/i.test(sql);
 
 /** A bound function for every method: native binding objects refuse a Proxy as `this`. */

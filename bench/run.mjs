@@ -306,21 +306,22 @@ async function waitFor(condition, ms = STORAGE_WAIT_MS) {
 
 /** Waits until every accepted marker is in D1 and nothing more arrives, then compares. */
 async function checkStorage(path, accepted) {
+	const total = (markers) => [...markers.values()].reduce((a, b) => a + b, 0);
 	let last;
 	let settled = 0;
 	await waitFor(async () => {
 		const current = await path.stored();
 		const complete = [...accepted].every((m) => current.markers.has(m));
-		const same = last && current.markers.size === last.markers.size && (current.attachments ?? 0) === (last.attachments ?? 0);
+		const same = last && total(current.markers) === total(last.markers) && current.attachments === last.attachments;
 		settled = complete && same ? settled + 1 : 0;
 		last = current;
-		// Complete, and unchanged over two more polls past the outbox's one-second flush.
+		// Complete, and unchanged for 1.5 s: past the outboxes' one-second flush.
 		return settled >= 6;
 	});
 	const { markers, attachments, objects } = last;
 	const missing = [...accepted].filter((m) => !markers.has(m)).length;
 	const duplicated = [...markers.values()].filter((rows) => rows > 1).length;
-	const storedRows = [...markers.values()].reduce((a, b) => a + b, 0);
+	const storedRows = total(markers);
 	const check = {
 		accepted: accepted.size,
 		storedRows,
@@ -458,11 +459,15 @@ async function readSide(s) {
 // ---------------------------------------------------------------------------------------------
 
 const ingestion = [];
-for (const def of PATHS) ingestion.push(await measurePath(def, CONNECTIONS));
-// The references are the runtime's, not the app's: one connection count is enough.
-for (const def of PATHS.filter((p) => !p.id.startsWith("reference"))) ingestion.push(await measurePath(def, HIGH_CONNECTIONS));
-const read = await withRuntime(readSide);
-await built.dispose();
+let read;
+try {
+	for (const def of PATHS) ingestion.push(await measurePath(def, CONNECTIONS));
+	// The references are the runtime's, not the app's: one connection count is enough.
+	for (const def of PATHS.filter((p) => !p.id.startsWith("reference"))) ingestion.push(await measurePath(def, HIGH_CONNECTIONS));
+	read = await withRuntime(readSide);
+} finally {
+	await built.dispose();
+}
 
 const versionOf = async (pkg) => JSON.parse(await readFile(join(ROOT, "node_modules", pkg, "package.json"), "utf8")).version;
 const results = {

@@ -1,8 +1,8 @@
 // The runtime `npm run bench` measures on: workerd started through Miniflare's API, serving the
 // app (bundled by wrangler from wrangler.toml, with its D1, R2 and SQLite-backed Durable Object
-// bindings and its migrations) and the baseline Worker, each on its own loopback socket straight
-// into the Worker: no entry worker or proxy in front of either. One workerd per measured path,
-// so no path's leftover work (alarms, flushes) runs during another's.
+// bindings and its migrations), the baseline Worker and the reference Worker, each on its own
+// loopback socket straight into the Worker: no entry worker or proxy in front of any of them.
+// One workerd per measured path, so no path's leftover work (alarms, flushes) runs during another's.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -65,9 +65,9 @@ const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ?
 
 /**
  * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
- * baseline and the reference Worker (bench/referenceWorker.mjs) on empty state, and `dispose()`.
- * Each start answers their URLs, the app's D1 and R2
- * as seen from Node (for seeding and for counting stored rows) and `close`.
+ * baseline and the reference Worker on empty state, and `dispose()`. Each start answers the
+ * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows)
+ * and `close`.
  */
 export async function buildRuntime() {
 	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
@@ -80,6 +80,15 @@ export async function buildRuntime() {
 	const modules = await bundleModules(outdir, entry, modulesRules);
 	const migrations = await migrationStatements();
 	const socket = { host: "127.0.0.1", port: 0 };
+	const benchWorker = (name, file, bindings = {}) => ({
+		name,
+		modules: true,
+		scriptPath: join(ROOT, "bench", file),
+		compatibilityDate: workerOptions.compatibilityDate,
+		compatibilityFlags: workerOptions.compatibilityFlags,
+		unsafeDirectSockets: [socket],
+		...bindings,
+	});
 
 	async function start() {
 		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
@@ -88,24 +97,11 @@ export async function buildRuntime() {
 				resourcePersistencePath: stateDir,
 				workers: [
 					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
-					{
-						name: "baseline",
-						modules: true,
-						scriptPath: join(ROOT, "bench", "baselineWorker.mjs"),
-						compatibilityDate: workerOptions.compatibilityDate,
-						compatibilityFlags: workerOptions.compatibilityFlags,
-						unsafeDirectSockets: [socket],
-					},
-					{
-						name: "reference",
-						modules: true,
-						scriptPath: join(ROOT, "bench", "referenceWorker.mjs"),
-						compatibilityDate: workerOptions.compatibilityDate,
-						compatibilityFlags: workerOptions.compatibilityFlags,
+					benchWorker("baseline", "baselineWorker.mjs"),
+					benchWorker("reference", "referenceWorker.mjs", {
 						d1Databases: { DB: "reference" },
 						durableObjects: { REFERENCE: { className: "Reference", useSQLite: true } },
-						unsafeDirectSockets: [socket],
-					},
+					}),
 				],
 			}),
 		);
