@@ -51,7 +51,7 @@ export async function drawChart(results, pngPath) {
 				values: ingestion.map((r) => ({ label: r.title, ratio: r.ratio, connections: `${r.connections} connections` })),
 				x: "ratio",
 				xTitle: "ratio to the baseline (1 = as fast as a Worker doing nothing)",
-				format: ".2f",
+				format: ".2~r",
 				color: { field: "connections", title: null },
 			}),
 			bars({

@@ -496,6 +496,8 @@ await writeFile(join(dir, `${stamp}.json`), `${JSON.stringify(results, null, "\t
 await drawChart(results, join(dir, `${stamp}.png`));
 
 const fixed = (n, digits = 0) => (n === null || n === undefined ? "" : n.toFixed(digits));
+/** Two significant digits: a ratio of 0.004 is not 0.00. */
+const ratio = (n) => (n === undefined ? "" : String(Number(n.toPrecision(2))));
 const lines = [
 	`${SECONDS} s per run, ${os.cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} at the start, Node ${process.version}, workerd ${results.machine.workerd}`,
 	"",
@@ -506,7 +508,7 @@ for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 	const high = ingestion.find((r) => r.id === row.id && r.connections === HIGH_CONNECTIONS) ?? {};
 	const stored = (s) => (s ? (s.ok ? `yes (${s.accepted})` : "NO") : "");
 	lines.push(
-		`| ${row.title} | ${fixed(row.rps)} | ${fixed(row.ratio, 2)} | ${row.p50} | ${row.p99} | ${fixed(high.ratio, 2)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
+		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
 lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
