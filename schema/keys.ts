@@ -2,7 +2,6 @@ import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core
 import type { FieldDefinition } from "../domain/api/keys";
 import { users } from "./accounts";
 
-
 export const projectKeys = sqliteTable(
 	"project_keys",
 	{
