@@ -292,6 +292,29 @@ describe("the module's functions", () => {
 		expect(recorder.received).toEqual([]);
 	});
 
+	it("send a message with the stack it was captured at, as Sentry's SDKs do, unless attachStacktrace is false", async ({ expect }) => {
+		function warnLowStock(sku: string) {
+			logger.captureMessage(`stock low for ${sku}`, "warning");
+		}
+		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false });
+		warnLowStock("A1");
+		await logger.close(5_000);
+		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false, attachStacktrace: false });
+		warnLowStock("B2");
+		await logger.close(5_000);
+		const [withStack, without] = (await recorder.until(2)).map((r) => r.event);
+		expect(withStack).toMatchObject({ message: "stock low for A1", level: "warning" });
+		expect(withStack.exception?.values).toEqual([
+			{ value: "stock low for A1", stacktrace: { frames: expect.any(Array) }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } },
+		]);
+		// Its newest frame is the caller: the SDK's own (src/index.ts) is left out.
+		const frames = withStack.exception?.values[0].stacktrace?.frames ?? [];
+		expect(frames.at(-1)).toMatchObject({ function: "warnLowStock", filename: expect.stringMatching(/client\.test\.ts$/) });
+		expect(frames.filter((frame) => frame.filename?.includes("/src/"))).toEqual([]);
+		expect(without).toMatchObject({ message: "stock low for B2" });
+		expect(without.exception).toBeUndefined();
+	});
+
 	it("send once initialized, and nothing after close", async ({ expect }) => {
 		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false });
 		logger.setTag("tier", "gold");
