@@ -161,9 +161,17 @@ export function createClient(options: Options): Client {
 		if (body.length <= MAX_BODY) transport.send(body);
 	}
 
-	/** The stack `site` was made with, less its newest frame (the SDK function that made it). */
+	/**
+	 * The stack `site` was made with, less its newest frame (the SDK function that made it). V8
+	 * keeps `Error.stackTraceLimit` frames (10 unless changed), of which Sentry's SDKs spend two on
+	 * their own functions and this SDK one: of a stack cut at that limit, the oldest frame is left
+	 * out too, so both SDKs send the same frames.
+	 */
 	function messageStack(message: string, site: Error | undefined): Pick<LogEvent, "exception"> {
-		const frames = site && options.attachStacktrace !== false ? parseStack(site.stack).slice(0, -1) : [];
+		if (!site || options.attachStacktrace === false) return {};
+		const all = parseStack(site.stack);
+		const limit = (Error as { stackTraceLimit?: unknown }).stackTraceLimit;
+		const frames = all.slice(typeof limit === "number" && all.length >= limit ? 1 : 0, -1);
 		if (frames.length === 0) return {};
 		return { exception: { values: [{ value: message, stacktrace: { frames }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } }] } };
 	}
