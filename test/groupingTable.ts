@@ -144,7 +144,7 @@ const emptyCart = (order: number, mechanism: Record<string, unknown>) =>
 			[
 				...timerFrames,
 				shopFrame("Timeout.checkout [as _onTimeout]", 17, "submitOrder({ id: order, items: [] });"),
-				shopFrame("submitOrder", 38, "if (order.items.length === 0) throw new TypeError(`cannot submit order ${order.id}: the cart is empty`);"),
+				shopFrame("submitOrder", 38, 'if (order.items.length === 0) throw new TypeError("the cart is empty");'),
 			],
 			mechanism,
 		),
@@ -157,7 +157,7 @@ const stockMessage = (sku: string, caller: string, extra: Record<string, unknown
 		values: [
 			{
 				value: `stock low for ${sku}`,
-				stacktrace: { frames: [...timerFrames, shopFrame(`Timeout.${caller} [as _onTimeout]`, 6, `${caller}(sdk, sku);`), shopFrame("warnLowStock", 22, 'sdk.captureMessage(`stock low for ${sku}`, "warning");')] },
+				stacktrace: { frames: [...timerFrames, shopFrame(`Timeout.${caller} [as _onTimeout]`, 6, `${caller}(sdk, sku);`), shopFrame("warnLowStock", 22, 'sdk.captureMessage("stock low for " + sku, "warning");')] },
 				mechanism: { type: "generic", handled: true, synthetic: true, ...extra },
 			},
 		],

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contextLinesIntegration, createGetModuleFromFilename, type Event as SentryEvent } from "@sentry/node";
@@ -153,12 +153,15 @@ describe("lines of source", () => {
 		]);
 	});
 
-	it("opens only regular files: a FIFO named like source gives nothing and holds nothing up", async ({ expect }) => {
-		const fifo = join(dir, "pipe.js");
-		execFileSync("mkfifo", [fifo]);
-		const event = eventWith([frame(fifo, 1), frame(source, 3)]);
+	it("opens only regular files: FIFOs named like source give nothing and hold none of libuv's threads", async ({ expect }) => {
+		// Opening a FIFO waits for a writer in one of libuv's threads (4 unless UV_THREADPOOL_SIZE
+		// says more): had these been opened, the file reads after them would never finish.
+		const fifos = Array.from({ length: 16 }, (_, i) => join(dir, `pipe-${i}.js`));
+		for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
+		const event = eventWith([...fifos.map((fifo) => frame(fifo, 1)), frame(source, 3)]);
 		await enrichFrames(event, 1);
-		expect(framesOf(event).map((f) => f.context_line)).toEqual([undefined, "const line3 = 3;"]);
+		expect(framesOf(event).map((f) => f.context_line)).toEqual([...fifos.map(() => undefined), "const line3 = 3;"]);
+		expect(await Promise.all(Array.from({ length: 16 }, () => readFile(source, "utf8")))).toHaveLength(16);
 	});
 });
 
