@@ -141,7 +141,7 @@ describe("@sentry/node and @svcapp/logger in Node processes", () => {
 		return new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stderr })));
 	}
 
-	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ module, function: fn, context_line }) => ({ module, function: fn, context_line }));
+	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ filename, module, function: fn, context_line }) => ({ filename, module, function: fn, context_line }));
 
 	it("group the same bugs as one issue each, as Sentry groups them: a crash, a chained error, a message with its stack", async ({ expect }) => {
 		const p = await project("node-parity");
@@ -167,8 +167,8 @@ describe("@sentry/node and @svcapp/logger in Node processes", () => {
 			"stock low for A-1": expect.stringMatching(/^warnLowStock \(.*\/node-parity\/lib\/shop\.mjs\)$/),
 		});
 
-		// Each issue holds one event of each SDK, whose in-app frames say the same: module (named
-		// from the services' folder), function and line of source.
+		// Each issue holds one event of each SDK, whose in-app frames say the same: file, module (named
+		// from the services' folder), function and line of source; so each event's culprit is the issue's.
 		for (const issue of issues) {
 			const events = await eventsOf(p, issue);
 			expect(events.map((event) => event.sdk.name).sort()).toEqual(["@svcapp/logger", "sentry.javascript.node"]);
