@@ -24,6 +24,8 @@ export const FEEDBACK_LIMITS = {
 	/** Not a documented field rule: extra keys longer than this are dropped rather than stored. */
 	extraKeyChars: 100,
 	url: 2_000,
+	/** Bytes of images one project may hold in storage; a submission that would pass it is refused. */
+	attachmentBytesPerProject: 1024 * 1024 * 1024,
 } as const;
 
 export const FEEDBACK_RATE = {

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { IssueStatus } from "../schema/logs";
+import type { IssueStatus } from "../domain/api/issues";
 import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import { compareVersions } from "../domain/logs/releases";
 import { LOG_LIMITS, LOG_RATE } from "../domain/limits";
@@ -161,10 +161,10 @@ export class IssueGrouper extends DurableObject<Env> {
 		} else {
 			let { status, resolved_in_release: resolvedIn } = group;
 			// A regression: a resolved issue seen again reopens, unless the event comes from an
-			// older release than the one it was resolved in (an old client still running).
+			// older release than the one it was resolved in (an old client still running). It keeps
+			// the release it was resolved in, which is how an open issue shows it came back.
 			if (status === "resolved" && !(c.release && resolvedIn && this.#isOlderRelease(c.release, resolvedIn))) {
 				status = "open";
-				resolvedIn = null;
 			}
 			this.#sql.exec(
 				`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,

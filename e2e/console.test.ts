@@ -1,17 +1,34 @@
+/**
+ * The owner console in a real browser against the real Worker serving the built console
+ * (`npm run build --workspace console` first). Every page is checked with axe-core (no serious or
+ * critical violation), at 390 px width (no sideways scrolling), and saved as a screenshot under
+ * e2e/artifacts/.
+ */
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import axeCore from "axe-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { api, launchChromium, startWorker } from "./stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, DESKTOP_CHROME, launchChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
+const AXE_SOURCE = axeCore.source;
+const DESKTOP = { width: 1280, height: 900 };
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
 let page: Page;
+/** Uncaught errors in the console's pages: there should be none. */
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
-	page = await browser.newPage();
+	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+	// A locale of its own: without one a headless chromium may report "en-US@posix", which Intl refuses.
+	page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	page.on("pageerror", (error) => pageErrors.push(error.message));
 });
 
 afterAll(async () => {
@@ -19,12 +36,69 @@ afterAll(async () => {
 	await worker?.close();
 });
 
+/** Serious and critical accessibility violations on the page as it is now. */
+async function axeViolations(target: Page): Promise<string[]> {
+	if (!(await target.evaluate(() => "axe" in window))) await target.addScriptTag({ content: AXE_SOURCE });
+	const violations = await target.evaluate(async () => {
+		const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+		return result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+	});
+	return violations
+		.filter((v) => v.impact === "serious" || v.impact === "critical")
+		.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * The checks every page gets: no uncaught error, axe in both colour schemes and at 390 px, no
+ * sideways scrolling at 390 px, and screenshots (desktop, dark, 390 px).
+ */
+async function checkPage(name: string) {
+	await page.waitForLoadState("networkidle");
+	expect(pageErrors).toEqual([]);
+	await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, light`).toEqual([]);
+
+	await page.emulateMedia({ colorScheme: "dark" });
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-dark.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, dark`).toEqual([]);
+	await page.emulateMedia({ colorScheme: "light" });
+
+	await page.setViewportSize({ width: 390, height: 844 });
+	// Let charts and wrapped rows settle at the new width.
+	await page.waitForTimeout(150);
+	// What sticks out past the right edge, if anything (the widest first).
+	const overflowing = await page.evaluate(() => {
+		const width = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth <= width) return [];
+		return Array.from(document.querySelectorAll("body *"))
+			.map((element) => ({ element, right: element.getBoundingClientRect().right }))
+			.filter(({ right }) => right > width + 0.5)
+			.sort((a, b) => b.right - a.right)
+			.slice(0, 3)
+			.map(({ element, right }) => `${element.tagName.toLowerCase()}.${element.className} ends at ${Math.round(right)} px`);
+	});
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+	expect(overflowing, `${name} scrolls sideways at 390 px`).toEqual([]);
+	expect(await axeViolations(page), `${name}, 390 px`).toEqual([]);
+	await page.setViewportSize(DESKTOP);
+}
+
+/** What the tests use of the Worker's D1 binding. */
+type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+
+const sessionTokenOf = (target: Page) => target.evaluate(() => localStorage.getItem("svc.session") ?? "");
+
 describe("owner console", () => {
 	const email = `console-${Date.now()}@example.com`;
+	const project = "web-app";
 	let rawKey = "";
+	let dsnId = "";
+	let token = "";
+	let trackingId = "";
 
-	it("signs up and lands on an empty projects page", async ({ expect }) => {
+	it("signs up and lands on an empty projects page", async () => {
 		await page.goto(`${worker.url}/`);
+		await checkPage("sign-in");
 		await page.getByRole("button", { name: /No account yet/ }).click();
 		await page.getByLabel("Email").fill(email);
 		await page.getByLabel("Password").fill("correct horse battery");
@@ -32,9 +106,14 @@ describe("owner console", () => {
 		await page.getByRole("heading", { name: "Projects" }).waitFor();
 		await page.getByText("No projects yet").waitFor();
 		expect(await page.getByText(/trial until/).isVisible()).toBe(true);
+		token = await sessionTokenOf(page);
+		// Every area is one click away.
+		for (const area of ["Projects", "Feedback", "Issues", "Analytics", "Crawlers", "Account"]) {
+			expect(await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: area }).isVisible()).toBe(true);
+		}
 	});
 
-	it("refuses a wrong password with the server's message", async ({ expect }) => {
+	it("refuses a wrong password with the server's message", async () => {
 		const other = await browser.newPage();
 		await other.goto(`${worker.url}/`);
 		await other.getByLabel("Email").fill(email);
@@ -44,105 +123,464 @@ describe("owner console", () => {
 		await other.close();
 	});
 
-	it("creates a project key and shows the raw key and its Sentry DSN once", async ({ expect }) => {
-		await page.getByPlaceholder("Project name").fill("web-app");
+	it("creates a project key and shows the raw key and its Sentry DSN once", async () => {
+		await page.getByPlaceholder("Project name").fill(project);
 		await page.getByRole("button", { name: "Create project key" }).click();
 		rawKey = (await page.getByTestId("raw-key").textContent()) ?? "";
 		expect(rawKey).toMatch(/^svc_[A-Za-z0-9]{43}$/);
 		const dsn = (await page.getByTestId("dsn").textContent()) ?? "";
-		const dsnId = dsn.split("/").pop();
+		dsnId = dsn.split("/").pop() ?? "";
 		expect(dsn).toBe(`${worker.url.replace("//", `//${rawKey}@`)}/${dsnId}`);
-		await page.getByRole("cell", { name: `…${rawKey.slice(-4)}` }).waitFor();
+		await page.getByText(`…${rawKey.slice(-4)}`).waitFor();
+		await checkPage("projects");
 		await page.getByRole("button", { name: "Done" }).click();
 		expect(await page.getByTestId("raw-key").count()).toBe(0);
 		// A reload shows the hint, and the DSN with the key left out.
 		await page.reload();
-		await page.getByRole("link", { name: "web-app" }).waitFor();
+		await page.getByRole("link", { name: project, exact: true }).waitFor();
 		expect(await page.content()).not.toContain(rawKey);
-		await page.getByRole("cell", { name: `${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}` }).waitFor();
+		await page.getByText(`${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}`).waitFor();
 	});
 
-	it("shows submitted feedback with its screenshot, and triages it", async ({ expect }) => {
-		for (const [title, type] of [["Crash on save", "issue"], ["Dark mode", "feature_request"]]) {
+	it("edits the issue form: the server's errors show on their field, and submissions follow the saved form", async () => {
+		await page.getByRole("link", { name: project, exact: true }).click();
+		await page.getByRole("heading", { name: project }).waitFor();
+		const form = page.getByRole("form", { name: "Issue form" });
+
+		// A key the server refuses: its message shows on that field.
+		await form.getByRole("button", { name: "Add field" }).click();
+		const added = form.getByRole("group", { name: "Field 5" });
+		await added.getByLabel("Key").fill("1st");
+		await added.getByLabel("Label").fill("App version");
+		await form.getByRole("button", { name: "Save issue form" }).click();
+		await added.getByText("must start with a letter").waitFor();
+		expect(await added.getByLabel("Key").getAttribute("aria-invalid")).toBe("true");
+
+		await added.getByLabel("Key").fill("app_version");
+		await added.getByLabel("Required").check();
+		await form.getByRole("button", { name: "Move app_version up" }).click();
+		await form.getByRole("button", { name: "Save issue form" }).click();
+		await form.getByText("Saved.").waitFor();
+		const saved = (await api(worker.url, `/api/feedback-key?project_name=${project}`, { token })).issue_field_config;
+		expect(saved.map((f: { key: string }) => f.key)).toEqual(["title", "description", "email", "app_version", "screenshots"]);
+		expect(saved[3]).toEqual({ key: "app_version", label: "App version", type: "text", required: true });
+		// The set-up names this service and the project's DSN, and shows the logger SDK's.
+		const setup = page.getByRole("region", { name: "Set-up" });
+		expect(await setup.getByTestId("dsn-template").textContent()).toBe(`${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}`);
+		expect(await setup.getByRole("heading", { name: "@svcapp/logger in Node" }).isVisible()).toBe(true);
+		expect(await setup.getByText(`endpoint: "${worker.url}"`).first().isVisible()).toBe(true);
+		await checkPage("project");
+
+		const submit = (body: Record<string, unknown>) =>
+			fetch(`${worker.url}/functions/v1/submit-feedback`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
+				body: JSON.stringify({ type: "issue", title: "t", description: "d", ...body }),
+			});
+		const refused = await submit({});
+		expect(refused.status).toBe(400);
+		expect((await refused.json()).fields).toEqual(["app_version"]);
+
+		// Regenerating asks first, then shows the new key once; the old one stops working.
+		await page.getByRole("button", { name: "Regenerate key…" }).click();
+		await page.getByRole("button", { name: "Regenerate key", exact: true }).click();
+		const fresh = (await page.getByTestId("raw-key").textContent()) ?? "";
+		expect(fresh).not.toBe(rawKey);
+		// The same DSN number, with the new key in it.
+		expect(await page.getByTestId("dsn").textContent()).toBe(`${worker.url.replace("//", `//${fresh}@`)}/${dsnId}`);
+		expect((await submit({ app_version: "1.0" })).status).toBe(401);
+		rawKey = fresh;
+		expect((await submit({ app_version: "1.0" })).status).toBe(200);
+		await page.getByRole("button", { name: "Done" }).click();
+		await api(worker.url, `/api/feedback?project_name=${project}`, { token }).then(({ feedback }) =>
+			api(worker.url, "/api/feedback", { token, method: "DELETE", json: { ids: feedback.map((f: { id: string }) => f.id) } }),
+		);
+	});
+
+	it("shows submitted feedback with its screenshot, filters it and triages it", async () => {
+		for (const [title, type] of [
+			["Crash on save", "issue"],
+			["Dark mode", "feature_request"],
+		]) {
 			const res = await fetch(`${worker.url}/functions/v1/submit-feedback`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
-				body: JSON.stringify({ type, title, description: "details", screenshots: [PNG_1PX], app_version: "1.2.3" }),
+				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: [PNG_1PX], app_version: "1.2.3" }),
 			});
 			expect(res.status).toBe(200);
 		}
 
-		await page.getByRole("link", { name: "web-app" }).click();
-		await page.getByText("Crash on save").waitFor();
-		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
-		expect(await page.getByText("1.2.3").first().isVisible()).toBe(true);
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Crash on save" }).waitFor();
+		expect(await page.getByRole("link", { name: "Dark mode" }).isVisible()).toBe(true);
+		await checkPage("feedback");
+
+		await page.getByLabel("Type").selectOption("feature_request");
+		await page.getByRole("link", { name: "Crash on save" }).waitFor({ state: "detached" });
+		expect(page.url()).toContain("type=feature_request");
+		await page.getByLabel("Type").selectOption("");
+
+		// The status change shows at once and reaches the server.
+		await page.getByLabel("Status of Crash on save").selectOption("in_progress");
+		await expect
+			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=in_progress`, { token })).feedback.length)
+			.toBe(1);
+
+		// The detail: every field and the image at full size.
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		await page.getByRole("heading", { name: /Crash on save/ }).waitFor();
+		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
 		const image = page.getByRole("img", { name: "screenshots of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+		await checkPage("feedback-detail");
+		await page.getByRole("link", { name: "← All feedback" }).click();
 
-		await page.getByLabel("Type").selectOption("feature_request");
-		await page.getByText("Crash on save").waitFor({ state: "detached" });
-		expect(await page.getByText("Dark mode").isVisible()).toBe(true);
-		await page.getByLabel("Type").selectOption("");
-
-		const crash = page.locator("li", { hasText: "Crash on save" });
-		await crash.getByLabel("Status").selectOption("in_progress");
-		const token = await page.evaluate(() => localStorage.getItem("svc.session"));
+		// A bulk status change, then a bulk delete that asks first.
+		await page.getByLabel("Select all shown").check();
+		await page.getByLabel("New status for selected").selectOption("human_review");
+		await page.getByRole("button", { name: "Set status" }).click();
 		await expect
-			.poll(async () => (await api(worker.url, "/api/feedback?project_name=web-app&status=in_progress", { token: token! })).feedback.length)
-			.toBe(1);
-
-		page.once("dialog", (dialog) => dialog.accept());
+			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=human_review`, { token })).feedback.length)
+			.toBe(2);
+		await page.getByText("0 selected").waitFor();
 		await page.getByLabel("Select Dark mode").check();
-		await page.getByRole("button", { name: "Delete" }).click();
-		await page.getByText("Dark mode").waitFor({ state: "detached" });
-		const left = (await api(worker.url, "/api/feedback?project_name=web-app", { token: token! })).feedback;
+		await page.getByRole("button", { name: "Delete…" }).click();
+		await page.getByRole("button", { name: "Delete selected" }).click();
+		await page.getByRole("link", { name: "Dark mode" }).waitFor({ state: "detached" });
+		const left = (await api(worker.url, `/api/feedback?project_name=${project}`, { token })).feedback;
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
 	});
 
-	it("sets up source maps: the upload instructions with the DSN id, an upload token shown once, the uploaded files, deletion", async ({ expect }) => {
-		await page.goto(`${worker.url}/`);
-		await page.getByRole("link", { name: "source maps" }).click();
-		await page.getByRole("heading", { name: "Source maps · web-app" }).waitFor();
-		// The DSN id comes with the project's key, a moment after the page.
-		await page.getByTestId("sentry-cli-setup").filter({ hasText: /SENTRY_PROJECT=\d+/ }).waitFor();
-		const setUp = (await page.getByTestId("sentry-cli-setup").textContent()) ?? "";
-		expect(setUp).toContain(`export SENTRY_URL=${worker.url}`);
-		expect(setUp).toMatch(/export SENTRY_PROJECT=\d+\n/);
+	/** A log event of the checkout crash, as one user ran into it. */
+	const checkoutCrash = (user: string, release = "1.4.2") => ({
+		level: "error",
+		exception: {
+			type: "TypeError",
+			value: "Cannot read properties of undefined (reading 'id')",
+			stacktrace: {
+				frames: [
+					{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
+					{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, context_line: "const id = cart.owner.id;", in_app: true },
+				],
+			},
+		},
+		environment: "production",
+		release,
+		tags: { route: "/checkout" },
+		breadcrumbs: [{ category: "ui.click", message: "Pay button" }],
+		request: { method: "POST", url: "https://shop.example/checkout" },
+		user: { email: user },
+	});
+
+	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
+		for (const user of ["ana@example.com", "bo@example.com", "ana@example.com"]) {
+			const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
+				method: "POST",
+				headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+				body: JSON.stringify(checkoutCrash(user)),
+			});
+			expect(res.status).toBe(200);
+		}
+		await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify({ level: "warning", message: "Slow checkout render", environment: "staging" }),
+		});
+
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		const row = page.locator("li", { hasText: "TypeError: Cannot read properties" });
+		await row.waitFor().catch((error) => {
+			throw new Error(`${error.message}\npage errors: ${pageErrors.join("\n")}`);
+		});
+		expect(await row.textContent()).toMatch(/3\s*events/);
+		expect(await row.textContent()).toMatch(/2\s*users/);
+		expect(await row.getByText("submitOrder (src/checkout.ts)").isVisible()).toBe(true);
+		await checkPage("issues");
+
+		await page.getByRole("searchbox").fill("slow");
+		await page.getByRole("button", { name: "Search" }).click();
+		await row.waitFor({ state: "detached" });
+		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
+		await page.getByRole("button", { name: "Clear" }).click();
+
+		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+		// The in-app frame is shown; the library frame is folded away.
+		expect(await page.getByText("const id = cart.owner.id;").isVisible()).toBe(true);
+		expect(await page.getByText("commitRoot (node_modules/react-dom/client.js:10)").isVisible()).toBe(false);
+		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
+		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
+		await checkPage("issue");
+
+		await page.getByRole("button", { name: "Resolve" }).click();
+		await page.getByRole("button", { name: "Reopen" }).waitFor();
+		expect(await page.getByTestId("issue-status").textContent()).toBe("Resolved");
+		await expect
+			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
+			.toBe(1);
+		await page.getByText("Resolved in release 1.4.2").waitFor();
+	});
+
+	it("shows an exception chain: the reported exception, then what caused it", async () => {
+		const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify({
+				exception: {
+					values: [
+						{ type: "ConnectionError", value: "socket hang up", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+						{
+							type: "PaymentError",
+							value: "Charge failed",
+							mechanism: { type: "generic", exception_id: 0 },
+							stacktrace: { frames: [{ filename: "src/pay.ts", function: "charge", lineno: 12, in_app: true }] },
+						},
+					],
+				},
+			}),
+		});
+		expect(res.status).toBe(200);
+		await page.getByRole("link", { name: "← Issues of web-app" }).click();
+		await page.getByRole("link", { name: "PaymentError: Charge failed" }).click();
+		await page.getByRole("heading", { name: "PaymentError", exact: true }).waitFor();
+		const cause = page.locator(".chained");
+		expect(await cause.getByRole("heading").textContent()).toBe("ConnectionError held as cause");
+		expect(await cause.getByText("socket hang up").isVisible()).toBe(true);
+		await checkPage("issue-chain");
+	});
+
+	it("shows beside a feedback item the issues its sender ran into, one click from each", async () => {
+		// "Crash on save" came from ana@example.com, whose events make up the TypeError issue.
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		const related = page.getByRole("region", { name: "Issues this person ran into" });
+		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).waitFor();
+		expect(await related.getByText("Slow checkout render").count()).toBe(0);
+		await checkPage("feedback-linked-issues");
+		// The issue comes back in a later release: a regression, shown plainly.
+		const again = await fetch(`${worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": rawKey, "content-type": "application/json" },
+			body: JSON.stringify(checkoutCrash("ana@example.com", "1.4.3")),
+		});
+		expect(((await again.json()) as { is_new: boolean }).is_new).toBe(false);
+		await related.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+		await page.getByText("Regression: resolved in 1.4.2, seen again").waitFor();
+	});
+
+	it("reads a long inbox a page at a time, and a long item whole", async () => {
+		// 60 older items, straight into D1 (more than the ingestion rate would take in a test).
+		const { user } = await api<{ user: { id: string } }>(worker.url, "/api/auth/me", { token });
+		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		const longText = `${"A long report. ".repeat(80)}The end.`;
+		const day = Date.now() - 86_400_000;
+		for (let i = 0; i < 60; i++) {
+			const data = { title: `Older report ${i}`, description: i === 0 ? longText : "short" };
+			await env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, ?, 'issue', 'open', ?, ?)")
+				.bind(`older-${i}`, user.id, project, JSON.stringify(data), day - i)
+				.run();
+		}
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
+		await page.getByRole("link", { name: "Older report 0", exact: true }).waitFor();
+		// The first page: "Crash on save" and the 49 newest older reports.
+		expect(await page.locator("li.feedback").count()).toBe(50);
+		expect(await page.getByRole("link", { name: "Older report 49", exact: true }).count()).toBe(0);
+		await page.getByRole("button", { name: "Show older feedback" }).click();
+		await page.getByRole("link", { name: "Older report 59", exact: true }).waitFor();
+		expect(await page.locator("li.feedback").count()).toBe(61);
+		expect(await page.getByRole("button", { name: "Show older feedback" }).count()).toBe(0);
+
+		// The list cuts the long description; the item shows it whole.
+		const long = page.locator("li.feedback", { hasText: "Older report 0" });
+		expect(await long.getByText("Long text is cut here").isVisible()).toBe(true);
+		await long.getByRole("link", { name: "Older report 0" }).click();
+		await page.getByRole("heading", { name: /Older report 0/ }).waitFor();
+		expect(await page.getByText(longText, { exact: true }).isVisible()).toBe(true);
+		await page.getByRole("link", { name: "← All feedback" }).click();
+	});
+
+	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).click();
+		await page.getByText("No sites yet").waitFor();
+		await page.getByLabel("Domain").fill("shop.example");
+		await page.getByLabel("Name (optional)").fill("Shop");
+		await page.getByRole("button", { name: "Add site" }).click();
+		const tag = await page.locator("pre.snippet").textContent();
+		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
+		expect(tag).toContain(`${worker.url}/t.js`);
+		await checkPage("sites");
+
+		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.
+		const collect = (body: Record<string, unknown>) =>
+			fetch(`${worker.url}/api/collect`, {
+				method: "POST",
+				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "shop.example", ...body }),
+			}).then((res) => expect(res.status).toBe(204));
+		await collect({ visitor_id: "visitor-a", url_path: "/", referrer: "https://www.google.com/" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing", event_name: "signup", event_data: JSON.stringify({ plan: "pro" }) });
+		await collect({ visitor_id: "visitor-b", url_path: "/" });
+
+		await page.getByRole("link", { name: "Shop", exact: true }).click();
+		await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+		// Both were here a moment ago; nobody was in the period before.
+		expect(await page.getByTestId("figure-now").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Visitors").getByText("new this period").isVisible()).toBe(true);
+		// A's visit came from Google (the referrer's source), B's from nowhere.
+		const sources = page.getByRole("region", { name: "Sources" });
+		expect(await sources.getByRole("button", { name: "Google" }).isVisible()).toBe(true);
+		expect(await sources.getByRole("button", { name: "Direct / None" }).isVisible()).toBe(true);
+		await sources.getByRole("button", { name: "Referrers" }).click();
+		expect(await sources.getByRole("button", { name: "www.google.com" }).isVisible()).toBe(true);
+		const pages = page.getByRole("region", { name: "Pages" });
+		await pages.getByRole("button", { name: "Exit pages" }).click();
+		expect(await pages.getByRole("button", { name: "/pricing" }).isVisible()).toBe(true);
+		await pages.getByRole("button", { name: "Top pages" }).click();
+		await page.getByRole("region", { name: "Custom events" }).getByRole("button", { name: "Properties" }).click();
+		expect(await page.getByText("signup · plan = pro").isVisible()).toBe(true);
+		await checkPage("dashboard");
+
+		// A list as CSV, with the file name the API gives it.
+		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages" }).click()]);
+		expect(download.suggestedFilename()).toMatch(new RegExp(`^${trackingId}-pages-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+		const csv = await readFile(await download.path(), "utf8");
+		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
+
+		// A source filters the whole page to the visitors who came from it.
+		await sources.getByRole("button", { name: "Sources" }).click();
+		await sources.getByRole("button", { name: "Google" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("source=Google");
+		await page.getByRole("button", { name: "Remove filter Source: Google" }).click();
+
+		// A breakdown row filters the whole page, and the filter is in the URL.
+		await page.getByRole("region", { name: "Pages" }).getByRole("button", { name: "/pricing" }).click();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("page=%2Fpricing");
+		await page.getByRole("button", { name: "Remove filter Page: /pricing" }).click();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+
+		await page.getByRole("combobox", { name: /^Period/ }).selectOption("today");
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+	});
+
+	it("shows a reported AI-crawler visit, next to the page's human views", async () => {
+		const res = await fetch(`${worker.url}/api/bot-crawl-ingest`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({
+				tracking_id: trackingId,
+				url_host: "shop.example",
+				url_path: "/pricing",
+				ua: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+				country: "FR",
+				status: 200,
+				ip: "20.171.206.17",
+			}),
+		});
+		expect(res.status).toBe(204);
+
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Crawlers" }).click();
+		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-crawler-visits").locator(".value").textContent()).toBe("1");
+		const recent = page.getByRole("region", { name: "Recent visits", exact: true });
+		expect(await recent.getByRole("cell", { name: "GPTBot" }).isVisible()).toBe(true);
+		expect(await recent.getByRole("cell", { name: "shop.example/pricing" }).isVisible()).toBe(true);
+		// The address is inside OpenAI's published ranges.
+		expect(await page.getByText("GPTBot · OpenAI · AI training · 1 verified").isVisible()).toBe(true);
+		expect(await recent.getByText("verified", { exact: true }).isVisible()).toBe(true);
+		expect(await page.getByTestId("figure-verified").locator(".value").textContent()).toBe("1");
+		// /pricing: one AI read (by GPTBot) and the one human view sent above.
+		const pricing = page.getByRole("region", { name: "Read by AI, viewed by people" }).getByRole("row", { name: /^\/pricing/ });
+		await pricing.waitFor();
+		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricingGPTBot 1", "1", "1", "1"]);
+		await checkPage("crawlers");
+	});
+
+	it("sets up source maps: the upload instructions with the DSN id, an upload token shown once, the uploaded files, deletion", async () => {
+		await page.goto(`${worker.url}/projects/${project}`);
+		await page.getByRole("link", { name: "Source maps" }).click();
+		await page.getByRole("heading", { name: `Source maps · ${project}` }).waitFor();
+		await page.getByTestId("sentry-cli-setup").filter({ hasText: `SENTRY_PROJECT=${dsnId}\n` }).waitFor();
+		expect(await page.getByTestId("sentry-cli-setup").textContent()).toContain(`export SENTRY_URL=${worker.url}\n`);
 		await page.getByText("No upload tokens yet.").waitFor();
 		await page.getByText("Nothing uploaded yet.").waitFor();
 
 		await page.getByRole("button", { name: "Create upload token" }).click();
-		const token = (await page.getByTestId("upload-token").textContent()) ?? "";
-		expect(token).toMatch(/^svcu_[A-Za-z0-9]{43}$/);
-		await page.getByText(`…${token.slice(-4)}`).waitFor();
+		const uploadToken = (await page.getByTestId("upload-token").textContent()) ?? "";
+		expect(uploadToken).toMatch(/^svcu_[A-Za-z0-9]{43}$/);
+		await page.getByText(`…${uploadToken.slice(-4)}`).waitFor();
 		await page.getByRole("button", { name: "Done" }).click();
 		expect(await page.getByTestId("upload-token").count()).toBe(0);
 
 		const form = new FormData();
 		form.append("file", new Blob([JSON.stringify({ version: 3, sources: ["app.ts"], names: [], mappings: "AAAA" })]), "~/assets/app.js.map");
-		const uploaded = await fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
-		expect(uploaded.status).toBe(201);
+		const upload = () => fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${uploadToken}` }, body: form });
+		expect((await upload()).status).toBe(201);
 		await page.reload();
 		await page.getByRole("cell", { name: "~/assets/app.js.map" }).waitFor();
 		await page.getByRole("cell", { name: "web@1.0.0" }).waitFor();
+		await checkPage("sourcemaps");
 
-		page.once("dialog", (dialog) => dialog.accept());
-		await page.getByRole("button", { name: "Delete release web@1.0.0" }).click();
+		await page.getByRole("button", { name: "Delete release web@1.0.0…" }).click();
+		await page.getByRole("button", { name: "Delete release", exact: true }).click();
 		await page.getByText("Nothing uploaded yet.").waitFor();
-		page.once("dialog", (dialog) => dialog.accept());
-		await page.getByRole("button", { name: "Revoke" }).click();
+		await page.getByRole("button", { name: "Revoke…" }).click();
+		await page.getByRole("button", { name: "Revoke token" }).click();
 		await page.getByText("No upload tokens yet.").waitFor();
-		const refused = await fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
-		expect(refused.status).toBe(401);
-		await page.goto(`${worker.url}/projects/web-app/feedback`);
+		expect((await upload()).status).toBe(401);
 	});
 
-	it("keeps the session across reloads and signs out", async ({ expect }) => {
+	it("shows the account, and keeps the session across reloads until sign-out", async () => {
+		await page.goto(`${worker.url}/account`);
+		await page.getByTestId("access").waitFor();
+		expect(await page.getByTestId("access").textContent()).toMatch(/^Active/);
+		await checkPage("account");
 		await page.reload();
-		await page.getByText("Crash on save").waitFor();
-		await page.getByRole("button", { name: "Sign out" }).click();
+		await page.getByRole("heading", { name: "Account" }).waitFor();
+		await page.getByRole("button", { name: "Sign out" }).first().click();
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
 		expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
 	});
 });
+
+describe("when access has lapsed", () => {
+	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
+		const email = `lapsed-${Date.now()}@example.com`;
+		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
+			json: { email, password: "correct horse battery" },
+			ip: "10.98.0.1",
+		});
+		await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
+		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const lapsed = await context.newPage();
+		lapsed.on("pageerror", (error) => pageErrors.push(error.message));
+		await lapsed.goto(`${worker.url}/`);
+		await lapsed.evaluate((t) => localStorage.setItem("svc.session", t), token);
+		await lapsed.goto(`${worker.url}/projects`);
+		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
+
+		// The trial ends while the page is open: the next request is refused with 402.
+		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
+		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		await lapsed.getByText("trial ended").waitFor();
+
+		for (const path of ["/projects", "/feedback/old-app", "/analytics", "/account"]) {
+			await lapsed.goto(`${worker.url}${path}`);
+			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		}
+		expect(await lapsed.getByTestId("access").textContent()).toMatch(/^Ended/);
+		await lapsed.screenshot({ path: join(ARTIFACTS, "lapsed.png"), fullPage: true });
+		expect(await axeViolations(lapsed)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+

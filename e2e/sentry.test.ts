@@ -18,6 +18,7 @@ import { api, type Issue, issuesOnceThereAre, ownerWithSite, startWorker } from 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(HERE, "fixtures", "sentry");
 const LOGGER_FIXTURES = join(HERE, "fixtures", "logger");
+const NODE_PARITY = join(HERE, "fixtures", "node-parity");
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let shop: { origin: string; close: () => Promise<void> };
@@ -70,6 +71,12 @@ async function project(name: string) {
 	return { token, name, key: created.raw_api_key, dsn: created.dsn };
 }
 
+interface StoredException {
+	type: string | null;
+	value: string | null;
+	stacktrace: { frames: { module?: string; function?: string; filename?: string; context_line?: string; in_app?: boolean }[] } | null;
+}
+
 interface StoredEvent {
 	level: string;
 	platform: string;
@@ -78,8 +85,8 @@ interface StoredEvent {
 	user: Record<string, string> | null;
 	breadcrumbs: { category?: string; message?: string }[];
 	request: { url?: string } | null;
-	exception: { type: string | null; value: string | null } | null;
-	chained_exceptions: { type: string | null; value: string | null; mechanism?: { source?: string } }[];
+	exception: StoredException | null;
+	chained_exceptions: (StoredException & { mechanism?: { source?: string } })[];
 }
 
 async function eventsOf(p: { token: string; name: string }, issue: Issue) {
@@ -122,6 +129,54 @@ describe("@sentry/node in a Node process", () => {
 			"SyntaxError: Unexpected token < in JSON at position 0",
 		]);
 		expect(causes[0][0].mechanism).toMatchObject({ source: "cause" });
+	});
+});
+
+describe("@sentry/node and @svcapp/logger in Node processes", () => {
+	/** Runs one of e2e/fixtures/node-parity's services to its end: both crash on the shop's last bug. */
+	function runService(file: string, env: Record<string, string>) {
+		const child = spawn(process.execPath, [join(NODE_PARITY, file)], { env: { ...process.env, ...env } });
+		let stderr = "";
+		child.stderr.on("data", (chunk) => (stderr += chunk));
+		return new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stderr })));
+	}
+
+	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ filename, module, function: fn, context_line }) => ({ filename, module, function: fn, context_line }));
+
+	it("group the same bugs as one issue each, as Sentry groups them: a crash, a chained error, a message with its stack", async ({ expect }) => {
+		const p = await project("node-parity");
+		const [sentry, logger] = await Promise.all([
+			runService("sentry-app.mjs", { SENTRY_DSN: p.dsn }),
+			runService("logger-app.mjs", { SVC_KEY: p.key, SVC_ENDPOINT: worker.url }),
+		]);
+		for (const run of [sentry, logger]) {
+			expect(run.code, run.stderr).toBe(1);
+			expect(run.stderr).toContain("TypeError: cannot submit order 7: the cart is empty");
+		}
+
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 6);
+		expect(issues.map(({ title, count }) => [title, count]).sort()).toEqual([
+			["Error: Could not load the order", 2],
+			["TypeError: cannot submit order 7: the cart is empty", 2],
+			["stock low for A-1", 2],
+		]);
+		const culprits = Object.fromEntries(issues.map((issue) => [issue.title, issue.culprit]));
+		expect(culprits).toEqual({
+			"TypeError: cannot submit order 7: the cart is empty": expect.stringMatching(/^submitOrder \(.*\/node-parity\/lib\/shop\.mjs\)$/),
+			"Error: Could not load the order": expect.stringMatching(/^loadOrder \(.*\/node-parity\/lib\/shop\.mjs\)$/),
+			"stock low for A-1": expect.stringMatching(/^warnLowStock \(.*\/node-parity\/lib\/shop\.mjs\)$/),
+		});
+
+		// Each issue holds one event of each SDK, whose in-app frames say the same: file, module (named
+		// from the services' folder), function and line of source; so each event's culprit is the issue's.
+		for (const issue of issues) {
+			const events = await eventsOf(p, issue);
+			expect(events.map((event) => event.sdk.name).sort()).toEqual(["@svcapp/logger", "sentry.javascript.node"]);
+			const [first, second] = events.map((event) => [...event.chained_exceptions, event.exception].map((exception) => appFrames(exception?.stacktrace?.frames)));
+			expect(first.flat().length).toBeGreaterThanOrEqual(2);
+			expect(first.flat().every((frame) => frame.module === "lib:shop" && frame.context_line)).toBe(true);
+			expect(second).toEqual(first);
+		}
 	});
 });
 

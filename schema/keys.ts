@@ -1,15 +1,6 @@
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { FieldDefinition } from "../domain/api/keys";
 import { users } from "./accounts";
-
-/** A feedback field definition (docs/api.md#field-definitions). */
-export type FieldType = "text" | "long_text" | "email" | "url" | "number" | "boolean" | "select" | "attachment";
-export interface FieldDefinition {
-	key: string;
-	label: string;
-	type: FieldType;
-	required: boolean;
-	options?: string[];
-}
 
 export const projectKeys = sqliteTable(
 	"project_keys",

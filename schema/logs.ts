@@ -2,8 +2,8 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 import { users } from "./accounts";
 import { projectKeys } from "./keys";
 
-export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+import { ISSUE_STATUSES } from "../domain/api/issues";
+import type { LogEvent } from "../domain/logs/logEvent";
 
 /**
  * Log issues and events belong to the project key that sent them: revoking the key deletes
@@ -61,7 +61,7 @@ export const logEvents = sqliteTable(
 		environment: text("environment"),
 		release: text("release"),
 		/** The normalized event as stored (field rules applied, sensitive headers gone). */
-		event: text("event", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+		event: text("event", { mode: "json" }).$type<LogEvent>().notNull(),
 	},
 	(t) => [
 		// An issue's newest events and its hourly counts; also serves the cascade on key_id.

@@ -1,5 +1,6 @@
 import { describe, it } from "vitest";
-import { baseName, CRAWLER_PURPOSES, CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
+import { CRAWLER_PURPOSES } from "../domain/api/sites";
+import { baseName, CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
 import aiRobots from "../domain/crawl/data/ai-robots.json";
 import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";

@@ -415,3 +415,48 @@ describe("refused submissions do not spend the address's window", () => {
 		expect(statuses.at(-1)).toBe(429);
 	}, 60_000);
 });
+
+describe("a project's image storage is capped at 1 GiB", () => {
+	async function seedStoredBytes(userId: string, projectName: string, bytes: number) {
+		const feedbackId = crypto.randomUUID();
+		await env.DB.batch([
+			env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, ?, 'issue', 'open', '{}', ?)").bind(
+				feedbackId,
+				userId,
+				projectName,
+				Date.now(),
+			),
+			env.DB.prepare("INSERT INTO feedback_attachments (id, feedback_id, user_id, field, content_type, object_key, size) VALUES (?, ?, ?, 'screenshots', 'image/png', ?, ?)").bind(
+				crypto.randomUUID(),
+				feedbackId,
+				userId,
+				`feedback/${userId}/${feedbackId}/seed`,
+				bytes,
+			),
+		]);
+	}
+	const pngBytes = Uint8Array.from(atob(PNG_1PX.split(",")[1]), (c) => c.charCodeAt(0)).byteLength;
+
+	it("an image that fits exactly is stored; one byte more is 413 with a clear message, and text alone is still taken", async ({ expect }) => {
+		const { rawKey, user, projectName } = await ownerWithKey();
+		const cap = 1024 * 1024 * 1024;
+		await seedStoredBytes(user.id, projectName, cap - pngBytes);
+		expect((await submitFeedback(rawKey, { title: "fits", description: "d", screenshots: [PNG_1PX] })).status).toBe(200);
+		const full = await submitFeedback(rawKey, { title: "one byte over", description: "d", screenshots: [PNG_1PX] });
+		expect(full.status).toBe(413);
+		expect(await full.json()).toEqual({ error: expect.stringContaining("image storage is full"), fields: [] });
+		expect((await submitFeedback(rawKey, { title: "no image", description: "d" })).status).toBe(200);
+	});
+
+	it("the count is served by indexes, never a scan", async ({ expect }) => {
+		const { results } = await env.DB.prepare(
+			`EXPLAIN QUERY PLAN SELECT coalesce(sum(a.size), 0) AS bytes FROM feedback f JOIN feedback_attachments a ON a.feedback_id = f.id WHERE f.user_id = ? AND f.project_name = ?`,
+		)
+			.bind("u", "p")
+			.all<{ detail: string }>();
+		const steps = results.map((r) => r.detail).join("\n");
+		expect(steps).toMatch(/SEARCH f USING (COVERING )?INDEX feedback_owner_project_created_idx/);
+		expect(steps).toMatch(/SEARCH a USING INDEX feedback_attachments_feedback_idx/);
+		expect(steps).not.toMatch(/SCAN/);
+	});
+});

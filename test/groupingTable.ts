@@ -118,6 +118,52 @@ const causeChain = (cause: { value: string; fn: string; context: string }, line 
 const dbDown = { value: "connect ECONNREFUSED 10.0.0.5:5432", fn: "query", context: "const rows = await db.query(sql, params);" };
 const badJson = { value: "Unexpected token < in JSON at position 0", fn: "parseBody", context: "return JSON.parse(text);" };
 
+// Node: one bug as @sentry/node and @svcapp/logger send it. Both name each frame's module from
+// the application's directory and send its line of source (with the lines around it); they
+// differ in mechanisms and ids, and in the value when the bug is met again with other data.
+const shopFrame = (fn: string, line: number, context: string): Frame => ({
+	filename: "/srv/shop/lib/shop.mjs",
+	module: "lib:shop",
+	function: fn,
+	lineno: line,
+	colno: 3,
+	in_app: true,
+	pre_context: ["export function openShop(sdk) {"],
+	context_line: context,
+	post_context: ["}"],
+});
+const timerFrames: Frame[] = [
+	{ filename: "node:internal/timers", module: "timers", function: "process.processTimers", lineno: 618, colno: 7, in_app: false },
+	{ filename: "node:internal/timers", module: "timers", function: "listOnTimeout", lineno: 685, colno: 17, in_app: false },
+];
+const emptyCart = (order: number, mechanism: Record<string, unknown>) =>
+	values(
+		exc(
+			"TypeError",
+			`cannot submit order ${order}: the cart is empty`,
+			[
+				...timerFrames,
+				shopFrame("Timeout.checkout [as _onTimeout]", 17, "submitOrder({ id: order, items: [] });"),
+				shopFrame("submitOrder", 38, 'if (order.items.length === 0) throw new TypeError("the cart is empty");'),
+			],
+			mechanism,
+		),
+	);
+/** A message with the stack it was captured at: Sentry's SDKs (and the logger) attach it by default. */
+const stockMessage = (sku: string, caller: string, extra: Record<string, unknown> = {}) => ({
+	message: `stock low for ${sku}`,
+	level: "warning",
+	exception: {
+		values: [
+			{
+				value: `stock low for ${sku}`,
+				stacktrace: { frames: [...timerFrames, shopFrame(`Timeout.${caller} [as _onTimeout]`, 6, `${caller}(sdk, sku);`), shopFrame("warnLowStock", 22, 'sdk.captureMessage("stock low for " + sku, "warning");')] },
+				mechanism: { type: "generic", handled: true, synthetic: true, ...extra },
+			},
+		],
+	},
+});
+
 // Browsers (@sentry/browser): one bug, one bundle, as each engine's stack parser reports it. Every
 // browser frame is in_app unless the SDK knows better.
 const APP_JS = "https://shop.example.com/assets/app-8f3a2c1d.js";
@@ -634,6 +680,26 @@ export const GROUPING_CASES: GroupingCase[] = [
 		b: values(exc("System.Net.Http.HttpRequestException", "Connection refused (api.example.com:443)", fetchPricesFrames, root())),
 	},
 
+	// ---- one Node bug from @sentry/node and from @svcapp/logger -------------------------------
+	{
+		name: "a Node crash from @sentry/node and from @svcapp/logger, with other data",
+		same: true,
+		a: emptyCart(7, { type: "auto.node.onuncaughtexception", handled: false }),
+		b: emptyCart(8, { type: "onuncaughtexception", handled: false, exception_id: 0 }),
+	},
+	{
+		name: "a message with its stack from @sentry/node and from @svcapp/logger: the stack decides, not the text",
+		same: true,
+		a: stockMessage("A-1", "restock"),
+		b: stockMessage("B-7", "restock", { exception_id: 0 }),
+	},
+	{
+		name: "the same message captured with its stack at two call sites",
+		same: false,
+		a: stockMessage("A-1", "restock"),
+		b: stockMessage("A-1", "recount"),
+	},
+
 	// ---- low-quality JavaScript frames (Sentry: "ignored low quality javascript frame") ------
 	{
 		name: "one bug in Chrome and Safari: <anonymous>, [native code], eval and eval code frames",
@@ -711,6 +777,17 @@ export const GROUPING_CASES: GroupingCase[] = [
 		a: values(
 			exc("Error", "socket hang up", [
 				{ filename: "/srv/app/node_modules/@sentry/core/build/cjs/utils/handleCallbackErrors.js", function: "handleCallbackErrors", lineno: 26, in_app: false },
+				{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false },
+			]),
+		),
+		b: values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }])),
+	},
+	{
+		name: "with no in-app frames, the logger's own Node build (linked from a workspace) does not count",
+		same: true,
+		a: values(
+			exc("Error", "socket hang up", [
+				{ filename: "/srv/app/packages/logger/dist/svc-logger.node.js", module: "svc-logger.node", function: "post", lineno: 310, in_app: false },
 				{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false },
 			]),
 		),

@@ -71,6 +71,7 @@ describe("what an issue keeps", () => {
 			environments: ["staging", "production"],
 			releases: ["1.0.0", "1.1.0"],
 			resolved_in_release: null,
+			last_24h: expect.any(Array),
 		});
 		expect(Date.parse(listed.first_seen)).toBeLessThanOrEqual(Date.parse(listed.last_seen));
 		const events = await storedEvents(owner.keyId);
@@ -106,8 +107,52 @@ describe("GET /api/issues", () => {
 		expect(await issuesOf(owner, { status: "resolved" })).toEqual([]);
 	});
 
+	it("sorts by last seen, first seen or count, each issue with its last 24 hours per hour", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const alpha = await ingestOk(owner.rawKey, { message: "alpha broke" });
+		const beta = await ingestOk(owner.rawKey, { message: "beta broke" });
+		await ingestOk(owner.rawKey, { message: "beta broke" });
+		await ingestOk(owner.rawKey, { message: "beta broke" });
+		const gamma = await ingestOk(owner.rawKey, { message: "gamma broke" });
+		await ingestOk(owner.rawKey, { message: "alpha broke" });
+
+		const order = async (sort?: string) => (await issuesOf(owner, sort ? { sort } : {})).map((i) => i.group_hash);
+		expect(await order()).toEqual([alpha.group_hash, gamma.group_hash, beta.group_hash]);
+		expect(await order("last_seen")).toEqual([alpha.group_hash, gamma.group_hash, beta.group_hash]);
+		expect(await order("first_seen")).toEqual([gamma.group_hash, beta.group_hash, alpha.group_hash]);
+		expect(await order("count")).toEqual([beta.group_hash, alpha.group_hash, gamma.group_hash]);
+
+		for (const issue of await issuesOf(owner)) {
+			expect(issue.last_24h).toHaveLength(24);
+			expect(issue.last_24h.reduce((sum: number, n: number) => sum + n, 0)).toBe(issue.count);
+		}
+	});
+
+	it("?user= lists the issues of one person, by user id or by email in any letter case", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const checkout = await ingestOk(owner.rawKey, { message: "Checkout failed", user: { id: "u_42", email: "Ana@Example.com" } });
+		const login = await ingestOk(owner.rawKey, { message: "Login failed", user: { email: "ana@example.com" } });
+		await ingestOk(owner.rawKey, { message: "Search failed", user: { id: "u_7", email: "bo@example.com" } });
+		await ingestOk(owner.rawKey, { message: "Export failed", user: { username: "ana@example.com" } });
+
+		const of = async (user: string) => (await issuesOf(owner, { user })).map((i) => i.group_hash).sort();
+		expect(await of("ana@example.com")).toEqual([checkout.group_hash, login.group_hash].sort());
+		expect(await of("ANA@EXAMPLE.COM")).toEqual([checkout.group_hash, login.group_hash].sort());
+		expect(await of("u_42")).toEqual([checkout.group_hash]);
+		expect(await of("nobody@example.com")).toEqual([]);
+		// Combined with the other filters.
+		expect((await issuesOf(owner, { user: "ana@example.com", q: "login" })).map((i) => i.group_hash)).toEqual([login.group_hash]);
+		// Another owner's events never match.
+		const other = await ownerWithLogKey();
+		await ingestOk(other.rawKey, { message: "Elsewhere", user: { email: "ana@example.com" } });
+		expect(await of("ana@example.com")).toHaveLength(2);
+	});
+
 	it.for([
 		["no project_name", {}],
+		["an empty user", { project_name: "p", user: " " }],
+		["a user over 500 characters", { project_name: "p", user: "u".repeat(501) }],
+		["an unknown sort", { project_name: "p", sort: "title" }],
 		["an unknown status", { project_name: "p", status: "closed" }],
 		["an empty environment", { project_name: "p", environment: "" }],
 	] as const)("400 with %s", async ([, query], { expect }) => {
@@ -191,6 +236,19 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect((await issue(owner, group_hash)).status).toBe("open");
 	});
 
+	it("a regression keeps the release it was resolved in; reopening by hand clears it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "m", release: "2.1.0" });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+		expect((await issuesOf(owner))[0]).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "open");
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: null });
+	});
+
 	it("an ignored issue stays ignored while events keep counting", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
@@ -213,7 +271,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
 
 		await ingestOk(owner.rawKey, event("1.10.0"));
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: null });
+		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
 	});
 
 	it("resolving records the project's newest release, even one this issue never saw", async ({ expect }) => {

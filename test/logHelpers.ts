@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { IssueGrouper } from "../durable-objects/IssueGrouper";
 import { call, ownerWithKey, uniqueIp } from "./helpers";
 
 export const INGEST_PATH = "/api/app-logs-ingest";
@@ -57,4 +59,14 @@ export async function storedEvents(keyId: string) {
 
 export function issueGrouper(keyId: string) {
 	return env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`));
+}
+
+/** Everything the key's IssueGrouper holds, as text, for "is this secret anywhere?" checks. */
+export function grouperStorageText(keyId: string): Promise<string> {
+	return runInDurableObject(issueGrouper(keyId), (_instance: IssueGrouper, state) => {
+		const tables = state.storage.sql
+			.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`)
+			.toArray();
+		return JSON.stringify(tables.map(({ name }) => state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()));
+	});
 }

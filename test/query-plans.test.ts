@@ -4,7 +4,7 @@ import { DELETE_EXPIRED_SESSIONS } from "../domain/accounts/userStore";
 import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/filters";
 import { DELETE_EXPIRED_EVENTS, DELETE_EXPIRED_IDENTITIES, LIST_EVENTS, LIST_IDENTITIES, PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/eventStore";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
-import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
+import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 
 /**
@@ -76,6 +76,21 @@ it("identified users: a search of one site's identities, never a table scan", as
 	const steps = results.map((row) => row.detail).join("\n");
 	expect(steps).toMatch(/SEARCH analytics_identities USING (COVERING )?INDEX \w+ \(tracking_id=\?\)/);
 	expect(steps).not.toMatch(/SCAN analytics_identities\b/);
+});
+
+it("issue list sparklines: one index search per listed issue, never a scan of the key's events", async ({ expect }) => {
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${HOURLY_COUNTS}`).bind("k", '["a","b"]', 0).all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_received_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
+	expect(steps).not.toMatch(/SCAN log_events\b/);
+});
+
+it("one person's issues: a search of each user expression index, never a scan of the key's events", async ({ expect }) => {
+	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUES_OF_USER}`).bind("k", "ana@example.com").all<{ detail: string }>();
+	const steps = results.map((row) => row.detail).join("\n");
+	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_id_idx \(key_id=\? AND <expr>=\?\)/);
+	expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_email_idx \(key_id=\? AND <expr>=\?\)/);
+	expect(steps).not.toMatch(/SCAN log_events\b/);
 });
 
 describe("the clean-up's statements walk an index from the oldest row, never scan or sort", () => {

@@ -26,6 +26,7 @@ interface Seed {
 	distinct_id?: string;
 	country?: string;
 	ua?: typeof CHROME;
+	data?: string;
 }
 
 let seeded = 0;
@@ -34,8 +35,8 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 		events.map((e) =>
 			env.DB.prepare(
 				`INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign,
-					visitor_id, distinct_id, duration, engaged_ms, scroll_depth, browser, os, device, country)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					visitor_id, distinct_id, duration, engaged_ms, scroll_depth, browser, os, device, country, data)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			).bind(
 				trackingId,
 				`seed-${seeded++}`,
@@ -56,6 +57,7 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 				(e.ua ?? CHROME).os,
 				(e.ua ?? CHROME).device,
 				e.country ?? "",
+				e.data ?? null,
 			),
 		),
 	);
@@ -64,12 +66,13 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 /*
  * The seeded day, 2025-03-01 (UTC):
  *   A (Chrome, Windows, DE)  10:00 view /  from news.ycombinator.com (source Hacker News)
- *                            10:05 view /pricing, 10:06 "signup", 10:07 _leave /pricing 120 s (an older tracker's duration)
+ *                            10:05 view /pricing, 10:06 "signup" {plan: pro}, 10:07 _leave /pricing 120 s (an older tracker's duration)
  *                            11:00 view /            (53 min after the 10:07 report: a second session, direct)
  *   B (iPhone, US)           10:30 view /  from www.google.com (Google), 10:31 _leave / 60 s
  *   C (Firefox, Linux, ??)   23:50 view /blog from a newsletter (utm_source=newsletter, utm_medium=email,
  *                            utm_campaign=spring), 23:52 engagement report 30 s, scrolled 40 %,
- *                            23:55 "signup", 23:56 "download", 23:57 _identify user-42,
+ *                            23:55 "signup" {plan: pro, seats: 2, extra: {…}}, 23:56 "download" (data not JSON),
+ *                            23:57 _identify user-42,
  *                            23:58 engagement report 15 s, scrolled 85 %
  *   D                        23:59 the day before, and 00:00 the day after: outside the range
  *
@@ -82,15 +85,15 @@ async function seedEvents(trackingId: string, events: Seed[]) {
 const DAY: Seed[] = [
 	{ visitor: "A", ts: at("10:00"), path: "/", referrer_host: "news.ycombinator.com", source: "Hacker News", country: "DE" },
 	{ visitor: "A", ts: at("10:05"), path: "/pricing", country: "DE" },
-	{ visitor: "A", ts: at("10:06"), name: "signup", path: "/pricing", country: "DE" },
+	{ visitor: "A", ts: at("10:06"), name: "signup", path: "/pricing", country: "DE", data: '{"plan":"pro"}' },
 	{ visitor: "A", ts: at("10:07"), name: "_leave", path: "/pricing", duration: 120, country: "DE" },
 	{ visitor: "A", ts: at("11:00"), path: "/", country: "DE" },
 	{ visitor: "B", ts: at("10:30"), path: "/", referrer_host: "www.google.com", source: "Google", country: "US", ua: IOS },
 	{ visitor: "B", ts: at("10:31"), name: "_leave", path: "/", duration: 60, country: "US", ua: IOS },
 	{ visitor: "C", ts: at("23:50"), path: "/blog", source: "newsletter", utm: { source: "newsletter", medium: "email", campaign: "spring" }, ua: FIREFOX },
 	{ visitor: "C", ts: at("23:52"), name: "_leave", path: "/blog", engaged_ms: 30_000, scroll_depth: 40, ua: FIREFOX },
-	{ visitor: "C", ts: at("23:55"), name: "signup", path: "/blog", ua: FIREFOX },
-	{ visitor: "C", ts: at("23:56"), name: "download", path: "/blog", ua: FIREFOX },
+	{ visitor: "C", ts: at("23:55"), name: "signup", path: "/blog", ua: FIREFOX, data: '{"plan":"pro","seats":2,"extra":{"a":1}}' },
+	{ visitor: "C", ts: at("23:56"), name: "download", path: "/blog", ua: FIREFOX, data: "not json" },
 	{ visitor: "C", ts: at("23:57"), name: "_identify", path: "/blog", distinct_id: "user-42", ua: FIREFOX },
 	{ visitor: "C", ts: at("23:58"), name: "_leave", path: "/blog", engaged_ms: 15_000, scroll_depth: 85, ua: FIREFOX },
 	{ visitor: "D", ts: T0 - 60_000, path: "/" },
@@ -174,6 +177,11 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		expect(body.custom_events).toEqual([
 			{ name: "signup", events: 2, visitors: 2 },
 			{ name: "download", events: 1, visitors: 1 },
+		]);
+		// Scalar members of the data objects only: a nested object and data that is not JSON are left out.
+		expect(body.event_properties).toEqual([
+			{ name: "signup", property: "plan", value: "pro", events: 2 },
+			{ name: "signup", property: "seats", value: "2", events: 1 },
 		]);
 
 		// Hourly series over the day: 24 buckets, zeros included.
@@ -435,6 +443,7 @@ describe("statistics filters, combinable in one request", () => {
 		const body = await stats(token, site.tracking_id, "page=/pricing");
 		expect(body.top_pages).toEqual([{ path: "/pricing", pageviews: 1, visitors: 1, scroll_depth: null, time_on_page: 120 }]);
 		expect(body.custom_events).toEqual([{ name: "signup", events: 1, visitors: 1 }]);
+		expect(body.event_properties).toEqual([{ name: "signup", property: "plan", value: "pro", events: 1 }]);
 		expect(body.entry_pages).toEqual([{ path: "/", visitors: 1, visits: 2 }]);
 		expect(body.exit_pages).toEqual([
 			{ path: "/", visitors: 1, visits: 1 },

@@ -31,7 +31,7 @@
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
- *     GET    /api/issues?project_name=&status=&environment=&release=&q=   log issues, most recent first
+ *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=   log issues with 24 hourly counts
  *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly counts
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     GET    /api/sites                            the owner's analytics sites

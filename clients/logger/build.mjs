@@ -1,8 +1,10 @@
 /**
  * Builds @svcapp/logger into dist/:
- * - svc-logger.js: ES module for Node 18+ and bundlers (what `import "@svcapp/logger"` loads);
+ * - svc-logger.node.js: ES module for Node 18+ (what `import "@svcapp/logger"` loads in Node, by
+ *   the `node` export condition), with the Node-only code of src/node;
+ * - svc-logger.js: ES module for bundlers and other runtimes, without any Node module;
  * - svc-logger.browser.js: minified script for a <script> tag, exposing `window.svcLogger`;
- * - *.d.ts: the types.
+ * - *.d.ts: the types (the same API everywhere).
  * Prints the browser script's gzipped size, which must stay within 6 KB. `npm run build` (root
  * or this workspace) runs this; the e2e and logger test projects run it as a global setup.
  */
@@ -15,13 +17,14 @@ import ts from "typescript";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
-export const NODE_OUTPUT = join(dist, "svc-logger.js");
+export const NODE_OUTPUT = join(dist, "svc-logger.node.js");
+export const MODULE_OUTPUT = join(dist, "svc-logger.js");
 export const BROWSER_OUTPUT = join(dist, "svc-logger.browser.js");
 export const BROWSER_GZIP_LIMIT = 6 * 1024;
 
-async function bundle(options) {
+async function bundle(entry, options) {
 	const result = await build({
-		entryPoints: [join(here, "src", "index.ts")],
+		entryPoints: [join(here, "src", entry)],
 		bundle: true,
 		legalComments: "none",
 		write: false,
@@ -55,12 +58,14 @@ function emitTypes() {
 export async function buildLogger() {
 	await rm(dist, { recursive: true, force: true });
 	await mkdir(dist, { recursive: true });
-	const [esm, browser] = await Promise.all([
-		bundle({ format: "esm", platform: "neutral", target: ["es2020"] }),
+	const [node, esm, browser] = await Promise.all([
+		bundle("node/index.ts", { format: "esm", platform: "node", target: ["node18"] }),
+		bundle("index.ts", { format: "esm", platform: "neutral", target: ["es2020"] }),
 		// Browsers from 2019 on, as the tracker: no polyfills, no helper code in the output.
-		bundle({ format: "iife", globalName: "svcLogger", platform: "browser", target: ["es2019"], minify: true }),
+		bundle("index.ts", { format: "iife", globalName: "svcLogger", platform: "browser", target: ["es2019"], minify: true }),
 	]);
-	await writeFile(NODE_OUTPUT, esm);
+	await writeFile(NODE_OUTPUT, node);
+	await writeFile(MODULE_OUTPUT, esm);
 	await writeFile(BROWSER_OUTPUT, browser);
 	emitTypes();
 	return { browserBytes: Buffer.byteLength(browser), browserGzipBytes: gzipSync(browser).byteLength };

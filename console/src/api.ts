@@ -1,73 +1,32 @@
-/** The one typed client the console talks to the API through. */
-
-export interface User {
-	id: string;
-	email: string;
-	plan: "free" | "pro";
-	trial_ends_at: string;
-	access: boolean;
-}
-
-import type { FieldDefinition } from "../../schema/keys";
-
-export interface ProjectKey {
-	project_name: string;
-	key_hint: string;
-	rate_limit_per_minute: number;
-	logs_rate_limit_per_minute: number;
-	logs_enabled: boolean;
-	issue_field_config: FieldDefinition[];
-	feature_field_config: FieldDefinition[];
-	created_at: string;
-	/** The Sentry DSN with `{PROJECT_KEY}` where the raw key goes. */
-	dsn_template: string | null;
-}
-
-/** What create and regenerate answer, once: the raw key and the DSN that holds it. */
-export type NewProjectKey = ProjectKey & { raw_api_key: string; dsn: string | null };
-
+/**
+ * The one typed client the console talks to the API through. The answer types are the Worker's
+ * own (domain/api/), so a change to an answer is a type error here.
+ */
+import type { SessionView, UserView } from "../../domain/api/accounts";
+import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
+import type { IssueDetailView, IssueListItemView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
+import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
+export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
+import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
 
+export type { UserView as User } from "../../domain/api/accounts";
+export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
+export { ISSUE_STATUSES, type IssueDetailView, type IssueEventView, type IssueStatus, type IssueView } from "../../domain/api/issues";
+export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
+export {
+	type CrawlerPurpose,
+	type CrawlerStatsView,
+	STATS_FILTER_NAMES,
+	type SitePagesView,
+	type SiteStatsView,
+	type SiteView,
+	type StatsFilterName,
+	UTM_NAMES,
+} from "../../domain/api/sites";
+export type { StackFrame } from "../../domain/logs/logEvent";
 export { FEEDBACK_STATUSES, type FeedbackStatus } from "../../domain/feedback/statuses";
-
-export interface FeedbackRecord {
-	id: string;
-	project_name: string;
-	type: "issue" | "feature_request";
-	status: FeedbackStatus;
-	created_at: string;
-	data: Record<string, unknown>;
-	attachments: Array<{ id: string; field: string; content_type: string; url: string }>;
-}
-
-/** An upload token as listed: a hint, never the token. */
-export interface UploadToken {
-	id: string;
-	project_name: string;
-	token_hint: string;
-	created_at: string;
-}
-
-/** A source map, minified script or other file uploaded for a project. */
-export interface Artifact {
-	id: string;
-	release: string | null;
-	url: string;
-	type: "minified_source" | "source_map" | "source";
-	debug_id: string | null;
-	source_map_url: string | null;
-	size: number;
-	created_at: string;
-	used_at: string;
-}
-
-export interface ArtifactList {
-	artifacts: Artifact[];
-	total_bytes: number;
-	total_files: number;
-	cap_bytes: number;
-	cap_files: number;
-}
 
 export class ApiError extends Error {
 	constructor(
@@ -85,44 +44,87 @@ export const sessionToken = {
 	clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
 	const headers: Record<string, string> = {};
 	const token = sessionToken.get();
 	if (token) headers.authorization = `Bearer ${token}`;
 	if (body !== undefined) headers["content-type"] = "application/json";
-	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const res = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
 	if (res.status === 204) return undefined as T;
 	const payload = await res.json().catch(() => ({ error: `Unexpected answer (${res.status})` }));
 	if (!res.ok) throw new ApiError(res.status, payload.error ?? `Request failed (${res.status})`);
 	return payload as T;
 }
 
+/** A query string of the parameters that have a value. */
 const q = (params: Record<string, string | undefined>) =>
-	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")).toString();
+
+export interface IssueFilters {
+	status?: string;
+	environment?: string;
+	release?: string;
+	q?: string;
+	sort?: string;
+	user?: string;
+}
+
+/** Statistics queries: a range, optional filters, the rows per list and `compare=previous`. */
+export type StatsQuery = Record<string, string | undefined>;
+
+export type KeyChanges = Partial<Omit<ProjectKeyView, "project_name" | "key_hint" | "created_at">>;
 
 export const api = {
-	signUp: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/signup", { email, password }),
-	signIn: (email: string, password: string) => request<{ token: string; user: User }>("POST", "/api/auth/login", { email, password }),
-	me: () => request<{ user: User }>("GET", "/api/auth/me"),
+	signUp: (email: string, password: string) => request<SessionView>("POST", "/api/auth/signup", { email, password }),
+	signIn: (email: string, password: string) => request<SessionView>("POST", "/api/auth/login", { email, password }),
+	me: () => request<{ user: UserView }>("GET", "/api/auth/me"),
 	signOut: () => request<void>("POST", "/api/auth/logout"),
 
-	listKeys: () => request<{ keys: ProjectKey[] }>("GET", "/api/feedback-keys"),
-	createKey: (project_name: string) => request<NewProjectKey>("POST", "/api/feedback-key", { project_name }),
-	regenerateKey: (project_name: string) =>
-		request<NewProjectKey>("POST", "/api/feedback-key/regenerate", { project_name }),
-	updateKey: (project_name: string, changes: Partial<Omit<ProjectKey, "project_name" | "key_hint" | "created_at" | "dsn_template">>) =>
-		request<ProjectKey>("PATCH", "/api/feedback-key", { project_name, ...changes }),
+	listKeys: () => request<{ keys: ProjectKeyView[] }>("GET", "/api/feedback-keys").then((r) => r.keys),
+	createKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key", { project_name }),
+	regenerateKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key/regenerate", { project_name }),
+	updateKey: (project_name: string, changes: KeyChanges) => request<ProjectKeyView>("PATCH", "/api/feedback-key", { project_name, ...changes }),
 	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
 
-	listFeedback: (project_name: string, type?: string, status?: string) =>
-		request<{ feedback: FeedbackRecord[] }>("GET", `/api/feedback?${q({ project_name, type, status })}`),
+	/** One page of the list, newest first; `cursor` is the previous page's `next_cursor`. */
+	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; cursor?: string; limit: number }, signal?: AbortSignal) =>
+		request<FeedbackPageView>("GET", `/api/feedback?${q({ project_name, ...filters, limit: String(filters.limit) })}`, undefined, signal),
+	readFeedback: (id: string) => request<FeedbackRecordView>("GET", `/api/feedback/${encodeURIComponent(id)}`),
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
 
-	listUploadTokens: (project_name: string) => request<{ tokens: UploadToken[] }>("GET", `/api/upload-tokens?${q({ project_name })}`),
-	createUploadToken: (project_name: string) => request<UploadToken & { token: string }>("POST", "/api/upload-tokens", { project_name }),
+	listIssues: (project_name: string, filters: IssueFilters, signal?: AbortSignal) =>
+		request<{ issues: IssueListItemView[] }>("GET", `/api/issues?${q({ project_name, ...filters })}`, undefined, signal).then((r) => r.issues),
+	readIssue: (project_name: string, groupHash: string) => request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name })}`),
+	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
+		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
+
+	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),
+	createSite: (domain: string, name?: string) => request<SiteView>("POST", "/api/sites", { domain, name: name || undefined }),
+	updateSite: (trackingId: string, changes: Partial<Pick<SiteView, "name" | "domain" | "active" | "attack_mode">>) =>
+		request<SiteView>("PATCH", `/api/sites/${trackingId}`, changes),
+	deleteSite: (trackingId: string) => request<void>("DELETE", `/api/sites/${trackingId}`),
+	siteStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<SiteStatsView>("GET", `/api/sites/${trackingId}/stats?${q(query)}`, undefined, signal),
+	crawlerStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<CrawlerStatsView>("GET", `/api/sites/${trackingId}/crawlers?${q(query)}`, undefined, signal),
+	sitePages: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<SitePagesView>("GET", `/api/sites/${trackingId}/pages?${q(query)}`, undefined, signal),
+
+	/** One breakdown of the statistics as a CSV file, saved by the browser under the name the API gives it. */
+	async downloadCsv(trackingId: string, breakdown: string, query: StatsQuery): Promise<void> {
+		const res = await fetch(`/api/sites/${trackingId}/stats/${breakdown}.csv?${q(query)}`, { headers: { authorization: `Bearer ${sessionToken.get()}` } });
+		if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { error?: string }).error ?? `CSV export failed (${res.status})`);
+		const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `${breakdown}.csv`;
+		const link = Object.assign(document.createElement("a"), { href: URL.createObjectURL(await res.blob()), download: name });
+		link.click();
+		setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+	},
+
+	listUploadTokens: (project_name: string) => request<{ tokens: UploadTokenView[] }>("GET", `/api/upload-tokens?${q({ project_name })}`).then((r) => r.tokens),
+	createUploadToken: (project_name: string) => request<NewUploadTokenView>("POST", "/api/upload-tokens", { project_name }),
 	revokeUploadToken: (id: string) => request<{ deleted: boolean }>("DELETE", `/api/upload-tokens/${encodeURIComponent(id)}`),
-	listArtifacts: (project_name: string) => request<ArtifactList>("GET", `/api/artifacts?${q({ project_name })}`),
+	listArtifacts: (project_name: string) => request<ArtifactListView>("GET", `/api/artifacts?${q({ project_name })}`),
 	deleteArtifact: (project_name: string, id: string) => request<{ deleted: number }>("DELETE", `/api/artifacts/${encodeURIComponent(id)}?${q({ project_name })}`),
 	deleteRelease: (project_name: string, release: string) => request<{ deleted: number }>("DELETE", `/api/artifacts?${q({ project_name, release })}`),
 

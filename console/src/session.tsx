@@ -1,5 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
-import { ApiError, api, sessionToken, type User } from "./api";
+import { api, sessionToken, type User } from "./api";
+import { queryClient, sessionEvents } from "./queryClient";
 
 interface Session {
 	user: User | null;
@@ -10,34 +12,41 @@ interface Session {
 
 const SessionContext = createContext<Session | null>(null);
 
+/** The signed-in owner, read again on focus so a plan change or a trial's end shows without a reload. */
 export function SessionProvider({ children }: { children: ReactNode }) {
-	const [user, setUser] = useState<User | null>(null);
-	const [loading, setLoading] = useState(Boolean(sessionToken.get()));
+	const [token, setToken] = useState(sessionToken.get());
+	const me = useQuery({ queryKey: ["me"], queryFn: () => api.me().then((r) => r.user), enabled: token !== null });
 
-	useEffect(() => {
-		if (!sessionToken.get()) return;
-		api
-			.me()
-			.then(({ user }) => setUser(user))
-			.catch((err) => {
-				if (err instanceof ApiError && err.status === 401) sessionToken.clear();
-			})
-			.finally(() => setLoading(false));
+	const forget = useCallback(() => {
+		sessionToken.clear();
+		queryClient.clear();
+		setToken(null);
 	}, []);
 
+	useEffect(() => {
+		const refreshUser = () => queryClient.invalidateQueries({ queryKey: ["me"] });
+		sessionEvents.addEventListener("401", forget);
+		sessionEvents.addEventListener("402", refreshUser);
+		return () => {
+			sessionEvents.removeEventListener("401", forget);
+			sessionEvents.removeEventListener("402", refreshUser);
+		};
+	}, [forget]);
+
 	const signIn = useCallback(async (mode: "signin" | "signup", email: string, password: string) => {
-		const { token, user } = mode === "signup" ? await api.signUp(email, password) : await api.signIn(email, password);
-		sessionToken.set(token);
-		setUser(user);
+		const session = mode === "signup" ? await api.signUp(email, password) : await api.signIn(email, password);
+		sessionToken.set(session.token);
+		queryClient.setQueryData(["me"], session.user);
+		setToken(session.token);
 	}, []);
 
 	const signOut = useCallback(async () => {
 		await api.signOut().catch(() => {});
-		sessionToken.clear();
-		setUser(null);
-	}, []);
+		forget();
+	}, [forget]);
 
-	return <SessionContext value={{ user, loading, signIn, signOut }}>{children}</SessionContext>;
+	const user = token === null ? null : (me.data ?? null);
+	return <SessionContext value={{ user, loading: token !== null && me.isPending, signIn, signOut }}>{children}</SessionContext>;
 }
 
 export function useSession(): Session {

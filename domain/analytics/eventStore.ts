@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities } from "../../schema";
+import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
@@ -94,6 +95,8 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  *   of each session's first page view ("" source is "Direct / None").
  * - per page: scroll_depth is the mean over the page's visitors of the deepest point each reported
  *   (percent); time_on_page the mean over them of the engaged time each reported (seconds).
+ * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
+ *   member and value (five times `limit` rows).
  *
  * Cost: every query is one range scan of analytics_events_site_ts_idx (tracking_id, ts), reading
  * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
@@ -135,6 +138,13 @@ const eventQueries = (f: string, bucketMs: number) => {
 		devices: breakdown("device", "device"),
 		custom_events: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
 			FROM analytics_events WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+		// Data that is not a JSON object is read as no properties rather than failing the dashboard
+		// (the nested CASE keeps json_type away from invalid JSON).
+		event_properties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+			FROM analytics_events,
+				json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+			WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} AND p.type NOT IN ('object', 'array')
+			GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
 	};
 };
 
@@ -241,7 +251,7 @@ function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bou
 	};
 }
 
-const totalsOf = (range: StatsRange, totals: Rows[number], sessions: Rows[number], series: Rows) => ({
+const totalsOf = (range: StatsRange, totals: Rows[number], sessions: Rows[number], series: Rows): PeriodTotalsView => ({
 	from: new Date(range.from).toISOString(),
 	to: new Date(range.to).toISOString(),
 	pageviews: totals.pageviews,
@@ -261,7 +271,7 @@ export interface StatsRequest {
 }
 
 /** The statistics answer (docs/api.md#statistics): one D1 batch. */
-export async function computeSiteStats(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
+export async function computeSiteStats(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest): Promise<SiteStatsView> {
 	const compiled = compileFilters(filters);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const params = rangeParams(trackingId, range, compiled.values);
@@ -301,6 +311,7 @@ export async function computeSiteStats(env: Env, trackingId: string, { range, fi
 		os: rows.os,
 		devices: rows.devices,
 		custom_events: rows.custom_events,
+		event_properties: rows.event_properties,
 		...(comparePrevious ? { previous: totalsOf(previous, rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
 	};
 }
@@ -359,9 +370,9 @@ export const PAGES_WITH_CRAWLERS = `WITH people AS (
 	FROM people FULL JOIN crawlers ON crawlers.path = people.path
 	ORDER BY coalesce(pageviews, 0) + coalesce(crawlers.visits, 0) DESC, 1 LIMIT ?4`;
 
-export async function pagesWithCrawlers(env: Env, trackingId: string, range: StatsRange) {
+export async function pagesWithCrawlers(env: Env, trackingId: string, range: StatsRange): Promise<SitePagesView["pages"]> {
 	const { pages } = await runQueries(env, { pages: { sql: PAGES_WITH_CRAWLERS, params: rangeParams(trackingId, range) } });
-	return (pages as Array<{ crawlers: string }>).map((page) => {
+	return (pages as Array<Omit<SitePagesView["pages"][number], "crawlers"> & { crawlers: string }>).map((page) => {
 		const crawlers = JSON.parse(page.crawlers) as Array<{ name: string; visits: number }>;
 		return { ...page, crawlers: crawlers.sort((a, b) => b.visits - a.visits || a.name.localeCompare(b.name)) };
 	});

@@ -18,6 +18,7 @@
  * from Google still came from Google.
  */
 
+import type { StatsFilterName } from "../api/sites";
 import { label, RANGE } from "./statsRange";
 
 export const DIRECT = "Direct / None";
@@ -55,7 +56,7 @@ const FILTERS = {
 	utm_content: ofVisitors("utm_content"),
 	utm_term: ofVisitors("utm_term"),
 	event: ofVisitors("name"),
-} satisfies Record<string, FilterDefinition>;
+} satisfies Record<StatsFilterName, FilterDefinition>;
 
 export type FilterName = keyof typeof FILTERS;
 export type Filters = Partial<Record<FilterName, string>>;

@@ -16,11 +16,9 @@
  * "GPTBot/1.2" is GPTBot, "NotGPTBot" is nothing. Entries that differ only in case or in a version
  * suffix ("iaskspider/2.0", "Brightbot 1.0") are one crawler.
  */
+import type { CrawlerPurpose } from "../api/sites";
 import aiRobots from "./data/ai-robots.json";
 import overrides from "./data/overrides.json";
-
-export const CRAWLER_PURPOSES = ["training", "search", "user_fetch", "agent", "archiver"] as const;
-type CrawlerPurpose = (typeof CRAWLER_PURPOSES)[number];
 
 export interface Crawler {
 	name: string;

@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { crawlerVisits } from "../../schema";
+import type { CrawlerStatsView } from "../api/sites";
 import { fillSeries, runRangeQueries, type StatsRange } from "../analytics/statsRange";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
@@ -56,16 +57,17 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 		ORDER BY ts DESC, id LIMIT ${OWNER_LIMITS.recentCrawlerVisits}`,
 });
 
-export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange) {
+export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange): Promise<CrawlerStatsView> {
 	const rows = await runRangeQueries(env, crawlerStatsQueries(range.bucketMs), trackingId, range);
 
 	// `verified` and `unverified` count the visits from inside and outside the operator's published
 	// ranges; the rest of `visits` could not be checked (no published ranges, or no address sent).
-	const crawlers = rows.crawlers.map(({ name, visits, verified, unverified }: { name: string; visits: number; verified: number; unverified: number }) => {
+	type CrawlerRow = CrawlerStatsView["crawlers"][number];
+	const crawlers = rows.crawlers.map(({ name, visits, verified, unverified }: { name: string; visits: number; verified: number; unverified: number }): CrawlerRow => {
 		const known = crawlerNamed(name);
 		return { name, operator: known?.operator ?? "Unknown", category: known?.purpose ?? "unknown", visits, verified, unverified };
 	});
-	const categories = new Map<string, number>();
+	const categories = new Map<CrawlerRow["category"], number>();
 	for (const { category, visits } of crawlers) categories.set(category, (categories.get(category) ?? 0) + visits);
 	return {
 		from: new Date(range.from).toISOString(),

@@ -144,6 +144,17 @@ export async function deleteFeedback(env: Env, userId: string, ids: string[]): P
 	return { deleted: countRows(results.slice(attachmentDeletions.length)), objectKeys: objects.map((o) => o.objectKey) };
 }
 
+/** Bytes of images the project's feedback holds, by the feedback index and the attachments' own. */
+export async function attachmentBytes(env: Env, userId: string, projectName: string): Promise<number> {
+	const row = await env.DB.prepare(
+		`SELECT coalesce(sum(a.size), 0) AS bytes FROM feedback f JOIN feedback_attachments a ON a.feedback_id = f.id
+		 WHERE f.user_id = ? AND f.project_name = ?`,
+	)
+		.bind(userId, projectName)
+		.first<{ bytes: number }>();
+	return row?.bytes ?? 0;
+}
+
 export function findOwnAttachment(env: Env, userId: string, attachmentId: string) {
 	return database(env).query.feedbackAttachments.findFirst({
 		where: and(eq(feedbackAttachments.id, attachmentId), eq(feedbackAttachments.userId, userId)),

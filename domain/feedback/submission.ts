@@ -1,6 +1,6 @@
 import striptags from "striptags";
 import { z } from "zod";
-import type { FieldDefinition } from "../../schema";
+import type { FieldDefinition } from "../api/keys";
 import { FEEDBACK_LIMITS } from "../limits";
 import { cutText } from "../text";
 

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import type { FieldDefinition } from "../../schema";
+import { FIELD_TYPES, type FieldDefinition } from "../api/keys";
 import { isNameText, NAME_TEXT_RULE } from "../text";
-
-const FIELD_TYPES = ["text", "long_text", "email", "url", "number", "boolean", "select", "attachment"] as const;
 
 /** Names that submissions use for other things and so cannot be configured fields. */
 const RESERVED_KEYS = new Set(["type", "__proto__", "constructor", "prototype"]);

@@ -2,8 +2,9 @@
  * D1 access for log issues and events: the IssueGrouper's multi-row writes, the owner's reads,
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
-import { and, desc, eq, gte, or, sql } from "drizzle-orm";
-import { logEvents, logIssues, type IssueStatus } from "../../schema";
+import { and, desc, eq, or, sql } from "drizzle-orm";
+import { logEvents, logIssues } from "../../schema";
+import type { IssueSort, IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
@@ -112,16 +113,41 @@ export interface IssueFilters {
 	environment?: string;
 	release?: string;
 	q?: string;
+	sort?: IssueSort;
+	/** Issues with an event whose user has this id, or this email in any letter case. */
+	user?: string;
+}
+
+/**
+ * The issues one person ran into: each half is a search of its expression index on log_events
+ * (migration 0007), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
+ * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
+ */
+export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
+	UNION ALL SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)`;
+
+async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<string[]> {
+	const { results } = await env.DB.prepare(ISSUES_OF_USER).bind(owner.keyId, user).all<{ group_hash: string }>();
+	return [...new Set(results.map((row) => row.group_hash))];
 }
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+const ORDER = {
+	last_seen: [desc(logIssues.lastSeen), desc(logIssues.groupHash)],
+	first_seen: [desc(logIssues.firstSeen), desc(logIssues.groupHash)],
+	count: [desc(logIssues.count), desc(logIssues.lastSeen), desc(logIssues.groupHash)],
+} as const;
+
 /**
- * Most recently seen first. Walks log_issues_key_last_seen_idx (or the status one) backwards;
- * environment, release and text filters are checked per row of this key's issues only.
+ * Most recently seen first (or newest, or most frequent). By last seen it walks
+ * log_issues_key_last_seen_idx (or the status one) backwards; the other orders sort this key's
+ * issues. Environment, release and text filters are checked per row of this key's issues only.
  */
-export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
 	const pattern = filters.q ? likePattern(filters.q) : undefined;
+	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
+	if (ofUser?.length === 0) return [];
 	return database(env)
 		.select()
 		.from(logIssues)
@@ -143,9 +169,10 @@ export function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): 
 							eq(logIssues.groupHash, (filters.q ?? "").toLowerCase()),
 						)
 					: undefined,
+				ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
 			),
 		)
-		.orderBy(desc(logIssues.lastSeen), desc(logIssues.groupHash))
+		.orderBy(...ORDER[filters.sort ?? "last_seen"])
 		.limit(OWNER_LIMITS.issueList);
 }
 
@@ -167,22 +194,34 @@ export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit 
 
 const HOUR_MS = 3_600_000;
 
-/** Events per hour for the 24 hours up to `now`, oldest hour first; the last bucket is the current hour. */
+// Integer division: a bound JavaScript number would be a REAL and give fractional hours. One seek
+// of log_events_key_group_received_idx per issue named.
+export const HOURLY_COUNTS = `SELECT group_hash, cast(received_at / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
+	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND received_at >= ?3 GROUP BY 1, 2`;
+
+/**
+ * Events per hour of each named issue for the 24 hours up to `now`, oldest hour first; the last
+ * count is the current hour's.
+ */
+export async function hourlyCountsOf(env: Env, owner: KeyOwner, groupHashes: string[], now = Date.now()): Promise<Map<string, number[]>> {
+	const firstHour = Math.floor(now / HOUR_MS) - 23;
+	const byIssue = new Map(groupHashes.map((hash) => [hash, new Array<number>(24).fill(0)]));
+	if (groupHashes.length === 0) return byIssue;
+	const { results } = await env.DB.prepare(HOURLY_COUNTS)
+		.bind(owner.keyId, JSON.stringify(groupHashes), firstHour * HOUR_MS)
+		.all<{ group_hash: string; hour: number; count: number }>();
+	for (const row of results) {
+		const counts = byIssue.get(row.group_hash);
+		if (counts) counts[row.hour - firstHour] = row.count;
+	}
+	return byIssue;
+}
+
+/** One issue's events per hour for the 24 hours up to `now`, oldest hour first, each with its hour. */
 export async function hourlyCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()): Promise<Array<{ hour: string; count: number }>> {
-	const currentHour = Math.floor(now / HOUR_MS);
-	const firstHour = currentHour - 23;
-	// Integer division: a bound JavaScript number would be a REAL and give fractional hours.
-	const hour = sql<number>`cast(${logEvents.receivedAt} / ${sql.raw(String(HOUR_MS))} as integer)`;
-	const rows = await database(env)
-		.select({ hour, count: sql<number>`count(*)` })
-		.from(logEvents)
-		.where(and(eq(logEvents.keyId, owner.keyId), eq(logEvents.groupHash, groupHash), gte(logEvents.receivedAt, new Date(firstHour * HOUR_MS))))
-		.groupBy(hour);
-	const counts = new Map(rows.map((r) => [Number(r.hour), Number(r.count)]));
-	return Array.from({ length: 24 }, (_, i) => ({
-		hour: new Date((firstHour + i) * HOUR_MS).toISOString(),
-		count: counts.get(firstHour + i) ?? 0,
-	}));
+	const firstHour = Math.floor(now / HOUR_MS) - 23;
+	const counts = (await hourlyCountsOf(env, owner, [groupHash], now)).get(groupHash) ?? [];
+	return counts.map((count, i) => ({ hour: new Date((firstHour + i) * HOUR_MS).toISOString(), count }));
 }
 
 // ---------------------------------------------------------------------------

@@ -166,6 +166,8 @@ describe("Workspaces section in chromium", () => {
 			await expect.poll(() => page.textContent("#workspaces-error")).toContain("nowhere does not exist");
 			await page.fill("#workspace-path", root);
 			await page.click("#workspace-form button");
+			// The form clears itself once the first is added: wait for that before typing the second.
+			await expect.poll(() => page.locator("#workspaces tbody tr").count()).toBe(1);
 			await page.fill("#workspace-path", "dev@box:code/shop");
 			await page.click("#workspace-form button");
 			await expect.poll(() => page.locator("#workspaces tbody tr").count()).toBe(2);

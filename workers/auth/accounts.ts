@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { SessionView } from "../../domain/api/accounts";
 import { deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
 import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings, verifyPassword } from "../../domain/crypto";
 import { ACCOUNT_RATE } from "../../domain/limits";
@@ -22,7 +23,7 @@ const credentialsSchema = z.object({
 	password: z.string().min(8, "must be at least 8 characters").max(1024, "must be at most 1024 characters"),
 });
 
-async function startSession(env: Env, user: User) {
+async function startSession(env: Env, user: User): Promise<SessionView> {
 	const token = randomSecret("svcs_");
 	await insertSession(env, user.id, await sha256Hex(token));
 	return { token, user: publicUser(user) };

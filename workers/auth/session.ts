@@ -1,4 +1,5 @@
 import type { IRequest } from "itty-router";
+import type { UserView } from "../../domain/api/accounts";
 import { findSessionUser, hasAccess, type User } from "../../domain/accounts/userStore";
 import { sha256Hex } from "../../domain/crypto";
 import { bearerToken, HttpError } from "../http";
@@ -7,7 +8,7 @@ import { bearerToken, HttpError } from "../http";
 export type OwnerRequest = IRequest & { user: User };
 
 /** The user as the API shows it (docs/api.md#accounts). */
-export function publicUser(user: User) {
+export function publicUser(user: User): UserView {
 	return {
 		id: user.id,
 		email: user.email,

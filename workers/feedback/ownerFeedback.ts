@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { FeedbackListItemView, FeedbackPageView, FeedbackRecordView } from "../../domain/api/feedback";
 import {
 	deleteFeedback as deleteOwnFeedback,
 	findOwnAttachment,
@@ -50,7 +51,7 @@ const listQuerySchema = z.object({
 
 type StoredRecord = NonNullable<Awaited<ReturnType<typeof findOwnFeedback>>>;
 
-function recordView(row: StoredRecord, data: Record<string, unknown>) {
+function recordView(row: StoredRecord, data: Record<string, unknown>): FeedbackRecordView {
 	return {
 		id: row.id,
 		project_name: row.projectName,
@@ -63,7 +64,7 @@ function recordView(row: StoredRecord, data: Record<string, unknown>) {
 }
 
 /** The record as a list shows it: long text cut, with the names of the fields that were cut. */
-function listView(row: StoredRecord) {
+function listView(row: StoredRecord): FeedbackListItemView {
 	const truncated: string[] = [];
 	const data = Object.fromEntries(
 		Object.entries(row.data).map(([key, value]) => {
@@ -92,7 +93,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 		before: query.cursor,
 		limit: query.limit + 1,
 	});
-	const page: ReturnType<typeof listView>[] = [];
+	const page: FeedbackListItemView[] = [];
 	let chars = 0;
 	for (const row of rows.slice(0, query.limit)) {
 		const view = listView(row);
@@ -101,7 +102,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 		page.push(view);
 	}
 	const last = rows[page.length - 1];
-	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeCursor(last) : null });
+	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeCursor(last) : null } satisfies FeedbackPageView);
 }
 
 /** GET /api/feedback/:id → the whole record, every field uncut; another owner's id is 404. */

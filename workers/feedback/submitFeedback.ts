@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { insertFeedback } from "../../domain/feedback/feedbackStore";
+import { attachmentBytes, insertFeedback } from "../../domain/feedback/feedbackStore";
 import { readSubmission } from "../../domain/feedback/submission";
 import { FEEDBACK_LIMITS, FEEDBACK_RATE } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, parseJsonObject, readTextWithin } from "../http";
@@ -25,6 +25,11 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 	const body = parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars), { fields: [] });
 	const submission = readSubmission(body, key);
 	if (!submission.ok) throw new HttpError(400, submission.error, { fields: submission.fields });
+
+	const incoming = submission.images.reduce((sum, image) => sum + image.bytes.byteLength, 0);
+	if (incoming > 0 && (await attachmentBytes(env, key.userId, key.projectName)) + incoming > FEEDBACK_LIMITS.attachmentBytesPerProject) {
+		throw new HttpError(413, "The project's image storage is full (1 GiB): delete old feedback with images to make room", { fields: [] });
+	}
 
 	const feedbackId = crypto.randomUUID();
 	const attachments = submission.images.map((image) => ({

@@ -1,11 +1,11 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { ISSUE_STATUSES } from "../../schema";
+import { ISSUE_SORTS, ISSUE_STATUSES, type IssueDetailView, type IssueListItemView, type IssueView } from "../../domain/api/issues";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { issueGrouperFor } from "../objects";
-import { findIssue, hourlyCounts, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
+import { findIssue, hourlyCounts, hourlyCountsOf, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
 import { parseBody } from "../validation";
 
 const groupHashParams = z.object({
@@ -21,6 +21,8 @@ const listQuerySchema = z.object({
 	environment: z.string().min(1).max(500).optional(),
 	release: z.string().min(1).max(500).optional(),
 	q: z.string().trim().max(200).optional(),
+	sort: z.enum(ISSUE_SORTS).optional(),
+	user: z.string().trim().min(1).max(500).optional(),
 });
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
@@ -37,7 +39,7 @@ async function ownKeyFlushed(env: Env, userId: string, projectName: string): Pro
 	return { keyId: key.id, userId };
 }
 
-function issueView(issue: IssueRow | IssueSnapshot) {
+function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 	const date = (value: Date | number) => new Date(value).toISOString();
 	return {
 		group_hash: issue.groupHash,
@@ -55,13 +57,17 @@ function issueView(issue: IssueRow | IssueSnapshot) {
 	};
 }
 
-/** GET /api/issues?project_name=&status=&environment=&release=&q= → {issues}, most recently seen first. */
+/**
+ * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user= → {issues}, most recently
+ * seen first unless sorted by first seen or count; each with its last 24 hours' hourly counts.
+ */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name, ...filters } = parseBody(listQuerySchema, request.query);
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	const issues = await selectIssues(env, owner, { ...filters, q: filters.q || undefined });
-	return json({ issues: issues.map(issueView) });
+	const hourly = await hourlyCountsOf(env, owner, issues.map((issue) => issue.groupHash));
+	return json({ issues: issues.map((issue): IssueListItemView => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })) });
 }
 
 /** GET /api/issues/:group_hash?project_name= → the issue, its newest events and 24 hourly counts. */
@@ -73,11 +79,12 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 	const issue = await findIssue(env, owner, groupHash);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
 	const [events, hourly] = await Promise.all([issueEvents(env, owner, groupHash), hourlyCounts(env, owner, groupHash)]);
-	return json({
+	const detail: IssueDetailView = {
 		...issueView(issue),
 		events: events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
 		hourly_counts: hourly,
-	});
+	};
+	return json(detail);
 }
 
 /** PATCH /api/issues/:group_hash {project_name, status} → the issue. */

@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import { randomSecret, sha256Hex } from "../../domain/crypto";
 import { dsnTemplate, sentryDsn } from "../../domain/keys/dsn";
 import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
@@ -21,7 +22,7 @@ const projectQuerySchema = z.object({ project_name: projectNameSchema });
  * The key as every answer shows it: a hint, never the raw key or its hash, and the Sentry DSN
  * with the key left out. `origin` is where the request came to, the host SDKs must send to.
  */
-function keyView(key: ProjectKey, origin: string) {
+function keyView(key: ProjectKey, origin: string): ProjectKeyView {
 	return {
 		project_name: key.projectName,
 		key_hint: key.keyHint,
@@ -38,7 +39,7 @@ function keyView(key: ProjectKey, origin: string) {
 const originOf = (request: Request) => new URL(request.url).origin;
 
 /** Create and regenerate answers: the view plus the raw key, shown once, and the DSN holding it. */
-function viewWithSecret(key: ProjectKey, origin: string, rawKey: string) {
+function viewWithSecret(key: ProjectKey, origin: string, rawKey: string): NewProjectKeyView {
 	return { ...keyView(key, origin), raw_api_key: rawKey, dsn: key.dsnId === null ? null : sentryDsn(origin, rawKey, key.dsnId) };
 }
 

@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { SiteView } from "../../domain/api/sites";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
 import { OWNER_LIMITS } from "../../domain/limits";
@@ -12,7 +13,7 @@ import { parseBody } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 /** The site as every answer shows it. */
-function siteView(site: Site) {
+function siteView(site: Site): SiteView {
 	return {
 		tracking_id: site.trackingId,
 		name: site.name,

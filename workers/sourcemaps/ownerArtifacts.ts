@@ -1,6 +1,7 @@
 /** The owner's view of a project's source maps and files (docs/api.md#artifacts): list, delete. */
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { ArtifactListView } from "../../domain/api/sourcemaps";
 import { ARTIFACT_LIMITS } from "../../domain/limits";
 import { deleteArtifacts, deleteObjects, listArtifacts, projectUsage } from "../../domain/sourcemaps/artifactStore";
 import type { OwnerRequest } from "../auth/session";
@@ -19,13 +20,14 @@ export async function listProjectArtifacts(request: IRequest, env: Env): Promise
 	const { project_name, release } = parseBody(listSchema, request.query);
 	const key = await requireOwnKey(env, user.id, project_name);
 	const [rows, usage] = await Promise.all([listArtifacts(env, key.id, release), projectUsage(env, key.id)]);
-	return json({
+	const list: ArtifactListView = {
 		artifacts: rows.map(artifactView),
 		total_bytes: usage.bytes,
 		total_files: usage.files,
 		cap_bytes: ARTIFACT_LIMITS.projectBytes,
 		cap_files: ARTIFACT_LIMITS.filesPerProject,
-	});
+	};
+	return json(list);
 }
 
 /** Best effort: the rows are gone already, so an object left behind is found by nothing. */

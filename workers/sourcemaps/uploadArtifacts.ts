@@ -8,6 +8,7 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { ARTIFACT_LIMITS } from "../../domain/limits";
 import { artifactUrl, factsOfFile } from "../../domain/sourcemaps/artifactFiles";
+import type { ArtifactView } from "../../domain/api/sourcemaps";
 import type { Artifact } from "../../domain/sourcemaps/artifactStore";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 import { HttpError, json, readBodyBytesWithin } from "../http";
@@ -26,7 +27,7 @@ export const releaseSchema = z
 const querySchema = z.object({ project_name: projectNameSchema.optional() });
 
 /** An artifact as every answer shows it. */
-export const artifactView = (artifact: Artifact) => ({
+export const artifactView = (artifact: Artifact): ArtifactView => ({
 	id: artifact.id,
 	release: artifact.release,
 	url: artifact.url,

@@ -4,6 +4,7 @@
  */
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import type { NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
 import { randomSecret, sha256Hex } from "../../domain/crypto";
 import { ARTIFACT_LIMITS } from "../../domain/limits";
 import {
@@ -24,7 +25,7 @@ export const UPLOAD_TOKEN_PREFIX = "svcu_";
 
 const projectSchema = z.object({ project_name: projectNameSchema });
 
-const tokenView = (token: UploadToken, projectName: string) => ({
+const tokenView = (token: UploadToken, projectName: string): UploadTokenView => ({
 	id: token.id,
 	project_name: projectName,
 	token_hint: token.tokenHint,
@@ -46,7 +47,8 @@ export async function createUploadToken(request: IRequest, env: Env): Promise<Re
 		await deleteToken(env, token.id);
 		throw atCap();
 	}
-	return jsonWithSecret({ ...tokenView(token, project_name), token: raw }, { status: 201 });
+	const created: NewUploadTokenView = { ...tokenView(token, project_name), token: raw };
+	return jsonWithSecret(created, { status: 201 });
 }
 
 /** GET /api/upload-tokens?project_name= → {tokens: [...]}, newest first, hints only. */

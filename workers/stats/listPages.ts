@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { pagesWithCrawlers } from "../../domain/analytics/eventStore";
+import type { SitePagesView } from "../../domain/api/sites";
 import { json } from "../http";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
@@ -11,5 +12,6 @@ import { readRange } from "./range";
 export async function listPages(request: IRequest, env: Env): Promise<Response> {
 	const range = readRange(request.query);
 	const site = await ownSiteUpToDate(request, env);
-	return json({ from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(), pages: await pagesWithCrawlers(env, site.trackingId, range) });
+	const answer: SitePagesView = { from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(), pages: await pagesWithCrawlers(env, site.trackingId, range) };
+	return json(answer);
 }

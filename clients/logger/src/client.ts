@@ -19,6 +19,7 @@ import {
 } from "./event.js";
 import { guarded } from "./guard.js";
 import { installIntegrations, runtime } from "./integrations.js";
+import { parseStack } from "./stack.js";
 import { createTransport } from "./transport.js";
 
 export const SDK_NAME: string = name;
@@ -39,6 +40,10 @@ export interface Options {
 	maxQueue?: number;
 	/** How long Node waits for pending events after an uncaught exception (default 2000 ms). */
 	shutdownTimeoutMs?: number;
+	/** Send each captured message with the stack it was captured at, as Sentry's SDKs do (default true). */
+	attachStacktrace?: boolean;
+	/** Node: lines of source read around each frame's line, as @sentry/node reads them (default 5; 0 reads no file). */
+	contextLines?: number;
 	/** Last look at each event: return it (changed or not) to send it, `null` to drop it. */
 	beforeSend?: (event: LogEvent) => LogEvent | null | undefined;
 }
@@ -55,7 +60,8 @@ export interface CaptureContext {
 
 export interface Client {
 	captureException(error: unknown, context?: CaptureContext): void;
-	captureMessage(message: string, level?: Level, context?: CaptureContext): void;
+	/** `site`: an Error made where the message was captured; its stack, less its newest frame, is sent. */
+	captureMessage(message: string, level?: Level, context?: CaptureContext, site?: Error): void;
 	addBreadcrumb(breadcrumb: Breadcrumb): void;
 	setUser(user: User | null): void;
 	setTag(key: string, value: Primitive | null | undefined): void;
@@ -67,6 +73,26 @@ export interface Client {
 const MAX_BODY = 512_000;
 const MAX_BREADCRUMBS = 100;
 const MAX_BREADCRUMB_MESSAGE = 2_000;
+/** @sentry/node's default. */
+const CONTEXT_LINES = 5;
+
+/**
+ * What the runtime adds to an event before it is sent, when it has a stack: the Node entry
+ * (node/index.ts) sets it to name each frame's module and read its lines of source; browsers have none.
+ */
+export const runtimeEnrichment: { enrich?: (event: LogEvent, contextLines: number) => Promise<void> } = {};
+
+/** True once `work` settles, false if `timeoutMs` passes first; no timer is left behind. */
+function settlesWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const timeout = new Promise<boolean>((resolve) => {
+		timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
+	});
+	return Promise.race([work.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Without the lines around each frame's line (Node), which are what an oversized event can best do without. */
+const withoutSurroundingLines = (key: string, value: unknown) => (key === "pre_context" || key === "post_context" ? undefined : value);
 
 /** `https://host/` or `https://host/prefix` → `…/api/app-logs-ingest`; a full ingest URL is kept. */
 const ingestUrl = (endpoint: string) => endpoint.replace(/\/+$/, "").replace(/(?:\/api\/app-logs-ingest)?$/, "/api/app-logs-ingest");
@@ -81,7 +107,8 @@ export function createClient(options: Options): Client {
 	if (typeof options?.key !== "string" || !options.key || typeof options.endpoint !== "string") {
 		throw new TypeError("@svcapp/logger: init needs a key and an endpoint");
 	}
-	const transport = createTransport(ingestUrl(options.endpoint), options.key, options.maxQueue ?? 30);
+	const maxQueue = options.maxQueue ?? 30;
+	const transport = createTransport(ingestUrl(options.endpoint), options.key, maxQueue);
 	const tags: Record<string, string> = {};
 	const breadcrumbs: Breadcrumb[] = [];
 	let user: User | undefined;
@@ -89,9 +116,12 @@ export function createClient(options: Options): Client {
 	/** Errors already sent: one reported and then rethrown is not reported again as uncaught. */
 	const reported = new WeakSet<object>();
 
+	/** Events waiting for the runtime's enrichment, bounded as the transport's queue is. */
+	const enriching = new Set<Promise<void>>();
+
 	function send(fields: Pick<LogEvent, "level" | "message" | "exception" | "debug_meta">, context: CaptureContext = {}) {
 		if (closed) return;
-		let event: LogEvent | null | undefined = {
+		const event: LogEvent = {
 			...fields,
 			level: context.level ?? fields.level,
 			// The SDK's tags first: the endpoint keeps only the first 50.
@@ -110,11 +140,50 @@ export function createClient(options: Options): Client {
 		if (request) event.request = request;
 		if (runtime.contexts) event.contexts = runtime.contexts;
 		if (context.fingerprint) event.fingerprint = context.fingerprint.map(String);
-		if (options.beforeSend) event = options.beforeSend(event);
+		const { enrich } = runtimeEnrichment;
+		if (!enrich || !event.exception) return deliver(event);
+		if (enriching.size >= maxQueue) return;
+		// The enrichment never rejects and bounds its own time; `beforeSend` sees the enriched event.
+		const work: Promise<void> = enrich(event, options.contextLines ?? CONTEXT_LINES)
+			.catch(() => {})
+			.then(() => {
+				enriching.delete(work);
+				guarded(() => deliver(event));
+			});
+		enriching.add(work);
+	}
+
+	function deliver(built: LogEvent) {
+		const event = options.beforeSend ? options.beforeSend(built) : built;
 		if (!event) return;
 		let body = JSON.stringify(event);
-		if (body.length > MAX_BODY) body = JSON.stringify({ ...event, breadcrumbs: [] });
+		if (body.length > MAX_BODY) body = JSON.stringify(event, withoutSurroundingLines);
+		if (body.length > MAX_BODY) body = JSON.stringify({ ...event, breadcrumbs: [] }, withoutSurroundingLines);
 		if (body.length <= MAX_BODY) transport.send(body);
+	}
+
+	/**
+	 * The stack `site` was made with, less its newest frame (the SDK function that made it). V8
+	 * keeps `Error.stackTraceLimit` frames (10 unless changed), of which Sentry's SDKs spend two on
+	 * their own functions and this SDK one: of a stack cut at that limit, the oldest frame is left
+	 * out too, so both SDKs send the same frames.
+	 */
+	function messageStack(message: string, site: Error | undefined): Pick<LogEvent, "exception"> {
+		if (!site || options.attachStacktrace === false) return {};
+		const all = parseStack(site.stack);
+		const limit = (Error as { stackTraceLimit?: unknown }).stackTraceLimit;
+		const frames = all.slice(typeof limit === "number" && all.length >= limit ? 1 : 0, -1);
+		if (frames.length === 0) return {};
+		return { exception: { values: [{ value: message, stacktrace: { frames }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } }] } };
+	}
+
+	/** Resolves true once nothing waits for enrichment or the transport, false if `timeoutMs` passes first. */
+	async function flush(timeoutMs: number): Promise<boolean> {
+		const deadline = Date.now() + timeoutMs;
+		while (enriching.size > 0) {
+			if (!(await settlesWithin(Promise.all(enriching), deadline - Date.now()))) return false;
+		}
+		return transport.flush(Math.max(0, deadline - Date.now()));
 	}
 
 	function captureThrown(error: unknown, mechanism: { type: string; handled: boolean }, level: Level, context?: CaptureContext) {
@@ -147,7 +216,11 @@ export function createClient(options: Options): Client {
 
 	const client: Client = {
 		captureException: (error, context) => guarded(() => captureThrown(error, { type: "generic", handled: true }, "error", context)),
-		captureMessage: (message, level = "info", context) => guarded(() => send({ level, message: cut(describeValue(message), MAX_TEXT) }, context)),
+		captureMessage: (message, level = "info", context, site) =>
+			guarded(() => {
+				const text = cut(describeValue(message), MAX_TEXT);
+				send({ level, message: text, ...messageStack(text, site) }, context);
+			}),
 		addBreadcrumb: (breadcrumb) => guarded(() => record(breadcrumb)),
 		setUser: (next) =>
 			guarded(() => {
@@ -158,11 +231,11 @@ export function createClient(options: Options): Client {
 				if (value == null) delete tags[key];
 				else tags[key] = String(value);
 			}),
-		flush: (timeoutMs) => transport.flush(timeoutMs),
+		flush,
 		close(timeoutMs) {
 			closed = true;
 			uninstall();
-			return transport.flush(timeoutMs);
+			return flush(timeoutMs);
 		},
 	};
 

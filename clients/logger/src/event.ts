@@ -18,10 +18,13 @@ export interface Mechanism {
 	/** `cause`, or `errors[i]` for a member of an AggregateError. */
 	source?: string;
 	is_exception_group?: boolean;
+	/** Made by the SDK to carry the stack of a captured message: its type means nothing. */
+	synthetic?: boolean;
 }
 
 export interface ExceptionValue {
-	type: string;
+	/** Left out of a message's synthetic exception, as Sentry's SDKs leave it out. */
+	type?: string;
 	value: string;
 	stacktrace?: { frames: StackFrame[] };
 	mechanism: Mechanism;

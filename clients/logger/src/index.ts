@@ -25,8 +25,10 @@ export function captureException(error: unknown, context?: CaptureContext): void
 	client?.captureException(error, context);
 }
 
+/** Reports a message, with the stack it was captured at unless `attachStacktrace` is false. */
 export function captureMessage(message: string, level: Level = "info", context?: CaptureContext): void {
-	client?.captureMessage(message, level, context);
+	// Made here, so that this function is the stack's only frame of the SDK's, and the one left out.
+	client?.captureMessage(message, level, context, new Error());
 }
 
 /** Kept in a ring of the newest 100, sent with every later event. */

@@ -5,10 +5,16 @@
 
 export interface StackFrame {
 	filename?: string;
+	/** Node: the file named as @sentry/node names it (`lib.payments:charge`); grouping prefers it to the file. */
+	module?: string;
 	function?: string;
 	lineno?: number;
 	colno?: number;
 	in_app: boolean;
+	/** Node: the frame's line of source, and the lines before and after it. */
+	context_line?: string;
+	pre_context?: string[];
+	post_context?: string[];
 }
 
 /** The endpoint keeps at most 200 frames. */
@@ -34,17 +40,25 @@ const POSITION = /^(.*?)(?::(\d+))?(?::(\d+))?$/;
  * extensions, and this SDK (the npm package, or its files loaded on their own).
  */
 const NOT_APP =
-	/^(?:node:|internal[/\\]|native$|<anonymous>$|<unknown>$|\[native code\]$|index \d+$|(?:chrome|moz|safari|safari-web)-extension:)|[/\\]node_modules[/\\]|@svcapp[/\\_]logger|svc-logger(?:\.browser)?\.js$/;
+	/^(?:node:|internal[/\\]|native$|<anonymous>$|<unknown>$|\[native code\]$|index \d+$|(?:chrome|moz|safari|safari-web)-extension:)|[/\\]node_modules[/\\]|@svcapp[/\\_]logger|svc-logger(?:\.browser|\.node)?\.js$/;
 
 export function isInApp(filename: string | undefined): boolean {
 	return !!filename && !NOT_APP.test(filename);
 }
 
+function decodedPath(path: string): string {
+	try {
+		return decodeURI(path);
+	} catch {
+		return path;
+	}
+}
+
 function frameAt(fn: string | undefined, location: string): StackFrame {
 	// POSITION matches any text (every part is optional); the fallback only satisfies the types.
 	const [, rawFile, line, column] = POSITION.exec(location.trim()) ?? ["", location.trim()];
-	// Node shows ES modules as file URLs; the endpoint (and a person) wants the path.
-	const filename = rawFile.replace(/^file:\/\/(?=\/)/, "").replace(/^\/([A-Za-z]:)/, "$1") || undefined;
+	// Node shows ES modules as file URLs; the endpoint (and a person) wants the path, decoded.
+	const filename = (rawFile.startsWith("file:///") ? decodedPath(rawFile.slice(7)) : rawFile).replace(/^\/([A-Za-z]:)/, "$1") || undefined;
 	const frame: StackFrame = { in_app: isInApp(filename) };
 	if (filename) frame.filename = filename;
 	if (fn) frame.function = fn;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, it } from "vitest";
 import { type Client, createClient, type Options, SDK_VERSION } from "../src/client";
+import type { StackFrame } from "../src/event";
 import * as logger from "../src/index";
 import { retryAfterMs } from "../src/transport";
 import { type Recorder, startRecorder } from "./recorder";
@@ -290,6 +291,52 @@ describe("the module's functions", () => {
 		logger.captureMessage("no key");
 		expect(await logger.flush(10)).toBe(true);
 		expect(recorder.received).toEqual([]);
+	});
+
+	it("send a message with the stack it was captured at, as Sentry's SDKs do, unless attachStacktrace is false", async ({ expect }) => {
+		function warnLowStock(sku: string) {
+			logger.captureMessage(`stock low for ${sku}`, "warning");
+		}
+		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false });
+		warnLowStock("A1");
+		await logger.close(5_000);
+		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false, attachStacktrace: false });
+		warnLowStock("B2");
+		await logger.close(5_000);
+		const [withStack, without] = (await recorder.until(2)).map((r) => r.event);
+		expect(withStack).toMatchObject({ message: "stock low for A1", level: "warning" });
+		expect(withStack.exception?.values).toEqual([
+			{ value: "stock low for A1", stacktrace: { frames: expect.any(Array) }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } },
+		]);
+		// Its newest frame is the caller: the SDK's own (src/index.ts) is left out.
+		const frames = withStack.exception?.values[0].stacktrace?.frames ?? [];
+		expect(frames.at(-1)).toMatchObject({ function: "warnLowStock", filename: expect.stringMatching(/client\.test\.ts$/) });
+		expect(frames.filter((frame) => frame.filename?.includes("/src/"))).toEqual([]);
+		expect(without).toMatchObject({ message: "stock low for B2" });
+		expect(without.exception).toBeUndefined();
+	});
+
+	it("send of a message's stack cut at Error.stackTraceLimit the frames @sentry/node sends: two fewer than the limit", async ({ expect }) => {
+		const nested = (depth: number): void => (depth === 0 ? logger.captureMessage(`deep ${Error.stackTraceLimit}`) : nested(depth - 1));
+		const before = Error.stackTraceLimit;
+		logger.init({ key: KEY, endpoint: recorder.url, captureUncaught: false });
+		try {
+			for (const limit of [10, 25]) {
+				Error.stackTraceLimit = limit;
+				nested(30);
+			}
+			// Not cut: every frame of the call, less the SDK's own.
+			Error.stackTraceLimit = 200;
+			nested(3);
+		} finally {
+			Error.stackTraceLimit = before;
+		}
+		await logger.close(5_000);
+		const frames = Object.fromEntries((await recorder.until(3)).map((r): [string, StackFrame[]] => [r.event.message ?? "", r.event.exception?.values[0].stacktrace?.frames ?? []]));
+		expect(frames["deep 10"]).toHaveLength(8);
+		expect(frames["deep 25"]).toHaveLength(23);
+		expect(frames["deep 200"].filter((frame) => frame.function === "nested")).toHaveLength(4);
+		expect(frames["deep 200"].at(0)?.function).not.toBe("nested");
 	});
 
 	it("send once initialized, and nothing after close", async ({ expect }) => {

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, it } from "vitest";
@@ -27,6 +28,12 @@ function runApp(mode: string, env: Record<string, string> = {}) {
 	);
 }
 
+/** The fixture's line `n` and the five lines either side of it. */
+function sourceAround(n: number) {
+	const lines = readFileSync(APP, "utf8").split("\n");
+	return { pre_context: lines.slice(n - 6, n - 1), context_line: lines[n - 1], post_context: lines.slice(n, n + 5) };
+}
+
 /** Node's own report of an uncaught error opens with the throwing line and a caret; the rest is the error. */
 const withoutSourceArrow = (stderr: string) => stderr.replace(/^file:\/\/\S+:\d+\n.*\n\s*\^+\n\n/m, "");
 
@@ -53,10 +60,12 @@ describe("in a Node process", () => {
 		const [cause, reported] = event.exception!.values;
 		expect(cause).toMatchObject({ type: "Error", value: "issuer unavailable", mechanism: { source: "cause", parent_id: 0 } });
 		expect(reported).toMatchObject({ type: "TypeError", value: "card declined for order 7", mechanism: { type: "onuncaughtexception", handled: false } });
+		// Named and read as @sentry/node names and reads them: the main script's directory is the app's.
 		expect(reported.stacktrace!.frames.slice(-2)).toEqual([
-			{ function: "Timeout.processPayment [as _onTimeout]", filename: APP, lineno: 30, colno: 4, in_app: true },
-			{ function: "chargeCard", filename: APP, lineno: 24, colno: 8, in_app: true },
+			{ function: "Timeout.processPayment [as _onTimeout]", filename: APP, module: "node-app", lineno: 30, colno: 4, in_app: true, ...sourceAround(30) },
+			{ function: "chargeCard", filename: APP, module: "node-app", lineno: 24, colno: 8, in_app: true, ...sourceAround(24) },
 		]);
+		expect(reported.stacktrace!.frames.at(-1)?.context_line).toMatch(/^\tthrow new TypeError\(/);
 		expect(reported.stacktrace!.frames.slice(0, -2).every((frame) => frame.in_app === false)).toBe(true);
 	});
 
@@ -92,5 +101,11 @@ describe("in a Node process", () => {
 		const run = await runApp("short-lived");
 		expect(run).toMatchObject({ code: 0, stdout: "flushed: true\n" });
 		expect(recorder.received.map((r) => r.event.message)).toEqual(["nightly job done"]);
+		// With the stack it was captured at, as @sentry/node sends a message: the SDK's own frame left out.
+		const [site] = recorder.received[0].event.exception!.values;
+		expect(site).toMatchObject({ value: "nightly job done", mechanism: { type: "generic", handled: true, synthetic: true } });
+		expect(site.type).toBeUndefined();
+		expect(site.stacktrace!.frames.at(-1)).toMatchObject({ filename: APP, module: "node-app", lineno: 42, in_app: true, context_line: '\t\tlogger.captureMessage("nightly job done");' });
+		expect(site.stacktrace!.frames.filter((frame) => frame.filename?.includes("svc-logger"))).toEqual([]);
 	});
 });

@@ -199,6 +199,11 @@ describe("V8 stacks (Chrome, Edge, Node)", () => {
 		]);
 		expect(summary(parseStack(NODE.windows))).toEqual([" C:/apps/billing/main.mjs:3:1 app", "writeReport C:\\apps\\billing\\report.js:12:11 app"]);
 	});
+
+	it("decodes a file URL's percent-encoding, as the path on disk has none; a bad one stays as it is", ({ expect }) => {
+		const stack = "Error: x\n    at load (file:///srv/my%20app/caf%C3%A9.mjs:3:9)\n    at file:///srv/100%.mjs:1:1";
+		expect(parseStack(stack).map((frame) => frame.filename)).toEqual(["/srv/100%.mjs", "/srv/my app/café.mjs"]);
+	});
 });
 
 describe("Firefox (SpiderMonkey) stacks", () => {
@@ -285,6 +290,7 @@ describe("in_app", () => {
 			"index 3",
 			"chrome-extension://abcdefghijklmnop/content.js",
 			"/srv/api/node_modules/@svcapp/logger/dist/svc-logger.js",
+			"/srv/api/packages/logger/dist/svc-logger.node.js",
 			"http://localhost:5173/node_modules/.vite/deps/@svcapp_logger.js",
 			"https://cdn.example.com/svc-logger.browser.js",
 			undefined,

@@ -1,130 +1,282 @@
 import { useEffect, useState } from "react";
-import { Link, useParams } from "react-router";
-import { api, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus } from "../api";
-import { useAsync } from "../useAsync";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
+import { Attachment } from "../components/Attachment";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { lastUsed } from "../components/lastUsed";
+import { ProjectPicker } from "../components/Pickers";
+import { describeError, QueryState } from "../components/QueryState";
+import { ago } from "../format";
+import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useSetFeedbackStatus } from "../queries";
 
-function Attachment({ url, label }: { url: string; label: string }) {
-	const [src, setSrc] = useState<string>();
-	useEffect(() => {
-		let objectUrl: string | undefined;
-		api.attachmentUrl(url).then(
-			(u) => {
-				objectUrl = u;
-				setSrc(u);
-			},
-			() => setSrc(undefined),
-		);
-		return () => {
-			if (objectUrl) URL.revokeObjectURL(objectUrl);
-		};
-	}, [url]);
-	return src ? <img className="thumb" src={src} alt={label} /> : <span className="muted">image…</span>;
+const STATUS_LABELS: Record<FeedbackStatus, string> = {
+	open: "Open",
+	in_progress: "In progress",
+	human_review: "Human review",
+	closed: "Closed",
+	ignored: "Ignored",
+};
+
+const titleOf = (item: FeedbackRecord) => (typeof item.data.title === "string" && item.data.title) || "(no title)";
+
+function StatusSelect({ value, onChange, label }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label: string }) {
+	return (
+		<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
+			{FEEDBACK_STATUSES.map((s) => (
+				<option key={s} value={s}>
+					{STATUS_LABELS[s]}
+				</option>
+			))}
+		</select>
+	);
 }
 
-function FeedbackItem({ item, selected, onSelect, onChanged }: { item: FeedbackRecord; selected: boolean; onSelect: (on: boolean) => void; onChanged: () => void }) {
-	const { title, description, ...rest } = item.data as { title?: string; description?: string };
+function TypeTag({ type }: { type: FeedbackType }) {
+	return <span className={`tag ${type}`}>{type === "issue" ? "Issue" : "Feature"}</span>;
+}
+
+/** Who sent an item, as log events name users: its email and any user id field. */
+function peopleOf(item: FeedbackRecord): string[] {
+	const values = ["email", "user_id", "userId", "user"].map((key) => item.data[key]);
+	return [...new Set(values.filter((v): v is string => typeof v === "string" && v.trim() !== "").map((v) => v.trim()))];
+}
+
+/** The issues the sender of a feedback item ran into, by the user recorded on log events. */
+function RelatedIssues({ project, people }: { project: string; people: string[] }) {
+	const { issues, pending, error } = useIssuesOfPeople(project, people);
 	return (
-		<li className="card feedback">
-			<div className="row">
-				<input type="checkbox" checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`Select ${title ?? item.id}`} />
-				<span className={`tag ${item.type}`}>{item.type === "issue" ? "Issue" : "Feature"}</span>
-				<strong>{title ?? "(no title)"}</strong>
-				<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
-				<select
-					aria-label="Status"
-					value={item.status}
-					onChange={(e) => api.setFeedbackStatus([item.id], e.target.value as FeedbackStatus).then(onChanged)}
-				>
-					{FEEDBACK_STATUSES.map((s) => (
-						<option key={s}>{s}</option>
+		<section className="card" aria-labelledby="related-heading">
+			<h3 id="related-heading">Issues this person ran into</h3>
+			{people.length === 0 ? (
+				<p className="muted">This item names no email or user id to look for in the logs.</p>
+			) : pending ? (
+				<p className="muted" role="status">
+					Looking for {people.join(" or ")} in the logs…
+				</p>
+			) : error ? (
+				<p className="error">{describeError(error)}</p>
+			) : issues.length === 0 ? (
+				<p className="muted">No log event of this project names {people.join(" or ")}.</p>
+			) : (
+				<ul className="plain">
+					{issues.slice(0, 10).map((issue) => (
+						<li key={issue.group_hash} className="row">
+							<span className={`level ${issue.level}`}>{issue.level}</span>
+							<Link to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`}>{issue.title}</Link>
+							<span className="muted">
+								{issue.status} · {issue.count} events · last seen {ago(issue.last_seen)}
+							</span>
+						</li>
 					))}
-				</select>
-			</div>
-			{description && <p className="description">{description}</p>}
-			{Object.keys(rest).length > 0 && (
-				<dl>
-					{Object.entries(rest).map(([k, v]) => (
-						<div key={k}>
-							<dt>{k}</dt>
-							<dd>{String(v)}</dd>
-						</div>
-					))}
-				</dl>
+				</ul>
 			)}
+		</section>
+	);
+}
+
+/** One item read whole (the list cuts long text), or why it cannot be shown. */
+function FeedbackItem({ id, project, back }: { id: string; project: string; back: string }) {
+	const item = useFeedbackItem(project, id);
+	if (item.data) return <FeedbackDetail item={item.data} project={project} back={back} />;
+	if (item.error instanceof ApiError && item.error.status === 404) {
+		return (
+			<p className="muted">
+				This item no longer exists: it may have been deleted. <Link to={back}>All feedback</Link>
+			</p>
+		);
+	}
+	return <QueryState query={item} loading="Loading feedback…" empty="" isEmpty={() => false} />;
+}
+
+/** Every field of one item, its images at full size, and what can be done with it. */
+function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project: string; back: string }) {
+	const setStatus = useSetFeedbackStatus(project);
+	const remove = useDeleteFeedback(project);
+	const navigate = useNavigate();
+	const title = titleOf(item);
+	return (
+		<article className="card" aria-labelledby="feedback-title">
+			<p>
+				<Link to={back}>← All feedback</Link>
+			</p>
+			<h2 id="feedback-title" className="row">
+				<TypeTag type={item.type} /> {title}
+			</h2>
+			<p className="muted">Received {new Date(item.created_at).toLocaleString()}</p>
+			<div className="row">
+				<StatusSelect label="Status" value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				<ConfirmButton
+					question={`Delete "${title}"? It cannot be brought back.`}
+					confirmLabel="Delete feedback"
+					onConfirm={() => remove.mutate([item.id], { onSuccess: () => navigate(back) })}
+				>
+					Delete…
+				</ConfirmButton>
+			</div>
+			<dl className="fields">
+				{Object.entries(item.data).map(([key, value]) => (
+					<div key={key}>
+						<dt>{key}</dt>
+						<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+					</div>
+				))}
+			</dl>
 			{item.attachments.length > 0 && (
-				<div className="row">
+				<div className="attachments">
 					{item.attachments.map((a) => (
-						<Attachment key={a.id} url={a.url} label={`${a.field} of ${title ?? item.id}`} />
+						<figure key={a.id}>
+							<Attachment url={a.url} label={`${a.field} of ${title}`} full />
+							<figcaption className="muted">{a.field}</figcaption>
+						</figure>
 					))}
 				</div>
 			)}
-		</li>
+			{(setStatus.error ?? remove.error) && (
+				<p className="error" role="alert">
+					{(setStatus.error ?? remove.error)?.message}
+				</p>
+			)}
+			<RelatedIssues project={project} people={peopleOf(item)} />
+		</article>
 	);
 }
 
 export function FeedbackPage() {
-	const projectName = useParams().projectName ?? "";
-	const [type, setType] = useState<string>("");
-	const [status, setStatus] = useState<string>("");
+	const { project = "", id } = useParams();
+	const [search, setSearch] = useSearchParams();
+	const type = (search.get("type") || undefined) as FeedbackType | undefined;
+	const status = (search.get("status") || undefined) as FeedbackStatus | undefined;
+	const list = useFeedback(project, type, status);
+	const setStatus = useSetFeedbackStatus(project);
+	const remove = useDeleteFeedback(project);
 	const [selected, setSelected] = useState<Set<string>>(new Set());
-	const list = useAsync(
-		() => api.listFeedback(projectName, type || undefined, status || undefined).then((r) => r.feedback),
-		[projectName, type, status],
-	);
-	const ids = [...selected];
-	const afterBulk = () => {
-		setSelected(new Set());
-		list.reload();
-	};
+	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
+	const items = list.data?.pages.flatMap((page) => page.feedback) ?? [];
+
+	useEffect(() => lastUsed.project.set(project), [project]);
+	// A selection belongs to the list it was made in.
+	// biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the list's filters change
+	useEffect(() => setSelected(new Set()), [project, type, status]);
+
+	const setFilter = (name: string, value: string) =>
+		setSearch((s) => {
+			value ? s.set(name, value) : s.delete(name);
+			return s;
+		});
+	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
+	const ids = [...selected].filter((i) => items.some((item) => item.id === i));
+	const allShown = items.length > 0 && items.every((item) => selected.has(item.id));
+	const toggle = (ids: string[], on: boolean) =>
+		setSelected((prev) => {
+			const next = new Set(prev);
+			for (const i of ids) on ? next.add(i) : next.delete(i);
+			return next;
+		});
+
+	if (id) {
+		return (
+			<section>
+				<div className="row spread">
+					<h1>Feedback</h1>
+					<ProjectPicker area="feedback" current={project} />
+				</div>
+				<FeedbackItem id={id} project={project} back={back} />
+			</section>
+		);
+	}
 
 	return (
 		<section>
-			<p>
-				<Link to="/">← Projects</Link>
-			</p>
-			<h1>Feedback · {projectName}</h1>
-			<div className="row">
-				<select aria-label="Type" value={type} onChange={(e) => setType(e.target.value)}>
-					<option value="">All types</option>
-					<option value="issue">Issues</option>
-					<option value="feature_request">Feature requests</option>
-				</select>
-				<select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value)}>
-					<option value="">Any status</option>
-					{FEEDBACK_STATUSES.map((s) => (
-						<option key={s}>{s}</option>
-					))}
-				</select>
-				{ids.length > 0 && (
-					<>
-						<span>{ids.length} selected</span>
-						<button type="button" onClick={() => api.setFeedbackStatus(ids, "closed").then(afterBulk)}>
-							Close
-						</button>
-						<button type="button" className="danger" onClick={() => confirm(`Delete ${ids.length} item(s)?`) && api.deleteFeedback(ids).then(afterBulk)}>
-							Delete
-						</button>
-					</>
-				)}
+			<div className="row spread">
+				<h1>Feedback</h1>
+				<ProjectPicker area="feedback" current={project} />
 			</div>
-			{list.loading && !list.data && <p className="muted">Loading feedback…</p>}
-			{list.error && <p className="error">{list.error}</p>}
-			{list.data?.length === 0 && <p className="muted">No feedback yet for these filters.</p>}
+			<div className="row filters">
+				<label className="inline">
+					Type
+					<select value={type ?? ""} onChange={(e) => setFilter("type", e.target.value)}>
+						<option value="">All types</option>
+						<option value="issue">Issues</option>
+						<option value="feature_request">Feature requests</option>
+					</select>
+				</label>
+				<label className="inline">
+					Status
+					<select value={status ?? ""} onChange={(e) => setFilter("status", e.target.value)}>
+						<option value="">Any status</option>
+						{FEEDBACK_STATUSES.map((s) => (
+							<option key={s} value={s}>
+								{STATUS_LABELS[s]}
+							</option>
+						))}
+					</select>
+				</label>
+			</div>
+			{items.length > 0 && (
+				<fieldset className="row bulk" aria-label="Selected feedback">
+					<label className="switch">
+						<input type="checkbox" checked={allShown} onChange={(e) => toggle(items.map((item) => item.id), e.target.checked)} />
+						Select all shown
+					</label>
+					<span aria-live="polite">{ids.length} selected</span>
+					<StatusSelect label="New status for selected" value={bulkStatus} onChange={setBulkStatus} />
+					<button type="button" disabled={ids.length === 0} onClick={() => setStatus.mutate({ ids, status: bulkStatus }, { onSuccess: () => setSelected(new Set()) })}>
+						Set status
+					</button>
+					<ConfirmButton
+						disabled={ids.length === 0}
+						question={`Delete ${ids.length} feedback item${ids.length === 1 ? "" : "s"}? They cannot be brought back.`}
+						confirmLabel="Delete selected"
+						onConfirm={() => remove.mutate(ids, { onSuccess: () => setSelected(new Set()) })}
+					>
+						Delete…
+					</ConfirmButton>
+				</fieldset>
+			)}
+			{(setStatus.error ?? remove.error) && (
+				<p className="error" role="alert">
+					{(setStatus.error ?? remove.error)?.message}
+				</p>
+			)}
+			<QueryState
+				query={list}
+				loading="Loading feedback…"
+				empty={type || status ? "No feedback matches these filters." : "No feedback yet for this project."}
+				isEmpty={(data) => data.pages.every((page) => page.feedback.length === 0)}
+			/>
 			<ul className="plain">
-				{list.data?.map((item) => (
-					<FeedbackItem
-						key={item.id}
-						item={item}
-						selected={selected.has(item.id)}
-						onSelect={(on) => {
-							const next = new Set(selected);
-							on ? next.add(item.id) : next.delete(item.id);
-							setSelected(next);
-						}}
-						onChanged={list.reload}
-					/>
+				{items.map((item) => (
+					<li key={item.id} className="card feedback">
+						<div className="row">
+							<input type="checkbox" checked={selected.has(item.id)} onChange={(e) => toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
+							<TypeTag type={item.type} />
+							<Link to={`/feedback/${encodeURIComponent(project)}/${item.id}${search.size ? `?${search}` : ""}`} className="title">
+								{titleOf(item)}
+							</Link>
+						</div>
+						<div className="row">
+							<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
+							{item.attachments.length > 0 && <span className="muted">{item.attachments.length} image(s)</span>}
+							<StatusSelect label={`Status of ${titleOf(item)}`} value={item.status} onChange={(s) => setStatus.mutate({ ids: [item.id], status: s })} />
+						</div>
+						{typeof item.data.description === "string" && <p className="description clamp">{item.data.description}</p>}
+						{item.truncated_fields.length > 0 && <p className="muted">Long text is cut here: open the item to read it whole.</p>}
+					</li>
 				))}
 			</ul>
+			{list.hasNextPage && (
+				<p className="row">
+					<button type="button" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+						{list.isFetchingNextPage ? "Loading older feedback…" : "Show older feedback"}
+					</button>
+					<span className="muted">{items.length} shown</span>
+				</p>
+			)}
+			{list.isFetchNextPageError && (
+				<p className="error" role="alert">
+					{describeError(list.error)}
+				</p>
+			)}
 		</section>
 	);
 }

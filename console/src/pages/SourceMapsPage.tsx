@@ -1,7 +1,13 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { type Artifact, api } from "../api";
-import { useAsync } from "../useAsync";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { CopyButton } from "../components/CopyButton";
+import { describeError, QueryState } from "../components/QueryState";
+import { TableWrap } from "../components/TableWrap";
+import { keys, useProjects } from "../queries";
+import { queryClient } from "../queryClient";
 
 const MiB = 1024 * 1024;
 const size = (bytes: number) => (bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
@@ -10,13 +16,13 @@ const size = (bytes: number) => (bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB
 function SetUp({ dsnId }: { dsnId: string | null }) {
 	const origin = location.origin;
 	return (
-		<div className="card">
-			<h2>Set up</h2>
+		<section className="card" aria-labelledby="setup-heading">
+			<h2 id="setup-heading">Set up</h2>
 			<p>
 				Build with source maps, create an upload token below, then upload after every build. With <strong>sentry-cli</strong> (npm package{" "}
 				<code>@sentry/cli</code>), unchanged:
 			</p>
-			<pre className="secret" data-testid="sentry-cli-setup">
+			<pre className="snippet" data-testid="sentry-cli-setup">
 				{`export SENTRY_URL=${origin}
 export SENTRY_AUTH_TOKEN=<upload token>
 export SENTRY_ORG=any
@@ -28,63 +34,77 @@ npx sentry-cli sourcemaps upload --release "$RELEASE" --url-prefix '~/assets' ./
 				<code>inject</code> gives each script a debug id that Sentry SDKs send with every error, so maps are found whatever the release. Without
 				sentry-cli, upload each file named by the URL path the browser loads it from; errors must then carry the same release:
 			</p>
-			<pre className="secret" data-testid="plain-upload-setup">
+			<pre className="snippet" data-testid="plain-upload-setup">
 				{`curl -X POST "${origin}/api/releases/$RELEASE/artifacts" \\
   -H "authorization: Bearer <upload token>" \\
   -F "file=@dist/app.js;filename=~/assets/app.js" \\
   -F "file=@dist/app.js.map;filename=~/assets/app.js.map"`}
 			</pre>
-		</div>
+		</section>
 	);
 }
 
 function UploadTokens({ projectName }: { projectName: string }) {
-	const tokens = useAsync(() => api.listUploadTokens(projectName).then((r) => r.tokens), [projectName]);
+	const queryKey = keys.uploadTokens(projectName);
+	const tokens = useQuery({ queryKey, queryFn: () => api.listUploadTokens(projectName) });
 	const [created, setCreated] = useState<string>();
-	const [error, setError] = useState<string>();
-	const act = (action: () => Promise<unknown>) => action().then(tokens.reload, (err: Error) => setError(err.message));
+	const create = useMutation({
+		mutationFn: () => api.createUploadToken(projectName),
+		onSuccess: (token) => setCreated(token.token),
+		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+	});
+	const revoke = useMutation({
+		mutationFn: (id: string) => api.revokeUploadToken(id),
+		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+	});
+	const error = create.error ?? revoke.error;
 
 	return (
-		<div className="card">
-			<h2>Upload tokens</h2>
+		<section className="card" aria-labelledby="tokens-heading">
+			<h2 id="tokens-heading">Upload tokens</h2>
 			{created && (
 				<div className="notice" role="status">
 					<p>New upload token. Copy it now: it will not be shown again.</p>
 					<code className="secret" data-testid="upload-token">
 						{created}
 					</code>
-					<button type="button" onClick={() => setCreated(undefined)}>
-						Done
-					</button>
+					<div className="row">
+						<CopyButton text={created} what="upload token" />
+						<button type="button" onClick={() => setCreated(undefined)}>
+							Done
+						</button>
+					</div>
 				</div>
 			)}
 			<div className="row">
-				<button type="button" className="primary" onClick={() => act(() => api.createUploadToken(projectName).then((t) => setCreated(t.token)))}>
+				<button type="button" className="primary" onClick={() => create.mutate()} disabled={create.isPending}>
 					Create upload token
 				</button>
-				{error && <span className="error">{error}</span>}
+				{error && (
+					<span className="error" role="alert">
+						{describeError(error)}
+					</span>
+				)}
 			</div>
-			{tokens.loading && !tokens.data && <p className="muted">Loading tokens…</p>}
-			{tokens.error && <p className="error">{tokens.error}</p>}
-			{tokens.data?.length === 0 && <p className="muted">No upload tokens yet.</p>}
+			<QueryState query={tokens} loading="Loading tokens…" empty="No upload tokens yet." />
 			{tokens.data && tokens.data.length > 0 && (
-				<ul>
+				<ul className="plain">
 					{tokens.data.map((token) => (
 						<li key={token.id} className="row">
 							<code>…{token.token_hint}</code>
 							<span className="muted">created {new Date(token.created_at).toLocaleString()}</span>
-							<button
-								type="button"
-								className="danger"
-								onClick={() => confirm("Revoke this upload token? Uploads with it stop working at once.") && act(() => api.revokeUploadToken(token.id))}
+							<ConfirmButton
+								question={`Revoke the upload token ending in ${token.token_hint}? Uploads with it stop working at once.`}
+								confirmLabel="Revoke token"
+								onConfirm={() => revoke.mutate(token.id)}
 							>
-								Revoke
-							</button>
+								Revoke…
+							</ConfirmButton>
 						</li>
 					))}
 				</ul>
 			)}
-		</div>
+		</section>
 	);
 }
 
@@ -96,84 +116,94 @@ function ArtifactRow({ artifact, onDelete }: { artifact: Artifact; onDelete: () 
 				<code>{artifact.url}</code>
 			</td>
 			<td>{artifact.type.replace("_", " ")}</td>
-			<td>{size(artifact.size)}</td>
+			<td className="num">{size(artifact.size)}</td>
 			<td>{artifact.debug_id ? <code>{artifact.debug_id}</code> : <span className="muted">none</span>}</td>
 			<td>{new Date(artifact.used_at).toLocaleDateString()}</td>
 			<td>
-				<button type="button" className="danger" onClick={onDelete}>
-					Delete
-				</button>
+				<ConfirmButton question={`Delete ${artifact.url}?`} confirmLabel="Delete file" onConfirm={onDelete}>
+					Delete…
+				</ConfirmButton>
 			</td>
 		</tr>
 	);
 }
 
 function Artifacts({ projectName }: { projectName: string }) {
-	const list = useAsync(() => api.listArtifacts(projectName), [projectName]);
-	const [error, setError] = useState<string>();
-	const act = (action: () => Promise<unknown>) => action().then(list.reload, (err: Error) => setError(err.message));
+	const queryKey = keys.artifacts(projectName);
+	const list = useQuery({ queryKey, queryFn: () => api.listArtifacts(projectName) });
+	const remove = useMutation({
+		mutationFn: (target: { id: string } | { release: string }) =>
+			"id" in target ? api.deleteArtifact(projectName, target.id) : api.deleteRelease(projectName, target.release),
+		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+	});
 	const releases = [...new Set((list.data?.artifacts ?? []).flatMap((a) => (a.release === null ? [] : [a.release])))];
 
 	return (
-		<div className="card">
-			<h2>Uploaded files</h2>
+		<section className="card" aria-labelledby="files-heading">
+			<h2 id="files-heading">Uploaded files</h2>
 			{list.data && (
 				<p className="muted">
 					{list.data.total_files} files, {size(list.data.total_bytes)} of {size(list.data.cap_bytes)}. Files no error has used for the log retention
 					period are removed.
 				</p>
 			)}
-			{error && <p className="error">{error}</p>}
-			{list.loading && !list.data && <p className="muted">Loading files…</p>}
-			{list.error && <p className="error">{list.error}</p>}
-			{list.data?.artifacts.length === 0 && <p className="muted">Nothing uploaded yet.</p>}
+			{remove.error && (
+				<p className="error" role="alert">
+					{describeError(remove.error)}
+				</p>
+			)}
+			<QueryState query={list} loading="Loading files…" empty="Nothing uploaded yet." isEmpty={(data) => data.artifacts.length === 0} />
 			{releases.length > 0 && (
 				<div className="row">
 					{releases.map((release) => (
-						<button
+						<ConfirmButton
 							key={release}
-							type="button"
-							className="danger"
-							onClick={() => confirm(`Delete every file of release ${release}?`) && act(() => api.deleteRelease(projectName, release))}
+							question={`Delete every file of release ${release}?`}
+							confirmLabel="Delete release"
+							onConfirm={() => remove.mutate({ release })}
 						>
-							Delete release {release}
-						</button>
+							Delete release {release}…
+						</ConfirmButton>
 					))}
 				</div>
 			)}
 			{list.data && list.data.artifacts.length > 0 && (
-				<table>
-					<thead>
-						<tr>
-							<th>Release</th>
-							<th>URL</th>
-							<th>Type</th>
-							<th>Size</th>
-							<th>Debug id</th>
-							<th>Last used</th>
-							<th />
-						</tr>
-					</thead>
-					<tbody>
-						{list.data.artifacts.map((artifact) => (
-							<ArtifactRow key={artifact.id} artifact={artifact} onDelete={() => act(() => api.deleteArtifact(projectName, artifact.id))} />
-						))}
-					</tbody>
-				</table>
+				<TableWrap label="Uploaded files">
+					<table>
+						<thead>
+							<tr>
+								<th>Release</th>
+								<th>URL</th>
+								<th>Type</th>
+								<th className="num">Size</th>
+								<th>Debug id</th>
+								<th>Last used</th>
+								<th>
+									<span className="visually-hidden">Actions</span>
+								</th>
+							</tr>
+						</thead>
+						<tbody>
+							{list.data.artifacts.map((artifact) => (
+								<ArtifactRow key={artifact.id} artifact={artifact} onDelete={() => remove.mutate({ id: artifact.id })} />
+							))}
+						</tbody>
+					</table>
+				</TableWrap>
 			)}
-		</div>
+		</section>
 	);
 }
 
 /** A project's source maps: how to upload them, the tokens that may, and what was uploaded. */
 export function SourceMapsPage() {
-	const projectName = useParams().projectName ?? "";
-	const keys = useAsync(() => api.listKeys().then((r) => r.keys), []);
-	const dsnId = keys.data?.find((k) => k.project_name === projectName)?.dsn_template?.split("/").pop() ?? null;
+	const projectName = useParams().project ?? "";
+	const projects = useProjects();
+	const dsnId = projects.data?.find((k) => k.project_name === projectName)?.dsn_template?.split("/").pop() ?? null;
 	return (
 		<section>
 			<p>
-				<Link to="/">← Projects</Link>
+				<Link to={`/projects/${encodeURIComponent(projectName)}`}>← {projectName}</Link>
 			</p>
 			<h1>Source maps · {projectName}</h1>
 			<p className="muted">

@@ -21,7 +21,7 @@ const BLOB_URL = /^blob:/i;
 const BARE_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/?(?:[?#].*)?$/i;
 /** The error reporter's own code: Sentry's SDKs on every platform, and svc's logger. */
 const SDK_PATH =
-	/(?:^|[/\\])(?:@sentry(?:-internal)?|@svcapp[/\\]logger|sentry_sdk)[/\\]|(?:^|[/\\])svc-logger(?:\.browser)?\.js$|^package:sentry(?:_\w+)?\/|^https?:\/\/browser\.sentry-cdn\.com\//i;
+	/(?:^|[/\\])(?:@sentry(?:-internal)?|@svcapp[/\\]logger|sentry_sdk)[/\\]|(?:^|[/\\])svc-logger(?:\.browser|\.node)?\.js$|^package:sentry(?:_\w+)?\/|^https?:\/\/browser\.sentry-cdn\.com\//i;
 const SDK_MODULE = /^(?:@sentry(?:-internal)?\/|@svcapp\/logger(?:\/|$)|sentry_sdk(?:\.|$)|io\.sentry\.)/;
 const SDK_FUNCTION = new Set(["sentryWrapped"]);
 /** The Dart and Flutter SDKs: `dart:async/zone.dart`, Flutter web's `org-dartlang-sdk:///…`, `package:flutter/…`. */

@@ -1,0 +1,126 @@
+// The runtime `npm run bench` measures on: workerd started through Miniflare's API, serving the
+// app (bundled by wrangler from wrangler.toml, with its D1, R2 and SQLite-backed Durable Object
+// bindings and its migrations), the baseline Worker and the reference Worker, each on its own
+// loopback socket straight into the Worker: no entry worker or proxy in front of any of them.
+// One workerd per measured path, so no path's leftover work (alarms, flushes) runs during another's.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The package exports only its API; its command line lives beside it.
+const WRANGLER = join(dirname(createRequire(import.meta.url).resolve("wrangler")), "..", "bin", "wrangler.js");
+
+/**
+ * The app as `wrangler deploy` would upload it, with bench/countingWorker.mjs as the entry in
+ * place of workers/index.ts (it re-exports the app's handler and classes).
+ */
+async function bundleApp(outdir) {
+	// wrangler.toml serves the console's build as assets; the directory must exist even when the
+	// console has not been built.
+	await mkdir(join(ROOT, "console", "dist"), { recursive: true });
+	await promisify(execFile)(process.execPath, [WRANGLER, "deploy", "bench/countingWorker.mjs", "--dry-run", "--outdir", outdir], {
+		cwd: ROOT,
+		env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+		maxBuffer: 16 * 1024 * 1024,
+	});
+	return join(outdir, "countingWorker.js");
+}
+
+/**
+ * The bundle's modules, entry first, typed by wrangler's module rules (the tracker script is a
+ * Text module beside the JavaScript).
+ */
+async function bundleModules(outdir, entry, modulesRules) {
+	const typeOf = (file) => modulesRules.find((rule) => rule.include.some((glob) => file.endsWith(glob.replace("**/*", ""))))?.type;
+	const others = (await readdir(outdir)).map((file) => join(outdir, file)).filter((path) => path !== entry && typeOf(path));
+	return [{ type: "ESModule", path: entry }, ...others.map((path) => ({ type: typeOf(path), path }))];
+}
+
+/** Drizzle's migration files, split at its statement breakpoints, in order. */
+async function migrationStatements() {
+	const dir = join(ROOT, "schema", "migrations");
+	const files = (await readdir(dir)).filter((name) => name.endsWith(".sql")).sort();
+	const statements = [];
+	for (const file of files) {
+		const text = await readFile(join(dir, file), "utf8");
+		statements.push(...text.split("--> statement-breakpoint").map((s) => s.trim()).filter(Boolean));
+	}
+	return statements;
+}
+
+/**
+ * Where D1, R2 and the Durable Objects keep their SQLite files: BENCH_STATE_DIR, else memory
+ * (/dev/shm) where the system has it. workerd syncs every local SQLite commit to disk; on a
+ * shared disk that wait would swamp the app's own work and vary with the neighbours' I/O.
+ */
+const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+
+/**
+ * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
+ * baseline and the reference Worker on empty state, and `dispose()`. Each start answers the
+ * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows)
+ * and `close`.
+ */
+export async function buildRuntime() {
+	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
+	const entry = await bundleApp(outdir);
+	const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+	// Without `assets`: Miniflare would put its asset router in front of the Worker, a hop the
+	// baseline does not take (and in wrangler.toml /api/* and /functions/* run the Worker first).
+	// No path measured here reads a static asset.
+	const { modulesRules, assets: _, ...appOptions } = workerOptions;
+	const modules = await bundleModules(outdir, entry, modulesRules);
+	const migrations = await migrationStatements();
+	const socket = { host: "127.0.0.1", port: 0 };
+	const benchWorker = (name, file, bindings = {}) => ({
+		name,
+		modules: true,
+		scriptPath: join(ROOT, "bench", file),
+		compatibilityDate: workerOptions.compatibilityDate,
+		compatibilityFlags: workerOptions.compatibilityFlags,
+		unsafeDirectSockets: [socket],
+		...bindings,
+	});
+
+	async function start() {
+		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
+		const mf = new Miniflare(
+			convertV4MiniflareOptions({
+				resourcePersistencePath: stateDir,
+				workers: [
+					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
+					benchWorker("baseline", "baselineWorker.mjs"),
+					benchWorker("reference", "referenceWorker.mjs", {
+						d1Databases: { DB: "reference" },
+						durableObjects: { REFERENCE: { className: "Reference", useSQLite: true } },
+					}),
+				],
+			}),
+		);
+		await mf.ready;
+		const db = await mf.getD1Database("DB", "app");
+		await db.batch(migrations.map((sql) => db.prepare(sql)));
+		const url = async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "");
+		return {
+			app: await url("app"),
+			baseline: await url("baseline"),
+			reference: await url("reference"),
+			db,
+			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
+			close: async () => {
+				await mf.dispose();
+				await rm(stateDir, { recursive: true, force: true });
+			},
+		};
+	}
+
+	return { start, dispose: () => rm(outdir, { recursive: true, force: true }) };
+}

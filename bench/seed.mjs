@@ -1,0 +1,190 @@
+// Seeds the read side for `npm run bench`: analytics events for one site and log issues (with
+// their events) for one project key, written straight into D1 the way the app's own stores write
+// (domain/analytics/eventStore.ts, domain/logs/logStore.ts): each statement binds one JSON array
+// of about a megabyte and unpacks it with json_each, and a batch of statements is one transaction.
+// The data is drawn from a seeded generator, so every run reads the same shape of data.
+
+const DAY_MS = 86_400_000;
+const ARRAY_BYTES = 1_000_000;
+const STATEMENTS_PER_BATCH = 8;
+
+/** mulberry32: small, fast and seedable; Math.random cannot be replayed. */
+function generator(seed) {
+	let a = seed >>> 0;
+	const next = () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+	const int = (below) => Math.floor(next() * below);
+	/** Skewed towards the first entries, as real traffic is (a few pages get most views). */
+	const skewed = (list) => list[Math.floor(list.length * next() ** 3)];
+	const hex32 = () => Array.from({ length: 4 }, () => int(2 ** 32).toString(16).padStart(8, "0")).join("");
+	return { next, int, skewed, hex32 };
+}
+
+/** Rows in JSON arrays of about ARRAY_BYTES, in batches of STATEMENTS_PER_BATCH statements. */
+async function writeInBatches(db, rows, statementFor) {
+	let arrays = [];
+	let current = [];
+	let bytes = 2;
+	const closeArray = () => {
+		if (current.length > 0) arrays.push(`[${current.join(",")}]`);
+		current = [];
+		bytes = 2;
+	};
+	const write = async () => {
+		if (arrays.length > 0) await db.batch(arrays.map((array) => statementFor(array)));
+		arrays = [];
+	};
+	for (const row of rows) {
+		const json = JSON.stringify(row);
+		if (bytes + json.length + 1 > ARRAY_BYTES) {
+			closeArray();
+			if (arrays.length === STATEMENTS_PER_BATCH) await write();
+		}
+		current.push(json);
+		bytes += json.length + 1;
+	}
+	closeArray();
+	await write();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Analytics
+
+const PATHS = ["/", "/pricing", "/docs", "/blog", "/about", "/signup", "/login", "/contact"].concat(
+	Array.from({ length: 190 }, (_, i) => `/blog/post-${i + 1}`),
+);
+const REFERRERS = ["", "", "", "www.google.com", "news.ycombinator.com", "t.co", "www.reddit.com", "duckduckgo.com"].concat(
+	Array.from({ length: 30 }, (_, i) => `partner-${i + 1}.example`),
+);
+const CUSTOM_EVENTS = ["signup", "download", "play_video", "add_to_cart", "share"];
+const BROWSERS = [
+	["Chrome", "Windows", "desktop"],
+	["Chrome", "macOS", "desktop"],
+	["Safari", "iOS", "mobile"],
+	["Chrome", "Android", "mobile"],
+	["Firefox", "Windows", "desktop"],
+	["Safari", "macOS", "desktop"],
+	["Edge", "Windows", "desktop"],
+	["Chrome", "Linux", "desktop"],
+	["Safari", "iOS", "tablet"],
+	["Samsung Internet", "Android", "mobile"],
+];
+const COUNTRIES = ["US", "DE", "GB", "FR", "IN", "BR", "CA", "JP", "NL", "ES", "IT", "PL", "SE", "AU", "MX"];
+
+/**
+ * `count` events of one site spread over the 30 days before `now`, as visits: a visitor (one
+ * of about count/8), one to six page views 20 s to 3 min apart, sometimes a custom event, and
+ * half the time a `_leave` with the time spent on the last page.
+ */
+function* analyticsRows(count, now, seed = 1) {
+	const random = generator(seed);
+	const visitors = Math.max(1, Math.floor(count / 8));
+	let made = 0;
+	while (made < count) {
+		const visitor = `v${random.int(visitors).toString(36)}`;
+		const [browser, os, device] = random.skewed(BROWSERS);
+		const country = random.skewed(COUNTRIES);
+		const referrerHost = random.skewed(REFERRERS);
+		// Visits start in time order, as rows reach D1 in production: the table's rowids follow time.
+		let ts = now - 30 * DAY_MS + Math.floor((made / count) * (30 * DAY_MS - 3_600_000)) + random.int(60_000);
+		const pages = 1 + Math.floor(-Math.log(1 - random.next()) * 1.5);
+		const events = [];
+		for (let page = 0; page < Math.min(pages, 6); page++) {
+			const path = random.skewed(PATHS);
+			events.push(["", path, page === 0 ? referrerHost : "", null]);
+			if (random.next() < 0.05) events.push([random.skewed(CUSTOM_EVENTS), path, "", null]);
+		}
+		if (random.next() < 0.5) events.push(["_leave", events[events.length - 1][1], "", 5 + random.int(600)]);
+		for (const [name, path, referrer, duration] of events) {
+			if (made === count) return;
+			made++;
+			ts += 20_000 + random.int(160_000);
+			// [event_id, ts, name, url_path, referrer, referrer_host, title, visitor_id, duration, browser, os, device, country]
+			yield [random.hex32(), ts, name, path, referrer ? `https://${referrer}/` : "", referrer, `Shop ${path}`, visitor, duration, browser, os, device, country];
+		}
+	}
+}
+
+const INSERT_EVENTS = `INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_host, url_path, referrer, referrer_host,
+		title, language, screen, visitor_id, duration, v, browser, os, device, country)
+	SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3, value ->> 4, value ->> 5,
+		value ->> 6, 'en-US', '1920x1080', value ->> 7, value ->> 8, '2', value ->> 9, value ->> 10, value ->> 11, value ->> 12
+	FROM json_each(?3)`;
+
+/** Writes `count` analytics events for the site into D1. */
+export async function seedAnalytics(db, { trackingId, host, count, now }) {
+	await writeInBatches(db, analyticsRows(count, now), (array) => db.prepare(INSERT_EVENTS).bind(trackingId, host, array));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log issues
+
+const INSERT_ISSUES = `INSERT INTO log_issues (key_id, group_hash, user_id, title, culprit, level, status, count, users,
+		first_seen, last_seen, environments, releases, resolved_in_release)
+	SELECT ?1, value ->> 0, ?2, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
+		value ->> 7, value ->> 8, '["production"]', '["1.4.2"]', value ->> 9
+	FROM json_each(?3)`;
+
+const INSERT_LOG_EVENTS = `INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
+	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 2, value ->> 3, 'production', '1.4.2', ?2
+	FROM json_each(?3)`;
+
+const ERRORS = ["TypeError", "RangeError", "ReferenceError", "SyntaxError", "NetworkError", "TimeoutError"];
+
+/**
+ * `count` issues of one project key over the 30 days before `now`, each with one to five
+ * events, and one issue (the most recently seen, answered as `hotIssue`) with `hotEvents`
+ * events over the last 24 hours. Every event stores `eventJson`, an event as the app stored
+ * it, so the detail page reads documents of the real shape and size.
+ */
+export async function seedIssues(db, { keyId, userId, count, hotEvents, eventJson, now }) {
+	const random = generator(2);
+	const issues = [];
+	for (let i = 0; i < count; i++) {
+		const events = 1 + random.int(5);
+		const lastSeen = now - random.int(30 * DAY_MS);
+		const status = random.next() < 0.8 ? "open" : random.next() < 0.75 ? "resolved" : "ignored";
+		const type = random.skewed(ERRORS);
+		issues.push({
+			hash: random.hex32(),
+			events,
+			row: [
+				null,
+				`${type}: failure ${i} in module ${random.int(400)}`,
+				`src/module-${random.int(400)}.ts in handler${random.int(50)}`,
+				"error",
+				status,
+				events,
+				1 + random.int(events),
+				lastSeen - random.int(DAY_MS),
+				lastSeen,
+				status === "resolved" ? "1.4.2" : null,
+			],
+		});
+	}
+	const hot = issues[0];
+	hot.events = hotEvents;
+	hot.row[5] = hotEvents;
+	hot.row[8] = now;
+	for (const issue of issues) issue.row[0] = issue.hash;
+	await writeInBatches(
+		db,
+		issues.map((issue) => issue.row),
+		(array) => db.prepare(INSERT_ISSUES).bind(keyId, userId, array),
+	);
+
+	function* eventRows() {
+		for (const issue of issues) {
+			const lastSeen = issue.row[8];
+			const span = issue === hot ? DAY_MS - 1 : lastSeen - issue.row[7];
+			for (let e = 0; e < issue.events; e++) yield [crypto.randomUUID(), issue.hash, lastSeen - random.int(span + 1), "error"];
+		}
+	}
+	await writeInBatches(db, eventRows(), (array) => db.prepare(INSERT_LOG_EVENTS).bind(keyId, eventJson, array));
+	return { hotIssue: hot.hash };
+}

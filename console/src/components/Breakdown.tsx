@@ -1,0 +1,96 @@
+import { type ReactNode, useState } from "react";
+import { count } from "../format";
+
+export interface BreakdownRow {
+	key: string;
+	label: ReactNode;
+	/** The figure the row is ranked and drawn by. */
+	value: number;
+	/** How the figure is written, when not as a count (a duration). */
+	valueText?: string;
+	/** A second figure shown beside the first (page views beside visitors); text is shown as it is. */
+	extra?: number | string;
+}
+
+export interface BreakdownTab {
+	title: string;
+	column: string;
+	extraColumn?: string;
+	rows: BreakdownRow[];
+	/** Clicking a row filters the page to it. */
+	onPick?: (key: string) => void;
+	empty: string;
+	/** Downloads the whole list as CSV. */
+	download?: () => Promise<void>;
+}
+
+function DownloadButton({ title, download }: { title: string; download: () => Promise<void> }) {
+	const [failed, setFailed] = useState<string>();
+	return (
+		<p className="breakdown-foot">
+			{failed && (
+				<span className="error" role="alert">
+					{failed}
+				</span>
+			)}
+			<button type="button" className="link" onClick={() => download().then(() => setFailed(undefined), (error: Error) => setFailed(error.message))}>
+				Download CSV<span className="visually-hidden"> of {title}</span>
+			</button>
+		</p>
+	);
+}
+
+/** A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure. */
+export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownTab[] }) {
+	const [shown, setShown] = useState(0);
+	const tab = tabs[Math.min(shown, tabs.length - 1)];
+	const top = Math.max(1, ...tab.rows.map((r) => r.value));
+	return (
+		<section className="card" aria-label={heading}>
+			<div className="row spread">
+				<h2>{tabs.length === 1 ? tab.title : heading}</h2>
+				{tabs.length > 1 && (
+					<div className="tabs">
+						{tabs.map((t, i) => (
+							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => setShown(i)}>
+								{t.title}
+							</button>
+						))}
+					</div>
+				)}
+			</div>
+			{tab.rows.length === 0 ? (
+				<p className="muted">{tab.empty}</p>
+			) : (
+				<table className="breakdown">
+					<thead>
+						<tr>
+							<th>{tabs.length > 1 ? tab.title : ""}</th>
+							<th className="num">{tab.column}</th>
+							{tab.extraColumn && <th className="num">{tab.extraColumn}</th>}
+						</tr>
+					</thead>
+					<tbody>
+						{tab.rows.map((row) => (
+							<tr key={row.key}>
+								<td className="bar-cell">
+									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
+									{tab.onPick ? (
+										<button type="button" className="link" onClick={() => tab.onPick?.(row.key)} title={`Filter to ${row.key}`}>
+											{row.label}
+										</button>
+									) : (
+										<span>{row.label}</span>
+									)}
+								</td>
+								<td className="num">{row.valueText ?? count(row.value)}</td>
+								{tab.extraColumn && <td className="num">{typeof row.extra === "string" ? row.extra : count(row.extra ?? 0)}</td>}
+							</tr>
+						))}
+					</tbody>
+				</table>
+			)}
+			{tab.download && tab.rows.length > 0 && <DownloadButton title={tab.title} download={tab.download} />}
+		</section>
+	);
+}

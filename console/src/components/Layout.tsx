@@ -1,0 +1,80 @@
+import { type ReactNode, Suspense } from "react";
+import { NavLink, useLocation } from "react-router";
+import type { User } from "../api";
+import { useSession } from "../session";
+import { lastUsed } from "./lastUsed";
+
+/** "Pro", "trial until 3 Dec", or "trial ended". */
+export function planLabel(user: User): string {
+	if (user.plan === "pro") return "Pro";
+	return user.access ? `trial until ${new Date(user.trial_ends_at).toLocaleDateString()}` : "trial ended";
+}
+
+/** The project or site in the current URL, so every area's link keeps it. */
+function useCurrentScope() {
+	const [, area, id] = useLocation().pathname.split("/").map(decodeURIComponent);
+	const project = ["projects", "feedback", "issues"].includes(area) && id ? id : lastUsed.project.get();
+	const site = ["analytics", "crawlers"].includes(area) && id ? id : lastUsed.site.get();
+	return { project, site };
+}
+
+const scoped = (area: string, id: string | null) => (id ? `/${area}/${encodeURIComponent(id)}` : `/${area}`);
+
+export function Layout({ children }: { children: ReactNode }) {
+	const { user, signOut } = useSession();
+	const { project, site } = useCurrentScope();
+	if (!user) return null;
+	const areas: Array<[string, string]> = [
+		["Projects", "/projects"],
+		["Feedback", scoped("feedback", project)],
+		["Issues", scoped("issues", project)],
+		["Analytics", scoped("analytics", site)],
+		["Crawlers", scoped("crawlers", site)],
+		["Account", "/account"],
+	];
+	return (
+		<>
+			<a className="skip" href="#main">
+				Skip to content
+			</a>
+			<header className="topbar">
+				<div className="bar">
+					<NavLink to="/projects" className="brand" aria-label="svc home">
+						svc
+					</NavLink>
+					<span className="muted who">
+						{user.email} · <NavLink to="/account">{planLabel(user)}</NavLink>
+					</span>
+					<button type="button" onClick={signOut}>
+						Sign out
+					</button>
+				</div>
+				<nav aria-label="Areas">
+					<ul>
+						{areas.map(([label, to]) => (
+							<li key={label}>
+								<NavLink to={to} className={({ isActive }) => (isActive ? "active" : undefined)}>
+									{label}
+								</NavLink>
+							</li>
+						))}
+					</ul>
+				</nav>
+			</header>
+			{user.access && user.plan !== "pro" && Date.parse(user.trial_ends_at) - Date.now() < 3 * 86_400_000 && (
+				<p className="banner" role="status">
+					Your trial ends {new Date(user.trial_ends_at).toLocaleString()}. After that nothing is collected until the account is on Pro.
+				</p>
+			)}
+			{!user.access && (
+				<p className="banner error" role="alert">
+					Your access has ended: the trial is over and this account is not on Pro. Nothing is collected and the owner views are closed until
+					you upgrade; your data is kept. <NavLink to="/account">Account</NavLink>
+				</p>
+			)}
+			<main id="main">
+				<Suspense fallback={<p className="muted" role="status">Loading…</p>}>{children}</Suspense>
+			</main>
+		</>
+	);
+}

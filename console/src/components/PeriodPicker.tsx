@@ -1,0 +1,55 @@
+import { useSearchParams } from "react-router";
+import { dateInput, type Period, PERIODS, periodRange } from "../period";
+
+/** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
+export function usePeriod() {
+	const [search] = useSearchParams();
+	const asked = search.get("period");
+	const period: Period = PERIODS.some(([value]) => value === asked) ? (asked as Period) : "7d";
+	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }) };
+}
+
+export function PeriodPicker() {
+	const [search, setSearch] = useSearchParams();
+	const { period, current } = usePeriod();
+	const set = (changes: Record<string, string>) =>
+		setSearch((s) => {
+			for (const [name, value] of Object.entries(changes)) value ? s.set(name, value) : s.delete(name);
+			return s;
+		});
+	return (
+		<div className="row">
+			<label className="inline">
+				Period
+				<select
+					value={period}
+					onChange={(e) =>
+						set(
+							e.target.value === "custom"
+								? { period: "custom", from: dateInput(current.from), to: dateInput(current.to - 1) }
+								: { period: e.target.value === "7d" ? "" : e.target.value, from: "", to: "" },
+						)
+					}
+				>
+					{PERIODS.map(([value, label]) => (
+						<option key={value} value={value}>
+							{label}
+						</option>
+					))}
+				</select>
+			</label>
+			{period === "custom" && (
+				<>
+					<label className="inline">
+						From
+						<input type="date" value={search.get("from") ?? ""} max={search.get("to") ?? undefined} onChange={(e) => set({ from: e.target.value })} />
+					</label>
+					<label className="inline">
+						To
+						<input type="date" value={search.get("to") ?? ""} min={search.get("from") ?? undefined} onChange={(e) => set({ to: e.target.value })} />
+					</label>
+				</>
+			)}
+		</div>
+	);
+}

@@ -1,0 +1,31 @@
+import type { UseQueryResult } from "@tanstack/react-query";
+import { ApiError } from "../api";
+
+/** What a failed request means to the owner, in words. */
+export function describeError(error: unknown): string {
+	if (error instanceof ApiError && error.status === 402) return "Your access has ended: your trial is over and this account is not on Pro. Your data is kept.";
+	if (error instanceof ApiError) return error.message;
+	return "The service could not be reached. Check your connection; this page retries on its own.";
+}
+
+/**
+ * The loading, error and empty states of a list, in words. Renders nothing once there is
+ * something to show; a refetch keeps the rows on screen.
+ */
+export function QueryState<T>({
+	query,
+	loading,
+	empty,
+	isEmpty = (data) => Array.isArray(data) && data.length === 0,
+}: {
+	query: Pick<UseQueryResult<T>, "isPending" | "isError" | "data" | "error">;
+	loading: string;
+	empty: string;
+	isEmpty?: (data: T) => boolean;
+}) {
+	if (query.isPending) return <p className="muted" role="status">{loading}</p>;
+	if (query.isError && query.data === undefined) return <p className="error" role="alert">{describeError(query.error)}</p>;
+	if (query.data !== undefined && isEmpty(query.data)) return <p className="muted empty">{empty}</p>;
+	if (query.isError) return <p className="error" role="alert">Could not refresh: {describeError(query.error)}</p>;
+	return null;
+}

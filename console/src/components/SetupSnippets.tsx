@@ -1,0 +1,115 @@
+import { Link } from "react-router";
+import type { ProjectKey } from "../api";
+import { useSites } from "../queries";
+import { CopyButton } from "./CopyButton";
+
+/** The tag that loads the tracker for a site, served by this same service. */
+export const trackerTag = (trackingId: string) => `<script defer src="${location.origin}/t.js" data-id="${trackingId}"></script>`;
+
+type Snippet = [title: string, text: string];
+
+/** Every way of sending to this project with its key in `$SVC_KEY` (or the DSN), for this service's address. */
+function projectSnippets(origin: string, dsnTemplate: string | null): Array<[group: string, note: string, snippets: Snippet[]]> {
+	const logs: Snippet[] = [
+		[
+			"@svcapp/logger in Node",
+			`// npm install @svcapp/logger
+import * as logger from "@svcapp/logger";
+
+logger.init({
+  key: process.env.SVC_KEY,
+  endpoint: "${origin}",
+  environment: "production",
+  release: "my-app@1.0.0",
+});
+// Uncaught exceptions and unhandled rejections are reported by themselves.
+logger.captureException(new Error("Checkout failed"));`,
+		],
+		[
+			"@svcapp/logger in a page without a bundler",
+			`<!-- svc-logger.browser.js is in the package's dist/ folder: serve it with your assets. -->
+<script src="/assets/svc-logger.browser.js"></script>
+<script>
+  svcLogger.init({ key: "svc_…", endpoint: "${origin}", release: "my-app@1.0.0" });
+</script>`,
+		],
+	];
+	if (dsnTemplate) {
+		logs.push([
+			"A Sentry SDK (@sentry/node, @sentry/browser…)",
+			`// Keep the SDK and its calls; only the DSN changes, with the key in place of {PROJECT_KEY}.
+Sentry.init({ dsn: "${dsnTemplate}" });`,
+		]);
+	}
+	logs.push([
+		"Plain HTTP",
+		`curl -X POST ${origin}/api/app-logs-ingest \\
+  -H "x-svc-key: $SVC_KEY" -H 'Content-Type: application/json' \\
+  -d '{"level":"error","message":"Checkout failed","environment":"production","release":"1.0.0","user":{"id":"u_123"}}'`,
+	]);
+	return [
+		[
+			"Feedback",
+			"An app's feedback form posts its fields with the key.",
+			[
+				[
+					"Send feedback",
+					`curl -X POST ${origin}/functions/v1/submit-feedback \\
+  -H "Authorization: Bearer $SVC_KEY" -H 'Content-Type: application/json' \\
+  -d '{"type":"issue","title":"Crash on save","description":"Pressing save crashes","email":"user@example.com"}'`,
+				],
+			],
+		],
+		["Errors and logs", "Events are grouped into issues. Use whichever fits the app.", logs],
+	];
+}
+
+/**
+ * Ready-to-paste set-up for a project: feedback, errors and logs (the logger SDK, a Sentry SDK
+ * through the DSN, plain HTTP) with its key, and the tracker tags of the owner's sites.
+ */
+export function SetupSnippets({ projectKey }: { projectKey: ProjectKey }) {
+	const sites = useSites();
+	return (
+		<section className="card" aria-labelledby="setup-heading">
+			<h2 id="setup-heading">Set-up</h2>
+			<p className="muted">
+				<code>SVC_KEY</code> is the key of {projectKey.project_name}, shown once when it was created or regenerated.
+				{projectKey.dsn_template && (
+					<>
+						{" "}
+						Its Sentry DSN is <code data-testid="dsn-template">{projectKey.dsn_template}</code> with the key in place of{" "}
+						<code>{"{PROJECT_KEY}"}</code>.
+					</>
+				)}
+			</p>
+			{projectSnippets(location.origin, projectKey.dsn_template).map(([group, note, snippets]) => (
+				<div key={group}>
+					<h3>{group}</h3>
+					<p className="muted">{note}</p>
+					{snippets.map(([title, text]) => (
+						<div key={title} className="snippet-block">
+							<h4>{title}</h4>
+							<pre className="snippet">{text}</pre>
+							<CopyButton text={text} what={title} />
+						</div>
+					))}
+				</div>
+			))}
+			<h3>Browser analytics</h3>
+			{sites.data?.length ? (
+				sites.data.map((site) => (
+					<div key={site.tracking_id} className="snippet-block">
+						<p>Tracker tag for {site.name}, in every page's &lt;head&gt;:</p>
+						<pre className="snippet">{trackerTag(site.tracking_id)}</pre>
+						<CopyButton text={trackerTag(site.tracking_id)} what={`the tag of ${site.name}`} />
+					</div>
+				))
+			) : (
+				<p className="muted">
+					Analytics need no key: <Link to="/analytics">add a site</Link> and paste its tag.
+				</p>
+			)}
+		</section>
+	);
+}

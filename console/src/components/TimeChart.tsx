@@ -1,0 +1,97 @@
+/** Time series drawn by uPlot, in the page's colour scheme and at its container's width. */
+import { useEffect, useRef, useState } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+export interface Series {
+	label: string;
+	/** One per time; null leaves a gap. */
+	values: Array<number | null>;
+	/** A CSS custom property of styles.css, such as `--chart-1`. */
+	color: string;
+	/** A dashed line, for a figure to compare with (the period before). */
+	dashed?: boolean;
+}
+
+const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/** Changes when the system switches between light and dark, so charts redraw in the new colours. */
+function useColorScheme() {
+	const [dark, setDark] = useState(() => matchMedia("(prefers-color-scheme: dark)").matches);
+	useEffect(() => {
+		const query = matchMedia("(prefers-color-scheme: dark)");
+		const change = () => setDark(query.matches);
+		query.addEventListener("change", change);
+		return () => query.removeEventListener("change", change);
+	}, []);
+	return dark;
+}
+
+function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline"): uPlot.Options {
+	const text = cssVar("--muted");
+	const grid = cssVar("--chart-grid");
+	const spark = kind === "sparkline";
+	// A sparkline is small bars, like the charts of an issue: an empty hour shows nothing.
+	const bars = kind === "bars" || spark;
+	const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+	return {
+		width,
+		height,
+		legend: { show: !spark && series.length > 1 },
+		cursor: spark ? { show: false } : { points: { size: 6 } },
+		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: 40 }],
+		series: [
+			{},
+			...series.map((s) => ({
+				label: s.label,
+				stroke: cssVar(s.color),
+				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
+				width: bars ? 0 : 2,
+				dash: s.dashed ? [6, 4] : undefined,
+				fill: bars ? cssVar(s.color) : undefined,
+				paths: bars ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
+				points: { show: false },
+			})),
+		],
+	};
+}
+
+/**
+ * A chart of values over time. `label` is read to people who cannot see it: say what it shows
+ * and its main figures. `times` are the bucket starts, in milliseconds.
+ */
+export function TimeChart({
+	times,
+	series,
+	label,
+	height = 220,
+	kind = "chart",
+}: {
+	times: number[];
+	series: Series[];
+	label: string;
+	height?: number;
+	kind?: "chart" | "bars" | "sparkline";
+}) {
+	const box = useRef<HTMLDivElement>(null);
+	const dark = useColorScheme();
+	const data = [times.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData;
+	const dataKey = JSON.stringify(data);
+
+	// biome-ignore lint/correctness/useExhaustiveDependencies: redrawn when the data (by value), the scheme or the shape changes
+	useEffect(() => {
+		const element = box.current;
+		if (!element) return;
+		const width = () => Math.max(60, element.clientWidth);
+		const plot = new uPlot(options(width(), height, series, kind), data, element);
+		const resize = new ResizeObserver(() => plot.setSize({ width: width(), height }));
+		resize.observe(element);
+		return () => {
+			resize.disconnect();
+			plot.destroy();
+		};
+	}, [dataKey, dark, height, kind]);
+
+	return <div ref={box} className={kind === "sparkline" ? "sparkline" : "chart"} role="img" aria-label={label} />;
+}

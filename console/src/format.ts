@@ -1,0 +1,28 @@
+/** How the console writes times and numbers. */
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+	["day", 86_400_000],
+	["hour", 3_600_000],
+	["minute", 60_000],
+];
+
+/** "3 minutes ago", "yesterday", "now". */
+export function ago(iso: string, now = Date.now()): string {
+	const diff = Date.parse(iso) - now;
+	for (const [unit, ms] of UNITS) if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
+	return "just now";
+}
+
+export const dateTime = (iso: string) => new Date(iso).toLocaleString();
+
+const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
+export const count = (n: number) => (n < 10_000 ? n.toLocaleString() : compact.format(n));
+
+/** Seconds as "1m 05s" or "42s". */
+export function duration(seconds: number): string {
+	const s = Math.round(seconds);
+	return s >= 60 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+export const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;

@@ -1,0 +1,46 @@
+import { planLabel } from "../components/Layout";
+import { useSession } from "../session";
+
+export function AccountPage() {
+	const { user, signOut } = useSession();
+	if (!user) return null;
+	const trialEnd = new Date(user.trial_ends_at);
+	return (
+		<section>
+			<h1>Account</h1>
+			<div className="card">
+				<dl className="fields">
+					<div>
+						<dt>Email</dt>
+						<dd>{user.email}</dd>
+					</div>
+					<div>
+						<dt>Plan</dt>
+						<dd>{user.plan === "pro" ? "Pro" : "Free"}</dd>
+					</div>
+					<div>
+						<dt>Trial</dt>
+						<dd>
+							{user.plan === "pro"
+								? "Not needed on Pro"
+								: `${user.access ? "ends" : "ended"} ${trialEnd.toLocaleDateString()} at ${trialEnd.toLocaleTimeString()}`}
+						</dd>
+					</div>
+					<div>
+						<dt>Access</dt>
+						<dd data-testid="access">{user.access ? `Active (${planLabel(user)})` : "Ended: ingestion and the owner views answer 402 until you upgrade"}</dd>
+					</div>
+				</dl>
+				{!user.access && (
+					<p>
+						Your data is kept. To upgrade a self-hosted service, its operator sets the plan with <code>POST /api/admin/users/plan</code> (see
+						docs/api.md).
+					</p>
+				)}
+				<button type="button" onClick={signOut}>
+					Sign out
+				</button>
+			</div>
+		</section>
+	);
+}

@@ -1,0 +1,108 @@
+import { useMutation } from "@tanstack/react-query";
+import type { FormEvent } from "react";
+import { Link } from "react-router";
+import { api, type SiteView } from "../api";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { CopyButton } from "../components/CopyButton";
+import { QueryState } from "../components/QueryState";
+import { trackerTag } from "../components/SetupSnippets";
+import { keys, useSites } from "../queries";
+import { queryClient } from "../queryClient";
+
+function SiteCard({ site }: { site: SiteView }) {
+	const settled = () => queryClient.invalidateQueries({ queryKey: keys.sites });
+	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
+	const remove = useMutation({ mutationFn: () => api.deleteSite(site.tracking_id), onSettled: settled });
+	const tag = trackerTag(site.tracking_id);
+	return (
+		<li className="card">
+			<h2>
+				<Link to={`/analytics/${site.tracking_id}`}>{site.name}</Link>
+			</h2>
+			<p className="muted">
+				{site.domain ?? "No domain: collection is refused until one is set"} · tracking ID <code>{site.tracking_id}</code>
+			</p>
+			<p className="row">
+				<Link to={`/analytics/${site.tracking_id}`}>Dashboard</Link>
+				<Link to={`/crawlers/${site.tracking_id}`}>Crawlers</Link>
+			</p>
+			<p>Paste into every page's &lt;head&gt;:</p>
+			<pre className="snippet">{tag}</pre>
+			<div className="row">
+				<CopyButton text={tag} label="Copy tag" />
+				<label className="switch">
+					<input type="checkbox" checked={site.active} onChange={(e) => update.mutate({ active: e.target.checked })} disabled={update.isPending} />
+					Collecting
+				</label>
+				<label className="switch">
+					<input
+						type="checkbox"
+						checked={site.attack_mode}
+						onChange={(e) => update.mutate({ attack_mode: e.target.checked })}
+						disabled={update.isPending}
+					/>
+					Attack Mode (stricter limits, refuses tools and headless browsers)
+				</label>
+				<ConfirmButton
+					question={`Delete ${site.name}? Its analytics events and crawler visits are deleted with it.`}
+					confirmLabel="Delete site"
+					onConfirm={() => remove.mutate()}
+					disabled={remove.isPending}
+				>
+					Delete…
+				</ConfirmButton>
+			</div>
+			{(update.error ?? remove.error) && (
+				<p className="error" role="alert">
+					{(update.error ?? remove.error)?.message}
+				</p>
+			)}
+		</li>
+	);
+}
+
+export function AnalyticsPage() {
+	const sites = useSites();
+	const create = useMutation({
+		mutationFn: ({ domain, name }: { domain: string; name: string }) => api.createSite(domain, name),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.sites }),
+	});
+
+	function submit(event: FormEvent<HTMLFormElement>) {
+		event.preventDefault();
+		const form = event.currentTarget;
+		const data = new FormData(form);
+		create.mutate({ domain: String(data.get("domain")).trim(), name: String(data.get("name")).trim() }, { onSuccess: () => form.reset() });
+	}
+
+	return (
+		<section>
+			<h1>Analytics</h1>
+			<p className="muted">Privacy-friendly analytics: no cookies, no personal data. Add a site, paste its tag, and open its dashboard.</p>
+			<form className="row" onSubmit={submit} aria-label="New site">
+				<label>
+					Domain
+					<input name="domain" placeholder="example.com" required maxLength={300} />
+				</label>
+				<label>
+					Name (optional)
+					<input name="name" placeholder="My site" maxLength={100} />
+				</label>
+				<button type="submit" className="primary" disabled={create.isPending}>
+					Add site
+				</button>
+				{create.error && (
+					<span className="error" role="alert">
+						{create.error.message}
+					</span>
+				)}
+			</form>
+			<QueryState query={sites} loading="Loading sites…" empty="No sites yet: add one to see its visitors." />
+			<ul className="plain">
+				{sites.data?.map((site) => (
+					<SiteCard key={site.tracking_id} site={site} />
+				))}
+			</ul>
+		</section>
+	);
+}

@@ -1,0 +1,279 @@
+import { useEffect } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import { api, type SiteStatsView, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
+import { Breakdown, type BreakdownRow } from "../components/Breakdown";
+import { Figure } from "../components/Figure";
+import { lastUsed } from "../components/lastUsed";
+import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
+import { SitePicker } from "../components/Pickers";
+import { QueryState } from "../components/QueryState";
+import { TimeChart } from "../components/TimeChart";
+import { count, duration, percent } from "../format";
+import { isoRange } from "../period";
+import { useSiteStats } from "../queries";
+
+/** How each filter is named on the page. */
+const FILTER_LABELS: Record<StatsFilterName, string> = {
+	page: "Page",
+	country: "Country",
+	device: "Device",
+	browser: "Browser",
+	os: "OS",
+	source: "Source",
+	referrer: "Referrer",
+	utm_source: "UTM source",
+	utm_medium: "UTM medium",
+	utm_campaign: "UTM campaign",
+	utm_content: "UTM content",
+	utm_term: "UTM term",
+	event: "Custom event",
+};
+
+let regionNames: Intl.DisplayNames | undefined;
+/** "Germany" for DE; the code itself when the browser does not know it. */
+function countryName(code: string): string {
+	if (!/^[A-Z]{2}$/.test(code)) return code;
+	regionNames ??= new Intl.DisplayNames(undefined, { type: "region" });
+	return regionNames.of(code) ?? code;
+}
+
+/** A figure with its change from the previous period, in words for screen readers. */
+function Compared({ label, value, previous, format, lowerIsBetter = false }: { label: string; value: number; previous?: number; format: (n: number) => string; lowerIsBetter?: boolean }) {
+	let change = null;
+	if (previous !== undefined && previous > 0) {
+		const ratio = (value - previous) / previous;
+		const better = lowerIsBetter ? ratio < 0 : ratio > 0;
+		const words = `${ratio > 0 ? "up" : "down"} ${percent(Math.abs(ratio))} from the previous period`;
+		change =
+			ratio === 0 ? (
+				<span className="muted">no change</span>
+			) : (
+				<span className={`change ${better ? "up" : "down"}`} title={words}>
+					<span aria-hidden="true">
+						{ratio > 0 ? "↑" : "↓"} {percent(Math.abs(ratio))}
+					</span>
+					<span className="visually-hidden">{words}</span>
+				</span>
+			);
+	} else if (previous === 0 && value > 0) change = <span className="muted">{format === count ? "new this period" : `was ${format(0)}`}</span>;
+	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
+}
+
+/** Rows of a list counted in visitors and page views (pages, referrers, countries, browsers...). */
+const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], key: (row: T) => string, label: (row: T) => string = key): BreakdownRow[] =>
+	list.map((row) => ({ key: key(row), label: label(row), value: row.visitors, extra: row.pageviews }));
+
+/** Rows of a list counted in visits (sessions) and visitors (entry and exit pages, sources, campaigns). */
+const visitRows = <T extends { visitors: number; visits: number }>(list: T[], key: (row: T) => string): BreakdownRow[] =>
+	list.map((row) => ({ key: key(row), label: key(row), value: row.visits, extra: row.visitors }));
+
+const CAMPAIGN_TABS: Record<(typeof UTM_NAMES)[number], string> = {
+	utm_source: "Source",
+	utm_medium: "Medium",
+	utm_campaign: "Campaign",
+	utm_content: "Content",
+	utm_term: "Term",
+};
+
+const VIEWS = { column: "Visitors", extraColumn: "Views" };
+const VISITS = { column: "Visits", extraColumn: "Visitors" };
+
+function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (name: StatsFilterName) => (value: string) => void; download: (csv: string) => () => Promise<void> }) {
+	const engaged = stats.top_pages.filter((p) => p.time_on_page !== null || p.scroll_depth !== null);
+	return (
+		<div className="breakdowns">
+			<Breakdown
+				heading="Pages"
+				tabs={[
+					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
+					{ title: "Entry pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
+					{ title: "Exit pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
+					{
+						title: "Engagement",
+						column: "Time on page",
+						extraColumn: "Scroll depth",
+						empty: "No page reported engagement yet (the tracker reports it when a page is hidden or left).",
+						onPick: pick("page"),
+						rows: engaged.map((p) => ({
+							key: p.path,
+							label: p.path,
+							value: p.time_on_page ?? 0,
+							valueText: p.time_on_page === null ? "–" : duration(p.time_on_page),
+							extra: p.scroll_depth === null ? "–" : `${p.scroll_depth}%`,
+						})),
+					},
+				]}
+			/>
+			<Breakdown
+				heading="Sources"
+				tabs={[
+					{
+						title: "Sources",
+						...VISITS,
+						empty: "No visits.",
+						onPick: pick("source"),
+						download: download("sources"),
+						rows: visitRows(stats.sources, (r) => r.source),
+					},
+					{
+						title: "Referrers",
+						...VIEWS,
+						empty: "No visits came from another site.",
+						onPick: pick("referrer"),
+						download: download("referrers"),
+						rows: viewRows(stats.top_referrers, (r) => r.referrer),
+					},
+				]}
+			/>
+			<Breakdown
+				heading="Campaigns"
+				tabs={UTM_NAMES.map((name) => ({
+					title: CAMPAIGN_TABS[name],
+					...VISITS,
+					empty: `No visit arrived with ${name}.`,
+					onPick: pick(name),
+					download: download(name),
+					rows: visitRows<{ visitors: number; visits: number }>(stats.campaigns[name], (r) => String((r as Record<string, unknown>)[name])),
+				}))}
+			/>
+			<Breakdown
+				heading="Countries"
+				tabs={[
+					{
+						title: "Countries",
+						...VIEWS,
+						empty: "No page views.",
+						onPick: pick("country"),
+						download: download("countries"),
+						rows: viewRows(stats.countries, (r) => r.country, (r) => countryName(r.country)),
+					},
+				]}
+			/>
+			<Breakdown
+				heading="Devices"
+				tabs={[
+					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
+					{ title: "OS", ...VIEWS, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
+					{ title: "Devices", ...VIEWS, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
+				]}
+			/>
+			<Breakdown
+				heading="Custom events"
+				tabs={[
+					{
+						title: "Custom events",
+						column: "Events",
+						extraColumn: "Visitors",
+						empty: "No custom events. Send them with svc.track(name, data).",
+						onPick: pick("event"),
+						download: download("custom_events"),
+						rows: stats.custom_events.map((r) => ({ key: r.name, label: r.name, value: r.events, extra: r.visitors })),
+					},
+					{
+						title: "Properties",
+						column: "Events",
+						empty: "No custom event carried data.",
+						rows: stats.event_properties.map((r) => ({ key: `${r.name}\u0000${r.property}\u0000${r.value}`, label: `${r.name} · ${r.property} = ${r.value}`, value: r.events })),
+					},
+				]}
+			/>
+		</div>
+	);
+}
+
+export function DashboardPage() {
+	const { site = "" } = useParams();
+	const [search, setSearch] = useSearchParams();
+	const { current } = usePeriod();
+	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
+	const query = { ...isoRange(current), ...filters };
+	const stats = useSiteStats(site, { ...query, compare: "previous" });
+	useEffect(() => lastUsed.site.set(site), [site]);
+
+	const pick = (name: StatsFilterName) => (value: string) =>
+		setSearch((s) => {
+			s.set(name, value);
+			return s;
+		});
+	const unpick = (name: string) =>
+		setSearch((s) => {
+			s.delete(name);
+			return s;
+		});
+	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
+	const data = stats.data;
+	const old = data?.previous;
+	// Shares and means of visits compare only with a period that had visits.
+	const oldVisits = old && old.sessions > 0 ? old : undefined;
+	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
+
+	return (
+		<section>
+			<div className="row spread">
+				<h1>Dashboard</h1>
+				<div className="row">
+					<SitePicker area="analytics" current={site} />
+					<PeriodPicker />
+				</div>
+			</div>
+			<p className="row muted">
+				<Link to="/analytics">All sites and their tags</Link>
+				<Link to={`/crawlers/${site}?${search}`}>AI crawlers of this site</Link>
+			</p>
+			{active.length > 0 && (
+				<div className="row filters-active">
+					<span className="muted">Filtered to</span>
+					{active.map((name) => (
+						<button
+							key={name}
+							type="button"
+							className="chip"
+							onClick={() => unpick(name)}
+							aria-label={`Remove filter ${FILTER_LABELS[name]}: ${search.get(name)}`}
+						>
+							{FILTER_LABELS[name]}: {name === "country" ? countryName(search.get(name) ?? "") : search.get(name)} <span aria-hidden="true">×</span>
+						</button>
+					))}
+				</div>
+			)}
+			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />
+			{data && (
+				<>
+					<div className="figures">
+						<Figure
+							label="On the site now"
+							value={count(data.visitors_now)}
+							note={<span className="muted">visitors in the last 5 minutes</span>}
+							testId="figure-now"
+						/>
+						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
+						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
+						<Compared label="Visits" value={data.sessions} previous={old?.sessions} format={count} />
+						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
+						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
+					</div>
+					{data.pageviews === 0 && data.events === 0 && (
+						<p className="muted empty">
+							Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is
+							collecting.
+						</p>
+					)}
+					<section className="card" aria-labelledby="over-time">
+						<h2 id="over-time">Visitors and page views</h2>
+						<TimeChart
+							times={data.series.map((b) => Date.parse(b.t))}
+							series={[
+								{ label: "Visitors", values: data.series.map((b) => b.visitors), color: "--chart-1" },
+								{ label: "Page views", values: data.series.map((b) => b.pageviews), color: "--chart-2" },
+								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
+								...(old ? [{ label: "Visitors, period before", values: data.series.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
+							]}
+							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views${old ? `; ${old.visitors} visitors in the period before` : ""}`}
+						/>
+					</section>
+					<Breakdowns stats={data} pick={pick} download={download} />
+				</>
+			)}
+		</section>
+	);
+}

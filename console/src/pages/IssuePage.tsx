@@ -1,0 +1,327 @@
+import { Link, useParams, useSearchParams } from "react-router";
+import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
+import { Figure } from "../components/Figure";
+import { QueryState } from "../components/QueryState";
+import { TableWrap } from "../components/TableWrap";
+import { TimeChart } from "../components/TimeChart";
+import { ago, count, dateTime } from "../format";
+import { useIssue, useSetIssueStatus } from "../queries";
+import { STATUS_LABELS } from "./IssuesPage";
+
+function frameLabel(frame: StackFrame): string {
+	const where = frame.filename ?? frame.abs_path ?? frame.module ?? "?";
+	const line = frame.lineno !== undefined ? `:${frame.lineno}${frame.colno !== undefined ? `:${frame.colno}` : ""}` : "";
+	return `${frame.function ?? "<anonymous>"} (${where}${line})`;
+}
+
+function Frame({ frame }: { frame: StackFrame }) {
+	return (
+		<li className={frame.in_app ? "in-app" : undefined}>
+			<code>{frameLabel(frame)}</code>
+			{frame.in_app && <span className="tag">in app</span>}
+			{frame.context_line && <code className="context">{frame.context_line}</code>}
+		</li>
+	);
+}
+
+/**
+ * The stack trace, crash site first as Sentry shows it. In-app frames are shown and
+ * highlighted; each run of library frames folds into one line that opens on demand.
+ */
+function StackTrace({ frames }: { frames: StackFrame[] }) {
+	const hasInApp = frames.some((f) => f.in_app);
+	// Frames carry no id: their place in the trace (0 is the crash site) is their key.
+	const runs: Array<{ inApp: boolean; frames: Array<{ frame: StackFrame; place: number }> }> = [];
+	[...frames].reverse().forEach((frame, place) => {
+		const inApp = !hasInApp || frame.in_app === true;
+		const last = runs.at(-1);
+		if (last && last.inApp === inApp) last.frames.push({ frame, place });
+		else runs.push({ inApp, frames: [{ frame, place }] });
+	});
+	const list = (run: (typeof runs)[number]) => (
+		<ol className="frames">
+			{run.frames.map(({ frame, place }) => (
+				<Frame key={place} frame={frame} />
+			))}
+		</ol>
+	);
+	return (
+		<div className="stack">
+			{runs.map((run) =>
+				run.inApp ? (
+					<div key={run.frames[0].place}>{list(run)}</div>
+				) : (
+					<details key={run.frames[0].place}>
+						<summary className="muted">
+							{run.frames.length} library frame{run.frames.length === 1 ? "" : "s"}
+						</summary>
+						{list(run)}
+					</details>
+				),
+			)}
+		</div>
+	);
+}
+
+function KeyValues({ values, empty }: { values: Record<string, unknown>; empty: string }) {
+	const entries = Object.entries(values).filter(([, v]) => v !== undefined && v !== null && v !== "");
+	if (entries.length === 0) return <p className="muted">{empty}</p>;
+	return (
+		<dl>
+			{entries.map(([key, value]) => (
+				<div key={key}>
+					<dt>{key}</dt>
+					<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value, null, 1)}</dd>
+				</div>
+			))}
+		</dl>
+	);
+}
+
+type LogException = NonNullable<IssueEventView["exception"]>;
+
+const stackOf = (exception: LogException | null) =>
+	exception?.stacktrace?.frames.length ? <StackTrace frames={exception.stacktrace.frames} /> : <p className="muted">No stack trace was sent.</p>;
+
+/** The other exceptions of a chain or group, the one nearest the reported exception first. */
+function ChainedExceptions({ chain }: { chain: LogException[] }) {
+	if (chain.length === 0) return null;
+	return (
+		<>
+			{[...chain].reverse().map((exception, i) => (
+				// biome-ignore lint/suspicious/noArrayIndexKey: a stored chain never reorders
+				<div key={i} className="chained">
+					<h3>
+						{exception.type ?? "Exception"}{" "}
+						<span className="muted small">{exception.mechanism?.source ? `held as ${exception.mechanism.source}` : "in the same chain"}</span>
+					</h3>
+					{exception.value && <p className="pre">{exception.value}</p>}
+					{stackOf(exception)}
+				</div>
+			))}
+		</>
+	);
+}
+
+function EventDetail({ event }: { event: IssueEventView }) {
+	const { exception, request, user } = event;
+	// A captured message arrives with a made-up exception to carry its stack: its type means nothing.
+	const synthetic = exception?.mechanism?.synthetic === true;
+	return (
+		<>
+			<section className="card" aria-labelledby="exception-heading">
+				<h2 id="exception-heading">{(!synthetic && exception?.type) || "Message"}</h2>
+				<p className="pre">{exception?.value ?? event.message}</p>
+				{exception?.value && event.message && <p className="pre muted">{event.message}</p>}
+				{stackOf(exception)}
+				<ChainedExceptions chain={event.chained_exceptions ?? []} />
+			</section>
+			<section className="card" aria-labelledby="breadcrumbs-heading">
+				<h2 id="breadcrumbs-heading">Breadcrumbs</h2>
+				{event.breadcrumbs.length === 0 ? (
+					<p className="muted">No breadcrumbs were sent with this event.</p>
+				) : (
+					<TableWrap label="Breadcrumbs table">
+						<table>
+							<thead>
+								<tr>
+									<th>Time</th>
+									<th>Category</th>
+									<th>Message</th>
+									<th>Level</th>
+								</tr>
+							</thead>
+							<tbody>
+								{event.breadcrumbs.map((crumb, i) => (
+									// biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no id and never reorder
+									<tr key={i}>
+										<td>{crumb.timestamp === undefined ? "" : typeof crumb.timestamp === "number" ? new Date(crumb.timestamp * 1000).toLocaleTimeString() : crumb.timestamp}</td>
+										<td>{crumb.category ?? crumb.type}</td>
+										<td className="pre">{crumb.message ?? (crumb.data === undefined ? "" : JSON.stringify(crumb.data))}</td>
+										<td>{crumb.level}</td>
+									</tr>
+								))}
+							</tbody>
+						</table>
+					</TableWrap>
+				)}
+			</section>
+			<div className="two-col">
+				<section className="card" aria-labelledby="tags-heading">
+					<h2 id="tags-heading">Tags</h2>
+					<KeyValues
+						values={{ environment: event.environment, release: event.release, platform: event.platform, level: event.level, ...event.tags }}
+						empty="No tags."
+					/>
+				</section>
+				<section className="card" aria-labelledby="user-heading">
+					<h2 id="user-heading">User</h2>
+					<KeyValues values={{ ...user }} empty="No user was sent." />
+				</section>
+			</div>
+			<section className="card" aria-labelledby="request-heading">
+				<h2 id="request-heading">Request</h2>
+				{request ? (
+					<>
+						<p>
+							<code>
+								{request.method} {request.url}
+								{request.query_string ? `?${request.query_string}` : ""}
+							</code>
+						</p>
+						<KeyValues values={request.headers} empty="No headers." />
+						{request.body && (
+							<pre className="snippet">
+								{request.body}
+								{request.body_truncated ? "\n… (cut)" : ""}
+							</pre>
+						)}
+					</>
+				) : (
+					<p className="muted">No request was sent.</p>
+				)}
+			</section>
+			<section className="card" aria-labelledby="contexts-heading">
+				<h2 id="contexts-heading">Contexts and SDK</h2>
+				<KeyValues values={{ ...event.contexts, sdk: event.sdk.name ? `${event.sdk.name} ${event.sdk.version ?? ""}` : undefined }} empty="No contexts." />
+			</section>
+		</>
+	);
+}
+
+function StatusActions({ issue, project }: { issue: IssueDetailView; project: string }) {
+	const setStatus = useSetIssueStatus(project);
+	const act = (status: IssueStatus) => setStatus.mutate({ groupHash: issue.group_hash, status });
+	return (
+		<div className="row">
+			{issue.status !== "resolved" && (
+				<button type="button" className="primary" onClick={() => act("resolved")} disabled={setStatus.isPending}>
+					Resolve
+				</button>
+			)}
+			{issue.status !== "ignored" && (
+				<button type="button" onClick={() => act("ignored")} disabled={setStatus.isPending}>
+					Ignore
+				</button>
+			)}
+			{issue.status !== "open" && (
+				<button type="button" onClick={() => act("open")} disabled={setStatus.isPending}>
+					Reopen
+				</button>
+			)}
+			{setStatus.error && (
+				<span className="error" role="alert">
+					{setStatus.error.message}
+				</span>
+			)}
+		</div>
+	);
+}
+
+export function IssuePage() {
+	const { project = "", hash = "" } = useParams();
+	const [search, setSearch] = useSearchParams();
+	const issue = useIssue(project, hash);
+	const data = issue.data;
+	const event = data?.events.find((e) => e.id === search.get("event")) ?? data?.events[0];
+	const hourly = data?.hourly_counts ?? [];
+
+	return (
+		<section>
+			<p>
+				<Link to={`/issues/${encodeURIComponent(project)}`}>← Issues of {project}</Link>
+			</p>
+			<QueryState query={issue} loading="Loading issue…" empty="" isEmpty={() => false} />
+			{data && (
+				<>
+					<h1 className="pre">{data.title}</h1>
+					{data.culprit && <p className="muted">{data.culprit}</p>}
+					<p className="row">
+						<span className={`level ${data.level}`}>{data.level}</span>
+						<span className={`tag ${data.status}`} data-testid="issue-status">
+							{STATUS_LABELS[data.status]}
+						</span>
+						{data.status === "resolved" && (
+							<span>{data.resolved_in_release ? `Resolved in release ${data.resolved_in_release}` : "Resolved (no release recorded)"}</span>
+						)}
+						{data.status === "open" && data.resolved_in_release && (
+							<span className="tag regression">Regression: resolved in {data.resolved_in_release}, seen again</span>
+						)}
+					</p>
+					<StatusActions issue={data} project={project} />
+					<div className="figures">
+						<Figure label="Events" value={count(data.count)} />
+						<Figure label="Users" value={count(data.users)} />
+						<Figure label="First seen" value={ago(data.first_seen)} note={dateTime(data.first_seen)} />
+						<Figure label="Last seen" value={ago(data.last_seen)} note={dateTime(data.last_seen)} />
+					</div>
+					<div className="two-col">
+						<section className="card" aria-labelledby="over-time-heading">
+							<h2 id="over-time-heading">Events, last 24 hours</h2>
+							<TimeChart
+								kind="bars"
+								height={160}
+								times={hourly.map((h) => Date.parse(h.hour))}
+								series={[{ label: "events", values: hourly.map((h) => h.count), color: "--chart-1" }]}
+								label={`Events per hour over the last 24 hours: ${hourly.reduce((a, h) => a + h.count, 0)} in all`}
+							/>
+						</section>
+						<section className="card" aria-labelledby="seen-in-heading">
+							<h2 id="seen-in-heading">Seen in</h2>
+							<KeyValues
+								values={{ environments: data.environments.join(", ") || undefined, releases: data.releases.join(", ") || undefined }}
+								empty="No environment or release was sent."
+							/>
+						</section>
+					</div>
+					{event && (
+						<>
+							<h2>
+								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{dateTime(event.received_at)}</span>
+							</h2>
+							<EventDetail event={event} />
+						</>
+					)}
+					<section className="card" aria-labelledby="events-heading">
+						<h2 id="events-heading">Newest events</h2>
+						<TableWrap label="Newest events table">
+							<table>
+								<thead>
+									<tr>
+										<th>Received</th>
+										<th>Release</th>
+										<th>Environment</th>
+										<th>User</th>
+									</tr>
+								</thead>
+								<tbody>
+									{data.events.map((e) => (
+										<tr key={e.id} aria-current={e.id === event?.id ? "true" : undefined}>
+											<td>
+												<button
+													type="button"
+													className="link"
+													onClick={() =>
+														setSearch((s) => {
+															s.set("event", e.id);
+															return s;
+														})
+													}
+												>
+													{dateTime(e.received_at)}
+												</button>
+											</td>
+											<td>{e.release}</td>
+											<td>{e.environment}</td>
+											<td>{e.user?.email ?? e.user?.id ?? e.user?.username ?? e.user?.ip_address}</td>
+										</tr>
+									))}
+								</tbody>
+							</table>
+						</TableWrap>
+					</section>
+				</>
+			)}
+		</section>
+	);
+}

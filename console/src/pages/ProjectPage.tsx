@@ -1,0 +1,144 @@
+import { useMutation } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { api, type ProjectKey } from "../api";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { FieldEditor } from "../components/FieldEditor";
+import { lastUsed } from "../components/lastUsed";
+import { QueryState } from "../components/QueryState";
+import { RawKeyNotice } from "../components/RawKeyNotice";
+import { SetupSnippets } from "../components/SetupSnippets";
+import { keys, useProjects, useUpdateKey } from "../queries";
+import { queryClient } from "../queryClient";
+
+function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
+	const name = projectKey.project_name;
+	const navigate = useNavigate();
+	const [created, setCreated] = useState<{ rawKey: string; dsn: string | null }>();
+	const regenerate = useMutation({
+		mutationFn: () => api.regenerateKey(name),
+		onSuccess: (key) => setCreated({ rawKey: key.raw_api_key, dsn: key.dsn }),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+	});
+	const revoke = useMutation({
+		mutationFn: () => api.revokeKey(name),
+		onSuccess: () => {
+			queryClient.invalidateQueries({ queryKey: keys.projects });
+			navigate("/projects");
+		},
+	});
+	const error = regenerate.error ?? revoke.error;
+	return (
+		<section className="card" aria-labelledby="key-heading">
+			<h2 id="key-heading">Project key</h2>
+			<p>
+				Key ending in <code>…{projectKey.key_hint}</code>, created {new Date(projectKey.created_at).toLocaleDateString()}. The full key was shown
+				once, when it was made.
+			</p>
+			{created && <RawKeyNotice projectName={name} {...created} onDone={() => setCreated(undefined)} />}
+			<div className="row">
+				<ConfirmButton
+					className=""
+					question={`Regenerate the key of ${name}? The current key stops working at once; apps must be given the new one.`}
+					confirmLabel="Regenerate key"
+					onConfirm={() => regenerate.mutate()}
+					disabled={regenerate.isPending}
+				>
+					Regenerate key…
+				</ConfirmButton>
+				<ConfirmButton
+					question={`Revoke the key of ${name}? Apps using it stop working at once, and its log issues are deleted. Feedback is kept.`}
+					confirmLabel="Revoke key"
+					onConfirm={() => revoke.mutate()}
+					disabled={revoke.isPending}
+				>
+					Revoke key…
+				</ConfirmButton>
+			</div>
+			{error && (
+				<p className="error" role="alert">
+					{error.message}
+				</p>
+			)}
+		</section>
+	);
+}
+
+function Limits({ projectKey }: { projectKey: ProjectKey }) {
+	const update = useUpdateKey(projectKey.project_name);
+	const [feedbackRate, setFeedbackRate] = useState(String(projectKey.rate_limit_per_minute));
+	const [logsRate, setLogsRate] = useState(String(projectKey.logs_rate_limit_per_minute));
+	// Follows the saved values when they change (a save, another tab), not on every reread.
+	useEffect(() => setFeedbackRate(String(projectKey.rate_limit_per_minute)), [projectKey.rate_limit_per_minute]);
+	useEffect(() => setLogsRate(String(projectKey.logs_rate_limit_per_minute)), [projectKey.logs_rate_limit_per_minute]);
+
+	function save(event: FormEvent) {
+		event.preventDefault();
+		update.mutate({ rate_limit_per_minute: Number(feedbackRate), logs_rate_limit_per_minute: Number(logsRate) });
+	}
+
+	return (
+		<section className="card" aria-labelledby="limits-heading">
+			<h2 id="limits-heading">Limits and App Logs</h2>
+			<label className="switch">
+				<input
+					type="checkbox"
+					checked={projectKey.logs_enabled}
+					onChange={(e) => update.mutate({ logs_enabled: e.target.checked })}
+					disabled={update.isPending}
+				/>
+				App Logs accepted (when off, log ingestion answers 403)
+			</label>
+			<form className="row" onSubmit={save}>
+				<label>
+					Feedback per minute
+					<input type="number" min={1} max={100000} required value={feedbackRate} onChange={(e) => setFeedbackRate(e.target.value)} />
+				</label>
+				<label>
+					Log events per minute
+					<input type="number" min={1} max={100000} required value={logsRate} onChange={(e) => setLogsRate(e.target.value)} />
+				</label>
+				<button type="submit" className="primary" disabled={update.isPending}>
+					Save limits
+				</button>
+			</form>
+			<p aria-live="polite" className={update.isError ? "error" : "muted"}>
+				{update.isError ? update.error.message : update.isSuccess ? "Saved." : ""}
+			</p>
+		</section>
+	);
+}
+
+export function ProjectPage() {
+	const name = useParams().project ?? "";
+	const projects = useProjects();
+	const projectKey = projects.data?.find((k) => k.project_name === name);
+	useEffect(() => {
+		if (projectKey) lastUsed.project.set(name);
+	}, [projectKey, name]);
+
+	return (
+		<section>
+			<p>
+				<Link to="/projects">← Projects</Link>
+			</p>
+			<h1>{name}</h1>
+			<QueryState query={projects} loading="Loading project…" empty="" isEmpty={() => false} />
+			{projects.data && !projectKey && <p className="error">No project named {name}: it may have been revoked.</p>}
+			{projectKey && (
+				<>
+					<p className="row">
+						<Link to={`/feedback/${encodeURIComponent(name)}`}>Feedback</Link>
+						<Link to={`/issues/${encodeURIComponent(name)}`}>Issues</Link>
+						<Link to={`/projects/${encodeURIComponent(name)}/sourcemaps`}>Source maps</Link>
+					</p>
+					<KeyActions projectKey={projectKey} />
+					<Limits projectKey={projectKey} />
+					<FieldEditor projectKey={projectKey} config="issue_field_config" title="Issue form" />
+					<FieldEditor projectKey={projectKey} config="feature_field_config" title="Feature request form" />
+					<SetupSnippets projectKey={projectKey} />
+				</>
+			)}
+		</section>
+	);
+}

@@ -1,0 +1,161 @@
+/** Query keys and the hooks every page reads the API through. */
+import { type InfiniteData, keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery } from "@tanstack/react-query";
+import {
+	api,
+	type FeedbackPageView,
+	type FeedbackRecord,
+	type FeedbackStatus,
+	type FeedbackType,
+	type IssueFilters,
+	type IssueStatus,
+	type IssueView,
+	type KeyChanges,
+	type ProjectKey,
+	type StatsQuery,
+} from "./api";
+import { queryClient } from "./queryClient";
+
+export const keys = {
+	projects: ["projects"] as const,
+	feedback: (project: string) => ["feedback", project] as const,
+	issues: (project: string) => ["issues", project] as const,
+	sites: ["sites"] as const,
+	site: (trackingId: string) => ["site", trackingId] as const,
+	uploadTokens: (project: string) => ["upload-tokens", project] as const,
+	artifacts: (project: string) => ["artifacts", project] as const,
+};
+
+export const useProjects = () => useQuery({ queryKey: keys.projects, queryFn: api.listKeys });
+
+export const useSites = () => useQuery({ queryKey: keys.sites, queryFn: api.listSites });
+
+/** Feedback items read per request; more are read on demand with the list's cursor. */
+const FEEDBACK_PAGE = 50;
+
+/** The feedback list, newest first, one API page at a time (`fetchNextPage` reads the next). */
+export const useFeedback = (project: string, type?: FeedbackType, status?: FeedbackStatus) =>
+	useInfiniteQuery({
+		queryKey: [...keys.feedback(project), "list", type ?? "", status ?? ""],
+		queryFn: ({ pageParam, signal }) => api.listFeedback(project, { type, status, cursor: pageParam, limit: FEEDBACK_PAGE }, signal),
+		initialPageParam: undefined as string | undefined,
+		getNextPageParam: (page) => page.next_cursor ?? undefined,
+		placeholderData: keepPreviousData,
+	});
+
+/** One feedback item whole (a list cuts long text). */
+export const useFeedbackItem = (project: string, id: string) =>
+	useQuery({ queryKey: [...keys.feedback(project), "one", id], queryFn: () => api.readFeedback(id) });
+
+export const useIssues = (project: string, filters: IssueFilters) =>
+	useQuery({
+		queryKey: [...keys.issues(project), "list", filters],
+		queryFn: ({ signal }) => api.listIssues(project, filters, signal),
+		placeholderData: keepPreviousData,
+	});
+
+/** The issues of the people named (user ids or emails), any status, most recently seen first. */
+export const useIssuesOfPeople = (project: string, people: string[]) =>
+	useQueries({
+		queries: people.map((user) => ({
+			queryKey: [...keys.issues(project), "list", { user, status: "any" }],
+			queryFn: ({ signal }: { signal: AbortSignal }) => api.listIssues(project, { user }, signal),
+		})),
+		combine: (results) => {
+			const seen = new Map<string, IssueView>();
+			for (const issue of results.flatMap((r) => r.data ?? [])) seen.set(issue.group_hash, issue);
+			return {
+				issues: [...seen.values()].sort((a, b) => b.last_seen.localeCompare(a.last_seen)),
+				pending: results.some((r) => r.isPending),
+				error: results.find((r) => r.error)?.error ?? null,
+			};
+		},
+	});
+
+export const useIssue = (project: string, groupHash: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "one", groupHash], queryFn: () => api.readIssue(project, groupHash) });
+
+export const useSiteStats = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "stats", query],
+		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
+export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "crawlers", query],
+		queryFn: ({ signal }) => api.crawlerStats(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
+export const useSitePages = (trackingId: string, query: StatsQuery) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "pages", query],
+		queryFn: ({ signal }) => api.sitePages(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+	});
+
+/** A project key change; the projects list is read again afterwards. */
+export const useUpdateKey = (project: string) =>
+	useMutation({
+		mutationFn: (changes: KeyChanges) => api.updateKey(project, changes),
+		onSuccess: (key) => queryClient.setQueryData<ProjectKey[]>(keys.projects, (list) => list?.map((k) => (k.project_name === key.project_name ? key : k))),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+	});
+
+/** A cached feedback answer (a list's pages or one item) with the chosen items' status changed. */
+function withStatus(data: InfiniteData<FeedbackPageView> | FeedbackRecord | undefined, chosen: Set<string>, status: FeedbackStatus) {
+	if (!data) return data;
+	if ("pages" in data) {
+		return { ...data, pages: data.pages.map((page) => ({ ...page, feedback: page.feedback.map((item) => (chosen.has(item.id) ? { ...item, status } : item)) })) };
+	}
+	return chosen.has(data.id) ? { ...data, status } : data;
+}
+
+/**
+ * Sets the status of feedback items at once in every cached list and item (optimistic), puts
+ * them back if the server refuses, and reads them again either way.
+ */
+export const useSetFeedbackStatus = (project: string) =>
+	useMutation({
+		mutationFn: ({ ids, status }: { ids: string[]; status: FeedbackStatus }) => api.setFeedbackStatus(ids, status),
+		onMutate: async ({ ids, status }) => {
+			const key = keys.feedback(project);
+			await queryClient.cancelQueries({ queryKey: key });
+			const previous = queryClient.getQueriesData({ queryKey: key });
+			const chosen = new Set(ids);
+			queryClient.setQueriesData<InfiniteData<FeedbackPageView> | FeedbackRecord>({ queryKey: key }, (data) => withStatus(data, chosen, status));
+			return { previous };
+		},
+		onError: (_error, _vars, context) => {
+			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
+		},
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+	});
+
+export const useDeleteFeedback = (project: string) =>
+	useMutation({
+		mutationFn: (ids: string[]) => api.deleteFeedback(ids),
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+	});
+
+/** Resolve, ignore or reopen an issue, shown at once everywhere it is cached. */
+export const useSetIssueStatus = (project: string) =>
+	useMutation({
+		mutationFn: ({ groupHash, status }: { groupHash: string; status: IssueStatus }) => api.setIssueStatus(project, groupHash, status),
+		onMutate: async ({ groupHash, status }) => {
+			const key = keys.issues(project);
+			await queryClient.cancelQueries({ queryKey: key });
+			const previous = queryClient.getQueriesData({ queryKey: key });
+			queryClient.setQueriesData<IssueView[] | IssueView>({ queryKey: key }, (data) => {
+				const change = (issue: IssueView) => (issue.group_hash === groupHash ? { ...issue, status } : issue);
+				if (Array.isArray(data)) return data.map(change);
+				return data ? change(data) : data;
+			});
+			return { previous };
+		},
+		onError: (_error, _vars, context) => {
+			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
+		},
+		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.issues(project) }),
+	});

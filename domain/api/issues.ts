@@ -1,0 +1,40 @@
+/** Log issues as the owner reads them (docs/api.md#log-issues-owner). Dependency-free: the console bundles it. */
+import type { LogEvent } from "../logs/logEvent";
+
+export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+
+/** Orders of the issue list: most recently seen, newest, most events. */
+export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number];
+
+export interface IssueView {
+	group_hash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	status: IssueStatus;
+	count: number;
+	users: number;
+	first_seen: string;
+	last_seen: string;
+	environments: string[];
+	releases: string[];
+	/** The project's newest release when the issue was resolved; on an open issue, a regression. */
+	resolved_in_release: string | null;
+}
+
+/** An issue in the list, with its events per hour over the last 24 hours (oldest first). */
+export interface IssueListItemView extends IssueView {
+	last_24h: number[];
+}
+
+/** A stored event with its id and the time it was received. */
+export type IssueEventView = LogEvent & { id: string; received_at: string };
+
+export interface IssueDetailView extends IssueView {
+	/** The newest 100, newest first. */
+	events: IssueEventView[];
+	/** 24 entries, oldest hour first; the last is the current hour. */
+	hourly_counts: Array<{ hour: string; count: number }>;
+}

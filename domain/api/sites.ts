@@ -1,0 +1,115 @@
+/** Analytics sites and their statistics (docs/api.md#sites, #statistics). Dependency-free: the console bundles it. */
+
+export interface SiteView {
+	tracking_id: string;
+	name: string;
+	domain: string | null;
+	active: boolean;
+	attack_mode: boolean;
+	created_at: string;
+}
+
+/** What AI crawlers come for: training data, an AI search index, a user's live question, an agent's task, an open archive. */
+export const CRAWLER_PURPOSES = ["training", "search", "user_fetch", "agent", "archiver"] as const;
+export type CrawlerPurpose = (typeof CRAWLER_PURPOSES)[number];
+
+/** Filters of the statistics (`?page=/pricing&country=DE`): every one given must hold (domain/analytics/filters.ts). */
+export const STATS_FILTER_NAMES = [
+	"page",
+	"country",
+	"device",
+	"browser",
+	"os",
+	"source",
+	"referrer",
+	"utm_source",
+	"utm_medium",
+	"utm_campaign",
+	"utm_content",
+	"utm_term",
+	"event",
+] as const;
+export type StatsFilterName = (typeof STATS_FILTER_NAMES)[number];
+type StatsFilters = Partial<Record<StatsFilterName, string>>;
+
+interface PageViewCounts {
+	visitors: number;
+	pageviews: number;
+}
+
+interface VisitCounts {
+	visitors: number;
+	visits: number;
+}
+
+export const UTM_NAMES = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const;
+type UtmName = (typeof UTM_NAMES)[number];
+
+/** The totals and series of a period: the range asked for, or the one before it (`previous`). */
+export interface PeriodTotalsView {
+	from: string;
+	to: string;
+	pageviews: number;
+	visitors: number;
+	events: number;
+	identified_visitors: number;
+	sessions: number;
+	/** Share of sessions that bounced, 0 to 1. */
+	bounce_rate: number;
+	/** Mean engaged time per session in seconds, one decimal. */
+	avg_duration: number;
+	series: Array<{ t: string } & PageViewCounts>;
+}
+
+export interface SiteStatsView extends PeriodTotalsView {
+	/** Visitors with any event in the last 5 minutes, whatever the range and filters. */
+	visitors_now: number;
+	filters: StatsFilters;
+	/** `scroll_depth` (percent) and `time_on_page` (seconds) are null when no visitor reported one. */
+	top_pages: Array<{ path: string; scroll_depth: number | null; time_on_page: number | null } & PageViewCounts>;
+	entry_pages: Array<{ path: string } & VisitCounts>;
+	exit_pages: Array<{ path: string } & VisitCounts>;
+	sources: Array<{ source: string } & VisitCounts>;
+	top_referrers: Array<{ referrer: string } & PageViewCounts>;
+	campaigns: { [Name in UtmName]: Array<{ [K in Name]: string } & VisitCounts> };
+	countries: Array<{ country: string } & PageViewCounts>;
+	browsers: Array<{ browser: string } & PageViewCounts>;
+	os: Array<{ os: string } & PageViewCounts>;
+	devices: Array<{ device: string } & PageViewCounts>;
+	custom_events: Array<{ name: string; events: number; visitors: number }>;
+	/** Scalar members of custom events' data, per event name, member and value. */
+	event_properties: Array<{ name: string; property: string; value: string; events: number }>;
+	/** With `compare=previous`: the period of equal length just before `from`. */
+	previous?: PeriodTotalsView;
+}
+
+/** `GET /api/sites/:tracking_id/pages`: what people and AI crawlers read, page by page. */
+export interface SitePagesView {
+	from: string;
+	to: string;
+	pages: Array<{ path: string; pageviews: number; visitors: number; crawler_visits: number; crawlers: Array<{ name: string; visits: number }> }>;
+}
+
+/**
+ * Visits `verified` from inside the operator's published address ranges, `unverified` from
+ * outside them; the rest could not be checked (no published ranges, or no address reported).
+ */
+interface VerifiedCounts {
+	verified: number;
+	unverified: number;
+}
+
+export interface CrawlerStatsView {
+	from: string;
+	to: string;
+	visits: number;
+	verified_visits: number;
+	unverified_visits: number;
+	crawlers: Array<{ name: string; operator: string; category: CrawlerPurpose | "unknown"; visits: number } & VerifiedCounts>;
+	categories: Array<{ category: CrawlerPurpose | "unknown"; visits: number }>;
+	top_paths: Array<{ path: string; visits: number }>;
+	statuses: Array<{ status: number; visits: number }>;
+	series: Array<{ t: string; visits: number }>;
+	/** The newest 50; `verified` is null when the visit could not be checked. */
+	recent: Array<{ crawler: string; url_host: string | null; url_path: string; country: string; status: number; verified: boolean | null; ts: string }>;
+}
