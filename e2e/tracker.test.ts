@@ -191,8 +191,15 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(viewport).not.toBeNull();
 
 		await page.clock.runFor(5_000);
-		await page.evaluate(() => window.scrollTo(0, 2_000));
-		await page.evaluate(() => window.scrollTo(0, 500)); // back up: the deepest point stays
+		// A browser fires "scroll" once per frame; with the page's clock paused a frame may not come
+		// between the two moves, so each move is followed by the event it would get.
+		const scrollTo = (y: number) =>
+			page.evaluate((top) => {
+				window.scrollTo(0, top);
+				window.dispatchEvent(new Event("scroll"));
+			}, y);
+		await scrollTo(2_000);
+		await scrollTo(500); // back up: the deepest point stays
 		await setVisibility(page, "hidden");
 		await page.clock.runFor(60_000); // hidden: not engagement
 		await setVisibility(page, "visible");

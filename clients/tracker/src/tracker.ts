@@ -163,8 +163,12 @@ const REPORT_MS = 3_000;
 	});
 	// Back or forward to a page kept in the back/forward cache: it is shown again (a new view, and
 	// new reports later) without loading, so this script does not run again.
+	// The time between being shown and this event belongs to the new view, not the one left.
 	w.addEventListener("pageshow", (e) => {
-		if (e.persisted) pageview();
+		if (e.persisted) {
+			visibleSince = 0;
+			pageview();
+		}
 	});
 
 	api.track = (name, data) => {
