@@ -1,14 +1,11 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
 import { launchBrowser } from "./browser";
-import { api, issuesOnceThereAre, ownerWithSite, startWorker } from "./stack";
+import { api, issuesOnceThereAre, ownerWithSite, type SitePage, serveSite, startWorker } from "./stack";
 
 /**
  * @svcapp/logger against the real Worker: the same bug thrown in a Node process and in a browser
@@ -21,22 +18,14 @@ let shop: Awaited<ReturnType<typeof startShop>>;
 let browser: Browser;
 
 /** The shop's pages on their own origin: the page, the shared orders.js, the SDK's browser build. */
-async function startShop(): Promise<{ origin: string; close: () => Promise<void> }> {
-	const files: Record<string, [string, string]> = {
-		"/": [join(FIXTURES, "page.html"), "text/html"],
-		"/orders.js": [join(FIXTURES, "orders.js"), "text/javascript"],
-		"/svc-logger.browser.js": [BROWSER_OUTPUT, "text/javascript"],
+function startShop() {
+	const files: Record<string, SitePage> = {
+		"/": { file: join(FIXTURES, "page.html"), type: "text/html" },
+		"/orders.js": { file: join(FIXTURES, "orders.js"), type: "text/javascript" },
+		"/svc-logger.browser.js": { file: BROWSER_OUTPUT, type: "text/javascript" },
 	};
-	const server: Server = createServer(async (req, res) => {
-		const path = new URL(req.url ?? "/", "http://x").pathname;
-		const file = files[path];
-		if (!file) return res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Next</title><p>Next page</p>");
-		res.writeHead(200, { "content-type": `${file[1]}; charset=utf-8` }).end(await readFile(file[0]));
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	// "localhost" here, 127.0.0.1 for the Worker: the page posts to another origin, as real sites do.
-	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+	// Any other path is the page the shop navigates to when it is left.
+	return serveSite(({ pathname }) => files[pathname] ?? { type: "text/html", text: "<!doctype html><title>Next</title><p>Next page</p>" });
 }
 
 beforeAll(async () => {

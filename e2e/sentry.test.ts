@@ -1,7 +1,4 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -9,7 +6,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
 import { launchBrowser } from "./browser";
-import { api, type Issue, issuesOnceThereAre, ownerWithSite, startWorker } from "./stack";
+import { api, type Issue, issuesOnceThereAre, ownerWithSite, type SitePage, serveSite, startWorker } from "./stack";
 
 /**
  * The official Sentry SDKs from the npm registry against the real Worker, changed only in their
@@ -33,25 +30,16 @@ async function sentryBrowserBundle(): Promise<string> {
 /** The shop's pages on their own origin; pages with `@svcapp/logger` come from its own e2e fixtures. */
 async function startShop(): Promise<typeof shop> {
 	const sentryBundle = await sentryBrowserBundle();
-	const files: Record<string, [string, string]> = {
-		"/": [join(FIXTURES, "page.html"), "text/html"],
-		"/parity": [join(FIXTURES, "parity.html"), "text/html"],
-		"/shop.js": [join(FIXTURES, "shop.js"), "text/javascript"],
-		"/logger": [join(LOGGER_FIXTURES, "page.html"), "text/html"],
-		"/orders.js": [join(LOGGER_FIXTURES, "orders.js"), "text/javascript"],
-		"/svc-logger.browser.js": [BROWSER_OUTPUT, "text/javascript"],
+	const files: Record<string, SitePage> = {
+		"/": { file: join(FIXTURES, "page.html"), type: "text/html" },
+		"/parity": { file: join(FIXTURES, "parity.html"), type: "text/html" },
+		"/shop.js": { file: join(FIXTURES, "shop.js"), type: "text/javascript" },
+		"/logger": { file: join(LOGGER_FIXTURES, "page.html"), type: "text/html" },
+		"/orders.js": { file: join(LOGGER_FIXTURES, "orders.js"), type: "text/javascript" },
+		"/svc-logger.browser.js": { file: BROWSER_OUTPUT, type: "text/javascript" },
+		"/sentry-browser.js": { text: sentryBundle, type: "text/javascript" },
 	};
-	const server: Server = createServer(async (req, res) => {
-		const path = new URL(req.url ?? "/", "http://x").pathname;
-		if (path === "/sentry-browser.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(sentryBundle);
-		const file = files[path];
-		if (!file) return res.writeHead(404).end();
-		res.writeHead(200, { "content-type": `${file[1]}; charset=utf-8` }).end(await readFile(file[0]));
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	// "localhost" for the pages, 127.0.0.1 for the Worker: the SDK posts to another origin, as on real sites.
-	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+	return serveSite(({ pathname }) => files[pathname] ?? null);
 }
 
 beforeAll(async () => {

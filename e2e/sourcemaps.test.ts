@@ -1,7 +1,5 @@
 import { execFile } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -11,7 +9,7 @@ import { afterAll, beforeAll, describe, type ExpectStatic, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
 import { launchBrowser } from "./browser";
 import { buildShop } from "./fixtures/sourcemaps/build.mjs";
-import { api, type Issue, issuesOnceThereAre, ownerWithSite, startWorker } from "./stack";
+import { api, type Issue, issuesOnceThereAre, ownerWithSite, type SitePage, serveSite, startWorker } from "./stack";
 
 /**
  * Source maps end to end: the shop (e2e/fixtures/sourcemaps) built twice by esbuild, minified with
@@ -38,19 +36,14 @@ async function startShop(): Promise<typeof shop> {
 	const sentryBundle = (
 		await build({ entryPoints: [join(HERE, "fixtures", "sentry", "browser-sdk.mjs")], bundle: true, format: "iife", write: false, logLevel: "silent" })
 	).outputFiles[0].text;
-	const server: Server = createServer(async (req, res) => {
-		const url = new URL(req.url ?? "/", "http://x");
-		const send = (type: string, body: string | Buffer) => res.writeHead(200, { "content-type": `${type}; charset=utf-8` }).end(body);
-		if (url.pathname === "/") return send("text/html", await readFile(join(FIXTURES, "page.html")));
-		if (url.pathname === "/sentry-browser.js") return send("text/javascript", sentryBundle);
-		if (url.pathname === "/svc-logger.browser.js") return send("text/javascript", await readFile(BROWSER_OUTPUT));
+	return serveSite((url): SitePage | null => {
+		if (url.pathname === "/") return { file: join(FIXTURES, "page.html"), type: "text/html" };
+		if (url.pathname === "/sentry-browser.js") return { text: sentryBundle, type: "text/javascript" };
+		if (url.pathname === "/svc-logger.browser.js") return { file: BROWSER_OUTPUT, type: "text/javascript" };
 		const buildName = url.searchParams.get("build") ?? "";
-		if (url.pathname === "/assets/app.js" && BUILDS.includes(buildName)) return send("text/javascript", await readFile(join(builds, buildName, "app.js")));
-		res.writeHead(404).end();
+		if (url.pathname === "/assets/app.js" && BUILDS.includes(buildName)) return { file: join(builds, buildName, "app.js"), type: "text/javascript" };
+		return null;
 	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 beforeAll(async () => {

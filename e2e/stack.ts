@@ -3,7 +3,7 @@
  * harness, the real wrangler.toml, the real D1 migrations), a static site on another origin
  * that embeds the tracker, and a headless Chromium driven by playwright-core (e2e/browser.ts).
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -91,13 +91,31 @@ export async function ownerWithSite(base: string, domain: string) {
 	return { token, trackingId: site.tracking_id };
 }
 
+/** What a test site answers for a path: a file, or text made in the test. */
+export type SitePage = { type: string } & ({ file: string } | { text: string });
+
+/**
+ * A site on its own origin: "localhost", while the Worker is reached on 127.0.0.1, so its pages
+ * post to another origin as real sites do. `route` answers each request's URL; null is a 404.
+ */
+export async function serveSite(route: (url: URL) => SitePage | null | Promise<SitePage | null>): Promise<{ origin: string; close: () => Promise<void> }> {
+	const server: Server = createServer(async (req, res) => {
+		const page = await route(new URL(req.url ?? "/", "http://x"));
+		if (!page) return res.writeHead(404).end();
+		const body = "file" in page ? await readFile(page.file) : page.text;
+		res.writeHead(200, { "content-type": `${page.type}; charset=utf-8` }).end(body);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 /**
  * A single-page site on its own origin: every path answers the same page, which loads the
  * tracker from the Worker. `?id=` picks the tracking ID, so each test uses its own site.
  */
-export async function startSite(workerUrl: string): Promise<{ origin: string; close: () => Promise<void> }> {
-	const server: Server = createServer((req, res) => {
-		const query = new URL(req.url ?? "/", "http://x").searchParams;
+export function startSite(workerUrl: string) {
+	return serveSite(({ searchParams: query }) => {
 		const id = query.get("id") ?? "";
 		// ?queue=1: calls made before the tracker loads, as clients/tracker/README.md shows.
 		const queue = query.has("queue")
@@ -106,18 +124,14 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 			: "";
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
 		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"></script>`;
-		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
 		// ?tall=1: a page 4,000 pixels tall, to scroll.
 		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
-		res.end(`<!doctype html>
+		const text = `<!doctype html>
 <html><head><title>Test shop</title>${queue}
 ${query.has("twice") ? tag + tag : tag}
-</head><body style="margin:0">${body}</body></html>`);
+</head><body style="margin:0">${body}</body></html>`;
+		return { type: "text/html", text };
 	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	// "localhost" is the site's host name; the Worker is reached on 127.0.0.1: another origin.
-	return { origin: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /**
