@@ -85,7 +85,12 @@ export const MAX_TEXT = 8_192;
 /** Sentry's default depth for linked errors; also what stops a cause cycle that `seen` misses. */
 const MAX_CHAIN = 10;
 
-export const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+/** Cut to `max` UTF-16 units on a whole character: an emoji is kept or left out, never halved. */
+export function cut(text: string, max: number): string {
+	if (text.length <= max) return text;
+	const last = text.charCodeAt(max - 1);
+	return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
 
 /** JSON for anything: circular or unserializable values become their `String()`. */
 export function describeValue(value: unknown): string {

@@ -1,6 +1,6 @@
 import { runInNewContext } from "node:vm";
 import { describe, it } from "vitest";
-import { debugImages, exceptionChain, MAX_TEXT } from "../src/event";
+import { cut, debugImages, exceptionChain, MAX_TEXT } from "../src/event";
 
 const uncaught = { type: "onerror", handled: false };
 
@@ -107,5 +107,16 @@ describe("debug ids", () => {
 
 	it("names none without injected scripts", ({ expect }) => {
 		expect(debugImages(exceptionChain(new Error("x"), uncaught))).toEqual([]);
+	});
+});
+
+describe("cut", () => {
+	it.for([
+		["at the limit", "a".repeat(5), 5, "a".repeat(5)],
+		["one past", "a".repeat(6), 5, "a".repeat(5)],
+		["an emoji across the cut is left out whole", "aaaa😀", 5, "aaaa"],
+		["an emoji that fits is kept", "aaa😀b", 5, "aaa😀"],
+	] as const)("%s", ([, text, max, expected], { expect }) => {
+		expect(cut(text, max)).toBe(expected);
 	});
 });

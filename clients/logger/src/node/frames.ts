@@ -14,7 +14,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { dirname, posix, sep } from "node:path";
 import { createInterface } from "node:readline";
-import type { LogEvent, StackFrame } from "../event.js";
+import { cut, type LogEvent, type StackFrame } from "../event.js";
 
 // ---------------------------------------------------------------------------
 // Module names
@@ -92,7 +92,7 @@ function recentlyUsed<V>(limit: number) {
 const cachedFiles = recentlyUsed<FileLines>(CACHED_FILES);
 const unreadableFiles = recentlyUsed<true>(REMEMBERED_FAILURES);
 
-const cutLine = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, CUT_LINE)} {snip}` : line);
+const cutLine = (line: string) => (line.length > MAX_LINE ? `${cut(line, CUT_LINE)} {snip}` : line);
 
 function wantsContext(frame: StackFrame): frame is StackFrame & { filename: string; lineno: number } {
 	const { filename, lineno, colno } = frame;
