@@ -67,6 +67,18 @@ function expectWellFormed(expect: ExpectStatic, value: unknown) {
 	for (const [path, text] of strings(value)) expect(text.isWellFormed(), path).toBe(true);
 }
 
+/** Every event the key stored is well-formed, within the message limit, and free of the key. */
+async function expectStoredLogEvents(expect: ExpectStatic, keyId: string, rawKey: string) {
+	await issueGrouper(keyId).flush();
+	const { results } = await env.DB.prepare("select event from log_events where key_id = ?").bind(keyId).all<{ event: string }>();
+	for (const { event } of results) {
+		const stored = JSON.parse(event);
+		expectWellFormed(expect, stored);
+		if (stored.message !== null) expect(stored.message.length).toBeLessThanOrEqual(LOG_LIMITS.message);
+		expect(JSON.stringify(stored)).not.toContain(rawKey);
+	}
+}
+
 describe("property: every ingestion endpoint answers a documented status to any request", () => {
 	it("feedback", async ({ expect }) => {
 		// Two keys at their ceiling, so most requests get past the key's window to the field rules.
@@ -110,14 +122,7 @@ describe("property: every ingestion endpoint answers a documented status to any 
 			}),
 			{ numRuns: RUNS },
 		);
-		await issueGrouper(owner.keyId).flush();
-		const { results } = await env.DB.prepare("select event from log_events where key_id = ?").bind(owner.keyId).all<{ event: string }>();
-		for (const { event } of results) {
-			const stored = JSON.parse(event);
-			expectWellFormed(expect, stored);
-			if (stored.message !== null) expect(stored.message.length).toBeLessThanOrEqual(LOG_LIMITS.message);
-			expect(JSON.stringify(stored)).not.toContain(owner.rawKey);
-		}
+		await expectStoredLogEvents(expect, owner.keyId, owner.rawKey);
 	}, 300_000);
 
 	it("Sentry envelopes", async ({ expect }) => {
@@ -144,14 +149,7 @@ describe("property: every ingestion endpoint answers a documented status to any 
 			}),
 			{ numRuns: RUNS },
 		);
-		await issueGrouper(owner.keyId).flush();
-		const { results } = await env.DB.prepare("select event from log_events where key_id = ?").bind(owner.keyId).all<{ event: string }>();
-		for (const { event } of results) {
-			const stored = JSON.parse(event);
-			expectWellFormed(expect, stored);
-			if (stored.message !== null) expect(stored.message.length).toBeLessThanOrEqual(LOG_LIMITS.message);
-			expect(JSON.stringify(stored)).not.toContain(created.raw_api_key);
-		}
+		await expectStoredLogEvents(expect, owner.keyId, created.raw_api_key);
 	}, 300_000);
 
 	it("browser analytics", async ({ expect }) => {
