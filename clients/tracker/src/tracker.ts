@@ -21,6 +21,9 @@ interface Api {
 const MAX_NAME = 100;
 const MAX_DATA = 6_000;
 const MAX_IDENTITY = 200;
+
+/** Cut on a whole character: an emoji at the cut is left out, never halved into a lone surrogate. */
+const cut = (text: string, max: number) => text.slice(0, /[\ud800-\udbff]/.test(text[max - 1] ?? "") ? max - 1 : max);
 /** At most BURST events in any WINDOW_MS: a runaway loop on the page cannot flood the collector. */
 const BURST = 30;
 const WINDOW_MS = 10_000;
@@ -172,7 +175,7 @@ const REPORT_MS = 3_000;
 	});
 
 	api.track = (name, data) => {
-		name = String(name).slice(0, MAX_NAME);
+		name = cut(String(name), MAX_NAME);
 		if (!name) return;
 		let json: string | undefined;
 		try {
@@ -183,7 +186,7 @@ const REPORT_MS = 3_000;
 		send(name, { event_data: json && json.length > MAX_DATA ? "{}" : json });
 	};
 	api.identify = (value) => {
-		distinct = String(value).slice(0, MAX_IDENTITY) || undefined;
+		distinct = cut(String(value), MAX_IDENTITY) || undefined;
 		if (distinct) send("_identify");
 	};
 
