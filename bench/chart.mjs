@@ -62,7 +62,7 @@ export async function drawChart(results, pngPath) {
 				format: ".0f",
 				rule: 100,
 			}),
-			bars({
+			read && bars({
 				title: `Owner reads: ${read.seed.events.toLocaleString("en")} analytics events, ${read.seed.issues.toLocaleString("en")} issues`,
 				values: read.endpoints.flatMap((r) => [
 					{ label: r.title, ms: r.p50, percentile: "p50" },
@@ -74,7 +74,7 @@ export async function drawChart(results, pngPath) {
 				log: true,
 				color: { field: "percentile", title: null },
 			}),
-		],
+		].filter(Boolean),
 	};
 	const view = new View(parse(compile(spec).spec), { renderer: "none" });
 	const svg = await view.toSVG(2);

@@ -4,7 +4,8 @@
 //
 // Environment: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 20; every
 // ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000),
-// BENCH_ISSUES (log issues seeded, default 10,000).
+// BENCH_ISSUES (log issues seeded, default 10,000), BENCH_ONLY (comma-separated path ids, and
+// `read` for the read side, to measure only those; the results file then holds only them).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ import { seedAnalytics, seedIssues } from "./seed.mjs";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const HIGH_CONNECTIONS = 64;
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((id) => id.trim())) : null;
+const chosen = (id) => !ONLY || ONLY.has(id);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 10_000);
 /** Events of the issue whose detail page is measured, over its last 24 hours. */
@@ -466,10 +469,10 @@ async function readSide(s) {
 const ingestion = [];
 let read;
 try {
-	for (const def of PATHS) ingestion.push(await measurePath(def, CONNECTIONS));
+	for (const def of PATHS.filter((p) => chosen(p.id))) ingestion.push(await measurePath(def, CONNECTIONS));
 	// The references are the runtime's, not the app's: one connection count is enough.
-	for (const def of PATHS.filter((p) => !p.id.startsWith("reference"))) ingestion.push(await measurePath(def, HIGH_CONNECTIONS));
-	read = await withRuntime(readSide);
+	for (const def of PATHS.filter((p) => chosen(p.id) && !p.id.startsWith("reference"))) ingestion.push(await measurePath(def, HIGH_CONNECTIONS));
+	if (chosen("read")) read = await withRuntime(readSide);
 } finally {
 	await built.dispose();
 }
@@ -516,9 +519,9 @@ for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
-lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
-for (const row of read.endpoints) lines.push(`| ${row.title} | ${row.p50} | ${row.p99} | ${row.requests} | ${row.d1Statements} |`);
-lines.push("", `Seeding: ${fixed(read.seed.eventSeconds, 1)} s for the events, ${fixed(read.seed.issueSeconds, 1)} s for the issues. Results: bench/results/${stamp}.json and .png`);
+if (read) lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
+for (const row of read?.endpoints ?? []) lines.push(`| ${row.title} | ${row.p50} | ${row.p99} | ${row.requests} | ${row.d1Statements} |`);
+if (read) lines.push("", `Seeding: ${fixed(read.seed.eventSeconds, 1)} s for the events, ${fixed(read.seed.issueSeconds, 1)} s for the issues. Results: bench/results/${stamp}.json and .png`);
 console.log(lines.join("\n"));
 
 if (ingestion.some((r) => r.storage && !r.storage.ok)) {
