@@ -5,12 +5,15 @@
 // Environment: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 20; every
 // ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000),
 // BENCH_ISSUES (log issues seeded, default 10,000), BENCH_ONLY (comma-separated path ids, and
-// `read` for the read side, to measure only those; the results file then holds only them).
+// `read` for the read side, to measure only those; the results file then holds only them),
+// BENCH_PROFILE (set: a CPU profile of the app per path, bench/results/<run>-<path>-<connections>.cpuprofile,
+// and its self time by function printed; sampling slows the app, so the figures of such a run are not measurements).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
+import { startProfile, summarizeProfile } from "./profile.mjs";
 import { buildRuntime, ROOT } from "./runtime.mjs";
 import { seedAnalytics, seedIssues } from "./seed.mjs";
 
@@ -38,7 +41,11 @@ const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; G
 const HOST = "shop.example";
 const PNG_100KB = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64")}`;
 
+const PROFILE = Boolean(process.env.BENCH_PROFILE);
+const RESULTS = join(ROOT, "bench", "results");
+
 const startedAt = new Date();
+const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
 const loadBefore = os.loadavg();
 
 // ---------------------------------------------------------------------------------------------
@@ -393,7 +400,9 @@ function measurePath(def, connections) {
 		const loadAverage = os.loadavg()[0];
 		const before = await baselineRun(s.runtime, connections);
 		await s.resetCounters();
+		const stopProfile = PROFILE && !path.target ? await startProfile(s.runtime.inspector, "app") : null;
 		const run = await load(s.runtime[path.target ?? "app"], path, connections, tag);
+		const profile = stopProfile && (await profileOf(await stopProfile(), s.runtime.bundle, `${def.id}-${connections}`));
 		const storage = path.stored ? await checkStorage(path, run.accepted) : null;
 		// bench/countingWorker.mjs counts the app only.
 		const counted = path.target ? null : perRequest(await s.counters(), storage?.storedRows);
@@ -404,8 +413,19 @@ function measurePath(def, connections) {
 			`${connections} conn  ${def.title}: ${run.rps.toFixed(0)}/s (baseline ${baselineRps.toFixed(0)}/s, ${(run.rps / baselineRps).toFixed(2)}), p99 ${run.p99} ms` +
 				(storage ? `, stored ${storage.ok ? "exactly once" : `WRONG ${JSON.stringify(storage)}`}` : ""),
 		);
-		return { id: def.id, title: def.title, connections, ...figures, ratio: run.rps / baselineRps, baselineRps, baselines: [before, after], loadAverage, counted, storage };
+		return { id: def.id, title: def.title, connections, ...figures, ratio: run.rps / baselineRps, baselineRps, baselines: [before, after], loadAverage, counted, storage, profile };
 	});
+}
+
+/** Writes the profile beside the results and prints its self time by function. */
+async function profileOf(profile, bundle, name) {
+	await mkdir(RESULTS, { recursive: true });
+	const file = join(RESULTS, `${stamp}-${name}.cpuprofile`);
+	await writeFile(file, JSON.stringify(profile));
+	const summary = await summarizeProfile(profile, bundle);
+	console.error(`profile ${name}: ${summary.totalMs} ms sampled, self time by function:`);
+	for (const { name: fn, selfMs, share } of summary.functions) console.error(`  ${String(share).padStart(5)} %  ${String(selfMs).padStart(8)} ms  ${fn}`);
+	return { file: file.slice(ROOT.length + 1), ...summary };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -497,11 +517,9 @@ const results = {
 	read,
 };
 
-const dir = join(ROOT, "bench", "results");
-await mkdir(dir, { recursive: true });
-const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
-await writeFile(join(dir, `${stamp}.json`), `${JSON.stringify(results, null, "\t")}\n`);
-await drawChart(results, join(dir, `${stamp}.png`));
+await mkdir(RESULTS, { recursive: true });
+await writeFile(join(RESULTS, `${stamp}.json`), `${JSON.stringify(results, null, "\t")}\n`);
+await drawChart(results, join(RESULTS, `${stamp}.png`));
 
 const fixed = (n, digits = 0) => (n === null || n === undefined ? "" : n.toFixed(digits));
 /** Two significant digits: a ratio of 0.004 is not 0.00. */

@@ -66,8 +66,8 @@ const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ?
 /**
  * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
  * baseline and the reference Worker on empty state, and `dispose()`. Each start answers the
- * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows)
- * and `close`.
+ * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows),
+ * with BENCH_PROFILE the inspector's URL, and `close`.
  */
 export async function buildRuntime() {
 	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
@@ -95,6 +95,8 @@ export async function buildRuntime() {
 		const mf = new Miniflare(
 			convertV4MiniflareOptions({
 				resourcePersistencePath: stateDir,
+				// BENCH_PROFILE: workerd's DevTools inspector, on a port of the system's choosing.
+				...(process.env.BENCH_PROFILE ? { inspectorPort: 0 } : {}),
 				workers: [
 					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
 					benchWorker("baseline", "baselineWorker.mjs"),
@@ -115,6 +117,9 @@ export async function buildRuntime() {
 			reference: await url("reference"),
 			db,
 			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
+			inspector: process.env.BENCH_PROFILE ? (await mf.getInspectorURL()).href : null,
+			/** The app's bundle, for naming the source file of a profiled function. */
+			bundle: entry,
 			close: async () => {
 				await mf.dispose();
 				await rm(stateDir, { recursive: true, force: true });
