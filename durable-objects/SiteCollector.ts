@@ -9,7 +9,7 @@ import { hostMatchesDomain } from "../domain/sites/hostnames";
 import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../domain/sites/siteStore";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
-import { SlidingWindows } from "./slidingWindows";
+import { CachedWindows } from "./cachedWindows";
 
 /** What the collector decided about one event; the handler turns it into the HTTP answer. */
 export type SiteOutcome =
@@ -21,8 +21,8 @@ export type SiteOutcome =
 	| { status: "forbidden"; reason: string }
 	| { status: "rate_limited"; retryAfterSeconds: number };
 
+/** One browser event the handler has read; a batch of them shares its site. */
 export interface CollectInput {
-	trackingId: string;
 	/** CF-Connecting-IP as the request carried it; null when it carried none. */
 	ip: string | null;
 	userAgent: string;
@@ -35,8 +35,8 @@ export interface CollectInput {
 	event: EventFields & Pick<StoredEvent, "browser" | "os" | "device" | "country">;
 }
 
+/** One crawler visit the handler has read; a batch of them shares its site. */
 export interface CrawlInput {
-	trackingId: string;
 	claimedHost: string | null;
 	/** Null when the User-Agent is no known AI crawler: counted, answered 204, not stored. */
 	visit: Omit<StoredVisit, "id" | "trackingId" | "ts"> | null;
@@ -53,8 +53,10 @@ const randomHex = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /**
- * One object per analytics site (`idFromName(tracking_id)`): the only Durable Object call an
- * ingestion request makes. It holds the site's settings (cached from D1), its rate windows, the
+ * One object per analytics site (`idFromName(tracking_id)`): every collect and crawler event of
+ * the site passes through it, in batches (an isolate hands over in one call the site's events that
+ * arrived while its previous call was under way: workers/objects.ts). It holds the site's settings
+ * (cached from D1), its rate windows (counted in memory, written to its SQLite once per batch), the
  * salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
  * object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
  * (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
@@ -64,18 +66,20 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
  */
 export class SiteCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
-	#windows: SlidingWindows;
+	#windows: CachedWindows;
 	#alarm: EarliestAlarm;
 	#site: { config: SiteConfig | null; loadedAt: number } | null = null;
 	#siteLoad: Promise<SiteConfig | null> | null = null;
 	/** Bumped by siteChanged(), so a D1 read that raced with a change is not cached. */
 	#generation = 0;
 	#outbox: Outbox;
+	/** Salts already read from (or written to) the object's SQLite: they never change once written. */
+	#salts = new Map<string, string>();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
-		this.#windows = new SlidingWindows(this.#sql);
+		this.#windows = new CachedWindows(this.#sql, Date.now());
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: RETRY_DELAY_MS });
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
@@ -90,66 +94,88 @@ export class SiteCollector extends DurableObject<Env> {
 	// ---------------------------------------------------------------------------------------------
 	// Ingestion
 
-	/** A browser event the handler has read: the site, Attack Mode, the rate windows, then the outbox. */
-	async collect(input: CollectInput): Promise<SiteOutcome> {
+	/**
+	 * Browser events the Worker has read, in the order they arrived (workers/objects.ts hands over
+	 * every event of the site that arrived while the previous batch was in here): for each, the
+	 * site, Attack Mode and the rate windows decide, then the accepted ones enter the outbox.
+	 * Answers one outcome per event, in order.
+	 */
+	async collect(trackingId: string, inputs: CollectInput[]): Promise<SiteOutcome[]> {
 		const now = Date.now();
+		const day = utcDay(now);
 		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
-		// nothing awaits until the event is in the outbox, which keeps the windows exact.
-		const ipKey = await this.#hash("rate", input.ip ?? "");
-		const visitorId =
-			input.event.visitorId ?? (input.ignored ? "" : await this.#hash(`visitor:${utcDay(now)}`, `${input.ip ?? ""}\n${input.userAgent}`));
-		const site = await this.#config(input.trackingId);
+		// nothing awaits until the events are in the outbox, which keeps the windows exact.
+		const hashes = await Promise.all(
+			inputs.map(async ({ ip, userAgent, ignored, event }) => ({
+				ipKey: await this.#hash("rate", ip ?? ""),
+				visitorId: event.visitorId ?? (ignored ? "" : await this.#hash(`visitor:${day}`, `${ip ?? ""}\n${userAgent}`)),
+			})),
+		);
+		const site = await this.#config(trackingId);
 
-		if (!site?.active) return { status: "unknown_site" };
-		const refused = refuseSite(site, input.claimedHost, now);
-		if (refused) return refused;
-		if (site.attackMode) {
-			if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
-			if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
+		const rows: StoredEvent[] = [];
+		const outcomes = inputs.map((input, i): SiteOutcome => {
+			if (!site?.active) return { status: "unknown_site" };
+			const refused = refuseSite(site, input.claimedHost, now);
+			if (refused) return refused;
+			if (site.attackMode) {
+				if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
+				if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
+			}
+			const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
+			const decision = this.#windows.take(now, [
+				{ name: `ip:${hashes[i].ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
+				{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
+			]);
+			if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
+			if (input.ignored) return { status: "accepted" };
+
+			const { namedSource, ...event } = input.event;
+			// Here, where the site's domain is known: an event without url_host is on the site.
+			const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
+			rows.push({
+				...event,
+				trackingId,
+				ts: now,
+				visitorId: event.visitorId ?? hashes[i].visitorId,
+				referrerHost,
+				source: sourceOf(namedSource, event.referrer, referrerHost),
+			});
+			return { status: "accepted" };
+		});
+		// One statement each for the batch's window hits and its rows (an event id already in the outbox is ignored).
+		this.#windows.commit();
+		if (rows.length > 0) {
+			this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) SELECT 'event', value ->> '$.eventId', value FROM json_each(?)`, JSON.stringify(rows));
 		}
-		const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
-		const decision = this.#windows.take(now, [
-			{ name: `ip:${ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
-			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
-		]);
-		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-		if (input.ignored) return await this.#accepted(now);
-
-		const { namedSource, ...event } = input.event;
-		// Here, where the site's domain is known: an event without url_host is on the site.
-		const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
-		const row: StoredEvent = {
-			...event,
-			trackingId: input.trackingId,
-			ts: now,
-			visitorId: event.visitorId ?? visitorId,
-			referrerHost,
-			source: sourceOf(namedSource, event.referrer, referrerHost),
-		};
-		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
-		return await this.#accepted(now, true);
+		await this.#accepted(now, outcomes, rows.length > 0);
+		return outcomes;
 	}
 
-	/** A crawler visit the handler has read: the site, the site's crawler window, then the outbox. */
-	async crawl(input: CrawlInput): Promise<SiteOutcome> {
+	/** Crawler visits the Worker has read, as collect() takes events: the site, the site's crawler window, then the outbox. */
+	async crawl(trackingId: string, inputs: CrawlInput[]): Promise<SiteOutcome[]> {
 		const now = Date.now();
-		const site = await this.#config(input.trackingId);
-		if (!site?.active) return { status: "unknown_site" };
-		const refused = refuseSite(site, input.claimedHost, now);
-		if (refused) return refused;
-		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
-		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-		if (!input.visit) return await this.#accepted(now);
-
-		const row: StoredVisit = { ...input.visit, id: crypto.randomUUID(), trackingId: input.trackingId, ts: now };
-		this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) VALUES ('visit', NULL, ?)`, JSON.stringify(row));
-		return await this.#accepted(now, true);
+		const site = await this.#config(trackingId);
+		const rows: StoredVisit[] = [];
+		const outcomes = inputs.map((input): SiteOutcome => {
+			if (!site?.active) return { status: "unknown_site" };
+			const refused = refuseSite(site, input.claimedHost, now);
+			if (refused) return refused;
+			const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
+			if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
+			if (input.visit) rows.push({ ...input.visit, id: crypto.randomUUID(), trackingId, ts: now });
+			return { status: "accepted" };
+		});
+		this.#windows.commit();
+		if (rows.length > 0) this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) SELECT 'visit', NULL, value FROM json_each(?)`, JSON.stringify(rows));
+		await this.#accepted(now, outcomes, rows.length > 0);
+		return outcomes;
 	}
 
-	/** Accepted: the window hits need clearing eventually, a stored row within FLUSH_DELAY_MS. */
-	async #accepted(now: number, stored = false): Promise<SiteOutcome> {
-		await this.#alarm.noLaterThan(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
-		return { status: "accepted" };
+	/** Stored rows must reach D1 within FLUSH_DELAY_MS; window hits need clearing once their window ends. */
+	async #accepted(now: number, outcomes: SiteOutcome[], stored: boolean): Promise<void> {
+		if (stored) await this.#alarm.noLaterThan(now + FLUSH_DELAY_MS);
+		else if (outcomes.some((o) => o.status === "accepted")) await this.#alarm.noLaterThan(now + COLLECT_RATE.windowSeconds * 1000);
 	}
 
 	// ---------------------------------------------------------------------------------------------
@@ -216,16 +242,26 @@ export class SiteCollector extends DurableObject<Env> {
 
 	/** SHA-256 of `value` under the named salt; a `visitor:<day>` salt replaces the previous days'. */
 	async #hash(saltName: string, value: string): Promise<string> {
-		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).toArray()[0]?.value;
+		return (await sha256Hex(`${this.#salt(saltName)}\n${value}`)).slice(0, 32);
+	}
+
+	/** The named salt, from memory or the object's SQLite, created on first use. */
+	#salt(name: string): string {
+		const known = this.#salts.get(name);
+		if (known) return known;
+		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, name).toArray()[0]?.value;
 		if (!salt) {
-			salt = randomHex();
-			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, saltName, salt);
+			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, name, randomHex());
 			// Only older days' salts go (ISO dates sort as text): an event that read the clock just
 			// before midnight and gets here after the new day's first one must not delete its salt.
-			if (saltName.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name < ?`, saltName);
-			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, saltName).one().value;
+			if (name.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name < ?`, name);
+			salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, name).one().value;
 		}
-		return (await sha256Hex(`${salt}\n${value}`)).slice(0, 32);
+		if (name.startsWith("visitor:")) {
+			for (const older of this.#salts.keys()) if (older.startsWith("visitor:") && older < name) this.#salts.delete(older);
+		}
+		this.#salts.set(name, salt);
+		return salt;
 	}
 }
 

@@ -244,10 +244,12 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 		);
 		expect(salts).toEqual([{ name: `visitor:${today}` }]);
 
-		// Same IP and browser under another salt (as on the next day): another visitor id.
+		// Same IP and browser under another salt (as on the next day): another visitor id. The
+		// object keeps the salts it has read in memory, so it restarts to read the changed one.
 		await runInDurableObject(stub, (_: SiteCollector, state) => {
 			state.storage.sql.exec(`UPDATE salts SET value = 'rotated' WHERE name = ?`, `visitor:${today}`);
 		});
+		await runInDurableObject(stub, (_: SiteCollector, state) => state.abort("read the salts again")).catch(() => {});
 		await collect(pageview(site.tracking_id), { ip });
 		const [first, second] = await storedEvents(site.tracking_id);
 		expect(first.visitor_id).not.toBe(second.visitor_id);

@@ -19,7 +19,28 @@ const SHORT_USER_AGENT = 40;
 // Used synchronously, so sharing one parser is safe.
 const parser = new UAParser();
 
-export function describeClient(userAgent: string): ClientDescription {
+/**
+ * Descriptions by User-Agent, at most this many (the oldest out first), of User-Agents up to
+ * 512 characters (real ones are under 300): at most about 1 MB. Real traffic has few distinct
+ * User-Agents, and parsing one costs more than all the rest of an event's work in the Worker.
+ */
+const CACHED_USER_AGENTS = 1_000;
+const CACHED_USER_AGENT_CHARS = 512;
+const described = new Map<string, Readonly<ClientDescription>>();
+
+/** What `userAgent` says about the client; the same frozen answer for the same text. */
+export function describeClient(userAgent: string): Readonly<ClientDescription> {
+	const known = described.get(userAgent);
+	if (known) return known;
+	const description = Object.freeze(parseClient(userAgent));
+	if (userAgent.length <= CACHED_USER_AGENT_CHARS) {
+		if (described.size >= CACHED_USER_AGENTS) described.delete(described.keys().next().value as string);
+		described.set(userAgent, description);
+	}
+	return description;
+}
+
+function parseClient(userAgent: string): ClientDescription {
 	const { browser, os, device } = parser.setUA(userAgent).getResult();
 	const bot = isbot(userAgent);
 	return {
