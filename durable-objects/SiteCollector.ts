@@ -9,7 +9,7 @@ import { hostMatchesDomain } from "../domain/sites/hostnames";
 import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../domain/sites/siteStore";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
-import { CachedWindows } from "./cachedWindows";
+import { MemoryWindows } from "./memoryWindows";
 
 /** What the collector decided about one event; the handler turns it into the HTTP answer. */
 export type SiteOutcome =
@@ -56,17 +56,18 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
  * One object per analytics site (`idFromName(tracking_id)`): every collect and crawler event of
  * the site passes through it, in batches (an isolate hands over in one call the site's events that
  * arrived while its previous call was under way: workers/objects.ts). It holds the site's settings
- * (cached from D1), its rate windows (counted in memory, written to its SQLite once per batch), the
+ * (cached from D1), its rate windows (in memory only: they start over when the object restarts), the
  * salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
  * object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
  * (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
  *
- * No raw IP is stored anywhere: rate windows are keyed by a salted hash of the IP, visitors by a
- * hash of the IP and User-Agent under a salt that changes every UTC day; old salts are deleted.
+ * No raw IP is stored anywhere: the per-address windows are in memory only (a minute at most),
+ * visitors are a hash of the IP and User-Agent under a salt that changes every UTC day; old salts
+ * are deleted.
  */
 export class SiteCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
-	#windows: CachedWindows;
+	#windows = new MemoryWindows();
 	#alarm: EarliestAlarm;
 	#site: { config: SiteConfig | null; loadedAt: number } | null = null;
 	#siteLoad: Promise<SiteConfig | null> | null = null;
@@ -79,7 +80,6 @@ export class SiteCollector extends DurableObject<Env> {
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#sql = ctx.storage.sql;
-		this.#windows = new CachedWindows(this.#sql, Date.now());
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: RETRY_DELAY_MS });
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
@@ -88,6 +88,8 @@ export class SiteCollector extends DurableObject<Env> {
 			dedupe TEXT UNIQUE,
 			row TEXT NOT NULL)`);
 		this.#sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+		// The windows' hits were once rows here; they live in memory now.
+		this.#sql.exec(`DROP TABLE IF EXISTS hits`);
 		ctx.blockConcurrencyWhile(() => this.#alarm.load());
 	}
 
@@ -105,11 +107,8 @@ export class SiteCollector extends DurableObject<Env> {
 		const day = utcDay(now);
 		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
 		// nothing awaits until the events are in the outbox, which keeps the windows exact.
-		const hashes = await Promise.all(
-			inputs.map(async ({ ip, userAgent, ignored, event }) => ({
-				ipKey: await this.#hash("rate", ip ?? ""),
-				visitorId: event.visitorId ?? (ignored ? "" : await this.#hash(`visitor:${day}`, `${ip ?? ""}\n${userAgent}`)),
-			})),
+		const visitorIds = await Promise.all(
+			inputs.map(({ ip, userAgent, ignored, event }) => event.visitorId ?? (ignored ? "" : this.#hash(`visitor:${day}`, `${ip ?? ""}\n${userAgent}`))),
 		);
 		const site = await this.#config(trackingId);
 
@@ -124,7 +123,7 @@ export class SiteCollector extends DurableObject<Env> {
 			}
 			const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
 			const decision = this.#windows.take(now, [
-				{ name: `ip:${hashes[i].ipKey}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
+				{ name: `ip:${input.ip ?? ""}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
 				{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
 			]);
 			if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
@@ -137,14 +136,13 @@ export class SiteCollector extends DurableObject<Env> {
 				...event,
 				trackingId,
 				ts: now,
-				visitorId: event.visitorId ?? hashes[i].visitorId,
+				visitorId: visitorIds[i],
 				referrerHost,
 				source: sourceOf(namedSource, event.referrer, referrerHost),
 			});
 			return { status: "accepted" };
 		});
-		// One statement each for the batch's window hits and its rows (an event id already in the outbox is ignored).
-		this.#windows.commit();
+		// One statement for the rows (an event id already in the outbox is ignored).
 		if (rows.length > 0) {
 			this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) SELECT 'event', value ->> '$.eventId', value FROM json_each(?)`, JSON.stringify(rows));
 		}
@@ -166,7 +164,6 @@ export class SiteCollector extends DurableObject<Env> {
 			if (input.visit) rows.push({ ...input.visit, id: crypto.randomUUID(), trackingId, ts: now });
 			return { status: "accepted" };
 		});
-		this.#windows.commit();
 		if (rows.length > 0) this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) SELECT 'visit', NULL, value FROM json_each(?)`, JSON.stringify(rows));
 		await this.#accepted(now, outcomes, rows.length > 0);
 		return outcomes;

@@ -67,10 +67,17 @@ export const SENTRY_CORS_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function withCors(response: Response, cors: Readonly<Record<string, string>>): Response {
-	// Responses from fetch() or the cache may be immutable; copy before touching headers.
-	const copy = new Response(response.body, response);
-	for (const [name, value] of Object.entries(cors)) copy.headers.set(name, value);
-	return copy;
+	const setAll = (target: Response) => {
+		for (const [name, value] of Object.entries(cors)) target.headers.set(name, value);
+		return target;
+	};
+	// The handlers' own responses take the headers as they are; one from fetch() or the cache may be
+	// immutable, and is copied first.
+	try {
+		return setAll(response);
+	} catch {
+		return setAll(new Response(response.body, response));
+	}
 }
 
 export const preflight = (cors: Readonly<Record<string, string>>) => (): Response => new Response(null, { status: 204, headers: cors });

@@ -1,5 +1,6 @@
 import { isbot } from "isbot";
 import UAParser from "ua-parser-js";
+import { memoizeByText } from "../textMemo";
 
 /** What the user agent says about the client, for storage and for Attack Mode. */
 export interface ClientDescription {
@@ -20,25 +21,14 @@ const SHORT_USER_AGENT = 40;
 const parser = new UAParser();
 
 /**
- * Descriptions by User-Agent, at most this many (the oldest out first), of User-Agents up to
- * 512 characters (real ones are under 300): at most about 1 MB. Real traffic has few distinct
- * User-Agents, and parsing one costs more than all the rest of an event's work in the Worker.
+ * What `userAgent` says about the client; the same frozen answer for the same text. Remembered
+ * for 1,000 User-Agents of up to 512 characters (real ones are under 300; at most about 1 MB):
+ * real traffic has few distinct ones, and parsing one costs more than the rest of an event.
  */
-const CACHED_USER_AGENTS = 1_000;
-const CACHED_USER_AGENT_CHARS = 512;
-const described = new Map<string, Readonly<ClientDescription>>();
-
-/** What `userAgent` says about the client; the same frozen answer for the same text. */
-export function describeClient(userAgent: string): Readonly<ClientDescription> {
-	const known = described.get(userAgent);
-	if (known) return known;
-	const description = Object.freeze(parseClient(userAgent));
-	if (userAgent.length <= CACHED_USER_AGENT_CHARS) {
-		if (described.size >= CACHED_USER_AGENTS) described.delete(described.keys().next().value as string);
-		described.set(userAgent, description);
-	}
-	return description;
-}
+export const describeClient: (userAgent: string) => Readonly<ClientDescription> = memoizeByText((userAgent) => Object.freeze(parseClient(userAgent)), {
+	entries: 1_000,
+	maxChars: 512,
+});
 
 function parseClient(userAgent: string): ClientDescription {
 	const { browser, os, device } = parser.setUA(userAgent).getResult();

@@ -19,6 +19,7 @@
 import type { CrawlerPurpose } from "../api/sites";
 import aiRobots from "./data/ai-robots.json";
 import overrides from "./data/overrides.json";
+import { memoizeByText } from "../textMemo";
 
 export interface Crawler {
 	name: string;
@@ -91,10 +92,17 @@ const anyCrawler = new RegExp(
 	"i",
 );
 
-/** The crawler a User-Agent belongs to, or null for anything not in the table. */
-export function matchCrawler(userAgent: string): Crawler | null {
-	const match = anyCrawler.exec(userAgent);
-	return match ? (byToken.get(match[1].toLowerCase()) ?? null) : null;
-}
+/**
+ * The crawler a User-Agent belongs to, or null for anything not in the table. Remembered for
+ * 1,000 User-Agents of up to 512 characters: one crawler sends the same few, and the pattern
+ * has hundreds of alternatives.
+ */
+export const matchCrawler: (userAgent: string) => Crawler | null = memoizeByText(
+	(userAgent) => {
+		const match = anyCrawler.exec(userAgent);
+		return match ? (byToken.get(match[1].toLowerCase()) ?? null) : null;
+	},
+	{ entries: 1_000, maxChars: 512 },
+);
 
 export const crawlerNamed = (name: string): Crawler | undefined => byToken.get(name.toLowerCase());
