@@ -37,12 +37,13 @@ async function connect(url) {
 }
 
 /**
- * Starts profiling the worker named `worker` (its inspector target is `core:user:<name>`);
- * answers `stop()`, which answers the profile.
+ * Starts profiling one of workerd's isolates, by inspector target: `core:user:<worker>` for a
+ * Worker with its Durable Objects, `d1:db` for Miniflare's D1; answers `stop()`, which answers
+ * the profile.
  */
-export async function startProfile(inspectorUrl, worker) {
+export async function startProfile(inspectorUrl, target) {
 	// Not new URL(): "core:" would read as a scheme.
-	const session = await connect(`${inspectorUrl.replace(/\/$/, "")}/core:user:${worker}`);
+	const session = await connect(`${inspectorUrl.replace(/\/$/, "")}/${target}`);
 	await session.send("Profiler.enable");
 	await session.send("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_US });
 	await session.send("Profiler.start");

@@ -6,8 +6,9 @@
 // ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000),
 // BENCH_ISSUES (log issues seeded, default 10,000), BENCH_ONLY (comma-separated path ids, and
 // `read` for the read side, to measure only those; the results file then holds only them),
-// BENCH_PROFILE (set: a CPU profile of the app per path, bench/results/<run>-<path>-<connections>.cpuprofile,
-// and its self time by function printed; sampling slows the app, so the figures of such a run are not measurements).
+// BENCH_PROFILE (set: CPU profiles of the app's isolate and of D1's per path,
+// bench/results/<run>-<path>-<connections>-<isolate>.cpuprofile, and their self time by function
+// printed; sampling slows the app, so the figures of such a run are not measurements).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
@@ -42,6 +43,8 @@ const HOST = "shop.example";
 const PNG_100KB = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64")}`;
 
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
+/** The isolates profiled: the app (the Worker and its Durable Objects) and Miniflare's D1. */
+const PROFILED = ["core:user:app", "d1:db"];
 const RESULTS = join(ROOT, "bench", "results");
 
 const startedAt = new Date();
@@ -400,9 +403,15 @@ function measurePath(def, connections) {
 		const loadAverage = os.loadavg()[0];
 		const before = await baselineRun(s.runtime, connections);
 		await s.resetCounters();
-		const stopProfile = PROFILE && !path.target ? await startProfile(s.runtime.inspector, "app") : null;
+		const stopProfiles = PROFILE && !path.target ? await Promise.all(PROFILED.map((target) => startProfile(s.runtime.inspector, target))) : null;
 		const run = await load(s.runtime[path.target ?? "app"], path, connections, tag);
-		const profile = stopProfile && (await profileOf(await stopProfile(), s.runtime.bundle, `${def.id}-${connections}`));
+		const profile =
+			stopProfiles &&
+			Object.fromEntries(
+				await Promise.all(
+					PROFILED.map(async (target, i) => [target, await profileOf(await stopProfiles[i](), s.runtime.bundle, `${def.id}-${connections}-${target.replace(/\W+/g, "-")}`)]),
+				),
+			);
 		const storage = path.stored ? await checkStorage(path, run.accepted) : null;
 		// bench/countingWorker.mjs counts the app only.
 		const counted = path.target ? null : perRequest(await s.counters(), storage?.storedRows);

@@ -21,8 +21,8 @@ export type SiteOutcome =
 	| { status: "forbidden"; reason: string }
 	| { status: "rate_limited"; retryAfterSeconds: number };
 
-/** One browser event the handler has read; a batch of them shares its site. */
 export interface CollectInput {
+	trackingId: string;
 	/** CF-Connecting-IP as the request carried it; null when it carried none. */
 	ip: string | null;
 	userAgent: string;
@@ -35,8 +35,8 @@ export interface CollectInput {
 	event: EventFields & Pick<StoredEvent, "browser" | "os" | "device" | "country">;
 }
 
-/** One crawler visit the handler has read; a batch of them shares its site. */
 export interface CrawlInput {
+	trackingId: string;
 	claimedHost: string | null;
 	/** Null when the User-Agent is no known AI crawler: counted, answered 204, not stored. */
 	visit: Omit<StoredVisit, "id" | "trackingId" | "ts"> | null;
@@ -53,11 +53,9 @@ const randomHex = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /**
- * One object per analytics site (`idFromName(tracking_id)`): every collect and crawler event of
- * the site passes through it, in batches (an isolate hands over in one call the site's events that
- * arrived while its previous call was under way: workers/objects.ts). It holds the site's settings
- * (cached from D1), its rate windows (in memory only: they start over when the object restarts), the
- * salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
+ * One object per analytics site (`idFromName(tracking_id)`): the only Durable Object call an
+ * ingestion request makes. It holds the site's settings (cached from D1), its rate windows (in
+ * memory only: they start over when the object restarts), the salts that turn IPs into visitor hashes, and an outbox: each accepted event is appended to the
  * object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
  * (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
  *
@@ -96,83 +94,66 @@ export class SiteCollector extends DurableObject<Env> {
 	// ---------------------------------------------------------------------------------------------
 	// Ingestion
 
-	/**
-	 * Browser events the Worker has read, in the order they arrived (workers/objects.ts hands over
-	 * every event of the site that arrived while the previous batch was in here): for each, the
-	 * site, Attack Mode and the rate windows decide, then the accepted ones enter the outbox.
-	 * Answers one outcome per event, in order.
-	 */
-	async collect(trackingId: string, inputs: CollectInput[]): Promise<SiteOutcome[]> {
+	/** A browser event the handler has read: the site, Attack Mode, the rate windows, then the outbox. */
+	async collect(input: CollectInput): Promise<SiteOutcome> {
 		const now = Date.now();
-		const day = utcDay(now);
 		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
-		// nothing awaits until the events are in the outbox, which keeps the windows exact.
-		const visitorIds = await Promise.all(
-			inputs.map(({ ip, userAgent, ignored, event }) => event.visitorId ?? (ignored ? "" : this.#hash(`visitor:${day}`, `${ip ?? ""}\n${userAgent}`))),
-		);
-		const site = await this.#config(trackingId);
+		// nothing awaits until the event is in the outbox, which keeps the windows exact.
+		const visitorId =
+			input.event.visitorId ?? (input.ignored ? "" : await this.#hash(`visitor:${utcDay(now)}`, `${input.ip ?? ""}\n${input.userAgent}`));
+		const site = await this.#config(input.trackingId);
 
-		const rows: StoredEvent[] = [];
-		const outcomes = inputs.map((input, i): SiteOutcome => {
-			if (!site?.active) return { status: "unknown_site" };
-			const refused = refuseSite(site, input.claimedHost, now);
-			if (refused) return refused;
-			if (site.attackMode) {
-				if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
-				if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
-			}
-			const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
-			const decision = this.#windows.take(now, [
-				{ name: `ip:${input.ip ?? ""}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
-				{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
-			]);
-			if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-			if (input.ignored) return { status: "accepted" };
-
-			const { namedSource, ...event } = input.event;
-			// Here, where the site's domain is known: an event without url_host is on the site.
-			const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
-			rows.push({
-				...event,
-				trackingId,
-				ts: now,
-				visitorId: visitorIds[i],
-				referrerHost,
-				source: sourceOf(namedSource, event.referrer, referrerHost),
-			});
-			return { status: "accepted" };
-		});
-		// One statement for the rows (an event id already in the outbox is ignored).
-		if (rows.length > 0) {
-			this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) SELECT 'event', value ->> '$.eventId', value FROM json_each(?)`, JSON.stringify(rows));
+		if (!site?.active) return { status: "unknown_site" };
+		const refused = refuseSite(site, input.claimedHost, now);
+		if (refused) return refused;
+		if (site.attackMode) {
+			if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
+			if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
 		}
-		await this.#accepted(now, outcomes, rows.length > 0);
-		return outcomes;
+		const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
+		const decision = this.#windows.take(now, [
+			{ name: `ip:${input.ip ?? ""}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
+			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
+		]);
+		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
+		if (input.ignored) return await this.#accepted(now);
+
+		const { namedSource, ...event } = input.event;
+		// Here, where the site's domain is known: an event without url_host is on the site.
+		const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
+		const row: StoredEvent = {
+			...event,
+			trackingId: input.trackingId,
+			ts: now,
+			visitorId,
+			referrerHost,
+			source: sourceOf(namedSource, event.referrer, referrerHost),
+		};
+		// The call's only storage write.
+		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
+		return await this.#accepted(now, true);
 	}
 
-	/** Crawler visits the Worker has read, as collect() takes events: the site, the site's crawler window, then the outbox. */
-	async crawl(trackingId: string, inputs: CrawlInput[]): Promise<SiteOutcome[]> {
+	/** A crawler visit the handler has read: the site, the site's crawler window, then the outbox. */
+	async crawl(input: CrawlInput): Promise<SiteOutcome> {
 		const now = Date.now();
-		const site = await this.#config(trackingId);
-		const rows: StoredVisit[] = [];
-		const outcomes = inputs.map((input): SiteOutcome => {
-			if (!site?.active) return { status: "unknown_site" };
-			const refused = refuseSite(site, input.claimedHost, now);
-			if (refused) return refused;
-			const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
-			if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-			if (input.visit) rows.push({ ...input.visit, id: crypto.randomUUID(), trackingId, ts: now });
-			return { status: "accepted" };
-		});
-		if (rows.length > 0) this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) SELECT 'visit', NULL, value FROM json_each(?)`, JSON.stringify(rows));
-		await this.#accepted(now, outcomes, rows.length > 0);
-		return outcomes;
+		const site = await this.#config(input.trackingId);
+		if (!site?.active) return { status: "unknown_site" };
+		const refused = refuseSite(site, input.claimedHost, now);
+		if (refused) return refused;
+		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
+		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
+		if (!input.visit) return await this.#accepted(now);
+
+		const row: StoredVisit = { ...input.visit, id: crypto.randomUUID(), trackingId: input.trackingId, ts: now };
+		this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) VALUES ('visit', NULL, ?)`, JSON.stringify(row));
+		return await this.#accepted(now, true);
 	}
 
-	/** Stored rows must reach D1 within FLUSH_DELAY_MS; window hits need clearing once their window ends. */
-	async #accepted(now: number, outcomes: SiteOutcome[], stored: boolean): Promise<void> {
-		if (stored) await this.#alarm.noLaterThan(now + FLUSH_DELAY_MS);
-		else if (outcomes.some((o) => o.status === "accepted")) await this.#alarm.noLaterThan(now + COLLECT_RATE.windowSeconds * 1000);
+	/** Accepted: the window hits need clearing from memory eventually, a stored row within FLUSH_DELAY_MS. */
+	async #accepted(now: number, stored = false): Promise<SiteOutcome> {
+		await this.#alarm.noLaterThan(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
+		return { status: "accepted" };
 	}
 
 	// ---------------------------------------------------------------------------------------------

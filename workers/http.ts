@@ -90,21 +90,28 @@ export const methodNotAllowed =
 // Bodies
 
 /**
- * Reads the body as text, at most `maxChars` characters (UTF-16 code units, which is what JSON
- * text length means to a JavaScript client), else a 413. An unbounded body is never buffered
- * whole: reading stops past 3 × `maxChars` bytes, the most UTF-8 such a text can take.
+ * Reads the body as text, stopping as soon as it exceeds `maxChars` characters (UTF-16 code
+ * units, which is what JSON text length means to a JavaScript client), so an unbounded body
+ * is never buffered whole.
  */
 export async function readTextWithin(request: Request, maxChars: number): Promise<string> {
 	const tooLarge = () => new HttpError(413, `Request body exceeds ${maxChars} characters`);
-	const maxBytes = maxChars * 3;
-	const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-	// A declared length is the body's length (the runtime holds the body to it): read it at once.
-	const text =
-		Number.isFinite(declared) && declared <= maxBytes
-			? await request.text()
-			: new TextDecoder().decode(await readBytesWithin(request.body, maxBytes, request.headers.get("content-length"), tooLarge));
-	if (text.length > maxChars) throw tooLarge();
-	return text;
+	// UTF-8 needs at most 3 bytes per UTF-16 code unit, so a longer declared body cannot fit.
+	const declared = Number(request.headers.get("content-length"));
+	if (Number.isFinite(declared) && declared > maxChars * 3) throw tooLarge();
+	if (!request.body) return "";
+
+	const reader = request.body.pipeThrough(new TextDecoderStream()).getReader();
+	let text = "";
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) return text;
+		text += value;
+		if (text.length > maxChars) {
+			await reader.cancel().catch(() => {});
+			throw tooLarge();
+		}
+	}
 }
 
 /** Bodies sent with `Content-Encoding` that `readDecodedBodyWithin` can undo. */

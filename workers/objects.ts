@@ -5,7 +5,6 @@
  * - IssueGrouper: one per project key, every log event of the key goes through it;
  * - SiteCollector: one per analytics site, every collect and crawler event of the site.
  */
-import type { CollectInput, CrawlInput, SiteOutcome } from "../durable-objects/SiteCollector";
 
 export function rateLimiterFor(env: Env, subject: string) {
 	return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
@@ -17,16 +16,4 @@ export function issueGrouperFor(env: Env, keyId: string) {
 
 export function siteCollectorFor(env: Env, trackingId: string) {
 	return env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(trackingId));
-}
-
-/** SiteCollector.collect() for one event. */
-export async function collectAtSite(env: Env, trackingId: string, input: CollectInput): Promise<SiteOutcome> {
-	const [outcome] = await siteCollectorFor(env, trackingId).collect(trackingId, [input]);
-	return outcome;
-}
-
-/** SiteCollector.crawl() for one visit. */
-export async function crawlAtSite(env: Env, trackingId: string, input: CrawlInput): Promise<SiteOutcome> {
-	const [outcome] = await siteCollectorFor(env, trackingId).crawl(trackingId, [input]);
-	return outcome;
 }

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
 import { isTrackingIdShaped } from "../../domain/sites/trackingId";
-import { collectAtSite } from "../objects";
+import { siteCollectorFor } from "../objects";
 import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
 import { describeClient, isExcludedTraffic } from "../../domain/analytics/client";
 import { readEventFields } from "../../domain/analytics/event";
@@ -11,7 +11,7 @@ import { COLLECT_LIMITS } from "../../domain/limits";
 /**
  * POST /api/collect (docs/api.md#collect-browser-analytics): the body is JSON sent as text/plain, so browsers post it
  * without a CORS preflight. Order of answers: 413 and 400 here, from the body alone; then one
- * call to the site's SiteCollector (shared with the site's other events of the moment) decides 404, 402, 403 (domain, Attack Mode), 429 or 204.
+ * call to the site's SiteCollector decides 404, 402, 403 (domain, Attack Mode), 429 or 204.
  */
 export async function collect(request: IRequest, env: Env): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, COLLECT_LIMITS.bodyChars));
@@ -21,7 +21,8 @@ export async function collect(request: IRequest, env: Env): Promise<Response> {
 
 	const userAgent = request.headers.get("user-agent") ?? "";
 	const client = describeClient(userAgent);
-	const outcome = await collectAtSite(env, trackingId, {
+	const outcome = await siteCollectorFor(env, trackingId).collect({
+		trackingId,
 		ip: request.headers.get("cf-connecting-ip")?.trim() || null,
 		userAgent,
 		claimedHost: claimedHost(body.url_host),

@@ -2,7 +2,7 @@ import type { IRequest } from "itty-router";
 import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../../domain/analytics/fields";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
 import { isTrackingIdShaped } from "../../domain/sites/trackingId";
-import { crawlAtSite } from "../objects";
+import { siteCollectorFor } from "../objects";
 import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
 import { matchCrawler } from "../../domain/crawl/crawlers";
 import { isVerifiedVisit } from "../../domain/crawl/ipRanges";
@@ -29,7 +29,8 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 
 	const ua = typeof body.ua === "string" ? cutText(body.ua, CRAWL_LIMITS.userAgent) : "";
 	const crawler = ua ? matchCrawler(ua) : null;
-	const outcome = await crawlAtSite(env, trackingId, {
+	const outcome = await siteCollectorFor(env, trackingId).crawl({
+		trackingId,
 		claimedHost: claimedHost(body.url_host),
 		visit: crawler && {
 			crawler: crawler.name,
