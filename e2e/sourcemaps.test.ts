@@ -275,7 +275,7 @@ describe("the plain upload and @svcapp/logger", () => {
 			// The culprit is the latest event's: Node's frame, named as V8 names it.
 			culprit: expect.stringMatching(/^(?:Object\.)?requireItems(?: \[as fn\])? \(.*src\/checkout\.ts\)$/),
 		});
-		const events = Object.fromEntries((await eventsOf(p, issues[0])).map((event) => [event.platform, event]));
+		const events = Object.fromEntries((await eventsOf(p, issues[0])).map((event) => [event.platform ?? "", event]));
 		expectTheCodeAsWritten(expect, events.javascript, "logger-a");
 		// Node ran the TypeScript itself: the same files, by their paths on disk, with no map at all.
 		const nodeFrames = events.node.exception?.stacktrace?.frames.filter((frame) => frame.in_app) ?? [];

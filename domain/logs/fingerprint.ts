@@ -7,12 +7,12 @@
  *
  * 1. Built-in rules for known noisy errors (a failed webpack chunk load) win over everything.
  * 2. An explicit `fingerprint` array wins; `{{ default }}` in it stands for the computed list.
- * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first:
- *    module (else the file's base name without a bundle content hash), the normalized function
- *    name, and the context line when it is short. Line and column numbers never count, so
- *    a rebuild or an edit elsewhere in the file keeps the group. Frames in `node_modules`,
- *    runtime internals and bundler helpers are not the app's; direct recursion and short
- *    mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
+ * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first: for
+ *    JavaScript the source file and function name, so Node and a page agree; else the module or
+ *    file, function name and short context line (grouping/frames.ts, frameKey). Line and column
+ *    numbers never count, so a rebuild or an edit elsewhere in the file keeps the group. Frames
+ *    in `node_modules`, runtime internals and bundler helpers are not the app's; direct recursion
+ *    and short mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
  *    (`promise callback*init`) are left out. With no in-app frame anywhere, all frames count.
  *    Frames that identify nothing (eval, native code, the reporting SDK, blob: URLs...) never do.
  *    The type of a synthetic exception (an SDK's carrier of a message's stack) does not count.

@@ -163,7 +163,7 @@ export function normalizeFunctionName(name: string | undefined): string {
 /** Sentry's JavaScript family: browsers and Node. */
 const JAVASCRIPT_PLATFORMS = new Set(["javascript", "node"]);
 
-export const isJavaScriptPlatform = (platform: string | null | undefined) => JAVASCRIPT_PLATFORMS.has(platform?.toLowerCase() ?? "");
+const isJavaScriptPlatform = (platform: string | null | undefined) => JAVASCRIPT_PLATFORMS.has(platform?.toLowerCase() ?? "");
 
 /** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
 const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
