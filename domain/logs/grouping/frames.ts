@@ -161,9 +161,7 @@ export function normalizeFunctionName(name: string | undefined): string {
 }
 
 /** Sentry's JavaScript family: browsers and Node. */
-const JAVASCRIPT_PLATFORMS = new Set(["javascript", "node"]);
-
-const isJavaScriptPlatform = (platform: string | null | undefined) => JAVASCRIPT_PLATFORMS.has(platform?.toLowerCase() ?? "");
+const JAVASCRIPT_PLATFORM = /^(?:javascript|node)$/i;
 
 /** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
 const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
@@ -192,7 +190,7 @@ export function frameKey(frame: StackFrame, platform: string | null): string {
 	let file: string;
 	let fn = normalizeFunctionName(frame.function);
 	let line: string;
-	if (isJavaScriptPlatform(platform)) {
+	if (JAVASCRIPT_PLATFORM.test(platform ?? "")) {
 		file = sourceFileKey(frame);
 		if (NODE_CALLBACK_SLOT.test(fn)) fn = "";
 		line = fn || URL_ORIGIN.test(pathOf(frame).trim()) ? "" : contextLineKey(frame);
