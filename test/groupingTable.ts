@@ -753,7 +753,8 @@ export const GROUPING_CASES: GroupingCase[] = [
 
 	// ---- one bug in JavaScript shared by Node and a page -------------------------------------
 	// A JavaScript frame counts by its source file and function name; its module never, and its
-	// line of source only when it has no name (and was not loaded from a URL), as in Sentry.
+	// line of source only when it has no name and was not loaded from a URL, as in Sentry (which
+	// also counts it beside a name, having read the page's scripts: see fingerprint.test.ts).
 	{
 		name: "shared code: Node (module, lines of source) and Chrome (neither)",
 		same: true,
