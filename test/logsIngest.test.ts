@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import type { IssueGrouper } from "../durable-objects/IssueGrouper";
+import type { ProjectCollector } from "../durable-objects/ProjectCollector";
 import { ingestLog } from "../workers/logs/ingestLog";
 import { call, ORIGIN, setPlan, uniqueIp } from "./helpers";
 import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey } from "./logHelpers";
@@ -35,7 +35,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 			const { rawKey, keyId } = await ownerWithLogKey();
 			const res = await plain({ svc_key: rawKey, message: "sent while leaving the page" });
 			expect(res.status).toBe(200);
-			await env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`)).flush();
+			await env.PROJECT_COLLECTOR.get(env.PROJECT_COLLECTOR.idFromName(`key:${keyId}`)).flush();
 			const row = await env.DB.prepare("select event from log_events where key_id = ?").bind(keyId).first<{ event: string }>();
 			expect(JSON.parse(row!.event).message).toBe("sent while leaving the page");
 			expect(row!.event).not.toContain(rawKey);
@@ -260,8 +260,8 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 		const owner = await ownerWithLogKey();
 		const failing = {
 			...env,
-			ISSUE_GROUPER: {
-				idFromName: (name: string) => env.ISSUE_GROUPER.idFromName(name),
+			PROJECT_COLLECTOR: {
+				idFromName: (name: string) => env.PROJECT_COLLECTOR.idFromName(name),
 				get: () => ({
 					ingest: async () => {
 						throw new Error("SQLITE_FULL: database or disk is full");
@@ -312,7 +312,7 @@ describe("a project holds at most 10,000 issues", () => {
 		const { rawKey, keyId } = await ownerWithLogKey();
 		await ingestOk(rawKey, { message: "an existing issue" });
 		// 9,998 more issues written into the grouper's own storage, as if they had arrived.
-		await runInDurableObject(issueGrouper(keyId), (_: IssueGrouper, state: DurableObjectState) => {
+		await runInDurableObject(issueGrouper(keyId), (_: ProjectCollector, state: DurableObjectState) => {
 			state.storage.sql.exec(
 				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9998)
 				 INSERT INTO groups (hash, title, level, count, first_seen, last_seen, flushed_version) SELECT printf('%032x', i), 'seeded', 'error', 1, 0, 0, 1 FROM n`,
