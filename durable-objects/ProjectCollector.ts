@@ -9,7 +9,7 @@ import { compareVersions } from "../domain/logs/releases";
 import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
-import { SlidingWindows } from "./slidingWindows";
+import { HeldWindows } from "./heldWindows";
 
 /** What every call from an ingestion endpoint says about the key it was sent with. */
 export interface KeyCheck {
@@ -147,7 +147,7 @@ const SCHEMA = [
  */
 export class ProjectCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
-	#windows!: SlidingWindows;
+	#windows!: HeldWindows;
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarm: EarliestAlarm;
@@ -174,7 +174,7 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#createSchema() {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
-		this.#windows = new SlidingWindows(this.#sql);
+		this.#windows = new HeldWindows(this.#sql);
 	}
 
 	// -----------------------------------------------------------------------
@@ -263,8 +263,9 @@ export class ProjectCollector extends DurableObject<Env> {
 		}));
 		const incoming = attachments.reduce((sum, a) => sum + a.size, 0);
 		if (incoming > 0) {
-			// What D1 holds plus what waits here; flushed rows leave the outbox in the same step D1 gets them.
-			const stored = (await attachmentBytes(this.env, key.userId, key.projectName)) + this.#pendingAttachmentBytes();
+			// What waits here, then what D1 holds: a flush in between counts its rows twice, never none.
+			const pending = this.#pendingAttachmentBytes();
+			const stored = pending + (await attachmentBytes(this.env, key.userId, key.projectName));
 			if (stored + incoming > FEEDBACK_LIMITS.attachmentBytesPerProject) {
 				return refused(413, "The project's image storage is full (1 GiB): delete old feedback with images to make room", { body: { fields: [] } });
 			}
@@ -317,7 +318,14 @@ export class ProjectCollector extends DurableObject<Env> {
 
 		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
 		const windows = [ipWindow, { name: "logs", limit, windowSeconds: LOG_RATE.perKeyWindowSeconds }];
-		const outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
+		let outcome: LogOutcome;
+		try {
+			outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
+		} catch (err) {
+			// The hits taken in memory were rolled back in SQLite.
+			this.#windows.reload();
+			throw err;
+		}
 		if (outcome.status === "accepted") {
 			await this.#tookHits(now, windows);
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
