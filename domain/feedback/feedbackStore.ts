@@ -19,7 +19,7 @@ function chunks<T>(items: T[], size = IDS_PER_STATEMENT): T[][] {
 
 const countRows = (results: unknown[][]) => results.reduce((sum, rows) => sum + rows.length, 0);
 
-export interface NewAttachment {
+interface NewAttachment {
 	id: string;
 	field: string;
 	contentType: string;
