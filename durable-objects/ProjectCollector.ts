@@ -3,7 +3,7 @@ import { hasAccess } from "../domain/accounts/userStore";
 import type { IssueStatus } from "../domain/api/issues";
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import { readSubmission } from "../domain/feedback/submission";
-import { findKeyWithOwner, type ProjectKey } from "../domain/keys/keyStore";
+import { findKeyWithOwner } from "../domain/keys/keyStore";
 import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import { compareVersions } from "../domain/logs/releases";
 import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
@@ -64,11 +64,8 @@ export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<s
 
 export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
 
-/** The key as this object answers for it, loaded from D1 on first use and dropped on every change. */
-interface KnownKey {
-	key: ProjectKey;
-	owner: { plan: "free" | "pro"; trialEndsAt: Date };
-}
+/** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
+type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
 
 const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
 	({ status: "refused", refusal: { status, message, ...extra } }) as const;
