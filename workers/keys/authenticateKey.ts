@@ -31,8 +31,6 @@ function remember(keyHash: string, entry: { keyId: string; artifactsVersion: num
 	if (keysByHash.size > KEYS_KEPT) keysByHash.delete(keysByHash.keys().next().value as string);
 }
 
-const invalidKey = () => new HttpError(401, "Project key is not valid");
-
 /**
  * The key a raw project key sent to an ingestion endpoint names: 401 when there is none or it
  * matches no key. The lookup is by SHA-256 of the presented key, so no stored secret is compared
@@ -47,14 +45,13 @@ export async function presentedKey(env: Env, rawKey: string | null): Promise<Pre
 		entry = found ? { keyId: found.id, artifactsVersion: found.artifactsVersion } : null;
 	}
 	remember(keyHash, entry);
-	if (!entry) throw invalidKey();
+	if (!entry) throw new HttpError(401, "Project key is not valid");
 	return { keyHash, ...entry };
 }
 
 /** The key's object refused the hash (regenerated or revoked): forget it here too. */
-export function forgetPresentedKey(key: PresentedKey): HttpError {
+export function forgetPresentedKey(key: PresentedKey): void {
 	keysByHash.delete(key.keyHash);
-	return invalidKey();
 }
 
 /** The key's object knows a newer state of the project's source maps than this isolate did. */
