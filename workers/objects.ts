@@ -1,7 +1,7 @@
 /**
  * Typed stubs of the Durable Objects, the one place that turns a subject into an object id.
  * Each object is one per subject, never one global object:
- * - RateLimiter: one per rate subject (`ip:<ip>`, `key:<id>`, `user:<id>`, `email:<address>`);
+ * - RateLimiter: one per rate subject (`ip:<ip>`, `user:<id>`, `email:<address>`);
  * - ProjectCollector: one per project key, every feedback submission and log event of the key goes through it;
  * - SiteCollector: one per analytics site, every collect and crawler event of the site.
  */
