@@ -69,7 +69,8 @@ const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ?
  * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows)
  * and `close`.
  */
-export async function buildRuntime() {
+export async function buildRuntime(extraOptions = {}) {
+	// `extraOptions` go to Miniflare as they are: `{inspectorPort: 9229}` lets a profiler attach.
 	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
 	const entry = await bundleApp(outdir);
 	const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -94,6 +95,7 @@ export async function buildRuntime() {
 		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
 		const mf = new Miniflare(
 			convertV4MiniflareOptions({
+				...extraOptions,
 				resourcePersistencePath: stateDir,
 				workers: [
 					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
