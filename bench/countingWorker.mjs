@@ -6,7 +6,7 @@
 // The Worker and its Durable Objects run in one isolate, so one module-level tally sees all of
 // them; GET /__bench/counters reads it and POST /__bench/counters/reset zeroes it.
 import app, {
-	IssueGrouper as AppIssueGrouper,
+	ProjectCollector as AppProjectCollector,
 	RateLimiter as AppRateLimiter,
 	SiteCollector as AppSiteCollector,
 } from "../workers/index.ts";
@@ -123,7 +123,7 @@ function countedBucket(bucket) {
 	});
 }
 
-const NAMESPACES = { RATE_LIMITER: "RateLimiter", ISSUE_GROUPER: "IssueGrouper", SITE_COLLECTOR: "SiteCollector" };
+const NAMESPACES = { RATE_LIMITER: "RateLimiter", PROJECT_COLLECTOR: "ProjectCollector", SITE_COLLECTOR: "SiteCollector" };
 
 const countedEnvs = new WeakMap();
 
@@ -150,12 +150,12 @@ export class RateLimiter extends AppRateLimiter {
 	}
 }
 
-export class IssueGrouper extends AppIssueGrouper {
+export class ProjectCollector extends AppProjectCollector {
 	constructor(ctx, env) {
-		super(ctx, countedEnv(env, "IssueGrouper"));
+		super(ctx, countedEnv(env, "ProjectCollector"));
 	}
 	alarm() {
-		bump(tally.alarms, "IssueGrouper");
+		bump(tally.alarms, "ProjectCollector");
 		return super.alarm();
 	}
 }

@@ -196,7 +196,7 @@ async function logsPath(s, tag) {
 		body: (marker) => JSON.stringify({ ...LOG_EVENT, tags: { bench: marker } }),
 		ip: (n) => pool[n % pool.length],
 		// The addresses' rate-limit objects (a body that is not JSON is refused after the window is
-		// taken), and the key's IssueGrouper with the issue already known, its row moved to D1.
+		// taken), and the key's ProjectCollector with the issue already known, its row moved to D1.
 		warm: async () => {
 			await eachConcurrently(pool, 20, (ip) => s.call("POST", "/api/app-logs-ingest", { ip, raw: "warm-up", token: key.rawKey }));
 			await s.api("POST", "/api/app-logs-ingest", { json: { ...LOG_EVENT, tags: { bench: "warm-up" } }, token: key.rawKey, ip: pool[0] });
@@ -376,7 +376,8 @@ function perRequest(tally, storedRows) {
 	};
 }
 
-const built = await buildRuntime();
+// Port 0: the system picks a free one.
+const built = await buildRuntime(PROFILE ? { inspectorPort: 0 } : {});
 
 /** A fresh workerd with a signed-up owner for `task`, closed after it. */
 async function withRuntime(task) {

@@ -67,9 +67,10 @@ const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ?
  * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
  * baseline and the reference Worker on empty state, and `dispose()`. Each start answers the
  * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows),
- * with BENCH_PROFILE the inspector's URL, and `close`.
+ * the inspector's URL when `extraOptions` asks for one, and `close`.
  */
-export async function buildRuntime() {
+export async function buildRuntime(extraOptions = {}) {
+	// `extraOptions` go to Miniflare as they are: `{inspectorPort: 9229}` lets a profiler attach.
 	const outdir = await mkdtemp(join(tmpdir(), "svc-bench-"));
 	const entry = await bundleApp(outdir);
 	const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -94,9 +95,8 @@ export async function buildRuntime() {
 		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
 		const mf = new Miniflare(
 			convertV4MiniflareOptions({
+				...extraOptions,
 				resourcePersistencePath: stateDir,
-				// BENCH_PROFILE: workerd's DevTools inspector, on a port of the system's choosing.
-				...(process.env.BENCH_PROFILE ? { inspectorPort: 0 } : {}),
 				workers: [
 					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
 					benchWorker("baseline", "baselineWorker.mjs"),
@@ -117,7 +117,7 @@ export async function buildRuntime() {
 			reference: await url("reference"),
 			db,
 			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
-			inspector: process.env.BENCH_PROFILE ? (await mf.getInspectorURL()).href : null,
+			inspector: extraOptions.inspectorPort === undefined ? null : (await mf.getInspectorURL()).href,
 			/** The app's bundle, for naming the source file of a profiled function. */
 			bundle: entry,
 			close: async () => {

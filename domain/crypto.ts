@@ -27,9 +27,13 @@ export function randomSecret(prefix = ""): string {
 	return prefix + digits;
 }
 
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 export async function sha256Hex(value: string): Promise<string> {
 	const digest = await crypto.subtle.digest("SHA-256", encoder.encode(value));
-	return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+	let hex = "";
+	for (const byte of new Uint8Array(digest)) hex += HEX_BYTES[byte];
+	return hex;
 }
 
 /** Compares two strings without leaking where they differ; hashing first equalizes lengths. */

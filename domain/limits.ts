@@ -29,6 +29,7 @@ export const FEEDBACK_LIMITS = {
 } as const;
 
 export const FEEDBACK_RATE = {
+	/** Per source IP per key (held in the key's object; named per IP there). */
 	perIp: { name: "feedback", limit: 20, windowSeconds: 60 },
 	/** The key's own window uses its `rate_limit_per_minute`. */
 	perKeyWindowSeconds: 60,
@@ -85,7 +86,7 @@ export const LOG_STORAGE_BOUNDS = {
 } as const;
 
 export const LOG_RATE = {
-	/** Second backstop, per source IP whatever the key. */
+	/** Second backstop, per source IP per key (held in the key's object; named per IP there). */
 	perIp: { name: "logs", limit: 120, windowSeconds: 60 },
 	/** The key's `logs_rate_limit_per_minute` when it has none usable. */
 	defaultPerKey: 60,

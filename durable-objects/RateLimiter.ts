@@ -5,7 +5,7 @@ import { SlidingWindows, type WindowDecision } from "./slidingWindows";
 
 
 /**
- * Exact sliding-window rate limits for one subject (`ip:<ip>`, `key:<id>`, `user:<id>`, ...),
+ * Exact sliding-window rate limits for one subject (`ip:<ip>`, `user:<id>`, ...),
  * for the Worker paths that have no Durable Object of their own to count in.
  *
  * The object runs one request at a time and its SQLite calls are synchronous, so concurrent

@@ -2,7 +2,7 @@ import type { EarliestAlarm } from "./earliestAlarm";
 
 /**
  * Moving an object's outbox to D1, shared by the objects that answer before D1 has their rows
- * (IssueGrouper, SiteCollector): accepted rows sit in the object's own SQLite, durable, and
+ * (ProjectCollector, SiteCollector): accepted rows sit in the object's own SQLite, durable, and
  * move to D1 in batches from the alarm, or at once when an owner reads.
  *
  * `writeBatch` writes one batch in one D1 transaction and removes from the outbox only what D1

@@ -81,6 +81,14 @@ async function eventsOf(p: { token: string; name: string }, issue: Issue) {
 	return (await api<{ events: StoredEvent[] }>(worker.url, `/api/issues/${issue.group_hash}?project_name=${p.name}`, { token: p.token })).events;
 }
 
+/** Runs a Node service of the fixtures to its end, with `env` added to this process's. */
+function runNode(file: string, env: Record<string, string>) {
+	const child = spawn(process.execPath, [file], { env: { ...process.env, ...env } });
+	let stderr = "";
+	child.stderr.on("data", (chunk) => (stderr += chunk));
+	return new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stderr })));
+}
+
 const byTitle = (issues: Issue[], title: string | RegExp) => issues.filter((issue) => (typeof title === "string" ? issue.title === title : title.test(issue.title)));
 
 describe("@sentry/node in a Node process", () => {
@@ -121,21 +129,13 @@ describe("@sentry/node in a Node process", () => {
 });
 
 describe("@sentry/node and @svcapp/logger in Node processes", () => {
-	/** Runs one of e2e/fixtures/node-parity's services to its end: both crash on the shop's last bug. */
-	function runService(file: string, env: Record<string, string>) {
-		const child = spawn(process.execPath, [join(NODE_PARITY, file)], { env: { ...process.env, ...env } });
-		let stderr = "";
-		child.stderr.on("data", (chunk) => (stderr += chunk));
-		return new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stderr })));
-	}
-
 	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ filename, module, function: fn, context_line }) => ({ filename, module, function: fn, context_line }));
 
 	it("group the same bugs as one issue each, as Sentry groups them: a crash, a chained error, a message with its stack", async ({ expect }) => {
 		const p = await project("node-parity");
 		const [sentry, logger] = await Promise.all([
-			runService("sentry-app.mjs", { SENTRY_DSN: p.dsn }),
-			runService("logger-app.mjs", { SVC_KEY: p.key, SVC_ENDPOINT: worker.url }),
+			runNode(join(NODE_PARITY, "sentry-app.mjs"), { SENTRY_DSN: p.dsn }),
+			runNode(join(NODE_PARITY, "logger-app.mjs"), { SVC_KEY: p.key, SVC_ENDPOINT: worker.url }),
 		]);
 		for (const run of [sentry, logger]) {
 			expect(run.code, run.stderr).toBe(1);
@@ -195,19 +195,40 @@ describe("@sentry/browser in a page", () => {
 		const [chainEvent] = await eventsOf(p, chained);
 		expect(chainEvent.chained_exceptions).toMatchObject([{ type: "Error", value: "network down", mechanism: { source: "cause" } }]);
 	});
+});
 
-	it("groups one bug reported by @sentry/browser and by @svcapp/logger as one issue", async ({ expect }) => {
-		const p = await project("two-sdks");
+describe("one bug in code shared by a Node service and a page", () => {
+	it("is one issue with the right culprit from @sentry/node, @sentry/browser and @svcapp/logger in both", async ({ expect }) => {
+		const p = await project("shared-code");
+		const [sentryNode, loggerNode] = await Promise.all([
+			runNode(join(FIXTURES, "orders-node-app.mjs"), { SENTRY_DSN: p.dsn }),
+			runNode(join(LOGGER_FIXTURES, "node-app.js"), { SVC_KEY: p.key, SVC_ENDPOINT: worker.url }),
+		]);
+		for (const run of [sentryNode, loggerNode]) {
+			expect(run.code, run.stderr).toBe(1);
+			expect(run.stderr).toContain("TypeError: cannot submit an empty cart");
+		}
 		const context = await browser.newContext();
 		const [sentryPage, loggerPage] = await Promise.all([context.newPage(), context.newPage()]);
 		await sentryPage.goto(`${shop.origin}/parity?dsn=${encodeURIComponent(p.dsn)}`);
 		await loggerPage.goto(`${shop.origin}/logger?crash=1&key=${p.key}&endpoint=${encodeURIComponent(worker.url)}`);
 
-		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 2);
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 4);
 		await context.close();
 		expect(issues).toHaveLength(1);
-		expect(issues[0]).toMatchObject({ title: "TypeError: cannot submit an empty cart", count: 2 });
-		const sdks = (await eventsOf(p, issues[0])).map((event) => event.sdk.name).sort();
-		expect(sdks).toEqual(["@svcapp/logger", "sentry.javascript.browser"]);
+		expect(issues[0]).toMatchObject({ title: "TypeError: cannot submit an empty cart", count: 4, culprit: expect.stringMatching(/^submitOrder \(.*\/orders\.js\)$/) });
+		const events = await eventsOf(p, issues[0]);
+		expect(events.map((event) => `${event.platform} ${event.sdk.name}`).sort()).toEqual([
+			"javascript @svcapp/logger",
+			"javascript sentry.javascript.browser",
+			"node @svcapp/logger",
+			"node sentry.javascript.node",
+		]);
+		// The same two frames of orders.js in each, told apart by what only Node adds: a module and lines of source.
+		for (const event of events) {
+			const frames = event.exception?.stacktrace?.frames.filter((frame) => frame.in_app && frame.filename?.endsWith("/orders.js")) ?? [];
+			expect(frames.map((frame) => frame.function?.replace(/^Timeout\.| \[as _onTimeout\]$/g, ""))).toEqual(["checkout", "submitOrder"]);
+			expect(frames.every((frame) => Boolean(frame.module && frame.context_line))).toBe(event.platform === "node");
+		}
 	});
 });

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,7 @@ import { api, type Issue, issuesOnceThereAre, ownerWithSite, type SitePage, serv
  * source maps and different minified names; its maps uploaded with the real sentry-cli (inject,
  * then upload) and with the plain upload; its errors thrown in a real browser and sent by
  * @sentry/browser and by @svcapp/logger. The issue shows the code as written, and both builds are
- * one issue.
+ * one issue, as is the same code run by Node.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(HERE, "fixtures", "sourcemaps");
@@ -115,6 +115,7 @@ interface Frame {
 }
 
 interface StoredEvent {
+	platform: string | null;
 	sdk: { name: string | null };
 	release: string | null;
 	exception: { type: string | null; value: string | null; stacktrace: { frames: Frame[] } | null } | null;
@@ -253,6 +254,38 @@ describe("the plain upload and @svcapp/logger", () => {
 		]);
 		expectTheCodeAsWritten(expect, events[1], "logger-a");
 		expectTheCodeAsWritten(expect, events[0], "logger-b");
+	});
+
+	it("the same code run by a Node service is the page's issue: its frames group with the mapped ones", async ({ expect }) => {
+		const p = await project("logger-node-and-page");
+		await plainUpload(p.uploadToken, "shop@1.0.0", "logger-a");
+		const page = await clickPay({ sdk: "logger", build: "logger-a", release: "shop@1.0.0", key: p.key, endpoint: worker.url });
+		await issuesOnceThereAre(expect, worker.url, p.token, p.name, 1);
+		const node = spawn(process.execPath, [join(FIXTURES, "node", "main.mjs")], { env: { ...process.env, SVC_KEY: p.key, SVC_ENDPOINT: worker.url } });
+		let stderr = "";
+		node.stderr.on("data", (chunk) => (stderr += chunk));
+		expect(await new Promise((resolve) => node.on("close", resolve)), stderr).toBe(1);
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 2);
+		await page.close();
+
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({
+			title: "TypeError: cannot submit an empty cart",
+			count: 2,
+			// The culprit is the latest event's: Node's frame, named as V8 names it.
+			culprit: expect.stringMatching(/^(?:Object\.)?requireItems(?: \[as fn\])? \(.*src\/checkout\.ts\)$/),
+		});
+		const events = Object.fromEntries((await eventsOf(p, issues[0])).map((event) => [event.platform ?? "", event]));
+		expectTheCodeAsWritten(expect, events.javascript, "logger-a");
+		// Node ran the TypeScript itself: the same files, by their paths on disk, with no map at all.
+		const nodeFrames = events.node.exception?.stacktrace?.frames.filter((frame) => frame.in_app) ?? [];
+		expect(nodeFrames.map((frame) => [frame.filename?.split("/").slice(-2).join("/"), frame.function])).toEqual([
+			["node/main.mjs", "Timeout._onTimeout"],
+			["src/checkout.ts", "checkout"],
+			["src/checkout.ts", "submitOrder"],
+			["src/checkout.ts", "Object.requireItems [as fn]"],
+		]);
+		expect(events.node.symbolication).toBeUndefined();
 	});
 
 	it("with sentry-cli's debug ids, maps are found without a release", async ({ expect }) => {

@@ -9,7 +9,7 @@ import type { LogEvent } from "../domain/logs/logEvent";
  * Log issues and events belong to the project key that sent them: revoking the key deletes
  * them (the foreign key cascades), regenerating it keeps them (the key row, and its id, stay).
  *
- * Both tables are written only by the key's IssueGrouper Durable Object, which holds the
+ * Both tables are written only by the key's ProjectCollector Durable Object, which holds the
  * authoritative group state and moves rows here in multi-row statements (docs/architecture.md#moving-rows-to-d1).
  */
 export const logIssues = sqliteTable(

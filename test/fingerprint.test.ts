@@ -49,6 +49,29 @@ describe("the grouping table", () => {
 	});
 });
 
+describe("JavaScript frames (platform javascript or node)", () => {
+	const twoThrows = (platform: string | null, line: string) =>
+		hashOf({
+			...(platform ? { platform } : {}),
+			exception: {
+				type: "Error",
+				value: "boom",
+				stacktrace: { frames: [{ filename: "/srv/app/src/users.js", module: "src:users", function: "loadUser", lineno: 9, in_app: true, context_line: line }] },
+			},
+		});
+
+	// Sentry counts the line of source beside the name, as it fetches a page's scripts to read
+	// it; svc has no line of source for a page's frames, so in JavaScript the name alone counts,
+	// and two throws in one function are one issue there.
+	it.for(["javascript", "node", "Node"])("%s: two throws in one named function are one issue", async (platform, { expect }) => {
+		expect(await twoThrows(platform, "return profile.theme;")).toBe(await twoThrows(platform, "throw new Error('no profile');"));
+	});
+
+	it.for([null, "python", "other"])("%s: two throws in one named function stay two issues", async (platform, { expect }) => {
+		expect(await twoThrows(platform, "return profile.theme;")).not.toBe(await twoThrows(platform, "throw new Error('no profile');"));
+	});
+});
+
 describe("parametrization", () => {
 	it.for([
 		["timeout after 31ms for user 8812", "timeout after <num>ms for user <num>"],

@@ -50,6 +50,9 @@ const bundleStack = (bundle: string, line = 1, col = 4242): Frame[] => [
 
 type Exc = Record<string, unknown>;
 const values = (...list: Exc[]): Event => ({ exception: { values: list } });
+/** The event's `platform`, as every Sentry SDK sends it: JavaScript frames group by their own rules. */
+const fromNode = (event: Event): Event => ({ platform: "node", ...event });
+const fromBrowser = (event: Event): Event => ({ platform: "javascript", ...event });
 const exc = (type: string | null, value: string, frames: Frame[], mechanism: Record<string, unknown> = {}): Exc => ({
 	...(type === null ? {} : { type }),
 	value,
@@ -79,11 +82,13 @@ const loadOrdersFrames = [net("Microsoft.Data.SqlClient.SqlCommand", "ExecuteRea
 const waitAllFrames = [net("Shop.Program", "Main", true), net("System.Threading.Tasks.Task", "WaitAll", false)];
 const httpError = (value = "Connection refused (api.example.com:443)") => exc("System.Net.Http.HttpRequestException", value, fetchPricesFrames);
 const sqlError = () => exc("Microsoft.Data.SqlClient.SqlException", "Execution Timeout Expired.", loadOrdersFrames);
-const aggregate = (...inner: Exc[]) =>
-	values(
+const aggregate = (...inner: Exc[]) => ({
+	platform: "csharp",
+	...values(
 		...inner.map((e, i) => ({ ...e, mechanism: linked(i + 1, 0, `InnerExceptions[${i}]`) })).reverse(),
 		exc("System.AggregateException", "One or more errors occurred.", waitAllFrames, root({ group: true, type: "AppDomain.UnhandledException" })),
-	);
+	),
+});
 
 // Python (sentry-python 2.x): ExceptionGroup children, each raised in its own task.
 const py = (module: string, fn: string, line: number, context: string): Frame => ({
@@ -97,8 +102,10 @@ const py = (module: string, fn: string, line: number, context: string): Frame =>
 });
 const pyChild = (type: string, value: string, id: number) =>
 	exc(type, value, [py("shop.tasks", "sync_item", 40 + id, `raise ${type}(f"bad item {item.id}")`)], linked(id, 0, `exceptions[${id - 1}]`));
-const exceptionGroup = (...children: Exc[]) =>
-	values(...children.reverse(), exc("ExceptionGroup", `sync failed (${children.length} sub-exceptions)`, [py("shop.tasks", "sync_all", 12, "async with asyncio.TaskGroup() as tg:")], root({ group: true, type: "excepthook" })));
+const exceptionGroup = (...children: Exc[]) => ({
+	platform: "python",
+	...values(...children.reverse(), exc("ExceptionGroup", `sync failed (${children.length} sub-exceptions)`, [py("shop.tasks", "sync_all", 12, "async with asyncio.TaskGroup() as tg:")], root({ group: true, type: "excepthook" }))),
+});
 
 // Node (@sentry/node): a plain `cause` chain, as its LinkedErrors integration sends it.
 const nodeFrame = (fn: string, line: number, context: string): Frame => ({
@@ -111,10 +118,10 @@ const nodeFrame = (fn: string, line: number, context: string): Frame => ({
 	context_line: context,
 });
 const causeChain = (cause: { value: string; fn: string; context: string }, line = 0) =>
-	values(
+	fromNode(values(
 		exc("Error", cause.value, [nodeFrame("loadOrders", 20 + line, "await loadOrders(userId);"), nodeFrame(cause.fn, 50 + line, cause.context)], linked(1, 0, "cause")),
 		exc("Error", "Could not show the order page", [nodeFrame("loadOrders", 20 + line, "throw new Error('Could not show the order page', { cause: err });")], root()),
-	);
+	));
 const dbDown = { value: "connect ECONNREFUSED 10.0.0.5:5432", fn: "query", context: "const rows = await db.query(sql, params);" };
 const badJson = { value: "Unexpected token < in JSON at position 0", fn: "parseBody", context: "return JSON.parse(text);" };
 
@@ -137,7 +144,7 @@ const timerFrames: Frame[] = [
 	{ filename: "node:internal/timers", module: "timers", function: "listOnTimeout", lineno: 685, colno: 17, in_app: false },
 ];
 const emptyCart = (order: number, mechanism: Record<string, unknown>) =>
-	values(
+	fromNode(values(
 		exc(
 			"TypeError",
 			`cannot submit order ${order}: the cart is empty`,
@@ -148,9 +155,10 @@ const emptyCart = (order: number, mechanism: Record<string, unknown>) =>
 			],
 			mechanism,
 		),
-	);
+	));
 /** A message with the stack it was captured at: Sentry's SDKs (and the logger) attach it by default. */
 const stockMessage = (sku: string, caller: string, extra: Record<string, unknown> = {}) => ({
+	platform: "node",
 	message: `stock low for ${sku}`,
 	level: "warning",
 	exception: {
@@ -189,7 +197,50 @@ const safariStack = [
 	bf("[native code]", "eval", 0, 0),
 	bf(APP_JS, "lineTotal", 1, 3040),
 ];
-const cartTypeError = (value: string, frames: Frame[]) => values(exc("TypeError", value, frames, { type: "onerror", handled: false }));
+const cartTypeError = (value: string, frames: Frame[]) => fromBrowser(values(exc("TypeError", value, frames, { type: "onerror", handled: false })));
+
+// JavaScript shared by a Node service and a page (src/orders.js, as e2e/fixtures/logger has it):
+// `checkout` runs from a timer and calls `submitOrder`, which throws. Node's frames, from
+// @sentry/node and @svcapp/logger alike, carry a module and lines of source; a page's carry
+// neither, whichever engine reported it.
+const ORDERS_JS = "https://shop.example.com/assets/orders.js";
+const CHECKOUT_LINE = "\t\tsubmitOrder(cart);";
+const SUBMIT_LINE = '\t\tthrow new TypeError("cannot submit an empty cart");';
+const nodeOrderFrame = (fn: string, line: number, source: string, opts: { file?: string; module?: boolean; source?: boolean } = {}): Frame => ({
+	filename: opts.file ?? "/srv/shop/src/orders.js",
+	...(opts.module === false ? {} : { module: "src:orders" }),
+	function: fn,
+	lineno: line,
+	colno: 3,
+	in_app: true,
+	...(opts.source === false ? {} : { pre_context: ["export function startCheckout(cart) {"], context_line: source, post_context: ["}"] }),
+});
+const nodeOrders = (opts: Parameters<typeof nodeOrderFrame>[3] = {}) => [
+	...timerFrames,
+	nodeOrderFrame("Timeout.checkout [as _onTimeout]", 5, CHECKOUT_LINE, opts),
+	nodeOrderFrame("submitOrder", 11, SUBMIT_LINE, opts),
+];
+const chromeOrders = (file = ORDERS_JS, extra: Frame = {}) => [{ ...bf(file, "checkout", 5, 3), ...extra }, { ...bf(file, "submitOrder", 11, 9), ...extra }];
+/** Firefox adds the frame that set the timer (`setTimeout handler*…`) and the page's module code under it. */
+const firefoxOrders = [bf("https://shop.example.com/", "", 20, 3), bf(ORDERS_JS, "setTimeout handler*startCheckout", 4, 12), bf(ORDERS_JS, "checkout", 5, 3), bf(ORDERS_JS, "submitOrder", 11, 9)];
+const safariOrders = [bf(ORDERS_JS, "checkout", 5, 14), bf(ORDERS_JS, "submitOrder", 11, 18)];
+/** A page's frames after symbolication: the original file, name and lines of source, the frame as it came beside them. */
+const mappedOrderFrame = (fn: string | null, line: number, source: string): Frame => ({
+	filename: "./src/orders.ts",
+	abs_path: "webpack://shop/./src/orders.ts",
+	...(fn === null ? {} : { function: fn }),
+	lineno: line,
+	colno: 3,
+	in_app: true,
+	pre_context: ["export function startCheckout(cart: Cart) {"],
+	context_line: source,
+	post_context: ["}"],
+	minified: { filename: "https://shop.example.com/assets/app-8f3a2c1d.js", function: "a", lineno: 1, colno: 400 + line },
+});
+const emptyCartIn = (from: (event: Event) => Event, frames: Frame[], mechanism = "onerror") =>
+	from(values(exc("TypeError", "cannot submit an empty cart", frames, { type: mechanism, handled: false })));
+const nodeCrash = (frames: Frame[]) => emptyCartIn(fromNode, frames, "auto.node.onuncaughtexception");
+const pageCrash = (frames: Frame[]) => emptyCartIn(fromBrowser, frames, "auto.browser.global_handlers.onerror");
 
 // Flutter (sentry-dart): the app's frames between the Dart SDK's and the Flutter framework's.
 const dart = (absPath: string, fn: string, line: number, inApp?: boolean): Frame => ({
@@ -620,16 +671,16 @@ export const GROUPING_CASES: GroupingCase[] = [
 	{
 		name: "JavaScript AggregateError (Promise.any) with its children in another order",
 		same: true,
-		a: values(
+		a: fromNode(values(
 			exc("RangeError", "b", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(2, 0, "errors[1]")),
 			exc("TypeError", "a", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(1, 0, "errors[0]")),
 			exc("AggregateError", "All promises were rejected", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], root({ group: true })),
-		),
-		b: values(
+		)),
+		b: fromNode(values(
 			exc("TypeError", "a", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(2, 0, "errors[1]")),
 			exc("RangeError", "b", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], linked(1, 0, "errors[0]")),
 			exc("AggregateError", "All promises were rejected", [nodeFrame("pickMirror", 9, "return Promise.any(mirrors.map(fetchMirror));")], root({ group: true })),
-		),
+		)),
 	},
 	{
 		name: "cause chain: the same wrapper around different causes is two issues",
@@ -700,6 +751,101 @@ export const GROUPING_CASES: GroupingCase[] = [
 		b: stockMessage("A-1", "recount"),
 	},
 
+	// ---- one bug in JavaScript shared by Node and a page -------------------------------------
+	// A JavaScript frame counts by its source file and function name; its module never, and its
+	// line of source only when it has no name and was not loaded from a URL, as in Sentry (which
+	// also counts it beside a name, having read the page's scripts: see fingerprint.test.ts).
+	{
+		name: "shared code: Node (module, lines of source) and Chrome (neither)",
+		same: true,
+		a: nodeCrash(nodeOrders()),
+		b: pageCrash(chromeOrders()),
+	},
+	{
+		name: "shared code: Node and Firefox (the frame that set the timer, the page's module code)",
+		same: true,
+		a: nodeCrash(nodeOrders()),
+		b: pageCrash(firefoxOrders),
+	},
+	{
+		name: "shared code: Node and Safari",
+		same: true,
+		a: nodeCrash(nodeOrders()),
+		b: pageCrash(safariOrders),
+	},
+	{
+		name: "shared code: Node and Chrome through @sentry/browser's wrapped timer (sentryWrapped)",
+		same: true,
+		a: nodeCrash(nodeOrders()),
+		b: pageCrash([bf("https://shop.example.com/assets/sentry-browser.js", "sentryWrapped", 1, 8000), ...chromeOrders()]),
+	},
+	{
+		name: "shared code: Node frames with and without module and lines of source",
+		same: true,
+		a: nodeCrash(nodeOrders()),
+		b: nodeCrash(nodeOrders({ module: false, source: false })),
+	},
+	{
+		name: "shared code: page frames with a module (as Sentry derives one from the URL) and without",
+		same: true,
+		a: pageCrash(chromeOrders(ORDERS_JS, { module: "assets/orders" })),
+		b: pageCrash(chromeOrders()),
+	},
+	{
+		name: "shared code: Node running the TypeScript build (dist/orders.mjs) and a page's content-hashed bundle",
+		same: true,
+		a: nodeCrash(nodeOrders({ file: "/srv/shop/dist/orders.mjs" })),
+		b: pageCrash(chromeOrders("https://shop.example.com/assets/orders-8f3a2c1d.js?v=3")),
+	},
+	{
+		name: "shared code: Node and a page's source-mapped frames (after symbolication)",
+		same: true,
+		a: nodeCrash(nodeOrders({ file: "/srv/shop/dist/orders.js" })),
+		b: pageCrash([mappedOrderFrame("checkout", 5, CHECKOUT_LINE), mappedOrderFrame("submitOrder", 11, SUBMIT_LINE)]),
+	},
+	{
+		name: "anonymous timer callback: Node's Timeout._onTimeout and a nameless source-mapped frame, one line of source",
+		same: true,
+		a: nodeCrash([...timerFrames, nodeOrderFrame("Timeout._onTimeout", 5, CHECKOUT_LINE), nodeOrderFrame("submitOrder", 11, SUBMIT_LINE)]),
+		b: pageCrash([mappedOrderFrame(null, 5, CHECKOUT_LINE), mappedOrderFrame("submitOrder", 11, SUBMIT_LINE)]),
+	},
+	{
+		name: "anonymous functions: two route handlers in one Node file differ in their lines of source",
+		same: false,
+		a: nodeCrash([
+			{ filename: "/srv/app/node_modules/express/lib/router/layer.js", function: "Layer.handle [as handle_request]", lineno: 95, in_app: false },
+			{ filename: "/srv/app/src/routes.js", module: "src:routes", lineno: 12, colno: 20, in_app: true, context_line: "\tres.json(cart.total.toFixed(2));" },
+		]),
+		b: nodeCrash([
+			{ filename: "/srv/app/node_modules/express/lib/router/layer.js", function: "Layer.handle [as handle_request]", lineno: 95, in_app: false },
+			{ filename: "/srv/app/src/routes.js", module: "src:routes", lineno: 30, colno: 20, in_app: true, context_line: "\tres.json(cart.items.map(describe));" },
+		]),
+	},
+	{
+		name: "anonymous functions: a nameless page frame's line of source (an inline script) does not count",
+		same: true,
+		a: pageCrash([{ ...bf("https://shop.example.com/checkout", "", 30, 5), context_line: "cart.total.toFixed(2);" }, ...chromeOrders()]),
+		b: pageCrash([bf("https://shop.example.com/checkout", "", 30, 5), ...chromeOrders()]),
+	},
+	{
+		name: "anonymous functions: a minified line over 120 characters in a nameless Node frame does not count",
+		same: true,
+		a: nodeCrash([{ filename: "/srv/app/dist/cart.js", lineno: 1, colno: 900, in_app: true, context_line: `var a=${"b+".repeat(70)}c;` }]),
+		b: nodeCrash([{ filename: "/srv/app/dist/cart.js", lineno: 1, colno: 950, in_app: true, context_line: `var d=${"e*".repeat(70)}f;` }]),
+	},
+	{
+		name: "shared code: distinct functions in one file stay apart (Node's submitOrder, a page's cancelOrder)",
+		same: false,
+		a: nodeCrash(nodeOrders()),
+		b: pageCrash(chromeOrders().map((frame) => (frame.function === "submitOrder" ? { ...frame, function: "cancelOrder" } : frame))),
+	},
+	{
+		name: "JavaScript: one function name in two files stays apart",
+		same: false,
+		a: nodeCrash([nodeOrderFrame("load", 3, "return db.get(id);")]),
+		b: nodeCrash([nodeOrderFrame("load", 3, "return db.get(id);", { file: "/srv/shop/src/invoices.js", module: false })]),
+	},
+
 	// ---- low-quality JavaScript frames (Sentry: "ignored low quality javascript frame") ------
 	{
 		name: "one bug in Chrome and Safari: <anonymous>, [native code], eval and eval code frames",
@@ -722,8 +868,8 @@ export const GROUPING_CASES: GroupingCase[] = [
 	{
 		name: "an eval frame claiming a module does not count",
 		same: true,
-		a: values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), bf(APP_JS, "lineTotal", 1, 20)])),
-		b: values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), { ...bf(APP_JS, "eval", 4, 2), module: "assets/templates" }, bf(APP_JS, "lineTotal", 1, 20)])),
+		a: fromBrowser(values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), bf(APP_JS, "lineTotal", 1, 20)]))),
+		b: fromBrowser(values(exc("Error", "template failed", [bf(APP_JS, "render", 1, 10), { ...bf(APP_JS, "eval", 4, 2), module: "assets/templates" }, bf(APP_JS, "lineTotal", 1, 20)]))),
 	},
 	{
 		name: "stacks that differ in an app frame stay apart across browsers",
@@ -754,56 +900,56 @@ export const GROUPING_CASES: GroupingCase[] = [
 	{
 		name: "Loading CSS chunk failed is in the same family",
 		same: true,
-		a: values(exc("Error", "Loading CSS chunk 3 failed.\n(/static/css/3.a1b2c3d4.chunk.css)", [])),
-		b: values(exc("ChunkLoadError", "Loading chunk 3 failed.", [])),
+		a: fromBrowser(values(exc("Error", "Loading CSS chunk 3 failed.\n(/static/css/3.a1b2c3d4.chunk.css)", []))),
+		b: fromBrowser(values(exc("ChunkLoadError", "Loading chunk 3 failed.", []))),
 	},
 	{
 		name: "a ChunkLoadError and a failed dynamic import are different issues",
 		same: false,
-		a: values(exc("ChunkLoadError", "Loading chunk 7 failed.", [bf(APP_JS, "openAccount", 1, 900)])),
-		b: values(exc("TypeError", "Failed to fetch dynamically imported module: https://shop.example.com/assets/Account-1a2b3c4d.js", [bf(APP_JS, "openAccount", 1, 900)])),
+		a: fromBrowser(values(exc("ChunkLoadError", "Loading chunk 7 failed.", [bf(APP_JS, "openAccount", 1, 900)]))),
+		b: fromBrowser(values(exc("TypeError", "Failed to fetch dynamically imported module: https://shop.example.com/assets/Account-1a2b3c4d.js", [bf(APP_JS, "openAccount", 1, 900)]))),
 	},
 
 	// ---- frames that identify nothing --------------------------------------------------------
 	{
 		name: "the Sentry SDK's sentryWrapped frame around a listener does not count",
 		same: true,
-		a: values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "sentryWrapped", 1, 8000), bf(APP_JS, "onSave", 1, 420)])),
-		b: values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "onSave", 1, 420)])),
+		a: fromBrowser(values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "sentryWrapped", 1, 8000), bf(APP_JS, "onSave", 1, 420)]))),
+		b: fromBrowser(values(exc("Error", "save failed", [bf(APP_JS, "dispatch", 1, 300), bf(APP_JS, "onSave", 1, 420)]))),
 	},
 	{
 		name: "with no in-app frames, the Sentry SDK's own frames do not count",
 		same: true,
-		a: values(
+		a: fromNode(values(
 			exc("Error", "socket hang up", [
 				{ filename: "/srv/app/node_modules/@sentry/core/build/cjs/utils/handleCallbackErrors.js", function: "handleCallbackErrors", lineno: 26, in_app: false },
 				{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false },
 			]),
-		),
-		b: values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }])),
+		)),
+		b: fromNode(values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }]))),
 	},
 	{
 		name: "with no in-app frames, the logger's own Node build (linked from a workspace) does not count",
 		same: true,
-		a: values(
+		a: fromNode(values(
 			exc("Error", "socket hang up", [
 				{ filename: "/srv/app/packages/logger/dist/svc-logger.node.js", module: "svc-logger.node", function: "post", lineno: 310, in_app: false },
 				{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false },
 			]),
-		),
-		b: values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }])),
+		)),
+		b: fromNode(values(exc("Error", "socket hang up", [{ filename: "/srv/app/node_modules/undici/lib/dispatcher/client-h1.js", function: "onHttpSocketClose", lineno: 1011, in_app: false }]))),
 	},
 	{
 		name: "a worker started from a blob: URL: a new URL every page load",
 		same: true,
-		a: values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/3f2b8c1e-9d4a-4b7e-8f21-0c9e5a7d6b13", "resize", 1, 88)])),
-		b: values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "resize", 1, 88)])),
+		a: fromBrowser(values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/3f2b8c1e-9d4a-4b7e-8f21-0c9e5a7d6b13", "resize", 1, 88)]))),
+		b: fromBrowser(values(exc("RangeError", "Invalid array length", [bf("blob:https://shop.example.com/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "resize", 1, 88)]))),
 	},
 	{
 		name: "an inline script reported as the bare page URL, on two host names",
 		same: true,
-		a: values(exc("ReferenceError", "gtag is not defined", [bf("https://shop.example.com/", "?", 12, 5), bf(APP_JS, "trackPurchase", 1, 600)])),
-		b: values(exc("ReferenceError", "gtag is not defined", [bf("https://www.shop.example.com", "?", 14, 5), bf(APP_JS, "trackPurchase", 1, 600)])),
+		a: fromBrowser(values(exc("ReferenceError", "gtag is not defined", [bf("https://shop.example.com/", "?", 12, 5), bf(APP_JS, "trackPurchase", 1, 600)]))),
+		b: fromBrowser(values(exc("ReferenceError", "gtag is not defined", [bf("https://www.shop.example.com", "?", 14, 5), bf(APP_JS, "trackPurchase", 1, 600)]))),
 	},
 	{
 		name: "Flutter: other Dart SDK, Flutter framework and sentry_flutter frames around the same app frame",

@@ -183,7 +183,7 @@ describe("log event field rules, at each boundary", () => {
 		});
 		expect(res.status).toBe(200);
 
-		// In the IssueGrouper before it moves anything...
+		// In the ProjectCollector before it moves anything...
 		const inGrouper = await grouperStorageText(owner.keyId);
 		expect(inGrouper).toContain("X-Request-Id");
 		for (const secret of Object.values(secrets)) expect(inGrouper).not.toContain(secret.split(" ").pop()!);

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { IssueGrouper } from "../durable-objects/IssueGrouper";
+import type { ProjectCollector } from "../durable-objects/ProjectCollector";
 import { call, ownerWithKey, uniqueIp } from "./helpers";
 
 export const INGEST_PATH = "/api/app-logs-ingest";
@@ -30,7 +30,7 @@ export async function ingestOk(rawKey: string, body: unknown, ip?: string): Prom
 	return res.json();
 }
 
-/** An owner with a project key; `keyId` for looking into D1 and the IssueGrouper. */
+/** An owner with a project key; `keyId` for looking into D1 and the ProjectCollector. */
 export async function ownerWithLogKey() {
 	const owner = await ownerWithKey();
 	const row = await env.DB.prepare("select id from project_keys where user_id = ? and project_name = ?")
@@ -58,12 +58,12 @@ export async function storedEvents(keyId: string) {
 }
 
 export function issueGrouper(keyId: string) {
-	return env.ISSUE_GROUPER.get(env.ISSUE_GROUPER.idFromName(`key:${keyId}`));
+	return env.PROJECT_COLLECTOR.get(env.PROJECT_COLLECTOR.idFromName(`key:${keyId}`));
 }
 
-/** Everything the key's IssueGrouper holds, as text, for "is this secret anywhere?" checks. */
+/** Everything the key's ProjectCollector holds, as text, for "is this secret anywhere?" checks. */
 export function grouperStorageText(keyId: string): Promise<string> {
-	return runInDurableObject(issueGrouper(keyId), (_instance: IssueGrouper, state) => {
+	return runInDurableObject(issueGrouper(keyId), (_instance: ProjectCollector, state) => {
 		const tables = state.storage.sql
 			.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`)
 			.toArray();

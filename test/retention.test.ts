@@ -72,7 +72,7 @@ afterEach(() => {
 });
 
 describe("log issues", () => {
-	it("an issue outlives its expired events with its counters; one last seen before the cutoff is forgotten, in D1 and in its IssueGrouper", async ({ expect }) => {
+	it("an issue outlives its expired events with its counters; one last seen before the cutoff is forgotten, in D1 and in its ProjectCollector", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const kept = await ingestOk(owner.rawKey, { message: "retention: kept issue", user: { id: "u1" } });
 		await ingestOk(owner.rawKey, { message: "retention: kept issue", user: { id: "u2" } });
@@ -160,7 +160,7 @@ describe("what each run deletes", () => {
 			),
 		);
 		await insertLogEvents(owner.keyId, { [`${site}-old`]: logCutoff - 1, [`${site}-edge`]: logCutoff, [`${site}-inside`]: logCutoff + 1 });
-		// Issues only in D1, none in the IssueGrouper: the D1 rows still go by last_seen.
+		// Issues only in D1, none in the ProjectCollector: the D1 rows still go by last_seen.
 		await env.DB.batch(
 			Object.entries(around(logCutoff)).map(([name, lastSeen]) =>
 				env.DB.prepare(

@@ -87,7 +87,7 @@ import { listIdentities } from "./stats/listIdentities";
 import { listPages } from "./stats/listPages";
 import { siteStats, statsCsv } from "./stats/siteStats";
 
-export { IssueGrouper } from "../durable-objects/IssueGrouper";
+export { ProjectCollector } from "../durable-objects/ProjectCollector";
 export { RateLimiter } from "../durable-objects/RateLimiter";
 export { SiteCollector } from "../durable-objects/SiteCollector";
 

@@ -5,6 +5,7 @@
 import { and, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import { type FeedbackStatus, feedback, feedbackAttachments } from "../../schema";
 import { database } from "../db";
+import { packJsonArrays } from "../jsonRows";
 import type { FeedbackType } from "./submission";
 
 // D1 binds at most 100 parameters per statement; id lists are written in chunks below that.
@@ -18,7 +19,7 @@ function chunks<T>(items: T[], size = IDS_PER_STATEMENT): T[][] {
 
 const countRows = (results: unknown[][]) => results.reduce((sum, rows) => sum + rows.length, 0);
 
-export interface NewAttachment {
+interface NewAttachment {
 	id: string;
 	field: string;
 	contentType: string;
@@ -26,17 +27,45 @@ export interface NewAttachment {
 	size: number;
 }
 
-/** The record and its attachments in one batch, one transaction: together or not at all. */
-export async function insertFeedback(
-	env: Env,
-	record: { id: string; userId: string; projectName: string; type: FeedbackType; data: Record<string, unknown> },
-	attachments: NewAttachment[],
-): Promise<void> {
-	const db = database(env);
-	await db.batch([
-		db.insert(feedback).values({ ...record, createdAt: new Date() }),
-		...attachments.map((a) => db.insert(feedbackAttachments).values({ ...a, feedbackId: record.id, userId: record.userId })),
-	]);
+/** An accepted submission waiting in its key's ProjectCollector for its move to D1. */
+export interface PendingFeedback {
+	id: string;
+	userId: string;
+	projectName: string;
+	type: string;
+	/** The stored fields, already JSON. */
+	dataJson: string;
+	createdAt: number;
+	/** NewAttachment[] as JSON; their objects are in R2 already. */
+	attachmentsJson: string;
+}
+
+// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). OR IGNORE: a batch written
+// again after D1 took it but before the outbox forgot it stores nothing twice.
+const INSERT_FEEDBACK = `INSERT OR IGNORE INTO feedback (id, user_id, project_name, type, status, data, created_at)
+	SELECT json_extract(value, '$.id'), json_extract(value, '$.user_id'), json_extract(value, '$.project_name'),
+		json_extract(value, '$.type'), 'open', json(json_extract(value, '$.data')), json_extract(value, '$.created_at')
+	FROM json_each(?1)`;
+
+const INSERT_ATTACHMENTS = `INSERT OR IGNORE INTO feedback_attachments (id, feedback_id, user_id, field, content_type, object_key, size)
+	SELECT json_extract(value, '$.id'), json_extract(value, '$.feedback_id'), json_extract(value, '$.user_id'), json_extract(value, '$.field'),
+		json_extract(value, '$.contentType'), json_extract(value, '$.objectKey'), json_extract(value, '$.size')
+	FROM json_each(?1)`;
+
+/** The statements that move pending feedback to D1, records before their attachments; run them in one batch. */
+export function feedbackWriteStatements(db: D1Database, pending: PendingFeedback[]): D1PreparedStatement[] {
+	const records = pending.map(
+		(f) =>
+			`{"id":${JSON.stringify(f.id)},"user_id":${JSON.stringify(f.userId)},"project_name":${JSON.stringify(f.projectName)},` +
+			`"type":${JSON.stringify(f.type)},"data":${f.dataJson},"created_at":${f.createdAt}}`,
+	);
+	const attachments = pending.flatMap((f) =>
+		(JSON.parse(f.attachmentsJson) as NewAttachment[]).map((a) => JSON.stringify({ ...a, feedback_id: f.id, user_id: f.userId })),
+	);
+	return [
+		...packJsonArrays(records).map((rows) => db.prepare(INSERT_FEEDBACK).bind(rows)),
+		...packJsonArrays(attachments).map((rows) => db.prepare(INSERT_ATTACHMENTS).bind(rows)),
+	];
 }
 
 export interface FeedbackFilters {

@@ -15,13 +15,23 @@ export type KeyConfiguration = Partial<
 	Pick<ProjectKey, "issueFieldConfig" | "featureFieldConfig" | "rateLimitPerMinute" | "logsRateLimitPerMinute" | "logsEnabled">
 >;
 
-/** A key and its owner, by the key's hash: the lookup every project-key endpoint makes. */
-export async function findKeyByHash(env: Env, keyHash: string): Promise<{ key: ProjectKey; owner: User } | undefined> {
+/** The key a hash belongs to, and what symbolication must know of it: the ingestion endpoints' first lookup. */
+export async function findKeyIdByHash(env: Env, keyHash: string): Promise<{ id: string; artifactsVersion: number } | undefined> {
 	const [row] = await database(env)
-		.select({ key: projectKeys, owner: users })
+		.select({ id: projectKeys.id, artifactsVersion: projectKeys.artifactsVersion })
+		.from(projectKeys)
+		.where(eq(projectKeys.keyHash, keyHash))
+		.limit(1);
+	return row;
+}
+
+/** A key and its owner's access, by id: what the key's own object loads to answer ingestion alone. */
+export async function findKeyWithOwner(env: Env, keyId: string): Promise<{ key: ProjectKey; owner: Pick<User, "plan" | "trialEndsAt"> } | undefined> {
+	const [row] = await database(env)
+		.select({ key: projectKeys, owner: { plan: users.plan, trialEndsAt: users.trialEndsAt } })
 		.from(projectKeys)
 		.innerJoin(users, eq(users.id, projectKeys.userId))
-		.where(eq(projectKeys.keyHash, keyHash))
+		.where(eq(projectKeys.id, keyId))
 		.limit(1);
 	return row;
 }

@@ -7,12 +7,12 @@
  *
  * 1. Built-in rules for known noisy errors (a failed webpack chunk load) win over everything.
  * 2. An explicit `fingerprint` array wins; `{{ default }}` in it stands for the computed list.
- * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first:
- *    module (else the file's base name without a bundle content hash), the normalized function
- *    name, and the context line when it is short. Line and column numbers never count, so
- *    a rebuild or an edit elsewhere in the file keeps the group. Frames in `node_modules`,
- *    runtime internals and bundler helpers are not the app's; direct recursion and short
- *    mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
+ * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first: for
+ *    JavaScript the source file and function name, so Node and a page agree; else the module or
+ *    file, function name and short context line (grouping/frames.ts, frameKey). Line and column
+ *    numbers never count, so a rebuild or an edit elsewhere in the file keeps the group. Frames
+ *    in `node_modules`, runtime internals and bundler helpers are not the app's; direct recursion
+ *    and short mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
  *    (`promise callback*init`) are left out. With no in-app frame anywhere, all frames count.
  *    Frames that identify nothing (eval, native code, the reporting SDK, blob: URLs...) never do.
  *    The type of a synthetic exception (an SDK's carrier of a message's stack) does not count.
@@ -31,18 +31,18 @@ import { canonicalError } from "./grouping/wordings";
 import { cutText } from "../text";
 import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
-export type GroupingInput = Pick<LogEvent, "message" | "exception" | "chained_exceptions" | "fingerprint">;
+export type GroupingInput = Pick<LogEvent, "message" | "exception" | "chained_exceptions" | "fingerprint" | "platform">;
 
 // Fingerprint, hash, title, culprit
 
 const UNCAUGHT = /^(?:Uncaught\s+(?:\(in promise\)\s+)?)?([A-Z][\w.$]*(?:Error|Exception))(?::\s+([\s\S]*))?$/;
 
 /** An exception's part of the fingerprint: by its frames' keys, else by its value; [] when neither says anything. */
-function exceptionKey(exception: LogException, frames: StackFrame[]): string[] {
+function exceptionKey(exception: LogException, frames: StackFrame[], platform: string | null): string[] {
 	const synthetic = exception.mechanism?.synthetic === true;
 	const canonical = canonicalError(synthetic ? null : exception.type, exception.value);
 	const type = synthetic ? "" : (canonical.type ?? "");
-	const keys = collapseRecursion(frames.map(frameKey).filter(Boolean));
+	const keys = collapseRecursion(frames.map((frame) => frameKey(frame, platform)).filter(Boolean));
 	if (keys.length > 0) return ["stack", type, ...keys];
 	if (exception.type || exception.value) return ["error", type, parametrize(canonical.value ?? "")];
 	return [];
@@ -61,8 +61,8 @@ function exceptionsFingerprint(event: GroupingInput): string[] | null {
 	const keys = new Map(
 		chain.map((exception) => {
 			const frames = groupingFrames(exception.stacktrace?.frames ?? []);
-			const app = exceptionKey(exception, frames.app);
-			return [exception, { app, system: exceptionKey(exception, frames.system), hasApp: app[0] === "stack" }];
+			const app = exceptionKey(exception, frames.app, event.platform);
+			return [exception, { app, system: exceptionKey(exception, frames.system, event.platform), hasApp: app[0] === "stack" }];
 		}),
 	);
 	const deciding = exceptionsForGrouping(chain, (exception) => JSON.stringify(keys.get(exception)));

@@ -1,5 +1,5 @@
 /**
- * D1 access for log issues and events: the IssueGrouper's multi-row writes, the owner's reads,
+ * D1 access for log issues and events: the ProjectCollector's multi-row writes, the owner's reads,
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
@@ -9,7 +9,7 @@ import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 
-/** An accepted event waiting in the IssueGrouper for its move to D1. */
+/** An accepted event waiting in the ProjectCollector for its move to D1. */
 export interface PendingEvent {
 	id: string;
 	groupHash: string;
@@ -22,7 +22,7 @@ export interface PendingEvent {
 	eventJson: string;
 }
 
-/** An issue as the IssueGrouper holds it; written to D1 whole, so a repeated write is harmless. */
+/** An issue as the ProjectCollector holds it; written to D1 whole, so a repeated write is harmless. */
 export interface IssueSnapshot {
 	groupHash: string;
 	title: string;
@@ -227,7 +227,7 @@ export async function hourlyCounts(env: Env, owner: KeyOwner, groupHash: string,
 // ---------------------------------------------------------------------------
 // Retention. Events expire by age alone, so an issue keeps its counters while some of its events
 // are gone. An issue last seen before the cutoff (every event of it has expired) goes too, from
-// D1 and from the key's IssueGrouper, so the fingerprint is new again if it ever recurs.
+// D1 and from the key's ProjectCollector, so the fingerprint is new again if it ever recurs.
 
 export const DELETE_EXPIRED_LOG_EVENTS = expiredRowsDelete("log_events", "received_at");
 export const KEY_WITH_EXPIRED_ISSUES = `SELECT key_id FROM log_issues WHERE last_seen < ?1 ORDER BY last_seen LIMIT 1`;
@@ -242,6 +242,6 @@ export async function keyWithExpiredIssues(env: Env, cutoff: number): Promise<st
 	return row?.key_id ?? null;
 }
 
-/** The key's issues last seen before `cutoff`, at most `limit`; run by its IssueGrouper once it has forgotten them. */
+/** The key's issues last seen before `cutoff`, at most `limit`; run by its ProjectCollector once it has forgotten them. */
 export const deleteExpiredIssues = (db: D1Database, keyId: string, cutoff: number, limit: number) =>
 	deleteRows(db, DELETE_EXPIRED_ISSUES, cutoff, limit, keyId);

@@ -6,7 +6,8 @@ import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeE
 import { ACCOUNT_RATE } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject, tooManyRequests } from "../http";
 import { listOwnSites } from "../../domain/sites/siteStore";
-import { rateLimiterFor, siteCollectorFor } from "../objects";
+import { keysChanged, rateLimiterFor, siteCollectorFor } from "../objects";
+import { listOwnKeys } from "../../domain/keys/keyStore";
 import { enforceRateLimits, type Refund } from "../rateLimit";
 import { parseBody } from "../validation";
 import { type OwnerRequest, publicUser } from "./session";
@@ -109,9 +110,12 @@ export async function setUserPlan(request: IRequest, env: Env): Promise<Response
 	const input = parseBody(planSchema, await readJsonObject(request));
 	const user = await setPlan(env, input.email, input.plan, input.trial_ends_at ? new Date(input.trial_ends_at) : undefined);
 	if (!user) throw new HttpError(404, `No account with email ${input.email}`);
-	// Site collectors cache the owner's plan with the site: the change must reach them now, not
-	// when the cache would expire (project keys are checked against D1 on every request).
-	const sites = await listOwnSites(env, user.id);
-	await Promise.all(sites.map((site) => siteCollectorFor(env, site.trackingId).siteChanged({ deleted: false })));
+	// Site collectors and project keys' objects hold the owner's plan: the change must reach
+	// them now, not when they next load it.
+	const [sites, keys] = await Promise.all([listOwnSites(env, user.id), listOwnKeys(env, user.id)]);
+	await Promise.all([
+		...sites.map((site) => siteCollectorFor(env, site.trackingId).siteChanged({ deleted: false })),
+		keysChanged(env, keys.map((key) => key.id)),
+	]);
 	return json({ user: publicUser(user) });
 }

@@ -8,13 +8,37 @@ import {
 	listFeedback as listOwnFeedback,
 	setFeedbackStatus,
 } from "../../domain/feedback/feedbackStore";
+import { findOwnKey, listOwnKeys } from "../../domain/keys/keyStore";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
 import { FEEDBACK_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
+import { flushKeys } from "../objects";
 import { projectNameSchema } from "../keys/projectKeys";
 import { parseBody } from "../validation";
+
+/**
+ * Accepted submissions wait in their key's ProjectCollector for up to a second before D1 has
+ * them: every owner read or change of feedback moves them first, so none is ever missed.
+ */
+async function flushProject(env: Env, userId: string, projectName: string): Promise<void> {
+	const key = await findOwnKey(env, userId, projectName);
+	if (key) await flushKeys(env, [key.id]);
+}
+
+/** For reads and changes by id, which name no project: every key of the owner. */
+async function flushOwner(env: Env, userId: string): Promise<void> {
+	await flushKeys(env, (await listOwnKeys(env, userId)).map((key) => key.id));
+}
+
+/** `find`, and when it finds nothing, again after the owner's keys have moved what they hold. */
+async function findFlushingOnMiss<T>(env: Env, userId: string, find: () => Promise<T | undefined>): Promise<T | undefined> {
+	const found = await find();
+	if (found) return found;
+	await flushOwner(env, userId);
+	return find();
+}
 
 /** A page's position, opaque to clients: the created_at and id of the page's last record. */
 const encodeCursor = (record: { createdAt: Date; id: string }) =>
@@ -85,6 +109,7 @@ function listView(row: StoredRecord): FeedbackListItemView {
 export async function listFeedback(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const query = parseBody(listQuerySchema, request.query);
+	await flushProject(env, user.id, query.project_name);
 	// One more than asked says whether another page follows.
 	const rows = await listOwnFeedback(env, user.id, {
 		projectName: query.project_name,
@@ -108,7 +133,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 /** GET /api/feedback/:id → the whole record, every field uncut; another owner's id is 404. */
 export async function readFeedback(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const row = await findOwnFeedback(env, user.id, String(request.params.id));
+	const row = await findFlushingOnMiss(env, user.id, () => findOwnFeedback(env, user.id, String(request.params.id)));
 	if (!row) throw new HttpError(404, "Feedback not found");
 	return json(recordView(row, row.data));
 }
@@ -130,7 +155,9 @@ export async function updateFeedbackStatus(request: IRequest, env: Env): Promise
 	const { user } = request as OwnerRequest;
 	const body = await readJsonObject(request);
 	const { status } = parseBody(z.object({ status: z.enum(FEEDBACK_STATUSES) }), body);
-	return json({ updated: await setFeedbackStatus(env, user.id, targetIds(request, body), status) });
+	const ids = targetIds(request, body);
+	await flushOwner(env, user.id);
+	return json({ updated: await setFeedbackStatus(env, user.id, ids, status) });
 }
 
 /** DELETE /api/feedback[?id=] {ids} → {deleted: n}; their images are removed from R2 best-effort. */
@@ -138,6 +165,7 @@ export async function deleteFeedback(request: IRequest, env: Env): Promise<Respo
 	const { user } = request as OwnerRequest;
 	// With `?id=` the row is named in the URL and a body is not needed.
 	const ids = targetIds(request, request.query.id === undefined ? await readJsonObject(request) : {});
+	await flushOwner(env, user.id);
 	const { deleted, objectKeys } = await deleteOwnFeedback(env, user.id, ids);
 	// Rows are gone either way; an orphaned object is only storage, never visible to anyone.
 	if (objectKeys.length > 0) {
@@ -149,7 +177,7 @@ export async function deleteFeedback(request: IRequest, env: Env): Promise<Respo
 /** GET /api/feedback/attachments/:id: the image, to its owner only (another owner's id is 404). */
 export async function downloadAttachment(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const attachment = await findOwnAttachment(env, user.id, request.params.id);
+	const attachment = await findFlushingOnMiss(env, user.id, () => findOwnAttachment(env, user.id, String(request.params.id)));
 	const object = attachment ? await env.ATTACHMENTS.get(attachment.objectKey) : null;
 	if (!attachment || !object) throw new HttpError(404, "Attachment not found");
 	return new Response(object.body, {

@@ -4,7 +4,7 @@ import { ISSUE_SORTS, ISSUE_STATUSES, type IssueDetailView, type IssueListItemVi
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
-import { issueGrouperFor } from "../objects";
+import { projectCollectorFor } from "../objects";
 import { findIssue, hourlyCounts, hourlyCountsOf, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
 import { parseBody } from "../validation";
 
@@ -35,7 +35,7 @@ const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.e
  */
 async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
 	const key = await requireOwnKey(env, userId, projectName);
-	await issueGrouperFor(env, key.id).flush();
+	await projectCollectorFor(env, key.id).flush();
 	return { keyId: key.id, userId };
 }
 
@@ -94,7 +94,7 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
 	const { project_name, status } = parseBody(statusBodySchema, await readJsonObject(request));
 	const key = await requireOwnKey(env, user.id, project_name);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	const issue = await issueGrouperFor(env, key.id).setStatus(groupHash, status);
+	const issue = await projectCollectorFor(env, key.id).setStatus(groupHash, status);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
 	return json(issueView(issue));
 }

@@ -10,7 +10,7 @@ import { deleteKeyLogs } from "../../domain/logs/logStore";
 import { deleteProjectObjects } from "../../domain/sourcemaps/artifactStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
-import { issueGrouperFor } from "../objects";
+import { keysChanged, projectCollectorFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
 import { parseBody } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
@@ -116,6 +116,8 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 		logsEnabled: input.logs_enabled,
 	});
 	if (!key) throw noSuchKey(input.project_name);
+	// The key's object answers ingestion from what it loaded: it reloads on its next request.
+	await keysChanged(env, [key.id]);
 	return json(keyView(key, originOf(request)));
 }
 
@@ -124,9 +126,10 @@ export async function revokeKey(request: IRequest, env: Env): Promise<Response> 
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
 	const key = await requireOwnKey(env, user.id, project_name);
-	// The grouper's state goes first (it then refuses the key, so nothing arriving meanwhile is
-	// written again), then the D1 rows (which the key row's deletion would also cascade to).
-	await issueGrouperFor(env, key.id).purge();
+	// The key's object goes first: it refuses the key from then on, moves the feedback it
+	// accepted to D1 (feedback stays), and forgets the rest; then the D1 rows of its logs (which
+	// the key row's deletion would also cascade to).
+	await projectCollectorFor(env, key.id).purge();
 	await deleteKeyLogs(env, key.id);
 	await deleteKey(env, key.id);
 	// Its upload tokens and artifact rows went with the key row; the files in R2 go now.
@@ -143,5 +146,7 @@ export async function regenerateKey(request: IRequest, env: Env): Promise<Respon
 	const { raw, stored } = await mintKey();
 	const key = await updateOwnKey(env, user.id, project_name, stored);
 	if (!key) throw noSuchKey(project_name);
+	// From the next request on, the key's object knows only the new secret.
+	await keysChanged(env, [key.id]);
 	return jsonWithSecret(viewWithSecret(key, originOf(request), raw));
 }

@@ -1,35 +1,38 @@
 import type { IRequest } from "itty-router";
 import { LOG_LIMITS } from "../../domain/limits";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
-import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
-import { admitLogKey, storeLogEvent } from "./logPipeline";
+import { bearerToken, clientIp, json, parseJsonObject, readTextWithin } from "../http";
+import { presentedKey } from "../keys/authenticateKey";
+import { bodyOrProblem } from "../keys/keyAnswers";
+import { storeLogEvent } from "./logPipeline";
 
 /** `x-svc-key` is preferred; `Authorization: Bearer` is accepted too. */
-const presentedKey = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
+const keyHeader = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
 
 /**
  * POST /api/app-logs-ingest (docs/api.md#ingest-log) → 200 {ok, group_hash, is_new}.
  *
- * Order: key (401/402) and the IP window in parallel, App Logs enabled (403), IP window (429),
- * body size (413, never buffering more than the limit), JSON and field rules (400), then one
- * call to the key's IssueGrouper, which holds the key's window (429), groups the event and
- * stores it durably. 500 only when that storage fails.
+ * Order: key (401/402), App Logs enabled (403), the IP's window (429), body size (413, never
+ * buffering more than the limit), JSON and field rules (400), a new issue past the cap (403),
+ * the key's window (429). The body is read here; everything from the key on is answered by one
+ * call to the key's ProjectCollector, which groups the event and stores it durably. 500 only
+ * when that storage fails.
  *
  * A browser leaving a page may not send a request that needs a CORS preflight (a custom
  * header), so a `text/plain` request without the header may carry the key as the body's
  * `svc_key`, which no browser preflights; its body is then read before the key is checked.
  */
 export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
-	let rawKey = presentedKey(request);
+	let rawKey = keyHeader(request);
 	let body: Record<string, unknown> | undefined;
 	if (!rawKey && request.headers.get("content-type")?.toLowerCase().startsWith("text/plain")) {
 		body = parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars));
 		rawKey = typeof body.svc_key === "string" ? body.svc_key : null;
 	}
-	const { key, refundIp } = await admitLogKey(env, rawKey, request);
+	const key = await presentedKey(env, rawKey);
 	const receivedAt = new Date();
 	// The stored event is built from the documented fields only: a body's svc_key is never kept.
-	const event = normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt);
-	const stored = await storeLogEvent(env, key, event, receivedAt, refundIp);
+	const event = await bodyOrProblem(async () => normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt));
+	const stored = await storeLogEvent(env, key, { ip: clientIp(request) }, event, receivedAt);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }

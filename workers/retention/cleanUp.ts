@@ -15,7 +15,7 @@ import { deleteExpiredVisits } from "../../domain/crawl/visitStore";
 import { CHUNK_UPLOAD, RETENTION_LIMITS } from "../../domain/limits";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
 import { deleteArtifactRows, deleteChunkRows, chunkObjectKey, staleChunks, unusedArtifacts } from "../../domain/sourcemaps/artifactStore";
-import { issueGrouperFor } from "../objects";
+import { keysChanged, projectCollectorFor } from "../objects";
 import { retentionDays } from "./retentionSettings";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -54,14 +54,14 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 		bounded("crawler_visits", () => deleteExpiredVisits(env, cutoff.crawler, limit)),
 		bounded("log_events", () => deleteExpiredLogEvents(env, cutoff.logs, limit)),
 		{
-			// One key at a time, oldest expired issue first: its IssueGrouper forgets the issues and
+			// One key at a time, oldest expired issue first: its ProjectCollector forgets the issues and
 			// deletes their D1 rows, so the object's state and D1 agree.
 			table: "log_issues",
 			cost: 2,
 			step: async () => {
 				const keyId = await keyWithExpiredIssues(env, cutoff.logs);
 				if (keyId === null) return { deleted: 0, more: false };
-				const deleted = await issueGrouperFor(env, keyId).forgetIssuesBefore(keyId, cutoff.logs, limit);
+				const deleted = await projectCollectorFor(env, keyId).forgetIssuesBefore(keyId, cutoff.logs, limit);
 				return { deleted, more: deleted > 0 };
 			},
 		},
@@ -73,7 +73,9 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 				const rows = await unusedArtifacts(env, cutoff.logs, limit);
 				if (rows.length === 0) return { deleted: 0, more: false };
 				await env.ARTIFACTS.delete(rows.map((row) => row.objectKey));
-				return { deleted: await deleteArtifactRows(env, rows), more: rows.length === limit };
+				const deleted = await deleteArtifactRows(env, rows);
+				await keysChanged(env, [...new Set(rows.map((row) => row.keyId))]);
+				return { deleted, more: rows.length === limit };
 			},
 		},
 		{

@@ -6,18 +6,19 @@
  * accepted and dropped.
  */
 import type { IRequest } from "itty-router";
-import type { ProjectKey } from "../../domain/keys/keyStore";
 import { LOG_LIMITS } from "../../domain/limits";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { clientIp, HttpError, json, readDecodedBodyWithin } from "../http";
-import { admitLogKey, countLogRequest, storeLogEvent } from "../logs/logPipeline";
+import { type PresentedKey, presentedKey } from "../keys/authenticateKey";
+import { bodyOrProblem, refusalError } from "../keys/keyAnswers";
+import { admitLogKey, refuseAfterKeyChecks, storeLogEvent } from "../logs/logPipeline";
 
 type Json = Record<string, unknown>;
 
 /** The key as SDKs present it: `X-Sentry-Auth: Sentry sentry_key=…, …` (or the same in Authorization), else `?sentry_key=`. */
-function presentedKey(request: Request): string | null {
+function sentryKeyOf(request: Request): string | null {
 	const authorization = request.headers.get("authorization") ?? "";
 	const auth = request.headers.get("x-sentry-auth") ?? (/^sentry\s/i.test(authorization) ? authorization : "");
 	const fromAuth = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/i.exec(auth)?.[1];
@@ -36,25 +37,18 @@ function projectIdOf(request: IRequest): number {
 	return Number(id);
 }
 
-/** The key's checks, and that the DSN it came with is its own. */
-async function admitSentryKey(env: Env, rawKey: string | null, projectId: number): Promise<ProjectKey> {
-	const { key } = await admitLogKey(env, rawKey);
-	if (key.dsnId !== projectId) throw new HttpError(401, `The project key does not belong to project ${projectId}: check the DSN`);
-	return key;
-}
-
 /** 32 hex digits, as Sentry writes event ids; anything else is not one. */
 function eventIdOf(value: unknown): string | null {
 	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
 	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
 }
 
-/** One error or message event into the log pipeline: IP window (429), field rules (400), the key's window and storage. */
-async function storeSentryEvent(env: Env, request: Request, key: ProjectKey, payload: Json): Promise<void> {
-	const refundIp = await countLogRequest(env, request);
+/** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
+async function storeSentryEvent(env: Env, request: Request, key: PresentedKey, projectId: number, payload: Json): Promise<void> {
 	const receivedAt = new Date();
-	const event = normalizeEvent(logEventBody(payload, clientIp(request)), receivedAt);
-	await storeLogEvent(env, key, event, receivedAt, refundIp);
+	const ip = clientIp(request);
+	const event = await bodyOrProblem(async () => normalizeEvent(logEventBody(payload, ip), receivedAt));
+	await storeLogEvent(env, key, { ip, dsnId: projectId }, event, receivedAt);
 }
 
 /**
@@ -83,29 +77,41 @@ async function withSentryRateLimits(answer: () => Promise<Response>): Promise<Re
 export function ingestEnvelope(request: IRequest, env: Env): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
-		const presented = presentedKey(request);
-		let key = presented ? await admitSentryKey(env, presented, projectId) : null;
-		const envelope = parseEnvelope(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars));
-		key ??= await admitSentryKey(env, keyOfDsn(envelope.headers.dsn), projectId);
-
-		const events = envelope.items.filter((item) => item.type === "event");
-		if (events.length > 1) throw new HttpError(400, "Invalid envelope: more than one event item");
-		const headerId = eventIdOf(envelope.headers.event_id);
-		if (events.length === 0) return json({ id: headerId });
-
-		const payload = jsonPayload(events[0].payload, "the event item");
-		await storeSentryEvent(env, request, key, payload);
+		const presented = sentryKeyOf(request);
+		let key = presented ? await presentedKey(env, presented) : null;
+		const read = await bodyOrProblem(async () => parseEnvelope(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars)));
+		if (!key) {
+			if ("problem" in read) throw refusalError(read.problem);
+			key = await presentedKey(env, keyOfDsn(read.body.headers.dsn));
+		}
+		// Everything the envelope can be refused for, answered once the key's own checks pass.
+		const item = "problem" in read ? read : await bodyOrProblem(async () => eventItem(read.body));
+		if ("problem" in item) return refuseAfterKeyChecks(env, key, item.problem, projectId);
+		const { headerId, payload } = item.body;
+		if (!payload) {
+			await admitLogKey(env, key, projectId);
+			return json({ id: headerId });
+		}
+		await storeSentryEvent(env, request, key, projectId, payload);
 		return json({ id: eventIdOf(payload.event_id) ?? headerId ?? crypto.randomUUID().replaceAll("-", "") });
 	});
+}
+
+/** The envelope's one event item, if any (400 for more than one), and the id its header gives. */
+function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: string | null; payload: Json | null } {
+	const events = envelope.items.filter((item) => item.type === "event");
+	if (events.length > 1) throw new HttpError(400, "Invalid envelope: more than one event item");
+	return { headerId: eventIdOf(envelope.headers.event_id), payload: events.length === 0 ? null : jsonPayload(events[0].payload, "the event item") };
 }
 
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
 export function ingestStore(request: IRequest, env: Env): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
-		const key = await admitSentryKey(env, presentedKey(request), projectId);
-		const payload = jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the event");
-		await storeSentryEvent(env, request, key, payload);
-		return json({ id: eventIdOf(payload.event_id) ?? crypto.randomUUID().replaceAll("-", "") });
+		const key = await presentedKey(env, sentryKeyOf(request));
+		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the event"));
+		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
+		await storeSentryEvent(env, request, key, projectId, read.body);
+		return json({ id: eventIdOf(read.body.event_id) ?? crypto.randomUUID().replaceAll("-", "") });
 	});
 }

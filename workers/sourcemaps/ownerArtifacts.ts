@@ -6,6 +6,7 @@ import { ARTIFACT_LIMITS } from "../../domain/limits";
 import { deleteArtifacts, deleteObjects, listArtifacts, projectUsage } from "../../domain/sourcemaps/artifactStore";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json } from "../http";
+import { keysChanged } from "../objects";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { parseBody } from "../validation";
 import { artifactView, releaseSchema } from "./uploadArtifacts";
@@ -43,6 +44,7 @@ export async function deleteProjectArtifact(request: IRequest, env: Env): Promis
 	const id = request.params.id ?? "";
 	const objectKeys = z.uuid().safeParse(id).success ? await deleteArtifacts(env, key.id, { id }) : [];
 	if (objectKeys.length === 0) throw new HttpError(404, "No such artifact in this project");
+	await keysChanged(env, [key.id]);
 	await removeObjects(env, objectKeys);
 	return json({ deleted: objectKeys.length });
 }
@@ -53,6 +55,7 @@ export async function deleteReleaseArtifacts(request: IRequest, env: Env): Promi
 	const { project_name, release } = parseBody(releaseQuerySchema, request.query);
 	const key = await requireOwnKey(env, user.id, project_name);
 	const objectKeys = await deleteArtifacts(env, key.id, { release });
+	await keysChanged(env, [key.id]);
 	await removeObjects(env, objectKeys);
 	return json({ deleted: objectKeys.length });
 }

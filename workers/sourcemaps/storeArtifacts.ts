@@ -8,6 +8,7 @@ import { ARTIFACT_LIMITS } from "../../domain/limits";
 import type { FileFacts } from "../../domain/sourcemaps/artifactFiles";
 import { type Artifact, artifactObjectKey, deleteObjects, type NewArtifact, projectUsage, replaceArtifacts, replacedBy } from "../../domain/sourcemaps/artifactStore";
 import { HttpError } from "../http";
+import { keysChanged } from "../objects";
 
 export interface IncomingFile extends FileFacts {
 	url: string;
@@ -91,6 +92,8 @@ export async function storeArtifacts(
 		if (String(err).includes("UNIQUE constraint failed")) throw new HttpError(409, "Another upload of the same files is under way: try again");
 		throw err;
 	}
+	// Ingestion symbolicates against what the key's object says the artifacts are: it must hear of these now.
+	await keysChanged(env, [key.id]);
 	await deleteObjects(
 		env,
 		replaced.map((r) => r.objectKey),

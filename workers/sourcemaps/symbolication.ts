@@ -9,6 +9,9 @@
  * wrong becomes a note in the stored event.
  */
 import type { ProjectKey } from "../../domain/keys/keyStore";
+
+/** What symbolication needs of the key: whose artifacts, and which state of them it may cache. */
+type SymbolicationKey = Pick<ProjectKey, "id" | "artifactsVersion">;
 import { SYMBOLICATION_LIMITS } from "../../domain/limits";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { artifactUrl, tildeUrl } from "../../domain/sourcemaps/artifactFiles";
@@ -63,7 +66,7 @@ function urlsOf(file: string): string[] {
  * The project's artifacts that can serve `files`: by debug id, and by release and URL (the
  * scripts and maps named like them, then the maps the scripts name). Cached per version.
  */
-async function artifactsFor(env: Env, key: ProjectKey, files: FrameFile[], release: string | null): Promise<Artifact[]> {
+async function artifactsFor(env: Env, key: SymbolicationKey, files: FrameFile[], release: string | null): Promise<Artifact[]> {
 	// A project that never uploaded anything has nothing to find.
 	if (key.artifactsVersion === 0) return [];
 	const debugIds = [...new Set(files.flatMap((f) => (f.debugId ? [f.debugId] : [])))].sort();
@@ -176,7 +179,7 @@ async function markUsed(env: Env, used: Artifact[], limits: Limits, now: number)
  * The resolver symbolicate() calls for one event of `key`'s project. `now` and `limits` are
  * replaceable so tests can spend the budgets.
  */
-export function artifactMapResolver(env: Env, key: ProjectKey, now: () => number = Date.now, limits: Limits = SYMBOLICATION_LIMITS): MapResolver {
+export function artifactMapResolver(env: Env, key: SymbolicationKey, now: () => number = Date.now, limits: Limits = SYMBOLICATION_LIMITS): MapResolver {
 	return async (files, release) => {
 		const budget: Budget = { deadline: now() + limits.waitMsPerEvent, parseBytes: limits.parseBytesPerEvent };
 		const outcomes = new Map<string, MapOutcome>();
@@ -213,7 +216,7 @@ export function artifactMapResolver(env: Env, key: ProjectKey, now: () => number
 }
 
 /** The event symbolicated against the project's artifacts; never throws. */
-export async function symbolicateEvent(env: Env, key: ProjectKey, event: LogEvent): Promise<LogEvent> {
+export async function symbolicateEvent(env: Env, key: SymbolicationKey, event: LogEvent): Promise<LogEvent> {
 	try {
 		return await symbolicate(event, artifactMapResolver(env, key));
 	} catch (err) {

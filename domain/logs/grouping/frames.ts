@@ -113,9 +113,23 @@ function fileKey(frame: StackFrame): string {
 		segments.push(stripContentHash(segments.pop() ?? ""));
 		return segments.join("/");
 	}
-	const path = pathOf(frame).split(/[?#]/)[0];
-	const base = path.split(/[/\\]/).filter(Boolean).pop() ?? "";
-	return stripContentHash(base);
+	return stripContentHash(baseNameOf(pathOf(frame)));
+}
+
+const baseNameOf = (path: string) => path.split(/[?#]/)[0].split(/[/\\]/).filter(Boolean).pop() ?? "";
+
+/** A script's extension: Node runs `orders.js` or `orders.mjs` built from the `orders.ts` a page's source map names. */
+const SCRIPT_EXTENSION = /\.[cm]?[jt]sx?$/i;
+
+/**
+ * The source file a JavaScript frame ran in, named the same from Node and from a page: its base
+ * name without scheme, host, directories, query, bundle content hash or script extension. Not
+ * the module: Node's (`lib:shop`, from the app's root) is not what a page's URL would give.
+ */
+function sourceFileKey(frame: StackFrame): string {
+	const path = pathOf(frame);
+	const base = path ? baseNameOf(path) : (frame.module?.split(/[/\\:]/).pop() ?? "");
+	return stripContentHash(base).replace(SCRIPT_EXTENSION, "");
 }
 
 /**
@@ -146,14 +160,44 @@ export function normalizeFunctionName(name: string | undefined): string {
 	return ANONYMOUS.test(fn) ? "" : fn;
 }
 
+/** Sentry's JavaScript family: browsers and Node. */
+const JAVASCRIPT_PLATFORM = /^(?:javascript|node)$/i;
+
+/** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
+const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
+
+/** Where a page loads code from: Sentry keeps no context line of a nameless frame from there. */
+const URL_ORIGIN = /^(?:https?|blob|file|applewebdata):/i;
+
 const CONTEXT_LINE_MAX = 120;
 
-/** One frame's part of the fingerprint; "" for a frame that says nothing. */
-export function frameKey(frame: StackFrame): string {
-	const file = fileKey(frame);
-	const fn = normalizeFunctionName(frame.function);
-	const context = (frame.context_line ?? "").trim().replace(/\s+/g, " ");
-	const line = context.length <= CONTEXT_LINE_MAX ? context : "";
+/** The line of source, whitespace collapsed; "" when there is none or it is long (minified code). */
+function contextLineKey(frame: StackFrame): string {
+	const line = (frame.context_line ?? "").trim().replace(/\s+/g, " ");
+	return line.length <= CONTEXT_LINE_MAX ? line : "";
+}
+
+/**
+ * One frame's part of the fingerprint; "" for a frame that says nothing.
+ *
+ * JavaScript (`javascript`, `node`): the source file and the function name; the line of source
+ * only for a nameless frame not loaded from a URL, as Sentry does. A page's frames carry no line of
+ * source and no module while Node's carry both, so counting either beside a function name would
+ * make one bug in shared code two issues. Other platforms: module (else file), function and the
+ * line of source.
+ */
+export function frameKey(frame: StackFrame, platform: string | null): string {
+	let file: string;
+	let fn = normalizeFunctionName(frame.function);
+	let line: string;
+	if (JAVASCRIPT_PLATFORM.test(platform ?? "")) {
+		file = sourceFileKey(frame);
+		if (NODE_CALLBACK_SLOT.test(fn)) fn = "";
+		line = fn || URL_ORIGIN.test(pathOf(frame).trim()) ? "" : contextLineKey(frame);
+	} else {
+		file = fileKey(frame);
+		line = contextLineKey(frame);
+	}
 	return file || fn || line ? `${file}|${fn}|${line}` : "";
 }
 

@@ -1,0 +1,603 @@
+import { DurableObject } from "cloudflare:workers";
+import { hasAccess } from "../domain/accounts/userStore";
+import type { IssueStatus } from "../domain/api/issues";
+import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
+import { readSubmission } from "../domain/feedback/submission";
+import { findKeyWithOwner } from "../domain/keys/keyStore";
+import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { compareVersions } from "../domain/logs/releases";
+import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
+import { EarliestAlarm } from "./earliestAlarm";
+import { Outbox } from "./outbox";
+import { HeldWindows } from "./heldWindows";
+
+/** What every call from an ingestion endpoint says about the key it was sent with. */
+export interface KeyCheck {
+	/** The key the Worker believes the hash belongs to; the object holds exactly one key. */
+	keyId: string;
+	/** SHA-256 of the presented raw key: refused unless it is the key's current one. */
+	keyHash: string;
+	/** Sentry endpoints: the project id in the DSN, which must be the key's. */
+	dsnId?: number;
+}
+
+/** Why a request is refused, as its answer: status, message, extra body members, Retry-After for 429. */
+export interface Refusal {
+	status: number;
+	message: string;
+	body?: Record<string, unknown>;
+	retryAfterSeconds?: number;
+}
+
+/** A body the Worker could not read (413) or parse (400): answered only after the key and window checks. */
+type BodyOrProblem<T> = { body: T } | { problem: Refusal };
+
+/** A log event, normalized, symbolicated and fingerprinted by the Worker. */
+export interface LogEventCommand {
+	groupHash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	environment: string | null;
+	release: string | null;
+	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
+	userKey: string | null;
+	eventId: string;
+	receivedAt: number;
+	timestamp: number;
+	eventJson: string;
+}
+
+export type LogCommand = KeyCheck & {
+	ip: string;
+	/** The state of the project's source maps the event was symbolicated against. */
+	artifactsVersion: number;
+} & BodyOrProblem<LogEventCommand>;
+
+export type LogOutcome =
+	| { status: "accepted"; groupHash: string; isNew: boolean }
+	| { status: "refused"; refusal: Refusal }
+	/** The event was symbolicated against source maps that have changed since: do it again. */
+	| { status: "stale_artifacts"; artifactsVersion: number };
+
+export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<string, unknown>>;
+
+export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
+
+/** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
+type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
+
+const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
+	({ status: "refused", refusal: { status, message, ...extra } }) as const;
+const INVALID_KEY = refused(401, "Project key is not valid");
+
+/** Two hex hashes compared without an early exit, so timing says nothing about where they differ. */
+function sameHash(a: string, b: string): boolean {
+	if (a.length !== b.length) return false;
+	let difference = 0;
+	for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+	return difference === 0;
+}
+
+/** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
+const FLUSH_DELAY_MS = 1_000;
+const FLUSH_RETRY_MS = 10_000;
+/** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
+const FLUSH_EVENTS = 500;
+const FLUSH_ISSUES = 500;
+const FLUSH_FEEDBACK = 500;
+/** Distinct environments and releases remembered per issue. */
+const MAX_NAMES_PER_ISSUE = 100;
+
+interface GroupRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	title: string;
+	culprit: string | null;
+	level: string;
+	status: IssueStatus;
+	count: number;
+	users: number;
+	first_seen: number;
+	last_seen: number;
+	environments: string;
+	releases: string;
+	resolved_in_release: string | null;
+	version: number;
+}
+
+const SCHEMA = [
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS groups (
+		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
+		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
+		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
+		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
+	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
+	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
+	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
+	// Accepted events not yet in D1.
+	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
+		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
+		event TEXT NOT NULL)`,
+	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
+	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
+		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
+		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
+];
+
+/**
+ * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
+ * so a feedback submission or a log event costs one call and no D1 read:
+ * - the key itself: its current hash, its owner's access, App Logs on or off, its windows and
+ *   feedback forms, loaded from D1 on first use and dropped at once (`keyChanged`, `purge`) on
+ *   every change: regeneration, configuration, revocation, the owner's plan, source maps;
+ * - the windows: the key's own feedback and log windows, and a window per source IP per key;
+ * - issue grouping: turns a group hash into an issue, knows whether it is new, keeps the issue's
+ *   counters and status;
+ * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
+ *   alarm one second later, or at once when an owner reads (`flush`).
+ *
+ * The object runs one request at a time and every SQL call is synchronous, so "is this group
+ * new?" and "is the window full?" are answered exactly under any concurrency, and an accepted
+ * event or submission is in the object's own SQLite (durable) before its answer leaves.
+ */
+export class ProjectCollector extends DurableObject<Env> {
+	#sql: SqlStorage;
+	#windows!: HeldWindows;
+	/** Releases known to be in `releases`, so a known one costs no statement per event. */
+	#knownReleases = new Set<string>();
+	#owner: KeyOwner | null = null;
+	#revoked = false;
+	#alarm: EarliestAlarm;
+	#outbox: Outbox;
+	#known: KnownKey | null = null;
+	/** Moves on every change, so a load from D1 that started before one is not kept. */
+	#generation = 0;
+	#loading: Promise<KnownKey | undefined> | null = null;
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		this.#sql = ctx.storage.sql;
+		this.#alarm = new EarliestAlarm(ctx.storage);
+		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
+		ctx.blockConcurrencyWhile(async () => {
+			this.#createSchema();
+			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
+			const owner = meta.get("owner");
+			this.#owner = owner ? (JSON.parse(owner) as KeyOwner) : null;
+			this.#revoked = meta.get("revoked") === "1";
+			await this.#alarm.load();
+		});
+	}
+
+	#createSchema() {
+		for (const statement of SCHEMA) this.#sql.exec(statement);
+		this.#windows = new HeldWindows(this.#sql);
+		this.#knownReleases = new Set();
+	}
+
+	// -----------------------------------------------------------------------
+	// The key
+
+	/** The key changed in D1 (configuration, secret, owner's plan, source maps): the next request reloads it. */
+	async keyChanged(): Promise<void> {
+		this.#generation++;
+		this.#known = null;
+	}
+
+	async #knownKey(keyId: string): Promise<KnownKey | undefined> {
+		while (!this.#known) {
+			const generation = this.#generation;
+			this.#loading ??= findKeyWithOwner(this.env, keyId).finally(() => {
+				this.#loading = null;
+			});
+			const loaded = await this.#loading;
+			if (!loaded) return undefined;
+			if (generation === this.#generation) this.#known = loaded;
+		}
+		return this.#known;
+	}
+
+	/** 401 (not this key's current hash, revoked, deleted), 402 (owner without access), 403 for logs when App Logs are off, 401 for a DSN of another project. */
+	async #admit(check: KeyCheck, { logs }: { logs: boolean }): Promise<KnownKey | ReturnType<typeof refused>> {
+		if (this.#revoked) return INVALID_KEY;
+		const known = await this.#knownKey(check.keyId);
+		if (this.#revoked || !known || known.key.id !== check.keyId || !sameHash(check.keyHash, known.key.keyHash)) return INVALID_KEY;
+		if (!hasAccess(known.owner)) return refused(402, "The project owner has neither a Pro subscription nor an active trial");
+		if (logs && !known.key.logsEnabled) return refused(403, "App Logs are disabled for this project");
+		if (check.dsnId !== undefined && known.key.dsnId !== check.dsnId) {
+			return refused(401, `The project key does not belong to project ${check.dsnId}: check the DSN`);
+		}
+		if (!this.#owner) {
+			this.#owner = { keyId: known.key.id, userId: known.key.userId };
+			this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('owner', ?)`, JSON.stringify(this.#owner));
+		}
+		return known;
+	}
+
+	/** The key's checks alone, for a Sentry envelope that carries no event. */
+	async admitLogs(check: KeyCheck): Promise<{ status: "admitted" } | ReturnType<typeof refused>> {
+		const admitted = await this.#admit(check, { logs: true });
+		return "status" in admitted ? admitted : { status: "admitted" };
+	}
+
+	/** A window kept per source IP inside this key's object: one address cannot use up another's share. */
+	async #tookHits(now: number, windows: RateWindow[]): Promise<void> {
+		await this.#alarm.noLaterThan(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
+	}
+
+	// -----------------------------------------------------------------------
+	// Feedback
+
+	/**
+	 * Order of answers: key (401/402), the IP's and the key's windows (429), the body the Worker
+	 * could not read (413, 400), configured fields (400 with `fields`), image storage (413); a
+	 * submission past the windows keeps its hits whatever it is refused for.
+	 */
+	async submitFeedback(c: FeedbackCommand): Promise<FeedbackOutcome> {
+		const admitted = await this.#admit(c, { logs: false });
+		if ("status" in admitted) return admitted;
+		const { key } = admitted;
+		const now = Date.now();
+		const windows = [
+			{ ...FEEDBACK_RATE.perIp, name: `feedback-ip:${c.ip}` },
+			{ name: "feedback", limit: key.rateLimitPerMinute, windowSeconds: FEEDBACK_RATE.perKeyWindowSeconds },
+		];
+		const decision = this.#windows.take(now, windows);
+		if (!decision.allowed) return refused(429, "Too many feedback submissions", { retryAfterSeconds: decision.retryAfterSeconds });
+		await this.#tookHits(now, windows);
+
+		if ("problem" in c) return { status: "refused", refusal: c.problem };
+		const submission = readSubmission(c.body, key);
+		if (!submission.ok) return refused(400, submission.error, { body: { fields: submission.fields } });
+
+		const id = crypto.randomUUID();
+		const attachments = submission.images.map((image) => ({
+			id: crypto.randomUUID(),
+			field: image.field,
+			contentType: image.contentType,
+			objectKey: `feedback/${key.userId}/${id}/${crypto.randomUUID()}`,
+			size: image.bytes.byteLength,
+			bytes: image.bytes,
+		}));
+		const incoming = attachments.reduce((sum, a) => sum + a.size, 0);
+		if (incoming > 0) {
+			// What waits here, then what D1 holds: a flush in between counts its rows twice, never none.
+			const pending = this.#pendingAttachmentBytes();
+			const stored = pending + (await attachmentBytes(this.env, key.userId, key.projectName));
+			if (stored + incoming > FEEDBACK_LIMITS.attachmentBytesPerProject) {
+				return refused(413, "The project's image storage is full (1 GiB): delete old feedback with images to make room", { body: { fields: [] } });
+			}
+			// Images first: a feedback row must never point at an object that was not written.
+			try {
+				await Promise.all(attachments.map((a) => this.env.ATTACHMENTS.put(a.objectKey, a.bytes, { httpMetadata: { contentType: a.contentType } })));
+			} catch (err) {
+				console.error(`feedback ${id}: images could not be stored:`, err);
+				await this.env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
+				return refused(500, "Feedback could not be stored; try again");
+			}
+		}
+		this.#sql.exec(
+			`INSERT INTO feedback_outbox (id, user_id, project_name, type, data, created_at, attachments, attachment_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			id,
+			key.userId,
+			key.projectName,
+			submission.type,
+			JSON.stringify(submission.data),
+			Date.now(),
+			JSON.stringify(attachments.map(({ bytes, ...stored }) => stored)),
+			incoming,
+		);
+		await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		return { status: "accepted", id };
+	}
+
+	#pendingAttachmentBytes(): number {
+		return this.#sql.exec<{ bytes: number }>(`SELECT coalesce(sum(attachment_bytes), 0) AS bytes FROM feedback_outbox`).one().bytes;
+	}
+
+	// -----------------------------------------------------------------------
+	// Logs
+
+	/**
+	 * Order of answers: key (401/402/403), the IP's window (429), the body the Worker could not
+	 * read or accept (413, 400), a new issue past the project's cap (403), the key's window (429).
+	 * Both windows count only accepted events, so a wrong key or a bad body uses up nothing.
+	 */
+	async ingestLog(c: LogCommand): Promise<LogOutcome> {
+		const admitted = await this.#admit(c, { logs: true });
+		if ("status" in admitted) return admitted;
+		const { key } = admitted;
+		const now = Date.now();
+		const ipWindow = { ...LOG_RATE.perIp, name: `logs-ip:${c.ip}` };
+		const ip = this.#windows.peek(now, ipWindow);
+		if (ip.used >= ipWindow.limit) return refused(429, "Too many log events from this address", { retryAfterSeconds: ip.retryAfterSeconds });
+		if ("problem" in c) return { status: "refused", refusal: c.problem };
+		if (c.artifactsVersion !== key.artifactsVersion) return { status: "stale_artifacts", artifactsVersion: key.artifactsVersion };
+
+		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
+		const windows = [ipWindow, { name: "logs", limit, windowSeconds: LOG_RATE.perKeyWindowSeconds }];
+		let outcome: LogOutcome;
+		try {
+			outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
+		} catch (err) {
+			// The hits and releases noted in memory were rolled back in SQLite.
+			this.#windows.reload();
+			this.#knownReleases.clear();
+			throw err;
+		}
+		if (outcome.status === "accepted") {
+			await this.#tookHits(now, windows);
+			await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		}
+		return outcome;
+	}
+
+	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
+		const group = this.#group(c.groupHash);
+		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
+			return refused(
+				403,
+				`The project has reached ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold; issues whose events are past the log retention period are removed`,
+			);
+		}
+
+		// The windows: exact, counting only what was let through; inside the transaction, so an
+		// event that fails to store gives its slots back.
+		const window = this.#windows.take(now, windows);
+		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
+
+		if (c.release && !this.#knownReleases.has(c.release)) {
+			this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
+			this.#knownReleases.add(c.release);
+		}
+		const isNewUser = c.userKey !== null && this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, c.groupHash, c.userKey).rowsWritten > 0;
+
+		if (!group) {
+			this.#sql.exec(
+				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases)
+				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+				c.groupHash,
+				c.title,
+				c.culprit,
+				c.level,
+				isNewUser ? 1 : 0,
+				c.receivedAt,
+				c.receivedAt,
+				JSON.stringify(c.environment ? [c.environment] : []),
+				JSON.stringify(c.release ? [c.release] : []),
+			);
+		} else {
+			let { status, resolved_in_release: resolvedIn } = group;
+			// A regression: a resolved issue seen again reopens, unless the event comes from an
+			// older release than the one it was resolved in (an old client still running). It keeps
+			// the release it was resolved in, which is how an open issue shows it came back.
+			if (status === "resolved" && !(c.release && resolvedIn && this.#isOlderRelease(c.release, resolvedIn))) {
+				status = "open";
+			}
+			this.#sql.exec(
+				`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
+				 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
+				 environments = ?, releases = ?, version = version + 1
+				 WHERE hash = ?`,
+				c.title,
+				c.culprit,
+				c.level,
+				status,
+				resolvedIn,
+				isNewUser ? 1 : 0,
+				c.receivedAt,
+				c.receivedAt,
+				withName(group.environments, c.environment),
+				withName(group.releases, c.release),
+				c.groupHash,
+			);
+		}
+
+		this.#sql.exec(
+			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.eventId,
+			c.groupHash,
+			c.receivedAt,
+			c.timestamp,
+			c.level,
+			c.environment,
+			c.release,
+			c.eventJson,
+		);
+		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
+	}
+
+	#group(hash: string): GroupRow | null {
+		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
+	}
+
+	// -----------------------------------------------------------------------
+	// Releases
+
+	#releaseSeq(name: string): number | null {
+		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
+	}
+
+	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
+	#isOlderRelease(release: string, than: string): boolean {
+		const byVersion = compareVersions(release, than);
+		if (byVersion !== null) return byVersion < 0;
+		const [a, b] = [this.#releaseSeq(release), this.#releaseSeq(than)];
+		return a !== null && b !== null && a < b;
+	}
+
+	/** The project's newest release: the greatest version, or the latest first seen where versions do not compare. */
+	#newestRelease(): string | null {
+		let newest: string | null = null;
+		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
+			if (newest === null || (compareVersions(name, newest) ?? 1) > 0) newest = name;
+		}
+		return newest;
+	}
+
+	// -----------------------------------------------------------------------
+	// Owner operations
+
+	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
+	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
+		if (this.#revoked || !this.#group(groupHash)) return null;
+		const resolvedIn = status === "resolved" ? this.#newestRelease() : null;
+		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
+		const updated = this.#group(groupHash);
+		if (!updated) return null;
+		const snapshot = toSnapshot(updated);
+		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
+		await this.flush().catch(async (err) => {
+			console.error("issue status saved but not yet written to D1:", err);
+			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
+		});
+		return snapshot;
+	}
+
+	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
+	flush(): Promise<void> {
+		return this.#outbox.flush();
+	}
+
+	/**
+	 * The key is being revoked: refuse what still arrives with it, move the feedback it accepted
+	 * to D1 (feedback outlives its key), then forget everything. When D1 fails the key is left
+	 * working and the caller fails, to be retried.
+	 */
+	async purge(): Promise<void> {
+		this.#revoked = true;
+		try {
+			await this.flush();
+		} catch (err) {
+			this.#revoked = false;
+			throw err;
+		}
+		await this.ctx.storage.deleteAll();
+		await this.#alarm.clear();
+		this.#createSchema();
+		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
+	}
+
+	/**
+	 * The clean-up: forgets the issues last seen before `cutoff` (counters, affected users), then
+	 * deletes up to `limit` of them from D1; answers how many D1 rows went. Both deletes go by
+	 * last_seen, so an issue an event revives meanwhile is not touched, and D1 rows left over
+	 * go in the next call.
+	 */
+	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
+		this.ctx.storage.transactionSync(() => {
+			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
+			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
+		});
+		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
+	}
+
+	// -----------------------------------------------------------------------
+	// Moving rows to D1
+
+	/**
+	 * One batch of events, changed issues and feedback, in one D1 transaction; true when more may
+	 * be waiting. A revoked key's log rows are not written (they are being deleted); its feedback is.
+	 */
+	async #writeBatch(): Promise<boolean> {
+		const owner = this.#revoked ? null : this.#owner;
+		const events = owner
+			? this.#sql
+					.exec<{ seq: number; id: string; hash: string; received_at: number; timestamp: number; level: string; environment: string | null; release: string | null; event: string }>(
+						`SELECT * FROM outbox ORDER BY seq LIMIT ?`,
+						FLUSH_EVENTS,
+					)
+					.toArray()
+			: [];
+		const groups = owner ? this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray() : [];
+		const feedback = this.#sql
+			.exec<{ seq: number; id: string; user_id: string; project_name: string; type: string; data: string; created_at: number; attachments: string }>(
+				`SELECT seq, id, user_id, project_name, type, data, created_at, attachments FROM feedback_outbox ORDER BY seq LIMIT ?`,
+				FLUSH_FEEDBACK,
+			)
+			.toArray();
+		if (events.length === 0 && groups.length === 0 && feedback.length === 0) return false;
+
+		const pending: PendingEvent[] = events.map((e) => ({
+			id: e.id,
+			groupHash: e.hash,
+			receivedAt: e.received_at,
+			timestamp: e.timestamp,
+			level: e.level,
+			environment: e.environment,
+			release: e.release,
+			eventJson: e.event,
+		}));
+		const pendingFeedback: PendingFeedback[] = feedback.map((f) => ({
+			id: f.id,
+			userId: f.user_id,
+			projectName: f.project_name,
+			type: f.type,
+			dataJson: f.data,
+			createdAt: f.created_at,
+			attachmentsJson: f.attachments,
+		}));
+		// Issues and their events land in one D1 transaction: never an event without its issue.
+		await this.env.DB.batch([
+			...(owner ? writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)) : []),
+			...feedbackWriteStatements(this.env.DB, pendingFeedback),
+		]);
+
+		// Only what was written is marked: rows and changes that arrived meanwhile go next time.
+		const lastEvent = events.at(-1);
+		if (lastEvent) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, lastEvent.seq);
+		const lastFeedback = feedback.at(-1);
+		if (lastFeedback) this.#sql.exec(`DELETE FROM feedback_outbox WHERE seq <= ?`, lastFeedback.seq);
+		for (const g of groups) {
+			this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
+		}
+		return events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES || feedback.length === FLUSH_FEEDBACK;
+	}
+
+	#hasPending(): boolean {
+		const { pending } = this.#sql
+			.exec<{ pending: number }>(
+				`SELECT (EXISTS (SELECT 1 FROM outbox) OR EXISTS (SELECT 1 FROM groups WHERE version > flushed_version) OR EXISTS (SELECT 1 FROM feedback_outbox)) AS pending`,
+			)
+			.one();
+		return pending === 1;
+	}
+
+	/** Moves the outboxes to D1, and ends the windows' expired hits (one row per hit, per IP). */
+	async alarm(): Promise<void> {
+		this.#alarm.fired();
+		const latestHit = this.#windows.sweep(Date.now());
+		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
+		if (!(await this.#outbox.flushOrRetry())) return;
+		if (!this.#revoked && this.#hasPending()) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+	}
+}
+
+/** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
+function withName(listJson: string, name: string | null): string {
+	if (!name) return listJson;
+	const names = JSON.parse(listJson) as string[];
+	if (names.includes(name) || names.length >= MAX_NAMES_PER_ISSUE) return listJson;
+	names.push(name);
+	return JSON.stringify(names);
+}
+
+function toSnapshot(g: GroupRow): IssueSnapshot {
+	return {
+		groupHash: g.hash,
+		title: g.title,
+		culprit: g.culprit,
+		level: g.level,
+		status: g.status,
+		count: g.count,
+		users: g.users,
+		firstSeen: g.first_seen,
+		lastSeen: g.last_seen,
+		environments: JSON.parse(g.environments) as string[],
+		releases: JSON.parse(g.releases) as string[],
+		resolvedInRelease: g.resolved_in_release,
+	};
+}
