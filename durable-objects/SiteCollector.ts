@@ -56,8 +56,8 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
  * One object per analytics site (`idFromName(tracking_id)`): the only Durable Object call an
  * ingestion request makes. It holds the site's settings (cached from D1), its rate windows (in
  * memory only: they start over when the object restarts), the salts that turn IPs into visitor
- * hashes, and an outbox: each accepted event is appended to the object's own SQLite before the 204, and an alarm moves the outbox to D1 in batched statements
- * (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
+ * hashes, and an outbox: each accepted event is appended to the object's own SQLite before the
+ * 204, and an alarm moves the outbox to D1 in batched statements (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
  *
  * No raw IP is stored anywhere: the per-address windows are in memory only (a minute at most),
  * visitors are a hash of the IP and User-Agent under a salt that changes every UTC day; old salts
