@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { computeSiteStats } from "../domain/analytics/eventStore";
+import type { StoredEvent } from "../domain/analytics/event";
+import { computeSiteStats, eventInsertStatements } from "../domain/analytics/eventStore";
 import { collect, crawlIngest, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { call, signUp, uniqueIp } from "./helpers";
 
@@ -30,37 +31,46 @@ interface Seed {
 }
 
 let seeded = 0;
+/** Stores the events as the collector's flush does (rollups included), in time order. */
 async function seedEvents(trackingId: string, events: Seed[]) {
-	await env.DB.batch(
-		events.map((e) =>
-			env.DB.prepare(
-				`INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign,
-					visitor_id, distinct_id, duration, engaged_ms, scroll_depth, browser, os, device, country, data)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			).bind(
-				trackingId,
-				`seed-${seeded++}`,
-				e.ts,
-				e.name ?? "",
-				e.path ?? "/",
-				e.referrer_host ?? "",
-				e.source ?? "",
-				e.utm?.source ?? "",
-				e.utm?.medium ?? "",
-				e.utm?.campaign ?? "",
-				e.visitor,
-				e.distinct_id ?? null,
-				e.duration ?? null,
-				e.engaged_ms ?? null,
-				e.scroll_depth ?? null,
-				(e.ua ?? CHROME).browser,
-				(e.ua ?? CHROME).os,
-				(e.ua ?? CHROME).device,
-				e.country ?? "",
-				e.data ?? null,
-			),
-		),
-	);
+	await env.DB.batch(eventInsertStatements(env.DB, events.map((e) => storedEvent(trackingId, e))));
+}
+
+function storedEvent(trackingId: string, e: Seed): StoredEvent {
+	const ua = e.ua ?? CHROME;
+	return {
+		trackingId,
+		eventId: `seed-${String(seeded++).padStart(6, "0")}`,
+		ts: e.ts,
+		name: e.name ?? "",
+		data: e.data ?? null,
+		urlHost: null,
+		urlPath: e.path ?? "/",
+		urlQuery: "",
+		referrer: "",
+		referrerHost: e.referrer_host ?? "",
+		source: e.source ?? "",
+		utmSource: e.utm?.source ?? "",
+		utmMedium: e.utm?.medium ?? "",
+		utmCampaign: e.utm?.campaign ?? "",
+		utmContent: "",
+		utmTerm: "",
+		title: "",
+		language: "",
+		screen: "",
+		visitorId: e.visitor,
+		distinctId: e.distinct_id ?? null,
+		sessionId: null,
+		duration: e.duration ?? null,
+		engagedMs: e.engaged_ms ?? null,
+		scrollDepth: e.scroll_depth ?? null,
+		seq: 0,
+		v: "",
+		browser: ua.browser,
+		os: ua.os,
+		device: ua.device,
+		country: e.country ?? "",
+	};
 }
 
 /*

@@ -11,6 +11,18 @@ import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
 import { type CompiledFilters, compileFilters, DIRECT, type Filters } from "./filters";
+import {
+	edgeQueries,
+	ENGAGED_MS,
+	ROLLUP_ADD,
+	ROLLUP_SUBTRACT,
+	rollupParams,
+	rollupPieces,
+	rollupQueries,
+	SESSION_GAP_MS,
+	VISIT_BREAKDOWNS,
+	type VisitBreakdown,
+} from "./rollups";
 import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
@@ -61,20 +73,23 @@ const UPSERT_IDENTITIES = `INSERT INTO analytics_identities (tracking_id, visito
 	ON CONFLICT (tracking_id, visitor_id, distinct_id) DO UPDATE SET
 		first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
 
+/**
+ * The statements that store a batch of events, to run in one D1 batch (one transaction): per
+ * chunk, the rollups of the visitor days it touches taken away, the events inserted, the rollups
+ * added again (see rollups.ts).
+ */
 export function eventInsertStatements(db: D1Database, events: StoredEvent[]): D1PreparedStatement[] {
 	const statements: D1PreparedStatement[] = [];
 	for (const chunk of jsonArraysOf(events)) {
-		statements.push(db.prepare(INSERT_EVENTS).bind(chunk));
+		statements.push(db.prepare(ROLLUP_SUBTRACT).bind(chunk), db.prepare(INSERT_EVENTS).bind(chunk));
 		if (chunk.includes('"name":"_identify"')) statements.push(db.prepare(UPSERT_IDENTITIES).bind(chunk));
+		statements.push(db.prepare(ROLLUP_ADD).bind(chunk));
 	}
 	return statements;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Statistics
-
-/** A new session starts after this long without activity (see the definitions below). */
-const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /*
  * Definitions (docs/api.md#statistics):
@@ -102,10 +117,9 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
  * visitor list); GROUP BY and COUNT(DISTINCT) sort in a temporary b-tree, the session queries sort
  * by (visitor, ts) for their window functions. All run in one D1 batch, one round trip. Linear in
- * the events of the range: fine for the ranges a dashboard asks for; rollup tables are the step
- * after this if sites grow very large.
+ * the events of the range: the statistics with filters read these; without filters, the
+ * rollups (rollups.ts) answer the same figures.
  */
-const ENGAGED_MS = `coalesce(engaged_ms, duration * 1000)`;
 
 /** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
 const eventQueries = (f: string, bucketMs: number) => {
@@ -169,21 +183,6 @@ const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
 	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
 	FROM per_session WHERE pageviews + custom > 0`;
 
-/**
- * Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL
- * over a `visit` row of the query below, the row's key].
- */
-const VISIT_BREAKDOWNS = {
-	entry_pages: ["entry ->> '$[0]'", "path"],
-	exit_pages: ["exit_path", "path"],
-	sources: [`coalesce(nullif(entry ->> '$[1]', ''), '${DIRECT}')`, "source"],
-	utm_source: ["entry ->> '$[2]'", "utm_source"],
-	utm_medium: ["entry ->> '$[3]'", "utm_medium"],
-	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
-	utm_content: ["entry ->> '$[5]'", "utm_content"],
-	utm_term: ["entry ->> '$[6]'", "utm_term"],
-} as const;
-type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
 
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
 const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
@@ -270,25 +269,14 @@ export interface StatsRequest {
 	now: number;
 }
 
-/** The statistics answer (docs/api.md#statistics): one D1 batch. */
-export async function computeSiteStats(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest): Promise<SiteStatsView> {
-	const compiled = compileFilters(filters);
-	const queries = siteStatsQueries(range.bucketMs, compiled);
-	const params = rangeParams(trackingId, range, compiled.values);
-	const bound = Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>;
-	bound.visitorsNow = { sql: VISITORS_NOW, params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1] };
-	const previous = { ...range, from: range.from - (range.to - range.from), to: range.from };
-	const previousParams = rangeParams(trackingId, previous, compiled.values);
-	const rows = await runQueries(env, {
-		...bound,
-		...(comparePrevious
-			? {
-					previousTotals: { sql: queries.totals, params: previousParams },
-					previousSessions: { sql: queries.sessions, params: previousParams },
-					previousSeries: { sql: queries.series, params: previousParams },
-				}
-			: {}),
-	});
+/**
+ * The statistics answer (docs/api.md#statistics). Without filters from the rollups: one D1 batch,
+ * after one more for the partial hours at the ends of the range when it has any. With filters
+ * from the events: one D1 batch.
+ */
+export async function computeSiteStats(env: Env, trackingId: string, request: StatsRequest): Promise<SiteStatsView> {
+	const rows = await (Object.keys(request.filters).length === 0 ? rollupStatsRows(env, trackingId, request) : eventStatsRows(env, trackingId, request));
+	const { range, filters, comparePrevious } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
 		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
@@ -312,8 +300,63 @@ export async function computeSiteStats(env: Env, trackingId: string, { range, fi
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious ? { previous: totalsOf(previous, rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
+		...(comparePrevious ? { previous: totalsOf(previousOf(range), rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
 	};
+}
+
+/** The period of equal length just before `range`. */
+const previousOf = (range: StatsRange): StatsRange => ({ ...range, from: range.from - (range.to - range.from), to: range.from });
+
+const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
+	sql: VISITORS_NOW,
+	params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1],
+});
+
+/** The answer's rows from the events, filters applied. */
+function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
+	const compiled = compileFilters(filters);
+	const queries = siteStatsQueries(range.bucketMs, compiled);
+	const params = rangeParams(trackingId, range, compiled.values);
+	const previousParams = rangeParams(trackingId, previousOf(range), compiled.values);
+	return runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? {
+					previousTotals: { sql: queries.totals, params: previousParams },
+					previousSessions: { sql: queries.sessions, params: previousParams },
+					previousSeries: { sql: queries.series, params: previousParams },
+				}
+			: {}),
+	});
+}
+
+/** The rows of the partial hours (EDGE_FACTS), one JSON text per query, in one D1 batch when there are any. */
+async function edgeRows(env: Env, queries: BoundQuery[]): Promise<string[]> {
+	if (queries.length === 0) return [];
+	const answered = await runQueries(env, Object.fromEntries(queries.map((query, i) => [i, query])));
+	return queries.map((_, i) => answered[i][0].rows);
+}
+
+/** The answer's rows from the rollups (no filters): the partial hours first, then every figure. */
+async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
+	const periods = comparePrevious ? [range, previousOf(range)] : [range];
+	const pieces = periods.map(rollupPieces);
+	const edges = pieces.map((p) => edgeQueries(trackingId, p));
+	const rowsOfEdges = await edgeRows(env, edges.flat());
+	const queries = rollupQueries(range.bucketMs);
+	const [params, previousParams] = periods.map((period, i) =>
+		rollupParams(trackingId, period, pieces[i], rowsOfEdges.splice(0, edges[i].length)),
+	);
+	const rows = await runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? { previousTotals: { sql: queries.totals, params: previousParams }, previousSeries: { sql: queries.series, params: previousParams } }
+			: {}),
+	});
+	// The rollups' totals row carries the session figures too.
+	return { ...rows, sessions: rows.totals, previousSessions: rows.previousTotals };
 }
 
 /** Every breakdown a CSV export can name, with the columns of its rows in order. */
@@ -336,16 +379,23 @@ export const BREAKDOWN_COLUMNS = {
 } as const satisfies Record<string, readonly string[]>;
 export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 
-/** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export). */
+/** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export): from the rollups without filters. */
 export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
-	const compiled = compileFilters(filters);
-	const params = rangeParams(trackingId, range, compiled.values);
-	if (Object.hasOwn(VISIT_BREAKDOWNS, name)) {
-		const { rows } = await runQueries(env, { rows: { sql: visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown]), params } });
-		return splitVisitRows(rows)[name as VisitBreakdown];
+	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
+	let rows: Rows;
+	if (Object.keys(filters).length === 0) {
+		const pieces = rollupPieces(range);
+		const queries = rollupQueries(range.bucketMs, isVisits ? [name as VisitBreakdown] : []);
+		const params = rollupParams(trackingId, range, pieces, await edgeRows(env, edgeQueries(trackingId, pieces)));
+		rows = (await runQueries(env, { rows: { sql: queries[isVisits ? "visits" : (name as keyof typeof queries)], params } })).rows;
+	} else {
+		const compiled = compileFilters(filters);
+		const sql = isVisits
+			? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
+			: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
+		rows = (await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } })).rows;
 	}
-	const sql = eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
-	return (await runQueries(env, { rows: { sql, params } })).rows;
+	return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : rows;
 }
 
 // ---------------------------------------------------------------------------------------------

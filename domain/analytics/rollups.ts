@@ -1,0 +1,302 @@
+/**
+ * analytics_rollups: the statistics pre-summed per site, breakdown, hour (and UTC day) and label,
+ * so the unfiltered dashboard reads a few hundred rows per breakdown instead of every event.
+ *
+ * Every counter is a sum over single events or sessions, each counted at one moment (its "fact
+ * time"), with what it counts decided by the visitor's whole UTC day of events:
+ * - page views, custom events: at their own time.
+ * - visitors (per label): a visitor counts at their first event of the UTC day with that label
+ *   (the site as a whole: their first page view or custom event of the day); `hour_visitors`
+ *   likewise per hour, for hourly series. So a range's visitors are the distinct (visitor, day)
+ *   pairs first seen in it: the visitor id rotates every UTC day anyway unless the tracker sends
+ *   its own, and a visitor seen on two days counts twice, as Plausible counts them.
+ * - sessions (visits): cut per visitor and UTC day by 30 minutes without activity, as the raw
+ *   statistics define them (eventStore.ts); a session counts at its first page view or custom
+ *   event, with its whole bounce, engaged time, entry and exit page, source and campaign.
+ * - per page: the engaged time and the deepest scroll each visitor reported for it that day, at
+ *   that visitor's first event of the page.
+ *
+ * Writing: a visitor's day is the unit. A flush first takes away what the rollups hold for every
+ * (site, visitor, day) its events touch, computed from the events D1 holds, then inserts the
+ * events, then adds the same contributions computed again: three statements per batch (one per
+ * ~1 MB chunk), in the batch's one transaction. Recomputing rather than adding deltas makes a
+ * repeated flush (a crash after D1 committed) change nothing, and the order events arrive in
+ * irrelevant. The cost is reading each touched visitor's events of the day twice through
+ * analytics_events_visitor_idx: a few rows for a person, more for a visitor id that a site's own
+ * code sends all day.
+ *
+ * Reading: whole UTC days from the day rows, whole hours from the hour rows, and the partial
+ * hours at either end of a range computed from the events (the same facts restricted to the
+ * minutes asked for), so a range's answer does not depend on its alignment.
+ */
+import { DIRECT } from "./filters";
+import type { BoundQuery, StatsRange } from "./statsRange";
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+/** A new session starts after this long without activity. */
+export const SESSION_GAP_MS = 30 * 60 * 1000;
+/** Engaged time of a `_leave`: the current tracker's engaged_ms, or an older tracker's duration in seconds. */
+export const ENGAGED_MS = "coalesce(engaged_ms, duration * 1000)";
+
+/** Breakdowns counted from single events: dim → [which events count, their label]. "" is the site as a whole. */
+const EVENT_DIMS = {
+	"": ["visit", "''"],
+	pages: ["name IN ('', '_leave')", "url_path"],
+	referrers: ["name = '' AND referrer_host <> ''", "referrer_host"],
+	countries: ["name = ''", "coalesce(nullif(country, ''), 'Unknown')"],
+	browsers: ["name = ''", "coalesce(nullif(browser, ''), 'Unknown')"],
+	os: ["name = ''", "coalesce(nullif(os, ''), 'Unknown')"],
+	devices: ["name = ''", "coalesce(nullif(device, ''), 'Unknown')"],
+	custom_events: ["visit AND name <> ''", "name"],
+	identified: ["distinct_id IS NOT NULL", "distinct_id"],
+} as const;
+
+/**
+ * Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL
+ * over a session row (here and in eventStore.ts's `visit` rows), the row's key].
+ */
+export const VISIT_BREAKDOWNS = {
+	entry_pages: ["entry ->> '$[0]'", "path"],
+	exit_pages: ["exit_path", "path"],
+	sources: [`coalesce(nullif(entry ->> '$[1]', ''), '${DIRECT}')`, "source"],
+	utm_source: ["entry ->> '$[2]'", "utm_source"],
+	utm_medium: ["entry ->> '$[3]'", "utm_medium"],
+	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
+	utm_content: ["entry ->> '$[5]'", "utm_content"],
+	utm_term: ["entry ->> '$[6]'", "utm_term"],
+} as const;
+export type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
+
+const COUNTERS = [
+	"visitors",
+	"hour_visitors",
+	"pageviews",
+	"events",
+	"visits",
+	"bounces",
+	"engaged_ms",
+	"engaged_n",
+	"depth_sum",
+	"depth_n",
+] as const;
+
+const caseOf = (column: string, cases: Record<string, string>, otherwise = "NULL") =>
+	`CASE ${column} ${Object.entries(cases)
+		.map(([when, then]) => `WHEN '${when}' THEN ${then}`)
+		.join(" ")} ELSE ${otherwise} END`;
+const mapValues = <T, U>(record: Record<string, T>, f: (value: T) => U) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
+
+/**
+ * The facts of the given visitor days, one row per (fact time, dim, label) contribution with
+ * its counters (columns `tracking_id`, `ts`, `dim`, `label`, then COUNTERS). `touched` selects
+ * (tracking_id, visitor_id, day) rows; each visitor's whole day of events is read.
+ */
+export function factsCte(touched: string): string {
+	const eventDims = JSON.stringify(Object.keys(EVENT_DIMS));
+	const visitDims = JSON.stringify(["", ...Object.keys(VISIT_BREAKDOWNS)]);
+	const day = "tracking_id, visitor_id, day";
+	const page = (value: string) => `CASE WHEN dim = 'pages' AND nth = 1 THEN ${value} ELSE 0 END`;
+	return `WITH touched AS (${touched}),
+	e AS (
+		SELECT a.tracking_id, a.visitor_id, t.day, a.ts, a.event_id, a.name, a.url_path, a.referrer_host, a.source,
+			a.utm_source, a.utm_medium, a.utm_campaign, a.utm_content, a.utm_term, a.country, a.browser, a.os, a.device,
+			a.distinct_id, a.data, a.scroll_depth,
+			CASE WHEN a.name = '_leave' THEN coalesce(a.engaged_ms, a.duration * 1000) END AS engaged,
+			a.name NOT IN ('_leave', '_identify') AS visit
+		FROM touched AS t JOIN analytics_events AS a
+			ON a.tracking_id = t.tracking_id AND a.visitor_id = t.visitor_id AND a.ts >= t.day AND a.ts < t.day + ${DAY_MS}
+	), labelled AS (
+		SELECT e.*, d.value AS dim, ${caseOf("d.value", mapValues(EVENT_DIMS, ([, label]) => label))} AS label,
+			(d.value <> 'pages' OR name = '') AS counted
+		FROM e JOIN json_each('${eventDims}') AS d
+		WHERE ${caseOf("d.value", mapValues(EVENT_DIMS, ([when]) => when))}
+	), ranked AS (
+		SELECT *,
+			row_number() OVER (PARTITION BY ${day}, dim, label, counted ORDER BY ts, event_id) AS nth_of_day,
+			row_number() OVER (PARTITION BY ${day}, dim, label, counted, ts / ${HOUR_MS} ORDER BY ts, event_id) AS nth_of_hour,
+			row_number() OVER (PARTITION BY ${day}, dim, label ORDER BY ts, event_id) AS nth,
+			max(scroll_depth) OVER (PARTITION BY ${day}, dim, label) AS depth,
+			sum(engaged) OVER (PARTITION BY ${day}, dim, label) AS group_engaged
+		FROM labelled
+	), marked AS (
+		SELECT *, CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY ${day} ORDER BY ts, event_id) <= ${SESSION_GAP_MS}
+			THEN 0 ELSE 1 END AS starts
+		FROM e WHERE name <> '_identify'
+	), numbered AS (
+		SELECT *, sum(starts) OVER (PARTITION BY ${day} ORDER BY ts, event_id ROWS UNBOUNDED PRECEDING) AS session FROM marked
+	), sessions AS (
+		SELECT ${day}, min(CASE WHEN visit THEN ts END) AS first_visit, sum(name = '') AS pageviews, sum(visit AND name <> '') AS custom,
+			coalesce(sum(engaged), 0) AS engaged,
+			substr(min(CASE WHEN name = '' THEN printf('%015d', ts) || json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term) END), 16) AS entry,
+			substr(max(CASE WHEN name = '' THEN printf('%015d', ts) || url_path END), 16) AS exit_path
+		FROM numbered GROUP BY ${day}, session HAVING first_visit IS NOT NULL
+	), session_labels AS (
+		SELECT s.*, k.value AS dim, ${caseOf("k.value", mapValues(VISIT_BREAKDOWNS, ([label]) => label), "''")} AS label
+		FROM sessions AS s JOIN json_each('${visitDims}') AS k
+		WHERE k.value = '' OR s.pageviews > 0
+	), session_facts AS (
+		SELECT *, row_number() OVER (PARTITION BY ${day}, dim, label ORDER BY first_visit) AS nth FROM session_labels WHERE dim = '' OR label <> ''
+	), facts AS (
+		SELECT tracking_id, ts, dim, label, counted AND nth_of_day = 1 AS visitors, dim = '' AND nth_of_hour = 1 AS hour_visitors,
+			name = '' AS pageviews, CASE WHEN dim = 'identified' THEN 1 ELSE visit AND name <> '' END AS events, 0 AS visits, 0 AS bounces,
+			${page("coalesce(group_engaged, 0)")} AS engaged_ms, ${page("group_engaged IS NOT NULL")} AS engaged_n,
+			${page("coalesce(depth, 0)")} AS depth_sum, ${page("depth IS NOT NULL")} AS depth_n
+		FROM ranked
+		UNION ALL
+		SELECT tracking_id, first_visit, dim, label, dim <> '' AND nth = 1, 0, 0, 0, 1, dim = '' AND pageviews = 1 AND custom = 0,
+			CASE WHEN dim = '' THEN engaged ELSE 0 END, 0, 0, 0
+		FROM session_facts
+		UNION ALL
+		SELECT e.tracking_id, e.ts, 'event_properties', json_array(e.name, p.key, CAST(p.value AS TEXT)), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
+		FROM e, json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+		WHERE e.visit AND e.name <> '' AND p.type NOT IN ('object', 'array')
+	)`;
+}
+
+const sums = (sign: string) => COUNTERS.map((c) => `${sign}sum(${c})`).join(", ");
+
+/**
+ * Adds (`sign` 1) or takes away (-1) the contributions of the visitor days in `touched` to both
+ * the hour and the day rows.
+ */
+export const rollupUpsert = (touched: string, sign: string) => `${factsCte(touched)}
+	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
+	SELECT tracking_id, dim, s.value, (ts / s.value) * s.value, label, ${sums(`${sign} * `)}
+	FROM facts JOIN json_each('[${HOUR_MS},${DAY_MS}]') AS s WHERE true GROUP BY 1, 2, 3, 4, 5
+	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
+		${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+
+/** The visitor days of a batch of stored events (?1, a JSON array as the outbox writes them). */
+const BATCH_DAYS = `SELECT DISTINCT value ->> '$.trackingId' AS tracking_id, value ->> '$.visitorId' AS visitor_id,
+	((value ->> '$.ts') / ${DAY_MS}) * ${DAY_MS} AS day FROM json_each(?1)`;
+
+/** Before a batch's events are inserted: takes away what their visitor days contributed so far. */
+export const ROLLUP_SUBTRACT = rollupUpsert(BATCH_DAYS, "-1");
+/** After they are inserted: adds what those visitor days contribute now. */
+export const ROLLUP_ADD = rollupUpsert(BATCH_DAYS, "1");
+
+/**
+ * Every visitor day of every site: the migration that created the rollups filled them with this,
+ * and the benchmark's seed does the same.
+ */
+export const ROLLUP_BACKFILL = rollupUpsert(
+	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events`,
+	"1",
+);
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** Where a range's rows come from: whole days, whole hours either side of them, partial hours at the ends. */
+export interface RollupPieces {
+	/** Hour rows in [hourFrom, dayFrom) and [dayTo, hourTo), day rows in [dayFrom, dayTo). */
+	hourFrom: number;
+	dayFrom: number;
+	dayTo: number;
+	hourTo: number;
+	/** Partial hours [from, to) computed from the events. */
+	edges: Array<{ from: number; to: number }>;
+}
+
+const ceilTo = (ms: number, unit: number) => Math.ceil(ms / unit) * unit;
+const floorTo = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
+
+export function rollupPieces({ from, to }: Pick<StatsRange, "from" | "to">): RollupPieces {
+	const hourFrom = Math.min(ceilTo(from, HOUR_MS), to);
+	const hourTo = Math.max(floorTo(to, HOUR_MS), hourFrom);
+	const dayFrom = Math.min(ceilTo(hourFrom, DAY_MS), hourTo);
+	const dayTo = Math.max(floorTo(hourTo, DAY_MS), dayFrom);
+	const edges = [
+		{ from, to: hourFrom },
+		{ from: Math.max(hourTo, from), to },
+	].filter((edge) => edge.from < edge.to);
+	// A range inside one hour: one edge, not the same minutes twice.
+	return { hourFrom, dayFrom, dayTo, hourTo, edges: hourFrom === hourTo && edges.length === 2 && edges[0].to === edges[1].from ? [{ from, to }] : edges };
+}
+
+/**
+ * The facts of the partial hours [?2, ?3) of site ?1, summed per (dim, label, hour) as the rows
+ * the read queries take in ?8: [dim, label, start, ...COUNTERS].
+ */
+export const EDGE_FACTS = `${factsCte(
+	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3`,
+)}
+	SELECT json_group_array(json_array(${["dim", "label", "start", ...COUNTERS].join(", ")})) AS rows
+	FROM (
+		SELECT dim, label, (ts / ${HOUR_MS}) * ${HOUR_MS} AS start, ${COUNTERS.map((c) => `sum(${c}) AS ${c}`).join(", ")}
+		FROM facts WHERE ts >= ?2 AND ts < ?3 GROUP BY 1, 2, 3
+	)`;
+
+/**
+ * The rollup rows of the given dims in the range, as CTE `r` (start, dim, value, COUNTERS):
+ * ?1 the site, ?2 hourFrom, ?3 hourTo, ?4 the list limit, ?5 dayFrom, ?6 dayTo, ?7 the edges' rows (JSON).
+ * `hoursOnly`: every whole hour from hour rows (the hourly detail a series needs).
+ */
+function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string {
+	const dimIn = dims.map((d) => `'${d}'`).join(", ");
+	const columns = `start, dim, value, ${COUNTERS.join(", ")}`;
+	const stored = (span: number, from: string, to: string) =>
+		`SELECT ${columns} FROM analytics_rollups WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
+	const edges = `SELECT value ->> 2, value ->> 0, value ->> 1, ${COUNTERS.map((c, i) => `value ->> ${3 + i}`).join(", ")}
+		FROM json_each(?7) WHERE value ->> 0 IN (${dimIn})`;
+	const stores = hoursOnly
+		? [stored(HOUR_MS, "?2", "?3")]
+		: [stored(HOUR_MS, "?2", "?5"), stored(DAY_MS, "?5", "?6"), stored(HOUR_MS, "?6", "?3")];
+	return `r(${columns}) AS (${[...stores, edges].join("\n\t\tUNION ALL ")})`;
+}
+
+const breakdown = (dim: string, as: string) =>
+	`WITH ${rollupRows([dim])}
+	SELECT value AS ${as}, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM r
+	GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
+
+/** The unfiltered statistics' statements (the query-plan tests read them all). */
+export function rollupQueries(bucketMs: number, visitDims: readonly VisitBreakdown[] = Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]) {
+	return {
+		totals: `WITH ${rollupRows(["", "identified"])}
+			SELECT coalesce(sum(CASE WHEN dim = '' THEN pageviews END), 0) AS pageviews,
+				coalesce(sum(CASE WHEN dim = '' THEN visitors END), 0) AS visitors,
+				coalesce(sum(CASE WHEN dim = '' THEN events END), 0) AS events,
+				count(DISTINCT CASE WHEN dim = 'identified' AND events > 0 THEN value END) AS identified,
+				coalesce(sum(CASE WHEN dim = '' THEN visits END), 0) AS sessions,
+				coalesce(sum(CASE WHEN dim = '' THEN bounces END), 0) AS bounces,
+				sum(CASE WHEN dim = '' THEN engaged_ms END) * 1.0 / nullif(sum(CASE WHEN dim = '' THEN visits END), 0) AS engaged_ms
+			FROM r`,
+		series: `WITH ${rollupRows([""], { hoursOnly: true })}
+			SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(pageviews) AS pageviews, sum(${bucketMs === HOUR_MS ? "hour_visitors" : "visitors"}) AS visitors
+			FROM r GROUP BY 1`,
+		pages: `WITH ${rollupRows(["pages"])}
+			SELECT value AS path, sum(pageviews) AS pageviews, sum(visitors) AS visitors,
+				CAST(round(sum(depth_sum) * 1.0 / nullif(sum(depth_n), 0)) AS INTEGER) AS scroll_depth,
+				round(sum(engaged_ms) * 1.0 / nullif(sum(engaged_n), 0) / 1000.0, 1) AS time_on_page
+			FROM r GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
+		referrers: breakdown("referrers", "referrer"),
+		countries: breakdown("countries", "country"),
+		browsers: breakdown("browsers", "browser"),
+		os: breakdown("os", "os"),
+		devices: breakdown("devices", "device"),
+		custom_events: `WITH ${rollupRows(["custom_events"])}
+			SELECT value AS name, sum(events) AS events, sum(visitors) AS visitors
+			FROM r GROUP BY 1 HAVING sum(events) > 0 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+		event_properties: `WITH ${rollupRows(["event_properties"])}
+			SELECT value ->> 0 AS name, value ->> 1 AS property, value ->> 2 AS value, sum(events) AS events
+			FROM r GROUP BY r.value HAVING sum(events) > 0 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
+		visits: `WITH ${rollupRows(visitDims)}, grouped AS (
+				SELECT dim AS kind, value AS label, sum(visitors) AS visitors, sum(visits) AS visits FROM r GROUP BY 1, 2 HAVING sum(visits) > 0
+			)
+			SELECT kind, label, visitors, visits
+			FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
+			WHERE n <= ?4 ORDER BY kind, n`,
+	};
+}
+
+/** The edge statements of a range (one per partial hour), to run before its read queries. */
+export const edgeQueries = (trackingId: string, pieces: RollupPieces): BoundQuery[] =>
+	pieces.edges.map((edge) => ({ sql: EDGE_FACTS, params: [trackingId, edge.from, edge.to] }));
+
+/** ?1-?7 of the read queries, the edges' rows (as EDGE_FACTS answered them) merged into one JSON array. */
+export function rollupParams(trackingId: string, range: StatsRange, pieces: RollupPieces, edgeRows: string[]): unknown[] {
+	const rows = edgeRows.flatMap((json) => JSON.parse(json) as unknown[]);
+	return [trackingId, pieces.hourFrom, pieces.hourTo, range.limit, pieces.dayFrom, pieces.dayTo, JSON.stringify(rows)];
+}
