@@ -4,7 +4,7 @@
  * site, and the clean-up of what is older than the analytics retention.
  */
 import { eq } from "drizzle-orm";
-import { analyticsEvents, analyticsIdentities } from "../../schema";
+import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
 import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
@@ -464,18 +464,25 @@ export async function deleteSiteEvents(env: Env, trackingId: string): Promise<vo
 	await db.batch([
 		db.delete(analyticsEvents).where(eq(analyticsEvents.trackingId, trackingId)),
 		db.delete(analyticsIdentities).where(eq(analyticsIdentities.trackingId, trackingId)),
+		db.delete(analyticsRollups).where(eq(analyticsRollups.trackingId, trackingId)),
 	]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Retention: at most `limit` rows per statement, oldest first. An identity link goes once it has
-// not been seen within the retention, like the events it was seen in.
+// not been seen within the retention, like the events it was seen in; a rollup row once its
+// hour or day started before the cutoff.
 
 export const DELETE_EXPIRED_EVENTS = expiredRowsDelete("analytics_events", "ts");
 export const DELETE_EXPIRED_IDENTITIES = expiredRowsDelete("analytics_identities", "last_seen");
+/** Rollup rows go with the hour or day they start in (a day that began before the cutoff goes whole). */
+export const DELETE_EXPIRED_ROLLUPS = expiredRowsDelete("analytics_rollups", "start");
 
 /** Events received before `cutoff` (ms); how many were deleted. */
 export const deleteExpiredEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_EVENTS, cutoff, limit);
 
 /** Identity links last seen before `cutoff` (ms); how many were deleted. */
 export const deleteExpiredIdentities = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_IDENTITIES, cutoff, limit);
+
+/** Rollup rows of hours and days that started before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredRollups = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_ROLLUPS, cutoff, limit);

@@ -97,14 +97,14 @@ export function factsCte(touched: string): string {
 	const visitDims = JSON.stringify(["", ...Object.keys(VISIT_BREAKDOWNS)]);
 	const day = "tracking_id, visitor_id, day";
 	const page = (value: string) => `CASE WHEN dim = 'pages' AND nth = 1 THEN ${value} ELSE 0 END`;
-	return `WITH touched AS (${touched}),
-	e AS (
+	return `WITH touched AS MATERIALIZED (${touched}),
+	e AS MATERIALIZED (
 		SELECT a.tracking_id, a.visitor_id, t.day, a.ts, a.event_id, a.name, a.url_path, a.referrer_host, a.source,
 			a.utm_source, a.utm_medium, a.utm_campaign, a.utm_content, a.utm_term, a.country, a.browser, a.os, a.device,
 			a.distinct_id, a.data, a.scroll_depth,
 			CASE WHEN a.name = '_leave' THEN coalesce(a.engaged_ms, a.duration * 1000) END AS engaged,
 			a.name NOT IN ('_leave', '_identify') AS visit
-		FROM touched AS t JOIN analytics_events AS a
+		FROM touched AS t CROSS JOIN analytics_events AS a
 			ON a.tracking_id = t.tracking_id AND a.visitor_id = t.visitor_id AND a.ts >= t.day AND a.ts < t.day + ${DAY_MS}
 	), labelled AS (
 		SELECT e.*, d.value AS dim, ${caseOf("d.value", mapValues(EVENT_DIMS, ([, label]) => label))} AS label,
