@@ -10,7 +10,7 @@ import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
-import { type CompiledFilters, compileFilters, DIRECT, type Filters } from "./filters";
+import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
 	edgeQueries,
 	ENGAGED_MS,

@@ -32,8 +32,8 @@
 import { DIRECT } from "./filters";
 import type { BoundQuery, StatsRange } from "./statsRange";
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 /** A new session starts after this long without activity. */
 export const SESSION_GAP_MS = 30 * 60 * 1000;
 /** Engaged time of a `_leave`: the current tracker's engaged_ms, or an older tracker's duration in seconds. */
@@ -92,7 +92,7 @@ const mapValues = <T, U>(record: Record<string, T>, f: (value: T) => U) => Objec
  * its counters (columns `tracking_id`, `ts`, `dim`, `label`, then COUNTERS). `touched` selects
  * (tracking_id, visitor_id, day) rows; each visitor's whole day of events is read.
  */
-export function factsCte(touched: string): string {
+function factsCte(touched: string): string {
 	const eventDims = JSON.stringify(Object.keys(EVENT_DIMS));
 	const visitDims = JSON.stringify(["", ...Object.keys(VISIT_BREAKDOWNS)]);
 	const day = "tracking_id, visitor_id, day";
@@ -160,7 +160,7 @@ const sums = (sign: string) => COUNTERS.map((c) => `${sign}sum(${c})`).join(", "
  * Adds (`sign` 1) or takes away (-1) the contributions of the visitor days in `touched` to both
  * the hour and the day rows.
  */
-export const rollupUpsert = (touched: string, sign: string) => `${factsCte(touched)}
+const rollupUpsert = (touched: string, sign: string) => `${factsCte(touched)}
 	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
 	SELECT tracking_id, dim, s.value, (ts / s.value) * s.value, label, ${sums(`${sign} * `)}
 	FROM facts JOIN json_each('[${HOUR_MS},${DAY_MS}]') AS s WHERE true GROUP BY 1, 2, 3, 4, 5
@@ -238,7 +238,7 @@ function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string
 	const columns = `start, dim, value, ${COUNTERS.join(", ")}`;
 	const stored = (span: number, from: string, to: string) =>
 		`SELECT ${columns} FROM analytics_rollups WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
-	const edges = `SELECT value ->> 2, value ->> 0, value ->> 1, ${COUNTERS.map((c, i) => `value ->> ${3 + i}`).join(", ")}
+	const edges = `SELECT value ->> 2, value ->> 0, value ->> 1, ${COUNTERS.map((_, i) => `value ->> ${3 + i}`).join(", ")}
 		FROM json_each(?7) WHERE value ->> 0 IN (${dimIn})`;
 	const stores = hoursOnly
 		? [stored(HOUR_MS, "?2", "?3")]
