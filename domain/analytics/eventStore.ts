@@ -12,7 +12,8 @@ import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
-	edgeQueries,
+	type EventBreakdown,
+	edgeQuery,
 	ENGAGED_MS,
 	ROLLUP_ADD,
 	ROLLUP_SUBTRACT,
@@ -20,6 +21,7 @@ import {
 	rollupPieces,
 	rollupQueries,
 	SESSION_GAP_MS,
+	splitBreakdownRows,
 	VISIT_BREAKDOWNS,
 	type VisitBreakdown,
 } from "./rollups";
@@ -193,7 +195,7 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
  * text. Each session row is then labelled once per breakdown (a join with the list of
  * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
- * {kind, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
+ * {dim, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
  * terms in a compound SELECT for one UNION ALL arm per breakdown.)
  */
 function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
@@ -209,7 +211,7 @@ function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): stri
 		), grouped AS (
 			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
 		)
-		SELECT kind, label, visitors, visits
+		SELECT kind AS dim, label, visitors, visits
 		FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
 		WHERE n <= ?4 ORDER BY kind, n`;
 }
@@ -230,13 +232,13 @@ export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = co
 // biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
 type Rows = any[];
 
-/** Visit breakdown rows {kind, label, ...} → per kind, rows keyed as the breakdown names its label. */
+/** Visit breakdown rows {dim, label, ...} → per breakdown, rows keyed as the breakdown names its label. */
 function splitVisitRows(rows: Rows): Record<VisitBreakdown, Rows> {
-	const byKind = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((kind) => [kind, [] as Rows])) as Record<VisitBreakdown, Rows>;
-	for (const { kind, label: value, visitors, visits } of rows as Array<{ kind: VisitBreakdown; label: string; visitors: number; visits: number }>) {
-		byKind[kind].push({ [VISIT_BREAKDOWNS[kind][1]]: value, visitors, visits });
+	const byDim = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((dim) => [dim, [] as Rows])) as Record<VisitBreakdown, Rows>;
+	for (const { dim, label: value, visitors, visits } of rows as Array<{ dim: VisitBreakdown; label: string; visitors: number; visits: number }>) {
+		byDim[dim].push({ [VISIT_BREAKDOWNS[dim][1]]: value, visitors, visits });
 	}
-	return byKind;
+	return byDim;
 }
 
 /** Sessions, bounce rate and visit duration from the sessions query's row. */
@@ -334,23 +336,11 @@ function eventStatsRows(env: Env, trackingId: string, { range, filters, compareP
 	});
 }
 
-/** The rows of the partial hours (EDGE_FACTS), one JSON text per query, in one D1 batch when there are any. */
-async function edgeRows(env: Env, queries: BoundQuery[]): Promise<string[]> {
-	if (queries.length === 0) return [];
-	const answered = await runQueries(env, Object.fromEntries(queries.map((query, i) => [i, query])));
-	return queries.map((_, i) => answered[i][0].rows);
-}
-
-/** The answer's rows from the rollups (no filters): the partial hours first, then every figure. */
+/** The answer's rows from the rollups (no filters): the partial hours first when there are any, then every figure. */
 async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
 	const periods = comparePrevious ? [range, previousOf(range)] : [range];
-	const pieces = periods.map(rollupPieces);
-	const edges = pieces.map((p) => edgeQueries(trackingId, p));
-	const rowsOfEdges = await edgeRows(env, edges.flat());
+	const [params, previousParams] = await rollupParamsOf(env, trackingId, periods);
 	const queries = rollupQueries(range.bucketMs);
-	const [params, previousParams] = periods.map((period, i) =>
-		rollupParams(trackingId, period, pieces[i], rowsOfEdges.splice(0, edges[i].length)),
-	);
 	const rows = await runQueries(env, {
 		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
 		visitorsNow: visitorsNowQuery(trackingId, now),
@@ -359,7 +349,16 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 			: {}),
 	});
 	// The rollups' totals row carries the session figures too.
-	return { ...rows, sessions: rows.totals, previousSessions: rows.previousTotals };
+	return { ...rows, ...splitBreakdownRows(rows.breakdowns), pages: rows.pages, sessions: rows.totals, previousSessions: rows.previousTotals };
+}
+
+/** The read queries' parameters for each period, after one D1 batch for their partial hours when they have any. */
+async function rollupParamsOf(env: Env, trackingId: string, periods: StatsRange[]): Promise<unknown[][]> {
+	const pieces = periods.map(rollupPieces);
+	const edges = pieces.map((p) => edgeQuery(trackingId, p));
+	const wanted = edges.flatMap((query, i) => (query ? [[String(i), query] as const] : []));
+	const answered = wanted.length > 0 ? await runQueries(env, Object.fromEntries(wanted)) : {};
+	return periods.map((period, i) => rollupParams(trackingId, period, pieces[i], answered[i]?.[0].rows));
 }
 
 /** Every breakdown a CSV export can name, with the columns of its rows in order. */
@@ -385,19 +384,19 @@ export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 /** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export): from the rollups without filters. */
 export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
 	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
-	let rows: Rows;
 	if (Object.keys(filters).length === 0) {
-		const pieces = rollupPieces(range);
-		const queries = rollupQueries(range.bucketMs, isVisits ? [name as VisitBreakdown] : []);
-		const params = rollupParams(trackingId, range, pieces, await edgeRows(env, edgeQueries(trackingId, pieces)));
-		rows = (await runQueries(env, { rows: { sql: queries[isVisits ? "visits" : (name as keyof typeof queries)], params } })).rows;
-	} else {
-		const compiled = compileFilters(filters);
-		const sql = isVisits
-			? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
-			: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
-		rows = (await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } })).rows;
+		const [params] = await rollupParamsOf(env, trackingId, [range]);
+		if (name === "pages") return (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows;
+		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
+		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);
+		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
+		return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown];
 	}
+	const compiled = compileFilters(filters);
+	const sql = isVisits
+		? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
+		: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
+	const { rows } = await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } });
 	return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : rows;
 }
 

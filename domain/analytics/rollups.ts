@@ -96,7 +96,9 @@ function factsCte(touched: string): string {
 	const eventDims = JSON.stringify(Object.keys(EVENT_DIMS));
 	const visitDims = JSON.stringify(["", ...Object.keys(VISIT_BREAKDOWNS)]);
 	const day = "tracking_id, visitor_id, day";
-	const page = (value: string) => `CASE WHEN dim = 'pages' AND nth = 1 THEN ${value} ELSE 0 END`;
+	// Sorting is most of the cost: each step sorts once (one window definition), and only the columns it
+	// needs. `ranked` marks the first counted event of the day with each label (for pages, the first
+	// page view) and the first of each hour.
 	return `WITH touched AS MATERIALIZED (${touched}),
 	e AS MATERIALIZED (
 		SELECT a.tracking_id, a.visitor_id, t.day, a.ts, a.event_id, a.name, a.url_path, a.referrer_host, a.source,
@@ -107,20 +109,20 @@ function factsCte(touched: string): string {
 		FROM touched AS t CROSS JOIN analytics_events AS a
 			ON a.tracking_id = t.tracking_id AND a.visitor_id = t.visitor_id AND a.ts >= t.day AND a.ts < t.day + ${DAY_MS}
 	), labelled AS (
-		SELECT e.*, d.value AS dim, ${caseOf("d.value", mapValues(EVENT_DIMS, ([, label]) => label))} AS label,
-			(d.value <> 'pages' OR name = '') AS counted
+		SELECT ${day}, ts, event_id, d.value AS dim, ${caseOf("d.value", mapValues(EVENT_DIMS, ([, label]) => label))} AS label,
+			(d.value <> 'pages' OR name = '') AS counted, name = '' AS pageview,
+			CASE WHEN d.value = 'identified' THEN 1 ELSE visit AND name <> '' END AS events
 		FROM e JOIN json_each('${eventDims}') AS d
 		WHERE ${caseOf("d.value", mapValues(EVENT_DIMS, ([when]) => when))}
 	), ranked AS (
-		SELECT *,
-			row_number() OVER (PARTITION BY ${day}, dim, label, counted ORDER BY ts, event_id) AS nth_of_day,
-			row_number() OVER (PARTITION BY ${day}, dim, label, counted, ts / ${HOUR_MS} ORDER BY ts, event_id) AS nth_of_hour,
-			row_number() OVER (PARTITION BY ${day}, dim, label ORDER BY ts, event_id) AS nth,
-			max(scroll_depth) OVER (PARTITION BY ${day}, dim, label) AS depth,
-			sum(engaged) OVER (PARTITION BY ${day}, dim, label) AS group_engaged
-		FROM labelled
+		SELECT *, counted AND sum(counted) OVER w = 1 AS first_of_day, lag(ts / ${HOUR_MS}) OVER w IS NOT ts / ${HOUR_MS} AS first_of_hour
+		FROM labelled WINDOW w AS (PARTITION BY ${day}, dim, label ORDER BY ts, event_id ROWS UNBOUNDED PRECEDING)
+	), page_groups AS (
+		SELECT tracking_id, min(ts) AS ts, url_path, sum(engaged) AS engaged, max(scroll_depth) AS depth
+		FROM e WHERE name IN ('', '_leave') GROUP BY ${day}, url_path
 	), marked AS (
-		SELECT *, CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY ${day} ORDER BY ts, event_id) <= ${SESSION_GAP_MS}
+		SELECT ${day}, ts, event_id, name, visit, engaged, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY ${day} ORDER BY ts, event_id) <= ${SESSION_GAP_MS}
 			THEN 0 ELSE 1 END AS starts
 		FROM e WHERE name <> '_identify'
 	), numbered AS (
@@ -132,20 +134,21 @@ function factsCte(touched: string): string {
 			substr(max(CASE WHEN name = '' THEN printf('%015d', ts) || url_path END), 16) AS exit_path
 		FROM numbered GROUP BY ${day}, session HAVING first_visit IS NOT NULL
 	), session_labels AS (
-		SELECT s.*, k.value AS dim, ${caseOf("k.value", mapValues(VISIT_BREAKDOWNS, ([label]) => label), "''")} AS label
+		SELECT ${day}, first_visit, pageviews = 1 AND custom = 0 AS bounce, engaged, k.value AS dim,
+			${caseOf("k.value", mapValues(VISIT_BREAKDOWNS, ([label]) => label), "''")} AS label
 		FROM sessions AS s JOIN json_each('${visitDims}') AS k
 		WHERE k.value = '' OR s.pageviews > 0
 	), session_facts AS (
 		SELECT *, row_number() OVER (PARTITION BY ${day}, dim, label ORDER BY first_visit) AS nth FROM session_labels WHERE dim = '' OR label <> ''
 	), facts AS (
-		SELECT tracking_id, ts, dim, label, counted AND nth_of_day = 1 AS visitors, dim = '' AND nth_of_hour = 1 AS hour_visitors,
-			name = '' AS pageviews, CASE WHEN dim = 'identified' THEN 1 ELSE visit AND name <> '' END AS events, 0 AS visits, 0 AS bounces,
-			${page("coalesce(group_engaged, 0)")} AS engaged_ms, ${page("group_engaged IS NOT NULL")} AS engaged_n,
-			${page("coalesce(depth, 0)")} AS depth_sum, ${page("depth IS NOT NULL")} AS depth_n
+		SELECT tracking_id, ts, dim, label, first_of_day AS visitors, dim = '' AND first_of_hour AS hour_visitors,
+			pageview AS pageviews, events, 0 AS visits, 0 AS bounces, 0 AS engaged_ms, 0 AS engaged_n, 0 AS depth_sum, 0 AS depth_n
 		FROM ranked
 		UNION ALL
-		SELECT tracking_id, first_visit, dim, label, dim <> '' AND nth = 1, 0, 0, 0, 1, dim = '' AND pageviews = 1 AND custom = 0,
-			CASE WHEN dim = '' THEN engaged ELSE 0 END, 0, 0, 0
+		SELECT tracking_id, ts, 'pages', url_path, 0, 0, 0, 0, 0, 0, coalesce(engaged, 0), engaged IS NOT NULL, coalesce(depth, 0), depth IS NOT NULL
+		FROM page_groups
+		UNION ALL
+		SELECT tracking_id, first_visit, dim, label, dim <> '' AND nth = 1, 0, 0, 0, 1, dim = '' AND bounce, CASE WHEN dim = '' THEN engaged ELSE 0 END, 0, 0, 0
 		FROM session_facts
 		UNION ALL
 		SELECT e.tracking_id, e.ts, 'event_properties', json_array(e.name, p.key, CAST(p.value AS TEXT)), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
@@ -216,16 +219,23 @@ export function rollupPieces({ from, to }: Pick<StatsRange, "from" | "to">): Rol
 }
 
 /**
- * The facts of the partial hours [?2, ?3) of site ?1, summed per (dim, label, hour) as the rows
- * the read queries take in ?8: [dim, label, start, ...COUNTERS].
+ * The facts of the partial hours [?2, ?3) and [?4, ?5) of site ?1 (an empty range when there is
+ * one), summed per (dim, label, hour) as the rows the read queries take in ?7: one JSON array of
+ * [dim, label, start, ...COUNTERS].
  */
 export const EDGE_FACTS = `${factsCte(
-	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3`,
+	["?2, ?3", "?4, ?5"]
+		.map((bounds) => {
+			const [from, to] = bounds.split(", ");
+			return `SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events
+				WHERE tracking_id = ?1 AND ts >= ${from} AND ts < ${to}`;
+		})
+		.join(" UNION "),
 )}
 	SELECT json_group_array(json_array(${["dim", "label", "start", ...COUNTERS].join(", ")})) AS rows
 	FROM (
 		SELECT dim, label, (ts / ${HOUR_MS}) * ${HOUR_MS} AS start, ${COUNTERS.map((c) => `sum(${c}) AS ${c}`).join(", ")}
-		FROM facts WHERE ts >= ?2 AND ts < ?3 GROUP BY 1, 2, 3
+		FROM facts WHERE ts >= ?2 AND ts < ?3 OR ts >= ?4 AND ts < ?5 GROUP BY 1, 2, 3
 	)`;
 
 /**
@@ -246,13 +256,42 @@ function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string
 	return `r(${columns}) AS (${[...stores, edges].join("\n\t\tUNION ALL ")})`;
 }
 
-const breakdown = (dim: string, as: string) =>
-	`WITH ${rollupRows([dim])}
-	SELECT value AS ${as}, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM r
-	GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
+/** Breakdowns of single events answered by one statement: dim → the key of a row's label. */
+export const EVENT_BREAKDOWNS = {
+	referrers: "referrer",
+	countries: "country",
+	browsers: "browser",
+	os: "os",
+	devices: "device",
+	custom_events: "name",
+} as const;
+export type EventBreakdown = keyof typeof EVENT_BREAKDOWNS;
 
-/** The unfiltered statistics' statements (the query-plan tests read them all). */
-export function rollupQueries(bucketMs: number, visitDims: readonly VisitBreakdown[] = Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]) {
+/** Rows {dim, label, visitors, pageviews, events} of the `breakdowns` statement → per dim, rows keyed as the breakdown names them. */
+export function splitBreakdownRows(rows: Array<{ dim: EventBreakdown; label: string; visitors: number; pageviews: number; events: number }>) {
+	const byDim = Object.fromEntries(Object.keys(EVENT_BREAKDOWNS).map((dim) => [dim, [] as object[]])) as Record<EventBreakdown, object[]>;
+	for (const { dim, label, visitors, pageviews, events } of rows) {
+		byDim[dim].push(dim === "custom_events" ? { name: label, events, visitors } : { [EVENT_BREAKDOWNS[dim]]: label, visitors, pageviews });
+	}
+	return byDim;
+}
+
+interface Dims {
+	visits?: readonly VisitBreakdown[];
+	events?: readonly EventBreakdown[];
+}
+
+/**
+ * The unfiltered statistics' statements (the query-plan tests read them all), for the given
+ * breakdowns (default all). Several breakdowns share a statement: each statement a D1 batch
+ * runs costs a few milliseconds on its own.
+ */
+export function rollupQueries(bucketMs: number, dims: Dims = {}) {
+	const visitDims = dims.visits ?? (Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]);
+	const eventDims = dims.events ?? (Object.keys(EVENT_BREAKDOWNS) as EventBreakdown[]);
+	/** Each group's first ?4 rows, most first (`by`: the ORDER BY terms over the grouped rows). */
+	const topPerDim = (grouped: string, by: string) =>
+		`SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY dim ORDER BY ${by}) AS n FROM (${grouped})) WHERE n <= ?4 ORDER BY dim, n`;
 	return {
 		totals: `WITH ${rollupRows(["", "identified"])}
 			SELECT coalesce(sum(CASE WHEN dim = '' THEN pageviews END), 0) AS pageviews,
@@ -271,32 +310,33 @@ export function rollupQueries(bucketMs: number, visitDims: readonly VisitBreakdo
 				CAST(round(sum(depth_sum) * 1.0 / nullif(sum(depth_n), 0)) AS INTEGER) AS scroll_depth,
 				round(sum(engaged_ms) * 1.0 / nullif(sum(engaged_n), 0) / 1000.0, 1) AS time_on_page
 			FROM r GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
-		referrers: breakdown("referrers", "referrer"),
-		countries: breakdown("countries", "country"),
-		browsers: breakdown("browsers", "browser"),
-		os: breakdown("os", "os"),
-		devices: breakdown("devices", "device"),
-		custom_events: `WITH ${rollupRows(["custom_events"])}
-			SELECT value AS name, sum(events) AS events, sum(visitors) AS visitors
-			FROM r GROUP BY 1 HAVING sum(events) > 0 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+		// Custom events rank by events, the others by visitors; each keeps the labels that counted anything.
+		breakdowns: `WITH ${rollupRows(eventDims)}
+			${topPerDim(
+				`SELECT dim, value AS label, sum(visitors) AS visitors, sum(pageviews) AS pageviews, sum(events) AS events FROM r
+				GROUP BY 1, 2 HAVING sum(CASE WHEN dim = 'custom_events' THEN events ELSE pageviews END) > 0`,
+				`CASE WHEN dim = 'custom_events' THEN events ELSE visitors END DESC,
+				CASE WHEN dim = 'custom_events' THEN visitors ELSE pageviews END DESC, label`,
+			)}`,
 		event_properties: `WITH ${rollupRows(["event_properties"])}
 			SELECT value ->> 0 AS name, value ->> 1 AS property, value ->> 2 AS value, sum(events) AS events
 			FROM r GROUP BY r.value HAVING sum(events) > 0 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
-		visits: `WITH ${rollupRows(visitDims)}, grouped AS (
-				SELECT dim AS kind, value AS label, sum(visitors) AS visitors, sum(visits) AS visits FROM r GROUP BY 1, 2 HAVING sum(visits) > 0
-			)
-			SELECT kind, label, visitors, visits
-			FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
-			WHERE n <= ?4 ORDER BY kind, n`,
+		visits: `WITH ${rollupRows(visitDims)}
+			${topPerDim(
+				"SELECT dim, value AS label, sum(visitors) AS visitors, sum(visits) AS visits FROM r GROUP BY 1, 2 HAVING sum(visits) > 0",
+				"visits DESC, visitors DESC, label",
+			)}`,
 	};
 }
 
-/** The edge statements of a range (one per partial hour), to run before its read queries. */
-export const edgeQueries = (trackingId: string, pieces: RollupPieces): BoundQuery[] =>
-	pieces.edges.map((edge) => ({ sql: EDGE_FACTS, params: [trackingId, edge.from, edge.to] }));
+/** The statement computing a range's partial hours, to run before its read queries; null when it has none. */
+export function edgeQuery(trackingId: string, { edges }: RollupPieces): BoundQuery | null {
+	if (edges.length === 0) return null;
+	const [first, second = { from: 0, to: 0 }] = edges;
+	return { sql: EDGE_FACTS, params: [trackingId, first.from, first.to, second.from, second.to] };
+}
 
-/** ?1-?7 of the read queries, the edges' rows (as EDGE_FACTS answered them) merged into one JSON array. */
-export function rollupParams(trackingId: string, range: StatsRange, pieces: RollupPieces, edgeRows: string[]): unknown[] {
-	const rows = edgeRows.flatMap((json) => JSON.parse(json) as unknown[]);
-	return [trackingId, pieces.hourFrom, pieces.hourTo, range.limit, pieces.dayFrom, pieces.dayTo, JSON.stringify(rows)];
+/** ?1-?7 of the read queries; `edgeRows` is what EDGE_FACTS answered for the range, if it ran. */
+export function rollupParams(trackingId: string, range: StatsRange, pieces: RollupPieces, edgeRows = "[]"): unknown[] {
+	return [trackingId, pieces.hourFrom, pieces.hourTo, range.limit, pieces.dayFrom, pieces.dayTo, edgeRows];
 }

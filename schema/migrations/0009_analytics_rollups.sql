@@ -31,20 +31,20 @@ WITH touched AS MATERIALIZED (SELECT DISTINCT tracking_id, visitor_id, (ts / 864
 		FROM touched AS t CROSS JOIN analytics_events AS a
 			ON a.tracking_id = t.tracking_id AND a.visitor_id = t.visitor_id AND a.ts >= t.day AND a.ts < t.day + 86400000
 	), labelled AS (
-		SELECT e.*, d.value AS dim, CASE d.value WHEN '' THEN '' WHEN 'pages' THEN url_path WHEN 'referrers' THEN referrer_host WHEN 'countries' THEN coalesce(nullif(country, ''), 'Unknown') WHEN 'browsers' THEN coalesce(nullif(browser, ''), 'Unknown') WHEN 'os' THEN coalesce(nullif(os, ''), 'Unknown') WHEN 'devices' THEN coalesce(nullif(device, ''), 'Unknown') WHEN 'custom_events' THEN name WHEN 'identified' THEN distinct_id ELSE NULL END AS label,
-			(d.value <> 'pages' OR name = '') AS counted
+		SELECT tracking_id, visitor_id, day, ts, event_id, d.value AS dim, CASE d.value WHEN '' THEN '' WHEN 'pages' THEN url_path WHEN 'referrers' THEN referrer_host WHEN 'countries' THEN coalesce(nullif(country, ''), 'Unknown') WHEN 'browsers' THEN coalesce(nullif(browser, ''), 'Unknown') WHEN 'os' THEN coalesce(nullif(os, ''), 'Unknown') WHEN 'devices' THEN coalesce(nullif(device, ''), 'Unknown') WHEN 'custom_events' THEN name WHEN 'identified' THEN distinct_id ELSE NULL END AS label,
+			(d.value <> 'pages' OR name = '') AS counted, name = '' AS pageview,
+			CASE WHEN d.value = 'identified' THEN 1 ELSE visit AND name <> '' END AS events
 		FROM e JOIN json_each('["","pages","referrers","countries","browsers","os","devices","custom_events","identified"]') AS d
 		WHERE CASE d.value WHEN '' THEN visit WHEN 'pages' THEN name IN ('', '_leave') WHEN 'referrers' THEN name = '' AND referrer_host <> '' WHEN 'countries' THEN name = '' WHEN 'browsers' THEN name = '' WHEN 'os' THEN name = '' WHEN 'devices' THEN name = '' WHEN 'custom_events' THEN visit AND name <> '' WHEN 'identified' THEN distinct_id IS NOT NULL ELSE NULL END
 	), ranked AS (
-		SELECT *,
-			row_number() OVER (PARTITION BY tracking_id, visitor_id, day, dim, label, counted ORDER BY ts, event_id) AS nth_of_day,
-			row_number() OVER (PARTITION BY tracking_id, visitor_id, day, dim, label, counted, ts / 3600000 ORDER BY ts, event_id) AS nth_of_hour,
-			row_number() OVER (PARTITION BY tracking_id, visitor_id, day, dim, label ORDER BY ts, event_id) AS nth,
-			max(scroll_depth) OVER (PARTITION BY tracking_id, visitor_id, day, dim, label) AS depth,
-			sum(engaged) OVER (PARTITION BY tracking_id, visitor_id, day, dim, label) AS group_engaged
-		FROM labelled
+		SELECT *, counted AND sum(counted) OVER w = 1 AS first_of_day, lag(ts / 3600000) OVER w IS NOT ts / 3600000 AS first_of_hour
+		FROM labelled WINDOW w AS (PARTITION BY tracking_id, visitor_id, day, dim, label ORDER BY ts, event_id ROWS UNBOUNDED PRECEDING)
+	), page_groups AS (
+		SELECT tracking_id, min(ts) AS ts, url_path, sum(engaged) AS engaged, max(scroll_depth) AS depth
+		FROM e WHERE name IN ('', '_leave') GROUP BY tracking_id, visitor_id, day, url_path
 	), marked AS (
-		SELECT *, CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY tracking_id, visitor_id, day ORDER BY ts, event_id) <= 1800000
+		SELECT tracking_id, visitor_id, day, ts, event_id, name, visit, engaged, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY tracking_id, visitor_id, day ORDER BY ts, event_id) <= 1800000
 			THEN 0 ELSE 1 END AS starts
 		FROM e WHERE name <> '_identify'
 	), numbered AS (
@@ -56,20 +56,21 @@ WITH touched AS MATERIALIZED (SELECT DISTINCT tracking_id, visitor_id, (ts / 864
 			substr(max(CASE WHEN name = '' THEN printf('%015d', ts) || url_path END), 16) AS exit_path
 		FROM numbered GROUP BY tracking_id, visitor_id, day, session HAVING first_visit IS NOT NULL
 	), session_labels AS (
-		SELECT s.*, k.value AS dim, CASE k.value WHEN 'entry_pages' THEN entry ->> '$[0]' WHEN 'exit_pages' THEN exit_path WHEN 'sources' THEN coalesce(nullif(entry ->> '$[1]', ''), 'Direct / None') WHEN 'utm_source' THEN entry ->> '$[2]' WHEN 'utm_medium' THEN entry ->> '$[3]' WHEN 'utm_campaign' THEN entry ->> '$[4]' WHEN 'utm_content' THEN entry ->> '$[5]' WHEN 'utm_term' THEN entry ->> '$[6]' ELSE '' END AS label
+		SELECT tracking_id, visitor_id, day, first_visit, pageviews = 1 AND custom = 0 AS bounce, engaged, k.value AS dim,
+			CASE k.value WHEN 'entry_pages' THEN entry ->> '$[0]' WHEN 'exit_pages' THEN exit_path WHEN 'sources' THEN coalesce(nullif(entry ->> '$[1]', ''), 'Direct / None') WHEN 'utm_source' THEN entry ->> '$[2]' WHEN 'utm_medium' THEN entry ->> '$[3]' WHEN 'utm_campaign' THEN entry ->> '$[4]' WHEN 'utm_content' THEN entry ->> '$[5]' WHEN 'utm_term' THEN entry ->> '$[6]' ELSE '' END AS label
 		FROM sessions AS s JOIN json_each('["","entry_pages","exit_pages","sources","utm_source","utm_medium","utm_campaign","utm_content","utm_term"]') AS k
 		WHERE k.value = '' OR s.pageviews > 0
 	), session_facts AS (
 		SELECT *, row_number() OVER (PARTITION BY tracking_id, visitor_id, day, dim, label ORDER BY first_visit) AS nth FROM session_labels WHERE dim = '' OR label <> ''
 	), facts AS (
-		SELECT tracking_id, ts, dim, label, counted AND nth_of_day = 1 AS visitors, dim = '' AND nth_of_hour = 1 AS hour_visitors,
-			name = '' AS pageviews, CASE WHEN dim = 'identified' THEN 1 ELSE visit AND name <> '' END AS events, 0 AS visits, 0 AS bounces,
-			CASE WHEN dim = 'pages' AND nth = 1 THEN coalesce(group_engaged, 0) ELSE 0 END AS engaged_ms, CASE WHEN dim = 'pages' AND nth = 1 THEN group_engaged IS NOT NULL ELSE 0 END AS engaged_n,
-			CASE WHEN dim = 'pages' AND nth = 1 THEN coalesce(depth, 0) ELSE 0 END AS depth_sum, CASE WHEN dim = 'pages' AND nth = 1 THEN depth IS NOT NULL ELSE 0 END AS depth_n
+		SELECT tracking_id, ts, dim, label, first_of_day AS visitors, dim = '' AND first_of_hour AS hour_visitors,
+			pageview AS pageviews, events, 0 AS visits, 0 AS bounces, 0 AS engaged_ms, 0 AS engaged_n, 0 AS depth_sum, 0 AS depth_n
 		FROM ranked
 		UNION ALL
-		SELECT tracking_id, first_visit, dim, label, dim <> '' AND nth = 1, 0, 0, 0, 1, dim = '' AND pageviews = 1 AND custom = 0,
-			CASE WHEN dim = '' THEN engaged ELSE 0 END, 0, 0, 0
+		SELECT tracking_id, ts, 'pages', url_path, 0, 0, 0, 0, 0, 0, coalesce(engaged, 0), engaged IS NOT NULL, coalesce(depth, 0), depth IS NOT NULL
+		FROM page_groups
+		UNION ALL
+		SELECT tracking_id, first_visit, dim, label, dim <> '' AND nth = 1, 0, 0, 0, 1, dim = '' AND bounce, CASE WHEN dim = '' THEN engaged ELSE 0 END, 0, 0, 0
 		FROM session_facts
 		UNION ALL
 		SELECT e.tracking_id, e.ts, 'event_properties', json_array(e.name, p.key, CAST(p.value AS TEXT)), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
