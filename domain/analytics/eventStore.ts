@@ -1,7 +1,8 @@
 /**
  * The analytics_events and analytics_identities tables: batched writes from the SiteCollector's
- * outbox, the dashboard's statistics, the raw event list, identified users, deletion with the
- * site, and the clean-up of what is older than the analytics retention.
+ * outbox (with the rollups of rollups.ts in the same transaction), the dashboard's statistics
+ * (from the rollups without filters, from the events with them), the raw event list, identified
+ * users, deletion with the site, and the clean-up of what is older than the analytics retention.
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
