@@ -186,7 +186,6 @@ const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
 	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
 	FROM per_session WHERE pageviews + custom > 0`;
 
-
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
 const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 
@@ -350,7 +349,7 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 			: {}),
 	});
 	// The rollups' totals row carries the session figures too.
-	return { ...rows, ...splitBreakdownRows(rows.breakdowns), pages: rows.pages, sessions: rows.totals, previousSessions: rows.previousTotals };
+	return { ...rows, ...splitBreakdownRows(rows.breakdowns), sessions: rows.totals, previousSessions: rows.previousTotals };
 }
 
 /** The read queries' parameters for each period, after one D1 batch for their partial hours when they have any. */

@@ -1,6 +1,6 @@
 /**
  * analytics_rollups: the statistics pre-summed per site, breakdown, hour (and UTC day) and label,
- * so the unfiltered dashboard reads a few hundred rows per breakdown instead of every event.
+ * so the unfiltered dashboard reads a row per label and hour or day instead of every event.
  *
  * Every counter is a sum over single events or sessions, each counted at one moment (its "fact
  * time"), with what it counts decided by the visitor's whole UTC day of events:
@@ -14,12 +14,12 @@
  *   statistics define them (eventStore.ts); a session counts at its first page view or custom
  *   event, with its whole bounce, engaged time, entry and exit page, source and campaign.
  * - per page: the engaged time and the deepest scroll each visitor reported for it that day, at
- *   that visitor's first event of the page.
+ *   that visitor's first event of the page that day (a view or a report).
  *
  * Writing: a visitor's day is the unit. A flush first takes away what the rollups hold for every
  * (site, visitor, day) its events touch, computed from the events D1 holds, then inserts the
- * events, then adds the same contributions computed again: three statements per batch (one per
- * ~1 MB chunk), in the batch's one transaction. Recomputing rather than adding deltas makes a
+ * events, then adds the same contributions computed again: three statements per ~1 MB chunk of
+ * events (a batch of 500 is one chunk), in the batch's one transaction. Recomputing rather than adding deltas makes a
  * repeated flush (a crash after D1 committed) change nothing, and the order events arrive in
  * irrelevant. The cost is reading each touched visitor's events of the day twice through
  * analytics_events_visitor_idx: a few rows for a person, more for a visitor id that a site's own
@@ -214,8 +214,7 @@ export function rollupPieces({ from, to }: Pick<StatsRange, "from" | "to">): Rol
 		{ from, to: hourFrom },
 		{ from: Math.max(hourTo, from), to },
 	].filter((edge) => edge.from < edge.to);
-	// A range inside one hour: one edge, not the same minutes twice.
-	return { hourFrom, dayFrom, dayTo, hourTo, edges: hourFrom === hourTo && edges.length === 2 && edges[0].to === edges[1].from ? [{ from, to }] : edges };
+	return { hourFrom, dayFrom, dayTo, hourTo, edges };
 }
 
 /**
@@ -223,15 +222,9 @@ export function rollupPieces({ from, to }: Pick<StatsRange, "from" | "to">): Rol
  * one), summed per (dim, label, hour) as the rows the read queries take in ?7: one JSON array of
  * [dim, label, start, ...COUNTERS].
  */
-export const EDGE_FACTS = `${factsCte(
-	["?2, ?3", "?4, ?5"]
-		.map((bounds) => {
-			const [from, to] = bounds.split(", ");
-			return `SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events
-				WHERE tracking_id = ?1 AND ts >= ${from} AND ts < ${to}`;
-		})
-		.join(" UNION "),
-)}
+const visitorDaysIn = (from: string, to: string) =>
+	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events WHERE tracking_id = ?1 AND ts >= ${from} AND ts < ${to}`;
+export const EDGE_FACTS = `${factsCte(`${visitorDaysIn("?2", "?3")} UNION ${visitorDaysIn("?4", "?5")}`)}
 	SELECT json_group_array(json_array(${["dim", "label", "start", ...COUNTERS].join(", ")})) AS rows
 	FROM (
 		SELECT dim, label, (ts / ${HOUR_MS}) * ${HOUR_MS} AS start, ${COUNTERS.map((c) => `sum(${c}) AS ${c}`).join(", ")}
