@@ -250,7 +250,7 @@ function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string
 }
 
 /** Breakdowns of single events answered by one statement: dim → the key of a row's label. */
-export const EVENT_BREAKDOWNS = {
+const EVENT_BREAKDOWNS = {
 	referrers: "referrer",
 	countries: "country",
 	browsers: "browser",
