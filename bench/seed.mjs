@@ -3,7 +3,7 @@
 // (domain/analytics/eventStore.ts, domain/logs/logStore.ts): each statement binds one JSON array
 // of about a megabyte and unpacks it with json_each, and a batch of statements is one transaction.
 // The analytics rollups are then filled by the same INSERT … SELECT the migration that created
-// them ran, one day at a time.
+// them ran, a day (and a part of its visitors) at a time.
 // The data is drawn from a seeded generator, so every run reads the same shape of data.
 
 import { readdir, readFile } from "node:fs/promises";

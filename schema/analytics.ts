@@ -97,7 +97,8 @@ export const analyticsEvents = sqliteTable(
  * Pre-summed statistics (domain/analytics/rollups.ts): per site, breakdown (`dim`), hour or day
  * (`span` ms, `start` its first ms) and label (`value`), the counters the statistics answer adds
  * up. Written in the same D1 transaction as the events themselves; which counters a breakdown
- * uses is in docs/data-model.md#analytics-rollups.
+ * uses is in docs/data-model.md#analytics_rollups. The migration creates it WITHOUT ROWID (by
+ * hand: drizzle cannot say so), clustered on its key.
  */
 export const analyticsRollups = sqliteTable(
 	"analytics_rollups",
