@@ -11,7 +11,7 @@ import {
 	PAGES_WITH_CRAWLERS,
 	siteStatsQueries,
 } from "../domain/analytics/eventStore";
-import { EDGE_FACTS, ROLLUP_ADD, ROLLUP_SUBTRACT, rollupQueries } from "../domain/analytics/rollups";
+import { ROLLUP_ADD, ROLLUP_SUBTRACT, rollupQueries } from "../domain/analytics/rollups";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
@@ -96,14 +96,6 @@ describe("the rollups: reads search one site's rows of one breakdown and span, w
 		const steps = await plan(sql);
 		expect(steps).toMatch(ROLLUP_SEARCH);
 		for (const line of steps.split("\n").filter((l) => /\b(analytics_rollups|analytics_events)\b/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
-	});
-
-	it("the partial hours at a range's ends: the site's events of those minutes, then each of their visitors' day", async ({ expect }) => {
-		const steps = await plan(EDGE_FACTS);
-		expect(steps).toMatch(searchOf(EVENTS_INDEX));
-		expect(steps).toMatch(VISITOR_SEARCH);
-		expect(steps).not.toMatch(/SCAN (analytics_events|a)\b/);
-		expect(steps).not.toMatch(/analytics_events_ts_idx|AUTOMATIC/);
 	});
 
 	it.for([

@@ -9,7 +9,7 @@ import { ownerWithSite } from "./analytics-helpers";
 /*
  * The unfiltered statistics read the rollups; with filters (or `fromEvents`) the same figures are
  * computed from the events. Where the two definitions agree (docs/api.md#statistics-from-rollups)
- * the answers must be equal, figure for figure, at every kind of period edge.
+ * the answers must be equal, figure for figure, whatever hours the range covers.
  */
 
 const MINUTE = 60_000;
@@ -164,13 +164,13 @@ describe("statistics from the rollups equal those from the events", () => {
 		["the three days (hourly buckets)", T0, T0 + 3 * DAY],
 		["one whole UTC day", T0 + DAY, T0 + 2 * DAY],
 		["five days around them (daily buckets)", T0 - DAY, T0 + 4 * DAY],
-		["mid-hour edges, ten minutes into a slot to ten minutes before another, across midnight", slot(0, 5) + 10 * MINUTE, slot(2, 3) - 10 * MINUTE],
-		["mid-hour edges within one day", slot(1, 2) + 10 * MINUTE, slot(1, 4) + 10 * MINUTE],
+		["mid-hour ends, counted as their whole hours, across midnight", slot(0, 5) + 10 * MINUTE, slot(2, 3) - 10 * MINUTE],
+		["mid-hour ends within one day", slot(1, 2) + 10 * MINUTE, slot(1, 4) - 10 * MINUTE],
 		["whole hours, no whole day", slot(1, 1), slot(1, 6)],
-		["one slot's hours, starting mid-hour", slot(2, 4) - 5 * MINUTE, slot(2, 5)],
+		["one slot's hours", slot(2, 4) + 25 * MINUTE, slot(2, 5) - 35 * MINUTE],
 	];
 
-	// Each range's previous period (compare=previous) starts and ends in such gaps too.
+	// Each range's whole hours, and those of its previous period (compare=previous), start and end in such gaps too.
 	it.for(ranges)("%s", async ([, from, to], { expect }) => {
 		const { site } = await ownerWithSite();
 		const events = variedEvents(site.tracking_id);
@@ -233,29 +233,33 @@ describe("writing the rollups", () => {
 	});
 });
 
-describe("period edges", () => {
-	it("an event at `from` counts, one at `to` does not, in whole and partial hours alike", async ({ expect }) => {
+describe("hourly resolution", () => {
+	it("a range counts the whole hours it touches, and says which", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const at = (hhmm: string, ms = 0) => T0 + Number(hhmm.slice(0, 2)) * HOUR + Number(hhmm.slice(3)) * MINUTE + ms;
 		await flush(
 			[
-				stored(site.tracking_id, { visitorId: "x", ts: at("10:30") }),
-				stored(site.tracking_id, { visitorId: "y", ts: at("11:00") }),
-				stored(site.tracking_id, { visitorId: "z", ts: at("11:29", 59_999) }),
+				stored(site.tracking_id, { visitorId: "x", ts: at("09:59", 59_999) }),
+				stored(site.tracking_id, { visitorId: "y", ts: at("10:00") }),
+				stored(site.tracking_id, { visitorId: "z", ts: at("10:59", 59_999) }),
+				stored(site.tracking_id, { visitorId: "w", ts: at("11:00") }),
 			],
 			10,
 		);
-		const cases: Array<[number, number, number]> = [
-			[at("10:30"), at("11:30"), 3],
-			[at("10:30", 1), at("11:30"), 2],
-			[at("10:00"), at("11:00"), 1],
-			[at("11:00"), at("11:29", 59_999), 1],
-			[at("11:00"), at("12:00"), 2],
-			[at("11:29", 59_999), at("11:30"), 1],
+		const cases: Array<[from: number, to: number, counted: [string, string], pageviews: number]> = [
+			[at("10:00"), at("11:00"), ["10:00", "11:00"], 2],
+			[at("10:30"), at("10:31"), ["10:00", "11:00"], 2],
+			[at("09:59", 59_999), at("10:00", 1), ["09:00", "11:00"], 3],
+			[at("10:00"), at("11:00", 1), ["10:00", "12:00"], 3],
+			[at("09:00"), at("10:00"), ["09:00", "10:00"], 1],
 		];
-		for (const [from, to, pageviews] of cases) {
+		for (const [from, to, [countedFrom, countedTo], pageviews] of cases) {
 			const fromRollups = await statsOf(site.tracking_id, range(from, to));
-			expect({ from, to, pageviews: fromRollups.pageviews, visitors: fromRollups.visitors }).toEqual({ from, to, pageviews, visitors: pageviews });
+			expect({ from: fromRollups.from, to: fromRollups.to, pageviews: fromRollups.pageviews }).toEqual({
+				from: new Date(at(countedFrom)).toISOString(),
+				to: new Date(at(countedTo)).toISOString(),
+				pageviews,
+			});
 			expect(fromRollups).toEqual(await statsOf(site.tracking_id, range(from, to), { fromEvents: true }));
 		}
 	});

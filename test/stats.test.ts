@@ -208,9 +208,12 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 	it("narrows to the range asked for, with daily buckets beyond three days", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, DAY);
-		const morning = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:00:00Z&to=2025-03-01T10:30:00Z`, token);
-		// A alone: two views, the custom event and the 120 s _leave; one session, not a bounce.
-		expect(morning.body).toMatchObject({ pageviews: 2, visitors: 1, sessions: 1, events: 1, bounce_rate: 0, avg_duration: 120 });
+		const morning = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:00:00Z&to=2025-03-01T11:00:00Z`, token);
+		// A's first session (two views, the custom event, the 120 s _leave: no bounce) and B's (a bounce of 60 s).
+		expect(morning.body).toMatchObject({ pageviews: 3, visitors: 2, sessions: 2, events: 1, bounce_rate: 0.5, avg_duration: 90 });
+		// Statistics count whole hours: 10:15 to 10:20 is the hour from 10:00, and says so.
+		const minutes = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:15:00Z&to=2025-03-01T10:20:00Z`, token);
+		expect(minutes.body).toMatchObject({ from: "2025-03-01T10:00:00.000Z", to: "2025-03-01T11:00:00.000Z", pageviews: 3 });
 
 		const week = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-02-26T00:00:00Z&to=2025-03-05T00:00:00Z`, token);
 		expect(week.body.series).toHaveLength(7);
@@ -301,9 +304,12 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		["minutes without seconds", "2025-03-01T10:00Z", "2025-03-01T10:00:00.000Z"],
 	])("takes ISO 8601 times: %s", async ([, from, expected], { expect }) => {
 		const { token, site } = await ownerWithSite();
-		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
+		// The crawler statistics answer the range as read; the site statistics, its whole hours.
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?from=${from}&to=2025-03-02T00:00:00Z`, token);
 		expect(status).toBe(200);
 		expect(body.from).toBe(expected);
+		const stats = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
+		expect(stats.body.from).toBe(new Date(Math.floor(Date.parse(expected) / 3_600_000) * 3_600_000).toISOString());
 	});
 
 	it("is the owner's only: another owner's site and an unknown one are 404, no session is 401", async ({ expect }) => {

@@ -14,17 +14,16 @@ import type { StoredEvent } from "./event";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
 	type EventBreakdown,
-	edgeQuery,
 	ENGAGED_MS,
 	ROLLUP_ADD,
 	ROLLUP_SUBTRACT,
 	rollupParams,
-	rollupPieces,
 	rollupQueries,
 	SESSION_GAP_MS,
 	splitBreakdownRows,
 	VISIT_BREAKDOWNS,
 	type VisitBreakdown,
+	wholeHours,
 } from "./rollups";
 import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
 
@@ -274,14 +273,15 @@ export interface StatsRequest {
 }
 
 /**
- * The statistics answer (docs/api.md#statistics). Without filters from the rollups: one D1 batch,
- * after one more for the partial hours at the ends of the range when it has any. With filters
- * from the events: one D1 batch.
+ * The statistics answer (docs/api.md#statistics), for the whole hours the range touches. Without
+ * filters from the rollups, with filters from the events: one D1 batch.
  */
 export async function computeSiteStats(env: Env, trackingId: string, request: StatsRequest): Promise<SiteStatsView> {
+	const range = wholeHours(request.range);
+	const counted = { ...request, range };
 	const fromEvents = request.fromEvents || Object.keys(request.filters).length > 0;
-	const rows = await (fromEvents ? eventStatsRows(env, trackingId, request) : rollupStatsRows(env, trackingId, request));
-	const { range, filters, comparePrevious } = request;
+	const rows = await (fromEvents ? eventStatsRows(env, trackingId, counted) : rollupStatsRows(env, trackingId, counted));
+	const { filters, comparePrevious } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
 		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
@@ -336,11 +336,11 @@ function eventStatsRows(env: Env, trackingId: string, { range, filters, compareP
 	});
 }
 
-/** The answer's rows from the rollups (no filters): the partial hours first when there are any, then every figure. */
+/** The answer's rows from the rollups (no filters). */
 async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
-	const periods = comparePrevious ? [range, previousOf(range)] : [range];
-	const [params, previousParams] = await rollupParamsOf(env, trackingId, periods);
 	const queries = rollupQueries(range.bucketMs);
+	const params = rollupParams(trackingId, range);
+	const previousParams = rollupParams(trackingId, previousOf(range));
 	const rows = await runQueries(env, {
 		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
 		visitorsNow: visitorsNowQuery(trackingId, now),
@@ -350,15 +350,6 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 	});
 	// The rollups' totals row carries the session figures too.
 	return { ...rows, ...splitBreakdownRows(rows.breakdowns), sessions: rows.totals, previousSessions: rows.previousTotals };
-}
-
-/** The read queries' parameters for each period, after one D1 batch for their partial hours when they have any. */
-async function rollupParamsOf(env: Env, trackingId: string, periods: StatsRange[]): Promise<unknown[][]> {
-	const pieces = periods.map(rollupPieces);
-	const edges = pieces.map((p) => edgeQuery(trackingId, p));
-	const wanted = edges.flatMap((query, i) => (query ? [[String(i), query] as const] : []));
-	const answered = wanted.length > 0 ? await runQueries(env, Object.fromEntries(wanted)) : {};
-	return periods.map((period, i) => rollupParams(trackingId, period, pieces[i], answered[i]?.[0].rows));
 }
 
 /** Every breakdown a CSV export can name, with the columns of its rows in order. */
@@ -381,11 +372,15 @@ export const BREAKDOWN_COLUMNS = {
 } as const satisfies Record<string, readonly string[]>;
 export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 
-/** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export): from the rollups without filters. */
-export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
+/**
+ * One breakdown's rows for the whole hours the range touches and the filters, at most
+ * `range.limit` (the CSV export): from the rollups without filters.
+ */
+export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, requested: StatsRange, filters: Filters) {
+	const range = wholeHours(requested);
 	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
 	if (Object.keys(filters).length === 0) {
-		const [params] = await rollupParamsOf(env, trackingId, [range]);
+		const params = rollupParams(trackingId, range);
 		if (name === "pages") return (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows;
 		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
 		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);

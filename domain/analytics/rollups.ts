@@ -25,12 +25,11 @@
  * analytics_events_visitor_idx: a few rows for a person, more for a visitor id that a site's own
  * code sends all day.
  *
- * Reading: whole UTC days from the day rows, whole hours from the hour rows, and the partial
- * hours at either end of a range computed from the events (the same facts restricted to the
- * minutes asked for), so a range's answer does not depend on its alignment.
+ * Reading: a range is counted in whole UTC hours (wholeHours): its whole days from the day rows,
+ * the hours either side of them from the hour rows.
  */
 import { DIRECT } from "./filters";
-import type { BoundQuery, StatsRange } from "./statsRange";
+import type { StatsRange } from "./statsRange";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -191,62 +190,36 @@ export const ROLLUP_BACKFILL = rollupUpsert(
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** Where a range's rows come from: whole days, whole hours either side of them, partial hours at the ends. */
-export interface RollupPieces {
-	/** Hour rows in [hourFrom, dayFrom) and [dayTo, hourTo), day rows in [dayFrom, dayTo). */
-	hourFrom: number;
-	dayFrom: number;
-	dayTo: number;
-	hourTo: number;
-	/** Partial hours [from, to) computed from the events. */
-	edges: Array<{ from: number; to: number }>;
-}
-
-const ceilTo = (ms: number, unit: number) => Math.ceil(ms / unit) * unit;
-const floorTo = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
-
-export function rollupPieces({ from, to }: Pick<StatsRange, "from" | "to">): RollupPieces {
-	const hourFrom = Math.min(ceilTo(from, HOUR_MS), to);
-	const hourTo = Math.max(floorTo(to, HOUR_MS), hourFrom);
-	const dayFrom = Math.min(ceilTo(hourFrom, DAY_MS), hourTo);
-	const dayTo = Math.max(floorTo(hourTo, DAY_MS), dayFrom);
-	const edges = [
-		{ from, to: hourFrom },
-		{ from: Math.max(hourTo, from), to },
-	].filter((edge) => edge.from < edge.to);
-	return { hourFrom, dayFrom, dayTo, hourTo, edges };
-}
-
 /**
- * The facts of the partial hours [?2, ?3) and [?4, ?5) of site ?1 (an empty range when there is
- * one), summed per (dim, label, hour) as the rows the read queries take in ?7: one JSON array of
- * [dim, label, start, ...COUNTERS].
+ * The range the statistics count: the whole UTC hours `range` touches (from the start of the hour
+ * of `from` to the end of the hour of `to`'s last millisecond). Hours are the rollups' resolution;
+ * a range that ends now takes in the hour under way, everything collected so far.
  */
-const visitorDaysIn = (from: string, to: string) =>
-	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events WHERE tracking_id = ?1 AND ts >= ${from} AND ts < ${to}`;
-export const EDGE_FACTS = `${factsCte(`${visitorDaysIn("?2", "?3")} UNION ${visitorDaysIn("?4", "?5")}`)}
-	SELECT json_group_array(json_array(${["dim", "label", "start", ...COUNTERS].join(", ")})) AS rows
-	FROM (
-		SELECT dim, label, (ts / ${HOUR_MS}) * ${HOUR_MS} AS start, ${COUNTERS.map((c) => `sum(${c}) AS ${c}`).join(", ")}
-		FROM facts WHERE ts >= ?2 AND ts < ?3 OR ts >= ?4 AND ts < ?5 GROUP BY 1, 2, 3
-	)`;
+export function wholeHours(range: StatsRange): StatsRange {
+	return { ...range, from: Math.floor(range.from / HOUR_MS) * HOUR_MS, to: Math.ceil(range.to / HOUR_MS) * HOUR_MS };
+}
+
+/** The pieces of a range of whole hours: hour rows in [from, dayFrom) and [dayTo, to), day rows in [dayFrom, dayTo). */
+function rollupPieces({ from, to }: StatsRange) {
+	const dayFrom = Math.min(Math.ceil(from / DAY_MS) * DAY_MS, to);
+	const dayTo = Math.max(Math.floor(to / DAY_MS) * DAY_MS, dayFrom);
+	return { dayFrom, dayTo };
+}
 
 /**
  * The rollup rows of the given dims in the range, as CTE `r` (start, dim, value, COUNTERS):
- * ?1 the site, ?2 hourFrom, ?3 hourTo, ?4 the list limit, ?5 dayFrom, ?6 dayTo, ?7 the edges' rows (JSON).
- * `hoursOnly`: every whole hour from hour rows (the hourly detail a series needs).
+ * ?1 the site, ?2 from, ?3 to (whole hours), ?4 the list limit, ?5 dayFrom, ?6 dayTo.
+ * `hoursOnly`: every hour from hour rows (the hourly detail a series needs).
  */
 function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string {
 	const dimIn = dims.map((d) => `'${d}'`).join(", ");
-	const columns = `start, dim, value, ${COUNTERS.join(", ")}`;
 	const stored = (span: number, from: string, to: string) =>
-		`SELECT ${columns} FROM analytics_rollups WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
-	const edges = `SELECT value ->> 2, value ->> 0, value ->> 1, ${COUNTERS.map((_, i) => `value ->> ${3 + i}`).join(", ")}
-		FROM json_each(?7) WHERE value ->> 0 IN (${dimIn})`;
-	const stores = hoursOnly
+		`SELECT start, dim, value, ${COUNTERS.join(", ")} FROM analytics_rollups
+		WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
+	const pieces = hoursOnly
 		? [stored(HOUR_MS, "?2", "?3")]
 		: [stored(HOUR_MS, "?2", "?5"), stored(DAY_MS, "?5", "?6"), stored(HOUR_MS, "?6", "?3")];
-	return `r(${columns}) AS (${[...stores, edges].join("\n\t\tUNION ALL ")})`;
+	return `r AS (${pieces.join("\n\t\tUNION ALL ")})`;
 }
 
 /** Breakdowns of single events answered by one statement: dim → the key of a row's label. */
@@ -322,14 +295,8 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 	};
 }
 
-/** The statement computing a range's partial hours, to run before its read queries; null when it has none. */
-export function edgeQuery(trackingId: string, { edges }: RollupPieces): BoundQuery | null {
-	if (edges.length === 0) return null;
-	const [first, second = { from: 0, to: 0 }] = edges;
-	return { sql: EDGE_FACTS, params: [trackingId, first.from, first.to, second.from, second.to] };
-}
-
-/** ?1-?7 of the read queries; `edgeRows` is what EDGE_FACTS answered for the range, if it ran. */
-export function rollupParams(trackingId: string, range: StatsRange, pieces: RollupPieces, edgeRows = "[]"): unknown[] {
-	return [trackingId, pieces.hourFrom, pieces.hourTo, range.limit, pieces.dayFrom, pieces.dayTo, edgeRows];
+/** ?1-?6 of the read queries, for a range of whole hours (see wholeHours). */
+export function rollupParams(trackingId: string, range: StatsRange): unknown[] {
+	const { dayFrom, dayTo } = rollupPieces(range);
+	return [trackingId, range.from, range.to, range.limit, dayFrom, dayTo];
 }
