@@ -18,8 +18,9 @@ function httpStatus(value: unknown): number {
 /**
  * POST /api/bot-crawl-ingest (docs/api.md#ingest-crawler-telemetry): a site's server (or edge middleware) reports a
  * visit by an AI crawler. 413 and 400 from the body; the site's settings and window, as this
- * isolate holds them, decide 404, 402, 403, 429 or 204 (siteBuffer.ts). A `ua` that is no known AI crawler is answered 204 and not stored. An `ip`
- * (the crawler's address) marks the visit verified when its operator publishes that range.
+ * isolate holds them, decide 404, 402, 403, 429 or 204 (siteBuffer.ts). A `ua` that is no known
+ * AI crawler is answered 204 and not stored. An `ip` (the crawler's address) marks the visit
+ * verified when its operator publishes that range.
  */
 export async function ingestCrawl(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));

@@ -31,6 +31,8 @@ const SETTINGS_TTL_MS = 5_000;
 const SETTINGS_ENTRIES = 10_000;
 /** Expired window hits are dropped at most this often. */
 const SWEEP_MS = 10_000;
+/** A scheduled send that has not run by this long after it was due (its request was cut short) is scheduled again. */
+const SEND_OVERDUE_MS = 5_000;
 
 const settingsCache = new Map<string, { config: SiteConfig | null; loadedAt: number }>();
 /** Bumped by every owner change served here, so settings fetched before it are not cached. */
@@ -42,7 +44,8 @@ let sweptAt = 0;
 const pending = new Map<string, SiteBatch>();
 /** Batches sent and not yet confirmed. */
 const inFlight = new Set<SiteBatch>();
-let sendScheduled = false;
+/** When the scheduled send of the pending batches is due, or null when none is scheduled. */
+let sendDueAt: number | null = null;
 
 /** A browser event the handler has read: the site's decision, and when accepted and stored, the buffer. */
 export async function admitEvent(
@@ -140,15 +143,15 @@ function add(env: Env, ctx: ExecutionContext, trackingId: string, push: (batch: 
 	if (batch.events.length + batch.visits.length >= BATCH_MAX) {
 		pending.delete(trackingId);
 		ctx.waitUntil(send(env, batch));
-	} else if (!sendScheduled) {
-		sendScheduled = true;
+	} else if (sendDueAt === null || Date.now() > sendDueAt + SEND_OVERDUE_MS) {
+		sendDueAt = Date.now() + BUFFER_MS;
 		ctx.waitUntil(sendPendingAfter(env, BUFFER_MS));
 	}
 }
 
 async function sendPendingAfter(env: Env, ms: number): Promise<void> {
 	await new Promise((resolve) => setTimeout(resolve, ms));
-	sendScheduled = false;
+	sendDueAt = null;
 	const batches = [...pending.values()];
 	pending.clear();
 	await Promise.all(batches.map((batch) => send(env, batch)));
