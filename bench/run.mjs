@@ -34,7 +34,7 @@ const HOT_ISSUE_EVENTS = 2_000;
 const IP_POOL = 250 * SECONDS;
 /** Sites per analytics run: each site's window takes 6,000 events a minute; this serves 8,000 a second. */
 const SITES_PER_RUN = Math.ceil((8_000 * SECONDS) / 5_000);
-/** How long stored rows may take to reach D1 after a run: the outboxes flush within a second. */
+/** How long stored rows may take to reach D1 after a run: about two seconds (an isolate's buffer, then an outbox). */
 const STORAGE_WAIT_MS = 30_000;
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -333,7 +333,7 @@ async function checkStorage(path, accepted) {
 		const same = last && total(current.markers) === total(last.markers) && current.attachments === last.attachments;
 		settled = complete && same ? settled + 1 : 0;
 		last = current;
-		// Complete, and unchanged for 1.5 s: past the outboxes' one-second flush.
+		// Complete, and unchanged for 1.5 s: past an isolate's half-second buffer and the outboxes' one-second flush.
 		return settled >= 6;
 	});
 	const { markers, attachments, objects } = last;

@@ -10,6 +10,8 @@ export interface RateWindow {
 	windowSeconds: number;
 }
 
+export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
 // ---------------------------------------------------------------------------------------------
 // Feedback (POST /functions/v1/submit-feedback)
 

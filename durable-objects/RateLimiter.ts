@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { EarliestAlarm } from "./earliestAlarm";
-import type { RateWindow } from "../domain/limits";
-import { SlidingWindows, type WindowDecision } from "./slidingWindows";
+import type { RateWindow, WindowDecision } from "../domain/limits";
+import { SlidingWindows } from "./slidingWindows";
 
 
 /**

@@ -2,44 +2,37 @@ import { DurableObject } from "cloudflare:workers";
 import { type EventFields, externalHost, type StoredEvent } from "../domain/analytics/event";
 import { eventInsertStatements } from "../domain/analytics/eventStore";
 import { sourceOf } from "../domain/analytics/sources";
-import { COLLECT_RATE, CRAWL_RATE } from "../domain/limits";
 import { type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
 import { sha256Hex } from "../domain/crypto";
-import { hostMatchesDomain } from "../domain/sites/hostnames";
-import { loadSiteConfig, ownerHasAccess, type SiteConfig } from "../domain/sites/siteStore";
+import type { RateWindow } from "../domain/limits";
+import { MemoryWindows } from "../domain/memoryWindows";
+import { type ClientFacts, collectSiteWindow, crawlWindow, refusal } from "../domain/sites/siteRules";
+import { loadSiteConfig, type SiteConfig } from "../domain/sites/siteStore";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
-import { MemoryWindows } from "./memoryWindows";
 
-/** What the collector decided about one event; the handler turns it into the HTTP answer. */
-export type SiteOutcome =
-	| { status: "accepted" }
-	/** No such site, or it is switched off. */
-	| { status: "unknown_site" }
-	/** The owner has neither Pro nor a running trial. */
-	| { status: "no_access" }
-	| { status: "forbidden"; reason: string }
-	| { status: "rate_limited"; retryAfterSeconds: number };
-
-export interface CollectInput {
-	trackingId: string;
-	/** CF-Connecting-IP as the request carried it; null when it carried none. */
-	ip: string | null;
+/** A browser event a Worker isolate accepted, as it travels to the site's collector. */
+export interface BufferedEvent extends ClientFacts {
+	/** When the isolate accepted it: the event's stored time. */
+	ts: number;
+	/** Hashed with the IP into the visitor id, then forgotten. */
 	userAgent: string;
 	/** `url_host` to authorize, or null when the event omitted it. */
 	claimedHost: string | null;
-	/** Why Attack Mode would refuse this client, or null. */
-	suspicious: string | null;
-	/** A bot or excluded traffic: it counts against the rate windows but is never stored. */
-	ignored: boolean;
 	event: EventFields & Pick<StoredEvent, "browser" | "os" | "device" | "country">;
 }
 
-export interface CrawlInput {
-	trackingId: string;
+/** A known AI crawler's visit a Worker isolate accepted. */
+export interface BufferedVisit {
 	claimedHost: string | null;
-	/** Null when the User-Agent is no known AI crawler: counted, answered 204, not stored. */
-	visit: Omit<StoredVisit, "id" | "trackingId" | "ts"> | null;
+	visit: Omit<StoredVisit, "trackingId">;
+}
+
+/** What one isolate accepted for one site since its last batch: one call carries it. */
+export interface SiteBatch {
+	trackingId: string;
+	events: BufferedEvent[];
+	visits: BufferedVisit[];
 }
 
 /** Settings changes arrive at once through siteChanged(); this bounds how late a plan change is seen. */
@@ -53,15 +46,17 @@ const randomHex = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /**
- * One object per analytics site (`idFromName(tracking_id)`): the only Durable Object call an
- * ingestion request makes. It holds the site's settings (cached from D1), its rate windows (in
- * memory only: they start over when the object restarts), the salts that turn IPs into visitor
- * hashes, and an outbox: each accepted event is appended to the object's own SQLite before the
- * 204, and an alarm moves the outbox to D1 in batched statements (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so they see every accepted event.
+ * One object per analytics site (`idFromName(tracking_id)`). Worker isolates decide each event
+ * themselves and hand this object what they accepted in batches, one call per site per batch
+ * (workers/sites/siteBuffer.ts). It holds the site's settings (cached from D1, told at once of
+ * every change, and lent to the isolates), the site's own windows (in memory only: they start
+ * over when the object restarts), the salts that turn IPs into visitor hashes, and an outbox:
+ * each batch is appended to the object's own SQLite, and an alarm moves the outbox to D1 in
+ * batched statements (docs/architecture.md#moving-rows-to-d1). Owner reads call flush() first so
+ * they see every event that arrived.
  *
- * No raw IP is stored anywhere: the per-address windows are in memory only (a minute at most),
- * visitors are a hash of the IP and User-Agent under a salt that changes every UTC day; old salts
- * are deleted.
+ * No raw IP is stored anywhere: an event's IP reaches this object only to be hashed with its
+ * User-Agent under a salt that changes every UTC day (old salts are deleted).
  */
 export class SiteCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
@@ -94,66 +89,57 @@ export class SiteCollector extends DurableObject<Env> {
 	// ---------------------------------------------------------------------------------------------
 	// Ingestion
 
-	/** A browser event the handler has read: the site, Attack Mode, the rate windows, then the outbox. */
-	async collect(input: CollectInput): Promise<SiteOutcome> {
-		const now = Date.now();
-		// Hashing is asynchronous, so it happens before the decisions: from the site check on,
-		// nothing awaits until the event is in the outbox, which keeps the windows exact.
-		const visitorId =
-			input.event.visitorId ?? (input.ignored ? "" : await this.#hash(`visitor:${utcDay(now)}`, `${input.ip ?? ""}\n${input.userAgent}`));
-		const site = await this.#config(input.trackingId);
+	/** The site's settings, for an isolate that decides on its own until they change. */
+	settings(trackingId: string): Promise<SiteConfig | null> {
+		return this.#config(trackingId);
+	}
 
-		if (!site?.active) return { status: "unknown_site" };
-		const refused = refuseSite(site, input.claimedHost, now);
-		if (refused) return refused;
-		if (site.attackMode) {
-			if (!input.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };
-			if (input.suspicious) return { status: "forbidden", reason: `Attack Mode is on: ${input.suspicious} user agents are refused` };
+	/**
+	 * A batch an isolate accepted: each event or visit is checked again against the settings held
+	 * here and the site's own window (so a stale isolate or a flood spread over isolates stores no
+	 * more than the site takes), and what passes goes to the outbox. Answers the current settings,
+	 * which the isolate caches.
+	 */
+	async receive(batch: SiteBatch): Promise<{ settings: SiteConfig | null }> {
+		const { trackingId } = batch;
+		// Hashing is asynchronous, so it happens first: from the settings on nothing awaits until
+		// the rows are in the outbox, so the window stays exact and a siteChanged() comes before
+		// or after the whole batch.
+		const day = utcDay(Date.now());
+		const visitorIds = await Promise.all(
+			batch.events.map(({ event, ip, userAgent }) => event.visitorId ?? this.#hash(`visitor:${day}`, `${ip ?? ""}\n${userAgent}`)),
+		);
+		const site = await this.#config(trackingId);
+		if (!site?.active) return { settings: site };
+		const now = Date.now();
+		const take = (window: RateWindow) => this.#windows.take(now, [window]).allowed;
+		let stored = 0;
+		batch.events.forEach((input, i) => {
+			if (refusal(site, input.claimedHost, input, now) || !take(collectSiteWindow(trackingId, site))) return;
+			const { namedSource, ...event } = input.event;
+			// Here, where the site's domain is known: an event without url_host is on the site.
+			const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
+			const row: StoredEvent = {
+				...event,
+				trackingId,
+				ts: input.ts,
+				visitorId: visitorIds[i],
+				referrerHost,
+				source: sourceOf(namedSource, event.referrer, referrerHost),
+			};
+			this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
+			stored++;
+		});
+		for (const { claimedHost, visit } of batch.visits) {
+			if (refusal(site, claimedHost, null, now) || !take(crawlWindow(trackingId))) continue;
+			const row: StoredVisit = { ...visit, trackingId };
+			// An owner read may send a batch again while it is on its way: the id makes it once.
+			this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('visit', ?, ?)`, `visit:${visit.id}`, JSON.stringify(row));
+			stored++;
 		}
-		const limits = site.attackMode ? COLLECT_RATE.attack : COLLECT_RATE.normal;
-		const decision = this.#windows.take(now, [
-			{ name: `ip:${input.ip ?? ""}`, limit: limits.perIp, windowSeconds: COLLECT_RATE.windowSeconds },
-			{ name: "site", limit: limits.perSite, windowSeconds: COLLECT_RATE.windowSeconds },
-		]);
-		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-		if (input.ignored) return await this.#accepted(now);
-
-		const { namedSource, ...event } = input.event;
-		// Here, where the site's domain is known: an event without url_host is on the site.
-		const referrerHost = externalHost(event.referrer, event.urlHost ?? site.domain);
-		const row: StoredEvent = {
-			...event,
-			trackingId: input.trackingId,
-			ts: now,
-			visitorId,
-			referrerHost,
-			source: sourceOf(namedSource, event.referrer, referrerHost),
-		};
-		// The call's only SQLite write.
-		this.#sql.exec(`INSERT OR IGNORE INTO outbox (kind, dedupe, row) VALUES ('event', ?, ?)`, event.eventId, JSON.stringify(row));
-		return await this.#accepted(now, true);
-	}
-
-	/** A crawler visit the handler has read: the site, the site's crawler window, then the outbox. */
-	async crawl(input: CrawlInput): Promise<SiteOutcome> {
-		const now = Date.now();
-		const site = await this.#config(input.trackingId);
-		if (!site?.active) return { status: "unknown_site" };
-		const refused = refuseSite(site, input.claimedHost, now);
-		if (refused) return refused;
-		const decision = this.#windows.take(now, [{ name: "crawl", limit: CRAWL_RATE.perSite, windowSeconds: CRAWL_RATE.windowSeconds }]);
-		if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
-		if (!input.visit) return await this.#accepted(now);
-
-		const row: StoredVisit = { ...input.visit, id: crypto.randomUUID(), trackingId: input.trackingId, ts: now };
-		this.#sql.exec(`INSERT INTO outbox (kind, dedupe, row) VALUES ('visit', NULL, ?)`, JSON.stringify(row));
-		return await this.#accepted(now, true);
-	}
-
-	/** Accepted: the window hits need clearing from memory eventually, a stored row within FLUSH_DELAY_MS. */
-	async #accepted(now: number, stored = false): Promise<SiteOutcome> {
-		await this.#alarm.noLaterThan(stored ? now + FLUSH_DELAY_MS : now + COLLECT_RATE.windowSeconds * 1000);
-		return { status: "accepted" };
+		// The alarm moves the rows to D1, and clears the window hits from memory afterwards.
+		if (stored > 0) await this.#alarm.noLaterThan(now + FLUSH_DELAY_MS);
+		return { settings: site };
 	}
 
 	// ---------------------------------------------------------------------------------------------
@@ -241,15 +227,4 @@ export class SiteCollector extends DurableObject<Env> {
 		this.#salts.set(name, salt);
 		return salt;
 	}
-}
-
-/** Unknown or inactive site, then the owner's access, then the domain; null when the site takes the event. */
-function refuseSite(site: SiteConfig | null, claimedHost: string | null, now: number): SiteOutcome | null {
-	if (!site?.active) return { status: "unknown_site" };
-	if (!ownerHasAccess(site, now)) return { status: "no_access" };
-	if (!site.domain) return { status: "forbidden", reason: "The site has no configured domain" };
-	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {
-		return { status: "forbidden", reason: "url_host is not the site's domain or a subdomain of it" };
-	}
-	return null;
 }

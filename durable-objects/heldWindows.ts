@@ -1,5 +1,4 @@
-import type { RateWindow } from "../domain/limits";
-import type { WindowDecision } from "./slidingWindows";
+import type { RateWindow, WindowDecision } from "../domain/limits";
 
 /**
  * Exact sliding windows ("more than N in any W seconds", as in slidingWindows.ts, on the same

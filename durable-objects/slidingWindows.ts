@@ -1,4 +1,4 @@
-import type { RateWindow } from "../domain/limits";
+import type { RateWindow, WindowDecision } from "../domain/limits";
 
 /**
  * Exact sliding-window counting inside one Durable Object's SQLite, the same rule as RateLimiter
@@ -6,8 +6,6 @@ import type { RateWindow } from "../domain/limits";
  * Callers must take hits synchronously (no await between check and insert) for the count to
  * stay exact under concurrent requests; SQLite calls in a Durable Object are synchronous.
  */
-
-export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export class SlidingWindows {
 	readonly #sql: SqlStorage;

@@ -1,4 +1,6 @@
 import { env } from "cloudflare:workers";
+import { sendBuffered } from "../workers/sites/siteBuffer";
+import { siteCollectorFor } from "../workers/objects";
 import { call, signUp, uniqueIp } from "./helpers";
 
 /** A desktop Chrome, as a real visitor sends it. */
@@ -83,9 +85,18 @@ export async function getJson<T = any>(path: string, token: string): Promise<{ s
 	return { status: res.status, body: (await res.json()) as T };
 }
 
-/** Stored events of a site straight from D1, oldest first (flushes the collector first). */
+/**
+ * Moves what the site accepted to D1, as an owner read does: this isolate's buffer (the tests and
+ * the Worker they call share one isolate), then the collector's outbox.
+ */
+export async function flushSite(trackingId: string) {
+	await sendBuffered(env, trackingId);
+	await siteCollectorFor(env, trackingId).flush();
+}
+
+/** Stored events of a site straight from D1, oldest first (flushes the site first). */
 export async function storedEvents(trackingId: string) {
-	await env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(trackingId)).flush();
+	await flushSite(trackingId);
 	const { results } = await env.DB.prepare("SELECT * FROM analytics_events WHERE tracking_id = ? ORDER BY ts, seq, event_id")
 		.bind(trackingId)
 		.all<Record<string, any>>();
@@ -93,7 +104,7 @@ export async function storedEvents(trackingId: string) {
 }
 
 export async function storedVisits(trackingId: string) {
-	await env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(trackingId)).flush();
+	await flushSite(trackingId);
 	const { results } = await env.DB.prepare("SELECT * FROM crawler_visits WHERE tracking_id = ? ORDER BY ts, id")
 		.bind(trackingId)
 		.all<Record<string, any>>();

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { SiteCollector } from "../durable-objects/SiteCollector";
-import { CHROME, collect, FIREFOX_LINUX, GOOGLEBOT, HEADLESS, IPHONE, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
+import { CHROME, collect, FIREFOX_LINUX, GOOGLEBOT, HEADLESS, IPHONE, flushSite, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
 import { uniqueIp } from "./helpers";
 
 const x = (n: number) => "x".repeat(n);
@@ -238,6 +238,8 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 		});
 		const ip = uniqueIp();
 		await collect(pageview(site.tracking_id), { ip });
+		// The salt is taken when the event reaches the collector.
+		await flushSite(site.tracking_id);
 		const today = new Date().toISOString().slice(0, 10);
 		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
 			state.storage.sql.exec<{ name: string }>(`SELECT name FROM salts WHERE name LIKE 'visitor:%'`).toArray(),
@@ -265,6 +267,7 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:9999-12-31', 'tomorrow')`);
 		});
 		await collect(pageview(site.tracking_id));
+		await flushSite(site.tracking_id);
 		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
 			state.storage.sql.exec<{ name: string; value: string }>(`SELECT name, value FROM salts WHERE name LIKE 'visitor:%' ORDER BY name`).toArray(),
 		);

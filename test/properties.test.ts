@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, type ExpectStatic, it } from "vitest";
 import { COLLECT_LIMITS, CRAWL_LIMITS, FEEDBACK_LIMITS, LOG_LIMITS } from "../domain/limits";
-import { ownerWithSite } from "./analytics-helpers";
+import { flushSite, ownerWithSite } from "./analytics-helpers";
 import { call, ownerWithKey, uniqueIp } from "./helpers";
 import { issueGrouper, ownerWithLogKey } from "./logHelpers";
 
@@ -164,7 +164,7 @@ describe("property: every ingestion endpoint answers a documented status to any 
 			}),
 			{ numRuns: RUNS },
 		);
-		await env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id)).flush();
+		await flushSite(site.tracking_id);
 		const { results } = await env.DB.prepare("select * from analytics_events where tracking_id = ?").bind(site.tracking_id).all<Record<string, unknown>>();
 		const caps: Record<string, number> = {
 			name: COLLECT_LIMITS.eventName,
@@ -197,7 +197,7 @@ describe("property: every ingestion endpoint answers a documented status to any 
 			}),
 			{ numRuns: RUNS },
 		);
-		await env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id)).flush();
+		await flushSite(site.tracking_id);
 		const { results } = await env.DB.prepare("select * from crawler_visits where tracking_id = ?").bind(site.tracking_id).all<Record<string, unknown>>();
 		for (const row of results) {
 			expectWellFormed(expect, row);

@@ -5,6 +5,7 @@
  * under it report as this one.
  */
 import { parse } from "tldts";
+import { memoizeByText } from "../textMemo";
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
@@ -18,6 +19,9 @@ function isPublicSuffix(host: string): boolean {
 	const { domain, isIcann, isPrivate } = parse(host, { allowPrivateDomains: true });
 	return domain === null && (isIcann === true || isPrivate === true);
 }
+
+/** isPublicSuffix of a site's stored domain, asked for every analytics event: kept per isolate. */
+const domainIsPublicSuffix = memoizeByText(isPublicSuffix, { entries: 10_000, maxChars: 300 });
 
 export type DomainReading = { domain: string } | { error: string };
 
@@ -67,5 +71,5 @@ export function hostOnly(urlHost: string): string {
  */
 export function hostMatchesDomain(urlHost: string, domain: string): boolean {
 	const host = hostOnly(urlHost);
-	return (host === domain || host.endsWith(`.${domain}`)) && !isPublicSuffix(domain);
+	return (host === domain || host.endsWith(`.${domain}`)) && !domainIsPublicSuffix(domain);
 }

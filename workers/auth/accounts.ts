@@ -7,6 +7,7 @@ import { ACCOUNT_RATE } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject, tooManyRequests } from "../http";
 import { listOwnSites } from "../../domain/sites/siteStore";
 import { keysChanged, rateLimiterFor, siteCollectorFor } from "../objects";
+import { siteChangedHere } from "../sites/siteBuffer";
 import { listOwnKeys } from "../../domain/keys/keyStore";
 import { enforceRateLimits, type Refund } from "../rateLimit";
 import { parseBody } from "../validation";
@@ -117,5 +118,6 @@ export async function setUserPlan(request: IRequest, env: Env): Promise<Response
 		...sites.map((site) => siteCollectorFor(env, site.trackingId).siteChanged({ deleted: false })),
 		keysChanged(env, keys.map((key) => key.id)),
 	]);
+	for (const site of sites) siteChangedHere(site.trackingId, { deleted: false });
 	return json({ user: publicUser(user) });
 }

@@ -2,7 +2,7 @@ import type { IRequest } from "itty-router";
 import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../../domain/analytics/fields";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
 import { isTrackingIdShaped } from "../../domain/sites/trackingId";
-import { siteCollectorFor } from "../objects";
+import { admitVisit } from "../sites/siteBuffer";
 import { siteOutcomeResponse, UNKNOWN_SITE } from "../sites/siteOutcome";
 import { matchCrawler } from "../../domain/crawl/crawlers";
 import { isVerifiedVisit } from "../../domain/crawl/ipRanges";
@@ -17,11 +17,12 @@ function httpStatus(value: unknown): number {
 
 /**
  * POST /api/bot-crawl-ingest (docs/api.md#ingest-crawler-telemetry): a site's server (or edge middleware) reports a
- * visit by an AI crawler. 413 and 400 from the body; the site's SiteCollector decides 404, 402,
- * 403, 429 or 204. A `ua` that is no known AI crawler is answered 204 and not stored. An `ip`
- * (the crawler's address) marks the visit verified when its operator publishes that range.
+ * visit by an AI crawler. 413 and 400 from the body; the site's settings and window, as this
+ * isolate holds them, decide 404, 402, 403, 429 or 204 (siteBuffer.ts). A `ua` that is no known
+ * AI crawler is answered 204 and not stored. An `ip` (the crawler's address) marks the visit
+ * verified when its operator publishes that range.
  */
-export async function ingestCrawl(request: IRequest, env: Env): Promise<Response> {
+export async function ingestCrawl(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	const body = parseJsonObject(await readTextWithin(request, CRAWL_LIMITS.bodyChars));
 	const trackingId = trackingIdOf(body);
 	if (!trackingId) throw new HttpError(400, "tracking_id is required");
@@ -29,10 +30,11 @@ export async function ingestCrawl(request: IRequest, env: Env): Promise<Response
 
 	const ua = typeof body.ua === "string" ? cutText(body.ua, CRAWL_LIMITS.userAgent) : "";
 	const crawler = ua ? matchCrawler(ua) : null;
-	const outcome = await siteCollectorFor(env, trackingId).crawl({
-		trackingId,
+	const outcome = await admitVisit(env, ctx, trackingId, {
 		claimedHost: claimedHost(body.url_host),
 		visit: crawler && {
+			id: crypto.randomUUID(),
+			ts: Date.now(),
 			crawler: crawler.name,
 			urlHost: typeof body.url_host === "string" ? cutText(body.url_host, CRAWL_LIMITS.host).toLowerCase() : null,
 			urlPath: text(body.url_path, CRAWL_LIMITS.urlPath) || "/",

@@ -1,9 +1,9 @@
-import type { SiteOutcome } from "../../durable-objects/SiteCollector";
+import type { SiteOutcome } from "../../domain/sites/siteRules";
 import { HttpError, tooManyRequests } from "../http";
 
 export const UNKNOWN_SITE = "Unknown tracking ID or inactive site";
 
-/** A SiteCollector decision as the answer: 204 with no body, or the one error shape. */
+/** A site's decision as the answer: 204 with no body, or the one error shape. */
 export function siteOutcomeResponse(outcome: SiteOutcome, tooManyWhat: string): Response {
 	switch (outcome.status) {
 		case "accepted":

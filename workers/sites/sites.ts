@@ -9,6 +9,7 @@ import { countOwnSites, deleteOwnSite, findOwnSite, insertSite, listOwnSites, ty
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
+import { siteChangedHere } from "./siteBuffer";
 import { parseBody } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
@@ -100,8 +101,10 @@ export async function updateSite(request: IRequest, env: Env): Promise<Response>
 		attackMode: patch.attack_mode,
 	});
 	if (!site) throw siteNotFound();
-	// The collector caches the site's settings; it rereads them on its next event.
+	// The collector caches the site's settings and lends them to isolates; it rereads them now,
+	// and this isolate asks it again on its next event (others within seconds).
 	await siteCollectorFor(env, trackingId).siteChanged({ deleted: false });
+	siteChangedHere(trackingId, { deleted: false });
 	return json(siteView(site));
 }
 
@@ -111,8 +114,10 @@ export async function deleteSite(request: IRequest, env: Env): Promise<Response>
 	const trackingId = request.params.tracking_id;
 	if (!(await deleteOwnSite(env, user.id, trackingId))) throw siteNotFound();
 	// Order matters: once the collector has forgotten the site (and dropped what it had not yet
-	// written), nothing more can arrive for it, so the deletes below leave no stragglers.
+	// written), it refuses every batch for it, so the deletes below leave no stragglers; this
+	// isolate drops what it holds for the site.
 	await siteCollectorFor(env, trackingId).siteChanged({ deleted: true });
+	siteChangedHere(trackingId, { deleted: true });
 	await Promise.all([deleteSiteEvents(env, trackingId), deleteSiteVisits(env, trackingId)]);
 	return new Response(null, { status: 204 });
 }

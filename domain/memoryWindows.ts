@@ -1,11 +1,10 @@
-import type { RateWindow } from "../domain/limits";
-import type { WindowDecision } from "./slidingWindows";
+import type { RateWindow, WindowDecision } from "./limits";
 
 /**
- * Exact sliding windows with the same rule as SlidingWindows ("more than N in any W seconds"),
- * counted in the object's memory only: no storage write per hit. They start over when the object
- * restarts (an eviction or a deploy), which suits the analytics windows, a backstop against
- * floods rather than a quota (docs/limits.md#browser-analytics).
+ * Exact sliding windows with the same rule as the Durable Objects' stored ones ("more than N in
+ * any W seconds"), counted in memory only: no storage write per hit. They start over with the
+ * memory that holds them (an isolate or an object restarting), which suits the analytics windows,
+ * a backstop against floods rather than a quota (docs/limits.md#browser-analytics).
  */
 export class MemoryWindows {
 	/** Window name → expiry times of its hits, oldest first. */

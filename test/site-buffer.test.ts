@@ -1,0 +1,152 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { readEventFields } from "../domain/analytics/event";
+import { COLLECT_RATE, CRAWL_RATE } from "../domain/limits";
+import type { BufferedEvent, BufferedVisit, SiteBatch, SiteCollector } from "../durable-objects/SiteCollector";
+import { siteCollectorFor } from "../workers/objects";
+import { CHROME, collect, crawlIngest, flushSite, HEADLESS, ownerWithSite, pageview, patchSite, storedEvents, storedVisits } from "./analytics-helpers";
+import { call, setPlan, uniqueIp } from "./helpers";
+
+/**
+ * Analytics and crawler telemetry are decided in the Worker isolate, held there for under a
+ * second, and handed to the site's collector in batches; the tests share the Worker's isolate, so
+ * they see its buffer as an owner read of the local runtime does.
+ */
+
+const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+
+/** A browser event as another isolate would send it. */
+function bufferedEvent(extra: Partial<BufferedEvent> = {}): BufferedEvent {
+	return {
+		ts: Date.now(),
+		ip: uniqueIp(),
+		userAgent: CHROME,
+		claimedHost: "example.com",
+		suspicious: null,
+		event: { ...readEventFields(pageview("unused")), browser: "Chrome", os: "Windows", device: "desktop", country: "" },
+		...extra,
+	};
+}
+
+function bufferedVisit(): BufferedVisit {
+	return {
+		claimedHost: "example.com",
+		visit: { id: crypto.randomUUID(), ts: Date.now(), crawler: "GPTBot", urlHost: "example.com", urlPath: "/", country: "", status: 200, ua: GPTBOT, verified: false },
+	};
+}
+
+/** Another isolate's batch for the site, straight to its collector. */
+function receive(trackingId: string, batch: Partial<SiteBatch>) {
+	return siteCollectorFor(env, trackingId).receive({ trackingId, events: [], visits: [], ...batch });
+}
+
+const countRows = (trackingId: string) =>
+	env.DB.prepare(
+		`SELECT (SELECT count(*) FROM analytics_events WHERE tracking_id = ?1) AS events,
+			(SELECT count(*) FROM crawler_visits WHERE tracking_id = ?1) AS visits`,
+	)
+		.bind(trackingId)
+		.first<{ events: number; visits: number }>();
+
+describe("the isolate's buffer reaches D1", () => {
+	it("an accepted event and crawler visit arrive by themselves, without an owner read", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+		expect((await crawlIngest({ tracking_id: site.tracking_id, url_host: "example.com", ua: GPTBOT })).status).toBe(204);
+		// Within a second to the collector, a second later to D1; the poll allows for a busy machine.
+		await expect.poll(() => countRows(site.tracking_id), { timeout: 10_000, interval: 100 }).toEqual({ events: 1, visits: 1 });
+	});
+
+	it("an owner read right after the 204 includes the event", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id, { url_path: "/just-now" }))).status).toBe(204);
+		const res = await call(`/api/sites/${site.tracking_id}/events`, { token });
+		const body = (await res.json()) as { events: { url_path: string }[] };
+		expect(body.events.map((e) => e.url_path)).toEqual(["/just-now"]);
+	});
+});
+
+describe("an owner's change applies at once in the isolate that served it", () => {
+	it("Attack Mode switched on refuses the very next suspicious request; switched off, the next is taken", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// The isolate has the site's settings cached from this first event.
+		expect((await collect(pageview(site.tracking_id), { ua: HEADLESS })).status).toBe(204);
+		await patchSite(token, site.tracking_id, { attack_mode: true });
+		expect((await collect(pageview(site.tracking_id), { ua: HEADLESS })).status).toBe(403);
+		await patchSite(token, site.tracking_id, { attack_mode: false });
+		expect((await collect(pageview(site.tracking_id), { ua: HEADLESS })).status).toBe(204);
+	});
+
+	it("a site switched off answers 404 at once, a domain change 403, a plan change 402", async ({ expect }) => {
+		const { token, site, email } = await ownerWithSite();
+		expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+		await patchSite(token, site.tracking_id, { domain: "example.org" });
+		expect((await collect(pageview(site.tracking_id))).status).toBe(403);
+		await patchSite(token, site.tracking_id, { domain: "example.com", active: false });
+		expect((await collect(pageview(site.tracking_id))).status).toBe(404);
+		await patchSite(token, site.tracking_id, { active: true });
+		expect((await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT })).status).toBe(204);
+		await setPlan(email, "free", new Date(Date.now() - 1000).toISOString());
+		expect((await collect(pageview(site.tracking_id))).status).toBe(402);
+		expect((await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT })).status).toBe(402);
+	});
+
+	it("a deleted site's buffered events and visits are not written, nor another isolate's batch arriving later", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		for (let i = 0; i < 3; i++) expect((await collect(pageview(site.tracking_id, { url_path: `/p${i}` }))).status).toBe(204);
+		expect((await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT })).status).toBe(204);
+		expect((await call(`/api/sites/${site.tracking_id}`, { method: "DELETE", token })).status).toBe(204);
+		await receive(site.tracking_id, { events: [bufferedEvent()], visits: [bufferedVisit()] });
+		// Past the buffer's send and the collector's move to D1.
+		await new Promise((resolve) => setTimeout(resolve, 2_500));
+		expect(await countRows(site.tracking_id)).toEqual({ events: 0, visits: 0 });
+		const outbox = await runInDurableObject(siteCollectorFor(env, site.tracking_id), (_: SiteCollector, state) =>
+			state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+		);
+		expect(outbox).toBe(0);
+	});
+});
+
+describe("the collector decides again when a batch arrives", () => {
+	it("a batch past the site's window stores the window and drops the excess: 6,000 of 6,001 events, 6,000 of 6,001 visits", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const events = Array.from({ length: COLLECT_RATE.normal.perSite + 1 }, () => bufferedEvent());
+		const visits = Array.from({ length: CRAWL_RATE.perSite + 1 }, bufferedVisit);
+		await receive(site.tracking_id, { events, visits });
+		expect(await storedEvents(site.tracking_id)).toHaveLength(COLLECT_RATE.normal.perSite);
+		expect(await storedVisits(site.tracking_id)).toHaveLength(CRAWL_RATE.perSite);
+	});
+
+	it("counts what this isolate already sent: 10 through the isolate, then a batch of 5,991 from another stores 5,990", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		for (let i = 0; i < 10; i++) expect((await collect(pageview(site.tracking_id))).status).toBe(204);
+		await flushSite(site.tracking_id);
+		await receive(site.tracking_id, { events: Array.from({ length: COLLECT_RATE.normal.perSite - 9 }, () => bufferedEvent()) });
+		expect(await storedEvents(site.tracking_id)).toHaveLength(COLLECT_RATE.normal.perSite);
+	});
+
+	it("drops what another isolate took under stale settings: Attack Mode's suspicious clients and addresses, a foreign host", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await patchSite(token, site.tracking_id, { attack_mode: true });
+		await receive(site.tracking_id, {
+			events: [
+				bufferedEvent({ suspicious: "headless" }),
+				bufferedEvent({ ip: null }),
+				bufferedEvent({ claimedHost: "evil.example" }),
+				bufferedEvent({ event: { ...bufferedEvent().event, urlPath: "/kept" } }),
+			],
+		});
+		expect((await storedEvents(site.tracking_id)).map((e) => e.url_path)).toEqual(["/kept"]);
+	});
+
+	it("an event sent twice (an owner read sends what is still on its way) is stored once", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const event = bufferedEvent();
+		const visit = bufferedVisit();
+		await receive(site.tracking_id, { events: [event], visits: [visit] });
+		await receive(site.tracking_id, { events: [event], visits: [visit] });
+		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
+		expect(await storedVisits(site.tracking_id)).toHaveLength(1);
+	});
+});
