@@ -28,6 +28,7 @@ import { exceptionsForGrouping } from "./grouping/chain";
 import { collapseRecursion, frameKey, groupingFrames, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
+import { sha256Hex } from "../crypto";
 import { cutText } from "../text";
 import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
@@ -101,8 +102,7 @@ export function fingerprintOf(event: GroupingInput): string[] {
 
 /** 32 hex characters: the first 128 bits of the SHA-256 of the fingerprint. */
 async function groupHashOf(fingerprint: string[]): Promise<string> {
-	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(fingerprint)));
-	return [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+	return (await sha256Hex(JSON.stringify(fingerprint))).slice(0, 32);
 }
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
