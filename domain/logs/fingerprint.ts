@@ -102,8 +102,22 @@ export function fingerprintOf(event: GroupingInput): string[] {
 
 /** 32 hex characters: the first 128 bits of the SHA-256 of the fingerprint. */
 async function groupHashOf(fingerprint: string[]): Promise<string> {
-	return (await sha256Hex(JSON.stringify(fingerprint))).slice(0, 32);
+	const text = JSON.stringify(fingerprint);
+	let hash = recentHashes.get(text);
+	if (hash === undefined) {
+		hash = (await sha256Hex(text)).slice(0, 32);
+		if (text.length <= RECENT_HASH_CHARS) {
+			if (recentHashes.size >= RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value as string);
+			recentHashes.set(text, hash);
+		}
+	}
+	return hash;
 }
+
+/** Most events repeat a known issue: the hashes of recent fingerprints (short ones), oldest out first. */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 1_000;
+const RECENT_HASH_CHARS = 2_000;
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
 
