@@ -18,9 +18,13 @@ export class HttpError extends Error {
 	}
 }
 
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json; charset=utf-8" };
+
 export function json(body: unknown, init: ResponseInit = {}): Response {
+	// Most answers carry no headers of their own: the runtime then builds one Headers, not two.
+	if (init.headers === undefined) return new Response(JSON.stringify(body), { ...init, headers: JSON_HEADERS });
 	const headers = new Headers(init.headers);
-	headers.set("content-type", "application/json; charset=utf-8");
+	headers.set("content-type", JSON_HEADERS["content-type"]);
 	return new Response(JSON.stringify(body), { ...init, headers });
 }
 
