@@ -2,7 +2,11 @@
 // their events) for one project key, written straight into D1 the way the app's own stores write
 // (domain/analytics/eventStore.ts, domain/logs/logStore.ts): each statement binds one JSON array
 // of about a megabyte and unpacks it with json_each, and a batch of statements is one transaction.
+// The analytics rollups are then filled by the same INSERT … SELECT the migration that created
+// them ran, a day (and a part of its visitors) at a time.
 // The data is drawn from a seeded generator, so every run reads the same shape of data.
+
+import { readdir, readFile } from "node:fs/promises";
 
 const DAY_MS = 86_400_000;
 const ARRAY_BYTES = 1_000_000;
@@ -116,9 +120,33 @@ const INSERT_EVENTS = `INSERT INTO analytics_events (tracking_id, event_id, ts, 
 		value ->> 6, 'en-US', '1920x1080', value ->> 7, value ->> 8, '2', value ->> 9, value ->> 10, value ->> 11, value ->> 12
 	FROM json_each(?3)`;
 
-/** Writes `count` analytics events for the site into D1. */
+/** Writes `count` analytics events for the site into D1, then their rollups. */
 export async function seedAnalytics(db, { trackingId, host, count, now }) {
 	await writeInBatches(db, analyticsRows(count, now), (array) => db.prepare(INSERT_EVENTS).bind(trackingId, host, array));
+	const backfill = await rollupBackfill();
+	for (let day = Math.floor((now - 31 * DAY_MS) / DAY_MS) * DAY_MS; day <= now; day += DAY_MS) {
+		for (let part = 0; part < BACKFILL_PARTS; part++) await db.prepare(backfill).bind(trackingId, day, day + DAY_MS, BACKFILL_PARTS, part).run();
+	}
+}
+
+const ALL_VISITOR_DAYS = "FROM analytics_events),";
+/** Each day's visitors in this many parts (by their id's last character), so no statement holds a whole day. */
+const BACKFILL_PARTS = 8;
+
+/**
+ * The migration's backfill of the rollups (the statement domain/analytics/rollups.ts calls
+ * ROLLUP_BACKFILL), narrowed to the visitor days of one site and one day (?1-?3) and one part of
+ * its visitors (?4, ?5), so that no single statement sorts more than a few thousand events.
+ */
+async function rollupBackfill() {
+	const migrations = new URL("../schema/migrations/", import.meta.url);
+	const file = (await readdir(migrations)).find((name) => name.endsWith("_analytics_rollups.sql"));
+	const statement = (await readFile(new URL(file, migrations), "utf8")).split("--> statement-breakpoint").at(-1);
+	if (!statement.includes(ALL_VISITOR_DAYS)) throw new Error(`the rollup backfill in ${file} no longer selects every visitor day`);
+	return statement.replace(
+		ALL_VISITOR_DAYS,
+		"FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3 AND unicode(substr(visitor_id, -1)) % ?4 = ?5),",
+	);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -88,6 +88,46 @@ export const analyticsEvents = sqliteTable(
 		index("analytics_events_site_ts_idx").on(t.trackingId, t.ts),
 		// The clean-up deletes expired events of every site, oldest first.
 		index("analytics_events_ts_idx").on(t.ts),
+		// The rollups recompute one visitor's day (domain/analytics/rollups.ts).
+		index("analytics_events_visitor_idx").on(t.trackingId, t.visitorId, t.ts),
+	],
+);
+
+/**
+ * Pre-summed statistics (domain/analytics/rollups.ts): per site, breakdown (`dim`), hour or day
+ * (`span` ms, `start` its first ms) and label (`value`), the counters the statistics answer adds
+ * up. Written in the same D1 transaction as the events themselves; which counters a breakdown
+ * uses is in docs/data-model.md#analytics_rollups. The migration creates it WITHOUT ROWID (by
+ * hand: drizzle cannot say so), clustered on its key.
+ */
+export const analyticsRollups = sqliteTable(
+	"analytics_rollups",
+	{
+		trackingId: text("tracking_id").notNull(),
+		/** "" for the site as a whole, else a breakdown name (pages, countries, entry_pages...). */
+		dim: text("dim").notNull(),
+		/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
+		span: integer("span").notNull(),
+		start: integer("start").notNull(),
+		value: text("value").notNull(),
+		/** Visitors whose first counted event of the UTC day with this label is in the bucket. */
+		visitors: integer("visitors").notNull().default(0),
+		/** Visitors whose first counted event of the hour is in the bucket (the hourly series). */
+		hourVisitors: integer("hour_visitors").notNull().default(0),
+		pageviews: integer("pageviews").notNull().default(0),
+		events: integer("events").notNull().default(0),
+		/** Sessions that started in the bucket. */
+		visits: integer("visits").notNull().default(0),
+		bounces: integer("bounces").notNull().default(0),
+		engagedMs: integer("engaged_ms").notNull().default(0),
+		engagedN: integer("engaged_n").notNull().default(0),
+		depthSum: integer("depth_sum").notNull().default(0),
+		depthN: integer("depth_n").notNull().default(0),
+	},
+	(t) => [
+		primaryKey({ columns: [t.trackingId, t.dim, t.span, t.start, t.value] }),
+		// The clean-up deletes expired buckets of every site, oldest first.
+		index("analytics_rollups_start_idx").on(t.start),
 	],
 );
 

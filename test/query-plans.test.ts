@@ -2,7 +2,16 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, it } from "vitest";
 import { DELETE_EXPIRED_SESSIONS } from "../domain/accounts/userStore";
 import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/filters";
-import { DELETE_EXPIRED_EVENTS, DELETE_EXPIRED_IDENTITIES, LIST_EVENTS, LIST_IDENTITIES, PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/eventStore";
+import {
+	DELETE_EXPIRED_EVENTS,
+	DELETE_EXPIRED_IDENTITIES,
+	DELETE_EXPIRED_ROLLUPS,
+	LIST_EVENTS,
+	LIST_IDENTITIES,
+	PAGES_WITH_CRAWLERS,
+	siteStatsQueries,
+} from "../domain/analytics/eventStore";
+import { ROLLUP_ADD, ROLLUP_SUBTRACT, rollupQueries } from "../domain/analytics/rollups";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
@@ -18,11 +27,16 @@ beforeAll(async () => {
 	const stats = [
 		["analytics_events", "analytics_events_site_ts_idx", "1000000 1000000 1"],
 		["analytics_events", "sqlite_autoindex_analytics_events_1", "1000000 1000000 1"],
+		// About 125,000 visitors, eight events each.
+		["analytics_events", "analytics_events_visitor_idx", "1000000 1000000 8 1"],
+		// The rollups of such a site over a year: hours and days, a few hundred labels each.
+		["analytics_rollups", "sqlite_autoindex_analytics_rollups_1", "3000000 3000000 300000 150000 200 1"],
+		["analytics_rollups", "analytics_rollups_start_idx", "3000000 200"],
 		["crawler_visits", "crawler_visits_site_ts_idx", "1000000 1000000 1"],
 		["crawler_visits", "sqlite_autoindex_crawler_visits_1", "1000000 1"],
 	];
 	await env.DB.batch([
-		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'crawler_visits')"),
+		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'analytics_rollups', 'crawler_visits')"),
 		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
 	]);
 	// Makes SQLite read the statistics again.
@@ -57,9 +71,12 @@ describe("statistics queries use the (tracking_id, ts) indexes, never a table sc
 		const steps = await plan(sql);
 		expect(steps).toMatch(searchOf(index));
 		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
-		// Every read of a statistics table is such a search: a subquery or a second table included.
+		// Every read of a statistics table is such a search (or, for the events of a filter's list of
+		// visitors, a search of each one's events in the range): a subquery or a second table included.
 		for (const line of steps.split("\n").filter((l) => /\b(analytics_events|crawler_visits)\b/.test(l))) {
-			expect(line).toMatch(/SEARCH \w+ USING (COVERING )?INDEX \w+_site_ts_idx \(tracking_id=\? AND ts>\? AND ts<\?\)/);
+			expect(line).toMatch(
+				/SEARCH \w+ USING (COVERING )?INDEX (\w+_site_ts_idx \(tracking_id=\? AND ts>\? AND ts<\?\)|analytics_events_visitor_idx \(tracking_id=\? AND visitor_id=\? AND ts>\? AND ts<\?\))/,
+			);
 		}
 	});
 
@@ -68,6 +85,27 @@ describe("statistics queries use the (tracking_id, ts) indexes, never a table sc
 		expect(steps).toMatch(searchOf(EVENTS_INDEX));
 		expect(steps).toMatch(searchOf("crawler_visits_site_ts_idx"));
 		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
+	});
+});
+
+describe("the rollups: reads search one site's rows of one breakdown and span, writes one visitor's day", () => {
+	const ROLLUP_SEARCH = /SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/;
+	const VISITOR_SEARCH = /SEARCH a USING INDEX analytics_events_visitor_idx \(tracking_id=\? AND visitor_id=\? AND ts>\? AND ts<\?\)/;
+
+	it.for(Object.entries(rollupQueries(3_600_000)))("statistics %s", async ([, sql], { expect }) => {
+		const steps = await plan(sql);
+		expect(steps).toMatch(ROLLUP_SEARCH);
+		for (const line of steps.split("\n").filter((l) => /\b(analytics_rollups|analytics_events)\b/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
+	});
+
+	it.for([
+		["taking away", ROLLUP_SUBTRACT],
+		["adding", ROLLUP_ADD],
+	])("a flush %s a batch's visitor days: each day one search of the visitor index", async ([, sql], { expect }) => {
+		const steps = await plan(sql);
+		expect(steps).toMatch(VISITOR_SEARCH);
+		expect(steps).not.toMatch(/SCAN (analytics_events|analytics_rollups|a)\b/);
+		expect(steps).not.toMatch(/analytics_events_ts_idx|AUTOMATIC/);
 	});
 });
 
@@ -99,6 +137,7 @@ describe("the clean-up's statements walk an index from the oldest row, never sca
 		["sessions", DELETE_EXPIRED_SESSIONS, "sessions_expires_idx", "expires_at<?"],
 		["analytics events", DELETE_EXPIRED_EVENTS, "analytics_events_ts_idx", "ts<?"],
 		["identity links", DELETE_EXPIRED_IDENTITIES, "analytics_identities_last_seen_idx", "last_seen<?"],
+		["analytics rollups", DELETE_EXPIRED_ROLLUPS, "analytics_rollups_start_idx", "start<?"],
 		["crawler visits", DELETE_EXPIRED_VISITS, "crawler_visits_ts_idx", "ts<?"],
 		["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_received_idx", "received_at<?"],
 		["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
@@ -114,7 +153,10 @@ describe("the clean-up's statements walk an index from the oldest row, never sca
 		const name = table(sql);
 		expect(steps).toMatch(new RegExp(`SEARCH ${name} USING (COVERING )?INDEX ${index} `));
 		expect(steps).toContain(`INDEX ${index} (${search})`);
-		if (sql.startsWith("DELETE")) expect(steps).toContain(`SEARCH ${name} USING INTEGER PRIMARY KEY (rowid=?)`);
+		if (sql.startsWith("DELETE")) {
+			// A table without rowid (analytics_rollups) finds each row by its whole primary key.
+			expect(steps).toMatch(new RegExp(`SEARCH ${name} USING (INTEGER PRIMARY KEY \\(rowid=\\?\\)|PRIMARY KEY \\(tracking_id=\\? AND dim=\\? AND span=\\? AND start=\\? AND value=\\?\\))`));
+		}
 		expect(steps).not.toMatch(new RegExp(`SCAN ${name}\\b`));
 		expect(steps).not.toMatch(/TEMP B-TREE/);
 	});

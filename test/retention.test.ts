@@ -150,6 +150,12 @@ describe("what each run deletes", () => {
 				),
 			),
 		);
+		// Rollup rows by the start of their hour or day.
+		await env.DB.batch(
+			Object.entries(around(analyticsCutoff)).map(([value, start]) =>
+				env.DB.prepare("INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, pageviews) VALUES (?, 'pages', 3600000, ?, ?, 1)").bind(site, start, value),
+			),
+		);
 		await env.DB.batch(
 			Object.entries(around(crawlerCutoff)).map(([id, ts]) =>
 				env.DB.prepare("INSERT INTO crawler_visits (id, tracking_id, ts, crawler, url_path, status, ua) VALUES (?, ?, ?, 'GPTBot', '/', 200, 'GPTBot/1.0')").bind(
@@ -187,6 +193,7 @@ describe("what each run deletes", () => {
 
 		expect(await eventIds(site)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT visitor_id AS id FROM analytics_identities WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
+		expect(await ids("SELECT value AS id FROM analytics_rollups WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT id FROM crawler_visits WHERE tracking_id = ?", site)).toEqual([`${site}-edge`, `${site}-inside`]);
 		expect(await logEventIds(owner.keyId)).toEqual([`${site}-edge`, `${site}-inside`]);
 		expect(await ids("SELECT title AS id FROM log_issues WHERE key_id = ?", owner.keyId)).toEqual(["edge", "inside"]);
@@ -228,7 +235,7 @@ describe("what each run deletes", () => {
 		// Nothing left: one statement per table (for the issues, the key lookup and no call).
 		const idle = countingDatabase();
 		await runCleanUp(now, { DB: idle.db });
-		expect(idle.counter.statements).toBe(8);
+		expect(idle.counter.statements).toBe(9);
 	});
 });
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { computeSiteStats } from "../domain/analytics/eventStore";
+import type { StoredEvent } from "../domain/analytics/event";
+import { computeSiteStats, eventInsertStatements } from "../domain/analytics/eventStore";
 import { collect, crawlIngest, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { call, signUp, uniqueIp } from "./helpers";
 
@@ -30,37 +31,46 @@ interface Seed {
 }
 
 let seeded = 0;
+/** Stores the events as the collector's flush does (rollups included), in time order. */
 async function seedEvents(trackingId: string, events: Seed[]) {
-	await env.DB.batch(
-		events.map((e) =>
-			env.DB.prepare(
-				`INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign,
-					visitor_id, distinct_id, duration, engaged_ms, scroll_depth, browser, os, device, country, data)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			).bind(
-				trackingId,
-				`seed-${seeded++}`,
-				e.ts,
-				e.name ?? "",
-				e.path ?? "/",
-				e.referrer_host ?? "",
-				e.source ?? "",
-				e.utm?.source ?? "",
-				e.utm?.medium ?? "",
-				e.utm?.campaign ?? "",
-				e.visitor,
-				e.distinct_id ?? null,
-				e.duration ?? null,
-				e.engaged_ms ?? null,
-				e.scroll_depth ?? null,
-				(e.ua ?? CHROME).browser,
-				(e.ua ?? CHROME).os,
-				(e.ua ?? CHROME).device,
-				e.country ?? "",
-				e.data ?? null,
-			),
-		),
-	);
+	await env.DB.batch(eventInsertStatements(env.DB, events.map((e) => storedEvent(trackingId, e))));
+}
+
+function storedEvent(trackingId: string, e: Seed): StoredEvent {
+	const ua = e.ua ?? CHROME;
+	return {
+		trackingId,
+		eventId: `seed-${String(seeded++).padStart(6, "0")}`,
+		ts: e.ts,
+		name: e.name ?? "",
+		data: e.data ?? null,
+		urlHost: null,
+		urlPath: e.path ?? "/",
+		urlQuery: "",
+		referrer: "",
+		referrerHost: e.referrer_host ?? "",
+		source: e.source ?? "",
+		utmSource: e.utm?.source ?? "",
+		utmMedium: e.utm?.medium ?? "",
+		utmCampaign: e.utm?.campaign ?? "",
+		utmContent: "",
+		utmTerm: "",
+		title: "",
+		language: "",
+		screen: "",
+		visitorId: e.visitor,
+		distinctId: e.distinct_id ?? null,
+		sessionId: null,
+		duration: e.duration ?? null,
+		engagedMs: e.engaged_ms ?? null,
+		scrollDepth: e.scroll_depth ?? null,
+		seq: 0,
+		v: "",
+		browser: ua.browser,
+		os: ua.os,
+		device: ua.device,
+		country: e.country ?? "",
+	};
 }
 
 /*
@@ -198,9 +208,12 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 	it("narrows to the range asked for, with daily buckets beyond three days", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, DAY);
-		const morning = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:00:00Z&to=2025-03-01T10:30:00Z`, token);
-		// A alone: two views, the custom event and the 120 s _leave; one session, not a bounce.
-		expect(morning.body).toMatchObject({ pageviews: 2, visitors: 1, sessions: 1, events: 1, bounce_rate: 0, avg_duration: 120 });
+		const morning = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:00:00Z&to=2025-03-01T11:00:00Z`, token);
+		// A's first session (two views, the custom event, the 120 s _leave: no bounce) and B's (a bounce of 60 s).
+		expect(morning.body).toMatchObject({ pageviews: 3, visitors: 2, sessions: 2, events: 1, bounce_rate: 0.5, avg_duration: 90 });
+		// Statistics count whole hours: 10:15 to 10:20 is the hour from 10:00, and says so.
+		const minutes = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-01T10:15:00Z&to=2025-03-01T10:20:00Z`, token);
+		expect(minutes.body).toMatchObject({ from: "2025-03-01T10:00:00.000Z", to: "2025-03-01T11:00:00.000Z", pageviews: 3 });
 
 		const week = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-02-26T00:00:00Z&to=2025-03-05T00:00:00Z`, token);
 		expect(week.body.series).toHaveLength(7);
@@ -291,9 +304,12 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		["minutes without seconds", "2025-03-01T10:00Z", "2025-03-01T10:00:00.000Z"],
 	])("takes ISO 8601 times: %s", async ([, from, expected], { expect }) => {
 		const { token, site } = await ownerWithSite();
-		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
+		// The crawler statistics answer the range as read; the site statistics, its whole hours.
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?from=${from}&to=2025-03-02T00:00:00Z`, token);
 		expect(status).toBe(200);
 		expect(body.from).toBe(expected);
+		const stats = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
+		expect(stats.body.from).toBe(new Date(Math.floor(Date.parse(expected) / 3_600_000) * 3_600_000).toISOString());
 	});
 
 	it("is the owner's only: another owner's site and an unknown one are 404, no session is 401", async ({ expect }) => {

@@ -1,16 +1,30 @@
 /**
  * The analytics_events and analytics_identities tables: batched writes from the SiteCollector's
- * outbox, the dashboard's statistics, the raw event list, identified users, deletion with the
- * site, and the clean-up of what is older than the analytics retention.
+ * outbox (with the rollups of rollups.ts in the same transaction), the dashboard's statistics
+ * (from the rollups without filters, from the events with them), the raw event list, identified
+ * users, deletion with the site, and the clean-up of what is older than the analytics retention.
  */
 import { eq } from "drizzle-orm";
-import { analyticsEvents, analyticsIdentities } from "../../schema";
+import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
 import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
-import { type CompiledFilters, compileFilters, DIRECT, type Filters } from "./filters";
+import { type CompiledFilters, compileFilters, type Filters } from "./filters";
+import {
+	type EventBreakdown,
+	ENGAGED_MS,
+	ROLLUP_ADD,
+	ROLLUP_SUBTRACT,
+	rollupParams,
+	rollupQueries,
+	SESSION_GAP_MS,
+	splitBreakdownRows,
+	VISIT_BREAKDOWNS,
+	type VisitBreakdown,
+	wholeHours,
+} from "./rollups";
 import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
@@ -61,20 +75,23 @@ const UPSERT_IDENTITIES = `INSERT INTO analytics_identities (tracking_id, visito
 	ON CONFLICT (tracking_id, visitor_id, distinct_id) DO UPDATE SET
 		first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
 
+/**
+ * The statements that store a batch of events, to run in one D1 batch (one transaction): per
+ * chunk, the rollups of the visitor days it touches taken away, the events inserted, the rollups
+ * added again (see rollups.ts).
+ */
 export function eventInsertStatements(db: D1Database, events: StoredEvent[]): D1PreparedStatement[] {
 	const statements: D1PreparedStatement[] = [];
 	for (const chunk of jsonArraysOf(events)) {
-		statements.push(db.prepare(INSERT_EVENTS).bind(chunk));
+		statements.push(db.prepare(ROLLUP_SUBTRACT).bind(chunk), db.prepare(INSERT_EVENTS).bind(chunk));
 		if (chunk.includes('"name":"_identify"')) statements.push(db.prepare(UPSERT_IDENTITIES).bind(chunk));
+		statements.push(db.prepare(ROLLUP_ADD).bind(chunk));
 	}
 	return statements;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Statistics
-
-/** A new session starts after this long without activity (see the definitions below). */
-const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /*
  * Definitions (docs/api.md#statistics):
@@ -102,10 +119,9 @@ const SESSION_GAP_MS = 30 * 60 * 1000;
  * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
  * visitor list); GROUP BY and COUNT(DISTINCT) sort in a temporary b-tree, the session queries sort
  * by (visitor, ts) for their window functions. All run in one D1 batch, one round trip. Linear in
- * the events of the range: fine for the ranges a dashboard asks for; rollup tables are the step
- * after this if sites grow very large.
+ * the events of the range: the statistics with filters read these; without filters, the
+ * rollups (rollups.ts) answer the same figures.
  */
-const ENGAGED_MS = `coalesce(engaged_ms, duration * 1000)`;
 
 /** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
 const eventQueries = (f: string, bucketMs: number) => {
@@ -169,22 +185,6 @@ const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
 	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
 	FROM per_session WHERE pageviews + custom > 0`;
 
-/**
- * Breakdowns of visits, by their first page view (entry) or last (exit): name → [the label's SQL
- * over a `visit` row of the query below, the row's key].
- */
-const VISIT_BREAKDOWNS = {
-	entry_pages: ["entry ->> '$[0]'", "path"],
-	exit_pages: ["exit_path", "path"],
-	sources: [`coalesce(nullif(entry ->> '$[1]', ''), '${DIRECT}')`, "source"],
-	utm_source: ["entry ->> '$[2]'", "utm_source"],
-	utm_medium: ["entry ->> '$[3]'", "utm_medium"],
-	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
-	utm_content: ["entry ->> '$[5]'", "utm_content"],
-	utm_term: ["entry ->> '$[6]'", "utm_term"],
-} as const;
-type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
-
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
 const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 
@@ -194,7 +194,7 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
  * text. Each session row is then labelled once per breakdown (a join with the list of
  * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
- * {kind, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
+ * {dim, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
  * terms in a compound SELECT for one UNION ALL arm per breakdown.)
  */
 function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
@@ -210,7 +210,7 @@ function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): stri
 		), grouped AS (
 			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
 		)
-		SELECT kind, label, visitors, visits
+		SELECT kind AS dim, label, visitors, visits
 		FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
 		WHERE n <= ?4 ORDER BY kind, n`;
 }
@@ -231,13 +231,13 @@ export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = co
 // biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
 type Rows = any[];
 
-/** Visit breakdown rows {kind, label, ...} → per kind, rows keyed as the breakdown names its label. */
+/** Visit breakdown rows {dim, label, ...} → per breakdown, rows keyed as the breakdown names its label. */
 function splitVisitRows(rows: Rows): Record<VisitBreakdown, Rows> {
-	const byKind = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((kind) => [kind, [] as Rows])) as Record<VisitBreakdown, Rows>;
-	for (const { kind, label: value, visitors, visits } of rows as Array<{ kind: VisitBreakdown; label: string; visitors: number; visits: number }>) {
-		byKind[kind].push({ [VISIT_BREAKDOWNS[kind][1]]: value, visitors, visits });
+	const byDim = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((dim) => [dim, [] as Rows])) as Record<VisitBreakdown, Rows>;
+	for (const { dim, label: value, visitors, visits } of rows as Array<{ dim: VisitBreakdown; label: string; visitors: number; visits: number }>) {
+		byDim[dim].push({ [VISIT_BREAKDOWNS[dim][1]]: value, visitors, visits });
 	}
-	return byKind;
+	return byDim;
 }
 
 /** Sessions, bounce rate and visit duration from the sessions query's row. */
@@ -268,27 +268,20 @@ export interface StatsRequest {
 	/** Also the same figures for the period of equal length just before `range`. */
 	comparePrevious: boolean;
 	now: number;
+	/** Read the events even without filters (the rollups' tests compare both answers). */
+	fromEvents?: boolean;
 }
 
-/** The statistics answer (docs/api.md#statistics): one D1 batch. */
-export async function computeSiteStats(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest): Promise<SiteStatsView> {
-	const compiled = compileFilters(filters);
-	const queries = siteStatsQueries(range.bucketMs, compiled);
-	const params = rangeParams(trackingId, range, compiled.values);
-	const bound = Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>;
-	bound.visitorsNow = { sql: VISITORS_NOW, params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1] };
-	const previous = { ...range, from: range.from - (range.to - range.from), to: range.from };
-	const previousParams = rangeParams(trackingId, previous, compiled.values);
-	const rows = await runQueries(env, {
-		...bound,
-		...(comparePrevious
-			? {
-					previousTotals: { sql: queries.totals, params: previousParams },
-					previousSessions: { sql: queries.sessions, params: previousParams },
-					previousSeries: { sql: queries.series, params: previousParams },
-				}
-			: {}),
-	});
+/**
+ * The statistics answer (docs/api.md#statistics), for the whole hours the range touches. Without
+ * filters from the rollups, with filters from the events: one D1 batch.
+ */
+export async function computeSiteStats(env: Env, trackingId: string, request: StatsRequest): Promise<SiteStatsView> {
+	const range = wholeHours(request.range);
+	const counted = { ...request, range };
+	const fromEvents = request.fromEvents || Object.keys(request.filters).length > 0;
+	const rows = await (fromEvents ? eventStatsRows(env, trackingId, counted) : rollupStatsRows(env, trackingId, counted));
+	const { filters, comparePrevious } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
 		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
@@ -312,8 +305,51 @@ export async function computeSiteStats(env: Env, trackingId: string, { range, fi
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious ? { previous: totalsOf(previous, rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
+		...(comparePrevious ? { previous: totalsOf(previousOf(range), rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
 	};
+}
+
+/** The period of equal length just before `range`. */
+const previousOf = (range: StatsRange): StatsRange => ({ ...range, from: range.from - (range.to - range.from), to: range.from });
+
+const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
+	sql: VISITORS_NOW,
+	params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1],
+});
+
+/** The answer's rows from the events, filters applied. */
+function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
+	const compiled = compileFilters(filters);
+	const queries = siteStatsQueries(range.bucketMs, compiled);
+	const params = rangeParams(trackingId, range, compiled.values);
+	const previousParams = rangeParams(trackingId, previousOf(range), compiled.values);
+	return runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? {
+					previousTotals: { sql: queries.totals, params: previousParams },
+					previousSessions: { sql: queries.sessions, params: previousParams },
+					previousSeries: { sql: queries.series, params: previousParams },
+				}
+			: {}),
+	});
+}
+
+/** The answer's rows from the rollups (no filters). */
+async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
+	const queries = rollupQueries(range.bucketMs);
+	const params = rollupParams(trackingId, range);
+	const previousParams = rollupParams(trackingId, previousOf(range));
+	const rows = await runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? { previousTotals: { sql: queries.totals, params: previousParams }, previousSeries: { sql: queries.series, params: previousParams } }
+			: {}),
+	});
+	// The rollups' totals row carries the session figures too.
+	return { ...rows, ...splitBreakdownRows(rows.breakdowns), sessions: rows.totals, previousSessions: rows.previousTotals };
 }
 
 /** Every breakdown a CSV export can name, with the columns of its rows in order. */
@@ -336,16 +372,27 @@ export const BREAKDOWN_COLUMNS = {
 } as const satisfies Record<string, readonly string[]>;
 export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 
-/** One breakdown's rows for the range and filters, at most `range.limit` (the CSV export). */
-export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, range: StatsRange, filters: Filters) {
-	const compiled = compileFilters(filters);
-	const params = rangeParams(trackingId, range, compiled.values);
-	if (Object.hasOwn(VISIT_BREAKDOWNS, name)) {
-		const { rows } = await runQueries(env, { rows: { sql: visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown]), params } });
-		return splitVisitRows(rows)[name as VisitBreakdown];
+/**
+ * One breakdown's rows for the whole hours the range touches and the filters, at most
+ * `range.limit` (the CSV export): from the rollups without filters.
+ */
+export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, requested: StatsRange, filters: Filters) {
+	const range = wholeHours(requested);
+	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
+	if (Object.keys(filters).length === 0) {
+		const params = rollupParams(trackingId, range);
+		if (name === "pages") return (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows;
+		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
+		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);
+		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
+		return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown];
 	}
-	const sql = eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
-	return (await runQueries(env, { rows: { sql, params } })).rows;
+	const compiled = compileFilters(filters);
+	const sql = isVisits
+		? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
+		: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
+	const { rows } = await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } });
+	return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : rows;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,18 +461,30 @@ export async function deleteSiteEvents(env: Env, trackingId: string): Promise<vo
 	await db.batch([
 		db.delete(analyticsEvents).where(eq(analyticsEvents.trackingId, trackingId)),
 		db.delete(analyticsIdentities).where(eq(analyticsIdentities.trackingId, trackingId)),
+		db.delete(analyticsRollups).where(eq(analyticsRollups.trackingId, trackingId)),
 	]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Retention: at most `limit` rows per statement, oldest first. An identity link goes once it has
-// not been seen within the retention, like the events it was seen in.
+// not been seen within the retention, like the events it was seen in; a rollup row once its
+// hour or day started before the cutoff.
 
 export const DELETE_EXPIRED_EVENTS = expiredRowsDelete("analytics_events", "ts");
 export const DELETE_EXPIRED_IDENTITIES = expiredRowsDelete("analytics_identities", "last_seen");
+/**
+ * Rollup rows go with the hour or day they start in (a day that began before the cutoff goes
+ * whole). The table has no rowid (it is clustered on its key), so rows are found by their key.
+ */
+const ROLLUP_KEY = "tracking_id, dim, span, start, value";
+export const DELETE_EXPIRED_ROLLUPS = `DELETE FROM analytics_rollups WHERE (${ROLLUP_KEY}) IN
+	(SELECT ${ROLLUP_KEY} FROM analytics_rollups WHERE start < ?1 ORDER BY start LIMIT ?2)`;
 
 /** Events received before `cutoff` (ms); how many were deleted. */
 export const deleteExpiredEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_EVENTS, cutoff, limit);
 
 /** Identity links last seen before `cutoff` (ms); how many were deleted. */
 export const deleteExpiredIdentities = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_IDENTITIES, cutoff, limit);
+
+/** Rollup rows of hours and days that started before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredRollups = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_ROLLUPS, cutoff, limit);

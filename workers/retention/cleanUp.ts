@@ -1,6 +1,6 @@
 /**
  * The scheduled clean-up (the cron trigger in wrangler.toml): deletes analytics events, identity
- * links, crawler visits, log events and log issues older than their retention, source-map
+ * links, analytics rollups, crawler visits, log events and log issues older than their retention, source-map
  * artifacts no event has used within the log retention (with their R2 objects), chunks of
  * sentry-cli bundles never assembled, and expired sessions. Feedback is the owner's and never
  * expires.
@@ -10,7 +10,7 @@
  * the next run carries on. docs/data-model.md#growth-and-retention says what each table keeps.
  */
 import { deleteExpiredSessions } from "../../domain/accounts/userStore";
-import { deleteExpiredEvents, deleteExpiredIdentities } from "../../domain/analytics/eventStore";
+import { deleteExpiredEvents, deleteExpiredIdentities, deleteExpiredRollups } from "../../domain/analytics/eventStore";
 import { deleteExpiredVisits } from "../../domain/crawl/visitStore";
 import { CHUNK_UPLOAD, RETENTION_LIMITS } from "../../domain/limits";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
@@ -51,6 +51,7 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 		bounded("sessions", () => deleteExpiredSessions(env, now, limit)),
 		bounded("analytics_events", () => deleteExpiredEvents(env, cutoff.analytics, limit)),
 		bounded("analytics_identities", () => deleteExpiredIdentities(env, cutoff.analytics, limit)),
+		bounded("analytics_rollups", () => deleteExpiredRollups(env, cutoff.analytics, limit)),
 		bounded("crawler_visits", () => deleteExpiredVisits(env, cutoff.crawler, limit)),
 		bounded("log_events", () => deleteExpiredLogEvents(env, cutoff.logs, limit)),
 		{
