@@ -100,6 +100,11 @@ export function fingerprintOf(event: GroupingInput): string[] {
 	return event.fingerprint.flatMap((part) => (DEFAULT_PLACEHOLDER.test(part.trim()) ? defaultFingerprint(event) : [part]));
 }
 
+/** Most events repeat a known issue: the hashes of recent fingerprints (short ones), oldest out first. */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 1_000;
+const RECENT_HASH_CHARS = 2_000;
+
 /** 32 hex characters: the first 128 bits of the SHA-256 of the fingerprint. */
 async function groupHashOf(fingerprint: string[]): Promise<string> {
 	const text = JSON.stringify(fingerprint);
@@ -113,11 +118,6 @@ async function groupHashOf(fingerprint: string[]): Promise<string> {
 	}
 	return hash;
 }
-
-/** Most events repeat a known issue: the hashes of recent fingerprints (short ones), oldest out first. */
-const recentHashes = new Map<string, string>();
-const RECENT_HASHES = 1_000;
-const RECENT_HASH_CHARS = 2_000;
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
 
