@@ -172,11 +172,14 @@ export class SiteCollector extends AppSiteCollector {
 
 export default {
 	async fetch(request, env, ctx) {
-		const { pathname } = new URL(request.url);
-		if (pathname === "/__bench/counters") return Response.json(tally);
-		if (pathname === "/__bench/counters/reset" && request.method === "POST") {
-			tally = emptyTally();
-			return new Response(null, { status: 204 });
+		// The URL is parsed only for the bench's own requests: the app's pay nothing more than a search.
+		if (request.url.includes("/__bench/")) {
+			const { pathname } = new URL(request.url);
+			if (pathname === "/__bench/counters") return Response.json(tally);
+			if (pathname === "/__bench/counters/reset" && request.method === "POST") {
+				tally = emptyTally();
+				return new Response(null, { status: 204 });
+			}
 		}
 		const response = await app.fetch(request, countedEnv(env, "Worker"), ctx);
 		bump(tally.responses, response.status);

@@ -88,6 +88,13 @@ const FLUSH_ISSUES = 500;
 const FLUSH_FEEDBACK = 500;
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
+/** Issues whose grouping state is held in memory, least recently seen out first. */
+const GROUPS_HELD = 1_000;
+/** Affected users known to be in `group_users`, forgotten all at once when there are more. */
+const USERS_HELD = 10_000;
+
+/** What grouping an event into a known issue needs of its row: the rest it changes in place. */
+type GroupState = Pick<GroupRow, "status" | "resolved_in_release" | "environments" | "releases">;
 
 interface GroupRow extends Record<string, SqlStorageValue> {
 	hash: string;
@@ -148,6 +155,13 @@ export class ProjectCollector extends DurableObject<Env> {
 	#windows!: HeldWindows;
 	/** Releases known to be in `releases`, so a known one costs no statement per event. */
 	#knownReleases = new Set<string>();
+	/**
+	 * The grouping state of recently seen issues as `groups` holds it, so an event of a known issue
+	 * costs no read; `#ingest` keeps it in step, and anything else that changes `groups` drops it.
+	 */
+	#heldGroups = new Map<string, GroupState>();
+	/** `<group hash><user>` pairs known to be in `group_users`, so a returning user costs no statement. */
+	#knownUsers = new Set<string>();
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarm: EarliestAlarm;
@@ -175,7 +189,14 @@ export class ProjectCollector extends DurableObject<Env> {
 	#createSchema() {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
 		this.#windows = new HeldWindows(this.#sql);
-		this.#knownReleases = new Set();
+		this.#forgetHeldGroups();
+	}
+
+	/** After `groups`, `group_users` or `releases` changed other than through `#ingest`, or a transaction rolled back. */
+	#forgetHeldGroups() {
+		this.#knownReleases.clear();
+		this.#heldGroups.clear();
+		this.#knownUsers.clear();
 	}
 
 	// -----------------------------------------------------------------------
@@ -323,9 +344,9 @@ export class ProjectCollector extends DurableObject<Env> {
 		try {
 			outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
 		} catch (err) {
-			// The hits and releases noted in memory were rolled back in SQLite.
+			// The hits, releases, issues and users noted in memory were rolled back in SQLite.
 			this.#windows.reload();
-			this.#knownReleases.clear();
+			this.#forgetHeldGroups();
 			throw err;
 		}
 		if (outcome.status === "accepted") {
@@ -336,7 +357,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
-		const group = this.#group(c.groupHash);
+		const group = this.#groupState(c.groupHash);
 		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
 			return refused(
 				403,
@@ -353,7 +374,9 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
 			this.#knownReleases.add(c.release);
 		}
-		const isNewUser = c.userKey !== null && this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, c.groupHash, c.userKey).rowsWritten > 0;
+		const isNewUser = c.userKey !== null && this.#noteUser(c.groupHash, c.userKey);
+		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
+		const releases = group ? withName(group.releases, c.release) : JSON.stringify(c.release ? [c.release] : []);
 
 		if (!group) {
 			this.#sql.exec(
@@ -366,9 +389,10 @@ export class ProjectCollector extends DurableObject<Env> {
 				isNewUser ? 1 : 0,
 				c.receivedAt,
 				c.receivedAt,
-				JSON.stringify(c.environment ? [c.environment] : []),
-				JSON.stringify(c.release ? [c.release] : []),
+				environments,
+				releases,
 			);
+			this.#holdGroup(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
 		} else {
 			let { status, resolved_in_release: resolvedIn } = group;
 			// A regression: a resolved issue seen again reopens, unless the event comes from an
@@ -390,10 +414,11 @@ export class ProjectCollector extends DurableObject<Env> {
 				isNewUser ? 1 : 0,
 				c.receivedAt,
 				c.receivedAt,
-				withName(group.environments, c.environment),
-				withName(group.releases, c.release),
+				environments,
+				releases,
 				c.groupHash,
 			);
+			this.#holdGroup(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
 		}
 
 		this.#sql.exec(
@@ -412,6 +437,32 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#group(hash: string): GroupRow | null {
 		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
+	}
+
+	/** The issue's grouping state, from memory when it was seen lately; null when there is no such issue. */
+	#groupState(hash: string): GroupState | null {
+		const held = this.#heldGroups.get(hash);
+		if (held) return held;
+		const row = this.#sql
+			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases FROM groups WHERE hash = ?`, hash)
+			.toArray()[0];
+		return row ?? null;
+	}
+
+	#holdGroup(hash: string, state: GroupState) {
+		this.#heldGroups.delete(hash);
+		this.#heldGroups.set(hash, state);
+		if (this.#heldGroups.size > GROUPS_HELD) this.#heldGroups.delete(this.#heldGroups.keys().next().value as string);
+	}
+
+	/** Records that `user` was affected by the issue; true when that is new. */
+	#noteUser(hash: string, user: string): boolean {
+		const pair = hash + user;
+		if (this.#knownUsers.has(pair)) return false;
+		const isNew = this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, hash, user).rowsWritten > 0;
+		if (this.#knownUsers.size >= USERS_HELD) this.#knownUsers.clear();
+		this.#knownUsers.add(pair);
+		return isNew;
 	}
 
 	// -----------------------------------------------------------------------
@@ -446,6 +497,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		if (this.#revoked || !this.#group(groupHash)) return null;
 		const resolvedIn = status === "resolved" ? this.#newestRelease() : null;
 		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
+		this.#heldGroups.delete(groupHash);
 		const updated = this.#group(groupHash);
 		if (!updated) return null;
 		const snapshot = toSnapshot(updated);
@@ -492,6 +544,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
 			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 		});
+		this.#forgetHeldGroups();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 

@@ -3,32 +3,33 @@ import type { RateWindow, WindowDecision } from "../domain/limits";
 /**
  * Exact sliding windows ("more than N in any W seconds", as in slidingWindows.ts, on the same
  * `hits` table) whose counts are held in memory: a busy window holds thousands of hits, and
- * counting them in SQLite on every request cost more than the rest of the request. Each
- * window's unexpired expiry times are loaded once (when the object starts, or after `reload`)
- * and kept in order; a hit is one INSERT, and expired rows are deleted by `sweep` (the object's
- * alarm), not on every request. Callers take hits synchronously, so the count stays exact under
- * concurrent requests; when a transaction that took hits fails, they call `reload`.
+ * counting them in SQLite on every request cost more than the rest of the request. Every
+ * window's unexpired expiry times are loaded at once on first use (and again after `reload`) and
+ * kept in order, so a window met for the first time (a new address) costs no read; a hit is one
+ * INSERT, and expired rows are deleted by `sweep` (the object's alarm), not on every request.
+ * Callers take hits synchronously, so the count stays exact under concurrent requests; when a
+ * transaction that took hits fails, they call `reload`.
  */
 export class HeldWindows {
 	readonly #sql: SqlStorage;
 	/** Per window: expiry times in ascending order from `head` on; earlier slots are spent. */
 	readonly #held = new Map<string, { times: number[]; head: number }>();
+	/** Whether `#held` holds every window with unexpired hits in `hits`. */
+	#loaded = false;
 
 	constructor(sql: SqlStorage) {
 		this.#sql = sql;
 		sql.exec(`CREATE TABLE IF NOT EXISTS hits (window TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
-		sql.exec(`CREATE INDEX IF NOT EXISTS hits_window_expiry ON hits (window, expires_at)`);
+		// Windows are read whole, once: an index would only cost every hit a second write.
+		sql.exec(`DROP INDEX IF EXISTS hits_window_expiry`);
 	}
 
 	/** The window's unexpired hits, oldest first, from `head`. */
 	#window(name: string, now: number) {
+		if (!this.#loaded) this.#load(now);
 		let held = this.#held.get(name);
 		if (!held) {
-			const times = this.#sql
-				.exec<{ expires_at: number }>(`SELECT expires_at FROM hits WHERE window = ? AND expires_at > ? ORDER BY expires_at`, name, now)
-				.toArray()
-				.map((row) => row.expires_at);
-			held = { times, head: 0 };
+			held = { times: [], head: 0 };
 			this.#held.set(name, held);
 		}
 		while (held.head < held.times.length && held.times[held.head] <= now) held.head++;
@@ -38,6 +39,22 @@ export class HeldWindows {
 			held.head = 0;
 		}
 		return held;
+	}
+
+	#load(now: number) {
+		const rows = this.#sql.exec<{ window: string; expires_at: number }>(
+			`SELECT window, expires_at FROM hits WHERE expires_at > ? ORDER BY expires_at`,
+			now,
+		);
+		for (const { window, expires_at } of rows) {
+			let held = this.#held.get(window);
+			if (!held) {
+				held = { times: [], head: 0 };
+				this.#held.set(window, held);
+			}
+			held.times.push(expires_at);
+		}
+		this.#loaded = true;
 	}
 
 	/** How many hits the window holds now, and when its oldest ends; nothing is taken. */
@@ -71,6 +88,7 @@ export class HeldWindows {
 	/** Forgets what is held: the next use reads SQLite (after a transaction that took hits rolled back). */
 	reload(): void {
 		this.#held.clear();
+		this.#loaded = false;
 	}
 
 	/** Deletes expired hits, and windows left empty; answers when the last remaining hit expires (null when none remain). */

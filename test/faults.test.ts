@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { rateLimiterFor, siteCollectorFor } from "../workers/objects";
 import { collect, flushSite, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
-import { unique } from "./helpers";
+import { ownerWithKey, submitFeedback, unique, uniqueIp } from "./helpers";
 import { ingestOk, issueGrouper, ownerWithLogKey } from "./logHelpers";
 
 /**
@@ -46,6 +46,19 @@ describe("rate windows across a Durable Object restart", () => {
 		expect(statuses.slice(0, 10).every((s) => s === 204)).toBe(true);
 		expect(statuses[10]).toBe(429);
 		expect(await storedEvents(site.tracking_id)).toHaveLength(30);
+	});
+
+	it("a project key's object keeps an address's window: 15 of 20 taken, restarted, exactly 5 more; a new address is taken", async ({ expect }) => {
+		const owner = await ownerWithKey();
+		const key = await env.DB.prepare("select id from project_keys where project_name = ?").bind(owner.projectName).first<{ id: string }>();
+		const body = { type: "issue", title: "t", description: "d" };
+		const ip = uniqueIp();
+		for (let i = 0; i < 15; i++) expect((await submitFeedback(owner.rawKey, body, { ip })).status).toBe(200);
+		await restart(issueGrouper(key?.id ?? ""));
+		const statuses = [];
+		for (let i = 0; i < 6; i++) statuses.push((await submitFeedback(owner.rawKey, body, { ip })).status);
+		expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+		expect((await submitFeedback(owner.rawKey, body, { ip: uniqueIp() })).status).toBe(200);
 	});
 
 	it("an issue grouper keeps its key window and its issues across a restart", async ({ expect }) => {

@@ -18,9 +18,13 @@ export class HttpError extends Error {
 	}
 }
 
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json; charset=utf-8" };
+
 export function json(body: unknown, init: ResponseInit = {}): Response {
+	// Most answers carry no headers of their own: the runtime then builds one Headers, not two.
+	if (init.headers === undefined) return new Response(JSON.stringify(body), { ...init, headers: JSON_HEADERS });
 	const headers = new Headers(init.headers);
-	headers.set("content-type", "application/json; charset=utf-8");
+	headers.set("content-type", JSON_HEADERS["content-type"]);
 	return new Response(JSON.stringify(body), { ...init, headers });
 }
 
@@ -68,7 +72,8 @@ export const SENTRY_CORS_HEADERS: Readonly<Record<string, string>> = {
 
 export function withCors(response: Response, cors: Readonly<Record<string, string>>): Response {
 	const setAll = (target: Response) => {
-		for (const [name, value] of Object.entries(cors)) target.headers.set(name, value);
+		const { headers } = target;
+		for (const name in cors) headers.set(name, cors[name]);
 		return target;
 	};
 	// The handlers' own responses take the headers as they are; one from fetch() or the cache may be

@@ -28,6 +28,7 @@ import { exceptionsForGrouping } from "./grouping/chain";
 import { collapseRecursion, frameKey, groupingFrames, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
+import { sha256Hex } from "../crypto";
 import { cutText } from "../text";
 import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
@@ -99,10 +100,23 @@ export function fingerprintOf(event: GroupingInput): string[] {
 	return event.fingerprint.flatMap((part) => (DEFAULT_PLACEHOLDER.test(part.trim()) ? defaultFingerprint(event) : [part]));
 }
 
+/** Most events repeat a known issue: the hashes of recent fingerprints (short ones), oldest out first. */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 1_000;
+const RECENT_HASH_CHARS = 2_000;
+
 /** 32 hex characters: the first 128 bits of the SHA-256 of the fingerprint. */
 async function groupHashOf(fingerprint: string[]): Promise<string> {
-	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(fingerprint)));
-	return [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+	const text = JSON.stringify(fingerprint);
+	let hash = recentHashes.get(text);
+	if (hash === undefined) {
+		hash = (await sha256Hex(text)).slice(0, 32);
+		if (text.length <= RECENT_HASH_CHARS) {
+			if (recentHashes.size >= RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value as string);
+			recentHashes.set(text, hash);
+		}
+	}
+	return hash;
 }
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
