@@ -35,6 +35,8 @@ type BodyOrProblem<T> = { body: T } | { problem: Refusal };
 /** A log event, normalized, symbolicated and fingerprinted by the Worker. */
 export interface LogEventCommand {
 	groupHash: string;
+	/** The hash under the previous grouping rules, when they differ (fingerprint.ts, previousGroupHash). */
+	previousGroupHash: string | null;
 	title: string;
 	culprit: string | null;
 	level: string;
@@ -357,6 +359,10 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
+		// An issue opened under the previous grouping rules goes on taking its events.
+		if (c.previousGroupHash && !this.#groupState(c.groupHash) && this.#groupState(c.previousGroupHash)) {
+			c = { ...c, groupHash: c.previousGroupHash };
+		}
 		const group = this.#groupState(c.groupHash);
 		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
 			return refused(

@@ -417,6 +417,7 @@ describe("moving events to D1", () => {
 					artifactsVersion: 0,
 					body: {
 					groupHash: (i % 3).toString(16).padStart(32, "0"),
+					previousGroupHash: null,
 					title: `t${i % 3}`,
 					culprit: null,
 					level: "error",

@@ -308,6 +308,38 @@ describe("refused requests do not spend the address's window", () => {
 	}, 120_000);
 });
 
+describe("issues opened under the previous grouping rules", () => {
+	// A Node exception whose frames carry a module and a line of source: before JavaScript frames
+	// counted by source file and function name, these counted too (as they still do elsewhere).
+	const nodeError = (fn: string, platform?: string) => ({
+		level: "error",
+		...(platform ? { platform } : {}),
+		exception: {
+			type: "TypeError",
+			value: "Cannot read properties of undefined (reading 'total')",
+			stacktrace: {
+				frames: [
+					{ filename: "/srv/shop/src/orders.js", module: "src:orders", function: fn, context_line: "return order.total;", lineno: 12, in_app: true },
+				],
+			},
+		},
+	});
+
+	it("keep taking the events the new rules would have put into a new issue", async ({ expect }) => {
+		const { rawKey } = await ownerWithLogKey();
+		// Without a platform the old rules apply: this stands for an issue opened before the change.
+		const old = await ingestOk(rawKey, nodeError("orderTotal"));
+		const again = await ingestOk(rawKey, nodeError("orderTotal", "node"));
+		expect(again).toMatchObject({ group_hash: old.group_hash, is_new: false });
+		// A new bug opens its issue under the new rules, which ignore the module and the line.
+		const fresh = await ingestOk(rawKey, nodeError("orderCount", "node"));
+		expect(fresh.is_new).toBe(true);
+		const browser = { ...nodeError("orderCount", "javascript") };
+		browser.exception.stacktrace.frames = [{ filename: "https://shop.example/assets/orders-8f3a2c1d.js", function: "orderCount", lineno: 1, in_app: true } as never];
+		expect(await ingestOk(rawKey, browser)).toMatchObject({ group_hash: fresh.group_hash, is_new: false });
+	});
+});
+
 describe("a project holds at most 10,000 issues", () => {
 	it("the 10,000th issue is taken, a new one past it is 403, events of existing issues still arrive", async ({ expect }) => {
 		const { rawKey, keyId } = await ownerWithLogKey();

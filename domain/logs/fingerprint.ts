@@ -25,7 +25,7 @@
  */
 import { builtInFingerprint } from "./grouping/builtInRules";
 import { exceptionsForGrouping } from "./grouping/chain";
-import { collapseRecursion, frameKey, groupingFrames, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
+import { collapseRecursion, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
 import { sha256Hex } from "../crypto";
@@ -120,6 +120,18 @@ async function groupHashOf(fingerprint: string[]): Promise<string> {
 }
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
+
+/**
+ * The group hash under the rules before JavaScript frames counted by source file and function
+ * name (the rules other platforms still follow), when it differs: an issue opened before that
+ * change keeps taking its events instead of a new issue opening beside it, as Sentry keeps a
+ * secondary hash while a project moves to new grouping. Null for other platforms.
+ */
+export async function previousGroupHash(event: GroupingInput, current: string): Promise<string | null> {
+	if (!groupsAsJavaScript(event.platform)) return null;
+	const previous = await groupHashOf(fingerprintOf({ ...event, platform: null }));
+	return previous === current ? null : previous;
+}
 
 const TITLE_MAX = 1_000;
 const firstLine = (text: string) => text.trim().split(/\r?\n/, 1)[0] ?? "";

@@ -5,7 +5,7 @@
  * the IP's and the key's windows (429), groups the event and stores it durably.
  */
 import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/ProjectCollector";
-import { culpritOf, groupHash, titleOf } from "../../domain/logs/fingerprint";
+import { culpritOf, groupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
@@ -49,8 +49,10 @@ export async function storeLogEvent(
 async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receivedAt: Date): Promise<LogEventCommand> {
 	// Grouping sees the code as written, so a rebuild that renames everything is the same issue.
 	const symbolicated = await symbolicateEvent(env, { id: key.keyId, artifactsVersion: key.artifactsVersion }, event);
+	const hash = await groupHash(symbolicated);
 	return {
-		groupHash: await groupHash(symbolicated),
+		groupHash: hash,
+		previousGroupHash: await previousGroupHash(symbolicated, hash),
 		title: titleOf(symbolicated),
 		culprit: culpritOf(symbolicated),
 		level: symbolicated.level,

@@ -163,6 +163,9 @@ export function normalizeFunctionName(name: string | undefined): string {
 /** Sentry's JavaScript family: browsers and Node. */
 const JAVASCRIPT_PLATFORM = /^(?:javascript|node)$/i;
 
+/** Whether a platform's frames count by source file and function name (see frameKey). */
+export const groupsAsJavaScript = (platform: string | null) => JAVASCRIPT_PLATFORM.test(platform ?? "");
+
 /** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
 const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
 
@@ -190,7 +193,7 @@ export function frameKey(frame: StackFrame, platform: string | null): string {
 	let file: string;
 	let fn = normalizeFunctionName(frame.function);
 	let line: string;
-	if (JAVASCRIPT_PLATFORM.test(platform ?? "")) {
+	if (groupsAsJavaScript(platform)) {
 		file = sourceFileKey(frame);
 		if (NODE_CALLBACK_SLOT.test(fn)) fn = "";
 		line = fn || URL_ORIGIN.test(pathOf(frame).trim()) ? "" : contextLineKey(frame);
