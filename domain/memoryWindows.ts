@@ -1,60 +1,88 @@
 import type { RateWindow, WindowDecision } from "./limits";
 
 /**
- * Exact sliding windows with the same rule as the Durable Objects' stored ones ("more than N in
- * any W seconds"), counted in memory only: no storage write per hit. They start over with the
+ * Exact sliding windows ("more than N in any W seconds"), counted in memory: each window keeps the
+ * expiry times of the hits it let through, in order. Used as they are, they start over with the
  * memory that holds them (an isolate or an object restarting), which suits the analytics windows,
- * a backstop against floods rather than a quota (docs/limits.md#browser-analytics).
+ * a backstop against floods rather than a quota (docs/limits.md#browser-analytics); a Durable
+ * Object that must keep its windows across restarts stores each hit as well (HeldWindows).
+ * Callers take hits synchronously, so the count stays exact under concurrent requests.
  */
 export class MemoryWindows {
-	/** Window name → expiry times of its hits, oldest first. */
-	readonly #hits = new Map<string, number[]>();
+	/** Per window: expiry times in ascending order from `head` on; earlier slots are spent. */
+	readonly #held = new Map<string, { times: number[]; head: number }>();
 
-	/** Takes one hit from every window, all or nothing: a full window leaves the others untouched. */
+	/** The window's unexpired hits, from `head`. */
+	#window(name: string, now: number) {
+		let held = this.#held.get(name);
+		if (!held) {
+			held = { times: [], head: 0 };
+			this.#held.set(name, held);
+		}
+		while (held.head < held.times.length && held.times[held.head] <= now) held.head++;
+		// Spent slots are dropped once they are half the array, so trimming costs O(1) per hit.
+		if (held.head > 64 && held.head * 2 > held.times.length) {
+			held.times = held.times.slice(held.head);
+			held.head = 0;
+		}
+		return held;
+	}
+
+	/** Holds a hit that ends at `expiresAt` (one read back from storage). */
+	hold(name: string, expiresAt: number): void {
+		insertInOrder(this.#window(name, -Infinity).times, expiresAt);
+	}
+
+	/** How many hits the window holds now, and when its oldest ends; nothing is taken. */
+	peek(now: number, { name, windowSeconds }: RateWindow): { used: number; retryAfterSeconds: number } {
+		const { times, head } = this.#window(name, now);
+		const oldest = times[head] ?? now + windowSeconds * 1000;
+		return { used: times.length - head, retryAfterSeconds: Math.max(1, Math.ceil((oldest - now) / 1000)) };
+	}
+
+	/**
+	 * Takes one hit from every window, all or nothing: a full window leaves the others untouched,
+	 * and a refusal names the longest wait. Answers the hits' expiry times when taken.
+	 */
 	take(now: number, windows: RateWindow[]): WindowDecision {
-		for (const { name, limit, windowSeconds } of windows) {
-			const hits = this.#live(name, now);
-			if (hits.length >= limit) {
-				const retryAfterMs = (hits[0] ?? now + windowSeconds * 1000) - now;
-				return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
-			}
+		let wait = 0;
+		for (const window of windows) {
+			const { used, retryAfterSeconds } = this.peek(now, window);
+			if (used >= window.limit) wait = Math.max(wait, retryAfterSeconds);
 		}
-		for (const { name, windowSeconds } of windows) {
-			let hits = this.#hits.get(name);
-			if (!hits) {
-				hits = [];
-				this.#hits.set(name, hits);
-			}
-			insertSorted(hits, now + windowSeconds * 1000);
-		}
+		if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
+		for (const { name, windowSeconds } of windows) insertInOrder(this.#window(name, now).times, now + windowSeconds * 1000);
 		return { allowed: true };
 	}
 
-	/** Drops expired hits; answers when the last remaining one expires (null when none remain). */
+	/** Gives back the newest hit of each window: one taken for a request that was then refused. */
+	giveBack(windows: Pick<RateWindow, "name">[]): void {
+		for (const { name } of windows) {
+			const held = this.#held.get(name);
+			if (held && held.times.length > held.head) held.times.pop();
+		}
+	}
+
+	/** Forgets every hit. */
+	clear(): void {
+		this.#held.clear();
+	}
+
+	/** Drops expired hits and empty windows; answers when the last remaining hit ends (null when none remain). */
 	sweep(now: number): number | null {
 		let latest: number | null = null;
-		for (const name of [...this.#hits.keys()]) {
-			const hits = this.#live(name, now);
-			if (hits.length === 0) this.#hits.delete(name);
-			else latest = Math.max(latest ?? 0, hits[hits.length - 1]);
+		for (const name of [...this.#held.keys()]) {
+			const { times, head } = this.#window(name, now);
+			if (head === times.length) this.#held.delete(name);
+			else latest = Math.max(latest ?? 0, times[times.length - 1]);
 		}
 		return latest;
 	}
-
-	/** The window's hits that have not expired at `now` (expired ones are dropped). */
-	#live(name: string, now: number): number[] {
-		const hits = this.#hits.get(name);
-		if (!hits) return [];
-		let expired = 0;
-		while (expired < hits.length && hits[expired] <= now) expired++;
-		if (expired > 0) hits.splice(0, expired);
-		return hits;
-	}
 }
 
-/** Keeps the list ordered even if the clock stepped back between two hits. */
-function insertSorted(list: number[], value: number): void {
-	let i = list.length;
-	while (i > 0 && list[i - 1] > value) i--;
-	list.splice(i, 0, value);
+/** Keeps `times` ascending; hits nearly always arrive in order, so this is nearly always a push. */
+function insertInOrder(times: number[], at: number): void {
+	let i = times.length;
+	while (i > 0 && times[i - 1] > at) i--;
+	times.splice(i, 0, at);
 }

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { EarliestAlarm } from "./earliestAlarm";
 import type { RateWindow, WindowDecision } from "../domain/limits";
-import { SlidingWindows } from "./slidingWindows";
+import { HeldWindows } from "./heldWindows";
 
 
 /**
@@ -13,14 +13,14 @@ import { SlidingWindows } from "./slidingWindows";
  * was let through.
  */
 export class RateLimiter extends DurableObject<Env> {
-	#windows!: SlidingWindows;
+	#windows!: HeldWindows;
 	#alarm: EarliestAlarm;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		ctx.blockConcurrencyWhile(async () => {
-			this.#windows = new SlidingWindows(ctx.storage.sql);
+			this.#windows = new HeldWindows(ctx.storage.sql);
 			await this.#alarm.load();
 		});
 	}

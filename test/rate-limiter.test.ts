@@ -7,11 +7,19 @@ import { unique } from "./helpers";
 
 const window = (limit: number, windowSeconds = 60, name = "w") => ({ name, limit, windowSeconds });
 
-/** Moves every hit of the object `ms` into the past, as if that much time had gone by. */
-async function elapse(stub: DurableObjectStub<RateLimiter>, ms: number) {
+/**
+ * Moves every stored hit of the subject's object `ms` into the past, as if that much time had gone
+ * by, and restarts the object, which holds its windows in memory and reads them back from those
+ * rows. Answers a stub for the restarted object.
+ */
+async function elapse(subject: string, ms: number): Promise<DurableObjectStub<RateLimiter>> {
+	const stub = rateLimiterFor(env, subject);
 	await runInDurableObject(stub, (_instance, state) => {
 		state.storage.sql.exec("UPDATE hits SET expires_at = expires_at - ?", ms);
 	});
+	// Apart from the update, which an abort in the same call would roll back.
+	await runInDurableObject(stub, (_instance, state) => state.abort("restart in a test")).catch(() => {});
+	return rateLimiterFor(env, subject);
 }
 
 it("allows exactly the limit under concurrency, then tells how long to wait", async ({ expect }) => {
@@ -24,15 +32,16 @@ it("allows exactly the limit under concurrency, then tells how long to wait", as
 });
 
 it("slides: a hit frees its slot exactly when it is windowSeconds old", async ({ expect }) => {
-	const stub = rateLimiterFor(env, unique("subject"));
+	const subject = unique("subject");
+	let stub = rateLimiterFor(env, subject);
 	for (let i = 0; i < 3; i++) expect((await stub.hit([window(3)])).allowed).toBe(true);
 	expect((await stub.hit([window(3)])).allowed).toBe(false);
 
-	await elapse(stub, 59_000);
+	stub = await elapse(subject, 59_000);
 	const stillFull = await stub.hit([window(3)]);
 	expect(stillFull).toEqual({ allowed: false, retryAfterSeconds: 1 });
 
-	await elapse(stub, 1_000);
+	stub = await elapse(subject, 1_000);
 	expect((await stub.hit([window(3)])).allowed).toBe(true);
 });
 
@@ -55,10 +64,11 @@ it("takes several windows all or nothing", async ({ expect }) => {
 });
 
 it("ends windows with an alarm: an idle object is left empty", async ({ expect }) => {
-	const stub = rateLimiterFor(env, unique("subject"));
-	await stub.hit([window(5, 60)]);
-	await stub.hit([window(5, 600, "long")]);
-	await elapse(stub, 60_000);
+	const subject = unique("subject");
+	const before = rateLimiterFor(env, subject);
+	await before.hit([window(5, 60)]);
+	await before.hit([window(5, 600, "long")]);
+	const stub = await elapse(subject, 60_000);
 	expect(await runDurableObjectAlarm(stub)).toBe(true);
 	const left = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec("SELECT window FROM hits").toArray());
 	expect(left).toEqual([{ window: "long" }]);
