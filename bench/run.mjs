@@ -486,6 +486,9 @@ async function readSide(s) {
 		["dashboard, last 24 hours", stats(1)],
 		["dashboard, last 7 days", stats(7)],
 		["dashboard, last 30 days", stats(30)],
+		// A breakdown clicked: a filtered dashboard reads the range's events, not the rollups.
+		["dashboard, last 24 hours, one page", `${stats(1)}&page=/pricing`],
+		["dashboard, last 30 days, one page", `${stats(30)}&page=/pricing`],
 		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
 		["issue detail (2,000 events in 24 h)", `/api/issues/${hotIssue}?project_name=issues`],
 	]) {

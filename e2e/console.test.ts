@@ -584,3 +584,25 @@ describe("when access has lapsed", () => {
 	});
 });
 
+
+describe("when a page's code cannot load", () => {
+	it("says so in words, and the navigation still works", async () => {
+		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
+			json: { email: `broken-${Date.now()}@example.com`, password: "correct horse battery" },
+			ip: "10.98.0.2",
+		});
+		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const broken = await context.newPage();
+		// As after a deploy that replaced the chunks an open console still asks for.
+		await broken.route(/\/assets\/(AnalyticsPage|TimeChart)-[\w-]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
+		await broken.goto(`${worker.url}/`);
+		await broken.evaluate((t) => localStorage.setItem("svc.session", t), token);
+		await broken.goto(`${worker.url}/analytics`);
+		await broken.getByRole("alert").filter({ hasText: "This page could not be shown" }).waitFor();
+		await broken.getByRole("button", { name: "Reload" }).waitFor();
+		expect(await axeViolations(broken)).toEqual([]);
+		await broken.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Account" }).click();
+		await broken.getByRole("heading", { name: "Account" }).waitFor();
+		await context.close();
+	});
+});

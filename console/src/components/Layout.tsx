@@ -1,4 +1,5 @@
 import { type ReactNode, Suspense } from "react";
+import { ErrorBoundary, type FallbackProps } from "react-error-boundary";
 import { NavLink, useLocation } from "react-router";
 import type { User } from "../api";
 import { useSession } from "../session";
@@ -23,6 +24,7 @@ const scoped = (area: string, id: string | null) => (id ? `/${area}/${encodeURIC
 export function Layout({ children }: { children: ReactNode }) {
 	const { user, signOut } = useSession();
 	const { project, site } = useCurrentScope();
+	const { pathname } = useLocation();
 	if (!user) return null;
 	const areas: Array<[string, string]> = [
 		["Projects", "/projects"],
@@ -73,8 +75,23 @@ export function Layout({ children }: { children: ReactNode }) {
 				</p>
 			)}
 			<main id="main">
-				<Suspense fallback={<p className="muted" role="status">Loading…</p>}>{children}</Suspense>
+				{/* A page that fails to load or render says so here, and the navigation stays usable. */}
+				<ErrorBoundary FallbackComponent={PageFailed} resetKeys={[pathname]}>
+					<Suspense fallback={<p className="muted" role="status">Loading…</p>}>{children}</Suspense>
+				</ErrorBoundary>
 			</main>
 		</>
+	);
+}
+
+/** A failed page, in words; a reload fetches its code again (a failed import is not retried). */
+function PageFailed({ error }: FallbackProps) {
+	return (
+		<div className="banner error" role="alert">
+			<p>This page could not be shown: {error instanceof Error ? error.message : String(error)}</p>
+			<button type="button" onClick={() => window.location.reload()}>
+				Reload
+			</button>
+		</div>
 	);
 }
