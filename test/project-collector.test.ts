@@ -82,6 +82,19 @@ describe("the window per source IP is per key", () => {
 		expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 		expect((await submitFeedback(b.rawKey, body, { ip })).status).toBe(200);
 	});
+
+	it("the object's storage holds a tag of the address, never the address", async ({ expect }) => {
+		const owner = await ownerWithKey();
+		const ip = uniqueIp();
+		expect((await submitFeedback(owner.rawKey, body, { ip })).status).toBe(200);
+		expect((await ingest(owner.rawKey, { message: "m" }, { ip })).status).toBe(200);
+		const keyId = await keyIdOf(owner.user.id, owner.projectName);
+		const windows = await runInDurableObject(projectCollector(keyId), (_: ProjectCollector, state) =>
+			state.storage.sql.exec<{ window: string }>("select window from hits").toArray().map((row) => row.window),
+		);
+		expect(windows.filter((name) => /^(feedback|logs)-ip:[0-9a-f]{32}$/.test(name))).toHaveLength(2);
+		expect(windows.join(" ")).not.toContain(ip);
+	});
 });
 
 describe("feedback reaches D1 exactly once", () => {

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { FEEDBACK_LIMITS } from "../../domain/limits";
-import { bearerToken, clientIp, json, parseJsonObject, readTextWithin } from "../http";
-import { presentedKey } from "../keys/authenticateKey";
+import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
+import { presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { answerOf, bodyOrProblem, orStorageFailure } from "../keys/keyAnswers";
 import { projectCollectorFor } from "../objects";
 
@@ -17,7 +17,7 @@ export async function submitFeedback(request: IRequest, env: Env): Promise<Respo
 	// Every feedback 400 has the shape {error, fields}; for unreadable JSON no field is to blame.
 	const body = await bodyOrProblem(async () => parseJsonObject(await readTextWithin(request, FEEDBACK_LIMITS.bodyChars), { fields: [] }));
 	const outcome = await orStorageFailure(
-		projectCollectorFor(env, key.keyId).submitFeedback({ keyId: key.keyId, keyHash: key.keyHash, ip: clientIp(request), ...body }),
+		projectCollectorFor(env, key.keyId).submitFeedback({ keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), ...body }),
 		"Feedback",
 	);
 	const { id } = answerOf(key, outcome);

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../domain/crypto";
 import { findKeyIdByHash } from "../../domain/keys/keyStore";
-import { HttpError } from "../http";
+import { clientIp, HttpError } from "../http";
 
 /** A presented key as the Worker knows it: its hash, and the key it belongs to. */
 export interface PresentedKey {
@@ -58,4 +58,13 @@ export function forgetPresentedKey(key: PresentedKey): void {
 export function learnArtifactsVersion(key: PresentedKey, artifactsVersion: number): PresentedKey {
 	if (keysByHash.has(key.keyHash)) remember(key.keyHash, { keyId: key.keyId, artifactsVersion });
 	return { ...key, artifactsVersion };
+}
+
+/**
+ * The request's source address as the key's object counts it in its per-address windows: the
+ * SHA-256 of the address under the key's hash, so the object's storage never holds a raw IP. The
+ * windows are per key, so the tag only has to be stable per key.
+ */
+export async function sourceAddressTag(key: PresentedKey, request: Request): Promise<string> {
+	return (await sha256Hex(`${key.keyHash}\n${clientIp(request)}`)).slice(0, 32);
 }

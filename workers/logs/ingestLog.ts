@@ -1,8 +1,8 @@
 import type { IRequest } from "itty-router";
 import { LOG_LIMITS } from "../../domain/limits";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
-import { bearerToken, clientIp, json, parseJsonObject, readTextWithin } from "../http";
-import { presentedKey } from "../keys/authenticateKey";
+import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
+import { presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { bodyOrProblem } from "../keys/keyAnswers";
 import { storeLogEvent } from "./logPipeline";
 
@@ -33,6 +33,6 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 	const receivedAt = new Date();
 	// The stored event is built from the documented fields only: a body's svc_key is never kept.
 	const event = await bodyOrProblem(async () => normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt));
-	const stored = await storeLogEvent(env, key, { ip: clientIp(request) }, event, receivedAt);
+	const stored = await storeLogEvent(env, key, { ip: await sourceAddressTag(key, request) }, event, receivedAt);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }

@@ -11,7 +11,7 @@ import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { clientIp, HttpError, json, readDecodedBodyWithin } from "../http";
-import { type PresentedKey, presentedKey } from "../keys/authenticateKey";
+import { type PresentedKey, presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { bodyOrProblem, refusalError } from "../keys/keyAnswers";
 import { admitLogKey, refuseAfterKeyChecks, storeLogEvent } from "../logs/logPipeline";
 
@@ -46,9 +46,9 @@ function eventIdOf(value: unknown): string | null {
 /** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
 async function storeSentryEvent(env: Env, request: Request, key: PresentedKey, projectId: number, payload: Json): Promise<void> {
 	const receivedAt = new Date();
-	const ip = clientIp(request);
-	const event = await bodyOrProblem(async () => normalizeEvent(logEventBody(payload, ip), receivedAt));
-	await storeLogEvent(env, key, { ip, dsnId: projectId }, event, receivedAt);
+	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag.
+	const event = await bodyOrProblem(async () => normalizeEvent(logEventBody(payload, clientIp(request)), receivedAt));
+	await storeLogEvent(env, key, { ip: await sourceAddressTag(key, request), dsnId: projectId }, event, receivedAt);
 }
 
 /**
