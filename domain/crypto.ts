@@ -36,6 +36,15 @@ export async function sha256Hex(value: string): Promise<string> {
 	return hex;
 }
 
+/**
+ * Two hashes of the same kind (hex digests, so their length says nothing) compared with the
+ * runtime's constant-time comparison, synchronously: for callers that must not await.
+ */
+export function sameDigest(a: string, b: string): boolean {
+	const [ba, bb] = [encoder.encode(a), encoder.encode(b)];
+	return ba.byteLength === bb.byteLength && crypto.subtle.timingSafeEqual(ba, bb);
+}
+
 /** Compares two strings without leaking where they differ; hashing first equalizes lengths. */
 export async function timingSafeEqualStrings(a: string, b: string): Promise<boolean> {
 	const [ha, hb] = await Promise.all([

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
+import { sameDigest } from "../domain/crypto";
 import type { IssueStatus } from "../domain/api/issues";
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import { readSubmission } from "../domain/feedback/submission";
@@ -72,14 +73,6 @@ type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
 const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
 	({ status: "refused", refusal: { status, message, ...extra } }) as const;
 const INVALID_KEY = refused(401, "Project key is not valid");
-
-/** Two hex hashes compared without an early exit, so timing says nothing about where they differ. */
-function sameHash(a: string, b: string): boolean {
-	if (a.length !== b.length) return false;
-	let difference = 0;
-	for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-	return difference === 0;
-}
 
 /** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
 const FLUSH_DELAY_MS = 1_000;
@@ -227,7 +220,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	async #admit(check: KeyCheck, { logs }: { logs: boolean }): Promise<KnownKey | ReturnType<typeof refused>> {
 		if (this.#revoked) return INVALID_KEY;
 		const known = await this.#knownKey(check.keyId);
-		if (this.#revoked || !known || known.key.id !== check.keyId || !sameHash(check.keyHash, known.key.keyHash)) return INVALID_KEY;
+		if (this.#revoked || !known || known.key.id !== check.keyId || !sameDigest(check.keyHash, known.key.keyHash)) return INVALID_KEY;
 		if (!hasAccess(known.owner)) return refused(402, "The project owner has neither a Pro subscription nor an active trial");
 		if (logs && !known.key.logsEnabled) return refused(403, "App Logs are disabled for this project");
 		if (check.dsnId !== undefined && known.key.dsnId !== check.dsnId) {
