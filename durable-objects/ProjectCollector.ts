@@ -11,68 +11,20 @@ import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow }
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
-
-/** What every call from an ingestion endpoint says about the key it was sent with. */
-export interface KeyCheck {
-	/** The key the Worker believes the hash belongs to; the object holds exactly one key. */
-	keyId: string;
-	/** SHA-256 of the presented raw key: refused unless it is the key's current one. */
-	keyHash: string;
-	/** Sentry endpoints: the project id in the DSN, which must be the key's. */
-	dsnId?: number;
-}
-
-/** Why a request is refused, as its answer: status, message, extra body members, Retry-After for 429. */
-export interface Refusal {
-	status: number;
-	message: string;
-	body?: Record<string, unknown>;
-	retryAfterSeconds?: number;
-}
-
-/** A body the Worker could not read (413) or parse (400): answered only after the key and window checks. */
-type BodyOrProblem<T> = { body: T } | { problem: Refusal };
-
-/** A log event, normalized, symbolicated and fingerprinted by the Worker. */
-export interface LogEventCommand {
-	groupHash: string;
-	/** The hash under the previous grouping rules, when they differ (fingerprint.ts, previousGroupHash). */
-	previousGroupHash: string | null;
-	title: string;
-	culprit: string | null;
-	level: string;
-	environment: string | null;
-	release: string | null;
-	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
-	userKey: string | null;
-	eventId: string;
-	receivedAt: number;
-	timestamp: number;
-	eventJson: string;
-}
-
-export type LogCommand = KeyCheck & {
-	ip: string;
-	/** The state of the project's source maps the event was symbolicated against. */
-	artifactsVersion: number;
-} & BodyOrProblem<LogEventCommand>;
-
-export type LogOutcome =
-	| { status: "accepted"; groupHash: string; isNew: boolean }
-	| { status: "refused"; refusal: Refusal }
-	/** The event was symbolicated against source maps that have changed since: do it again. */
-	| { status: "stale_artifacts"; artifactsVersion: number };
-
-export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<string, unknown>>;
-
-export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
+import {
+	type FeedbackCommand,
+	type FeedbackOutcome,
+	INVALID_KEY,
+	type KeyCheck,
+	type LogCommand,
+	type LogEventCommand,
+	type LogOutcome,
+	refused,
+} from "./projectCommands";
+import { type GroupRow, type GroupState, SCHEMA, toSnapshot, withName } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
-
-const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
-	({ status: "refused", refusal: { status, message, ...extra } }) as const;
-const INVALID_KEY = refused(401, "Project key is not valid");
 
 /** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
 const FLUSH_DELAY_MS = 1_000;
@@ -81,53 +33,10 @@ const FLUSH_RETRY_MS = 10_000;
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
 const FLUSH_FEEDBACK = 500;
-/** Distinct environments and releases remembered per issue. */
-const MAX_NAMES_PER_ISSUE = 100;
 /** Issues whose grouping state is held in memory, least recently seen out first. */
 const GROUPS_HELD = 1_000;
 /** Affected users known to be in `group_users`, forgotten all at once when there are more. */
 const USERS_HELD = 10_000;
-
-/** What grouping an event into a known issue needs of its row: the rest it changes in place. */
-type GroupState = Pick<GroupRow, "status" | "resolved_in_release" | "environments" | "releases">;
-
-interface GroupRow extends Record<string, SqlStorageValue> {
-	hash: string;
-	title: string;
-	culprit: string | null;
-	level: string;
-	status: IssueStatus;
-	count: number;
-	users: number;
-	first_seen: number;
-	last_seen: number;
-	environments: string;
-	releases: string;
-	resolved_in_release: string | null;
-	version: number;
-}
-
-const SCHEMA = [
-	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-	`CREATE TABLE IF NOT EXISTS groups (
-		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
-		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
-		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
-		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
-		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
-	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
-	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
-	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
-	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
-	// Accepted events not yet in D1.
-	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
-		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
-		event TEXT NOT NULL)`,
-	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
-	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
-		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
-		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
-];
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -626,30 +535,4 @@ export class ProjectCollector extends DurableObject<Env> {
 		if (!(await this.#outbox.flushOrRetry())) return;
 		if (!this.#revoked && this.#hasPending()) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 	}
-}
-
-/** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
-function withName(listJson: string, name: string | null): string {
-	if (!name) return listJson;
-	const names = JSON.parse(listJson) as string[];
-	if (names.includes(name) || names.length >= MAX_NAMES_PER_ISSUE) return listJson;
-	names.push(name);
-	return JSON.stringify(names);
-}
-
-function toSnapshot(g: GroupRow): IssueSnapshot {
-	return {
-		groupHash: g.hash,
-		title: g.title,
-		culprit: g.culprit,
-		level: g.level,
-		status: g.status,
-		count: g.count,
-		users: g.users,
-		firstSeen: g.first_seen,
-		lastSeen: g.last_seen,
-		environments: JSON.parse(g.environments) as string[],
-		releases: JSON.parse(g.releases) as string[],
-		resolvedInRelease: g.resolved_in_release,
-	};
 }

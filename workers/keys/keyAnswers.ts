@@ -2,7 +2,7 @@
  * Between the ingestion endpoints and the key's ProjectCollector: a body problem travels to the
  * object (which answers key and window checks first), and a refusal comes back as the answer.
  */
-import type { Refusal } from "../../durable-objects/ProjectCollector";
+import type { Refusal } from "../../durable-objects/projectCommands";
 import { HttpError, tooManyRequests } from "../http";
 import { forgetPresentedKey, type PresentedKey } from "./authenticateKey";
 

@@ -4,7 +4,7 @@
  * here, then one call to the key's ProjectCollector, which answers for the key (401/402/403),
  * the IP's and the key's windows (429), groups the event and stores it durably.
  */
-import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/ProjectCollector";
+import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/projectCommands";
 import { culpritOf, groupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";

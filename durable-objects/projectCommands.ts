@@ -1,0 +1,63 @@
+/**
+ * What the ingestion endpoints hand a project key's ProjectCollector, and what it answers: the
+ * Worker reads and checks the request, the object decides (docs/architecture.md#project-keys).
+ */
+
+/** What every call from an ingestion endpoint says about the key it was sent with. */
+export interface KeyCheck {
+	/** The key the Worker believes the hash belongs to; the object holds exactly one key. */
+	keyId: string;
+	/** SHA-256 of the presented raw key: refused unless it is the key's current one. */
+	keyHash: string;
+	/** Sentry endpoints: the project id in the DSN, which must be the key's. */
+	dsnId?: number;
+}
+
+/** Why a request is refused, as its answer: status, message, extra body members, Retry-After for 429. */
+export interface Refusal {
+	status: number;
+	message: string;
+	body?: Record<string, unknown>;
+	retryAfterSeconds?: number;
+}
+
+/** A body the Worker could not read (413) or parse (400): answered only after the key and window checks. */
+type BodyOrProblem<T> = { body: T } | { problem: Refusal };
+
+/** A log event, normalized, symbolicated and fingerprinted by the Worker. */
+export interface LogEventCommand {
+	groupHash: string;
+	/** The hash under the previous grouping rules, when they differ (fingerprint.ts, previousGroupHash). */
+	previousGroupHash: string | null;
+	title: string;
+	culprit: string | null;
+	level: string;
+	environment: string | null;
+	release: string | null;
+	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
+	userKey: string | null;
+	eventId: string;
+	receivedAt: number;
+	timestamp: number;
+	eventJson: string;
+}
+
+export type LogCommand = KeyCheck & {
+	ip: string;
+	/** The state of the project's source maps the event was symbolicated against. */
+	artifactsVersion: number;
+} & BodyOrProblem<LogEventCommand>;
+
+export type LogOutcome =
+	| { status: "accepted"; groupHash: string; isNew: boolean }
+	| { status: "refused"; refusal: Refusal }
+	/** The event was symbolicated against source maps that have changed since: do it again. */
+	| { status: "stale_artifacts"; artifactsVersion: number };
+
+export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<string, unknown>>;
+
+export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
+
+export const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
+	({ status: "refused", refusal: { status, message, ...extra } }) as const;
+export const INVALID_KEY = refused(401, "Project key is not valid");
