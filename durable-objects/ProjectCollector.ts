@@ -6,7 +6,6 @@ import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
 import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
-import { compareVersions } from "../domain/logs/releases";
 import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { Outbox } from "./outbox";
@@ -21,7 +20,7 @@ import {
 	type LogOutcome,
 	refused,
 } from "./projectCommands";
-import { type GroupRow, type GroupState, SCHEMA, toSnapshot, withName } from "./projectStorage";
+import { type GroupRow, IssueGroups, SCHEMA, toSnapshot, withName } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
@@ -33,10 +32,6 @@ const FLUSH_RETRY_MS = 10_000;
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
 const FLUSH_FEEDBACK = 500;
-/** Issues whose grouping state is held in memory, least recently seen out first. */
-const GROUPS_HELD = 1_000;
-/** Affected users known to be in `group_users`, forgotten all at once when there are more. */
-const USERS_HELD = 10_000;
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -57,15 +52,7 @@ const USERS_HELD = 10_000;
 export class ProjectCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
 	#windows!: HeldWindows;
-	/** Releases known to be in `releases`, so a known one costs no statement per event. */
-	#knownReleases = new Set<string>();
-	/**
-	 * The grouping state of recently seen issues as `groups` holds it, so an event of a known issue
-	 * costs no read; `#ingest` keeps it in step, and anything else that changes `groups` drops it.
-	 */
-	#heldGroups = new Map<string, GroupState>();
-	/** `<group hash><user>` pairs known to be in `group_users`, so a returning user costs no statement. */
-	#knownUsers = new Set<string>();
+	#groups!: IssueGroups;
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarm: EarliestAlarm;
@@ -93,14 +80,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#createSchema() {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
 		this.#windows = new HeldWindows(this.#sql);
-		this.#forgetHeldGroups();
-	}
-
-	/** After `groups`, `group_users` or `releases` changed other than through `#ingest`, or a transaction rolled back. */
-	#forgetHeldGroups() {
-		this.#knownReleases.clear();
-		this.#heldGroups.clear();
-		this.#knownUsers.clear();
+		this.#groups = new IssueGroups(this.#sql);
 	}
 
 	// -----------------------------------------------------------------------
@@ -250,7 +230,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		} catch (err) {
 			// The hits, releases, issues and users noted in memory were rolled back in SQLite.
 			this.#windows.reload();
-			this.#forgetHeldGroups();
+			this.#groups.forget();
 			throw err;
 		}
 		if (outcome.status === "accepted") {
@@ -262,10 +242,10 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
 		// An issue opened under the previous grouping rules goes on taking its events.
-		if (c.previousGroupHash && !this.#groupState(c.groupHash) && this.#groupState(c.previousGroupHash)) {
+		if (c.previousGroupHash && !this.#groups.state(c.groupHash) && this.#groups.state(c.previousGroupHash)) {
 			c = { ...c, groupHash: c.previousGroupHash };
 		}
-		const group = this.#groupState(c.groupHash);
+		const group = this.#groups.state(c.groupHash);
 		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
 			return refused(
 				403,
@@ -278,11 +258,8 @@ export class ProjectCollector extends DurableObject<Env> {
 		const window = this.#windows.take(now, windows);
 		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
 
-		if (c.release && !this.#knownReleases.has(c.release)) {
-			this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, c.release);
-			this.#knownReleases.add(c.release);
-		}
-		const isNewUser = c.userKey !== null && this.#noteUser(c.groupHash, c.userKey);
+		if (c.release) this.#groups.noteRelease(c.release);
+		const isNewUser = c.userKey !== null && this.#groups.noteUser(c.groupHash, c.userKey);
 		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
 		const releases = group ? withName(group.releases, c.release) : JSON.stringify(c.release ? [c.release] : []);
 
@@ -300,13 +277,13 @@ export class ProjectCollector extends DurableObject<Env> {
 				environments,
 				releases,
 			);
-			this.#holdGroup(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
+			this.#groups.hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
 		} else {
 			let { status, resolved_in_release: resolvedIn } = group;
 			// A regression: a resolved issue seen again reopens, unless the event comes from an
 			// older release than the one it was resolved in (an old client still running). It keeps
 			// the release it was resolved in, which is how an open issue shows it came back.
-			if (status === "resolved" && !(c.release && resolvedIn && this.#isOlderRelease(c.release, resolvedIn))) {
+			if (status === "resolved" && !(c.release && resolvedIn && this.#groups.isOlderRelease(c.release, resolvedIn))) {
 				status = "open";
 			}
 			this.#sql.exec(
@@ -326,7 +303,7 @@ export class ProjectCollector extends DurableObject<Env> {
 				releases,
 				c.groupHash,
 			);
-			this.#holdGroup(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
+			this.#groups.hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
 		}
 
 		this.#sql.exec(
@@ -343,70 +320,16 @@ export class ProjectCollector extends DurableObject<Env> {
 		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
 	}
 
-	#group(hash: string): GroupRow | null {
-		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
-	}
-
-	/** The issue's grouping state, from memory when it was seen lately; null when there is no such issue. */
-	#groupState(hash: string): GroupState | null {
-		const held = this.#heldGroups.get(hash);
-		if (held) return held;
-		const row = this.#sql
-			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases FROM groups WHERE hash = ?`, hash)
-			.toArray()[0];
-		return row ?? null;
-	}
-
-	#holdGroup(hash: string, state: GroupState) {
-		this.#heldGroups.delete(hash);
-		this.#heldGroups.set(hash, state);
-		if (this.#heldGroups.size > GROUPS_HELD) this.#heldGroups.delete(this.#heldGroups.keys().next().value as string);
-	}
-
-	/** Records that `user` was affected by the issue; true when that is new. */
-	#noteUser(hash: string, user: string): boolean {
-		const pair = hash + user;
-		if (this.#knownUsers.has(pair)) return false;
-		const isNew = this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, hash, user).rowsWritten > 0;
-		if (this.#knownUsers.size >= USERS_HELD) this.#knownUsers.clear();
-		this.#knownUsers.add(pair);
-		return isNew;
-	}
-
-	// -----------------------------------------------------------------------
-	// Releases
-
-	#releaseSeq(name: string): number | null {
-		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
-	}
-
-	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
-	#isOlderRelease(release: string, than: string): boolean {
-		const byVersion = compareVersions(release, than);
-		if (byVersion !== null) return byVersion < 0;
-		const [a, b] = [this.#releaseSeq(release), this.#releaseSeq(than)];
-		return a !== null && b !== null && a < b;
-	}
-
-	/** The project's newest release: the greatest version, or the latest first seen where versions do not compare. */
-	#newestRelease(): string | null {
-		let newest: string | null = null;
-		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
-			if (newest === null || (compareVersions(name, newest) ?? 1) > 0) newest = name;
-		}
-		return newest;
-	}
-
 	// -----------------------------------------------------------------------
 	// Owner operations
 
 	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
 	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
-		if (this.#revoked || !this.#group(groupHash)) return null;
-		const resolvedIn = status === "resolved" ? this.#newestRelease() : null;
+		if (this.#revoked || !this.#groups.row(groupHash)) return null;
+		const resolvedIn = status === "resolved" ? this.#groups.newestRelease() : null;
 		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
-		this.#heldGroups.delete(groupHash);
-		const updated = this.#group(groupHash);
+		this.#groups.drop(groupHash);
+		const updated = this.#groups.row(groupHash);
 		if (!updated) return null;
 		const snapshot = toSnapshot(updated);
 		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
@@ -452,7 +375,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
 			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 		});
-		this.#forgetHeldGroups();
+		this.#groups.forget();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 

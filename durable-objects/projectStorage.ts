@@ -1,9 +1,10 @@
 /**
- * A ProjectCollector's own SQLite: its tables, the issue row as grouping reads it, and how an
- * issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
+ * A ProjectCollector's own SQLite: its tables, the issues' rows with what is held of them in
+ * memory, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
 import type { IssueStatus } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
+import { compareVersions } from "../domain/logs/releases";
 
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
@@ -72,4 +73,100 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		releases: JSON.parse(g.releases) as string[],
 		resolvedInRelease: g.resolved_in_release,
 	};
+}
+
+/** Issues whose grouping state is held in memory, least recently seen out first. */
+const GROUPS_HELD = 1_000;
+/** Affected users known to be in `group_users`, forgotten all at once when there are more. */
+const USERS_HELD = 10_000;
+
+/**
+ * The issues' rows, affected users and releases in the object's SQLite, with what is known of them
+ * held in memory so an event of a known issue, from a known user, of a known release, costs no
+ * read. Ingestion keeps memory in step; anything else that changes the tables (a status change,
+ * the clean-up, a rolled-back transaction) calls `drop` or `forget`.
+ */
+export class IssueGroups {
+	readonly #sql: SqlStorage;
+	/** The grouping state of recently seen issues as `groups` holds it. */
+	readonly #held = new Map<string, GroupState>();
+	/** `<group hash><user>` pairs known to be in `group_users`. */
+	readonly #knownUsers = new Set<string>();
+	/** Releases known to be in `releases`. */
+	readonly #knownReleases = new Set<string>();
+
+	constructor(sql: SqlStorage) {
+		this.#sql = sql;
+	}
+
+	row(hash: string): GroupRow | null {
+		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
+	}
+
+	/** The issue's grouping state, from memory when it was seen lately; null when there is no such issue. */
+	state(hash: string): GroupState | null {
+		const held = this.#held.get(hash);
+		if (held) return held;
+		const row = this.#sql
+			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases FROM groups WHERE hash = ?`, hash)
+			.toArray()[0];
+		return row ?? null;
+	}
+
+	/** The state ingestion just wrote for the issue. */
+	hold(hash: string, state: GroupState): void {
+		this.#held.delete(hash);
+		this.#held.set(hash, state);
+		if (this.#held.size > GROUPS_HELD) this.#held.delete(this.#held.keys().next().value as string);
+	}
+
+	/** The issue's row changed other than through ingestion. */
+	drop(hash: string): void {
+		this.#held.delete(hash);
+	}
+
+	/** The tables changed other than through ingestion, or a transaction rolled back. */
+	forget(): void {
+		this.#held.clear();
+		this.#knownUsers.clear();
+		this.#knownReleases.clear();
+	}
+
+	/** Records that `user` was affected by the issue; true when that is new. */
+	noteUser(hash: string, user: string): boolean {
+		const pair = hash + user;
+		if (this.#knownUsers.has(pair)) return false;
+		const isNew = this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, hash, user).rowsWritten > 0;
+		if (this.#knownUsers.size >= USERS_HELD) this.#knownUsers.clear();
+		this.#knownUsers.add(pair);
+		return isNew;
+	}
+
+	/** Records the release in first-seen order. */
+	noteRelease(release: string): void {
+		if (this.#knownReleases.has(release)) return;
+		this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, release);
+		this.#knownReleases.add(release);
+	}
+
+	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
+	isOlderRelease(release: string, than: string): boolean {
+		const byVersion = compareVersions(release, than);
+		if (byVersion !== null) return byVersion < 0;
+		const [a, b] = [this.#releaseSeq(release), this.#releaseSeq(than)];
+		return a !== null && b !== null && a < b;
+	}
+
+	/** The project's newest release: the greatest version, or the latest first seen where versions do not compare. */
+	newestRelease(): string | null {
+		let newest: string | null = null;
+		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
+			if (newest === null || (compareVersions(name, newest) ?? 1) > 0) newest = name;
+		}
+		return newest;
+	}
+
+	#releaseSeq(name: string): number | null {
+		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
+	}
 }
