@@ -242,8 +242,9 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
 		// An issue opened under the previous grouping rules goes on taking its events.
-		if (c.previousGroupHash && !this.#groups.state(c.groupHash) && this.#groups.state(c.previousGroupHash)) {
-			c = { ...c, groupHash: c.previousGroupHash };
+		if (!this.#groups.state(c.groupHash)) {
+			if (c.previousGroupHash === undefined) return { status: "previous_hash_needed" };
+			if (c.previousGroupHash && this.#groups.state(c.previousGroupHash)) c = { ...c, groupHash: c.previousGroupHash };
 		}
 		const group = this.#groups.state(c.groupHash);
 		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {

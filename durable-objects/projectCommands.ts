@@ -27,8 +27,12 @@ type BodyOrProblem<T> = { body: T } | { problem: Refusal };
 /** A log event, normalized, symbolicated and fingerprinted by the Worker. */
 export interface LogEventCommand {
 	groupHash: string;
-	/** The hash under the previous grouping rules, when they differ (fingerprint.ts, previousGroupHash). */
-	previousGroupHash: string | null;
+	/**
+	 * The hash under the previous grouping rules (fingerprint.ts, previousGroupHash); null when they
+	 * give the same or do not apply. Absent when the Worker has not computed it: the object asks
+	 * for it (`previous_hash_needed`) only when `groupHash` names no issue, which most events skip.
+	 */
+	previousGroupHash?: string | null;
 	title: string;
 	culprit: string | null;
 	level: string;
@@ -52,7 +56,9 @@ export type LogOutcome =
 	| { status: "accepted"; groupHash: string; isNew: boolean }
 	| { status: "refused"; refusal: Refusal }
 	/** The event was symbolicated against source maps that have changed since: do it again. */
-	| { status: "stale_artifacts"; artifactsVersion: number };
+	| { status: "stale_artifacts"; artifactsVersion: number }
+	/** The event would open an issue: send it again with `previousGroupHash`. */
+	| { status: "previous_hash_needed" };
 
 export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<string, unknown>>;
 

@@ -121,6 +121,9 @@ async function groupHashOf(fingerprint: string[]): Promise<string> {
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
 
+/** Whether the rules before JavaScript frames counted by source file and function name may group the event elsewhere. */
+export const hasPreviousGroupHash = (event: GroupingInput) => groupsAsJavaScript(event.platform);
+
 /**
  * The group hash under the rules before JavaScript frames counted by source file and function
  * name (the rules other platforms still follow), when it differs: an issue opened before that
@@ -128,7 +131,7 @@ export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(eve
  * secondary hash while a project moves to new grouping. Null for other platforms.
  */
 export async function previousGroupHash(event: GroupingInput, current: string): Promise<string | null> {
-	if (!groupsAsJavaScript(event.platform)) return null;
+	if (!hasPreviousGroupHash(event)) return null;
 	const previous = await groupHashOf(fingerprintOf({ ...event, platform: null }));
 	return previous === current ? null : previous;
 }

@@ -5,7 +5,7 @@
  * the IP's and the key's windows (429), groups the event and stores it durably.
  */
 import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/projectCommands";
-import { culpritOf, groupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
+import { culpritOf, groupHash, hasPreviousGroupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
@@ -30,29 +30,37 @@ export async function storeLogEvent(
 	receivedAt: Date,
 ): Promise<{ groupHash: string; isNew: boolean }> {
 	const collector = projectCollectorFor(env, key.keyId);
+	let built = "problem" in event ? null : await eventCommand(env, key, event.body, receivedAt);
 	for (;;) {
-		const command = "problem" in event ? event : { body: await eventCommand(env, key, event.body, receivedAt) };
-		const outcome = await orStorageFailure<LogOutcome>(
-			collector.ingestLog({ keyId: key.keyId, keyHash: key.keyHash, artifactsVersion: key.artifactsVersion, ...source, ...command }),
-			"The log event",
+		const command = built ? { body: built.command } : (event as { problem: Refusal });
+		const outcome = answerOf(
+			key,
+			await orStorageFailure<LogOutcome>(
+				collector.ingestLog({ keyId: key.keyId, keyHash: key.keyHash, artifactsVersion: key.artifactsVersion, ...source, ...command }),
+				"The log event",
+			),
 		);
-		// Source maps changed since this isolate last heard: symbolicate against the new ones.
+		if (outcome.status === "accepted") return { groupHash: outcome.groupHash, isNew: outcome.isNew };
+		// The object asks only about an event it was given (a body it could not read is refused first).
+		if (!built || !("body" in event)) throw new Error(`the project's object answered ${outcome.status} for a refused body`);
 		if (outcome.status === "stale_artifacts") {
+			// Source maps changed since this isolate last heard: symbolicate against the new ones.
 			key = learnArtifactsVersion(key, outcome.artifactsVersion);
-			continue;
+			built = await eventCommand(env, key, event.body, receivedAt);
+		} else {
+			// A new issue, unless one was opened under the previous grouping rules: its hash, once.
+			built.command.previousGroupHash = await previousGroupHash(built.symbolicated, built.command.groupHash);
 		}
-		const { groupHash, isNew } = answerOf(key, outcome);
-		return { groupHash, isNew };
 	}
 }
 
-async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receivedAt: Date): Promise<LogEventCommand> {
+async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receivedAt: Date): Promise<{ command: LogEventCommand; symbolicated: LogEvent }> {
 	// Grouping sees the code as written, so a rebuild that renames everything is the same issue.
 	const symbolicated = await symbolicateEvent(env, { id: key.keyId, artifactsVersion: key.artifactsVersion }, event);
-	const hash = await groupHash(symbolicated);
-	return {
-		groupHash: hash,
-		previousGroupHash: await previousGroupHash(symbolicated, hash),
+	const command: LogEventCommand = {
+		groupHash: await groupHash(symbolicated),
+		// Left out for JavaScript events, whose earlier rules differed: asked for only by a new issue.
+		previousGroupHash: hasPreviousGroupHash(symbolicated) ? undefined : null,
 		title: titleOf(symbolicated),
 		culprit: culpritOf(symbolicated),
 		level: symbolicated.level,
@@ -64,6 +72,7 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 		timestamp: Date.parse(symbolicated.timestamp),
 		eventJson: JSON.stringify(symbolicated),
 	};
+	return { command, symbolicated };
 }
 
 /** The key's checks alone (401/402/403, and the DSN's project for Sentry), for a request that stores nothing. */
