@@ -8,9 +8,8 @@ import {
 	DELETE_EXPIRED_ROLLUPS,
 	LIST_EVENTS,
 	LIST_IDENTITIES,
-	PAGES_WITH_CRAWLERS,
-	siteStatsQueries,
 } from "../domain/analytics/eventStore";
+import { PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/siteStats";
 import { ROLLUP_ADD, ROLLUP_SUBTRACT, rollupQueries } from "../domain/analytics/rollups";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";

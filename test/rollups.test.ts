@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { StoredEvent } from "../domain/analytics/event";
-import { computeSiteStats, eventInsertStatements, type StatsRequest } from "../domain/analytics/eventStore";
+import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { computeSiteStats, type StatsRequest } from "../domain/analytics/siteStats";
 import { ROLLUP_BACKFILL } from "../domain/analytics/rollups";
 import type { StatsRange } from "../domain/analytics/statsRange";
 import { ownerWithSite } from "./analytics-helpers";

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../domain/analytics/event";
-import { computeSiteStats, eventInsertStatements } from "../domain/analytics/eventStore";
+import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { computeSiteStats } from "../domain/analytics/siteStats";
 import { collect, crawlIngest, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { call, signUp, uniqueIp } from "./helpers";
 

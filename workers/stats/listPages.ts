@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { pagesWithCrawlers } from "../../domain/analytics/eventStore";
+import { pagesWithCrawlers } from "../../domain/analytics/siteStats";
 import type { SitePagesView } from "../../domain/api/sites";
 import { json } from "../http";
 import { ownSiteUpToDate } from "./ownSite";

@@ -1,6 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { BREAKDOWN_COLUMNS, type BreakdownName, computeBreakdown, computeSiteStats } from "../../domain/analytics/eventStore";
+import { BREAKDOWN_COLUMNS, type BreakdownName, computeBreakdown, computeSiteStats } from "../../domain/analytics/siteStats";
 import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analytics/filters";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError, json } from "../http";

@@ -1,0 +1,355 @@
+/**
+ * The dashboard's statistics of a site: from the rollups (rollups.ts) without filters, from
+ * analytics_events with them, and the per-page join of crawler reads and human page views.
+ */
+import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
+import { OWNER_LIMITS } from "../limits";
+import { type CompiledFilters, compileFilters, type Filters } from "./filters";
+import {
+	type EventBreakdown,
+	ENGAGED_MS,
+	rollupParams,
+	rollupQueries,
+	SESSION_GAP_MS,
+	splitBreakdownRows,
+	VISIT_BREAKDOWNS,
+	type VisitBreakdown,
+	wholeHours,
+} from "./rollups";
+import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, type StatsRange } from "./statsRange";
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+/*
+ * Definitions (docs/api.md#statistics):
+ * - pageviews: events with an empty name; events: custom events (any other name except the
+ *   reserved `_leave` and `_identify`).
+ * - visitors: distinct visitor ids among page views and custom events.
+ * - engagement: a `_leave` is an engagement report: the page was visible for `engaged_ms` since
+ *   the previous report of the same page view (current tracker, one report per hide), or for
+ *   `duration` seconds in all (older trackers, one report per page view). Both add up the same way.
+ * - sessions (visits): per visitor, runs of activity with no gap over 30 minutes. Activity is a
+ *   page view, a custom event, or an engagement report, which says the visitor was on its page
+ *   for the time it reports before it: 40 minutes of reading followed by a click is one session,
+ *   not two bounces. A run of nothing but reports (its page view was before `from`) is no
+ *   session. A bounce is a session of exactly one page view and no custom event.
+ * - avg_duration (visit duration): the mean over sessions of the engaged time they report, in
+ *   seconds; a session that reported none counts as 0.
+ * - entry and exit pages: each session's first and last page view; sources and campaigns: those
+ *   of each session's first page view ("" source is "Direct / None").
+ * - per page: scroll_depth is the mean over the page's visitors of the deepest point each reported
+ *   (percent); time_on_page the mean over them of the engaged time each reported (seconds).
+ * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
+ *   member and value (five times `limit` rows).
+ *
+ * Cost: every query is one range scan of analytics_events_site_ts_idx (tracking_id, ts), reading
+ * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
+ * visitor list); GROUP BY and COUNT(DISTINCT) sort in a temporary b-tree, the session queries sort
+ * by (visitor, ts) for their window functions. All run in one D1 batch, one round trip. Linear in
+ * the events of the range: the statistics with filters read these; without filters, the
+ * rollups (rollups.ts) answer the same figures.
+ */
+
+/** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
+const eventQueries = (f: string, bucketMs: number) => {
+	const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')${f}`;
+	const PAGEVIEWS = `${RANGE} AND name = ''${f}`;
+	const breakdown = (column: string, as: string) =>
+		`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+		FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
+	return {
+		totals: `SELECT
+				coalesce(sum(name = ''), 0) AS pageviews,
+				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
+				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
+				count(DISTINCT distinct_id) AS identified
+			FROM analytics_events WHERE ${RANGE}${f}`,
+		series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
+			FROM analytics_events WHERE ${VISITS} GROUP BY 1`,
+		pages: `SELECT url_path AS path, sum(views) AS pageviews, sum(views > 0) AS visitors,
+				CAST(round(avg(depth)) AS INTEGER) AS scroll_depth, round(avg(engaged) / 1000.0, 1) AS time_on_page
+			FROM (
+				SELECT url_path, sum(name = '') AS views, max(scroll_depth) AS depth, sum(CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END) AS engaged
+				FROM analytics_events WHERE ${RANGE} AND name IN ('', '_leave')${f} GROUP BY url_path, visitor_id
+			)
+			GROUP BY 1 HAVING pageviews > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
+		referrers: `SELECT referrer_host AS referrer, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+			FROM analytics_events WHERE ${PAGEVIEWS} AND referrer_host <> '' GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`,
+		countries: breakdown("country", "country"),
+		browsers: breakdown("browser", "browser"),
+		os: breakdown("os", "os"),
+		devices: breakdown("device", "device"),
+		custom_events: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
+			FROM analytics_events WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
+		// Data that is not a JSON object is read as no properties rather than failing the dashboard
+		// (the nested CASE keeps json_type away from invalid JSON).
+		event_properties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+			FROM analytics_events,
+				json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+			WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} AND p.type NOT IN ('object', 'array')
+			GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
+	};
+};
+
+/**
+ * The site's activity cut into sessions (CTEs `marked` and `numbered`): `session` numbers each
+ * visitor's runs of activity; `engaged` is a report's engaged time. `f`: the filters' conditions on visits.
+ */
+const sessionized = (f: string) => `marked AS (
+		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+			CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
+			CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(${ENGAGED_MS}, 0) ELSE 0 END)
+				- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
+		FROM analytics_events WHERE ${RANGE} AND name <> '_identify'${f}
+	), numbered AS (
+		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
+	)`;
+
+const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
+		SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged
+		FROM numbered GROUP BY visitor_id, session
+	)
+	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
+	FROM per_session WHERE pageviews + custom > 0`;
+
+/** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
+const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
+
+/**
+ * The visit breakdowns asked for, in one statement that cuts the sessions once. Each session
+ * becomes one row: its first page view's path, source and campaign (`entry`, a JSON array) and its
+ * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
+ * text. Each session row is then labelled once per breakdown (a join with the list of
+ * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
+ * {dim, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
+ * terms in a compound SELECT for one UNION ALL arm per breakdown.)
+ */
+function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
+	const labels = kinds.map((kind) => `WHEN '${kind}' THEN ${VISIT_BREAKDOWNS[kind][0]}`).join(" ");
+	return `WITH ${sessionized(f)}, visit AS (
+			SELECT visitor_id,
+				substr(min(${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")}), 16) AS entry,
+				substr(max(${byTime("url_path")}), 16) AS exit_path
+			FROM numbered WHERE name = '' GROUP BY visitor_id, session
+		), labelled AS (
+			SELECT kinds.value AS kind, CASE kinds.value ${labels} END AS label, visitor_id
+			FROM visit JOIN json_each('${JSON.stringify(kinds)}') AS kinds
+		), grouped AS (
+			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
+		)
+		SELECT kind AS dim, label, visitors, visits
+		FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
+		WHERE n <= ?4 ORDER BY kind, n`;
+}
+
+/** Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min, ?3 = now + 1 ms). */
+const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events WHERE ${RANGE}`;
+
+/** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
+export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
+	return {
+		...eventQueries(filters.events, bucketMs),
+		sessions: sessionsQuery(filters.visits),
+		visits: visitBreakdownsQuery(filters.visits, Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]),
+		visitorsNow: VISITORS_NOW,
+	};
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
+type Rows = any[];
+
+/** Visit breakdown rows {dim, label, ...} → per breakdown, rows keyed as the breakdown names its label. */
+function splitVisitRows(rows: Rows): Record<VisitBreakdown, Rows> {
+	const byDim = Object.fromEntries(Object.keys(VISIT_BREAKDOWNS).map((dim) => [dim, [] as Rows])) as Record<VisitBreakdown, Rows>;
+	for (const { dim, label: value, visitors, visits } of rows as Array<{ dim: VisitBreakdown; label: string; visitors: number; visits: number }>) {
+		byDim[dim].push({ [VISIT_BREAKDOWNS[dim][1]]: value, visitors, visits });
+	}
+	return byDim;
+}
+
+/** Sessions, bounce rate and visit duration from the sessions query's row. */
+function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bounces: number; engaged_ms: number | null }) {
+	return {
+		sessions,
+		/** Share of sessions that bounced, 0 to 1. */
+		bounce_rate: sessions > 0 ? Math.round((bounces / sessions) * 10_000) / 10_000 : 0,
+		/** Visit duration: seconds, one decimal. */
+		avg_duration: engaged_ms === null ? 0 : Math.round(engaged_ms / 100) / 10,
+	};
+}
+
+const totalsOf = (range: StatsRange, totals: Rows[number], sessions: Rows[number], series: Rows): PeriodTotalsView => ({
+	from: new Date(range.from).toISOString(),
+	to: new Date(range.to).toISOString(),
+	pageviews: totals.pageviews,
+	visitors: totals.visitors,
+	events: totals.events,
+	identified_visitors: totals.identified,
+	...visitFigures(sessions),
+	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }),
+});
+
+export interface StatsRequest {
+	range: StatsRange;
+	filters: Filters;
+	/** Also the same figures for the period of equal length just before `range`. */
+	comparePrevious: boolean;
+	now: number;
+	/** Read the events even without filters (the rollups' tests compare both answers). */
+	fromEvents?: boolean;
+}
+
+/**
+ * The statistics answer (docs/api.md#statistics), for the whole hours the range touches. Without
+ * filters from the rollups, with filters from the events: one D1 batch.
+ */
+export async function computeSiteStats(env: Env, trackingId: string, request: StatsRequest): Promise<SiteStatsView> {
+	const range = wholeHours(request.range);
+	const counted = { ...request, range };
+	const fromEvents = request.fromEvents || Object.keys(request.filters).length > 0;
+	const rows = await (fromEvents ? eventStatsRows(env, trackingId, counted) : rollupStatsRows(env, trackingId, counted));
+	const { filters, comparePrevious } = request;
+	const visits = splitVisitRows(rows.visits);
+	return {
+		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
+		visitors_now: rows.visitorsNow[0].visitors,
+		filters,
+		top_pages: rows.pages,
+		entry_pages: visits.entry_pages,
+		exit_pages: visits.exit_pages,
+		sources: visits.sources,
+		top_referrers: rows.referrers,
+		campaigns: {
+			utm_source: visits.utm_source,
+			utm_medium: visits.utm_medium,
+			utm_campaign: visits.utm_campaign,
+			utm_content: visits.utm_content,
+			utm_term: visits.utm_term,
+		},
+		countries: rows.countries,
+		browsers: rows.browsers,
+		os: rows.os,
+		devices: rows.devices,
+		custom_events: rows.custom_events,
+		event_properties: rows.event_properties,
+		...(comparePrevious ? { previous: totalsOf(previousOf(range), rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
+	};
+}
+
+/** The period of equal length just before `range`. */
+const previousOf = (range: StatsRange): StatsRange => ({ ...range, from: range.from - (range.to - range.from), to: range.from });
+
+const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
+	sql: VISITORS_NOW,
+	params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1],
+});
+
+/** The answer's rows from the events, filters applied. */
+function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
+	const compiled = compileFilters(filters);
+	const queries = siteStatsQueries(range.bucketMs, compiled);
+	const params = rangeParams(trackingId, range, compiled.values);
+	const previousParams = rangeParams(trackingId, previousOf(range), compiled.values);
+	return runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? {
+					previousTotals: { sql: queries.totals, params: previousParams },
+					previousSessions: { sql: queries.sessions, params: previousParams },
+					previousSeries: { sql: queries.series, params: previousParams },
+				}
+			: {}),
+	});
+}
+
+/** The answer's rows from the rollups (no filters). */
+async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
+	const queries = rollupQueries(range.bucketMs);
+	const params = rollupParams(trackingId, range);
+	const previousParams = rollupParams(trackingId, previousOf(range));
+	const rows = await runQueries(env, {
+		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+		visitorsNow: visitorsNowQuery(trackingId, now),
+		...(comparePrevious
+			? { previousTotals: { sql: queries.totals, params: previousParams }, previousSeries: { sql: queries.series, params: previousParams } }
+			: {}),
+	});
+	// The rollups' totals row carries the session figures too.
+	return { ...rows, ...splitBreakdownRows(rows.breakdowns), sessions: rows.totals, previousSessions: rows.previousTotals };
+}
+
+/** Every breakdown a CSV export can name, with the columns of its rows in order. */
+export const BREAKDOWN_COLUMNS = {
+	pages: ["path", "pageviews", "visitors", "scroll_depth", "time_on_page"],
+	entry_pages: ["path", "visitors", "visits"],
+	exit_pages: ["path", "visitors", "visits"],
+	sources: ["source", "visitors", "visits"],
+	referrers: ["referrer", "visitors", "pageviews"],
+	utm_source: ["utm_source", "visitors", "visits"],
+	utm_medium: ["utm_medium", "visitors", "visits"],
+	utm_campaign: ["utm_campaign", "visitors", "visits"],
+	utm_content: ["utm_content", "visitors", "visits"],
+	utm_term: ["utm_term", "visitors", "visits"],
+	countries: ["country", "visitors", "pageviews"],
+	browsers: ["browser", "visitors", "pageviews"],
+	os: ["os", "visitors", "pageviews"],
+	devices: ["device", "visitors", "pageviews"],
+	custom_events: ["name", "events", "visitors"],
+} as const satisfies Record<string, readonly string[]>;
+export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
+
+/**
+ * One breakdown's rows for the whole hours the range touches and the filters, at most
+ * `range.limit` (the CSV export): from the rollups without filters.
+ */
+export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, requested: StatsRange, filters: Filters) {
+	const range = wholeHours(requested);
+	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
+	if (Object.keys(filters).length === 0) {
+		const params = rollupParams(trackingId, range);
+		if (name === "pages") return (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows;
+		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
+		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);
+		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
+		return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown];
+	}
+	const compiled = compileFilters(filters);
+	const sql = isVisits
+		? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
+		: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
+	const { rows } = await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } });
+	return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages read by people and by AI crawlers, side by side
+
+/**
+ * Per path: human page views and visitors (analytics_events) next to crawler visits
+ * (crawler_visits) in the same range, the paths with the most of both together first. Each side
+ * is one range scan of its table's (tracking_id, ts) index, joined on the path.
+ */
+export const PAGES_WITH_CRAWLERS = `WITH people AS (
+		SELECT url_path AS path, count(*) AS pageviews, count(DISTINCT visitor_id) AS visitors
+		FROM analytics_events WHERE ${RANGE} AND name = '' GROUP BY 1
+	), per_crawler AS (
+		SELECT url_path AS path, crawler, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1, 2
+	), crawlers AS (
+		SELECT path, sum(visits) AS visits, json_group_array(json_object('name', crawler, 'visits', visits)) AS list
+		FROM per_crawler GROUP BY path
+	)
+	SELECT coalesce(people.path, crawlers.path) AS path, coalesce(pageviews, 0) AS pageviews, coalesce(visitors, 0) AS visitors,
+		coalesce(crawlers.visits, 0) AS crawler_visits, coalesce(crawlers.list, '[]') AS crawlers
+	FROM people FULL JOIN crawlers ON crawlers.path = people.path
+	ORDER BY coalesce(pageviews, 0) + coalesce(crawlers.visits, 0) DESC, 1 LIMIT ?4`;
+
+export async function pagesWithCrawlers(env: Env, trackingId: string, range: StatsRange): Promise<SitePagesView["pages"]> {
+	const { pages } = await runQueries(env, { pages: { sql: PAGES_WITH_CRAWLERS, params: rangeParams(trackingId, range) } });
+	return (pages as Array<Omit<SitePagesView["pages"][number], "crawlers"> & { crawlers: string }>).map((page) => {
+		const crawlers = JSON.parse(page.crawlers) as Array<{ name: string; visits: number }>;
+		return { ...page, crawlers: crawlers.sort((a, b) => b.visits - a.visits || a.name.localeCompare(b.name)) };
+	});
+}
+
