@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type EventFields, externalHost, type StoredEvent } from "../domain/analytics/event";
-import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { eventWrites } from "../domain/analytics/eventStore";
+import { VisitorDays } from "../domain/analytics/rollupWriter";
 import { sourceOf } from "../domain/analytics/sources";
 import { type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
 import { sha256Hex } from "../domain/crypto";
@@ -69,6 +70,8 @@ export class SiteCollector extends DurableObject<Env> {
 	#outbox: Outbox;
 	/** Salts already read from (or written to) the object's SQLite: they never change once written. */
 	#salts = new Map<string, string>();
+	/** Recent visitors' days of events, so a flush computes its rollup changes without reading them back. */
+	#visitorDays = new VisitorDays();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -162,6 +165,7 @@ export class SiteCollector extends DurableObject<Env> {
 		// After any flush under way, so it cannot write rows of the deleted site afterwards.
 		await this.#outbox.flush().catch(() => {});
 		this.#sql.exec(`DELETE FROM outbox`);
+		this.#visitorDays.clear();
 	}
 
 	async alarm(): Promise<void> {
@@ -183,7 +187,14 @@ export class SiteCollector extends DurableObject<Env> {
 		for (const { kind, row } of rows) (kind === "event" ? events : visits).push(JSON.parse(row));
 		// Rows leave the outbox only once D1 has them. A crash in between writes them twice,
 		// which the primary keys turn into once.
-		await this.env.DB.batch([...eventInsertStatements(this.env.DB, events), ...visitInsertStatements(this.env.DB, visits)]);
+		const eventWrite = await eventWrites(this.env.DB, events, this.#visitorDays);
+		try {
+			await this.env.DB.batch([...eventWrite.statements, ...visitInsertStatements(this.env.DB, visits)]);
+		} catch (err) {
+			eventWrite.settle(false);
+			throw err;
+		}
+		eventWrite.settle(true);
 		this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, rows[rows.length - 1].seq);
 		return rows.length === FLUSH_ROWS;
 	}

@@ -10,7 +10,8 @@ import {
 	LIST_IDENTITIES,
 } from "../domain/analytics/eventStore";
 import { PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/siteStats";
-import { ROLLUP_ADD, ROLLUP_SUBTRACT, rollupQueries } from "../domain/analytics/rollups";
+import { rollupQueries } from "../domain/analytics/rollups";
+import { LOAD_VISITOR_DAYS, PROPERTY_ADDITIONS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
@@ -97,14 +98,16 @@ describe("the rollups: reads search one site's rows of one breakdown and span, w
 		for (const line of steps.split("\n").filter((l) => /\b(analytics_rollups|analytics_events)\b/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
 	});
 
-	it.for([
-		["taking away", ROLLUP_SUBTRACT],
-		["adding", ROLLUP_ADD],
-	])("a flush %s a batch's visitor days: each day one search of the visitor index", async ([, sql], { expect }) => {
-		const steps = await plan(sql);
+	it("a collector that does not hold a visitor's day reads it: each day one search of the visitor index", async ({ expect }) => {
+		const steps = await plan(LOAD_VISITOR_DAYS);
 		expect(steps).toMatch(VISITOR_SEARCH);
 		expect(steps).not.toMatch(/SCAN (analytics_events|analytics_rollups|a)\b/);
 		expect(steps).not.toMatch(/analytics_events_ts_idx|AUTOMATIC/);
+	});
+
+	it("a flush counts new events' properties by looking each event up by its key, and adds to rollup rows by theirs", async ({ expect }) => {
+		expect(await plan(PROPERTY_ADDITIONS)).toMatch(/SEARCH a USING (COVERING )?INDEX sqlite_autoindex_analytics_events_1 \(tracking_id=\? AND event_id=\?\)/);
+		for (const sql of [PROPERTY_ADDITIONS, ROLLUP_ADDITIONS]) expect(await plan(sql)).not.toMatch(/SCAN (analytics_events|analytics_rollups|a)\b/);
 	});
 });
 

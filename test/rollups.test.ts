@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { StoredEvent } from "../domain/analytics/event";
-import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { eventWrites } from "../domain/analytics/eventStore";
+import { VisitorDays } from "../domain/analytics/rollupWriter";
 import { computeSiteStats, type StatsRequest } from "../domain/analytics/siteStats";
 import { ROLLUP_BACKFILL } from "../domain/analytics/rollups";
 import type { StatsRange } from "../domain/analytics/statsRange";
@@ -132,9 +133,16 @@ function variedEvents(trackingId: string): StoredEvent[] {
 	return events.sort((a, b) => a.ts - b.ts || a.eventId.localeCompare(b.eventId));
 }
 
-/** Stores events as the collector's flush does: batches of `size` events, in time order. */
-async function flush(events: StoredEvent[], size: number) {
-	for (let i = 0; i < events.length; i += size) await env.DB.batch(eventInsertStatements(env.DB, events.slice(i, i + size)));
+/**
+ * Stores events as the collector's flush does: batches of `size` events, in time order, with what
+ * the collector holds in memory (`days`; a new one is a collector just started).
+ */
+async function flush(events: StoredEvent[], size: number, days = new VisitorDays()) {
+	for (let i = 0; i < events.length; i += size) {
+		const write = await eventWrites(env.DB, events.slice(i, i + size), days);
+		await env.DB.batch(write.statements);
+		write.settle(true);
+	}
 }
 
 function range(from: number, to: number): StatsRange {
@@ -205,12 +213,47 @@ describe("writing the rollups", () => {
 		const trackingIds = [one.site.tracking_id, two.site.tracking_id];
 		const [first, second] = trackingIds.map(variedEvents);
 		await flush(first, 500);
-		// A few events at a time, then again in batches of 11 (everything already stored).
-		await flush(second, 4);
+		// A few events at a time, then again in batches of 11 (everything already stored): by the
+		// same collector, and by one started afresh (a crash after D1 committed).
+		const days = new VisitorDays();
+		await flush(second, 4, days);
+		await flush(second, 11, days);
 		await flush(second, 11);
 		const rows = async (trackingId: string) => (await rollupRows(trackingId)).map(({ tracking_id: _, ...row }) => row);
 		expect(await rows(trackingIds[1])).toEqual(await rows(trackingIds[0]));
 	}, 60_000);
+
+	it("events arriving out of time order, as isolates' batches interleave, give the rows the backfill computes", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const random = generator(11);
+		const shuffled = variedEvents(site.tracking_id)
+			.map((event) => ({ event, key: random.next() }))
+			.sort((a, b) => a.key - b.key)
+			.map(({ event }) => event);
+		await flush(shuffled, 29, new VisitorDays());
+		const written = await rollupRows(site.tracking_id);
+		await env.DB.batch([env.DB.prepare("DELETE FROM analytics_rollups WHERE tracking_id = ?").bind(site.tracking_id), env.DB.prepare(ROLLUP_BACKFILL)]);
+		expect(await rollupRows(site.tracking_id)).toEqual(written);
+	});
+
+	it("a write that failed, whether or not D1 committed it, counts once when the outbox sends it again", async ({ expect }) => {
+		const one = await ownerWithSite();
+		const two = await ownerWithSite();
+		const [reference, tried] = [one.site.tracking_id, two.site.tracking_id].map(variedEvents);
+		await flush(reference, 40);
+		const days = new VisitorDays();
+		for (let i = 0; i < tried.length; i += 40) {
+			const batch = tried.slice(i, i + 40);
+			const write = await eventWrites(env.DB, batch, days);
+			// Every other batch is committed but reported failed (the connection dropped after
+			// D1 committed); the others fail before D1 runs them.
+			if ((i / 40) % 2 === 0) await env.DB.batch(write.statements);
+			write.settle(false);
+			await flush(batch, 40, days);
+		}
+		const rows = async (trackingId: string) => (await rollupRows(trackingId)).map(({ tracking_id: _, ...row }) => row);
+		expect(await rows(two.site.tracking_id)).toEqual(await rows(one.site.tracking_id));
+	});
 
 	it("the migration's backfill computes exactly what the flushes wrote", async ({ expect }) => {
 		const { site } = await ownerWithSite();

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../domain/analytics/event";
-import { eventInsertStatements } from "../domain/analytics/eventStore";
+import { eventWrites } from "../domain/analytics/eventStore";
+import { VisitorDays } from "../domain/analytics/rollupWriter";
 import { computeSiteStats } from "../domain/analytics/siteStats";
 import { collect, crawlIngest, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { call, signUp, uniqueIp } from "./helpers";
@@ -34,7 +35,8 @@ interface Seed {
 let seeded = 0;
 /** Stores the events as the collector's flush does (rollups included), in time order. */
 async function seedEvents(trackingId: string, events: Seed[]) {
-	await env.DB.batch(eventInsertStatements(env.DB, events.map((e) => storedEvent(trackingId, e))));
+	const write = await eventWrites(env.DB, events.map((e) => storedEvent(trackingId, e)), new VisitorDays());
+	await env.DB.batch(write.statements);
 }
 
 function storedEvent(trackingId: string, e: Seed): StoredEvent {

@@ -10,10 +10,7 @@ import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
-import {
-	ROLLUP_ADD,
-	ROLLUP_SUBTRACT,
-} from "./rollups";
+import { PROPERTY_ADDITIONS, ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
 import type { StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
@@ -66,17 +63,19 @@ const UPSERT_IDENTITIES = `INSERT INTO analytics_identities (tracking_id, visito
 
 /**
  * The statements that store a batch of events, to run in one D1 batch (one transaction): per
- * chunk, the rollups of the visitor days it touches taken away, the events inserted, the rollups
- * added again (see rollups.ts).
+ * chunk, the new events' custom-event properties counted and the events inserted; then the rest of
+ * the rollup changes (rollupWriter.ts). Call `settle` with the batch's outcome.
  */
-export function eventInsertStatements(db: D1Database, events: StoredEvent[]): D1PreparedStatement[] {
+export async function eventWrites(db: D1Database, events: StoredEvent[], visitorDays: VisitorDays) {
+	const rollups = await visitorDays.changes(db, events);
 	const statements: D1PreparedStatement[] = [];
 	for (const chunk of jsonArraysOf(events)) {
-		statements.push(db.prepare(ROLLUP_SUBTRACT).bind(chunk), db.prepare(INSERT_EVENTS).bind(chunk));
+		if (chunk.includes('"data":"')) statements.push(db.prepare(PROPERTY_ADDITIONS).bind(chunk));
+		statements.push(db.prepare(INSERT_EVENTS).bind(chunk));
 		if (chunk.includes('"name":"_identify"')) statements.push(db.prepare(UPSERT_IDENTITIES).bind(chunk));
-		statements.push(db.prepare(ROLLUP_ADD).bind(chunk));
 	}
-	return statements;
+	for (const chunk of jsonArraysOf(rollups.rows)) statements.push(db.prepare(ROLLUP_ADDITIONS).bind(chunk));
+	return { statements, settle: rollups.settle };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,14 +16,11 @@
  * - per page: the engaged time and the deepest scroll each visitor reported for it that day, at
  *   that visitor's first event of the page that day (a view or a report).
  *
- * Writing: a visitor's day is the unit. A flush first takes away what the rollups hold for every
- * (site, visitor, day) its events touch, computed from the events D1 holds, then inserts the
- * events, then adds the same contributions computed again: three statements per ~1 MB chunk of
- * events (a batch of 500 is one chunk), in the batch's one transaction. Recomputing rather than adding deltas makes a
- * repeated flush (a crash after D1 committed) change nothing, and the order events arrive in
- * irrelevant. The cost is reading each touched visitor's events of the day twice through
- * analytics_events_visitor_idx: a few rows for a person, more for a visitor id that a site's own
- * code sends all day.
+ * Writing: a visitor's day is the unit. Each flush adds the difference its new events make to
+ * the contributions of the visitor days they fall in, computed in memory by the collector
+ * (rollupWriter.ts, visitorDayFacts.ts), in the batch's one transaction. The SQL below computes
+ * the same contributions from stored events: the migration that created the rollups filled them
+ * with it, and the tests check the two agree.
  *
  * Reading: a range is counted in whole UTC hours (wholeHours): its whole days from the day rows,
  * the hours either side of them from the hour rows.
@@ -31,8 +28,8 @@
 import { DIRECT } from "./filters";
 import type { StatsRange } from "./statsRange";
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 /** A new session starts after this long without activity. */
 export const SESSION_GAP_MS = 30 * 60 * 1000;
 /** Engaged time of a `_leave`: the current tracker's engaged_ms, or an older tracker's duration in seconds. */
@@ -67,7 +64,7 @@ export const VISIT_BREAKDOWNS = {
 } as const;
 export type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
 
-const COUNTERS = [
+export const COUNTERS = [
 	"visitors",
 	"hour_visitors",
 	"pageviews",
@@ -156,36 +153,16 @@ function factsCte(touched: string): string {
 	)`;
 }
 
-const sums = (sign: string) => COUNTERS.map((c) => `${sign}sum(${c})`).join(", ");
-
-/**
- * Adds (`sign` 1) or takes away (-1) the contributions of the visitor days in `touched` to both
- * the hour and the day rows.
- */
-const rollupUpsert = (touched: string, sign: string) => `${factsCte(touched)}
-	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
-	SELECT tracking_id, dim, s.value, (ts / s.value) * s.value, label, ${sums(`${sign} * `)}
-	FROM facts JOIN json_each('[${HOUR_MS},${DAY_MS}]') AS s WHERE true GROUP BY 1, 2, 3, 4, 5
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
-		${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
-
-/** The visitor days of a batch of stored events (?1, a JSON array as the outbox writes them). */
-const BATCH_DAYS = `SELECT DISTINCT value ->> '$.trackingId' AS tracking_id, value ->> '$.visitorId' AS visitor_id,
-	((value ->> '$.ts') / ${DAY_MS}) * ${DAY_MS} AS day FROM json_each(?1)`;
-
-/** Before a batch's events are inserted: takes away what their visitor days contributed so far. */
-export const ROLLUP_SUBTRACT = rollupUpsert(BATCH_DAYS, "-1");
-/** After they are inserted: adds what those visitor days contribute now. */
-export const ROLLUP_ADD = rollupUpsert(BATCH_DAYS, "1");
-
 /**
  * Every visitor day of every site: the migration that created the rollups filled them with this,
  * and the benchmark's seed does the same.
  */
-export const ROLLUP_BACKFILL = rollupUpsert(
-	`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events`,
-	"1",
-);
+export const ROLLUP_BACKFILL = `${factsCte(`SELECT DISTINCT tracking_id, visitor_id, (ts / ${DAY_MS}) * ${DAY_MS} AS day FROM analytics_events`)}
+	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
+	SELECT tracking_id, dim, s.value, (ts / s.value) * s.value, label, ${COUNTERS.map((c) => `1 * sum(${c})`).join(", ")}
+	FROM facts JOIN json_each('[${HOUR_MS},${DAY_MS}]') AS s WHERE true GROUP BY 1, 2, 3, 4, 5
+	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
+		${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
 
 // ---------------------------------------------------------------------------------------------
 // Reading

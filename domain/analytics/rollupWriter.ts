@@ -1,0 +1,189 @@
+/**
+ * Keeping the rollups (rollups.ts) in step with the events a flush stores, without reading them
+ * back: the writer holds the recent visitor days' events in memory (loading from D1 only the days
+ * it does not hold), computes what each touched day contributed before and after the new events
+ * (visitorDayFacts.ts), and writes the difference as signed additions to the rollup rows, in the
+ * same D1 transaction as the events.
+ *
+ * Exactly once: the events insert ignores ids already stored, and a day's difference counts only
+ * events its day did not hold. A flush repeated after D1 committed but before the outbox forgot
+ * its rows (a crash) starts from memory that has forgotten too, so it reloads those days from D1,
+ * finds the events there, and adds nothing. When a write fails, whether or not D1 committed it,
+ * the days it touched are forgotten for the same reason.
+ *
+ * The only writer of a site's events is its collector object, so what memory holds is what D1 holds.
+ */
+import type { StoredEvent } from "./event";
+import { COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
+import { type Contributions, type Counters, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
+
+/** At most this many events are held, the least recently touched days going first. */
+const HELD_EVENTS = 50_000;
+
+const DAY_EVENT_COLUMNS = {
+	eventId: "event_id",
+	ts: "ts",
+	name: "name",
+	urlPath: "url_path",
+	referrerHost: "referrer_host",
+	source: "source",
+	utmSource: "utm_source",
+	utmMedium: "utm_medium",
+	utmCampaign: "utm_campaign",
+	utmContent: "utm_content",
+	utmTerm: "utm_term",
+	country: "country",
+	browser: "browser",
+	os: "os",
+	device: "device",
+	distinctId: "distinct_id",
+	duration: "duration",
+	engagedMs: "engaged_ms",
+	scrollDepth: "scroll_depth",
+} satisfies Record<keyof DayEvent, string>;
+
+/**
+ * The stored events of the given visitor days (?1: a JSON array of [tracking_id, visitor_id,
+ * day start]), each day one range of analytics_events_visitor_idx.
+ */
+export const LOAD_VISITOR_DAYS = `SELECT a.tracking_id AS trackingId, a.visitor_id AS visitorId,
+		${Object.entries(DAY_EVENT_COLUMNS)
+			.map(([key, column]) => `a.${column} AS ${key}`)
+			.join(", ")}
+	FROM json_each(?1) AS d CROSS JOIN analytics_events AS a
+		ON a.tracking_id = d.value ->> 0 AND a.visitor_id = d.value ->> 1 AND a.ts >= d.value ->> 2 AND a.ts < (d.value ->> 2) + ${DAY_MS}`;
+
+/** Signed additions to rollup rows (?1: a JSON array of [tracking_id, dim, span, start, value, ...COUNTERS]). */
+export const ROLLUP_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
+	SELECT ${["tracking_id", "dim", "span", "start", "value", ...COUNTERS].map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?1) WHERE true
+	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET ${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+
+/**
+ * The custom events' properties (?1: a batch of events as the outbox writes them), counted for the
+ * events not stored yet: run before the events are inserted. Data that is not a JSON object has no
+ * properties (the nested CASE keeps json_type away from invalid JSON).
+ */
+export const PROPERTY_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, events)
+	SELECT e.value ->> '$.trackingId', 'event_properties', s.value, ((e.value ->> '$.ts') / s.value) * s.value,
+		json_array(e.value ->> '$.name', p.key, CAST(p.value AS TEXT)), count(*)
+	FROM json_each(?1) AS e,
+		json_each(coalesce(CASE WHEN json_valid(e.value ->> '$.data') THEN CASE WHEN json_type(e.value ->> '$.data') = 'object' THEN e.value ->> '$.data' END END, '{}')) AS p,
+		json_each('[${HOUR_MS},${DAY_MS}]') AS s
+	WHERE (e.value ->> '$.name') NOT IN ('', '_leave', '_identify') AND p.type NOT IN ('object', 'array')
+		AND NOT EXISTS (SELECT 1 FROM analytics_events AS a WHERE a.tracking_id = e.value ->> '$.trackingId' AND a.event_id = e.value ->> '$.eventId')
+	GROUP BY 1, 2, 3, 4, 5
+	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET events = events + excluded.events`;
+
+type Day = { trackingId: string; visitorId: string; start: number };
+const dayKey = ({ trackingId, visitorId, start }: Day) => `${trackingId}\n${visitorId}\n${start}`;
+const dayOf = (e: StoredEvent): Day => ({ trackingId: e.trackingId, visitorId: e.visitorId, start: Math.floor(e.ts / DAY_MS) * DAY_MS });
+
+/** Rows for ROLLUP_ADDITIONS, and what to do once the write's outcome is known. */
+export interface RollupChanges {
+	rows: unknown[][];
+	settle(written: boolean): void;
+}
+
+/** The visitor days a collector holds in memory, and the rollup changes of a batch of events. */
+export class VisitorDays {
+	/** Day key → its stored events; Map order is recency (a touched day moves to the end). */
+	#days = new Map<string, DayEvent[]>();
+	#held = 0;
+
+	/** The rollup changes `events` make once stored (each event at most once, whatever D1 already has). */
+	async changes(db: D1Database, events: readonly StoredEvent[]): Promise<RollupChanges> {
+		const touched = new Map<string, { day: Day; added: DayEvent[] }>();
+		for (const event of events) {
+			const day = dayOf(event);
+			const key = dayKey(day);
+			const entry = touched.get(key) ?? { day, added: [] };
+			entry.added.push(event);
+			touched.set(key, entry);
+		}
+		const stored = await this.#storedEvents(db, [...touched.values()].map(({ day }) => day));
+
+		const totals = new Map<string, Counters>();
+		const after = new Map<string, DayEvent[]>();
+		for (const [key, { day, added }] of touched) {
+			const before = stored.get(key) ?? [];
+			const ids = new Set(before.map((e) => e.eventId));
+			// The first of two events with one id is the one the insert keeps.
+			const fresh = added.filter((e) => !ids.has(e.eventId) && ids.add(e.eventId));
+			const now = fresh.length === 0 ? before : [...before, ...fresh];
+			after.set(key, now);
+			if (fresh.length === 0) continue;
+			addInto(totals, day.trackingId, visitorDayFacts(now), 1);
+			addInto(totals, day.trackingId, visitorDayFacts(before), -1);
+		}
+		const rows = [...totals].filter(([, counters]) => counters.some((n) => n !== 0)).map(([key, counters]) => [...JSON.parse(key), ...counters]);
+		return {
+			rows,
+			settle: (written) => {
+				for (const [key, dayEvents] of after) {
+					this.#forget(key);
+					if (written) this.#hold(key, dayEvents);
+				}
+			},
+		};
+	}
+
+	/** Forgets everything (the site was deleted). */
+	clear(): void {
+		this.#days.clear();
+		this.#held = 0;
+	}
+
+	/** Each day's stored events: from memory, the others in one D1 read. */
+	async #storedEvents(db: D1Database, days: Day[]): Promise<Map<string, DayEvent[]>> {
+		const found = new Map<string, DayEvent[]>();
+		const missing: Day[] = [];
+		for (const day of days) {
+			const held = this.#days.get(dayKey(day));
+			if (held) found.set(dayKey(day), held);
+			else missing.push(day);
+		}
+		if (missing.length === 0) return found;
+		for (const day of missing) found.set(dayKey(day), []);
+		const { results } = await db
+			.prepare(LOAD_VISITOR_DAYS)
+			.bind(JSON.stringify(missing.map(({ trackingId, visitorId, start }) => [trackingId, visitorId, start])))
+			.all<DayEvent & { trackingId: string; visitorId: string }>();
+		for (const { trackingId, visitorId, ...event } of results) {
+			found.get(dayKey({ trackingId, visitorId, start: Math.floor(event.ts / DAY_MS) * DAY_MS }))?.push(event);
+		}
+		return found;
+	}
+
+	#hold(key: string, events: DayEvent[]) {
+		if (events.length > HELD_EVENTS / 10) return;
+		this.#days.set(key, events);
+		this.#held += events.length;
+		for (const [oldest, oldestEvents] of this.#days) {
+			if (this.#held <= HELD_EVENTS) break;
+			this.#days.delete(oldest);
+			this.#held -= oldestEvents.length;
+		}
+	}
+
+	#forget(key: string) {
+		const events = this.#days.get(key);
+		if (!events) return;
+		this.#days.delete(key);
+		this.#held -= events.length;
+	}
+}
+
+/** Adds `sign` × a day's contributions to the totals, keyed by the rollup row [tracking_id, dim, span, start, value] (as JSON), for both spans. */
+function addInto(totals: Map<string, Counters>, trackingId: string, facts: Contributions, sign: 1 | -1) {
+	for (const [key, counters] of facts) {
+		const [dim, hourStart, label] = splitContributionKey(key);
+		for (const span of [HOUR_MS, DAY_MS]) {
+			const row = JSON.stringify([trackingId, dim, span, Math.floor(hourStart / span) * span, label]);
+			const total = totals.get(row) ?? new Array(COUNTERS.length).fill(0);
+			counters.forEach((n, i) => {
+				total[i] += sign * n;
+			});
+			totals.set(row, total);
+		}
+	}
+}
