@@ -74,6 +74,12 @@ export const PROPERTY_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, d
 	GROUP BY 1, 2, 3, 4, 5
 	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET events = events + excluded.events`;
 
+/** A visitor day's stored events and what they contribute. */
+interface HeldDay {
+	events: DayEvent[];
+	facts: Contributions;
+}
+
 type Day = { trackingId: string; visitorId: string; start: number };
 const dayKey = ({ trackingId, visitorId, start }: Day) => `${trackingId}\n${visitorId}\n${start}`;
 const dayOf = (e: StoredEvent): Day => ({ trackingId: e.trackingId, visitorId: e.visitorId, start: Math.floor(e.ts / DAY_MS) * DAY_MS });
@@ -86,8 +92,8 @@ export interface RollupChanges {
 
 /** The visitor days a collector holds in memory, and the rollup changes of a batch of events. */
 export class VisitorDays {
-	/** Day key → its stored events; Map order is recency (a touched day moves to the end). */
-	#days = new Map<string, DayEvent[]>();
+	/** Day key → its stored events and their contributions; Map order is recency (a touched day moves to the end). */
+	#days = new Map<string, HeldDay>();
 	#held = 0;
 
 	/** The rollup changes `events` make once stored (each event at most once, whatever D1 already has). */
@@ -103,25 +109,29 @@ export class VisitorDays {
 		const stored = await this.#storedEvents(db, [...touched.values()].map(({ day }) => day));
 
 		const totals = new Map<string, Counters>();
-		const after = new Map<string, DayEvent[]>();
+		const after = new Map<string, HeldDay>();
 		for (const [key, { day, added }] of touched) {
-			const before = stored.get(key) ?? [];
-			const ids = new Set(before.map((e) => e.eventId));
+			const before = stored.get(key) ?? { events: [], facts: new Map() };
+			const ids = new Set(before.events.map((e) => e.eventId));
 			// The first of two events with one id is the one the insert keeps.
 			const fresh = added.filter((e) => !ids.has(e.eventId) && ids.add(e.eventId));
-			const now = fresh.length === 0 ? before : [...before, ...fresh];
+			if (fresh.length === 0) {
+				after.set(key, before);
+				continue;
+			}
+			const events = [...before.events, ...fresh];
+			const now = { events, facts: visitorDayFacts(events) };
 			after.set(key, now);
-			if (fresh.length === 0) continue;
-			addInto(totals, day.trackingId, visitorDayFacts(now), 1);
-			addInto(totals, day.trackingId, visitorDayFacts(before), -1);
+			addInto(totals, day.trackingId, now.facts, 1);
+			addInto(totals, day.trackingId, before.facts, -1);
 		}
 		const rows = [...totals].filter(([, counters]) => counters.some((n) => n !== 0)).map(([key, counters]) => [...JSON.parse(key), ...counters]);
 		return {
 			rows,
 			settle: (written) => {
-				for (const [key, dayEvents] of after) {
+				for (const [key, day] of after) {
 					this.#forget(key);
-					if (written) this.#hold(key, dayEvents);
+					if (written) this.#hold(key, day);
 				}
 			},
 		};
@@ -133,9 +143,9 @@ export class VisitorDays {
 		this.#held = 0;
 	}
 
-	/** Each day's stored events: from memory, the others in one D1 read. */
-	async #storedEvents(db: D1Database, days: Day[]): Promise<Map<string, DayEvent[]>> {
-		const found = new Map<string, DayEvent[]>();
+	/** Each day's stored events and their contributions: from memory, the others read from D1 in one statement. */
+	async #storedEvents(db: D1Database, days: Day[]): Promise<Map<string, HeldDay>> {
+		const found = new Map<string, HeldDay>();
 		const missing: Day[] = [];
 		for (const day of days) {
 			const held = this.#days.get(dayKey(day));
@@ -143,33 +153,34 @@ export class VisitorDays {
 			else missing.push(day);
 		}
 		if (missing.length === 0) return found;
-		for (const day of missing) found.set(dayKey(day), []);
+		const read = new Map(missing.map((day) => [dayKey(day), [] as DayEvent[]]));
 		const { results } = await db
 			.prepare(LOAD_VISITOR_DAYS)
 			.bind(JSON.stringify(missing.map(({ trackingId, visitorId, start }) => [trackingId, visitorId, start])))
 			.all<DayEvent & { trackingId: string; visitorId: string }>();
 		for (const { trackingId, visitorId, ...event } of results) {
-			found.get(dayKey({ trackingId, visitorId, start: Math.floor(event.ts / DAY_MS) * DAY_MS }))?.push(event);
+			read.get(dayKey({ trackingId, visitorId, start: Math.floor(event.ts / DAY_MS) * DAY_MS }))?.push(event);
 		}
+		for (const [key, events] of read) found.set(key, { events, facts: visitorDayFacts(events) });
 		return found;
 	}
 
-	#hold(key: string, events: DayEvent[]) {
-		if (events.length > HELD_EVENTS / 10) return;
-		this.#days.set(key, events);
-		this.#held += events.length;
-		for (const [oldest, oldestEvents] of this.#days) {
+	#hold(key: string, day: HeldDay) {
+		if (day.events.length > HELD_EVENTS / 10) return;
+		this.#days.set(key, day);
+		this.#held += day.events.length;
+		for (const [oldest, { events }] of this.#days) {
 			if (this.#held <= HELD_EVENTS) break;
 			this.#days.delete(oldest);
-			this.#held -= oldestEvents.length;
+			this.#held -= events.length;
 		}
 	}
 
 	#forget(key: string) {
-		const events = this.#days.get(key);
-		if (!events) return;
+		const day = this.#days.get(key);
+		if (!day) return;
 		this.#days.delete(key);
-		this.#held -= events.length;
+		this.#held -= day.events.length;
 	}
 }
 
