@@ -149,6 +149,34 @@ export const analyticsIdentities = sqliteTable(
 	],
 );
 
+/**
+ * Crawler visits pre-counted per site, breakdown, hour (and UTC day) and label, so the crawler
+ * statistics and the pages report read a row per label and bucket instead of every visit
+ * (domain/crawl/visitStore.ts). Created WITHOUT ROWID by the migration (by hand), like
+ * analytics_rollups.
+ */
+export const crawlerRollups = sqliteTable(
+	"crawler_rollups",
+	{
+		trackingId: text("tracking_id").notNull(),
+		/** "" for the site as a whole, else crawlers, paths, statuses or page_crawlers. */
+		dim: text("dim").notNull(),
+		/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
+		span: integer("span").notNull(),
+		start: integer("start").notNull(),
+		value: text("value").notNull(),
+		visits: integer("visits").notNull().default(0),
+		/** Visits from inside and from outside the operator's published ranges (the rest could not be checked). */
+		verified: integer("verified").notNull().default(0),
+		unverified: integer("unverified").notNull().default(0),
+	},
+	(t) => [
+		primaryKey({ columns: [t.trackingId, t.dim, t.span, t.start, t.value] }),
+		// The clean-up deletes expired buckets of every site, oldest first.
+		index("crawler_rollups_start_idx").on(t.start),
+	],
+);
+
 /** AI-crawler visits reported by /api/bot-crawl-ingest. */
 export const crawlerVisits = sqliteTable(
 	"crawler_visits",

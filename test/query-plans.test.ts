@@ -12,7 +12,7 @@ import {
 import { PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/siteStats";
 import { rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, PROPERTY_ADDITIONS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
-import { crawlerStatsQueries, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
+import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 
@@ -32,11 +32,13 @@ beforeAll(async () => {
 		// The rollups of such a site over a year: hours and days, a few hundred labels each.
 		["analytics_rollups", "sqlite_autoindex_analytics_rollups_1", "3000000 3000000 300000 150000 200 1"],
 		["analytics_rollups", "analytics_rollups_start_idx", "3000000 200"],
+		["crawler_rollups", "sqlite_autoindex_crawler_rollups_1", "3000000 3000000 600000 150000 200 1"],
+		["crawler_rollups", "crawler_rollups_start_idx", "3000000 200"],
 		["crawler_visits", "crawler_visits_site_ts_idx", "1000000 1000000 1"],
 		["crawler_visits", "sqlite_autoindex_crawler_visits_1", "1000000 1"],
 	];
 	await env.DB.batch([
-		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'analytics_rollups', 'crawler_visits')"),
+		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'analytics_rollups', 'crawler_visits', 'crawler_rollups')"),
 		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
 	]);
 	// Makes SQLite read the statistics again.
@@ -63,7 +65,6 @@ describe("statistics queries use the (tracking_id, ts) indexes, never a table sc
 		...Object.entries(siteStatsQueries(3_600_000)).map(([name, sql]) => [`stats ${name}`, sql, EVENTS_INDEX]),
 		...Object.entries(siteStatsQueries(3_600_000, everyFilter)).map(([name, sql]) => [`stats ${name}, every filter`, sql, EVENTS_INDEX]),
 		...Object.entries(siteStatsQueries(3_600_000, direct)).map(([name, sql]) => [`stats ${name}, source=Direct / None`, sql, EVENTS_INDEX]),
-		...Object.entries(crawlerStatsQueries(3_600_000)).map(([name, sql]) => [`crawlers ${name}`, sql, "crawler_visits_site_ts_idx"]),
 		["events list", LIST_EVENTS, EVENTS_INDEX],
 	];
 
@@ -80,11 +81,30 @@ describe("statistics queries use the (tracking_id, ts) indexes, never a table sc
 		}
 	});
 
-	it("pages with crawler visits: one search of each table's index", async ({ expect }) => {
-		const steps = await plan(PAGES_WITH_CRAWLERS);
-		expect(steps).toMatch(searchOf(EVENTS_INDEX));
+});
+
+describe("crawler statistics and the pages report read rollups: a search per piece of the range", () => {
+	const ROLLUP_SEARCH = /SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/;
+	const { recent, ...fromRollups } = crawlerStatsQueries(3_600_000);
+
+	it.for([...Object.entries(fromRollups), ["pages with crawler visits", PAGES_WITH_CRAWLERS]])("%s", async ([, sql], { expect }) => {
+		const steps = await plan(sql);
+		expect(steps).toMatch(ROLLUP_SEARCH);
+		for (const line of steps.split("\n").filter((l) => /\b(crawler_rollups|analytics_rollups|crawler_visits|analytics_events)\b/.test(l))) {
+			expect(line).toMatch(ROLLUP_SEARCH);
+		}
+	});
+
+	it("the newest visits: a walk of the (tracking_id, ts) index", async ({ expect }) => {
+		const steps = await plan(recent);
 		expect(steps).toMatch(searchOf("crawler_visits_site_ts_idx"));
-		expect(steps).not.toMatch(/SCAN (analytics_events|crawler_visits)\b/);
+		expect(steps).not.toMatch(/SCAN crawler_visits\b/);
+	});
+
+	it("a flush counts new visits by looking each up by its key", async ({ expect }) => {
+		const steps = await plan(CRAWLER_ROLLUP_ADDITIONS);
+		expect(steps).toMatch(/SEARCH c USING (COVERING )?INDEX sqlite_autoindex_crawler_visits_1 \(id=\?\)/);
+		expect(steps).not.toMatch(/SCAN (crawler_visits|crawler_rollups|c)\b/);
 	});
 });
 
@@ -141,6 +161,7 @@ describe("the clean-up's statements walk an index from the oldest row, never sca
 		["identity links", DELETE_EXPIRED_IDENTITIES, "analytics_identities_last_seen_idx", "last_seen<?"],
 		["analytics rollups", DELETE_EXPIRED_ROLLUPS, "analytics_rollups_start_idx", "start<?"],
 		["crawler visits", DELETE_EXPIRED_VISITS, "crawler_visits_ts_idx", "ts<?"],
+		["crawler rollups", DELETE_EXPIRED_CRAWLER_ROLLUPS, "crawler_rollups_start_idx", "start<?"],
 		["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_received_idx", "received_at<?"],
 		["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
 		["one key's expired issues", DELETE_EXPIRED_ISSUES, "log_issues_key_last_seen_idx", "key_id=? AND last_seen<?"],

@@ -165,6 +165,11 @@ describe("what each run deletes", () => {
 				),
 			),
 		);
+		await env.DB.batch(
+			Object.entries(around(crawlerCutoff)).map(([value, start]) =>
+				env.DB.prepare("INSERT INTO crawler_rollups (tracking_id, dim, span, start, value, visits) VALUES (?, 'paths', 3600000, ?, ?, 1)").bind(site, start, value),
+			),
+		);
 		await insertLogEvents(owner.keyId, { [`${site}-old`]: logCutoff - 1, [`${site}-edge`]: logCutoff, [`${site}-inside`]: logCutoff + 1 });
 		// Issues only in D1, none in the ProjectCollector: the D1 rows still go by last_seen.
 		await env.DB.batch(
@@ -195,6 +200,7 @@ describe("what each run deletes", () => {
 		expect(await ids("SELECT visitor_id AS id FROM analytics_identities WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT value AS id FROM analytics_rollups WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT id FROM crawler_visits WHERE tracking_id = ?", site)).toEqual([`${site}-edge`, `${site}-inside`]);
+		expect(await ids("SELECT value AS id FROM crawler_rollups WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
 		expect(await logEventIds(owner.keyId)).toEqual([`${site}-edge`, `${site}-inside`]);
 		expect(await ids("SELECT title AS id FROM log_issues WHERE key_id = ?", owner.keyId)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT token_hash AS id FROM sessions WHERE token_hash LIKE ?", `${site}-%`)).toEqual([`${site}-inside`]);
@@ -235,7 +241,7 @@ describe("what each run deletes", () => {
 		// Nothing left: one statement per table (for the issues, the key lookup and no call).
 		const idle = countingDatabase();
 		await runCleanUp(now, { DB: idle.db });
-		expect(idle.counter.statements).toBe(9);
+		expect(idle.counter.statements).toBe(10);
 	});
 });
 

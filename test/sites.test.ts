@@ -163,12 +163,13 @@ describe("analytics sites (owner)", () => {
 		expect(res.status).toBe(400);
 	});
 
-	it("deletes a site with its events, their rollups and crawler visits; collection then answers 404", async ({ expect }) => {
+	it("deletes a site with its events, crawler visits and their rollups; collection then answers 404", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await collect(pageview(site.tracking_id));
 		await crawlIngest({ tracking_id: site.tracking_id, ua: GPTBOT });
 		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
 		expect(await env.DB.prepare("SELECT count(*) AS n FROM analytics_rollups WHERE tracking_id = ?").bind(site.tracking_id).first("n")).toBeGreaterThan(0);
+		expect(await env.DB.prepare("SELECT count(*) AS n FROM crawler_rollups WHERE tracking_id = ?").bind(site.tracking_id).first("n")).toBeGreaterThan(0);
 		// One more accepted but not yet flushed: the delete must not leave it behind.
 		await collect(pageview(site.tracking_id));
 
@@ -180,11 +181,12 @@ describe("analytics sites (owner)", () => {
 		const counts = await env.DB.prepare(
 			`SELECT (SELECT count(*) FROM analytics_events WHERE tracking_id = ?1) AS events,
 				(SELECT count(*) FROM analytics_rollups WHERE tracking_id = ?1) AS rollups,
-				(SELECT count(*) FROM crawler_visits WHERE tracking_id = ?1) AS visits`,
+				(SELECT count(*) FROM crawler_visits WHERE tracking_id = ?1) AS visits,
+				(SELECT count(*) FROM crawler_rollups WHERE tracking_id = ?1) AS crawler_rollups`,
 		)
 			.bind(site.tracking_id)
 			.first();
-		expect(counts).toEqual({ events: 0, rollups: 0, visits: 0 });
+		expect(counts).toEqual({ events: 0, rollups: 0, visits: 0, crawler_rollups: 0 });
 		expect(await storedEvents(site.tracking_id)).toHaveLength(0);
 	});
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../domain/analytics/event";
 import { eventWrites } from "../domain/analytics/eventStore";
 import { VisitorDays } from "../domain/analytics/rollupWriter";
+import { visitInsertStatements } from "../domain/crawl/visitStore";
 import { computeSiteStats } from "../domain/analytics/siteStats";
 import { collect, crawlIngest, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { call, signUp, uniqueIp } from "./helpers";
@@ -307,12 +308,13 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		["minutes without seconds", "2025-03-01T10:00Z", "2025-03-01T10:00:00.000Z"],
 	])("takes ISO 8601 times: %s", async ([, from, expected], { expect }) => {
 		const { token, site } = await ownerWithSite();
-		// The crawler statistics answer the range as read; the site statistics, its whole hours.
-		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?from=${from}&to=2025-03-02T00:00:00Z`, token);
-		expect(status).toBe(200);
-		expect(body.from).toBe(expected);
-		const stats = await getJson(`/api/sites/${site.tracking_id}/stats?from=${from}&to=2025-03-02T00:00:00Z`, token);
-		expect(stats.body.from).toBe(new Date(Math.floor(Date.parse(expected) / 3_600_000) * 3_600_000).toISOString());
+		// Every statistics answer counts the range's whole hours.
+		const counted = new Date(Math.floor(Date.parse(expected) / 3_600_000) * 3_600_000).toISOString();
+		for (const report of ["stats", "crawlers", "pages"]) {
+			const { status, body } = await getJson(`/api/sites/${site.tracking_id}/${report}?from=${from}&to=2025-03-02T00:00:00Z`, token);
+			expect(status).toBe(200);
+			expect(body.from).toBe(counted);
+		}
 	});
 
 	it("is the owner's only: another owner's site and an unknown one are 404, no session is 401", async ({ expect }) => {
@@ -326,12 +328,23 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 	});
 });
 
+/** Stores crawler visits as the collector's flush does (rollups included). */
 async function seedVisits(trackingId: string, visits: Array<[crawler: string, path: string, status: number, minute: number]>) {
 	await env.DB.batch(
-		visits.map(([crawler, path, status, minute], i) =>
-			env.DB.prepare(
-				`INSERT INTO crawler_visits (id, tracking_id, ts, crawler, url_host, url_path, country, status, ua) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			).bind(`v-${trackingId}-${i}`, trackingId, T0 + minute * 60_000, crawler, "example.com", path, "US", status, `${crawler}/1.0`),
+		visitInsertStatements(
+			env.DB,
+			visits.map(([crawler, urlPath, status, minute], i) => ({
+				id: `v-${trackingId}-${i}`,
+				trackingId,
+				ts: T0 + minute * 60_000,
+				crawler,
+				urlHost: "example.com",
+				urlPath,
+				country: "US",
+				status,
+				ua: `${crawler}/1.0`,
+				verified: null,
+			})),
 		),
 	);
 }

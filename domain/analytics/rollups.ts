@@ -184,20 +184,28 @@ function rollupPieces({ from, to }: StatsRange) {
 }
 
 /**
- * The rollup rows of the given dims in the range, as CTE `r` (start, dim, value, COUNTERS):
- * ?1 the site, ?2 from, ?3 to (whole hours), ?4 the list limit, ?5 dayFrom, ?6 dayTo.
- * `hoursOnly`: every hour from hour rows (the hourly detail a series needs).
+ * The rows of a rollup table (this one, or crawler_rollups) of the given dims in the range, as
+ * CTE `name` (start, dim, value, counters): ?1 the site, ?2 from, ?3 to (whole hours), ?4 the
+ * list limit, ?5 dayFrom, ?6 dayTo (rollupParams). `hoursOnly`: every hour from hour rows (the
+ * hourly detail a series needs).
  */
-function rollupRows(dims: readonly string[], { hoursOnly = false } = {}): string {
+export function rollupRowsOf(
+	table: string,
+	counters: readonly string[],
+	dims: readonly string[],
+	{ hoursOnly = false, name = "r" } = {},
+): string {
 	const dimIn = dims.map((d) => `'${d}'`).join(", ");
 	const stored = (span: number, from: string, to: string) =>
-		`SELECT start, dim, value, ${COUNTERS.join(", ")} FROM analytics_rollups
+		`SELECT start, dim, value, ${counters.join(", ")} FROM ${table}
 		WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
 	const pieces = hoursOnly
 		? [stored(HOUR_MS, "?2", "?3")]
 		: [stored(HOUR_MS, "?2", "?5"), stored(DAY_MS, "?5", "?6"), stored(HOUR_MS, "?6", "?3")];
-	return `r AS (${pieces.join("\n\t\tUNION ALL ")})`;
+	return `${name} AS (${pieces.join("\n\t\tUNION ALL ")})`;
 }
+
+const rollupRows = (dims: readonly string[], options: { hoursOnly?: boolean } = {}) => rollupRowsOf("analytics_rollups", COUNTERS, dims, options);
 
 /** Breakdowns of single events answered by one statement: dim → the key of a row's label. */
 const EVENT_BREAKDOWNS = {

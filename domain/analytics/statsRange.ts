@@ -56,8 +56,7 @@ export async function runQueries<Q extends Record<string, BoundQuery>>(env: Env,
 /** The site and range as ?1-?3 and the list limit as ?4, then `extra` from ?5 on. */
 export const rangeParams = (trackingId: string, range: StatsRange, extra: unknown[] = []) => [trackingId, range.from, range.to, range.limit, ...extra];
 
-/** Runs named statistics queries of one site and range (?1-?4) in one D1 batch. */
-export function runRangeQueries<Q extends Record<string, string>>(env: Env, queries: Q, trackingId: string, range: StatsRange) {
-	const params = rangeParams(trackingId, range);
+/** Runs named queries that take the same values (?1, ?2... as far as each uses them) in one D1 batch. */
+export function runQueriesWith<Q extends Record<string, string>>(env: Env, queries: Q, params: unknown[]) {
 	return runQueries(env, Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof Q, BoundQuery>);
 }

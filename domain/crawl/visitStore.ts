@@ -1,12 +1,13 @@
 /**
- * The crawler_visits table: batched writes from the SiteCollector's outbox, the crawler
- * statistics, deletion with the site, and the clean-up of what is older than the crawler
- * retention.
+ * The crawler_visits and crawler_rollups tables: batched writes from the SiteCollector's outbox,
+ * the crawler statistics, deletion with the site, and the clean-up of what is older than the
+ * crawler retention.
  */
 import { eq } from "drizzle-orm";
-import { crawlerVisits } from "../../schema";
+import { crawlerRollups, crawlerVisits } from "../../schema";
 import type { CrawlerStatsView } from "../api/sites";
-import { fillSeries, runRangeQueries, type StatsRange } from "../analytics/statsRange";
+import { DAY_MS, HOUR_MS, rollupParams, rollupRowsOf, wholeHours } from "../analytics/rollups";
+import { fillSeries, runQueriesWith, type StatsRange } from "../analytics/statsRange";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
@@ -33,32 +34,81 @@ const INSERT_VISITS = `INSERT OR IGNORE INTO crawler_visits (id, tracking_id, ts
 		value ->> '$.urlPath', value ->> '$.country', value ->> '$.status', value ->> '$.ua', value ->> '$.verified'
 	FROM json_each(?1)`;
 
+/**
+ * crawler_rollups: visits counted per breakdown ("" the site, crawlers, paths, statuses, and
+ * page_crawlers: [path, crawler] for the pages report), hour and UTC day. Each visit counts once,
+ * at its own time, so a bucket's count is a plain sum and no visit depends on another.
+ */
+const ROLLUP_LABELS = {
+	"": "''",
+	crawlers: "crawler",
+	paths: "url_path",
+	statuses: "CAST(status AS TEXT)",
+	page_crawlers: "json_array(url_path, crawler)",
+};
+const ROLLUP_COUNTERS = ["visits", "verified", "unverified"] as const;
+
+/** Adds the visits of `visits` (a CTE with tracking_id, ts, crawler, url_path, status, verified) to the rollups. */
+const rollupAdd = (visits: string) => `WITH v AS (${visits})
+	INSERT INTO crawler_rollups (tracking_id, dim, span, start, value, ${ROLLUP_COUNTERS.join(", ")})
+	SELECT v.tracking_id, d.value, s.value, (v.ts / s.value) * s.value,
+		CASE d.value ${Object.entries(ROLLUP_LABELS)
+			.map(([dim, label]) => `WHEN '${dim}' THEN ${label}`)
+			.join(" ")} END,
+		count(*), coalesce(sum(v.verified = 1), 0), coalesce(sum(v.verified = 0), 0)
+	FROM v, json_each('${JSON.stringify(Object.keys(ROLLUP_LABELS))}') AS d, json_each('[${HOUR_MS},${DAY_MS}]') AS s
+	WHERE true GROUP BY 1, 2, 3, 4, 5
+	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
+		${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+
+/** A batch's visits (?1, as the outbox writes them) that crawler_visits does not have yet: run before they are inserted. */
+export const CRAWLER_ROLLUP_ADDITIONS = rollupAdd(`SELECT value ->> '$.trackingId' AS tracking_id, value ->> '$.ts' AS ts,
+		value ->> '$.crawler' AS crawler, value ->> '$.urlPath' AS url_path, value ->> '$.status' AS status, value ->> '$.verified' AS verified
+	FROM json_each(?1) AS b WHERE NOT EXISTS (SELECT 1 FROM crawler_visits AS c WHERE c.id = b.value ->> '$.id')`);
+
+/** Every stored visit: the migration that created the rollups filled them with this. */
+export const CRAWLER_ROLLUP_BACKFILL = rollupAdd("SELECT tracking_id, ts, crawler, url_path, status, verified FROM crawler_visits");
+
+/** Per ~1 MB chunk: the visits D1 does not have yet counted, then inserted (a repeated id is ignored by the primary key). */
 export function visitInsertStatements(db: D1Database, visits: StoredVisit[]): D1PreparedStatement[] {
-	return jsonArraysOf(visits).map((chunk) => db.prepare(INSERT_VISITS).bind(chunk));
+	return jsonArraysOf(visits).flatMap((chunk) => [db.prepare(CRAWLER_ROLLUP_ADDITIONS).bind(chunk), db.prepare(INSERT_VISITS).bind(chunk)]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
 /*
- * Cost: each query is one range scan of crawler_visits_site_ts_idx (tracking_id, ts) over the
- * visits in [from, to); `recent` walks the same index backwards and stops after 50 rows, no sort.
- * One D1 batch, one round trip.
+ * For the whole hours the range touches (wholeHours), from the rollups: each query reads one
+ * breakdown's rows, day rows for the whole UTC days and hour rows either side. `recent` walks
+ * crawler_visits_site_ts_idx backwards and stops after 50 rows, no sort. One D1 batch, one
+ * round trip.
  */
-const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
+const rows = (dims: string[], hoursOnly = false) => rollupRowsOf("crawler_rollups", ROLLUP_COUNTERS, dims, { hoursOnly });
 
 export const crawlerStatsQueries = (bucketMs: number) => ({
-	crawlers: `SELECT crawler AS name, count(*) AS visits, coalesce(sum(verified = 1), 0) AS verified, coalesce(sum(verified = 0), 0) AS unverified
-		FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1`,
-	topPaths: `SELECT url_path AS path, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1 LIMIT ?4`,
-	statuses: `SELECT status, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1 ORDER BY visits DESC, 1`,
-	series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, count(*) AS visits FROM crawler_visits WHERE ${RANGE} GROUP BY 1`,
-	recent: `SELECT crawler, url_host, url_path, country, status, verified, ts FROM crawler_visits WHERE ${RANGE}
+	crawlers: `WITH ${rows(["crawlers"])}
+		SELECT value AS name, sum(visits) AS visits, sum(verified) AS verified, sum(unverified) AS unverified
+		FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
+	topPaths: `WITH ${rows(["paths"])}
+		SELECT value AS path, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1 LIMIT ?4`,
+	statuses: `WITH ${rows(["statuses"])}
+		SELECT CAST(value AS INTEGER) AS status, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
+	series: `WITH ${rows([""], true)}
+		SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(visits) AS visits FROM r GROUP BY 1`,
+	recent: `SELECT crawler, url_host, url_path, country, status, verified, ts FROM crawler_visits WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3
 		ORDER BY ts DESC, id LIMIT ${OWNER_LIMITS.recentCrawlerVisits}`,
 });
 
-export async function computeCrawlerStats(env: Env, trackingId: string, range: StatsRange): Promise<CrawlerStatsView> {
-	const rows = await runRangeQueries(env, crawlerStatsQueries(range.bucketMs), trackingId, range);
+/** The pages report's crawler side: per path and crawler, as CTE `per_crawler` (path, crawler, visits). */
+export const PAGE_CRAWLER_VISITS = `${rollupRowsOf("crawler_rollups", ROLLUP_COUNTERS, ["page_crawlers"], { name: "crawler_rows" })},
+	per_crawler AS (
+		SELECT value ->> 0 AS path, value ->> 1 AS crawler, sum(visits) AS visits FROM crawler_rows GROUP BY value HAVING sum(visits) > 0
+	)`;
+
+/** The crawler statistics (docs/api.md), for the whole hours the range touches. */
+export async function computeCrawlerStats(env: Env, trackingId: string, requested: StatsRange): Promise<CrawlerStatsView> {
+	const range = wholeHours(requested);
+	const rows = await runQueriesWith(env, crawlerStatsQueries(range.bucketMs), rollupParams(trackingId, range));
 
 	// `verified` and `unverified` count the visits from inside and outside the operator's published
 	// ranges; the rest of `visits` could not be checked (no published ranges, or no address sent).
@@ -86,10 +136,22 @@ export async function computeCrawlerStats(env: Env, trackingId: string, range: S
 
 /** Every visit of the site; called once its collector has forgotten the site. */
 export async function deleteSiteVisits(env: Env, trackingId: string): Promise<void> {
-	await database(env).delete(crawlerVisits).where(eq(crawlerVisits.trackingId, trackingId));
+	const db = database(env);
+	await db.batch([
+		db.delete(crawlerVisits).where(eq(crawlerVisits.trackingId, trackingId)),
+		db.delete(crawlerRollups).where(eq(crawlerRollups.trackingId, trackingId)),
+	]);
 }
 
 export const DELETE_EXPIRED_VISITS = expiredRowsDelete("crawler_visits", "ts");
+const ROLLUP_KEY = "tracking_id, dim, span, start, value";
+/** Rollup rows go with the hour or day they start in, found by their key (the table has no rowid). */
+export const DELETE_EXPIRED_CRAWLER_ROLLUPS = `DELETE FROM crawler_rollups WHERE (${ROLLUP_KEY}) IN
+	(SELECT ${ROLLUP_KEY} FROM crawler_rollups WHERE start < ?1 ORDER BY start LIMIT ?2)`;
 
 /** Visits received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
 export const deleteExpiredVisits = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_VISITS, cutoff, limit);
+
+/** Rollup rows of hours and days that started before `cutoff` (ms); how many were deleted. */
+export const deleteExpiredCrawlerRollups = (env: Env, cutoff: number, limit: number) =>
+	deleteRows(env.DB, DELETE_EXPIRED_CRAWLER_ROLLUPS, cutoff, limit);

@@ -1,6 +1,6 @@
 /**
  * The scheduled clean-up (the cron trigger in wrangler.toml): deletes analytics events, identity
- * links, analytics rollups, crawler visits, log events and log issues older than their retention, source-map
+ * links, analytics rollups, crawler visits and their rollups, log events and log issues older than their retention, source-map
  * artifacts no event has used within the log retention (with their R2 objects), chunks of
  * sentry-cli bundles never assembled, and expired sessions. Feedback is the owner's and never
  * expires.
@@ -11,7 +11,7 @@
  */
 import { deleteExpiredSessions } from "../../domain/accounts/userStore";
 import { deleteExpiredEvents, deleteExpiredIdentities, deleteExpiredRollups } from "../../domain/analytics/eventStore";
-import { deleteExpiredVisits } from "../../domain/crawl/visitStore";
+import { deleteExpiredCrawlerRollups, deleteExpiredVisits } from "../../domain/crawl/visitStore";
 import { CHUNK_UPLOAD, RETENTION_LIMITS } from "../../domain/limits";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
 import { deleteArtifactRows, deleteChunkRows, chunkObjectKey, staleChunks, unusedArtifacts } from "../../domain/sourcemaps/artifactStore";
@@ -53,6 +53,7 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 		bounded("analytics_identities", () => deleteExpiredIdentities(env, cutoff.analytics, limit)),
 		bounded("analytics_rollups", () => deleteExpiredRollups(env, cutoff.analytics, limit)),
 		bounded("crawler_visits", () => deleteExpiredVisits(env, cutoff.crawler, limit)),
+		bounded("crawler_rollups", () => deleteExpiredCrawlerRollups(env, cutoff.crawler, limit)),
 		bounded("log_events", () => deleteExpiredLogEvents(env, cutoff.logs, limit)),
 		{
 			// One key at a time, oldest expired issue first: its ProjectCollector forgets the issues and

@@ -1,6 +1,5 @@
 import type { IRequest } from "itty-router";
 import { pagesWithCrawlers } from "../../domain/analytics/siteStats";
-import type { SitePagesView } from "../../domain/api/sites";
 import { json } from "../http";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
@@ -12,6 +11,5 @@ import { readRange } from "./range";
 export async function listPages(request: IRequest, env: Env): Promise<Response> {
 	const range = readRange(request.query);
 	const site = await ownSiteUpToDate(request, env);
-	const answer: SitePagesView = { from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString(), pages: await pagesWithCrawlers(env, site.trackingId, range) };
-	return json(answer);
+	return json(await pagesWithCrawlers(env, site.trackingId, range));
 }
