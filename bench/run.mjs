@@ -3,7 +3,8 @@
 // measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds.
 //
 // Environment: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 20; every
-// ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000),
+// ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000; as
+// many crawler visits, BENCH_CRAWLER_VISITS),
 // BENCH_ISSUES (log issues seeded, default 10,000), BENCH_ONLY (comma-separated path ids, and
 // `read` for the read side, to measure only those; the results file then holds only them),
 // BENCH_PROFILE (set: CPU profiles of the app's isolate and of D1's per path,
@@ -16,7 +17,7 @@ import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
 import { startProfile, summarizeProfile } from "./profile.mjs";
 import { buildRuntime, ROOT } from "./runtime.mjs";
-import { seedAnalytics, seedIssues } from "./seed.mjs";
+import { seedAnalytics, seedCrawlerVisits, seedIssues } from "./seed.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -24,6 +25,7 @@ const HIGH_CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((id) => id.trim())) : null;
 const chosen = (id) => !ONLY || ONLY.has(id);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const CRAWLER_VISITS = Number(process.env.BENCH_CRAWLER_VISITS ?? EVENTS);
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 10_000);
 /** Events of the issue whose detail page is measured, over its last 24 hours. */
 const HOT_ISSUE_EVENTS = 2_000;
@@ -467,6 +469,10 @@ async function readSide(s) {
 	await seedAnalytics(s.db, { trackingId, host: HOST, count: EVENTS, now });
 	const eventSeconds = (performance.now() - started) / 1000;
 	console.error(`seeded ${EVENTS} analytics events in ${eventSeconds.toFixed(1)} s`);
+	started = performance.now();
+	await seedCrawlerVisits(s.db, { trackingId, host: HOST, count: CRAWLER_VISITS, now });
+	const visitSeconds = (performance.now() - started) / 1000;
+	console.error(`seeded ${CRAWLER_VISITS} crawler visits in ${visitSeconds.toFixed(1)} s`);
 
 	// One event through the app gives the stored document every seeded event repeats.
 	const key = await s.newKey("issues");
@@ -489,12 +495,15 @@ async function readSide(s) {
 		// A breakdown clicked: a filtered dashboard reads the range's events, not the rollups.
 		["dashboard, last 24 hours, one page", `${stats(1)}&page=/pricing`],
 		["dashboard, last 30 days, one page", `${stats(30)}&page=/pricing`],
+		["pages read by people and crawlers, last 30 days", `/api/sites/${trackingId}/pages?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
+		["crawler statistics, last 24 hours", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 86_400_000).toISOString()}&to=${to}`],
+		["crawler statistics, last 30 days", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
 		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
 		["issue detail (2,000 events in 24 h)", `/api/issues/${hotIssue}?project_name=issues`],
 	]) {
 		endpoints.push(await measureRead(s, title, path));
 	}
-	return { seed: { events: EVENTS, eventSeconds, issues: ISSUES, logEvents, issueSeconds }, endpoints };
+	return { seed: { events: EVENTS, eventSeconds, crawlerVisits: CRAWLER_VISITS, visitSeconds, issues: ISSUES, logEvents, issueSeconds }, endpoints };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,9 +559,9 @@ for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
-if (read) lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
+if (read) lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${CRAWLER_VISITS.toLocaleString("en")} crawler visits, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");
 for (const row of read?.endpoints ?? []) lines.push(`| ${row.title} | ${row.p50} | ${row.p99} | ${row.requests} | ${row.d1Statements} |`);
-if (read) lines.push("", `Seeding: ${fixed(read.seed.eventSeconds, 1)} s for the events, ${fixed(read.seed.issueSeconds, 1)} s for the issues. Results: bench/results/${stamp}.json and .png`);
+if (read) lines.push("", `Seeding: ${fixed(read.seed.eventSeconds, 1)} s for the events, ${fixed(read.seed.visitSeconds, 1)} s for the crawler visits, ${fixed(read.seed.issueSeconds, 1)} s for the issues. Results: bench/results/${stamp}.json and .png`);
 console.log(lines.join("\n"));
 
 if (ingestion.some((r) => r.storage && !r.storage.ok)) {

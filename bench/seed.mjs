@@ -150,6 +150,49 @@ async function rollupBackfill() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Crawler visits
+
+const CRAWLERS = ["GPTBot", "ClaudeBot", "PerplexityBot", "OAI-SearchBot", "ChatGPT-User", "Bytespider", "Amazonbot", "CCBot", "meta-externalagent", "Google-Extended"];
+const STATUSES = [200, 200, 200, 200, 200, 200, 304, 301, 404, 500];
+
+const INSERT_VISITS = `INSERT INTO crawler_visits (id, tracking_id, ts, crawler, url_host, url_path, country, status, ua, verified)
+	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, ?2, value ->> 3, 'US', value ->> 4, value ->> 2, value ->> 5
+	FROM json_each(?3)`;
+
+/**
+ * `count` crawler visits of one site spread evenly over the 30 days before `now`, in time order:
+ * a few crawlers do most of the reading, of the same skewed pages people read, most verified.
+ */
+function* crawlerRows(count, now, seed = 3) {
+	const random = generator(seed);
+	for (let i = 0; i < count; i++) {
+		const ts = now - 30 * DAY_MS + Math.floor((i / count) * (30 * DAY_MS - 60_000));
+		const verified = random.next() < 0.8 ? 1 : random.next() < 0.5 ? 0 : null;
+		yield [random.hex32(), ts, random.skewed(CRAWLERS), random.skewed(PATHS), STATUSES[random.int(STATUSES.length)], verified];
+	}
+}
+
+/** Writes `count` crawler visits for the site into D1, then their rollups (the migration's backfill, a day at a time). */
+export async function seedCrawlerVisits(db, { trackingId, host, count, now }) {
+	await writeInBatches(db, crawlerRows(count, now), (array) => db.prepare(INSERT_VISITS).bind(trackingId, host, array));
+	const backfill = await crawlerRollupBackfill();
+	for (let day = Math.floor((now - 31 * DAY_MS) / DAY_MS) * DAY_MS; day <= now; day += DAY_MS) {
+		await db.prepare(backfill).bind(trackingId, day, day + DAY_MS).run();
+	}
+}
+
+const ALL_VISITS = "FROM crawler_visits)";
+
+/** The migration's backfill of the crawler rollups (CRAWLER_ROLLUP_BACKFILL), narrowed to one site and one day (?1-?3). */
+async function crawlerRollupBackfill() {
+	const migrations = new URL("../schema/migrations/", import.meta.url);
+	const file = (await readdir(migrations)).find((name) => name.endsWith("_crawler_rollups.sql"));
+	const statement = (await readFile(new URL(file, migrations), "utf8")).split("--> statement-breakpoint").at(-1);
+	if (!statement.includes(ALL_VISITS)) throw new Error(`the crawler rollup backfill in ${file} no longer reads every visit`);
+	return statement.replace(ALL_VISITS, "FROM crawler_visits WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3)");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Log issues
 
 const INSERT_ISSUES = `INSERT INTO log_issues (key_id, group_hash, user_id, title, culprit, level, status, count, users,

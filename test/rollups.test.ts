@@ -236,6 +236,17 @@ describe("writing the rollups", () => {
 		expect(await rollupRows(site.tracking_id)).toEqual(written);
 	});
 
+	it("a collector that holds only a few visitor days reads the others back and writes the same rows", async ({ expect }) => {
+		const one = await ownerWithSite();
+		const two = await ownerWithSite();
+		const [reference, forgetful] = [one.site.tracking_id, two.site.tracking_id].map(variedEvents);
+		await flush(reference, 23);
+		// Ten events at most: nearly every batch finds its days forgotten, and a long day is never held.
+		await flush(forgetful, 23, new VisitorDays({ maxHeldEvents: 10 }));
+		const rows = async (trackingId: string) => (await rollupRows(trackingId)).map(({ tracking_id: _, ...row }) => row);
+		expect(await rows(two.site.tracking_id)).toEqual(await rows(one.site.tracking_id));
+	});
+
 	it("a write that failed, whether or not D1 committed it, counts once when the outbox sends it again", async ({ expect }) => {
 		const one = await ownerWithSite();
 		const two = await ownerWithSite();

@@ -17,7 +17,7 @@ import type { StoredEvent } from "./event";
 import { COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
 import { type Contributions, type Counters, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
 
-/** At most this many events are held, the least recently touched days going first. */
+/** At most this many events are held by default, the least recently touched days going first. */
 const HELD_EVENTS = 50_000;
 
 const DAY_EVENT_COLUMNS = {
@@ -95,6 +95,11 @@ export class VisitorDays {
 	/** Day key → its stored events and their contributions; Map order is recency (a touched day moves to the end). */
 	#days = new Map<string, HeldDay>();
 	#held = 0;
+	readonly #maxHeld: number;
+
+	constructor({ maxHeldEvents = HELD_EVENTS } = {}) {
+		this.#maxHeld = maxHeldEvents;
+	}
 
 	/** The rollup changes `events` make once stored (each event at most once, whatever D1 already has). */
 	async changes(db: D1Database, events: readonly StoredEvent[]): Promise<RollupChanges> {
@@ -166,11 +171,12 @@ export class VisitorDays {
 	}
 
 	#hold(key: string, day: HeldDay) {
-		if (day.events.length > HELD_EVENTS / 10) return;
+		// A day too large to keep beside the others is read back each time it is touched.
+		if (day.events.length > this.#maxHeld / 10) return;
 		this.#days.set(key, day);
 		this.#held += day.events.length;
 		for (const [oldest, { events }] of this.#days) {
-			if (this.#held <= HELD_EVENTS) break;
+			if (this.#held <= this.#maxHeld) break;
 			this.#days.delete(oldest);
 			this.#held -= events.length;
 		}
