@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 
 export const ORIGIN = "https://svc.test";
 
@@ -62,3 +62,18 @@ export async function setPlan(email: string, plan: "free" | "pro", trialEndsAt?:
 /** A 1x1 PNG, as a data URI. */
 export const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/** The last statement of the migration whose name ends with `suffix`, without comments: a hand-written backfill to compare with its source. */
+export function lastMigrationStatement(suffix: string): string {
+	const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith(suffix));
+	return withoutComments(migration?.queries.at(-1) ?? "");
+}
+
+/** SQL without its comment lines and final semicolon. */
+export const withoutComments = (sql: string) =>
+	sql
+		.split("\n")
+		.filter((line) => !line.startsWith("--"))
+		.join("\n")
+		.replace(/;\s*$/, "")
+		.trim();

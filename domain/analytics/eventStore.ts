@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
-import { database, deleteRows, expiredRowsDelete } from "../db";
+import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import type { StoredEvent } from "./event";
@@ -125,13 +125,8 @@ export async function deleteSiteEvents(env: Env, trackingId: string): Promise<vo
 
 export const DELETE_EXPIRED_EVENTS = expiredRowsDelete("analytics_events", "ts");
 export const DELETE_EXPIRED_IDENTITIES = expiredRowsDelete("analytics_identities", "last_seen");
-/**
- * Rollup rows go with the hour or day they start in (a day that began before the cutoff goes
- * whole). The table has no rowid (it is clustered on its key), so rows are found by their key.
- */
-const ROLLUP_KEY = "tracking_id, dim, span, start, value";
-export const DELETE_EXPIRED_ROLLUPS = `DELETE FROM analytics_rollups WHERE (${ROLLUP_KEY}) IN
-	(SELECT ${ROLLUP_KEY} FROM analytics_rollups WHERE start < ?1 ORDER BY start LIMIT ?2)`;
+/** Rollup rows of hours and days that started before the cutoff (a day that began before it goes whole). */
+export const DELETE_EXPIRED_ROLLUPS = expiredRollupsDelete("analytics_rollups");
 
 /** Events received before `cutoff` (ms); how many were deleted. */
 export const deleteExpiredEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_EVENTS, cutoff, limit);

@@ -8,7 +8,7 @@ import { crawlerRollups, crawlerVisits } from "../../schema";
 import type { CrawlerStatsView } from "../api/sites";
 import { DAY_MS, HOUR_MS, rollupParams, rollupRowsOf, wholeHours } from "../analytics/rollups";
 import { fillSeries, runQueriesWith, type StatsRange } from "../analytics/statsRange";
-import { database, deleteRows, expiredRowsDelete } from "../db";
+import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { crawlerNamed } from "./crawlers";
@@ -144,10 +144,7 @@ export async function deleteSiteVisits(env: Env, trackingId: string): Promise<vo
 }
 
 export const DELETE_EXPIRED_VISITS = expiredRowsDelete("crawler_visits", "ts");
-const ROLLUP_KEY = "tracking_id, dim, span, start, value";
-/** Rollup rows go with the hour or day they start in, found by their key (the table has no rowid). */
-export const DELETE_EXPIRED_CRAWLER_ROLLUPS = `DELETE FROM crawler_rollups WHERE (${ROLLUP_KEY}) IN
-	(SELECT ${ROLLUP_KEY} FROM crawler_rollups WHERE start < ?1 ORDER BY start LIMIT ?2)`;
+export const DELETE_EXPIRED_CRAWLER_ROLLUPS = expiredRollupsDelete("crawler_rollups");
 
 /** Visits received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
 export const deleteExpiredVisits = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_VISITS, cutoff, limit);
