@@ -81,21 +81,32 @@ const BROWSERS = [
 const COUNTRIES = ["US", "DE", "GB", "FR", "IN", "BR", "CA", "JP", "NL", "ES", "IT", "PL", "SE", "AU", "MX"];
 
 /**
- * `count` events of one site spread over the 30 days before `now`, as visits: a visitor (one
- * of about count/8), one to six page views 20 s to 3 min apart, sometimes a custom event, and
- * half the time a `_leave` with the time spent on the last page.
+ * The visitor id the collector derives for a person on a UTC day: 32 hex digits of a hash of
+ * their address and browser under that day's salt, so a new one every day (the tracker sends
+ * none of its own). Here a hash of the person's number and the day.
+ */
+function visitorId(person, day) {
+	const random = generator(Math.imul(person, 2_654_435_761) ^ Math.imul(Math.floor(day / DAY_MS), 40_503));
+	return random.hex32();
+}
+
+/**
+ * `count` events of one site spread over the 30 days before `now`, as visits: a person (one
+ * of about count/8, under the visitor id of that day), one to six page views 20 s to 3 min
+ * apart, sometimes a custom event, and half the time a `_leave` with the time spent on the last page.
  */
 function* analyticsRows(count, now, seed = 1) {
 	const random = generator(seed);
-	const visitors = Math.max(1, Math.floor(count / 8));
+	const people = Math.max(1, Math.floor(count / 8));
 	let made = 0;
 	while (made < count) {
-		const visitor = `v${random.int(visitors).toString(36)}`;
+		const person = random.int(people);
 		const [browser, os, device] = random.skewed(BROWSERS);
 		const country = random.skewed(COUNTRIES);
 		const referrerHost = random.skewed(REFERRERS);
 		// Visits start in time order, as rows reach D1 in production: the table's rowids follow time.
 		let ts = now - 30 * DAY_MS + Math.floor((made / count) * (30 * DAY_MS - 3_600_000)) + random.int(60_000);
+		const visitor = visitorId(person, ts);
 		const pages = 1 + Math.floor(-Math.log(1 - random.next()) * 1.5);
 		const events = [];
 		for (let page = 0; page < Math.min(pages, 6); page++) {
