@@ -88,7 +88,7 @@ export const analyticsEvents = sqliteTable(
 		index("analytics_events_site_ts_idx").on(t.trackingId, t.ts),
 		// The clean-up deletes expired events of every site, oldest first.
 		index("analytics_events_ts_idx").on(t.ts),
-		// The rollups recompute one visitor's day (domain/analytics/rollups.ts).
+		// A collector reads back a visitor's day it does not hold (domain/analytics/rollupWriter.ts).
 		index("analytics_events_visitor_idx").on(t.trackingId, t.visitorId, t.ts),
 	],
 );
