@@ -7,11 +7,12 @@ import {
 	DELETE_EXPIRED_IDENTITIES,
 	DELETE_EXPIRED_ROLLUPS,
 	LIST_EVENTS,
+	PROPERTY_ADDITIONS,
 	LIST_IDENTITIES,
 } from "../domain/analytics/eventStore";
 import { PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/siteStats";
 import { rollupQueries } from "../domain/analytics/rollups";
-import { LOAD_VISITOR_DAYS, PROPERTY_ADDITIONS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
+import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";

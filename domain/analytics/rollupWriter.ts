@@ -58,22 +58,6 @@ export const ROLLUP_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, dim
 	SELECT ${["tracking_id", "dim", "span", "start", "value", ...COUNTERS].map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?1) WHERE true
 	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET ${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
 
-/**
- * The custom events' properties (?1: a batch of events as the outbox writes them), counted for the
- * events not stored yet: run before the events are inserted. Data that is not a JSON object has no
- * properties (the nested CASE keeps json_type away from invalid JSON).
- */
-export const PROPERTY_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, events)
-	SELECT e.value ->> '$.trackingId', 'event_properties', s.value, ((e.value ->> '$.ts') / s.value) * s.value,
-		json_array(e.value ->> '$.name', p.key, CAST(p.value AS TEXT)), count(*)
-	FROM json_each(?1) AS e,
-		json_each(coalesce(CASE WHEN json_valid(e.value ->> '$.data') THEN CASE WHEN json_type(e.value ->> '$.data') = 'object' THEN e.value ->> '$.data' END END, '{}')) AS p,
-		json_each('[${HOUR_MS},${DAY_MS}]') AS s
-	WHERE (e.value ->> '$.name') NOT IN ('', '_leave', '_identify') AND p.type NOT IN ('object', 'array')
-		AND NOT EXISTS (SELECT 1 FROM analytics_events AS a WHERE a.tracking_id = e.value ->> '$.trackingId' AND a.event_id = e.value ->> '$.eventId')
-	GROUP BY 1, 2, 3, 4, 5
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET events = events + excluded.events`;
-
 /** A visitor day's stored events and what they contribute. */
 interface HeldDay {
 	events: DayEvent[];

@@ -2,7 +2,7 @@
  * What one visitor's UTC day of events adds to the rollups (rollups.ts), computed in memory: the
  * same facts, counted the same way, as the SQL that backfills the rollups (`ROLLUP_BACKFILL`; a
  * test checks that both give the same rows), except the custom events' properties, which depend
- * on one event alone and are added in SQL as each new event is stored (rollupWriter.ts).
+ * on one event alone and are added in SQL as each new event is stored (eventStore.ts).
  */
 import { DIRECT } from "./filters";
 import { COUNTERS, HOUR_MS, SESSION_GAP_MS } from "./rollups";
