@@ -183,6 +183,7 @@ function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists
 	const flags = split ? `, (1${filters.events}) AS is_counted, (1${filters.visits}) AS is_visited` : "";
 	const matching = split ? ` AND ((1${filters.events}) OR (1${filters.visits}))` : filters.events;
 	const ctes = [
+		...filters.visitorLists,
 		`matched AS MATERIALIZED (
 			SELECT visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
 				country, browser, os, device, distinct_id, scroll_depth,
