@@ -43,13 +43,13 @@ import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, typ
  * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
  *   member and value (five times `limit` rows).
  *
- * Cost: one statement per period reads the events it needs once: one range scan of
- * analytics_events_site_ts_idx (tracking_id, ts) into a temporary table (CTE `matched`, the
- * columns below), from which every figure and list is grouped; the sessions are cut once, by a
- * sort on (visitor, ts), for both the session figures and the visit breakdowns. A filter on
- * acquisition or a page's visitors adds one more scan of the range for its list of visitors.
- * Linear in the events of the range: the statistics with filters read these; without filters,
- * the rollups (rollups.ts) answer the same figures.
+ * Cost: one statement per period (statsQuery) reads the events it needs once, by a range scan
+ * of analytics_events_site_ts_idx (tracking_id, ts) or, under a filter on visitors, through
+ * analytics_events_visitor_idx for the visitors on the filter's list (one more range scan makes
+ * the list). Every figure and list is grouped from that copy, and the sessions are cut once, by
+ * a sort on (visitor, ts), for both the session figures and the visit breakdowns. Linear in the
+ * events the filters keep: the statistics with filters read these; without filters, the rollups
+ * (rollups.ts) answer the same figures.
  */
 
 /** Lists of the answer counted from single events, each a JSON column of the statement. */
@@ -123,6 +123,12 @@ const EVENT_LIST_SQL: Record<EventList, string> = {
 	),
 };
 
+/** What the statistics read of an event. */
+const EVENT_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+	country, browser, os, device, distinct_id, scroll_depth,
+	CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
+	CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data`;
+
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
 const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 
@@ -172,27 +178,22 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
 
 /**
  * One statement that answers `parts` for the events of one range (?1-?4) and the filters:
- * `matched` holds, once, every event of the range that either kind of figure counts, with a
- * flag for each kind when the filters tell them apart (`page` counts that page's events, but the
- * visits of its visitors). One row: the figures as columns (pageviews, visitors, events,
+ * `counted`, the events the event figures count, read once into a temporary table; `visited`,
+ * those the visit figures count: the same table, or, when the filters tell them apart (`page`
+ * counts that page's events but the visits of its visitors), read again, straight into the
+ * session cut. A condition on a list of visitors (`visitor_id IN visitors_…`) lets SQLite read
+ * those visitors' events through analytics_events_visitor_idx, in (visitor, time) order, instead
+ * of every event of the range. One row: the figures as columns (pageviews, visitors, events,
  * identified, sessions, bounces, engaged_ms), the series and each list a JSON column.
  */
-function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
+export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
 	const split = filters.events !== filters.visits;
 	const needsSessions = figures || visits.length > 0;
-	const flags = split ? `, (1${filters.events}) AS is_counted, (1${filters.visits}) AS is_visited` : "";
-	const matching = split ? ` AND ((1${filters.events}) OR (1${filters.visits}))` : filters.events;
+	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE ${RANGE}${conditions}`;
 	const ctes = [
 		...filters.visitorLists,
-		`matched AS MATERIALIZED (
-			SELECT visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
-				country, browser, os, device, distinct_id, scroll_depth,
-				CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
-				CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data${flags}
-			FROM analytics_events WHERE ${RANGE}${matching}
-		)`,
-		`counted AS (SELECT * FROM matched${split ? " WHERE is_counted" : ""})`,
-		...(needsSessions ? [`visited AS (SELECT * FROM matched${split ? " WHERE is_visited" : ""})`, SESSIONS] : []),
+		`counted AS MATERIALIZED (${eventsWhere(filters.events)})`,
+		...(needsSessions ? [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS] : []),
 	];
 	const series = jsonRows(
 		["t", "pageviews", "visitors"],
