@@ -186,7 +186,7 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
  * of every event of the range. One row: the figures as columns (pageviews, visitors, events,
  * identified, sessions, bounces, engaged_ms), the series and each list a JSON column.
  */
-export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
+function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
 	const split = filters.events !== filters.visits;
 	const needsSessions = figures || visits.length > 0;
 	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE ${RANGE}${conditions}`;
