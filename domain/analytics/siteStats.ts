@@ -203,7 +203,7 @@ function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists
 		"-1",
 	);
 	const columns = [
-		...(figures ? ["t.*", "s.*", `${series} AS series`] : []),
+		...(figures ? ["event_figures.*", "session_figures.*", `${series} AS series`] : []),
 		...lists.map((list) => `${EVENT_LIST_SQL[list]} AS ${list}`),
 		...(visits.length > 0 ? [`${visitBreakdowns(visits)} AS visits`] : []),
 	];
@@ -213,9 +213,9 @@ function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists
 				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
 				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
 				count(DISTINCT distinct_id) AS identified
-			FROM counted) AS t,
+			FROM counted) AS event_figures,
 			(SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
-			FROM per_session WHERE pageviews + custom > 0) AS s`
+			FROM per_session WHERE pageviews + custom > 0) AS session_figures`
 		: "";
 	return `WITH ${ctes.join(", ")}
 	SELECT ${columns.join(",\n\t\t")} ${from}`;
