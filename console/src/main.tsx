@@ -1,3 +1,4 @@
+import "./locale";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { type ComponentType, lazy, StrictMode } from "react";
 import { createRoot } from "react-dom/client";

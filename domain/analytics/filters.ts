@@ -1,8 +1,9 @@
 /**
  * Statistics filters (`?page=/pricing&country=DE&source=Google`), combinable: every one given
  * must hold. Each becomes a condition on analytics_events rows, bound as ?5, ?6... after the
- * site, the range and the list limit (?1-?4), so every query stays one range scan of
- * analytics_events_site_ts_idx.
+ * site, the range and the list limit (?1-?4). A filter on visitors (below, and `page` for visit
+ * figures) also reads its list of visitors: a CTE of the statement, one more range scan of
+ * analytics_events_site_ts_idx, made once however many conditions name it.
  *
  * Two kinds:
  * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
@@ -23,31 +24,30 @@ import { label, RANGE } from "./statsRange";
 
 export const DIRECT = "Direct / None";
 
-const visitorsWith = (condition: string) => `visitor_id IN (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND ${condition})`;
-
-/** The condition, given the placeholder its value is bound to (and the value, for the few that depend on it). */
-type Condition = (param: string, value: string) => string;
+/** The condition, given the placeholder its value is bound to, the value (for the few that depend on it) and the name of the filter's list of visitors. */
+type Condition = (param: string, value: string, visitors: string) => string;
 interface FilterDefinition {
 	/** The condition on event figures. */
 	events: Condition;
 	/** The condition on visit figures, when it differs. */
 	visits?: Condition;
+	/** For a filter on visitors: what puts a visitor on its list (an event of theirs in the range that meets it). */
+	visitors?: (param: string, value: string) => string;
 }
 
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
-const ofVisitors = (column: string): FilterDefinition => ({ events: (p) => visitorsWith(`${column} = ${p}`) });
+const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
+const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visitors: (p) => `${column} = ${p}` });
 
 const FILTERS = {
-	page: { events: (p) => `url_path = ${p}`, visits: (p) => visitorsWith(`name = '' AND url_path = ${p}`) },
+	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name = '' AND url_path = ${p}` },
 	country: property("country"),
 	device: property("device"),
 	browser: property("browser"),
 	os: property("os"),
 	source: {
-		events: (p, value) =>
-			value === DIRECT
-				? `visitor_id NOT IN (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND source <> '')`
-				: visitorsWith(`source = ${p}`),
+		events: (p, value, visitors) => (value === DIRECT ? `visitor_id NOT IN ${visitors}` : inList(p, value, visitors)),
+		visitors: (p, value) => (value === DIRECT ? "source <> ''" : `source = ${p}`),
 	},
 	referrer: ofVisitors("referrer_host"),
 	utm_source: ofVisitors("utm_source"),
@@ -62,16 +62,23 @@ export type FilterName = keyof typeof FILTERS;
 export type Filters = Partial<Record<FilterName, string>>;
 export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
 
-/** The SQL a set of filters adds to the queries (" AND ..." or ""), and the values it binds from ?5 on. */
+/**
+ * The SQL a set of filters adds to the queries: conditions (" AND ..." or ""), the CTEs of the
+ * visitor lists they name (each read once per statement, however often its conditions name it),
+ * and the values it binds from ?5 on.
+ */
 export interface CompiledFilters {
 	events: string;
 	visits: string;
+	/** `name AS MATERIALIZED (SELECT visitor_id ...)`, to open a statement's WITH. */
+	visitorLists: string[];
 	values: string[];
 }
 
 export function compileFilters(filters: Filters): CompiledFilters {
 	const events: string[] = [];
 	const visits: string[] = [];
+	const visitorLists: string[] = [];
 	const values: string[] = [];
 	for (const name of FILTER_NAMES) {
 		const value = filters[name];
@@ -79,9 +86,13 @@ export function compileFilters(filters: Filters): CompiledFilters {
 		values.push(value);
 		const param = `?${4 + values.length}`;
 		const definition: FilterDefinition = FILTERS[name];
-		events.push(definition.events(param, value));
-		visits.push((definition.visits ?? definition.events)(param, value));
+		const list = `visitors_${name}`;
+		if (definition.visitors) {
+			visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM analytics_events WHERE ${RANGE} AND ${definition.visitors(param, value)})`);
+		}
+		events.push(definition.events(param, value, list));
+		visits.push((definition.visits ?? definition.events)(param, value, list));
 	}
 	const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join("");
-	return { events: and(events), visits: and(visits), values };
+	return { events: and(events), visits: and(visits), visitorLists, values };
 }

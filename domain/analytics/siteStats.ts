@@ -45,105 +45,186 @@ import { type BoundQuery, fillSeries, label, RANGE, rangeParams, runQueries, typ
  * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
  *   member and value (five times `limit` rows).
  *
- * Cost: every query is one range scan of analytics_events_site_ts_idx (tracking_id, ts), reading
- * each event of the site in [from, to) once (a filter on acquisition adds one more scan for its
- * visitor list); GROUP BY and COUNT(DISTINCT) sort in a temporary b-tree, the session queries sort
- * by (visitor, ts) for their window functions. All run in one D1 batch, one round trip. Linear in
- * the events of the range: the statistics with filters read these; without filters, the
- * rollups (rollups.ts) answer the same figures.
+ * Cost: one statement per period (statsQuery) reads the events it needs once, by a range scan
+ * of analytics_events_site_ts_idx (tracking_id, ts) or, under a filter on visitors, through
+ * analytics_events_visitor_idx for the visitors on the filter's list (one more range scan makes
+ * the list). Every figure and list is grouped from that copy, and the sessions are cut once, by
+ * a sort on (visitor, ts), for both the session figures and the visit breakdowns. Linear in the
+ * events the filters keep: the statistics with filters read these; without filters, the rollups
+ * (rollups.ts) answer the same figures.
  */
 
-/** The statistics of the answer: each an SQL text, `f` the filters' conditions on event figures. */
-const eventQueries = (f: string, bucketMs: number) => {
-	const VISITS = `${RANGE} AND name NOT IN ('_leave', '_identify')${f}`;
-	const PAGEVIEWS = `${RANGE} AND name = ''${f}`;
-	const breakdown = (column: string, as: string) =>
-		`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
-		FROM analytics_events WHERE ${PAGEVIEWS} GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`;
-	return {
-		totals: `SELECT
-				coalesce(sum(name = ''), 0) AS pageviews,
-				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
-				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
-				count(DISTINCT distinct_id) AS identified
-			FROM analytics_events WHERE ${RANGE}${f}`,
-		series: `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
-			FROM analytics_events WHERE ${VISITS} GROUP BY 1`,
-		pages: `SELECT url_path AS path, sum(views) AS pageviews, sum(views > 0) AS visitors,
-				CAST(round(avg(depth)) AS INTEGER) AS scroll_depth, round(avg(engaged) / 1000.0, 1) AS time_on_page
-			FROM (
-				SELECT url_path, sum(name = '') AS views, max(scroll_depth) AS depth, sum(CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END) AS engaged
-				FROM analytics_events WHERE ${RANGE} AND name IN ('', '_leave')${f} GROUP BY url_path, visitor_id
-			)
-			GROUP BY 1 HAVING pageviews > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
-		referrers: `SELECT referrer_host AS referrer, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
-			FROM analytics_events WHERE ${PAGEVIEWS} AND referrer_host <> '' GROUP BY 1 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`,
-		countries: breakdown("country", "country"),
-		browsers: breakdown("browser", "browser"),
-		os: breakdown("os", "os"),
-		devices: breakdown("device", "device"),
-		custom_events: `SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
-			FROM analytics_events WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} GROUP BY 1 ORDER BY events DESC, visitors DESC, 1 LIMIT ?4`,
-		// Data that is not a JSON object is read as no properties rather than failing the dashboard
-		// (the nested CASE keeps json_type away from invalid JSON).
-		event_properties: `SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
-			FROM analytics_events,
-				json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
-			WHERE ${RANGE} AND name NOT IN ('', '_leave', '_identify')${f} AND p.type NOT IN ('object', 'array')
-			GROUP BY 1, 2, 3 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
-	};
-};
+/** Lists of the answer counted from single events, each a JSON column of the statement. */
+const EVENT_LISTS = ["pages", "referrers", "countries", "browsers", "os", "devices", "custom_events", "event_properties"] as const;
+type EventList = (typeof EVENT_LISTS)[number];
+const ALL_VISIT_BREAKDOWNS = Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[];
+
+/** What one statement answers: the period's figures (totals, series, sessions) and the lists asked for. */
+interface StatsParts {
+	figures: boolean;
+	lists: readonly EventList[];
+	visits: readonly VisitBreakdown[];
+}
 
 /**
- * The site's activity cut into sessions (CTEs `marked` and `numbered`): `session` numbers each
- * visitor's runs of activity; `engaged` is a report's engaged time. `f`: the filters' conditions on visits.
+ * A subquery's rows as one JSON array of objects with `columns`, in `order` (column names, as
+ * the aggregate's own ORDER BY cannot name a position), at most `limit` of them.
  */
-const sessionized = (f: string) => `marked AS (
-		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
-			CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
-			CASE WHEN ts - (CASE WHEN name = '_leave' THEN coalesce(${ENGAGED_MS}, 0) ELSE 0 END)
-				- lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
-		FROM analytics_events WHERE ${RANGE} AND name <> '_identify'${f}
-	), numbered AS (
-		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
-	)`;
+const jsonRows = (columns: readonly string[], select: string, order: string, limit = "?4") =>
+	`(SELECT coalesce(json_group_array(json_object(${columns.map((c) => `'${c}', ${c}`).join(", ")}) ORDER BY ${order}), '[]')
+		FROM (${select} ORDER BY ${order} LIMIT ${limit}))`;
 
-const sessionsQuery = (f: string) => `WITH ${sessionized(f)}, per_session AS (
-		SELECT sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged
-		FROM numbered GROUP BY visitor_id, session
-	)
-	SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
-	FROM per_session WHERE pageviews + custom > 0`;
+/** A breakdown of page views by a labelled column. */
+const breakdown = (column: string, as: string, where = "") =>
+	jsonRows(
+		[as, "visitors", "pageviews"],
+		`SELECT ${label(column)} AS ${as}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+		FROM counted WHERE name = ''${where} GROUP BY 1`,
+		`visitors DESC, pageviews DESC, ${as}`,
+	);
+
+/** Each list's JSON column, over CTE `counted` (the events the event figures count). */
+const EVENT_LIST_SQL: Record<EventList, string> = {
+	pages: jsonRows(
+		["path", "pageviews", "visitors", "scroll_depth", "time_on_page"],
+		`SELECT url_path AS path, sum(views) AS pageviews, sum(views > 0) AS visitors,
+			CAST(round(avg(depth)) AS INTEGER) AS scroll_depth, round(avg(engaged) / 1000.0, 1) AS time_on_page
+		FROM (
+			SELECT url_path, sum(name = '') AS views, max(scroll_depth) AS depth, sum(engaged) AS engaged
+			FROM counted WHERE name IN ('', '_leave') GROUP BY url_path, visitor_id
+		)
+		GROUP BY 1 HAVING pageviews > 0`,
+		"pageviews DESC, visitors DESC, path",
+	),
+	referrers: jsonRows(
+		["referrer", "visitors", "pageviews"],
+		`SELECT referrer_host AS referrer, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+		FROM counted WHERE name = '' AND referrer_host <> '' GROUP BY 1`,
+		"visitors DESC, pageviews DESC, referrer",
+	),
+	countries: breakdown("country", "country"),
+	browsers: breakdown("browser", "browser"),
+	os: breakdown("os", "os"),
+	devices: breakdown("device", "device"),
+	custom_events: jsonRows(
+		["name", "events", "visitors"],
+		`SELECT name, count(*) AS events, count(DISTINCT visitor_id) AS visitors
+		FROM counted WHERE name NOT IN ('', '_leave', '_identify') GROUP BY 1`,
+		"events DESC, visitors DESC, name",
+	),
+	// Data that is not a JSON object is read as no properties rather than failing the dashboard
+	// (the nested CASE keeps json_type away from invalid JSON).
+	event_properties: jsonRows(
+		["name", "property", "value", "events"],
+		`SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+		FROM counted, json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+		WHERE name NOT IN ('', '_leave', '_identify') AND p.type NOT IN ('object', 'array')
+		GROUP BY 1, 2, 3`,
+		"events DESC, name, property, value",
+		"?4 * 5",
+	),
+};
+
+/** What the statistics read of an event. */
+const EVENT_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+	country, browser, os, device, distinct_id, scroll_depth,
+	CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
+	CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data`;
 
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
 const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 
 /**
- * The visit breakdowns asked for, in one statement that cuts the sessions once. Each session
- * becomes one row: its first page view's path, source and campaign (`entry`, a JSON array) and its
- * last page view's path, both picked in the same GROUP BY by min() and max() of time-prefixed
- * text. Each session row is then labelled once per breakdown (a join with the list of
- * breakdowns), grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Rows
- * {dim, label, visitors, visits}; empty labels (no campaign) are left out. (D1 allows too few
- * terms in a compound SELECT for one UNION ALL arm per breakdown.)
+ * The sessions of CTE `visited` (the events the visit figures count), as CTE `per_session`: one
+ * row per session with its page views, custom events and engaged time, and, when it has a page
+ * view, its first page view's path, source and campaign (`entry`, a JSON array) and its last
+ * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
+ * opens a session, `session` numbers each visitor's sessions.
  */
-function visitBreakdownsQuery(f: string, kinds: readonly VisitBreakdown[]): string {
+const SESSIONS = `marked AS (
+		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, engaged,
+			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
+		FROM visited WHERE name <> '_identify'
+	), numbered AS (
+		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
+	), per_session AS MATERIALIZED (
+		SELECT visitor_id, sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
+			substr(min(CASE WHEN name = '' THEN ${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")} END), 16) AS entry,
+			substr(max(CASE WHEN name = '' THEN ${byTime("url_path")} END), 16) AS exit_path
+		FROM numbered GROUP BY visitor_id, session
+	)`;
+
+/**
+ * The visit breakdowns asked for, as one JSON column of rows {dim, label, visitors, visits}: each
+ * session with a page view is labelled once per breakdown (a join with the list of breakdowns),
+ * grouped by (breakdown, label), and each breakdown keeps its first ?4 rows. Empty labels (no
+ * campaign) are left out. (D1 allows too few terms in a compound SELECT for one UNION ALL arm per
+ * breakdown.)
+ */
+function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
 	const labels = kinds.map((kind) => `WHEN '${kind}' THEN ${VISIT_BREAKDOWNS[kind][0]}`).join(" ");
-	return `WITH ${sessionized(f)}, visit AS (
-			SELECT visitor_id,
-				substr(min(${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")}), 16) AS entry,
-				substr(max(${byTime("url_path")}), 16) AS exit_path
-			FROM numbered WHERE name = '' GROUP BY visitor_id, session
-		), labelled AS (
-			SELECT kinds.value AS kind, CASE kinds.value ${labels} END AS label, visitor_id
-			FROM visit JOIN json_each('${JSON.stringify(kinds)}') AS kinds
-		), grouped AS (
-			SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits FROM labelled WHERE label <> '' GROUP BY kind, label
+	return `(SELECT coalesce(json_group_array(json_object('dim', kind, 'label', label, 'visitors', visitors, 'visits', visits) ORDER BY kind, n), '[]')
+		FROM (
+			SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n
+			FROM (
+				SELECT kind, label, count(DISTINCT visitor_id) AS visitors, count(*) AS visits
+				FROM (
+					SELECT kinds.value AS kind, CASE kinds.value ${labels} END AS label, visitor_id
+					FROM per_session JOIN json_each('${JSON.stringify(kinds)}') AS kinds WHERE entry IS NOT NULL
+				)
+				WHERE label <> '' GROUP BY kind, label
+			)
 		)
-		SELECT kind AS dim, label, visitors, visits
-		FROM (SELECT *, row_number() OVER (PARTITION BY kind ORDER BY visits DESC, visitors DESC, label) AS n FROM grouped)
-		WHERE n <= ?4 ORDER BY kind, n`;
+		WHERE n <= ?4)`;
 }
+
+/**
+ * One statement that answers `parts` for the events of one range (?1-?4) and the filters:
+ * `counted`, the events the event figures count, read once into a temporary table; `visited`,
+ * those the visit figures count: the same table, or, when the filters tell them apart (`page`
+ * counts that page's events but the visits of its visitors), read again, straight into the
+ * session cut. A condition on a list of visitors (`visitor_id IN visitors_…`) lets SQLite read
+ * those visitors' events through analytics_events_visitor_idx, in (visitor, time) order, instead
+ * of every event of the range. One row: the figures as columns (pageviews, visitors, events,
+ * identified, sessions, bounces, engaged_ms), the series and each list a JSON column.
+ */
+function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
+	const split = filters.events !== filters.visits;
+	const needsSessions = figures || visits.length > 0;
+	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE ${RANGE}${conditions}`;
+	const ctes = [
+		...filters.visitorLists,
+		`counted AS MATERIALIZED (${eventsWhere(filters.events)})`,
+		...(needsSessions ? [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS] : []),
+	];
+	const series = jsonRows(
+		["t", "pageviews", "visitors"],
+		`SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
+		FROM counted WHERE name NOT IN ('_leave', '_identify') GROUP BY 1`,
+		"t",
+		"-1",
+	);
+	const columns = [
+		...(figures ? ["event_figures.*", "session_figures.*", `${series} AS series`] : []),
+		...lists.map((list) => `${EVENT_LIST_SQL[list]} AS ${list}`),
+		...(visits.length > 0 ? [`${visitBreakdowns(visits)} AS visits`] : []),
+	];
+	const from = figures
+		? `FROM (SELECT
+				coalesce(sum(name = ''), 0) AS pageviews,
+				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
+				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
+				count(DISTINCT distinct_id) AS identified
+			FROM counted) AS event_figures,
+			(SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
+			FROM per_session WHERE pageviews + custom > 0) AS session_figures`
+		: "";
+	return `WITH ${ctes.join(", ")}
+	SELECT ${columns.join(",\n\t\t")} ${from}`;
+}
+
+const EVERYTHING: StatsParts = { figures: true, lists: EVENT_LISTS, visits: ALL_VISIT_BREAKDOWNS };
+const FIGURES_ONLY: StatsParts = { figures: true, lists: [], visits: [] };
 
 /** Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min, ?3 = now + 1 ms). */
 const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events WHERE ${RANGE}`;
@@ -151,9 +232,8 @@ const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analyti
 /** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
 export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
 	return {
-		...eventQueries(filters.events, bucketMs),
-		sessions: sessionsQuery(filters.visits),
-		visits: visitBreakdownsQuery(filters.visits, Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[]),
+		stats: statsQuery(filters, bucketMs, EVERYTHING),
+		previous: statsQuery(filters, bucketMs, FIGURES_ONLY),
 		visitorsNow: VISITORS_NOW,
 	};
 }
@@ -181,14 +261,15 @@ function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bou
 	};
 }
 
-const totalsOf = (range: StatsRange, totals: Rows[number], sessions: Rows[number], series: Rows): PeriodTotalsView => ({
+/** A period's figures: `totals` holds the session figures too. */
+const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows): PeriodTotalsView => ({
 	from: new Date(range.from).toISOString(),
 	to: new Date(range.to).toISOString(),
 	pageviews: totals.pageviews,
 	visitors: totals.visitors,
 	events: totals.events,
 	identified_visitors: totals.identified,
-	...visitFigures(sessions),
+	...visitFigures(totals),
 	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }),
 });
 
@@ -214,8 +295,8 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 	const { filters, comparePrevious } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
-		...totalsOf(range, rows.totals[0], rows.sessions[0], rows.series),
-		visitors_now: rows.visitorsNow[0].visitors,
+		...totalsOf(range, rows.totals, rows.series),
+		visitors_now: rows.visitorsNow,
 		filters,
 		top_pages: rows.pages,
 		entry_pages: visits.entry_pages,
@@ -235,7 +316,7 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious ? { previous: totalsOf(previousOf(range), rows.previousTotals[0], rows.previousSessions[0], rows.previousSeries) } : {}),
+		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range), rows.previous.totals, rows.previous.series) } : {}),
 	};
 }
 
@@ -247,23 +328,30 @@ const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 	params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1],
 });
 
-/** The answer's rows from the events, filters applied. */
-function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
+/** The statement's one row, its series and lists read from their JSON. */
+function statsRow([row]: Rows): Rows[number] {
+	const parsed = { ...row };
+	for (const column of ["series", "visits", ...EVENT_LISTS]) if (typeof row[column] === "string") parsed[column] = JSON.parse(row[column]);
+	return parsed;
+}
+
+/** The answer's rows from the events, filters applied: one statement per period. */
+async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
 	const compiled = compileFilters(filters);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
-	const params = rangeParams(trackingId, range, compiled.values);
-	const previousParams = rangeParams(trackingId, previousOf(range), compiled.values);
-	return runQueries(env, {
-		...(Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof typeof queries, BoundQuery>),
+	const rows = await runQueries(env, {
+		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
 		visitorsNow: visitorsNowQuery(trackingId, now),
-		...(comparePrevious
-			? {
-					previousTotals: { sql: queries.totals, params: previousParams },
-					previousSessions: { sql: queries.sessions, params: previousParams },
-					previousSeries: { sql: queries.series, params: previousParams },
-				}
-			: {}),
+		...(comparePrevious ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousOf(range), compiled.values) } } : {}),
 	});
+	const stats = statsRow(rows.stats);
+	const previous = comparePrevious ? statsRow(rows.previous) : undefined;
+	return {
+		...stats,
+		totals: stats,
+		visitorsNow: rows.visitorsNow[0].visitors,
+		previous: previous && { totals: previous, series: previous.series },
+	};
 }
 
 /** The answer's rows from the rollups (no filters). */
@@ -279,7 +367,13 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 			: {}),
 	});
 	// The rollups' totals row carries the session figures too.
-	return { ...rows, ...splitBreakdownRows(rows.breakdowns), sessions: rows.totals, previousSessions: rows.previousTotals };
+	return {
+		...rows,
+		...splitBreakdownRows(rows.breakdowns),
+		totals: rows.totals[0],
+		visitorsNow: rows.visitorsNow[0].visitors,
+		previous: comparePrevious ? { totals: rows.previousTotals[0], series: rows.previousSeries } : undefined,
+	};
 }
 
 /** Every breakdown a CSV export can name, with the columns of its rows in order. */
@@ -318,11 +412,10 @@ export async function computeBreakdown(env: Env, trackingId: string, name: Break
 		return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown];
 	}
 	const compiled = compileFilters(filters);
-	const sql = isVisits
-		? visitBreakdownsQuery(compiled.visits, [name as VisitBreakdown])
-		: eventQueries(compiled.events, range.bucketMs)[name as Exclude<BreakdownName, VisitBreakdown>];
-	const { rows } = await runQueries(env, { rows: { sql, params: rangeParams(trackingId, range, compiled.values) } });
-	return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : rows;
+	const list = name as EventList;
+	const sql = statsQuery(compiled, range.bucketMs, isVisits ? { figures: false, lists: [], visits: [name as VisitBreakdown] } : { figures: false, lists: [list], visits: [] });
+	const row = statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row);
+	return isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list];
 }
 
 // ---------------------------------------------------------------------------------------------
