@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { lastMigrationStatement, withoutComments } from "./helpers";
-import { pagesWithCrawlers } from "../domain/analytics/siteStats";
+import { pagesWithCrawlers } from "../domain/analytics/pagesReport";
 import type { StatsRange } from "../domain/analytics/statsRange";
 import { CRAWLER_ROLLUP_BACKFILL, computeCrawlerStats, type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
 

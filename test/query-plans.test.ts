@@ -10,7 +10,8 @@ import {
 	PROPERTY_ADDITIONS,
 	LIST_IDENTITIES,
 } from "../domain/analytics/eventStore";
-import { PAGES_WITH_CRAWLERS, siteStatsQueries } from "../domain/analytics/siteStats";
+import { PAGES_WITH_CRAWLERS } from "../domain/analytics/pagesReport";
+import { siteStatsQueries } from "../domain/analytics/siteStats";
 import { rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";

@@ -1,9 +1,8 @@
 /**
  * The dashboard's statistics of a site: from the rollups (rollups.ts) without filters, from
- * analytics_events with them, and the per-page join of crawler reads and human page views.
+ * analytics_events with them. The pages report is in pagesReport.ts.
  */
-import type { PeriodTotalsView, SitePagesView, SiteStatsView } from "../api/sites";
-import { PAGE_CRAWLER_VISITS } from "../crawl/visitStore";
+import type { PeriodTotalsView, SiteStatsView } from "../api/sites";
 import { OWNER_LIMITS } from "../limits";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
@@ -11,7 +10,6 @@ import {
 	ENGAGED_MS,
 	rollupParams,
 	rollupQueries,
-	rollupRowsOf,
 	SESSION_GAP_MS,
 	splitBreakdownRows,
 	VISIT_BREAKDOWNS,
@@ -416,39 +414,4 @@ export async function computeBreakdown(env: Env, trackingId: string, name: Break
 	const sql = statsQuery(compiled, range.bucketMs, isVisits ? { figures: false, lists: [], visits: [name as VisitBreakdown] } : { figures: false, lists: [list], visits: [] });
 	const row = statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row);
 	return isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Pages read by people and by AI crawlers, side by side
-
-/**
- * Per path: human page views and visitors next to crawler visits in the same whole hours, the
- * paths with the most of both together first. Both sides are read from rollups (each a search
- * per piece of the range), people's from the pages breakdown (visitors counted as the dashboard's
- * top pages count them), crawlers' from crawler_rollups, joined on the path.
- */
-export const PAGES_WITH_CRAWLERS = `WITH ${rollupRowsOf("analytics_rollups", ["pageviews", "visitors"], ["pages"], { name: "people_rows" })},
-	${PAGE_CRAWLER_VISITS}, people AS (
-		SELECT value AS path, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM people_rows GROUP BY 1 HAVING sum(pageviews) > 0
-	), crawlers AS (
-		SELECT path, sum(visits) AS visits, json_group_array(json_object('name', crawler, 'visits', visits)) AS list
-		FROM per_crawler GROUP BY path
-	)
-	SELECT coalesce(people.path, crawlers.path) AS path, coalesce(pageviews, 0) AS pageviews, coalesce(visitors, 0) AS visitors,
-		coalesce(crawlers.visits, 0) AS crawler_visits, coalesce(crawlers.list, '[]') AS crawlers
-	FROM people FULL JOIN crawlers ON crawlers.path = people.path
-	ORDER BY coalesce(pageviews, 0) + coalesce(crawlers.visits, 0) DESC, 1 LIMIT ?4`;
-
-/** The pages report (docs/api.md) for the whole hours the range touches. */
-export async function pagesWithCrawlers(env: Env, trackingId: string, requested: StatsRange): Promise<SitePagesView> {
-	const range = wholeHours(requested);
-	const { pages } = await runQueries(env, { pages: { sql: PAGES_WITH_CRAWLERS, params: rollupParams(trackingId, range) } });
-	return {
-		from: new Date(range.from).toISOString(),
-		to: new Date(range.to).toISOString(),
-		pages: (pages as Array<Omit<SitePagesView["pages"][number], "crawlers"> & { crawlers: string }>).map((page) => {
-			const crawlers = JSON.parse(page.crawlers) as Array<{ name: string; visits: number }>;
-			return { ...page, crawlers: crawlers.sort((a, b) => b.visits - a.visits || a.name.localeCompare(b.name)) };
-		}),
-	};
 }

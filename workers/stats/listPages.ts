@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { pagesWithCrawlers } from "../../domain/analytics/siteStats";
+import { pagesWithCrawlers } from "../../domain/analytics/pagesReport";
 import { json } from "../http";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
