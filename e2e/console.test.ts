@@ -458,9 +458,25 @@ describe("owner console", () => {
 		expect(page.url()).toContain("source=Google");
 		await page.getByRole("button", { name: "Remove filter Source: Google" }).click();
 
-		// A breakdown row filters the whole page, and the filter is in the URL.
+		// A breakdown row filters the whole page, and the filter is in the URL. While the filtered
+		// answer is on its way (held back here), the page says the figures are the previous ones.
+		const filtered = (url: URL) => url.pathname.endsWith("/stats") && url.searchParams.get("page") === "/pricing";
+		let release = () => {};
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		await page.route(filtered, async (route) => {
+			await held;
+			await route.continue();
+		});
 		await page.getByRole("region", { name: "Pages" }).getByRole("button", { name: "/pricing" }).click();
+		await page.getByRole("status").filter({ hasText: "the figures below are still the previous ones" }).waitFor();
+		expect(await page.locator("[aria-busy=true]").count()).toBe(1);
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+		release();
 		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("1");
+		expect(await page.locator("[aria-busy=true]").count()).toBe(0);
+		await page.unroute(filtered);
 		expect(page.url()).toContain("page=%2Fpricing");
 		await page.getByRole("button", { name: "Remove filter Page: /pricing" }).click();
 		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");

@@ -10,7 +10,9 @@ export function describeError(error: unknown): string {
 
 /**
  * The loading, error and empty states of a list, in words. Renders nothing once there is
- * something to show; a refetch keeps the rows on screen.
+ * something to show; a refetch keeps the rows on screen. While the answer on screen is the one
+ * for what was asked before (a new period or filter is being counted), says so: a filtered
+ * answer over a long period can take seconds.
  */
 export function QueryState<T>({
 	query,
@@ -18,7 +20,7 @@ export function QueryState<T>({
 	empty,
 	isEmpty = (data) => Array.isArray(data) && data.length === 0,
 }: {
-	query: Pick<UseQueryResult<T>, "isPending" | "isError" | "data" | "error">;
+	query: Pick<UseQueryResult<T>, "isPending" | "isError" | "data" | "error"> & { isPlaceholderData?: boolean };
 	loading: string;
 	empty: string;
 	isEmpty?: (data: T) => boolean;
@@ -27,5 +29,6 @@ export function QueryState<T>({
 	if (query.isError && query.data === undefined) return <p className="error" role="alert">{describeError(query.error)}</p>;
 	if (query.data !== undefined && isEmpty(query.data)) return <p className="muted empty">{empty}</p>;
 	if (query.isError) return <p className="error" role="alert">Could not refresh: {describeError(query.error)}</p>;
+	if (query.isPlaceholderData) return <p className="muted" role="status">Counting for what you chose; the figures below are still the previous ones…</p>;
 	return null;
 }

@@ -238,7 +238,7 @@ export function DashboardPage() {
 			)}
 			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />
 			{data && (
-				<>
+				<div aria-busy={stats.isPlaceholderData} className={stats.isPlaceholderData ? "stale" : undefined}>
 					<div className="figures">
 						<Figure
 							label="On the site now"
@@ -272,7 +272,7 @@ export function DashboardPage() {
 						/>
 					</section>
 					<Breakdowns stats={data} pick={pick} download={download} />
-				</>
+				</div>
 			)}
 		</section>
 	);
