@@ -64,6 +64,10 @@ interface HeldDay {
 	facts: Contributions;
 }
 
+const DAY_EVENT_KEYS = Object.keys(DAY_EVENT_COLUMNS) as Array<keyof DayEvent>;
+/** Only what the facts read: a held day keeps no titles, queries or data. */
+const dayEventOf = (event: StoredEvent) => Object.fromEntries(DAY_EVENT_KEYS.map((key) => [key, event[key]])) as unknown as DayEvent;
+
 type Day = { trackingId: string; visitorId: string; start: number };
 const dayKey = ({ trackingId, visitorId, start }: Day) => `${trackingId}\n${visitorId}\n${start}`;
 const dayOf = (e: StoredEvent): Day => ({ trackingId: e.trackingId, visitorId: e.visitorId, start: Math.floor(e.ts / DAY_MS) * DAY_MS });
@@ -92,7 +96,7 @@ export class VisitorDays {
 			const day = dayOf(event);
 			const key = dayKey(day);
 			const entry = touched.get(key) ?? { day, added: [] };
-			entry.added.push(event);
+			entry.added.push(dayEventOf(event));
 			touched.set(key, entry);
 		}
 		const stored = await this.#storedEvents(db, [...touched.values()].map(({ day }) => day));
