@@ -11,7 +11,8 @@
  * finds the events there, and adds nothing. When a write fails, whether or not D1 committed it,
  * the days it touched are forgotten for the same reason.
  *
- * The only writer of a site's events is its collector object, so what memory holds is what D1 holds.
+ * The only writer of a site's events is its collector object, so what memory holds is what D1 holds
+ * (the clean-up deletes only days long past, and a deleted site's collector forgets everything).
  */
 import type { StoredEvent } from "./event";
 import { COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
