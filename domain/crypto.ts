@@ -27,15 +27,13 @@ export function randomSecret(prefix = ""): string {
 	return prefix + digits;
 }
 
-declare global {
-	interface Uint8Array<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> {
-		/** The bytes as lowercase hex (ES2026: the runtime has it, TypeScript's libraries not yet). */
-		toHex(this: Uint8Array<TArrayBuffer>): string;
-	}
-}
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 export async function sha256Hex(value: string): Promise<string> {
-	return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))).toHex();
+	const digest = await crypto.subtle.digest("SHA-256", encoder.encode(value));
+	let hex = "";
+	for (const byte of new Uint8Array(digest)) hex += HEX_BYTES[byte];
+	return hex;
 }
 
 /**
