@@ -246,10 +246,19 @@ function sitePath({ crawler }) {
 /** One binding call per request from a Worker that does nothing else: what the app's figures are made of. */
 const reference = (route) => async () => ({ target: "reference", request: { method: "GET", path: route } });
 
+/** A request shaped as a text feedback submission (headers and body), read whole and answered with JSON, nothing else. */
+const referencePost = async () => ({
+	target: "reference",
+	request: { method: "POST", path: "/post", headers: { authorization: `Bearer svc_${"k".repeat(43)}`, "content-type": "application/json" } },
+	body: (marker) => JSON.stringify({ title: marker, description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3" }),
+	ip: () => "10.0.0.1",
+});
+
 const PATHS = [
 	{ id: "reference-d1-read", title: "reference: one D1 read", setup: reference("/d1-read") },
 	{ id: "reference-do-call", title: "reference: one Durable Object call", setup: reference("/do-call") },
 	{ id: "reference-do-write", title: "reference: one Durable Object SQLite write", setup: reference("/do-write") },
+	{ id: "reference-post", title: "reference: a feedback-sized POST read, a JSON answer", setup: referencePost },
 	{ id: "app-404", title: "app: unknown API route (JSON 404)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
 	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }) },
 	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }) },
