@@ -192,7 +192,7 @@ ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);
 ingestion("/api/:project_id/store", ingestStore, SENTRY_CORS_HEADERS);
 
 router
-	// Answered, not thrown: an error's stack trace is the costliest part of an answer this small.
+	// Answered, not thrown: the router's catch and an error object cost more than the rest of this answer.
 	.all("/api/*", () => json({ error: "No such API route" }, { status: 404 }))
 	// Outside /api the console's assets answer (single-page-application fallback).
 	.all("*", (request, env) => env.ASSETS.fetch(request));

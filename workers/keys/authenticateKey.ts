@@ -1,6 +1,5 @@
 import { sha256Hex } from "../../domain/crypto";
 import { findKeyIdByHash } from "../../domain/keys/keyStore";
-import { memoizeByText } from "../../domain/textMemo";
 import { clientIp, HttpError } from "../http";
 
 /** A presented key as the Worker knows it: its hash, and the key it belongs to. */
@@ -62,16 +61,10 @@ export function learnArtifactsVersion(key: PresentedKey, artifactsVersion: numbe
 }
 
 /**
- * Tags by key hash and address, per isolate: an address usually sends many events with one key
- * (a server logging, a user filing feedback), and each would cost a SHA-256 again.
- */
-const tagOfSource = memoizeByText(async (source) => (await sha256Hex(source)).slice(0, 32), { entries: 10_000, maxChars: 200 });
-
-/**
  * The request's source address as the key's object counts it in its per-address windows: the
  * SHA-256 of the address under the key's hash, so the object's storage never holds a raw IP. The
  * windows are per key, so the tag only has to be stable per key.
  */
-export function sourceAddressTag(key: PresentedKey, request: Request): Promise<string> {
-	return tagOfSource(`${key.keyHash}\n${clientIp(request)}`);
+export async function sourceAddressTag(key: PresentedKey, request: Request): Promise<string> {
+	return (await sha256Hex(`${key.keyHash}\n${clientIp(request)}`)).slice(0, 32);
 }
