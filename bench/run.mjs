@@ -1,6 +1,7 @@
 // `npm run bench`: the ingestion paths and the owner's read side of the app, on workerd started
 // through Miniflare's API (bench/runtime.mjs), against a trivial Worker on the same runtime path
-// measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds.
+// measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds;
+// the ratio of CPU per request moves least with the neighbours.
 //
 // Environment: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 20; every
 // ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000),
