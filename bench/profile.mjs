@@ -7,6 +7,8 @@ import { readFile } from "node:fs/promises";
 
 /** Microseconds between samples: fine enough for handlers that take well under a millisecond. */
 const SAMPLING_INTERVAL_US = 100;
+/** The most one sample stands for: ten intervals (the sampler runs late under load, never that late). */
+const MAX_SAMPLE_US = 10 * SAMPLING_INTERVAL_US;
 
 /** One DevTools Protocol session over the inspector's WebSocket (Node's own WebSocket client). */
 async function connect(url) {
@@ -78,10 +80,16 @@ async function sourceFilesOfBundle(bundlePath) {
 export async function summarizeProfile(profile, bundlePath, top = 25) {
 	const fileAt = bundlePath ? await sourceFilesOfBundle(bundlePath) : [];
 	const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+	// V8 samples an isolate only while a thread runs it: a sample after a gap (the isolate not
+	// running at all, as Miniflare's D1 between two batches) carries the whole gap in its delta.
+	// Each sample counts for at most MAX_SAMPLE_US; the rest of the gap is idle.
 	const selfUs = new Map();
+	const idle = (profile.nodes.find((node) => node.callFrame.functionName === "(idle)") ?? profile.nodes[0]).id;
+	const add = (id, us) => selfUs.set(id, (selfUs.get(id) ?? 0) + us);
 	for (let i = 0; i < profile.samples.length; i++) {
-		const id = profile.samples[i];
-		selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+		const delta = profile.timeDeltas[i] ?? 0;
+		add(profile.samples[i], Math.min(delta, MAX_SAMPLE_US));
+		if (delta > MAX_SAMPLE_US) add(idle, delta - MAX_SAMPLE_US);
 	}
 	const parentOf = new Map();
 	for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);

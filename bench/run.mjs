@@ -1,6 +1,7 @@
 // `npm run bench`: the ingestion paths and the owner's read side of the app, on workerd started
 // through Miniflare's API (bench/runtime.mjs), against a trivial Worker on the same runtime path
-// measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds.
+// measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds;
+// the ratio of CPU per request moves least with the neighbours.
 //
 // Environment: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 20; every
 // ingestion path is also run at 64), BENCH_EVENTS (analytics events seeded, default 1,000,000; as
@@ -10,7 +11,7 @@
 // BENCH_PROFILE (set: CPU profiles of the app's isolate and of D1's per path,
 // bench/results/<run>-<path>-<connections>-<isolate>.cpuprofile, and their self time by function
 // printed; sampling slows the app, so the figures of such a run are not measurements).
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -248,10 +249,19 @@ function sitePath({ crawler }) {
 /** One binding call per request from a Worker that does nothing else: what the app's figures are made of. */
 const reference = (route) => async () => ({ target: "reference", request: { method: "GET", path: route } });
 
+/** A request shaped as a text feedback submission (headers and body), read whole and answered with JSON, nothing else. */
+const referencePost = async () => ({
+	target: "reference",
+	request: { method: "POST", path: "/post", headers: { authorization: `Bearer svc_${"k".repeat(43)}`, "content-type": "application/json" } },
+	body: (marker) => JSON.stringify({ title: marker, description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3" }),
+	ip: () => "10.0.0.1",
+});
+
 const PATHS = [
 	{ id: "reference-d1-read", title: "reference: one D1 read", setup: reference("/d1-read") },
 	{ id: "reference-do-call", title: "reference: one Durable Object call", setup: reference("/do-call") },
 	{ id: "reference-do-write", title: "reference: one Durable Object SQLite write", setup: reference("/do-write") },
+	{ id: "reference-post", title: "reference: a feedback-sized POST read, a JSON answer", setup: referencePost },
 	{ id: "app-404", title: "app: unknown API route (JSON 404)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
 	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }) },
 	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }) },
@@ -264,15 +274,44 @@ const PATHS = [
 // ---------------------------------------------------------------------------------------------
 // Load
 
+/** Linux's unit for a process's CPU time in /proc/<pid>/stat (USER_HZ, 100 on every Linux port in use). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Milliseconds of CPU this run's workerd (the one process started under this one) has used, from
+ * /proc; null where there is no /proc. Other engineers' work on the machine takes cores and moves
+ * requests per second, but barely moves the CPU each request costs.
+ */
+async function workerdCpuMs() {
+	const stat = async (pid) => {
+		const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+		if (!text) return null;
+		const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+		const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+		// Fields after the name, counted from 0: 1 is the parent, 11 and 12 user and system time.
+		return { name, parent: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND };
+	};
+	const pids = await readdir("/proc").catch(() => []);
+	for (const pid of pids.filter((name) => /^\d+$/.test(name))) {
+		const candidate = await stat(pid);
+		if (candidate?.name !== "workerd") continue;
+		for (let parent = candidate.parent; parent > 1; parent = (await stat(parent))?.parent ?? 0) {
+			if (parent === process.pid) return candidate.cpuMs;
+		}
+	}
+	return null;
+}
+
 /**
  * One load run: `connections` keep-alive connections for SECONDS, each request built by
  * `body(marker, n)` and `ip(n)`. The baseline is driven through the same hooks, so the load
  * generator does the same work for both. Answers throughput, latency and the accepted markers.
  */
-function load(url, { request, body, ip }, connections, tag) {
+async function load(url, { request, body, ip }, connections, tag) {
 	let sent = 0;
 	const accepted = new Set();
-	return new Promise((resolve, reject) => {
+	const cpuBefore = await workerdCpuMs();
+	const run = await new Promise((resolve, reject) => {
 		autocannon(
 			{
 				url,
@@ -308,6 +347,10 @@ function load(url, { request, body, ip }, connections, tag) {
 			},
 		);
 	});
+	const cpuAfter = await workerdCpuMs();
+	// workerd's CPU over the run (the app, its objects, D1 and the alarms) per answered request.
+	run.cpuMsPerRequest = cpuBefore === null || cpuAfter === null || !run.responses ? null : (cpuAfter - cpuBefore) / run.responses;
+	return run;
 }
 
 async function baselineRun(runtime, connections) {
@@ -420,12 +463,16 @@ function measurePath(def, connections) {
 		const counted = path.target ? null : perRequest(await s.counters(), storage?.storedRows);
 		const after = await baselineRun(s.runtime, connections);
 		const baselineRps = (before.rps + after.rps) / 2;
+		const baselineCpu = before.cpuMsPerRequest === null || after.cpuMsPerRequest === null ? null : (before.cpuMsPerRequest + after.cpuMsPerRequest) / 2;
+		// The same ratio from CPU per request: the baseline's over the path's.
+		const cpuRatio = baselineCpu === null || !run.cpuMsPerRequest ? null : baselineCpu / run.cpuMsPerRequest;
 		const { accepted: _, ...figures } = run;
 		console.error(
 			`${connections} conn  ${def.title}: ${run.rps.toFixed(0)}/s (baseline ${baselineRps.toFixed(0)}/s, ${(run.rps / baselineRps).toFixed(2)}), p99 ${run.p99} ms` +
+				(cpuRatio === null ? "" : `, CPU ${(run.cpuMsPerRequest * 1000).toFixed(0)} µs/request (baseline ${(baselineCpu * 1000).toFixed(0)}, ${cpuRatio.toFixed(2)})`) +
 				(storage ? `, stored ${storage.ok ? "exactly once" : `WRONG ${JSON.stringify(storage)}`}` : ""),
 		);
-		return { id: def.id, title: def.title, connections, ...figures, ratio: run.rps / baselineRps, baselineRps, baselines: [before, after], loadAverage, counted, storage, profile };
+		return { id: def.id, title: def.title, connections, ...figures, ratio: run.rps / baselineRps, baselineRps, cpuRatio, baselines: [before, after], loadAverage, counted, storage, profile };
 	});
 }
 
@@ -545,18 +592,18 @@ await drawChart(results, join(RESULTS, `${stamp}.png`));
 
 const fixed = (n, digits = 0) => (n === null || n === undefined ? "" : n.toFixed(digits));
 /** Two significant digits: a ratio of 0.004 is not 0.00. */
-const ratio = (n) => (n === undefined ? "" : String(Number(n.toPrecision(2))));
+const ratio = (n) => (n === undefined || n === null ? "" : String(Number(n.toPrecision(2))));
 const lines = [
 	`${SECONDS} s per run, ${os.cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(1)).join(" ")} at the start, Node ${process.version}, workerd ${results.machine.workerd}`,
 	"",
-	`| path | requests/s | ratio to baseline | p50 ms | p99 ms | ratio at ${HIGH_CONNECTIONS} | p99 ms at ${HIGH_CONNECTIONS} | DO calls/request | D1 statements/request | D1 writes/stored row | stored exactly once |`,
-	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+	`| path | requests/s | ratio to baseline | CPU ratio | p50 ms | p99 ms | ratio at ${HIGH_CONNECTIONS} | CPU ratio at ${HIGH_CONNECTIONS} | p99 ms at ${HIGH_CONNECTIONS} | DO calls/request | D1 statements/request | D1 writes/stored row | stored exactly once |`,
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
 ];
 for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 	const high = ingestion.find((r) => r.id === row.id && r.connections === HIGH_CONNECTIONS) ?? {};
 	const stored = (s) => (s ? (s.ok ? `yes (${s.accepted})` : "NO") : "");
 	lines.push(
-		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
+		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${ratio(row.cpuRatio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${ratio(high.cpuRatio)} | ${high.p99 ?? ""} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
 if (read) lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${CRAWLER_VISITS.toLocaleString("en")} crawler visits, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | requests | D1 statements/request |`, "|---|---:|---:|---:|---:|");

@@ -5,6 +5,13 @@
 import { InvalidInput } from "../domain/errors";
 import { OWNER_LIMITS } from "../domain/limits";
 
+declare global {
+	interface ErrorConstructor {
+		/** V8's: how many frames a new Error's stack captures. */
+		stackTraceLimit: number;
+	}
+}
+
 /** A known failure with its status. Everything else becomes a generic 500 in `errorResponse`. */
 export class HttpError extends Error {
 	constructor(
@@ -12,9 +19,15 @@ export class HttpError extends Error {
 		message: string,
 		/** Extra members of the JSON body, e.g. `fields` on feedback's 400. */
 		readonly body: Record<string, unknown> = {},
-		readonly headers: HeadersInit = {},
+		/** Left undefined when there are none: `json` then builds the answer's headers once. */
+		readonly headers?: HeadersInit,
 	) {
+		// An answer, not a fault: its stack is never read, and capturing one cost more than the
+		// rest of a small refusal (a 401 or 429 under a flood).
+		const stackTraceLimit = Error.stackTraceLimit;
+		Error.stackTraceLimit = 0;
 		super(message);
+		Error.stackTraceLimit = stackTraceLimit;
 	}
 }
 
@@ -71,18 +84,19 @@ export const SENTRY_CORS_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function withCors(response: Response, cors: Readonly<Record<string, string>>): Response {
-	const setAll = (target: Response) => {
-		const { headers } = target;
-		for (const name in cors) headers.set(name, cors[name]);
-		return target;
-	};
 	// The handlers' own responses take the headers as they are; one from fetch() or the cache may be
 	// immutable, and is copied first.
 	try {
-		return setAll(response);
+		return setHeaders(response, cors);
 	} catch {
-		return setAll(new Response(response.body, response));
+		return setHeaders(new Response(response.body, response), cors);
 	}
+}
+
+function setHeaders(response: Response, values: Readonly<Record<string, string>>): Response {
+	const { headers } = response;
+	for (const name in values) headers.set(name, values[name]);
+	return response;
 }
 
 export const preflight = (cors: Readonly<Record<string, string>>) => (): Response => new Response(null, { status: 204, headers: cors });
@@ -100,10 +114,9 @@ export const methodNotAllowed =
  * is never buffered whole.
  */
 export async function readTextWithin(request: Request, maxChars: number): Promise<string> {
-	const tooLarge = () => new HttpError(413, `Request body exceeds ${maxChars} characters`);
 	// UTF-8 needs at most 3 bytes per UTF-16 code unit, so a longer declared body cannot fit.
 	const declared = Number(request.headers.get("content-length"));
-	if (Number.isFinite(declared) && declared > maxChars * 3) throw tooLarge();
+	if (Number.isFinite(declared) && declared > maxChars * 3) throw tooLargeText(maxChars);
 	if (!request.body) return "";
 	// No more bytes than the limit in characters can hold no more characters (UTF-8 takes at
 	// least one byte per UTF-16 code unit), and the runtime reads no more than a declared length:
@@ -118,7 +131,7 @@ export async function readTextWithin(request: Request, maxChars: number): Promis
 		text += value;
 		if (text.length > maxChars) {
 			await reader.cancel().catch(() => {});
-			throw tooLarge();
+			throw tooLargeText(maxChars);
 		}
 	}
 }
