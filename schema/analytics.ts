@@ -159,7 +159,7 @@ export const crawlerRollups = sqliteTable(
 	"crawler_rollups",
 	{
 		trackingId: text("tracking_id").notNull(),
-		/** "" for the site as a whole, else crawlers, statuses or page_crawlers ([path, crawler]). */
+		/** "" for the site as a whole, else crawlers, paths, statuses or page_crawlers. */
 		dim: text("dim").notNull(),
 		/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
 		span: integer("span").notNull(),

@@ -35,13 +35,14 @@ const INSERT_VISITS = `INSERT OR IGNORE INTO crawler_visits (id, tracking_id, ts
 	FROM json_each(?1)`;
 
 /**
- * crawler_rollups: visits counted per breakdown ("" the site, crawlers, statuses, and
- * page_crawlers: [path, crawler], for the top paths and the pages report), hour and UTC day. Each visit counts once,
+ * crawler_rollups: visits counted per breakdown ("" the site, crawlers, paths, statuses, and
+ * page_crawlers: [path, crawler] for the pages report), hour and UTC day. Each visit counts once,
  * at its own time, so a bucket's count is a plain sum and no visit depends on another.
  */
 const ROLLUP_LABELS = {
 	"": "''",
 	crawlers: "crawler",
+	paths: "url_path",
 	statuses: "CAST(status AS TEXT)",
 	page_crawlers: "json_array(url_path, crawler)",
 };
@@ -88,9 +89,8 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 	crawlers: `WITH ${rows(["crawlers"])}
 		SELECT value AS name, sum(visits) AS visits, sum(verified) AS verified, sum(unverified) AS unverified
 		FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
-	// A path's visits are the sum over its crawlers: one row fewer to write per new path a crawler reads.
-	topPaths: `WITH ${rows(["page_crawlers"])}
-		SELECT value ->> 0 AS path, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1 LIMIT ?4`,
+	topPaths: `WITH ${rows(["paths"])}
+		SELECT value AS path, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1 LIMIT ?4`,
 	statuses: `WITH ${rows(["statuses"])}
 		SELECT CAST(value AS INTEGER) AS status, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
 	series: `WITH ${rows([""], true)}
