@@ -2,12 +2,12 @@ import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { IssueStatus } from "../domain/api/issues";
-import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
 import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
-import { FEEDBACK_LIMITS, FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
+import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
+import { FeedbackOutbox } from "./feedbackOutbox";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
 import {
@@ -31,7 +31,6 @@ const FLUSH_RETRY_MS = 10_000;
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
-const FLUSH_FEEDBACK = 500;
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -58,6 +57,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#alarm: EarliestAlarm;
 	#outbox: Outbox;
 	#known: KnownKey | null = null;
+	#feedback: FeedbackOutbox;
 	/** Moves on every change, so a load from D1 that started before one is not kept. */
 	#generation = 0;
 	#loading: Promise<KnownKey | undefined> | null = null;
@@ -67,6 +67,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#sql = ctx.storage.sql;
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
+		this.#feedback = new FeedbackOutbox(this.#sql, env);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
@@ -158,49 +159,9 @@ export class ProjectCollector extends DurableObject<Env> {
 		const submission = readSubmission(c.body, key);
 		if (!submission.ok) return refused(400, submission.error, { body: { fields: submission.fields } });
 
-		const id = crypto.randomUUID();
-		const attachments = submission.images.map((image) => ({
-			id: crypto.randomUUID(),
-			field: image.field,
-			contentType: image.contentType,
-			objectKey: `feedback/${key.userId}/${id}/${crypto.randomUUID()}`,
-			size: image.bytes.byteLength,
-			bytes: image.bytes,
-		}));
-		const incoming = attachments.reduce((sum, a) => sum + a.size, 0);
-		if (incoming > 0) {
-			// What waits here, then what D1 holds: a flush in between counts its rows twice, never none.
-			const pending = this.#pendingAttachmentBytes();
-			const stored = pending + (await attachmentBytes(this.env, key.userId, key.projectName));
-			if (stored + incoming > FEEDBACK_LIMITS.attachmentBytesPerProject) {
-				return refused(413, "The project's image storage is full (1 GiB): delete old feedback with images to make room", { body: { fields: [] } });
-			}
-			// Images first: a feedback row must never point at an object that was not written.
-			try {
-				await Promise.all(attachments.map((a) => this.env.ATTACHMENTS.put(a.objectKey, a.bytes, { httpMetadata: { contentType: a.contentType } })));
-			} catch (err) {
-				console.error(`feedback ${id}: images could not be stored:`, err);
-				await this.env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
-				return refused(500, "Feedback could not be stored; try again");
-			}
-		}
-		this.#sql.exec(
-			`INSERT INTO feedback_outbox (id, user_id, project_name, type, data, created_at, attachments, attachment_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id,
-			key.userId,
-			key.projectName,
-			submission.type,
-			JSON.stringify(submission.data),
-			Date.now(),
-			JSON.stringify(attachments.map(({ bytes, ...stored }) => stored)),
-			incoming,
-		);
-		await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
-		return { status: "accepted", id };
-	}
-
-	#pendingAttachmentBytes(): number {
-		return this.#sql.exec<{ bytes: number }>(`SELECT coalesce(sum(attachment_bytes), 0) AS bytes FROM feedback_outbox`).one().bytes;
+		const outcome = await this.#feedback.accept(key, submission);
+		if (outcome.status === "accepted") await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		return outcome;
 	}
 
 	// -----------------------------------------------------------------------
@@ -398,13 +359,8 @@ export class ProjectCollector extends DurableObject<Env> {
 					.toArray()
 			: [];
 		const groups = owner ? this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray() : [];
-		const feedback = this.#sql
-			.exec<{ seq: number; id: string; user_id: string; project_name: string; type: string; data: string; created_at: number; attachments: string }>(
-				`SELECT seq, id, user_id, project_name, type, data, created_at, attachments FROM feedback_outbox ORDER BY seq LIMIT ?`,
-				FLUSH_FEEDBACK,
-			)
-			.toArray();
-		if (events.length === 0 && groups.length === 0 && feedback.length === 0) return false;
+		const feedback = this.#feedback.nextBatch(this.env.DB);
+		if (events.length === 0 && groups.length === 0 && feedback.statements.length === 0) return false;
 
 		const pending: PendingEvent[] = events.map((e) => ({
 			id: e.id,
@@ -416,30 +372,20 @@ export class ProjectCollector extends DurableObject<Env> {
 			release: e.release,
 			eventJson: e.event,
 		}));
-		const pendingFeedback: PendingFeedback[] = feedback.map((f) => ({
-			id: f.id,
-			userId: f.user_id,
-			projectName: f.project_name,
-			type: f.type,
-			dataJson: f.data,
-			createdAt: f.created_at,
-			attachmentsJson: f.attachments,
-		}));
 		// Issues and their events land in one D1 transaction: never an event without its issue.
 		await this.env.DB.batch([
 			...(owner ? writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)) : []),
-			...feedbackWriteStatements(this.env.DB, pendingFeedback),
+			...feedback.statements,
 		]);
 
 		// Only what was written is marked: rows and changes that arrived meanwhile go next time.
 		const lastEvent = events.at(-1);
 		if (lastEvent) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, lastEvent.seq);
-		const lastFeedback = feedback.at(-1);
-		if (lastFeedback) this.#sql.exec(`DELETE FROM feedback_outbox WHERE seq <= ?`, lastFeedback.seq);
+		feedback.written();
 		for (const g of groups) {
 			this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
 		}
-		return events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES || feedback.length === FLUSH_FEEDBACK;
+		return events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES || feedback.more;
 	}
 
 	#hasPending(): boolean {
