@@ -11,7 +11,7 @@ import {
 	LIST_IDENTITIES,
 } from "../domain/analytics/eventStore";
 import { PAGES_WITH_CRAWLERS } from "../domain/analytics/pagesReport";
-import { siteStatsQueries } from "../domain/analytics/siteStats";
+import { siteStatsQueries } from "../domain/analytics/eventStats";
 import { rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";

@@ -56,7 +56,6 @@ export async function runQueries<Q extends Record<string, BoundQuery>>(env: Env,
 /** The site and range as ?1-?3 and the list limit as ?4, then `extra` from ?5 on. */
 export const rangeParams = (trackingId: string, range: StatsRange, extra: unknown[] = []) => [trackingId, range.from, range.to, range.limit, ...extra];
 
-/** Runs named queries that take the same values (?1, ?2... as far as each uses them) in one D1 batch. */
-export function runQueriesWith<Q extends Record<string, string>>(env: Env, queries: Q, params: unknown[]) {
-	return runQueries(env, Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof Q, BoundQuery>);
-}
+/** Named statements that take the same values (?1, ?2... as far as each uses them), for runQueries. */
+export const withParams = <Q extends Record<string, string>>(queries: Q, params: unknown[]) =>
+	Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql, params }])) as Record<keyof Q, BoundQuery>;

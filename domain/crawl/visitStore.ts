@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { crawlerRollups, crawlerVisits } from "../../schema";
 import type { CrawlerStatsView } from "../api/sites";
 import { DAY_MS, HOUR_MS, rollupParams, rollupRowsOf, wholeHours } from "../analytics/rollups";
-import { fillSeries, runQueriesWith, type StatsRange } from "../analytics/statsRange";
+import { fillSeries, runQueries, type StatsRange, withParams } from "../analytics/statsRange";
 import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
@@ -108,7 +108,7 @@ export const PAGE_CRAWLER_VISITS = `${rollupRowsOf("crawler_rollups", ROLLUP_COU
 /** The crawler statistics (docs/api.md), for the whole hours the range touches. */
 export async function computeCrawlerStats(env: Env, trackingId: string, requested: StatsRange): Promise<CrawlerStatsView> {
 	const range = wholeHours(requested);
-	const rows = await runQueriesWith(env, crawlerStatsQueries(range.bucketMs), rollupParams(trackingId, range));
+	const rows = await runQueries(env, withParams(crawlerStatsQueries(range.bucketMs), rollupParams(trackingId, range)));
 
 	// `verified` and `unverified` count the visits from inside and outside the operator's published
 	// ranges; the rest of `visits` could not be checked (no published ranges, or no address sent).
