@@ -4,7 +4,7 @@ import { eventWrites } from "../domain/analytics/eventStore";
 import { VisitorDays } from "../domain/analytics/rollupWriter";
 import { sourceOf } from "../domain/analytics/sources";
 import { type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
-import { sha256Hex } from "../domain/crypto";
+import { randomSecret, sha256Hex } from "../domain/crypto";
 import type { RateWindow } from "../domain/limits";
 import { MemoryWindows } from "../domain/memoryWindows";
 import { type ClientFacts, collectSiteWindow, crawlWindow, refusal } from "../domain/sites/siteRules";
@@ -43,7 +43,6 @@ const FLUSH_DELAY_MS = 1_000;
 const RETRY_DELAY_MS = 5_000;
 const FLUSH_ROWS = 500;
 
-const randomHex = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /**
@@ -226,7 +225,7 @@ export class SiteCollector extends DurableObject<Env> {
 		if (known) return known;
 		let salt = this.#sql.exec<{ value: string }>(`SELECT value FROM salts WHERE name = ?`, name).toArray()[0]?.value;
 		if (!salt) {
-			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, name, randomHex());
+			this.#sql.exec(`INSERT OR IGNORE INTO salts (name, value) VALUES (?, ?)`, name, randomSecret());
 			// Only older days' salts go (ISO dates sort as text): an event that read the clock just
 			// before midnight and gets here after the new day's first one must not delete its salt.
 			if (name.startsWith("visitor:")) this.#sql.exec(`DELETE FROM salts WHERE name LIKE 'visitor:%' AND name < ?`, name);
