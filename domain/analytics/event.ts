@@ -39,6 +39,41 @@ export interface StoredEvent {
 	country: string;
 }
 
+/** The columns of analytics_events, each with the key of StoredEvent it holds, in table order. */
+export const STORED_COLUMNS: ReadonlyArray<readonly [column: string, key: keyof StoredEvent]> = [
+	["tracking_id", "trackingId"],
+	["event_id", "eventId"],
+	["ts", "ts"],
+	["name", "name"],
+	["data", "data"],
+	["url_host", "urlHost"],
+	["url_path", "urlPath"],
+	["url_query", "urlQuery"],
+	["referrer", "referrer"],
+	["referrer_host", "referrerHost"],
+	["source", "source"],
+	["utm_source", "utmSource"],
+	["utm_medium", "utmMedium"],
+	["utm_campaign", "utmCampaign"],
+	["utm_content", "utmContent"],
+	["utm_term", "utmTerm"],
+	["title", "title"],
+	["language", "language"],
+	["screen", "screen"],
+	["visitor_id", "visitorId"],
+	["distinct_id", "distinctId"],
+	["session_id", "sessionId"],
+	["duration", "duration"],
+	["engaged_ms", "engagedMs"],
+	["scroll_depth", "scrollDepth"],
+	["seq", "seq"],
+	["v", "v"],
+	["browser", "browser"],
+	["os", "os"],
+	["device", "device"],
+	["country", "country"],
+];
+
 /** What the body says about the event; who sent it, when and from where is added later. */
 export type EventFields = Omit<
 	StoredEvent,

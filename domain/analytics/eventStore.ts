@@ -9,58 +9,25 @@ import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../sc
 import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
-import type { StoredEvent } from "./event";
+import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { DAY_MS, HOUR_MS } from "./rollups";
 import { ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
 import type { StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts), each event an array
-// of its COLUMNS in order (SQLite reads an array element faster than an object's member, and the
+// of its STORED_COLUMNS in order (SQLite reads an array element faster than an object's member, and the
 // batch is smaller). A repeated event_id is ignored by the primary key (tracking_id, event_id).
 
 /** Names of page views ("") and of the tracker's own events: no custom event, no properties. */
 const RESERVED = new Set(["", "_leave", "_identify"]);
 
-const COLUMNS: Array<[column: string, key: keyof StoredEvent]> = [
-	["tracking_id", "trackingId"],
-	["event_id", "eventId"],
-	["ts", "ts"],
-	["name", "name"],
-	["data", "data"],
-	["url_host", "urlHost"],
-	["url_path", "urlPath"],
-	["url_query", "urlQuery"],
-	["referrer", "referrer"],
-	["referrer_host", "referrerHost"],
-	["source", "source"],
-	["utm_source", "utmSource"],
-	["utm_medium", "utmMedium"],
-	["utm_campaign", "utmCampaign"],
-	["utm_content", "utmContent"],
-	["utm_term", "utmTerm"],
-	["title", "title"],
-	["language", "language"],
-	["screen", "screen"],
-	["visitor_id", "visitorId"],
-	["distinct_id", "distinctId"],
-	["session_id", "sessionId"],
-	["duration", "duration"],
-	["engaged_ms", "engagedMs"],
-	["scroll_depth", "scrollDepth"],
-	["seq", "seq"],
-	["v", "v"],
-	["browser", "browser"],
-	["os", "os"],
-	["device", "device"],
-	["country", "country"],
-];
 
 /** An event's field in a batch row: `value ->> <its index>` (`from`: the json_each alias). */
-const field = (key: keyof StoredEvent, from = "") => `${from ? `${from}.` : ""}value ->> ${COLUMNS.findIndex(([, k]) => k === key)}`;
+const field = (key: keyof StoredEvent, from = "") => `${from ? `${from}.` : ""}value ->> ${STORED_COLUMNS.findIndex(([, k]) => k === key)}`;
 
-const INSERT_EVENTS = `INSERT OR IGNORE INTO analytics_events (${COLUMNS.map(([c]) => c).join(", ")})
-	SELECT ${COLUMNS.map(([, k]) => field(k)).join(", ")} FROM json_each(?1)`;
+const INSERT_EVENTS = `INSERT OR IGNORE INTO analytics_events (${STORED_COLUMNS.map(([c]) => c).join(", ")})
+	SELECT ${STORED_COLUMNS.map(([, k]) => field(k)).join(", ")} FROM json_each(?1)`;
 
 // `_identify` links the visitor to the site's own user id; seeing the pair again moves last_seen.
 const UPSERT_IDENTITIES = `INSERT INTO analytics_identities (tracking_id, visitor_id, distinct_id, first_seen, last_seen)
@@ -98,7 +65,7 @@ export async function eventWrites(db: D1Database, events: StoredEvent[], visitor
 	const hasProperties = events.some((e) => e.data !== null && !RESERVED.has(e.name));
 	const identifies = events.some((e) => e.name === "_identify");
 	const statements: D1PreparedStatement[] = [];
-	for (const chunk of jsonArraysOf(events.map((e) => COLUMNS.map(([, key]) => e[key])))) {
+	for (const chunk of jsonArraysOf(events.map((e) => STORED_COLUMNS.map(([, key]) => e[key])))) {
 		if (hasProperties) statements.push(db.prepare(PROPERTY_ADDITIONS).bind(chunk));
 		statements.push(db.prepare(INSERT_EVENTS).bind(chunk));
 		if (identifies) statements.push(db.prepare(UPSERT_IDENTITIES).bind(chunk));

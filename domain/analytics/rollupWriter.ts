@@ -14,43 +14,21 @@
  * The only writer of a site's events is its collector object, so what memory holds is what D1 holds
  * (the clean-up deletes only days long past, and a deleted site's collector forgets everything).
  */
-import type { StoredEvent } from "./event";
+import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
-import { type Contributions, type Counters, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
+import { type Contributions, type Counters, DAY_EVENT_KEYS, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
 
 /** At most this many events are held by default, the least recently touched days going first. */
 const HELD_EVENTS = 50_000;
 
-const DAY_EVENT_COLUMNS = {
-	eventId: "event_id",
-	ts: "ts",
-	name: "name",
-	urlPath: "url_path",
-	referrerHost: "referrer_host",
-	source: "source",
-	utmSource: "utm_source",
-	utmMedium: "utm_medium",
-	utmCampaign: "utm_campaign",
-	utmContent: "utm_content",
-	utmTerm: "utm_term",
-	country: "country",
-	browser: "browser",
-	os: "os",
-	device: "device",
-	distinctId: "distinct_id",
-	duration: "duration",
-	engagedMs: "engaged_ms",
-	scrollDepth: "scroll_depth",
-} satisfies Record<keyof DayEvent, string>;
+const DAY_EVENT_COLUMNS = STORED_COLUMNS.filter(([, key]) => (DAY_EVENT_KEYS as readonly string[]).includes(key));
 
 /**
  * The stored events of the given visitor days (?1: a JSON array of [tracking_id, visitor_id,
  * day start]), each day one range of analytics_events_visitor_idx.
  */
 export const LOAD_VISITOR_DAYS = `SELECT a.tracking_id AS trackingId, a.visitor_id AS visitorId,
-		${Object.entries(DAY_EVENT_COLUMNS)
-			.map(([key, column]) => `a.${column} AS ${key}`)
-			.join(", ")}
+		${DAY_EVENT_COLUMNS.map(([column, key]) => `a.${column} AS ${key}`).join(", ")}
 	FROM json_each(?1) AS d CROSS JOIN analytics_events AS a
 		ON a.tracking_id = d.value ->> 0 AND a.visitor_id = d.value ->> 1 AND a.ts >= d.value ->> 2 AND a.ts < (d.value ->> 2) + ${DAY_MS}`;
 
@@ -65,7 +43,6 @@ interface HeldDay {
 	facts: Contributions;
 }
 
-const DAY_EVENT_KEYS = Object.keys(DAY_EVENT_COLUMNS) as Array<keyof DayEvent>;
 /** Only what the facts read: a held day keeps no titles, queries or data. */
 const dayEventOf = (event: StoredEvent) => Object.fromEntries(DAY_EVENT_KEYS.map((key) => [key, event[key]])) as unknown as DayEvent;
 

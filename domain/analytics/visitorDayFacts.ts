@@ -4,31 +4,33 @@
  * test checks that both give the same rows), except the custom events' properties, which depend
  * on one event alone and are added in SQL as each new event is stored (eventStore.ts).
  */
+import type { StoredEvent } from "./event";
 import { DIRECT } from "./filters";
 import { COUNTERS, HOUR_MS, SESSION_GAP_MS } from "./rollups";
 
 /** The fields of a stored event the facts read. */
-export interface DayEvent {
-	eventId: string;
-	ts: number;
-	name: string;
-	urlPath: string;
-	referrerHost: string;
-	source: string;
-	utmSource: string | null;
-	utmMedium: string | null;
-	utmCampaign: string | null;
-	utmContent: string | null;
-	utmTerm: string | null;
-	country: string | null;
-	browser: string | null;
-	os: string | null;
-	device: string | null;
-	distinctId: string | null;
-	duration: number | null;
-	engagedMs: number | null;
-	scrollDepth: number | null;
-}
+export const DAY_EVENT_KEYS = [
+	"eventId",
+	"ts",
+	"name",
+	"urlPath",
+	"referrerHost",
+	"source",
+	"utmSource",
+	"utmMedium",
+	"utmCampaign",
+	"utmContent",
+	"utmTerm",
+	"country",
+	"browser",
+	"os",
+	"device",
+	"distinctId",
+	"duration",
+	"engagedMs",
+	"scrollDepth",
+] as const satisfies ReadonlyArray<keyof StoredEvent>;
+export type DayEvent = Pick<StoredEvent, (typeof DAY_EVENT_KEYS)[number]>;
 
 type Counter = (typeof COUNTERS)[number];
 /** Values of COUNTERS (rollups.ts), in that order. */
