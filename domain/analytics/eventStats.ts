@@ -210,8 +210,13 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 const EVERYTHING: StatsParts = { figures: true, lists: EVENT_LISTS, visits: ALL_VISIT_BREAKDOWNS };
 const FIGURES_ONLY: StatsParts = { figures: true, lists: [], visits: [] };
 
-/** Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min, ?3 = now + 1 ms). */
-export const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events WHERE ${RANGE}`;
+/**
+ * Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min,
+ * ?3 = now + 1 ms). The index is named: without ANALYZE's statistics (a database never analyzed)
+ * SQLite prefers walking the site's whole visitor index, already in visitor order for DISTINCT,
+ * to reading five minutes of events, and that cost 60 ms at a million events.
+ */
+export const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events INDEXED BY analytics_events_site_ts_idx WHERE ${RANGE}`;
 
 /** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
 export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
