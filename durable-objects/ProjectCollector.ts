@@ -18,6 +18,8 @@ import {
 	type LogCommand,
 	type LogEventCommand,
 	type LogOutcome,
+	type ProjectCall,
+	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
 import { type GroupRow, IssueGroups, SCHEMA, toSnapshot, withName } from "./projectStorage";
@@ -132,6 +134,25 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** A window kept per source IP inside this key's object: one address cannot use up another's share. */
 	async #tookHits(now: number, windows: RateWindow[]): Promise<void> {
 		await this.#alarm.noLaterThan(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
+	}
+
+	/**
+	 * Calls an isolate's concurrent requests made (workers/keys/projectCalls.ts), answered in order
+	 * exactly as one by one. Calls that wait on nothing outside the object (no images, the key
+	 * already loaded) run in one turn, so what they store is one commit. A call that fails fails
+	 * alone: what the calls before it stored stays stored and answered.
+	 */
+	async calls(calls: ProjectCall[]): Promise<ProjectCallResult[]> {
+		const results: ProjectCallResult[] = [];
+		for (const call of calls) {
+			try {
+				results.push({ outcome: call.method === "submitFeedback" ? await this.submitFeedback(call.command) : await this.ingestLog(call.command) });
+			} catch (err) {
+				console.error(`${call.method} failed:`, err);
+				results.push({ failed: String(err) });
+			}
+		}
+		return results;
 	}
 
 	// -----------------------------------------------------------------------

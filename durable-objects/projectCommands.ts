@@ -67,3 +67,14 @@ export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "re
 export const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
 	({ status: "refused", refusal: { status, message, ...extra } }) as const;
 export const INVALID_KEY = refused(401, "Project key is not valid");
+
+/** The calls an isolate may send a key's object together (ProjectCollector.calls), by method. */
+export interface ProjectCalls {
+	submitFeedback: { command: FeedbackCommand; outcome: FeedbackOutcome };
+	ingestLog: { command: LogCommand; outcome: LogOutcome };
+}
+
+export type ProjectCall = { [M in keyof ProjectCalls]: { method: M; command: ProjectCalls[M]["command"] } }[keyof ProjectCalls];
+
+/** One call's answer in a batch: its outcome, or why it failed (what its own call would have thrown). */
+export type ProjectCallResult = { outcome: ProjectCalls[keyof ProjectCalls]["outcome"] } | { failed: string };

@@ -1,4 +1,4 @@
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
@@ -265,7 +265,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 			PROJECT_COLLECTOR: {
 				idFromName: (name: string) => env.PROJECT_COLLECTOR.idFromName(name),
 				get: () => ({
-					ingestLog: async () => {
+					calls: async () => {
 						throw new Error("SQLITE_FULL: database or disk is full");
 					},
 				}),
@@ -279,7 +279,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 			}),
 			{ query: {}, params: {} },
 		);
-		await expect(ingestLog(request as any, failing)).rejects.toMatchObject({ status: 500, message: "The log event could not be stored; try again" });
+		await expect(ingestLog(request as any, failing, createExecutionContext())).rejects.toMatchObject({ status: 500, message: "The log event could not be stored; try again" });
 		const { issues } = await listIssues(owner.token, { project_name: owner.projectName }).then((r) => r.json<Json>());
 		expect(issues).toEqual([]);
 	});

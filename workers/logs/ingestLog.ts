@@ -22,7 +22,7 @@ const keyHeader = (request: Request) => request.headers.get("x-svc-key")?.trim()
  * header), so a `text/plain` request without the header may carry the key as the body's
  * `svc_key`, which no browser preflights; its body is then read before the key is checked.
  */
-export async function ingestLog(request: IRequest, env: Env): Promise<Response> {
+export async function ingestLog(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	let rawKey = keyHeader(request);
 	let body: Record<string, unknown> | undefined;
 	if (!rawKey && request.headers.get("content-type")?.toLowerCase().startsWith("text/plain")) {
@@ -33,6 +33,6 @@ export async function ingestLog(request: IRequest, env: Env): Promise<Response> 
 	const receivedAt = new Date();
 	// The stored event is built from the documented fields only: a body's svc_key is never kept.
 	const event = await bodyOrProblem(async () => normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt));
-	const stored = await storeLogEvent(env, key, { ip: await sourceAddressTag(key, request) }, event, receivedAt);
+	const stored = await storeLogEvent(env, ctx, key, { ip: await sourceAddressTag(key, request) }, event, receivedAt);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }

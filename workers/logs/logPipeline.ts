@@ -10,6 +10,7 @@ import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
 import { answerOf, orStorageFailure, refusalError } from "../keys/keyAnswers";
+import { callProjectCollector } from "../keys/projectCalls";
 import { projectCollectorFor } from "../objects";
 import { symbolicateEvent } from "../sourcemaps/symbolication";
 
@@ -24,19 +25,26 @@ type LogSource = { ip: string; dsnId?: number };
  */
 export async function storeLogEvent(
 	env: Env,
+	ctx: ExecutionContext,
 	key: PresentedKey,
 	source: LogSource,
 	event: { body: LogEvent } | { problem: Refusal },
 	receivedAt: Date,
 ): Promise<{ groupHash: string; isNew: boolean }> {
-	const collector = projectCollectorFor(env, key.keyId);
 	let built = "problem" in event ? null : await eventCommand(env, key, event.body, receivedAt);
 	for (;;) {
 		const command = built ? { body: built.command } : (event as { problem: Refusal });
 		const outcome = answerOf(
 			key,
 			await orStorageFailure<LogOutcome>(
-				collector.ingestLog({ keyId: key.keyId, keyHash: key.keyHash, artifactsVersion: key.artifactsVersion, ...source, ...command }),
+				callProjectCollector(
+					env,
+					ctx,
+					key.keyId,
+					"ingestLog",
+					{ keyId: key.keyId, keyHash: key.keyHash, artifactsVersion: key.artifactsVersion, ...source, ...command },
+					built?.command.eventJson.length ?? 0,
+				),
 				"The log event",
 			),
 		);

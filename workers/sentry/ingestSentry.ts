@@ -44,11 +44,11 @@ function eventIdOf(value: unknown): string | null {
 }
 
 /** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
-async function storeSentryEvent(env: Env, request: Request, key: PresentedKey, projectId: number, payload: Json): Promise<void> {
+async function storeSentryEvent(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, projectId: number, payload: Json): Promise<void> {
 	const receivedAt = new Date();
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag.
 	const event = await bodyOrProblem(async () => normalizeEvent(logEventBody(payload, clientIp(request)), receivedAt));
-	await storeLogEvent(env, key, { ip: await sourceAddressTag(key, request), dsnId: projectId }, event, receivedAt);
+	await storeLogEvent(env, ctx, key, { ip: await sourceAddressTag(key, request), dsnId: projectId }, event, receivedAt);
 }
 
 /**
@@ -74,7 +74,7 @@ async function withSentryRateLimits(answer: () => Promise<Response>): Promise<Re
  * envelope (400); a key from the envelope header's DSN when none was presented; then, for an
  * event item, the path of /api/app-logs-ingest.
  */
-export function ingestEnvelope(request: IRequest, env: Env): Promise<Response> {
+export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const presented = sentryKeyOf(request);
@@ -92,7 +92,7 @@ export function ingestEnvelope(request: IRequest, env: Env): Promise<Response> {
 			await admitLogKey(env, key, projectId);
 			return json({ id: headerId });
 		}
-		await storeSentryEvent(env, request, key, projectId, payload);
+		await storeSentryEvent(env, ctx, request, key, projectId, payload);
 		return json({ id: eventIdOf(payload.event_id) ?? headerId ?? crypto.randomUUID().replaceAll("-", "") });
 	});
 }
@@ -105,13 +105,13 @@ function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: stri
 }
 
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
-export function ingestStore(request: IRequest, env: Env): Promise<Response> {
+export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
 		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the event"));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
-		await storeSentryEvent(env, request, key, projectId, read.body);
+		await storeSentryEvent(env, ctx, request, key, projectId, read.body);
 		return json({ id: eventIdOf(read.body.event_id) ?? crypto.randomUUID().replaceAll("-", "") });
 	});
 }
