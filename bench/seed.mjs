@@ -7,21 +7,17 @@
 // The data is drawn from a seeded generator, so every run reads the same shape of data.
 
 import { readdir, readFile } from "node:fs/promises";
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 
 const DAY_MS = 86_400_000;
 const ARRAY_BYTES = 1_000_000;
 const STATEMENTS_PER_BATCH = 8;
 
-/** mulberry32: small, fast and seedable; Math.random cannot be replayed. */
+/** A seeded generator (xoroshiro128+): Math.random cannot be replayed. */
 function generator(seed) {
-	let a = seed >>> 0;
-	const next = () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	const rng = xoroshiro128plus(seed);
+	const next = () => uniformFloat64(rng);
 	const int = (below) => Math.floor(next() * below);
 	/** Skewed towards the first entries, as real traffic is (a few pages get most views). */
 	const skewed = (list) => list[Math.floor(list.length * next() ** 3)];

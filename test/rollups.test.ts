@@ -8,6 +8,8 @@ import { computeSiteStats, type StatsRequest } from "../domain/analytics/siteSta
 import { ROLLUP_BACKFILL } from "../domain/analytics/rollups";
 import type { StatsRange } from "../domain/analytics/statsRange";
 import { ownerWithSite } from "./analytics-helpers";
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 
 /*
  * The unfiltered statistics read the rollups; with filters (or `fromEvents`) the same figures are
@@ -20,16 +22,10 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const T0 = Date.parse("2025-04-01T00:00:00Z");
 
-/** mulberry32: a seeded generator, so the data set is the same on every run. */
+/** A seeded generator (xoroshiro128+), so the data set is the same on every run. */
 function generator(seed: number) {
-	let a = seed >>> 0;
-	const next = () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	const rng = xoroshiro128plus(seed);
+	const next = () => uniformFloat64(rng);
 	const int = (below: number) => Math.floor(next() * below);
 	const pick = <T>(list: readonly T[]) => list[int(list.length)];
 	return { next, int, pick };
