@@ -15,8 +15,14 @@ import { projectCollectorFor } from "../objects";
  * A batch runs in its sender's waitUntil, so its answers arrive even if that client goes away.
  */
 
-/** A batch takes calls until their bodies hold this many characters (at least one call): the object's call carries them all. */
-const BATCH_CHARS = 4_000_000;
+/**
+ * A call whose body holds more characters leaves at once on its own, as if there were no batches:
+ * its time in the object is mostly its own work (images to R2), which a batch would only queue
+ * behind the calls before it.
+ */
+const SOLO_CHARS = 64_000;
+/** A batch takes calls until their bodies hold this many characters: the object's call carries them all. */
+const BATCH_CHARS = 1_000_000;
 const BATCH_CALLS = 100;
 /** How often a waiting call looks whether it was answered or may leave, once its batch is due. */
 const POLL_MS = 1;
@@ -51,6 +57,7 @@ export async function callProjectCollector<M extends keyof ProjectCalls>(
 	command: ProjectCalls[M]["command"],
 	chars: number,
 ): Promise<ProjectCalls[M]["outcome"]> {
+	if (chars > SOLO_CHARS) return resultOf((await projectCollectorFor(env, keyId).calls([{ method, command } as ProjectCall]))[0]);
 	let calls = byKey.get(keyId);
 	if (!calls) {
 		calls = { sending: false, sentAt: 0, waiting: [] };
@@ -64,7 +71,10 @@ export async function callProjectCollector<M extends keyof ProjectCalls>(
 		if (!calls.sending) await sendNext(env, ctx, keyId, calls);
 		else await scheduler.wait(Math.max(POLL_MS, calls.sentAt + typicalBatchMs - Date.now()));
 	}
-	const { result } = mine;
+	return resultOf(mine.result);
+}
+
+function resultOf<M extends keyof ProjectCalls>(result: ProjectCallResult | { failed: unknown }): ProjectCalls[M]["outcome"] {
 	if ("failed" in result) throw typeof result.failed === "string" ? new Error(result.failed) : result.failed;
 	return result.outcome as ProjectCalls[M]["outcome"];
 }
@@ -73,7 +83,7 @@ export async function callProjectCollector<M extends keyof ProjectCalls>(
 async function sendNext(env: Env, ctx: ExecutionContext, keyId: string, calls: KeyCalls): Promise<void> {
 	const batch: Call[] = [];
 	let chars = 0;
-	while (calls.waiting.length > 0 && batch.length < BATCH_CALLS && (batch.length === 0 || chars + calls.waiting[0].chars <= BATCH_CHARS)) {
+	while (calls.waiting.length > 0 && batch.length < BATCH_CALLS && chars + calls.waiting[0].chars <= BATCH_CHARS) {
 		const next = calls.waiting.shift() as Call;
 		chars += next.chars;
 		batch.push(next);
