@@ -8,11 +8,15 @@ import { projectCollectorFor } from "../objects";
  * per batch rather than per request, and a quiet key's call leaves at once. Each call is still
  * answered for itself, after the object has stored what it accepted.
  *
- * In workerd a request can neither wait on I/O another request started nor be woken by another
- * request's code, so a waiting request looks, on a timer of its own, whether its answer has come,
- * and when no batch is on its way sends the next itself. It looks when the batch on its way is
- * due back (batches here have lately taken `typicalBatchMs`), then every millisecond.
- * A batch runs in its sender's waitUntil, so its answers arrive even if that client goes away.
+ * In workerd a request cannot wait on I/O another request started, so each batch is sent by one
+ * of the waiting requests, in its own context, and runs in its waitUntil, so its answers arrive
+ * even if that client goes away. When a batch comes back its sender wakes the calls it carried and
+ * the first call still waiting, which sends the next. Where workerd does not let a request go on
+ * in its own context once another request's code has woken it (its test pool turns that off), a
+ * waiting request is woken by a timer of its own instead: when the batch on its way is due back
+ * (batches here have lately taken `typicalBatchMs`), then every millisecond. Either way a waiting
+ * request keeps a timer: workerd ends a request that waits on nothing of its own as hung, and a
+ * woken request that was cut short meanwhile holds the others up only until their timers fire.
  */
 
 /**
@@ -24,8 +28,12 @@ const SOLO_CHARS = 64_000;
 /** A batch takes calls until their bodies hold this many characters: the object's call carries them all. */
 const BATCH_CHARS = 1_000_000;
 const BATCH_CALLS = 100;
-/** How often a waiting call looks whether it was answered or may leave, once its batch is due. */
+/** Whether a request woken by another request's code goes on in its own context (workerd's default). */
+const WAKES_ACROSS_REQUESTS = Cloudflare.compatibilityFlags.handle_cross_request_promise_resolution === true;
+/** Without wake-ups: how often a waiting call looks whether it was answered or may leave, once its batch is due. */
 const POLL_MS = 1;
+/** With wake-ups: how long a waiting call trusts them before it looks for itself. */
+const WAKE_TIMEOUT_MS = 50;
 /** How long recent batches took, a moving average. */
 let typicalBatchMs = POLL_MS;
 
@@ -33,6 +41,8 @@ interface Call {
 	call: ProjectCall;
 	chars: number;
 	result?: ProjectCallResult | { failed: unknown };
+	/** Ends the request's current wait; a no-op when it is not waiting. */
+	wake: () => void;
 }
 
 interface KeyCalls {
@@ -63,13 +73,13 @@ export async function callProjectCollector<M extends keyof ProjectCalls>(
 		calls = { sending: false, sentAt: 0, waiting: [] };
 		byKey.set(keyId, calls);
 	}
-	const mine: Call = { call: { method, command } as ProjectCall, chars };
+	const mine: Call = { call: { method, command } as ProjectCall, chars, wake: () => {} };
 	calls.waiting.push(mine);
 	while (!mine.result) {
 		// Whichever waiting request looks first sends the next batch from the front of the line, its
 		// own call in it or not: a request that went away holds nobody up.
 		if (!calls.sending) await sendNext(env, ctx, keyId, calls);
-		else await scheduler.wait(Math.max(POLL_MS, calls.sentAt + typicalBatchMs - Date.now()));
+		else await nextLook(mine, calls);
 	}
 	return resultOf(mine.result);
 }
@@ -77,6 +87,17 @@ export async function callProjectCollector<M extends keyof ProjectCalls>(
 function resultOf<M extends keyof ProjectCalls>(result: ProjectCallResult | { failed: unknown }): ProjectCalls[M]["outcome"] {
 	if ("failed" in result) throw typeof result.failed === "string" ? new Error(result.failed) : result.failed;
 	return result.outcome as ProjectCalls[M]["outcome"];
+}
+
+/** Waits until the request should look again: woken by a batch's sender where workerd allows it, else by its own timer. */
+async function nextLook(mine: Call, calls: KeyCalls): Promise<void> {
+	if (!WAKES_ACROSS_REQUESTS) {
+		await scheduler.wait(Math.max(POLL_MS, calls.sentAt + typicalBatchMs - Date.now()));
+		return;
+	}
+	await Promise.race([new Promise<void>((resolve) => (mine.wake = resolve)), scheduler.wait(WAKE_TIMEOUT_MS)]);
+	// Only a waiting request is woken: a promise of a request that has ended is not resolved.
+	mine.wake = () => {};
 }
 
 /** Sends the calls at the front of the key's queue as one batch, and hands each its result. */
@@ -101,6 +122,8 @@ async function sendNext(env: Env, ctx: ExecutionContext, keyId: string, calls: K
 		} finally {
 			typicalBatchMs += (Date.now() - calls.sentAt - typicalBatchMs) / 8;
 			calls.sending = false;
+			for (const c of batch) c.wake();
+			calls.waiting[0]?.wake();
 			if (calls.waiting.length === 0 && byKey.get(keyId) === calls) byKey.delete(keyId);
 		}
 	})();
