@@ -22,7 +22,7 @@ import {
 	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
-import { type GroupRow, IssueGroups, SCHEMA, toSnapshot, withName } from "./projectStorage";
+import { type GroupRow, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
@@ -241,54 +241,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		const window = this.#windows.take(now, windows);
 		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
 
-		if (c.release) this.#groups.noteRelease(c.release);
-		const isNewUser = c.userKey !== null && this.#groups.noteUser(c.groupHash, c.userKey);
-		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
-		const releases = group ? withName(group.releases, c.release) : JSON.stringify(c.release ? [c.release] : []);
-
-		if (!group) {
-			this.#sql.exec(
-				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases)
-				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
-				c.groupHash,
-				c.title,
-				c.culprit,
-				c.level,
-				isNewUser ? 1 : 0,
-				c.receivedAt,
-				c.receivedAt,
-				environments,
-				releases,
-			);
-			this.#groups.hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
-		} else {
-			let { status, resolved_in_release: resolvedIn } = group;
-			// A regression: a resolved issue seen again reopens, unless the event comes from an
-			// older release than the one it was resolved in (an old client still running). It keeps
-			// the release it was resolved in, which is how an open issue shows it came back.
-			if (status === "resolved" && !(c.release && resolvedIn && this.#groups.isOlderRelease(c.release, resolvedIn))) {
-				status = "open";
-			}
-			this.#sql.exec(
-				`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
-				 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
-				 environments = ?, releases = ?, version = version + 1
-				 WHERE hash = ?`,
-				c.title,
-				c.culprit,
-				c.level,
-				status,
-				resolvedIn,
-				isNewUser ? 1 : 0,
-				c.receivedAt,
-				c.receivedAt,
-				environments,
-				releases,
-				c.groupHash,
-			);
-			this.#groups.hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
-		}
-
+		this.#groups.record(c, group);
 		this.#sql.exec(
 			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.eventId,

@@ -4,6 +4,7 @@
  */
 import type { IssueStatus } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
+import type { LogEventCommand } from "./projectCommands";
 import { compareVersions } from "../domain/logs/releases";
 
 /** Distinct environments and releases remembered per issue. */
@@ -50,7 +51,7 @@ export const SCHEMA = [
 ];
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
-export function withName(listJson: string, name: string | null): string {
+function withName(listJson: string, name: string | null): string {
 	if (!name) return listJson;
 	const names = JSON.parse(listJson) as string[];
 	if (names.includes(name) || names.length >= MAX_NAMES_PER_ISSUE) return listJson;
@@ -114,10 +115,64 @@ export class IssueGroups {
 	}
 
 	/** The state ingestion just wrote for the issue. */
-	hold(hash: string, state: GroupState): void {
+	#hold(hash: string, state: GroupState): void {
 		this.#held.delete(hash);
 		this.#held.set(hash, state);
 		if (this.#held.size > GROUPS_HELD) this.#held.delete(this.#held.keys().next().value as string);
+	}
+
+	/**
+	 * Counts an accepted event into its issue: a new row when `group` (the issue's state before it)
+	 * is null, else the row's counters, names and status; the release and the affected user noted.
+	 */
+	record(c: LogEventCommand, group: GroupState | null): void {
+		if (c.release) this.noteRelease(c.release);
+		const isNewUser = c.userKey !== null && this.noteUser(c.groupHash, c.userKey);
+		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
+		const releases = group ? withName(group.releases, c.release) : JSON.stringify(c.release ? [c.release] : []);
+
+		if (!group) {
+			this.#sql.exec(
+				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases)
+				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+				c.groupHash,
+				c.title,
+				c.culprit,
+				c.level,
+				isNewUser ? 1 : 0,
+				c.receivedAt,
+				c.receivedAt,
+				environments,
+				releases,
+			);
+			this.#hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
+			return;
+		}
+		let { status, resolved_in_release: resolvedIn } = group;
+		// A regression: a resolved issue seen again reopens, unless the event comes from an older
+		// release than the one it was resolved in (an old client still running). It keeps the
+		// release it was resolved in, which is how an open issue shows it came back.
+		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
+			status = "open";
+		}
+		this.#sql.exec(
+			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
+			 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
+			 environments = ?, releases = ?, version = version + 1
+			 WHERE hash = ?`,
+			c.title,
+			c.culprit,
+			c.level,
+			status,
+			resolvedIn,
+			isNewUser ? 1 : 0,
+			c.receivedAt,
+			c.receivedAt,
+			environments,
+			releases,
+			c.groupHash,
+		);
+		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
 	}
 
 	/** The issue's row changed other than through ingestion. */
