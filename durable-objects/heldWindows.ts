@@ -63,10 +63,22 @@ export class HeldWindows {
 		this.#loaded = false;
 	}
 
-	/** Deletes expired hits; answers when the last remaining hit ends (null when none remain). */
+	/**
+	 * Deletes expired hits; answers when the last remaining hit ends (null when none remain).
+	 * Hits go in in time order, so the expired ones of equal windows are the first rows: the
+	 * delete walks them and stops at the first hit still running, where a `WHERE expires_at <= ?`
+	 * read the whole table (a busy key holds hundreds of thousands of hits, and the object answers
+	 * nothing while it reads). Behind a longer window's hit, shorter ones that have ended wait for
+	 * it to end too: rows only, as memory and a reload count running hits alone.
+	 */
 	sweep(now: number): number | null {
 		const latest = this.#memoryAt(now).sweep(now);
-		this.#sql.exec(`DELETE FROM hits WHERE expires_at <= ?`, now);
+		this.#sql.exec(
+			`DELETE FROM hits WHERE rowid < coalesce(
+				(SELECT rowid FROM hits WHERE expires_at > ? ORDER BY rowid LIMIT 1),
+				(SELECT max(rowid) + 1 FROM hits))`,
+			now,
+		);
 		return latest;
 	}
 }
