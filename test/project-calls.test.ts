@@ -1,5 +1,10 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { sha256Hex } from "../domain/crypto";
 import { FEEDBACK_LIMITS } from "../domain/limits";
+import type { ProjectCall } from "../durable-objects/projectCommands";
+import { callProjectCollector } from "../workers/keys/projectCalls";
 import { call, submitFeedback } from "./helpers";
 import { ingest, listIssues, ownerWithLogKey, storedEvents } from "./logHelpers";
 
@@ -89,5 +94,72 @@ describe("calls sent together", () => {
 			// Stored as any submission is: a long text cut at its 10,000 characters.
 			expect(record.data.description === descriptions[i].slice(0, FEEDBACK_LIMITS.longText)).toBe(true);
 		}
+	});
+});
+
+describe("how calls are batched", () => {
+	/** The real key's object behind a stub that records the size of each batch it is handed. */
+	async function recordedCalls() {
+		const owner = await ownerWithLogKey();
+		await allowManySubmissions(owner);
+		const batches: number[] = [];
+		const recording = {
+			...env,
+			PROJECT_COLLECTOR: {
+				idFromName: (name: string) => env.PROJECT_COLLECTOR.idFromName(name),
+				get: (id: DurableObjectId) => {
+					const stub = env.PROJECT_COLLECTOR.get(id);
+					return {
+						calls: (calls: ProjectCall[]) => {
+							batches.push(calls.length);
+							return stub.calls(calls);
+						},
+					};
+				},
+			},
+		} as unknown as Env;
+		const keyHash = await sha256Hex(owner.rawKey);
+		let n = 0;
+		const submit = (chars: number) =>
+			callProjectCollector(
+				recording,
+				createExecutionContext(),
+				owner.keyId,
+				"submitFeedback",
+				{ keyId: owner.keyId, keyHash, ip: `address ${n}`, body: { title: `call ${n++}`, description: "d" } },
+				chars,
+			);
+		return { owner, batches, submit };
+	}
+
+	it("calls made while a batch is out leave in the next, at most 100 of them", async ({ expect }) => {
+		const { owner, batches, submit } = await recordedCalls();
+		// The first leaves at once; the 101 made meanwhile wait for it.
+		const outcomes = await Promise.all(Array.from({ length: 102 }, () => submit(0)));
+		expect(batches).toEqual([1, 100, 1]);
+		expect(outcomes.every((o) => o.status === "accepted")).toBe(true);
+		expect(await storedTitles(owner.token, owner.projectName)).toHaveLength(102);
+	});
+
+	it.for([
+		[20_000, [1, 50]],
+		[20_001, [1, 49, 1]],
+	] as const)("a batch carries at most 1,000,000 characters of bodies: 49 of 20,000 and one of %i", async ([last, expected], { expect }) => {
+		const { batches, submit } = await recordedCalls();
+		const outcomes = await Promise.all([submit(0), ...Array.from({ length: 49 }, () => submit(20_000)), submit(last)]);
+		expect(batches).toEqual(expected);
+		expect(outcomes.every((o) => o.status === "accepted")).toBe(true);
+	});
+
+	it("a body over 64,000 characters leaves at once on its own; one of 64,000 waits its turn", async ({ expect }) => {
+		const { batches, submit } = await recordedCalls();
+		const first = submit(0);
+		const waiting = submit(64_000);
+		const alone = submit(64_001);
+		// Handed over before the first batch is back, and not held for the one waiting.
+		expect(batches).toEqual([1, 1]);
+		expect((await alone).status).toBe("accepted");
+		await Promise.all([first, waiting]);
+		expect(batches).toEqual([1, 1, 1]);
 	});
 });
