@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 
 /** An analytics site: public tracking ID, configured domain, active flag, Attack Mode. */
@@ -93,6 +93,26 @@ export const analyticsEvents = sqliteTable(
 	],
 );
 
+/** The key of a rollup table: per site, breakdown (`dim`), bucket and label (`value`). */
+const rollupKey = () => ({
+	trackingId: text("tracking_id").notNull(),
+	dim: text("dim").notNull(),
+	/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
+	span: integer("span").notNull(),
+	/** The bucket's first millisecond. */
+	start: integer("start").notNull(),
+	value: text("value").notNull(),
+});
+
+type RollupKey = { [K in keyof ReturnType<typeof rollupKey>]: AnySQLiteColumn };
+
+/** A rollup table's primary key (clustered: the migrations create the tables WITHOUT ROWID), and the clean-up's index. */
+const rollupIndexes = (table: string, t: RollupKey) => [
+	primaryKey({ columns: [t.trackingId, t.dim, t.span, t.start, t.value] }),
+	// The clean-up deletes expired buckets of every site, oldest first.
+	index(`${table}_start_idx`).on(t.start),
+];
+
 /**
  * Pre-summed statistics (domain/analytics/rollups.ts): per site, breakdown (`dim`), hour or day
  * (`span` ms, `start` its first ms) and label (`value`), the counters the statistics answer adds
@@ -103,13 +123,8 @@ export const analyticsEvents = sqliteTable(
 export const analyticsRollups = sqliteTable(
 	"analytics_rollups",
 	{
-		trackingId: text("tracking_id").notNull(),
-		/** "" for the site as a whole, else a breakdown name (pages, countries, entry_pages...). */
-		dim: text("dim").notNull(),
-		/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
-		span: integer("span").notNull(),
-		start: integer("start").notNull(),
-		value: text("value").notNull(),
+		// dim: "" for the site as a whole, else a breakdown name (pages, countries, entry_pages...).
+		...rollupKey(),
 		/** Visitors whose first counted event of the UTC day with this label is in the bucket. */
 		visitors: integer("visitors").notNull().default(0),
 		/** Visitors whose first counted event of the hour is in the bucket (the hourly series). */
@@ -124,11 +139,7 @@ export const analyticsRollups = sqliteTable(
 		depthSum: integer("depth_sum").notNull().default(0),
 		depthN: integer("depth_n").notNull().default(0),
 	},
-	(t) => [
-		primaryKey({ columns: [t.trackingId, t.dim, t.span, t.start, t.value] }),
-		// The clean-up deletes expired buckets of every site, oldest first.
-		index("analytics_rollups_start_idx").on(t.start),
-	],
+	(t) => rollupIndexes("analytics_rollups", t),
 );
 
 /** `_identify` links: which distinct_id (the site's own user id) a visitor turned out to be. */
@@ -158,23 +169,14 @@ export const analyticsIdentities = sqliteTable(
 export const crawlerRollups = sqliteTable(
 	"crawler_rollups",
 	{
-		trackingId: text("tracking_id").notNull(),
-		/** "" for the site as a whole, else crawlers, paths, statuses or page_crawlers. */
-		dim: text("dim").notNull(),
-		/** 3,600,000 (an hour) or 86,400,000 (a UTC day). */
-		span: integer("span").notNull(),
-		start: integer("start").notNull(),
-		value: text("value").notNull(),
+		// dim: "" for the site as a whole, else crawlers, paths, statuses or page_crawlers.
+		...rollupKey(),
 		visits: integer("visits").notNull().default(0),
 		/** Visits from inside and from outside the operator's published ranges (the rest could not be checked). */
 		verified: integer("verified").notNull().default(0),
 		unverified: integer("unverified").notNull().default(0),
 	},
-	(t) => [
-		primaryKey({ columns: [t.trackingId, t.dim, t.span, t.start, t.value] }),
-		// The clean-up deletes expired buckets of every site, oldest first.
-		index("crawler_rollups_start_idx").on(t.start),
-	],
+	(t) => rollupIndexes("crawler_rollups", t),
 );
 
 /** AI-crawler visits reported by /api/bot-crawl-ingest. */
