@@ -1,5 +1,6 @@
-// `npm run bench`: the ingestion paths and the owner's read side of the app, on workerd started
-// through Miniflare's API (bench/runtime.mjs), against a trivial Worker on the same runtime path
+// `npm run bench`: the ingestion paths (bench/paths.mjs) and the owner's read side of the app,
+// driven as an owner and its clients (bench/session.mjs), on workerd started through Miniflare's
+// API (bench/runtime.mjs), against a trivial Worker on the same runtime path
 // measured in the same run. The machine is shared and noisy: compare ratios, not absolute speeds;
 // the ratio of CPU per request moves least with the neighbours.
 //
@@ -18,9 +19,10 @@ import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
 import { startProfile, summarizeProfile } from "./profile.mjs";
 import { buildRuntime, ROOT } from "./runtime.mjs";
+import { IP_POOL, LOG_EVENT, PATHS, SITES_PER_RUN } from "./paths.mjs";
 import { seedAnalytics, seedCrawlerVisits, seedIssues } from "./seed.mjs";
+import { freshAddresses, HOST, SECONDS, session, waitFor } from "./session.mjs";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const HIGH_CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((id) => id.trim())) : null;
@@ -30,20 +32,6 @@ const CRAWLER_VISITS = Number(process.env.BENCH_CRAWLER_VISITS ?? EVENTS);
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 10_000);
 /** Events of the issue whose detail page is measured, over its last 24 hours. */
 const HOT_ISSUE_EVENTS = 2_000;
-/**
- * Returning source addresses per run: each takes at most 19 feedback submissions a run (its
- * window holds 20 a minute, one taken by the warm-up), so this serves 9,500 requests a second.
- */
-const IP_POOL = 500 * SECONDS;
-/** Sites per analytics run: each site's window takes 6,000 events a minute; this serves 8,000 a second. */
-const SITES_PER_RUN = Math.ceil((8_000 * SECONDS) / 5_000);
-/** How long stored rows may take to reach D1 after a run: about two seconds (an isolate's buffer, then an outbox). */
-const STORAGE_WAIT_MS = 30_000;
-
-const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
-const HOST = "shop.example";
-const PNG_100KB = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(100 * 1024, 7)]).toString("base64")}`;
 
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
 /** The isolates profiled: the app (the Worker and its Durable Objects) and Miniflare's D1. */
@@ -53,223 +41,6 @@ const RESULTS = join(ROOT, "bench", "results");
 const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
 const loadBefore = os.loadavg();
-
-// ---------------------------------------------------------------------------------------------
-// The app's API, as an owner and as a client, on one started runtime
-
-/** Runs `task` for each item, `concurrency` at a time. */
-async function eachConcurrently(items, concurrency, task) {
-	const queue = [...items];
-	const worker = async () => {
-		for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
-	};
-	await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
-let ipCounter = 1;
-const ipOf = (n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-/** A block of addresses no earlier run used. */
-function freshAddresses(count) {
-	const first = ipCounter;
-	ipCounter += count;
-	return Array.from({ length: count }, (_, i) => ipOf(first + i));
-}
-
-/** A signed-up owner on `runtime`, and the calls every measurement makes. */
-async function session(runtime) {
-	const { db } = runtime;
-
-	async function call(method, path, { json, token, ip, raw, headers: extra } = {}) {
-		const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(ip ? { "cf-connecting-ip": ip } : {}), ...extra };
-		if (json !== undefined) headers["content-type"] = "application/json";
-		const res = await fetch(runtime.app + path, { method, headers, body: json === undefined ? raw : JSON.stringify(json) });
-		const text = await res.text();
-		return { status: res.status, body: text ? JSON.parse(text) : null };
-	}
-
-	async function api(method, path, options = {}) {
-		const { status, body } = await call(method, path, options);
-		if (status >= 300) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(body)}`);
-		return body;
-	}
-
-	const { token, user } = await api("POST", "/api/auth/signup", { json: { email: "bench@example.com", password: "benchmark password" } });
-	const owner = (method, path, json) => api(method, path, { json, token });
-
-	return {
-		runtime,
-		db,
-		user,
-		token,
-		call,
-		api,
-		owner,
-
-		/** A new project key with windows wide enough for a benchmark; answers the raw key and its id. */
-		async newKey(projectName) {
-			const { raw_api_key: rawKey } = await owner("POST", "/api/feedback-key", { project_name: projectName });
-			// Past the owner API's ceilings (600 and 6,000 a minute), written straight into D1: the
-			// benchmark measures the hot path, and a window must never be what it hits.
-			await db
-				.prepare("UPDATE project_keys SET rate_limit_per_minute = 100000, logs_rate_limit_per_minute = 100000 WHERE user_id = ? AND project_name = ?")
-				.bind(user.id, projectName)
-				.run();
-			const { id } = await db.prepare("SELECT id FROM project_keys WHERE user_id = ? AND project_name = ?").bind(user.id, projectName).first();
-			return { rawKey, id };
-		},
-
-		newSites: (count, name) =>
-			Promise.all(Array.from({ length: count }, async (_, i) => (await owner("POST", "/api/sites", { domain: HOST, name: `${name}-${i}` })).tracking_id)),
-
-		/** What bench/countingWorker.mjs counted since the last reset. */
-		counters: async () => (await fetch(`${runtime.app}/__bench/counters`)).json(),
-		resetCounters: () => fetch(`${runtime.app}/__bench/counters/reset`, { method: "POST" }),
-
-		/** Marker → rows, for the markers of one run (`<tag>.<n>`), from a query answering (marker, rows). */
-		async rowsByMarker(sql, params, tag) {
-			const { results } = await db.prepare(sql).bind(...params).all();
-			return new Map(results.filter((r) => r.marker?.startsWith(`${tag}.`)).map((r) => [r.marker, r.rows]));
-		},
-	};
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ingestion paths. Each request carries a marker (`<tag>.<n>`) stored with its row, so after a
-// run every accepted request is checked to be stored exactly once.
-
-/** Feedback through one project key; `image` adds a 100 KB screenshot. */
-function feedbackPath({ image, newIpPerRequest }) {
-	return async (s, tag) => {
-		const key = await s.newKey(`bench-${tag}`);
-		const headers = { authorization: `Bearer ${key.rawKey}`, "content-type": "application/json" };
-		const body = (marker) => JSON.stringify({ title: marker, description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3", ...(image ? { screenshots: [PNG_100KB] } : {}) });
-		const pool = newIpPerRequest ? null : freshAddresses(IP_POOL);
-		return {
-			request: { method: "POST", path: "/functions/v1/submit-feedback", headers },
-			body,
-			ip: pool ? (n) => pool[n % pool.length] : () => freshAddresses(1)[0],
-			// Returning addresses: their rate-limit objects exist. The warm-up body is refused (400)
-			// after the windows are taken, so it stores nothing.
-			warm: pool && (() => eachConcurrently(pool, 20, (ip) => s.call("POST", "/functions/v1/submit-feedback", { ip, json: {}, token: key.rawKey }))),
-			stored: async () => {
-				const markers = await s.rowsByMarker(
-					"SELECT data ->> '$.title' AS marker, count(*) AS rows FROM feedback WHERE user_id = ? AND project_name = ? GROUP BY 1",
-					[s.user.id, `bench-${tag}`],
-					tag,
-				);
-				if (!image) return { markers };
-				const { attachments } = await s.db.prepare("SELECT count(*) AS attachments FROM feedback_attachments a JOIN feedback f ON f.id = a.feedback_id WHERE f.project_name = ?").bind(`bench-${tag}`).first();
-				return { markers, attachments, objects: await objectsOfProject(s, tag) };
-			},
-		};
-	};
-}
-
-/** R2 objects of the run's feedback (keys are feedback/<owner>/<feedback id>/<attachment id>). */
-async function objectsOfProject(s, tag) {
-	const { results } = await s.db.prepare("SELECT id FROM feedback WHERE user_id = ? AND project_name = ?").bind(s.user.id, `bench-${tag}`).all();
-	const ids = new Set(results.map((r) => r.id));
-	let count = 0;
-	let cursor;
-	do {
-		const page = await s.runtime.bucket.list({ prefix: `feedback/${s.user.id}/`, cursor });
-		count += page.objects.filter((o) => ids.has(o.key.split("/")[2])).length;
-		cursor = page.truncated ? page.cursor : undefined;
-	} while (cursor);
-	return count;
-}
-
-const LOG_EVENT = {
-	level: "error",
-	exception: {
-		type: "TypeError",
-		value: "Cannot read properties of undefined (reading 'id')",
-		stacktrace: { frames: [{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, in_app: true }] },
-	},
-	environment: "production",
-	release: "1.4.2",
-	user: { id: "u_123" },
-};
-
-async function logsPath(s, tag) {
-	const key = await s.newKey(`bench-${tag}`);
-	const pool = freshAddresses(IP_POOL);
-	return {
-		request: { method: "POST", path: "/api/app-logs-ingest", headers: { "x-svc-key": key.rawKey, "content-type": "application/json" } },
-		body: (marker) => JSON.stringify({ ...LOG_EVENT, tags: { bench: marker } }),
-		ip: (n) => pool[n % pool.length],
-		// The addresses' rate-limit objects (a body that is not JSON is refused after the window is
-		// taken), and the key's ProjectCollector with the issue already known, its row moved to D1.
-		warm: async () => {
-			await eachConcurrently(pool, 20, (ip) => s.call("POST", "/api/app-logs-ingest", { ip, raw: "warm-up", token: key.rawKey }));
-			await s.api("POST", "/api/app-logs-ingest", { json: { ...LOG_EVENT, tags: { bench: "warm-up" } }, token: key.rawKey, ip: pool[0] });
-			await waitFor(async () => (await s.db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first()).n === 1);
-		},
-		stored: async () => ({
-			markers: await s.rowsByMarker("SELECT event ->> '$.tags.bench' AS marker, count(*) AS rows FROM log_events WHERE key_id = ? GROUP BY 1", [key.id], tag),
-		}),
-	};
-}
-
-/** Browser analytics or crawler telemetry, spread over the run's own sites. */
-function sitePath({ crawler }) {
-	return async (s, tag) => {
-		const sites = await s.newSites(SITES_PER_RUN, `bench-${tag}`);
-		const pool = freshAddresses(IP_POOL);
-		const inSites = `(${sites.map(() => "?").join(", ")})`;
-		return crawler
-			? {
-					request: { method: "POST", path: "/api/bot-crawl-ingest", headers: { "content-type": "application/json" } },
-					body: (marker, n) =>
-						JSON.stringify({ tracking_id: sites[n % sites.length], url_host: HOST, url_path: `/docs/${marker}`, ua: GPTBOT, country: "US", status: 200 }),
-					ip: null,
-					// The sites' collectors, their settings loaded: a User-Agent that is no AI crawler is answered and not stored.
-					warm: () => eachConcurrently(sites, 4, (site) => s.api("POST", "/api/bot-crawl-ingest", { json: { tracking_id: site, url_host: HOST, ua: "curl/8.5.0" } })),
-					stored: async () => ({
-						markers: await s.rowsByMarker(`SELECT substr(url_path, 7) AS marker, count(*) AS rows FROM crawler_visits WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
-					}),
-				}
-			: {
-					request: { method: "POST", path: "/api/collect", headers: { "content-type": "text/plain", "user-agent": CHROME } },
-					body: (marker, n) =>
-						JSON.stringify({ tracking_id: sites[n % sites.length], v: "2", event_name: "", url_host: HOST, url_path: "/pricing", url_query: marker, title: "Pricing" }),
-					ip: (n) => pool[n % pool.length],
-					// A prefetch is excluded traffic: it loads the collector and its settings, and is not stored.
-					warm: () =>
-						eachConcurrently(sites, 4, (site) =>
-							s.api("POST", "/api/collect", { json: { tracking_id: site, url_host: HOST }, headers: { "user-agent": CHROME, "sec-purpose": "prefetch" } }),
-						),
-					stored: async () => ({
-						markers: await s.rowsByMarker(`SELECT url_query AS marker, count(*) AS rows FROM analytics_events WHERE tracking_id IN ${inSites} GROUP BY 1`, sites, tag),
-					}),
-				};
-	};
-}
-
-/** One binding call per request from a Worker that does nothing else: what the app's figures are made of. */
-const reference = (route) => async () => ({ target: "reference", request: { method: "GET", path: route } });
-
-/** A request shaped as a text feedback submission (headers and body), read whole and answered with JSON, nothing else. */
-const referencePost = async () => ({
-	target: "reference",
-	request: { method: "POST", path: "/post", headers: { authorization: `Bearer svc_${"k".repeat(43)}`, "content-type": "application/json" } },
-	body: (marker) => JSON.stringify({ title: marker, description: "Steps: open, edit, save.", email: "u@example.com", app_version: "1.2.3" }),
-	ip: () => "10.0.0.1",
-});
-
-const PATHS = [
-	{ id: "reference-d1-read", title: "reference: one D1 read", setup: reference("/d1-read") },
-	{ id: "reference-do-call", title: "reference: one Durable Object call", setup: reference("/do-call") },
-	{ id: "reference-do-write", title: "reference: one Durable Object SQLite write", setup: reference("/do-write") },
-	{ id: "reference-post", title: "reference: a feedback-sized POST read, a JSON answer", setup: referencePost },
-	{ id: "app-404", title: "app: unknown API route (JSON 404)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
-	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }) },
-	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }) },
-	{ id: "logs", title: "logs, error event, returning IPs", setup: logsPath },
-	{ id: "collect", title: "collect, page view, returning IPs", setup: sitePath({ crawler: false }) },
-	{ id: "crawler", title: "crawler telemetry, GPTBot visit", setup: sitePath({ crawler: true }) },
-	{ id: "feedback-image", title: "feedback with a 100 KB screenshot", setup: feedbackPath({ image: true, newIpPerRequest: false }) },
-];
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -356,15 +127,6 @@ async function load(url, { request, body, ip }, connections, tag) {
 async function baselineRun(runtime, connections) {
 	const { accepted: _, ...run } = await load(runtime.baseline, { request: { method: "GET", path: "/" } }, connections, "baseline");
 	return run;
-}
-
-async function waitFor(condition, ms = STORAGE_WAIT_MS) {
-	const deadline = Date.now() + ms;
-	while (!(await condition())) {
-		if (Date.now() > deadline) return false;
-		await new Promise((resolve) => setTimeout(resolve, 250));
-	}
-	return true;
 }
 
 /** Waits until every accepted marker is in D1 and nothing more arrives, then compares. */
