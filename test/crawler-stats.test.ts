@@ -1,0 +1,103 @@
+import { describe, it } from "vitest";
+import { crawlIngest, getJson, ownerWithSite } from "./analytics-helpers";
+import { signUp } from "./helpers";
+import { DAY, RANGE, seedEvents, seedVisits } from "./statsData";
+
+describe("GET /api/sites/:tracking_id/crawlers", () => {
+	it("computes visits per crawler with operator and purpose, paths, statuses, series and recent visits", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedVisits(site.tracking_id, [
+			["GPTBot", "/a", 200, 60], // 01:00
+			["GPTBot", "/a", 200, 61],
+			["GPTBot", "/b", 404, 62],
+			["ClaudeBot", "/a", 200, 120], // 02:00
+			["PerplexityBot", "/c", 301, 121],
+			["ChatGPT-User", "/a", 200, 600], // 10:00
+			["GPTBot", "/a", 200, -5], // the day before: outside
+		]);
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?${RANGE}`, token);
+		expect(status).toBe(200);
+		expect(body.visits).toBe(6);
+		expect(body.crawlers).toEqual([
+			// Seeded without an address: none could be checked against published ranges.
+			{ name: "GPTBot", operator: "OpenAI", category: "training", visits: 3, verified: 0, unverified: 0 },
+			{ name: "ChatGPT-User", operator: "OpenAI", category: "user_fetch", visits: 1, verified: 0, unverified: 0 },
+			{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1, verified: 0, unverified: 0 },
+			{ name: "PerplexityBot", operator: "Perplexity", category: "search", visits: 1, verified: 0, unverified: 0 },
+		]);
+		expect(body.categories).toEqual([
+			{ category: "training", visits: 4 },
+			{ category: "user_fetch", visits: 1 },
+			{ category: "search", visits: 1 },
+		]);
+		expect(body.top_paths).toEqual([
+			{ path: "/a", visits: 4 },
+			{ path: "/b", visits: 1 },
+			{ path: "/c", visits: 1 },
+		]);
+		expect(body.statuses).toEqual([
+			{ status: 200, visits: 4 },
+			{ status: 301, visits: 1 },
+			{ status: 404, visits: 1 },
+		]);
+		expect(body.series).toHaveLength(24);
+		expect(body.series.filter((b: { visits: number }) => b.visits > 0)).toEqual([
+			{ t: "2025-03-01T01:00:00.000Z", visits: 3 },
+			{ t: "2025-03-01T02:00:00.000Z", visits: 2 },
+			{ t: "2025-03-01T10:00:00.000Z", visits: 1 },
+		]);
+		expect(body.recent).toHaveLength(6);
+		expect(body.recent[0]).toEqual({
+			crawler: "ChatGPT-User",
+			url_host: "example.com",
+			url_path: "/a",
+			country: "US",
+			status: 200,
+			verified: null,
+			ts: "2025-03-01T10:00:00.000Z",
+		});
+		expect(body.recent.map((v: { ts: string }) => v.ts)).toEqual([...body.recent.map((v: { ts: string }) => v.ts)].sort().reverse());
+	});
+
+	it("shows a visit reported a moment ago", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const ua = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)";
+		await crawlIngest({ tracking_id: site.tracking_id, url_host: "example.com", url_path: "/docs", ua, country: "FR", status: 404 });
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/crawlers`, token);
+		expect(body.visits).toBe(1);
+		expect(body.crawlers).toEqual([{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1, verified: 0, unverified: 0 }]);
+		expect(body.recent[0]).toMatchObject({ crawler: "ClaudeBot", url_path: "/docs", country: "FR", status: 404 });
+	});
+});
+
+describe("GET /api/sites/:tracking_id/pages: people and AI crawlers page by page", () => {
+	it("joins page views and crawler visits on the path, the most read pages first", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		await seedVisits(site.tracking_id, [
+			["GPTBot", "/", 200, 60],
+			["GPTBot", "/", 200, 61],
+			["ClaudeBot", "/", 200, 62],
+			["GPTBot", "/docs", 200, 63],
+			["GPTBot", "/docs", 200, 64],
+			["GPTBot", "/docs", 404, 65],
+			["GPTBot", "/pricing", 200, -5], // the day before: outside
+		]);
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}`, token);
+		expect(status).toBe(200);
+		expect(body.pages).toEqual([
+			{ path: "/", pageviews: 3, visitors: 2, crawler_visits: 3, crawlers: [{ name: "GPTBot", visits: 2 }, { name: "ClaudeBot", visits: 1 }] },
+			{ path: "/docs", pageviews: 0, visitors: 0, crawler_visits: 3, crawlers: [{ name: "GPTBot", visits: 3 }] },
+			{ path: "/blog", pageviews: 1, visitors: 1, crawler_visits: 0, crawlers: [] },
+			{ path: "/pricing", pageviews: 1, visitors: 1, crawler_visits: 0, crawlers: [] },
+		]);
+		const limited = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}&limit=1`, token);
+		expect(limited.body.pages.map((p: { path: string }) => p.path)).toEqual(["/"]);
+	});
+
+	it("is the owner's only", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const stranger = await signUp();
+		expect((await getJson(`/api/sites/${site.tracking_id}/pages`, stranger.token)).status).toBe(404);
+	});
+});

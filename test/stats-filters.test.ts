@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { getJson, ownerWithSite } from "./analytics-helpers";
+import { at, DAY, RANGE, seedEvents } from "./statsData";
+
+describe("statistics filters, combinable in one request", () => {
+	const stats = async (token: string, trackingId: string, query: string) => {
+		const { status, body } = await getJson(`/api/sites/${trackingId}/stats?${RANGE}&${query}`, token);
+		expect(status, JSON.stringify(body)).toBe(200);
+		return body;
+	};
+
+	it.for([
+		// [query, figures, sources] worked out by hand from the seeded day
+		["country=DE", { pageviews: 3, visitors: 1, sessions: 2, events: 1, bounce_rate: 0.5, avg_duration: 60 }, ["Direct / None", "Hacker News"]],
+		["country=Unknown", { pageviews: 1, visitors: 1, sessions: 1, events: 2 }, ["newsletter"]],
+		["device=mobile", { pageviews: 1, visitors: 1, sessions: 1 }, ["Google"]],
+		["browser=Firefox", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
+		["os=iOS", { pageviews: 1, visitors: 1 }, ["Google"]],
+		["source=Google", { pageviews: 1, visitors: 1, sessions: 1, bounce_rate: 1, avg_duration: 60 }, ["Google"]],
+		["source=Hacker%20News", { pageviews: 3, visitors: 1, sessions: 2 }, ["Direct / None", "Hacker News"]],
+		["referrer=www.google.com", { pageviews: 1, visitors: 1 }, ["Google"]],
+		["utm_source=newsletter", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
+		["utm_medium=email", { pageviews: 1, visitors: 1 }, ["newsletter"]],
+		["utm_campaign=spring", { pageviews: 1, visitors: 1 }, ["newsletter"]],
+		["event=signup", { pageviews: 4, visitors: 2, events: 3, sessions: 3 }, ["Direct / None", "Hacker News", "newsletter"]],
+		// Event figures count the page's own events; visit figures the visits of its visitors.
+		["page=/pricing", { pageviews: 1, visitors: 1, events: 1, sessions: 2, bounce_rate: 0.5, avg_duration: 60 }, ["Direct / None", "Hacker News"]],
+		["page=/&country=US", { pageviews: 1, visitors: 1, sessions: 1 }, ["Google"]],
+		["event=signup&browser=Firefox", { pageviews: 1, visitors: 1, events: 2, sessions: 1 }, ["newsletter"]],
+		["event=signup&source=Google", { pageviews: 0, visitors: 0, sessions: 0 }, []],
+		["source=Direct%20%2F%20None", { pageviews: 0, visitors: 0 }, []],
+		["country=FR", { pageviews: 0, visitors: 0, sessions: 0, bounce_rate: 0, avg_duration: 0 }, []],
+	] as const)("%s", async ([query, figures, sources], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const body = await stats(token, site.tracking_id, query);
+		expect(body).toMatchObject(figures);
+		expect(body.sources.map((s: { source: string }) => s.source)).toEqual(sources);
+		expect(body.filters).toEqual(Object.fromEntries(new URLSearchParams(query)));
+	});
+
+	it("page=/pricing: its page and custom events, and the visits of the visitors who viewed it", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const body = await stats(token, site.tracking_id, "page=/pricing");
+		expect(body.top_pages).toEqual([{ path: "/pricing", pageviews: 1, visitors: 1, scroll_depth: null, time_on_page: 120 }]);
+		expect(body.custom_events).toEqual([{ name: "signup", events: 1, visitors: 1 }]);
+		expect(body.event_properties).toEqual([{ name: "signup", property: "plan", value: "pro", events: 1 }]);
+		expect(body.entry_pages).toEqual([{ path: "/", visitors: 1, visits: 2 }]);
+		expect(body.exit_pages).toEqual([
+			{ path: "/", visitors: 1, visits: 1 },
+			{ path: "/pricing", visitors: 1, visits: 1 },
+		]);
+	});
+
+	it("source=Direct / None keeps the visitors who came from no source at all", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, [...DAY, { visitor: "E", ts: at("12:00"), path: "/typed" }, { visitor: "E", ts: at("12:01"), path: "/next" }]);
+		const body = await stats(token, site.tracking_id, "source=Direct%20%2F%20None");
+		expect(body).toMatchObject({ pageviews: 2, visitors: 1, sessions: 1 });
+		expect(body.sources).toEqual([{ source: "Direct / None", visitors: 1, visits: 1 }]);
+	});
+
+	it.for([
+		["a misspelt filter", "contry=DE", /contry/],
+		["an empty value", "page=", /page: must not be empty/],
+		["a value of 2,001 characters", `page=/${"p".repeat(2_000)}`, /page: must be at most 2000 characters/],
+		["a repeated filter", "country=DE&country=US", /country/],
+		["compare=next", "compare=next", /compare: must be "previous"/],
+	])("answers 400 to %s", async ([, query, message], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${query}`, token);
+		expect(status).toBe(400);
+		expect(body.error).toMatch(message);
+	});
+
+	it("takes a value of 2,000 characters", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		expect((await getJson(`/api/sites/${site.tracking_id}/stats?page=/${"p".repeat(1_999)}`, token)).status).toBe(200);
+	});
+});
+
+describe("comparison with the previous period (compare=previous)", () => {
+	it("adds the same figures for the period of equal length just before", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-02T00:00:00Z&to=2025-03-03T00:00:00Z&compare=previous`, token);
+		expect(status).toBe(200);
+		// 2025-03-02 holds D's one view; the day before it is the seeded day.
+		expect(body).toMatchObject({ pageviews: 1, visitors: 1, sessions: 1 });
+		const { series, ...previous } = body.previous;
+		expect(previous).toEqual({
+			from: "2025-03-01T00:00:00.000Z",
+			to: "2025-03-02T00:00:00.000Z",
+			pageviews: 5,
+			visitors: 3,
+			events: 3,
+			identified_visitors: 1,
+			sessions: 4,
+			bounce_rate: 0.5,
+			avg_duration: 56.3,
+		});
+		expect(series).toHaveLength(24);
+		expect(series[10]).toEqual({ t: "2025-03-01T10:00:00.000Z", pageviews: 3, visitors: 2 });
+	});
+
+	it("applies the filters to both periods", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-02T00:00:00Z&to=2025-03-03T00:00:00Z&compare=previous&country=DE`, token);
+		expect(body).toMatchObject({ pageviews: 0, previous: { pageviews: 3, visitors: 1, sessions: 2 } });
+	});
+});
