@@ -7,15 +7,14 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import axeCore from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, DESKTOP_CHROME, launchChromium, startWorker } from "./stack";
+import { axeViolations } from "./axe";
+import { api, type Database, DESKTOP_CHROME, launchChromium, startWorker } from "./stack";
 
 const PNG_1PX =
 	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
-const AXE_SOURCE = axeCore.source;
 const DESKTOP = { width: 1280, height: 900 };
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -35,18 +34,6 @@ afterAll(async () => {
 	await browser?.close();
 	await worker?.close();
 });
-
-/** Serious and critical accessibility violations on the page as it is now. */
-async function axeViolations(target: Page): Promise<string[]> {
-	if (!(await target.evaluate(() => "axe" in window))) await target.addScriptTag({ content: AXE_SOURCE });
-	const violations = await target.evaluate(async () => {
-		const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-		return result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
-	});
-	return violations
-		.filter((v) => v.impact === "serious" || v.impact === "critical")
-		.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 /**
  * The checks every page gets: no uncaught error, axe in both colour schemes and at 390 px, no
@@ -82,9 +69,6 @@ async function checkPage(name: string) {
 	expect(await axeViolations(page), `${name}, 390 px`).toEqual([]);
 	await page.setViewportSize(DESKTOP);
 }
-
-/** What the tests use of the Worker's D1 binding. */
-type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
 
 const sessionTokenOf = (target: Page) => target.evaluate(() => localStorage.getItem("svc.session") ?? "");
 
@@ -562,87 +546,5 @@ describe("owner console", () => {
 		await page.getByRole("button", { name: "Sign out" }).first().click();
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
 		expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
-	});
-});
-
-describe("when access has lapsed", () => {
-	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
-		const email = `lapsed-${Date.now()}@example.com`;
-		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
-			json: { email, password: "correct horse battery" },
-			ip: "10.98.0.1",
-		});
-		await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
-		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
-		const lapsed = await context.newPage();
-		lapsed.on("pageerror", (error) => pageErrors.push(error.message));
-		await lapsed.goto(`${worker.url}/`);
-		await lapsed.evaluate((t) => localStorage.setItem("svc.session", t), token);
-		await lapsed.goto(`${worker.url}/projects`);
-		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
-
-		// The trial ends while the page is open: the next request is refused with 402.
-		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
-		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
-		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
-		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
-		await lapsed.getByText("trial ended").waitFor();
-
-		for (const path of ["/projects", "/feedback/old-app", "/analytics", "/account"]) {
-			await lapsed.goto(`${worker.url}${path}`);
-			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
-		}
-		expect(await lapsed.getByTestId("access").textContent()).toMatch(/^Ended/);
-		await lapsed.screenshot({ path: join(ARTIFACTS, "lapsed.png"), fullPage: true });
-		expect(await axeViolations(lapsed)).toEqual([]);
-		expect(pageErrors).toEqual([]);
-		await context.close();
-	});
-});
-
-
-describe("when a page's code cannot load", () => {
-	it("says so in words, and the navigation still works", async () => {
-		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
-			json: { email: `broken-${Date.now()}@example.com`, password: "correct horse battery" },
-			ip: "10.98.0.2",
-		});
-		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
-		const broken = await context.newPage();
-		// As after a deploy that replaced the chunks an open console still asks for.
-		await broken.route(/\/assets\/(AnalyticsPage|TimeChart)-[\w-]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
-		await broken.goto(`${worker.url}/`);
-		await broken.evaluate((t) => localStorage.setItem("svc.session", t), token);
-		await broken.goto(`${worker.url}/analytics`);
-		await broken.getByRole("alert").filter({ hasText: "This page could not be shown" }).waitFor();
-		await broken.getByRole("button", { name: "Reload" }).waitFor();
-		expect(await axeViolations(broken)).toEqual([]);
-		await broken.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Account" }).click();
-		await broken.getByRole("heading", { name: "Account" }).waitFor();
-		await context.close();
-	});
-});
-
-describe("in a browser that reports a POSIX locale", () => {
-	it("draws the dashboard's chart (a headless browser started without a locale reports en-US@posix)", async () => {
-		const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
-			json: { email: `posix-${Date.now()}@example.com`, password: "correct horse battery" },
-			ip: "10.98.0.3",
-		});
-		const site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "posix.example" } });
-		const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US@posix" });
-		const posix = await context.newPage();
-		const errors: string[] = [];
-		posix.on("pageerror", (error) => errors.push(error.message));
-		await posix.goto(`${worker.url}/`);
-		await posix.evaluate((t) => localStorage.setItem("svc.session", t), token);
-		await posix.goto(`${worker.url}/analytics/${site.tracking_id}`);
-		await posix.getByRole("heading", { name: "Dashboard" }).waitFor();
-		await posix.locator(".chart canvas").first().waitFor();
-		expect(await posix.getByText("This page could not be shown").count()).toBe(0);
-		expect(errors).toEqual([]);
-		// What the page's own code reads: the same tag, made one Intl accepts.
-		expect(await posix.evaluate(() => navigator.language)).toBe("en-US");
-		await context.close();
 	});
 });

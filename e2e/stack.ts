@@ -30,6 +30,9 @@ export async function startWorker() {
 	return { url: url.href.replace(/\/$/, ""), server, close: () => server.close() };
 }
 
+/** What the tests use of the Worker's D1 binding (`worker.server.getWorker().getEnv()`). */
+export type Database = { prepare(sql: string): { bind(...values: unknown[]): { run(): Promise<unknown> } } };
+
 export async function api<T = any>(
 	base: string,
 	path: string,

@@ -1,0 +1,107 @@
+/**
+ * The owner console in states its walk-through (console.test.ts) does not reach: access that has
+ * lapsed, a page whose code cannot load, a browser with a POSIX locale. Each starts from a new
+ * owner signed in on a page of its own.
+ */
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { api, type Database, launchChromium, startWorker } from "./stack";
+
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
+const DESKTOP = { width: 1280, height: 900 };
+
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let browser: Browser;
+
+beforeAll(async () => {
+	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await worker?.close();
+});
+
+/**
+ * A new owner (`before` runs with their token first) signed in on a page of a context of its own,
+ * at the console's root; `pageErrors` collects the page's uncaught errors.
+ */
+async function signedIn(name: string, ip: string, { locale = "en-US", before }: { locale?: string; before?: (token: string) => Promise<unknown> } = {}) {
+	const email = `${name}-${Date.now()}@example.com`;
+	const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", { json: { email, password: "correct horse battery" }, ip });
+	await before?.(token);
+	const context = await browser.newContext({ viewport: DESKTOP, locale });
+	const page = await context.newPage();
+	const pageErrors: string[] = [];
+	page.on("pageerror", (error) => pageErrors.push(error.message));
+	await page.goto(`${worker.url}/`);
+	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
+	return { email, context, page, pageErrors };
+}
+
+describe("when access has lapsed", () => {
+	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
+		const { email, context, page: lapsed, pageErrors } = await signedIn("lapsed", "10.98.0.1", {
+			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } }),
+		});
+		await lapsed.goto(`${worker.url}/projects`);
+		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
+
+		// The trial ends while the page is open: the next request is refused with 402.
+		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
+		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		await lapsed.getByText("trial ended").waitFor();
+
+		for (const path of ["/projects", "/feedback/old-app", "/analytics", "/account"]) {
+			await lapsed.goto(`${worker.url}${path}`);
+			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+		}
+		expect(await lapsed.getByTestId("access").textContent()).toMatch(/^Ended/);
+		await lapsed.screenshot({ path: join(ARTIFACTS, "lapsed.png"), fullPage: true });
+		expect(await axeViolations(lapsed)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+
+describe("when a page's code cannot load", () => {
+	it("says so in words, and the navigation still works", async () => {
+		const { context, page: broken } = await signedIn("broken", "10.98.0.2");
+		// As after a deploy that replaced the chunks an open console still asks for.
+		await broken.route(/\/assets\/(AnalyticsPage|TimeChart)-[\w-]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
+		await broken.goto(`${worker.url}/analytics`);
+		await broken.getByRole("alert").filter({ hasText: "This page could not be shown" }).waitFor();
+		await broken.getByRole("button", { name: "Reload" }).waitFor();
+		expect(await axeViolations(broken)).toEqual([]);
+		await broken.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Account" }).click();
+		await broken.getByRole("heading", { name: "Account" }).waitFor();
+		await context.close();
+	});
+});
+
+describe("in a browser that reports a POSIX locale", () => {
+	it("draws the dashboard's chart (a headless browser started without a locale reports en-US@posix)", async () => {
+		let site = { tracking_id: "" };
+		const { context, page: posix, pageErrors: errors } = await signedIn("posix", "10.98.0.3", {
+			locale: "en-US@posix",
+			before: async (token) => {
+				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "posix.example" } });
+			},
+		});
+		await posix.goto(`${worker.url}/analytics/${site.tracking_id}`);
+		await posix.getByRole("heading", { name: "Dashboard" }).waitFor();
+		await posix.locator(".chart canvas").first().waitFor();
+		expect(await posix.getByText("This page could not be shown").count()).toBe(0);
+		expect(errors).toEqual([]);
+		// What the page's own code reads: the same tag, made one Intl accepts.
+		expect(await posix.evaluate(() => navigator.language)).toBe("en-US");
+		await context.close();
+	});
+});
