@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { readSubmission } from "../domain/feedback/submission";
 import { DEFAULT_FEATURE_FIELDS, DEFAULT_ISSUE_FIELDS } from "../domain/keys/fieldConfig";
-import { call, ownerWithKey, PNG_1PX, setPlan, submitFeedback, unique, uniqueIp } from "./helpers";
+import { call, configureKey, ownerWithKey, PNG_1PX, setPlan, submitFeedback, unique, uniqueIp } from "./helpers";
 
 const LIMIT = 5 * 1024 * 1024;
 
@@ -12,11 +12,6 @@ async function storedFeedback(token: string, projectName: string) {
 	const { feedback } = await res.json<any>();
 	// Lists cut long text; each record whole is one request away.
 	return Promise.all(feedback.map((record: any) => call(`/api/feedback/${record.id}`, { token }).then((r) => r.json<any>()))) as Promise<any[]>;
-}
-
-async function configure(token: string, projectName: string, config: Record<string, unknown>) {
-	const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, ...config } });
-	if (res.status !== 200) throw new Error(await res.text());
 }
 
 describe("accepted submissions", () => {
@@ -69,7 +64,7 @@ describe("accepted submissions", () => {
 describe("configured fields", () => {
 	it("reports every missing required field and every invalid email or URL in one 400", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, {
+		await configureKey(token, projectName, {
 			issue_field_config: [
 				{ key: "title", label: "Title", type: "text", required: true },
 				{ key: "email", label: "Email", type: "email", required: false },
@@ -89,7 +84,7 @@ describe("configured fields", () => {
 		["long_text", 10_000],
 	] as const)("truncates %s at %i characters", async ([type, limit], { expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, {
+		await configureKey(token, projectName, {
 			issue_field_config: [
 				{ key: "exact", label: "E", type, required: true },
 				{ key: "over", label: "O", type, required: true },
@@ -103,7 +98,7 @@ describe("configured fields", () => {
 
 	it("checks numbers, booleans and selects, coercing their string forms", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, {
+		await configureKey(token, projectName, {
 			issue_field_config: [
 				{ key: "count", label: "C", type: "number", required: false },
 				{ key: "urgent", label: "U", type: "boolean", required: false },
@@ -130,7 +125,7 @@ describe("configured fields", () => {
 
 	it("accepts an email and a URL at their usual shapes", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, {
+		await configureKey(token, projectName, {
 			issue_field_config: [
 				{ key: "email", label: "E", type: "email", required: true },
 				{ key: "site", label: "S", type: "url", required: true },
@@ -238,7 +233,7 @@ describe("attachments", () => {
 
 	it("refuses a required attachment field with no usable image", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, { issue_field_config: [{ key: "shot", label: "Shot", type: "attachment", required: true }] });
+		await configureKey(token, projectName, { issue_field_config: [{ key: "shot", label: "Shot", type: "attachment", required: true }] });
 		const res = await submitFeedback(rawKey, { shot: ["data:image/gif;base64,R0lGODlhAQABAAAAACw="] });
 		expect(res.status).toBe(400);
 		expect((await res.json<any>()).fields).toEqual(["shot"]);
@@ -337,7 +332,7 @@ describe("errors", () => {
 
 	it("429 past 20 submissions per 60 s from one IP: exactly 20 of 40 concurrent are accepted", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, { rate_limit_per_minute: 600 });
+		await configureKey(token, projectName, { rate_limit_per_minute: 600 });
 		const ip = uniqueIp();
 		const responses = await Promise.all(
 			Array.from({ length: 40 }, (_, i) => submitFeedback(rawKey, { title: `t${i}`, description: "d" }, { ip })),
@@ -359,7 +354,7 @@ describe("errors", () => {
 
 	it("429 past the key's rate_limit_per_minute, whatever the IP", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
-		await configure(token, projectName, { rate_limit_per_minute: 5 });
+		await configureKey(token, projectName, { rate_limit_per_minute: 5 });
 		const statuses = await Promise.all(
 			Array.from({ length: 9 }, () => submitFeedback(rawKey, { title: "t", description: "d" }).then((r) => r.status)),
 		);

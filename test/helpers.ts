@@ -40,6 +40,12 @@ export async function ownerWithKey() {
 	return { ...owner, ...(await createProjectKey(owner.token)) };
 }
 
+/** Changes a project key's configuration through the owner API (PATCH /api/feedback-key); fails the test unless it is taken. */
+export async function configureKey(token: string, projectName: string, config: Record<string, unknown>) {
+	const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, ...config } });
+	if (res.status !== 200) throw new Error(`key update failed: ${res.status} ${await res.text()}`);
+}
+
 export function submitFeedback(rawKey: string | null, body: unknown, init: { ip?: string; raw?: string } = {}) {
 	return call("/functions/v1/submit-feedback", {
 		method: "POST",

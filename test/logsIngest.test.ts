@@ -3,16 +3,11 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
 import { ingestLog } from "../workers/logs/ingestLog";
-import { call, ORIGIN, setPlan, uniqueIp } from "./helpers";
+import { call, configureKey, ORIGIN, setPlan, uniqueIp } from "./helpers";
 import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey } from "./logHelpers";
 
 type Json = Record<string, any>;
 
-
-async function setKeyConfig(owner: { token: string; projectName: string }, config: Json) {
-	const res = await call("/api/feedback-key", { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, ...config } });
-	if (res.status !== 200) throw new Error(`key update failed: ${res.status} ${await res.text()}`);
-}
 
 
 describe("POST /api/app-logs-ingest: every documented status", () => {
@@ -113,11 +108,11 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 
 	it("403 when App Logs are disabled for the project, 200 again once enabled", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await setKeyConfig(owner, { logs_enabled: false });
+		await configureKey(owner.token, owner.projectName, { logs_enabled: false });
 		const res = await ingest(owner.rawKey, { message: "m" });
 		expect(res.status).toBe(403);
 		expect(await res.json()).toEqual({ error: "App Logs are disabled for this project" });
-		await setKeyConfig(owner, { logs_enabled: true });
+		await configureKey(owner.token, owner.projectName, { logs_enabled: true });
 		expect((await ingest(owner.rawKey, { message: "m" })).status).toBe(200);
 	});
 
@@ -216,7 +211,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 	describe("429", () => {
 		it("after the key's logs_rate_limit_per_minute, exactly, under concurrency, with Retry-After", async ({ expect }) => {
 			const owner = await ownerWithLogKey();
-			await setKeyConfig(owner, { logs_rate_limit_per_minute: 7 });
+			await configureKey(owner.token, owner.projectName, { logs_rate_limit_per_minute: 7 });
 			const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => ingest(owner.rawKey, { message: `m ${i}` })));
 			const statuses = responses.map((r) => r.status);
 			expect(statuses.filter((s) => s === 200)).toHaveLength(7);
@@ -243,7 +238,7 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 		// busy with one project does not stop it sending to another.
 		it("after 120 events per 60 seconds from one source IP to one key; another key from the same IP is still taken", async ({ expect }) => {
 			const [a, b] = await Promise.all([ownerWithLogKey(), ownerWithLogKey()]);
-			await Promise.all([setKeyConfig(a, { logs_rate_limit_per_minute: 1_000 }), setKeyConfig(b, { logs_rate_limit_per_minute: 1_000 })]);
+			await Promise.all([configureKey(a.token, a.projectName, { logs_rate_limit_per_minute: 1_000 }), configureKey(b.token, b.projectName, { logs_rate_limit_per_minute: 1_000 })]);
 			const ip = uniqueIp();
 			const responses = await Promise.all(Array.from({ length: 121 }, (_, i) => ingest(a.rawKey, { message: `m ${i}` }, { ip })));
 			const statuses = responses.map((r) => r.status);
@@ -295,12 +290,12 @@ describe("refused requests do not spend the address's window", () => {
 
 	it("events refused by the key's own window give the address's hit back", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await setKeyConfig(owner, { logs_rate_limit_per_minute: 1 });
+		await configureKey(owner.token, owner.projectName, { logs_rate_limit_per_minute: 1 });
 		const ip = uniqueIp();
 		expect((await ingest(owner.rawKey, { message: "m" }, { ip })).status).toBe(200);
 		for (let i = 0; i < 130; i++) expect((await ingest(owner.rawKey, { message: "m" }, { ip })).status).toBe(429);
 		// 1 taken, 130 never counted: with the key's window opened, the address has 119 left.
-		await setKeyConfig(owner, { logs_rate_limit_per_minute: 1_000 });
+		await configureKey(owner.token, owner.projectName, { logs_rate_limit_per_minute: 1_000 });
 		const statuses = [];
 		for (let i = 0; i < 120; i++) statuses.push((await ingest(owner.rawKey, { message: "m" }, { ip })).status);
 		expect(statuses.filter((s) => s === 200)).toHaveLength(119);

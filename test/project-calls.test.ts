@@ -5,7 +5,7 @@ import { sha256Hex } from "../domain/crypto";
 import { FEEDBACK_LIMITS } from "../domain/limits";
 import type { ProjectCall } from "../durable-objects/projectCommands";
 import { callProjectCollector } from "../workers/keys/projectCalls";
-import { call, submitFeedback } from "./helpers";
+import { call, configureKey, submitFeedback } from "./helpers";
 import { ingest, listIssues, ownerWithLogKey, storedEvents } from "./logHelpers";
 
 /*
@@ -20,17 +20,12 @@ async function storedTitles(token: string, projectName: string): Promise<string[
 	return feedback.map((record) => record.data.title).sort();
 }
 
-async function allowManySubmissions(owner: { token: string; projectName: string }) {
-	const res = await call("/api/feedback-key", { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, rate_limit_per_minute: 600 } });
-	if (res.status !== 200) throw new Error(await res.text());
-}
-
 const titles = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix} ${String(i).padStart(3, "0")}`);
 
 describe("calls sent together", () => {
 	it("150 submissions at once (more than one batch takes): each answered with its own id, each stored once", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await allowManySubmissions(owner);
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 600 });
 		const sent = titles(150, "at once");
 		const responses = await Promise.all(sent.map((title) => submitFeedback(owner.rawKey, { title, description: "d" })));
 		expect(responses.map((r) => r.status)).toEqual(sent.map(() => 200));
@@ -41,7 +36,7 @@ describe("calls sent together", () => {
 
 	it("refusals in a batch are their own: bad bodies get their 400s, the valid ones beside them are stored", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await allowManySubmissions(owner);
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 600 });
 		const bodies = titles(30, "mixed").map((title, i) =>
 			i % 3 === 0 ? { raw: "{not json" } : i % 3 === 1 ? { json: { description: "no title" } } : { json: { title, description: "d" } },
 		);
@@ -54,7 +49,7 @@ describe("calls sent together", () => {
 
 	it("bodies of 20,000 characters at once: more than one batch carries, each answered and stored", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await allowManySubmissions(owner);
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 600 });
 		// 60 calls of 20,000 characters pass the 1,000,000 a batch carries at its 50th.
 		const sent = titles(60, "twenty thousand");
 		const responses = await Promise.all(sent.map((title) => submitFeedback(owner.rawKey, { title, description: "d", note: "n".repeat(20_000) })));
@@ -64,7 +59,7 @@ describe("calls sent together", () => {
 
 	it("feedback and log events of one key at once: every one answered as if alone", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await allowManySubmissions(owner);
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 600 });
 		const feedbackTitles = titles(25, "beside logs");
 		const [feedback, logs] = await Promise.all([
 			Promise.all(feedbackTitles.map((title) => submitFeedback(owner.rawKey, { title, description: "d" }))),
@@ -101,7 +96,7 @@ describe("how calls are batched", () => {
 	/** The real key's object behind a stub that records the size of each batch it is handed. */
 	async function recordedCalls() {
 		const owner = await ownerWithLogKey();
-		await allowManySubmissions(owner);
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 600 });
 		const batches: number[] = [];
 		const recording = {
 			...env,

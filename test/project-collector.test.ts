@@ -5,14 +5,12 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
-import { call, ownerWithKey, setPlan, submitFeedback, uniqueIp } from "./helpers";
+import { call, configureKey, ownerWithKey, setPlan, submitFeedback, uniqueIp } from "./helpers";
 import { ingest, issueGrouper as projectCollector } from "./logHelpers";
 
 const body = { type: "issue", title: "t", description: "d" };
 const keyIdOf = async (userId: string, projectName: string) =>
 	(await env.DB.prepare("select id from project_keys where user_id = ? and project_name = ?").bind(userId, projectName).first<{ id: string }>())!.id;
-const configure = (token: string, projectName: string, config: Record<string, unknown>) =>
-	call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, ...config } });
 
 describe("a change to the key reaches its object before the next request", () => {
 	it("revoke: the key that was just accepted is 401 at once, on both paths", async ({ expect }) => {
@@ -38,16 +36,16 @@ describe("a change to the key reaches its object before the next request", () =>
 	it("configuration: forms, windows and App Logs apply from the next request", async ({ expect }) => {
 		const owner = await ownerWithKey();
 		expect((await submitFeedback(owner.rawKey, { ...body, title: "" })).status).toBe(400);
-		await configure(owner.token, owner.projectName, { issue_field_config: [{ key: "title", label: "Title", type: "text", required: false }] });
+		await configureKey(owner.token, owner.projectName, { issue_field_config: [{ key: "title", label: "Title", type: "text", required: false }] });
 		expect((await submitFeedback(owner.rawKey, { ...body, title: "" })).status).toBe(200);
 
-		await configure(owner.token, owner.projectName, { rate_limit_per_minute: 2 });
+		await configureKey(owner.token, owner.projectName, { rate_limit_per_minute: 2 });
 		expect((await submitFeedback(owner.rawKey, body)).status).toBe(429);
 
 		expect((await ingest(owner.rawKey, { message: "m" })).status).toBe(200);
-		await configure(owner.token, owner.projectName, { logs_enabled: false });
+		await configureKey(owner.token, owner.projectName, { logs_enabled: false });
 		expect((await ingest(owner.rawKey, { message: "m" })).status).toBe(403);
-		await configure(owner.token, owner.projectName, { logs_enabled: true });
+		await configureKey(owner.token, owner.projectName, { logs_enabled: true });
 		expect((await ingest(owner.rawKey, { message: "m" })).status).toBe(200);
 	});
 
@@ -74,7 +72,7 @@ describe("a change to the key reaches its object before the next request", () =>
 describe("the window per source IP is per key", () => {
 	it("the 20th submission from one address is taken, the 21st is 429, and another key from that address is taken", async ({ expect }) => {
 		const [a, b] = await Promise.all([ownerWithKey(), ownerWithKey()]);
-		await configure(a.token, a.projectName, { rate_limit_per_minute: 600 });
+		await configureKey(a.token, a.projectName, { rate_limit_per_minute: 600 });
 		const ip = uniqueIp();
 		for (let i = 0; i < 20; i++) expect((await submitFeedback(a.rawKey, body, { ip })).status).toBe(200);
 		const refused = await submitFeedback(a.rawKey, body, { ip });
