@@ -48,7 +48,7 @@ const dayEventOf = (event: StoredEvent) => Object.fromEntries(DAY_EVENT_KEYS.map
 
 type Day = { trackingId: string; visitorId: string; start: number };
 const dayKey = ({ trackingId, visitorId, start }: Day) => `${trackingId}\n${visitorId}\n${start}`;
-const dayOf = (e: StoredEvent): Day => ({ trackingId: e.trackingId, visitorId: e.visitorId, start: Math.floor(e.ts / DAY_MS) * DAY_MS });
+const dayOf = (e: Pick<StoredEvent, "trackingId" | "visitorId" | "ts">): Day => ({ trackingId: e.trackingId, visitorId: e.visitorId, start: Math.floor(e.ts / DAY_MS) * DAY_MS });
 
 /** Rows for ROLLUP_ADDITIONS, and what to do once the write's outcome is known. */
 export interface RollupChanges {
@@ -130,7 +130,7 @@ export class VisitorDays {
 			.bind(JSON.stringify(missing.map(({ trackingId, visitorId, start }) => [trackingId, visitorId, start])))
 			.all<DayEvent & { trackingId: string; visitorId: string }>();
 		for (const { trackingId, visitorId, ...event } of results) {
-			read.get(dayKey({ trackingId, visitorId, start: Math.floor(event.ts / DAY_MS) * DAY_MS }))?.push(event);
+			read.get(dayKey(dayOf({ trackingId, visitorId, ts: event.ts })))?.push(event);
 		}
 		for (const [key, events] of read) found.set(key, { events, facts: visitorDayFacts(events) });
 		return found;
