@@ -10,7 +10,7 @@ import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from ".
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { STORED_COLUMNS, type StoredEvent } from "./event";
-import { DAY_MS, HOUR_MS } from "./rollups";
+import { addingToRollupRows, DAY_MS, HOUR_MS } from "./rollups";
 import { ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
 import type { StatsRange } from "./statsRange";
 
@@ -53,7 +53,7 @@ export const PROPERTY_ADDITIONS = `WITH e AS (
 		json_each('[${HOUR_MS},${DAY_MS}]') AS s
 	WHERE p.type NOT IN ('object', 'array')
 	GROUP BY 1, 2, 3, 4, 5
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET events = events + excluded.events`;
+	${addingToRollupRows(["events"])}`;
 
 /**
  * The statements that store a batch of events, to run in one D1 batch (one transaction): per

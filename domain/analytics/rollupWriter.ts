@@ -15,7 +15,7 @@
  * (the clean-up deletes only days long past, and a deleted site's collector forgets everything).
  */
 import { STORED_COLUMNS, type StoredEvent } from "./event";
-import { COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
+import { addingToRollupRows, COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
 import { type Contributions, type Counters, DAY_EVENT_KEYS, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
 
 /** At most this many events are held by default, the least recently touched days going first. */
@@ -35,7 +35,7 @@ export const LOAD_VISITOR_DAYS = `SELECT a.tracking_id AS trackingId, a.visitor_
 /** Signed additions to rollup rows (?1: a JSON array of [tracking_id, dim, span, start, value, ...COUNTERS]). */
 export const ROLLUP_ADDITIONS = `INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
 	SELECT ${["tracking_id", "dim", "span", "start", "value", ...COUNTERS].map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?1) WHERE true
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET ${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+	${addingToRollupRows(COUNTERS)}`;
 
 /** A visitor day's stored events and what they contribute. */
 interface HeldDay {

@@ -153,6 +153,10 @@ function factsCte(touched: string): string {
 	)`;
 }
 
+/** The end of an insert into a rollup table (this one or crawler_rollups) that adds each of `counters` to a row already there. */
+export const addingToRollupRows = (counters: readonly string[]) => `ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
+		${counters.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+
 /**
  * Every visitor day of every site: the migration that created the rollups filled them with this,
  * and the benchmark's seed does the same.
@@ -161,8 +165,7 @@ export const ROLLUP_BACKFILL = `${factsCte(`SELECT DISTINCT tracking_id, visitor
 	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, ${COUNTERS.join(", ")})
 	SELECT tracking_id, dim, s.value, (ts / s.value) * s.value, label, ${COUNTERS.map((c) => `1 * sum(${c})`).join(", ")}
 	FROM facts JOIN json_each('[${HOUR_MS},${DAY_MS}]') AS s WHERE true GROUP BY 1, 2, 3, 4, 5
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
-		${COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+	${addingToRollupRows(COUNTERS)}`;
 
 // ---------------------------------------------------------------------------------------------
 // Reading

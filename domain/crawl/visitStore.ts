@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { crawlerRollups, crawlerVisits } from "../../schema";
 import type { CrawlerStatsView } from "../api/sites";
-import { DAY_MS, HOUR_MS, rollupParams, rollupRowsOf, wholeHours } from "../analytics/rollups";
+import { addingToRollupRows, DAY_MS, HOUR_MS, rollupParams, rollupRowsOf, wholeHours } from "../analytics/rollups";
 import { fillSeries, runQueries, type StatsRange, withParams } from "../analytics/statsRange";
 import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
 import { jsonArraysOf } from "../jsonRows";
@@ -58,8 +58,7 @@ const rollupAdd = (visits: string) => `WITH v AS (${visits})
 		count(*), coalesce(sum(v.verified = 1), 0), coalesce(sum(v.verified = 0), 0)
 	FROM v, json_each('${JSON.stringify(Object.keys(ROLLUP_LABELS))}') AS d, json_each('[${HOUR_MS},${DAY_MS}]') AS s
 	WHERE true GROUP BY 1, 2, 3, 4, 5
-	ON CONFLICT (tracking_id, dim, span, start, value) DO UPDATE SET
-		${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")}`;
+	${addingToRollupRows(ROLLUP_COUNTERS)}`;
 
 /** A batch's visits (?1, as the outbox writes them) that crawler_visits does not have yet: run before they are inserted. */
 export const CRAWLER_ROLLUP_ADDITIONS = rollupAdd(`SELECT value ->> '$.trackingId' AS tracking_id, value ->> '$.ts' AS ts,
