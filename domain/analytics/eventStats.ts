@@ -4,7 +4,7 @@
  * the same figures (rollups.ts); siteStats.ts assembles the answer from either.
  */
 import { type CompiledFilters, compileFilters } from "./filters";
-import { ENGAGED_MS, SESSION_GAP_MS, VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
+import { ENGAGED_MS, propertiesOf, SESSION_GAP_MS, VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { label, RANGE } from "./statsRange";
 
 /*
@@ -96,12 +96,10 @@ const EVENT_LIST_SQL: Record<EventList, string> = {
 		FROM counted WHERE name NOT IN ('', '_leave', '_identify') GROUP BY 1`,
 		"events DESC, visitors DESC, name",
 	),
-	// Data that is not a JSON object is read as no properties rather than failing the dashboard
-	// (the nested CASE keeps json_type away from invalid JSON).
 	event_properties: jsonRows(
 		["name", "property", "value", "events"],
 		`SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
-		FROM counted, json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+		FROM counted, ${propertiesOf("data")} AS p
 		WHERE name NOT IN ('', '_leave', '_identify') AND p.type NOT IN ('object', 'array')
 		GROUP BY 1, 2, 3`,
 		"events DESC, name, property, value",

@@ -2,7 +2,7 @@
  * The analytics_events and analytics_identities tables: batched writes from the SiteCollector's
  * outbox (with the rollups of rollups.ts in the same transaction), the raw event list, identified
  * users, deletion with the site, and the clean-up of what is older than the analytics retention.
- * The statistics read from them are in siteStats.ts.
+ * The statistics read from them are in eventStats.ts and siteStats.ts.
  */
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
@@ -10,7 +10,7 @@ import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from ".
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { STORED_COLUMNS, type StoredEvent } from "./event";
-import { addingToRollupRows, DAY_MS, HOUR_MS } from "./rollups";
+import { addingToRollupRows, DAY_MS, HOUR_MS, propertiesOf } from "./rollups";
 import { ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
 import type { StatsRange } from "./statsRange";
 
@@ -21,7 +21,6 @@ import type { StatsRange } from "./statsRange";
 
 /** Names of page views ("") and of the tracker's own events: no custom event, no properties. */
 const RESERVED = new Set(["", "_leave", "_identify"]);
-
 
 /** An event's field in a batch row: `value ->> <its index>` (`from`: the json_each alias). */
 const field = (key: keyof StoredEvent, from = "") => `${from ? `${from}.` : ""}value ->> ${STORED_COLUMNS.findIndex(([, k]) => k === key)}`;
@@ -39,8 +38,7 @@ const UPSERT_IDENTITIES = `INSERT INTO analytics_identities (tracking_id, visito
 /**
  * The custom events' properties (rollups.ts: dim event_properties) of a batch's events that are
  * not stored yet: run before they are inserted. They depend on the event alone, so unlike the
- * rest of the rollups (rollupWriter.ts) they are counted here. Data that is not a JSON object has
- * no properties (the nested CASE keeps json_type away from invalid JSON).
+ * rest of the rollups (rollupWriter.ts) they are counted here.
  */
 export const PROPERTY_ADDITIONS = `WITH e AS (
 		SELECT ${field("trackingId")} AS tracking_id, ${field("ts")} AS ts, ${field("name")} AS name, ${field("data")} AS data FROM json_each(?1) AS b
@@ -49,7 +47,7 @@ export const PROPERTY_ADDITIONS = `WITH e AS (
 	)
 	INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, events)
 	SELECT e.tracking_id, 'event_properties', s.value, (e.ts / s.value) * s.value, json_array(e.name, p.key, CAST(p.value AS TEXT)), count(*)
-	FROM e, json_each(coalesce(CASE WHEN json_valid(e.data) THEN CASE WHEN json_type(e.data) = 'object' THEN e.data END END, '{}')) AS p,
+	FROM e, ${propertiesOf("e.data")} AS p,
 		json_each('[${HOUR_MS},${DAY_MS}]') AS s
 	WHERE p.type NOT IN ('object', 'array')
 	GROUP BY 1, 2, 3, 4, 5

@@ -77,6 +77,14 @@ export const COUNTERS = [
 	"depth_n",
 ] as const;
 
+/**
+ * The members of an event's `data` as json_each rows (key, value, type): none when it is not a JSON
+ * object, rather than failing the statement (the nested CASE keeps json_type away from invalid
+ * JSON). Properties are the rows whose type is not object or array.
+ */
+export const propertiesOf = (data: string) =>
+	`json_each(coalesce(CASE WHEN json_valid(${data}) THEN CASE WHEN json_type(${data}) = 'object' THEN ${data} END END, '{}'))`;
+
 const caseOf = (column: string, cases: Record<string, string>, otherwise = "NULL") =>
 	`CASE ${column} ${Object.entries(cases)
 		.map(([when, then]) => `WHEN '${when}' THEN ${then}`)
@@ -148,7 +156,7 @@ function factsCte(touched: string): string {
 		FROM session_facts
 		UNION ALL
 		SELECT e.tracking_id, e.ts, 'event_properties', json_array(e.name, p.key, CAST(p.value AS TEXT)), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
-		FROM e, json_each(coalesce(CASE WHEN json_valid(data) THEN CASE WHEN json_type(data) = 'object' THEN data END END, '{}')) AS p
+		FROM e, ${propertiesOf("data")} AS p
 		WHERE e.visit AND e.name <> '' AND p.type NOT IN ('object', 'array')
 	)`;
 }
