@@ -146,7 +146,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		const results: ProjectCallResult[] = [];
 		for (const call of calls) {
 			try {
-				results.push({ outcome: call.method === "submitFeedback" ? await this.submitFeedback(call.command) : await this.ingestLog(call.command) });
+				results.push({ outcome: call.method === "submitFeedback" ? await this.#submitFeedback(call.command) : await this.#ingestLog(call.command) });
 			} catch (err) {
 				console.error(`${call.method} failed:`, err);
 				results.push({ failed: String(err) });
@@ -163,7 +163,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * could not read (413, 400), configured fields (400 with `fields`), image storage (413); a
 	 * submission past the windows keeps its hits whatever it is refused for.
 	 */
-	async submitFeedback(c: FeedbackCommand): Promise<FeedbackOutcome> {
+	async #submitFeedback(c: FeedbackCommand): Promise<FeedbackOutcome> {
 		const admitted = await this.#admit(c, { logs: false });
 		if ("status" in admitted) return admitted;
 		const { key } = admitted;
@@ -193,7 +193,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * read or accept (413, 400), a new issue past the project's cap (403), the key's window (429).
 	 * Both windows count only accepted events, so a wrong key or a bad body uses up nothing.
 	 */
-	async ingestLog(c: LogCommand): Promise<LogOutcome> {
+	async #ingestLog(c: LogCommand): Promise<LogOutcome> {
 		const admitted = await this.#admit(c, { logs: true });
 		if ("status" in admitted) return admitted;
 		const { key } = admitted;

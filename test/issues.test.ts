@@ -410,26 +410,31 @@ describe("moving events to D1", () => {
 		const keyHash = await sha256Hex(owner.rawKey);
 		await Promise.all(
 			Array.from({ length: 1_203 }, (_, i) =>
-				stub.ingestLog({
-					keyId: owner.keyId,
-					keyHash,
-					ip: `10.0.${i >> 8}.${i & 255}`,
-					artifactsVersion: 0,
-					body: {
-					groupHash: (i % 3).toString(16).padStart(32, "0"),
-					previousGroupHash: null,
-					title: `t${i % 3}`,
-					culprit: null,
-					level: "error",
-					environment: null,
-					release: null,
-					userKey: `id:${i % 11}`,
-					eventId: crypto.randomUUID(),
-					receivedAt: 1_700_000_000_000 + i,
-					timestamp: 1_700_000_000_000 + i,
-					eventJson: JSON.stringify({ message: `m${i}` }),
+				stub.calls([
+					{
+						method: "ingestLog",
+						command: {
+							keyId: owner.keyId,
+							keyHash,
+							ip: `10.0.${i >> 8}.${i & 255}`,
+							artifactsVersion: 0,
+							body: {
+								groupHash: (i % 3).toString(16).padStart(32, "0"),
+								previousGroupHash: null,
+								title: `t${i % 3}`,
+								culprit: null,
+								level: "error",
+								environment: null,
+								release: null,
+								userKey: `id:${i % 11}`,
+								eventId: crypto.randomUUID(),
+								receivedAt: 1_700_000_000_000 + i,
+								timestamp: 1_700_000_000_000 + i,
+								eventJson: JSON.stringify({ message: `m${i}` }),
+							},
+						},
 					},
-				}),
+				]),
 			),
 		);
 		await stub.flush();
