@@ -172,6 +172,11 @@ export const OWNER_LIMITS = {
 	statsRangeDays: 400,
 	/** `visitors_now` counts the visitors active this recently. */
 	visitorsNowMs: 5 * 60 * 1000,
+	/**
+	 * A filtered statistics answer over more events than this (in its range, by the rollups)
+	 * counts a sample of the visitors that holds about this many (domain/analytics/sampling.ts).
+	 */
+	statsSampleEvents: 20_000,
 	/** Longest value of one statistics filter (a page path, a source...). */
 	filterValue: 2_000,
 };

@@ -118,11 +118,20 @@ describe("browser event field rules, each at its boundary and one past it", () =
 		["language", 20, "language"],
 		["screen", 20, "screen"],
 		["distinct_id", 200, "distinct_id"],
-		["visitor_id", 200, "visitor_id"],
 		["session_id", 200, "session_id"],
 	] as const)("%s: %i characters are kept, one more is cut to %i", async ([field, limit, column], { expect }) => {
 		expect((await storedWith({ [field]: x(limit) }))[column]).toBe(x(limit));
 		expect((await storedWith({ [field]: x(limit + 1) }))[column]).toBe(x(limit));
+	});
+
+	it("visitor_id: 200 characters are kept, one more is cut to 200, before it is hashed", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		for (const length of [199, 200, 201]) {
+			expect((await collect({ ...pageview(site.tracking_id), url_path: `/${length}`, visitor_id: x(length) }, { ip: uniqueIp() })).status).toBe(204);
+		}
+		const idOf = new Map((await storedEvents(site.tracking_id)).map((e) => [e.url_path, e.visitor_id]));
+		expect(idOf.get("/201")).toBe(idOf.get("/200"));
+		expect(idOf.get("/199")).not.toBe(idOf.get("/200"));
 	});
 
 	it("url_host: 500 characters are kept, one more is cut to 500 (after host authorization on the whole)", async ({ expect }) => {
@@ -227,8 +236,17 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 		expect(JSON.stringify(events)).not.toContain("10.200.1.");
 	});
 
-	it("uses the visitor_id the tracker sends instead of the hash", async ({ expect }) => {
-		expect((await storedWith({ visitor_id: "my-visitor-7" })).visitor_id).toBe("my-visitor-7");
+	it("stores a visitor_id the client sends as a lasting hash of it: the same id, whatever the address, is one visitor; another id another", async ({
+		expect,
+	}) => {
+		const { site } = await ownerWithSite();
+		for (const [visitor, ip] of [["alice@mail.test", uniqueIp()], ["alice@mail.test", uniqueIp()], ["bob@mail.test", uniqueIp()]]) {
+			expect((await collect({ ...pageview(site.tracking_id), visitor_id: visitor }, { ip })).status).toBe(204);
+		}
+		const ids = (await storedEvents(site.tracking_id)).map((e) => e.visitor_id);
+		for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+		expect(new Set(ids).size).toBe(2);
+		expect(JSON.stringify(await storedEvents(site.tracking_id))).not.toContain("mail.test");
 	});
 
 	it("salts visitor hashes per day: a new day's salt replaces the old, and a new salt gives new hashes", async ({ expect }) => {

@@ -11,8 +11,8 @@ import {
 	LIST_IDENTITIES,
 } from "../domain/analytics/eventStore";
 import { PAGES_WITH_CRAWLERS } from "../domain/analytics/pagesReport";
-import { siteStatsQueries } from "../domain/analytics/eventStats";
-import { rollupQueries } from "../domain/analytics/rollups";
+import { siteStatsQueries, VISITORS_NOW } from "../domain/analytics/eventStats";
+import { ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, HOURLY_COUNTS, ISSUES_OF_USER, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
@@ -33,6 +33,8 @@ async function seedBigSiteStatistics() {
 		["analytics_events", "sqlite_autoindex_analytics_events_1", "1000000 1000000 1"],
 		// About 125,000 visitors, eight events each.
 		["analytics_events", "analytics_events_visitor_idx", "1000000 1000000 8 1"],
+		// 256 buckets of visitors by their id's first two hex digits.
+		["analytics_events", "analytics_events_sample_idx", "1000000 1000000 3907 1"],
 		// The rollups of such a site over a year: hours and days, a few hundred labels each.
 		["analytics_rollups", "sqlite_autoindex_analytics_rollups_1", "3000000 3000000 300000 150000 200 1"],
 		["analytics_rollups", "analytics_rollups_start_idx", "3000000 200"],
@@ -61,6 +63,9 @@ async function plan(sql: string): Promise<string> {
 	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
 	return results.map((row) => row.detail).join("\n");
 }
+
+/** A read of one site's rollup rows of one breakdown and span, over a range of starts. */
+const ROLLUP_SEARCH = /SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/;
 
 describe.each([
 	["a site with 1,000,000 events", seedBigSiteStatistics],
@@ -98,8 +103,29 @@ describe.each([
 
 	});
 
+	describe("a sample of the visitors: every read of the events one search of the sample index per bucket, whatever the filters", () => {
+		const sample = { buckets: 6 };
+		const cases = [
+			["every filter", compileFilters(Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`])) as Filters, sample)],
+			["source=Direct / None", compileFilters({ source: "Direct / None" }, sample)],
+			["page", compileFilters({ page: "/pricing" }, sample)],
+			["country", compileFilters({ country: "DE" }, sample)],
+		] as const;
+		it.for(cases)("%s", async ([, filters], { expect }) => {
+			for (const sql of Object.values(siteStatsQueries(86_400_000, filters)).filter((sql) => sql !== VISITORS_NOW)) {
+				const reads = (await plan(sql)).split("\n").filter((l) => /\banalytics_events\b/.test(l));
+				expect(reads.length).toBeGreaterThan(0);
+				for (const line of reads) {
+					expect(line).toMatch(/SEARCH \w+ USING INDEX analytics_events_sample_idx \(tracking_id=\? AND <expr>=\? AND ts>\? AND ts<\?\)/);
+				}
+			}
+		});
+		it("the count that decides on a sample reads the site's whole-range rollup rows", async ({ expect }) => {
+			for (const line of (await plan(ROLLUP_EVENT_COUNT)).split("\n").filter((l) => /analytics_rollups/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
+		});
+	});
+
 	describe("crawler statistics and the pages report read rollups: a search per piece of the range", () => {
-		const ROLLUP_SEARCH = /SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/;
 		const { recent, ...fromRollups } = crawlerStatsQueries(3_600_000);
 
 		it.for([...Object.entries(fromRollups), ["pages with crawler visits", PAGES_WITH_CRAWLERS]])("%s", async ([, sql], { expect }) => {
@@ -124,7 +150,6 @@ describe.each([
 	});
 
 	describe("the rollups: reads search one site's rows of one breakdown and span, writes one visitor's day", () => {
-		const ROLLUP_SEARCH = /SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/;
 		const VISITOR_SEARCH = /SEARCH a USING INDEX analytics_events_visitor_idx \(tracking_id=\? AND visitor_id=\? AND ts>\? AND ts<\?\)/;
 
 		it.for(Object.entries(rollupQueries(3_600_000)))("statistics %s", async ([, sql], { expect }) => {

@@ -35,7 +35,8 @@ import { label, RANGE } from "./statsRange";
  * the list). Every figure and list is grouped from that copy, and the sessions are cut once, by
  * a sort on (visitor, ts), for both the session figures and the visit breakdowns. Linear in the
  * events the filters keep: the statistics with filters read these; without filters, the rollups
- * (rollups.ts) answer the same figures.
+ * (rollups.ts) answer the same figures. Over many events the filters narrow every read to a
+ * sample of the visitors (sampling.ts), each through the sample index.
  */
 
 /** Lists of the answer counted from single events, each a JSON column of the statement. */
@@ -173,7 +174,7 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
 export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
 	const split = filters.events !== filters.visits;
 	const needsSessions = figures || visits.length > 0;
-	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM analytics_events WHERE ${RANGE}${conditions}`;
+	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM ${filters.from} WHERE ${RANGE}${conditions}`;
 	const ctes = [
 		...filters.visitorLists,
 		`counted AS MATERIALIZED (${eventsWhere(filters.events)})`,

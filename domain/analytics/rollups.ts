@@ -291,6 +291,9 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 	};
 }
 
+/** Page views and custom events in the range (?1-?6 as rollupParams binds them): what a filtered answer would read, about. */
+export const ROLLUP_EVENT_COUNT = `WITH ${rollupRows([""])} SELECT coalesce(sum(pageviews + events), 0) AS events FROM r`;
+
 /** ?1-?6 of the read queries, for a range of whole hours (see wholeHours). */
 export function rollupParams(trackingId: string, range: StatsRange): unknown[] {
 	const { dayFrom, dayTo } = rollupPieces(range);

@@ -9,6 +9,7 @@ import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW } 
 import { compileFilters, type Filters } from "./filters";
 import {
 	type EventBreakdown,
+	ROLLUP_EVENT_COUNT,
 	rollupParams,
 	rollupQueries,
 	splitBreakdownRows,
@@ -16,6 +17,7 @@ import {
 	type VisitBreakdown,
 	wholeHours,
 } from "./rollups";
+import { sampleFor, samplePercent, scaleUp } from "./sampling";
 import { type BoundQuery, fillSeries, rangeParams, runQueries, type StatsRange, withParams } from "./statsRange";
 
 // biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
@@ -61,11 +63,14 @@ export interface StatsRequest {
 	now: number;
 	/** Read the events even without filters (the rollups' tests compare both answers). */
 	fromEvents?: boolean;
+	/** With filters: count every event, never a sample of the visitors (sampling.ts). */
+	exact?: boolean;
 }
 
 /**
  * The statistics answer (docs/api.md#statistics), for the whole hours the range touches. Without
- * filters from the rollups, with filters from the events: one D1 batch.
+ * filters from the rollups, with filters from the events (or a sample of its visitors): one D1
+ * batch, after a count from the rollups with filters.
  */
 export async function computeSiteStats(env: Env, trackingId: string, request: StatsRequest): Promise<SiteStatsView> {
 	const range = wholeHours(request.range);
@@ -78,6 +83,7 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		...totalsOf(range, rows.totals, rows.series),
 		visitors_now: rows.visitorsNow,
 		filters,
+		sample_percent: samplePercent(rows.sample),
 		top_pages: rows.pages,
 		entry_pages: visits.entry_pages,
 		exit_pages: visits.exit_pages,
@@ -109,22 +115,29 @@ const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 });
 
 
-/** The answer's rows from the events, filters applied: one statement per period. */
-async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now }: StatsRequest) {
-	const compiled = compileFilters(filters);
+/**
+ * The answer's rows from the events, filters applied: one statement per period, over a sample of
+ * the visitors when the range holds more events than a statement reads quickly (sampling.ts),
+ * which the rollups tell first.
+ */
+async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
+	const sample = exact ? undefined : sampleFor((await runQueries(env, { count: { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, range) } })).count[0].events);
+	const compiled = compileFilters(filters, sample);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const rows = await runQueries(env, {
 		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
 		visitorsNow: visitorsNowQuery(trackingId, now),
 		...(comparePrevious ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousOf(range), compiled.values) } } : {}),
 	});
-	const stats = statsRow(rows.stats);
-	const previous = comparePrevious ? statsRow(rows.previous) : undefined;
+	const estimated = <T>(row: T) => (sample ? scaleUp(row, sample) : row);
+	const stats = estimated(statsRow(rows.stats));
+	const previous = comparePrevious ? estimated(statsRow(rows.previous)) : undefined;
 	return {
 		...stats,
 		totals: stats,
 		visitorsNow: rows.visitorsNow[0].visitors,
 		previous: previous && { totals: previous, series: previous.series },
+		sample,
 	};
 }
 
@@ -147,6 +160,7 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 		totals: rows.totals[0],
 		visitorsNow: rows.visitorsNow[0].visitors,
 		previous: comparePrevious ? { totals: rows.previousTotals[0], series: rows.previousSeries } : undefined,
+		sample: undefined,
 	};
 }
 

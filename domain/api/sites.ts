@@ -65,6 +65,11 @@ export interface SiteStatsView extends PeriodTotalsView {
 	/** Visitors with any event in the last 5 minutes, whatever the range and filters. */
 	visitors_now: number;
 	filters: StatsFilters;
+	/**
+	 * Share of the visitors counted, in percent: 100, or, for a filtered answer over many events
+	 * without `exact=true`, the sample's share, every count then scaled up to an estimate.
+	 */
+	sample_percent: number;
 	/** `scroll_depth` (percent) and `time_on_page` (seconds) are null when no visitor reported one. */
 	top_pages: Array<{ path: string; scroll_depth: number | null; time_on_page: number | null } & PageViewCounts>;
 	entry_pages: Array<{ path: string } & VisitCounts>;

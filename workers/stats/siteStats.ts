@@ -18,19 +18,20 @@ const statsQuery = z.strictObject({
 	to: z.string().optional(),
 	limit: z.string().optional(),
 	compare: z.literal("previous", { error: 'must be "previous"' }).optional(),
+	exact: z.literal("true", { error: 'must be "true"' }).optional(),
 	...filterFields,
 });
 
 function readStatsQuery(query: Record<string, unknown>) {
-	const { from, to, limit, compare, ...filters } = parseBody(statsQuery, query);
-	return { range: readRange({ from, to, limit }), comparePrevious: compare === "previous", filters: filters as Filters };
+	const { from, to, limit, compare, exact, ...filters } = parseBody(statsQuery, query);
+	return { range: readRange({ from, to, limit }), comparePrevious: compare === "previous", exact: exact === "true", filters: filters as Filters };
 }
 
-/** GET /api/sites/:tracking_id/stats?from=&to=&limit=&compare=previous&<filter>= → the dashboard's figures (docs/api.md#statistics). */
+/** GET /api/sites/:tracking_id/stats?from=&to=&limit=&compare=previous&exact=true&<filter>= → the dashboard's figures (docs/api.md#statistics). */
 export async function siteStats(request: IRequest, env: Env): Promise<Response> {
-	const { range, filters, comparePrevious } = readStatsQuery(request.query);
+	const { range, filters, comparePrevious, exact } = readStatsQuery(request.query);
 	const site = await ownSiteUpToDate(request, env);
-	return json(await computeSiteStats(env, site.trackingId, { range, filters, comparePrevious, now: Date.now() }));
+	return json(await computeSiteStats(env, site.trackingId, { range, filters, comparePrevious, exact, now: Date.now() }));
 }
 
 const csvLimit = z.object({ limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.csvRows).default(OWNER_LIMITS.csvRows) });
@@ -47,6 +48,7 @@ export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 		throw new HttpError(404, `No such breakdown: use one of ${Object.keys(BREAKDOWN_COLUMNS).map((n) => `${n}.csv`).join(", ")}`);
 	}
 	const { limit } = parseBody(csvLimit, { limit: request.query.limit });
+	// An export counts every event: `exact` is accepted and changes nothing.
 	const { range, filters } = readStatsQuery({ ...request.query, limit: undefined, compare: undefined });
 	const site = await ownSiteUpToDate(request, env);
 	const breakdown = name as BreakdownName;

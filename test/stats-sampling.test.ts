@@ -1,0 +1,115 @@
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
+import { describe, it } from "vitest";
+import { SAMPLE_BUCKETS } from "../domain/analytics/sampling";
+import { OWNER_LIMITS } from "../domain/limits";
+import { getJson, ownerWithSite } from "./analytics-helpers";
+import { call } from "./helpers";
+import { RANGE, seedEvents, at } from "./statsData";
+
+const LIMIT = OWNER_LIMITS.statsSampleEvents;
+
+interface Visit {
+	visitor: string;
+	ts: number;
+	path: string;
+	country: string;
+}
+
+/**
+ * `pageviews` page views of the statistics' day, four per visitor a minute apart (one session),
+ * the visitors' ids 32 hex digits like the collector's hashes, half of them from DE.
+ */
+function day(pageviews: number, seed: number): Visit[] {
+	const rng = xoroshiro128plus(seed);
+	const hex32 = () => Array.from({ length: 4 }, () => Math.floor(uniformFloat64(rng) * 2 ** 32).toString(16).padStart(8, "0")).join("");
+	const visits: Visit[] = [];
+	for (let n = 0; visits.length < pageviews; n++) {
+		const visitor = hex32();
+		const start = at("00:00") + Math.floor(uniformFloat64(rng) * 1_400) * 60_000;
+		for (let i = 0; i < 4 && visits.length < pageviews; i++) {
+			visits.push({ visitor, ts: start + i * 60_000, path: i < 2 ? "/a" : "/b", country: n % 2 === 0 ? "DE" : "US" });
+		}
+	}
+	return visits;
+}
+
+/** What a sample of `buckets` reports for the visits: its own counts scaled up, as the answer does. */
+function estimate(visits: Visit[], buckets: number) {
+	const sampled = visits.filter((v) => Number.parseInt(v.visitor.slice(0, 2), 16) < buckets);
+	const scaled = (n: number) => Math.round((n * SAMPLE_BUCKETS) / buckets);
+	return { pageviews: scaled(sampled.length), visitors: scaled(new Set(sampled.map((v) => v.visitor)).size), sessions: scaled(new Set(sampled.map((v) => v.visitor)).size) };
+}
+
+const exactly = (visits: Visit[]) => estimate(visits, SAMPLE_BUCKETS);
+const ofCountry = (visits: Visit[], country: string) => visits.filter((v) => v.country === country);
+
+describe("filtered statistics over many events: a sample of the visitors, counts scaled up", () => {
+	const stats = async (token: string, trackingId: string, query: string) => {
+		const { status, body } = await getJson(`/api/sites/${trackingId}/stats?${RANGE}&${query}`, token);
+		if (status !== 200) throw new Error(`${status}: ${JSON.stringify(body)}`);
+		return body;
+	};
+
+	it(`${LIMIT} events in the range are all counted; one more, and a sample of 255 in 256 buckets is, scaled up`, async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const visits = day(LIMIT, 1);
+		await seedEvents(site.tracking_id, visits);
+		const de = ofCountry(visits, "DE");
+
+		const atLimit = await stats(token, site.tracking_id, "country=DE");
+		expect(atLimit.sample_percent).toBe(100);
+		expect(atLimit).toMatchObject(exactly(de));
+
+		const extra: Visit = { visitor: "ff".padEnd(32, "0"), ts: at("12:00"), path: "/a", country: "DE" };
+		await seedEvents(site.tracking_id, [extra]);
+		const past = await stats(token, site.tracking_id, "country=DE");
+		expect(past.sample_percent).toBe(99.6);
+		expect(past).toMatchObject(estimate([...de, extra], 255));
+		// The last bucket ("ff...") is not in the sample, so the extra visitor is not counted.
+		expect(past.pageviews).toBe(estimate(de, 255).pageviews);
+
+		// exact=true, and the CSV export, count every event.
+		const exact = await stats(token, site.tracking_id, "country=DE&exact=true");
+		expect(exact.sample_percent).toBe(100);
+		expect(exact).toMatchObject(exactly([...de, extra]));
+		const csv = await call(`/api/sites/${site.tracking_id}/stats/countries.csv?${RANGE}&country=DE`, { token });
+		expect(await csv.text()).toBe(`country,visitors,pageviews\r\nDE,${exactly([...de, extra]).visitors},${de.length + 1}\r\n`);
+
+		// Without filters the rollups answer, exact at any size.
+		expect(await stats(token, site.tracking_id, "")).toMatchObject({ sample_percent: 100, pageviews: LIMIT + 1 });
+	});
+
+	it("four times the limit: a quarter of the visitors, every count and list within a few percent of the truth; the previous period from the same sample", async ({
+		expect,
+	}) => {
+		const { token, site } = await ownerWithSite();
+		const visits = day(4 * LIMIT, 2);
+		const dayBefore = day(LIMIT / 2, 3).map((v) => ({ ...v, ts: v.ts - 86_400_000 }));
+		await seedEvents(site.tracking_id, [...dayBefore, ...visits]);
+		const body = await stats(token, site.tracking_id, "page=/a&compare=previous");
+		const buckets = Math.floor((SAMPLE_BUCKETS * LIMIT) / (4 * LIMIT));
+		expect(body.sample_percent).toBe(Math.round((buckets / SAMPLE_BUCKETS) * 1000) / 10);
+
+		const onA = visits.filter((v) => v.path === "/a");
+		const expected = estimate(onA, buckets);
+		expect(body).toMatchObject({ pageviews: expected.pageviews, visitors: expected.visitors });
+		expect(body.top_pages).toEqual([expect.objectContaining({ path: "/a", pageviews: expected.pageviews, visitors: expected.visitors })]);
+		// Visit figures: the sessions of the visitors who viewed /a, every one of them.
+		expect(body.sessions).toBe(estimate(visits, buckets).sessions);
+		expect(body.bounce_rate).toBe(0);
+		// The estimate is close to the truth: a quarter of 5,000 visitors.
+		expect(Math.abs(body.pageviews - onA.length) / onA.length).toBeLessThan(0.05);
+		expect(Math.abs(body.visitors - exactly(onA).visitors) / exactly(onA).visitors).toBeLessThan(0.05);
+		expect(body.countries.map((c: { country: string }) => c.country).sort()).toEqual(["DE", "US"]);
+		// The day before holds fewer events than the limit, and is still counted from the same sample.
+		expect(body.previous).toMatchObject({ pageviews: estimate(dayBefore.filter((v) => v.path === "/a"), buckets).pageviews });
+	});
+
+	it("exact must be true", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&country=DE&exact=yes`, token);
+		expect(status).toBe(400);
+		expect(JSON.stringify(body)).toContain('must be \\"true\\"');
+	});
+});
