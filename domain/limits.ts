@@ -176,7 +176,7 @@ export const OWNER_LIMITS = {
 	 * A filtered statistics answer over more events than this (in its range, by the rollups)
 	 * counts a sample of the visitors that holds about this many (domain/analytics/sampling.ts).
 	 */
-	statsSampleEvents: 20_000,
+	statsSampleEvents: 12_000,
 	/** Longest value of one statistics filter (a page path, a source...). */
 	filterValue: 2_000,
 };

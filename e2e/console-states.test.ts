@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
 import { api, type Database, launchChromium, startWorker } from "./stack";
 
@@ -102,6 +103,47 @@ describe("in a browser that reports a POSIX locale", () => {
 		expect(errors).toEqual([]);
 		// What the page's own code reads: the same tag, made one Intl accepts.
 		expect(await posix.evaluate(() => navigator.language)).toBe("en-US");
+		await context.close();
+	});
+});
+
+describe("a filtered view over more events than the statistics count one by one", () => {
+	it("says the figures are estimated from a share of the visitors, and counts every one on request", async () => {
+		const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+		let site = { tracking_id: "" };
+		const { context, page, pageErrors } = await signedIn("sampled", "10.98.0.4", {
+			before: async (token) => {
+				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "sampled.example" } });
+				const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+				// The rollups say the hour held one event more than a filtered answer counts one by one;
+				// the two events themselves are of visitors in the sample's first bucket and in its last.
+				await env.DB.prepare("INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, pageviews) VALUES (?, '', 3600000, ?, '', ?)")
+					.bind(site.tracking_id, hour, OWNER_LIMITS.statsSampleEvents + 1)
+					.run();
+				for (const [id, visitor] of [["e1", "00".padEnd(32, "a")], ["e2", "ff".padEnd(32, "a")]]) {
+					await env.DB.prepare("INSERT INTO analytics_events (tracking_id, event_id, ts, visitor_id, country, url_path) VALUES (?, ?, ?, ?, 'DE', '/')")
+						.bind(site.tracking_id, id, hour + 60_000, visitor)
+						.run();
+				}
+			},
+		});
+		await page.goto(`${worker.url}/analytics/${site.tracking_id}?country=DE`);
+		const note = page.getByTestId("sample-note");
+		await note.waitFor();
+		expect(await note.textContent()).toContain("Estimated from 99.6 % of visitors");
+		// Of the two page views, the sample holds the first bucket's: 1 × 256 / 255, rounded.
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("1");
+		expect(await axeViolations(page)).toEqual([]);
+
+		await page.getByRole("button", { name: "Count every visitor" }).click();
+		await page.getByText("Every visitor counted").waitFor();
+		expect(new URL(page.url()).searchParams.get("exact")).toBe("true");
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("2");
+		expect(await note.count()).toBe(0);
+		await page.screenshot({ path: join(ARTIFACTS, "dashboard-sampled.png"), fullPage: true });
+		await page.getByRole("button", { name: "Estimate instead" }).click();
+		await note.waitFor();
+		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
 });

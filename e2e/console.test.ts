@@ -440,7 +440,7 @@ describe("owner console", () => {
 		await sources.getByRole("button", { name: "Google" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
 		expect(page.url()).toContain("source=Google");
-		await page.getByRole("button", { name: "Remove filter Source: Google" }).click();
+		await page.getByRole("button", { name: "Source: Google, remove filter" }).click();
 
 		// A breakdown row filters the whole page, and the filter is in the URL. While the filtered
 		// answer is on its way (held back here), the page says the figures are the previous ones.
@@ -462,7 +462,7 @@ describe("owner console", () => {
 		expect(await page.locator("[aria-busy=true]").count()).toBe(0);
 		await page.unroute(filtered);
 		expect(page.url()).toContain("page=%2Fpricing");
-		await page.getByRole("button", { name: "Remove filter Page: /pricing" }).click();
+		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).click();
 		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
 
 		await page.getByRole("combobox", { name: /^Period/ }).selectOption("today");

@@ -187,14 +187,17 @@ export function DashboardPage() {
 	const { current } = usePeriod();
 	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
 	const query = { ...isoRange(current), ...filters };
-	const stats = useSiteStats(site, { ...query, compare: "previous" });
+	// A filtered view over many events is estimated from a sample of the visitors unless the owner asks for every one.
+	const exact = search.get("exact") === "true";
+	const stats = useSiteStats(site, { ...query, compare: "previous", ...(exact ? { exact: "true" } : {}) });
 	useEffect(() => lastUsed.site.set(site), [site]);
 
-	const pick = (name: StatsFilterName) => (value: string) =>
+	const setParam = (name: string, value: string) =>
 		setSearch((s) => {
 			s.set(name, value);
 			return s;
 		});
+	const pick = (name: StatsFilterName) => (value: string) => setParam(name, value);
 	const unpick = (name: string) =>
 		setSearch((s) => {
 			s.delete(name);
@@ -223,20 +226,34 @@ export function DashboardPage() {
 			{active.length > 0 && (
 				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
-					{active.map((name) => (
-						<button
-							key={name}
-							type="button"
-							className="chip"
-							onClick={() => unpick(name)}
-							aria-label={`Remove filter ${FILTER_LABELS[name]}: ${search.get(name)}`}
-						>
-							{FILTER_LABELS[name]}: {name === "country" ? countryName(search.get(name) ?? "") : search.get(name)} <span aria-hidden="true">×</span>
-						</button>
-					))}
+					{active.map((name) => {
+						const value = name === "country" ? countryName(search.get(name) ?? "") : search.get(name);
+						// The accessible name starts with the visible text, so a voice command naming what is seen finds it.
+						return (
+							<button key={name} type="button" className="chip" onClick={() => unpick(name)} aria-label={`${FILTER_LABELS[name]}: ${value}, remove filter`}>
+								{FILTER_LABELS[name]}: {value} <span aria-hidden="true">×</span>
+							</button>
+						);
+					})}
 				</div>
 			)}
 			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />
+			{data && data.sample_percent < 100 && (
+				<p className="row muted" data-testid="sample-note">
+					Estimated from {data.sample_percent} % of visitors, as this filtered view spans many events.
+					<button type="button" className="link" onClick={() => setParam("exact", "true")}>
+						Count every visitor
+					</button>
+				</p>
+			)}
+			{exact && active.length > 0 && (
+				<p className="row muted">
+					Every visitor counted; long periods take longer.
+					<button type="button" className="link" onClick={() => unpick("exact")}>
+						Estimate instead
+					</button>
+				</p>
+			)}
 			{data && (
 				<div aria-busy={stats.isPlaceholderData} className={stats.isPlaceholderData ? "stale" : undefined}>
 					<div className="figures">
