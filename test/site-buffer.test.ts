@@ -1,10 +1,11 @@
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import { readEventFields } from "../domain/analytics/event";
 import { COLLECT_RATE, CRAWL_RATE } from "../domain/limits";
 import type { BufferedEvent, BufferedVisit, SiteBatch, SiteCollector } from "../durable-objects/SiteCollector";
 import { siteCollectorFor } from "../workers/objects";
+import { admitEvent } from "../workers/sites/siteBuffer";
 import { CHROME, collect, crawlIngest, flushSite, HEADLESS, ownerWithSite, pageview, patchSite, storedEvents, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
 
@@ -148,5 +149,103 @@ describe("the collector decides again when a batch arrives", () => {
 		await receive(site.tracking_id, { events: [event], visits: [visit] });
 		expect(await storedEvents(site.tracking_id)).toHaveLength(1);
 		expect(await storedVisits(site.tracking_id)).toHaveLength(1);
+	});
+});
+
+/**
+ * The site's real collector behind a stub that records each batch handed to it, and fails the
+ * first `failures` hand-overs.
+ */
+function recordingEnv(failures = 0) {
+	const batches: number[] = [];
+	let failed = 0;
+	const recording = {
+		...env,
+		SITE_COLLECTOR: {
+			idFromName: (name: string) => env.SITE_COLLECTOR.idFromName(name),
+			get: (id: DurableObjectId) => {
+				const stub = env.SITE_COLLECTOR.get(id);
+				return {
+					settings: (trackingId: string) => stub.settings(trackingId),
+					receive: (batch: SiteBatch) => {
+						batches.push(batch.events.length);
+						if (failed < failures) {
+							failed++;
+							return Promise.reject(new Error("the collector is unreachable"));
+						}
+						return stub.receive(batch);
+					},
+				};
+			},
+		},
+	} as unknown as Env;
+	return { recording, batches };
+}
+
+/**
+ * Waits out a send earlier tests scheduled: the isolate sends every site's pending batch in the
+ * waitUntil of the request that scheduled it, with that request's bindings, so a test's own
+ * first event must be the one that schedules the next.
+ */
+const afterScheduledSend = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+async function admitAll(recording: Env, ctx: ExecutionContext, trackingId: string, count: number, prefix: string) {
+	for (let i = 0; i < count; i++) {
+		const input = bufferedEvent();
+		input.event.urlPath = `/${prefix}-${i}`;
+		const outcome = await admitEvent(recording, ctx, trackingId, input, { store: true });
+		if (outcome.status !== "accepted") throw new Error(`event ${i}: ${outcome.status}`);
+	}
+}
+
+/*
+ * A site's batch leaves at once when it reaches 500 events, else half a second after its first; a
+ * hand-over that fails is tried three times, a second apart, then dropped and logged.
+ */
+describe("how the isolate hands batches over", () => {
+	it("499 events wait for the half second; the 500th sends the batch at once", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const { recording, batches } = recordingEnv();
+		await afterScheduledSend();
+		const ctx = createExecutionContext();
+		await admitAll(recording, ctx, site.tracking_id, 499, "a");
+		expect(batches).toEqual([]);
+		await waitOnExecutionContext(ctx);
+		expect(batches).toEqual([499]);
+
+		const next = createExecutionContext();
+		await admitAll(recording, next, site.tracking_id, 500, "b");
+		expect(batches).toEqual([499, 500]);
+		await waitOnExecutionContext(next);
+		expect(batches).toEqual([499, 500]);
+		expect(await storedEvents(site.tracking_id)).toHaveLength(999);
+	});
+
+	it("a hand-over that fails twice is stored on the third try", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const { recording, batches } = recordingEnv(2);
+		await afterScheduledSend();
+		const ctx = createExecutionContext();
+		await admitAll(recording, ctx, site.tracking_id, 3, "retried");
+		await waitOnExecutionContext(ctx);
+		expect(batches).toEqual([3, 3, 3]);
+		expect((await storedEvents(site.tracking_id)).map((e) => e.url_path).sort()).toEqual(["/retried-0", "/retried-1", "/retried-2"]);
+	});
+
+	it("a hand-over that fails three times is dropped, and says so in the log", async ({ expect }) => {
+		const { site } = await ownerWithSite();
+		const { recording, batches } = recordingEnv(3);
+		const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+		await afterScheduledSend();
+		try {
+			const ctx = createExecutionContext();
+			await admitAll(recording, ctx, site.tracking_id, 2, "dropped");
+			await waitOnExecutionContext(ctx);
+			expect(batches).toEqual([2, 2, 2]);
+			expect(logged).toHaveBeenCalledWith(expect.stringContaining("dropped 2 analytics events and 0 crawler visits"), expect.any(Error));
+		} finally {
+			logged.mockRestore();
+		}
+		expect(await storedEvents(site.tracking_id)).toEqual([]);
 	});
 });
