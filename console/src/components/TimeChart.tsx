@@ -27,6 +27,19 @@ function useColorScheme() {
 	return dark;
 }
 
+/** The value axis as wide as its longest label ("12,000" needs more room than "5"), so none is cut off. */
+function valueAxisSize(plot: uPlot, values: string[] | undefined, axisIndex: number, cycle: number): number {
+	const axis = plot.axes[axisIndex];
+	// uPlot asks again after laying out; the first answer stands, so the chart does not jitter.
+	if (cycle > 1) return (axis as { _size?: number })._size ?? 40;
+	const longest = (values ?? []).reduce((a, b) => (b.length > a.length ? b : a), "");
+	// Once drawn, uPlot holds an axis font as [CSS font at the device's pixel ratio, size].
+	const font = axis.font as unknown as [string, number] | undefined;
+	if (font) plot.ctx.font = font[0];
+	const gap = (axis.ticks?.size ?? 10) + (axis.gap ?? 5);
+	return Math.ceil(gap + plot.ctx.measureText(longest).width / devicePixelRatio) + 4;
+}
+
 function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline"): uPlot.Options {
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
@@ -40,7 +53,7 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		legend: { show: !spark && series.length > 1 },
 		cursor: spark ? { show: false } : { points: { size: 6 } },
 		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: 40 }],
+		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize }],
 		series: [
 			{},
 			...series.map((s) => ({
