@@ -4,16 +4,14 @@
  * owner signed in on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
+import { ARTIFACTS, DESKTOP } from "./consolePage";
 import { api, type Database, launchChromium, startWorker } from "./stack";
 
-const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
-const DESKTOP = { width: 1280, height: 900 };
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;

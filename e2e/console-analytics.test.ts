@@ -1,0 +1,153 @@
+/**
+ * The owner console's analytics in a real browser: a site added, what the public endpoints
+ * collected on its dashboard with every breakdown filtering the page, and a reported AI-crawler
+ * visit next to the page's human views.
+ */
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { type ConsoleUnderTest, openConsole } from "./consolePage";
+import { api, DESKTOP_CHROME } from "./stack";
+
+let ui: ConsoleUnderTest;
+let page: Page;
+let worker: ConsoleUnderTest["worker"];
+let checkPage: ConsoleUnderTest["checkPage"];
+
+// A new owner, signed in.
+beforeAll(async () => {
+	ui = await openConsole();
+	({ page, worker, checkPage } = ui);
+	const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
+		json: { email: `analytics-${Date.now()}@example.com`, password: "correct horse battery" },
+		ip: "10.97.0.1",
+	});
+	await page.goto(`${worker.url}/`);
+	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
+	await page.goto(`${worker.url}/projects`);
+});
+
+afterAll(async () => {
+	await ui?.close();
+});
+
+describe("owner console: analytics", () => {
+	let trackingId = "";
+
+	it("adds a site, and its dashboard shows what was collected, each breakdown filtering the page", async () => {
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).click();
+		await page.getByText("No sites yet").waitFor();
+		await page.getByLabel("Domain").fill("shop.example");
+		await page.getByLabel("Name (optional)").fill("Shop");
+		await page.getByRole("button", { name: "Add site" }).click();
+		const tag = await page.locator("pre.snippet").textContent();
+		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
+		expect(tag).toContain(`${worker.url}/t.js`);
+		await checkPage("sites");
+
+		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.
+		const collect = (body: Record<string, unknown>) =>
+			fetch(`${worker.url}/api/collect`, {
+				method: "POST",
+				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "shop.example", ...body }),
+			}).then((res) => expect(res.status).toBe(204));
+		await collect({ visitor_id: "visitor-a", url_path: "/", referrer: "https://www.google.com/" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing" });
+		await collect({ visitor_id: "visitor-a", url_path: "/pricing", event_name: "signup", event_data: JSON.stringify({ plan: "pro" }) });
+		await collect({ visitor_id: "visitor-b", url_path: "/" });
+
+		await page.getByRole("link", { name: "Shop", exact: true }).click();
+		await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+		// Both were here a moment ago; nobody was in the period before.
+		expect(await page.getByTestId("figure-now").locator(".value").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Visitors").getByText("new this period").isVisible()).toBe(true);
+		// A's visit came from Google (the referrer's source), B's from nowhere.
+		const sources = page.getByRole("region", { name: "Sources" });
+		expect(await sources.getByRole("button", { name: "Google" }).isVisible()).toBe(true);
+		expect(await sources.getByRole("button", { name: "Direct / None" }).isVisible()).toBe(true);
+		await sources.getByRole("button", { name: "Referrers" }).click();
+		expect(await sources.getByRole("button", { name: "www.google.com" }).isVisible()).toBe(true);
+		const pages = page.getByRole("region", { name: "Pages" });
+		await pages.getByRole("button", { name: "Exit pages" }).click();
+		expect(await pages.getByRole("button", { name: "/pricing" }).isVisible()).toBe(true);
+		await pages.getByRole("button", { name: "Top pages" }).click();
+		await page.getByRole("region", { name: "Custom events" }).getByRole("button", { name: "Properties" }).click();
+		expect(await page.getByText("signup · plan = pro").isVisible()).toBe(true);
+		await checkPage("dashboard");
+
+		// A list as CSV, with the file name the API gives it.
+		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages" }).click()]);
+		expect(download.suggestedFilename()).toMatch(new RegExp(`^${trackingId}-pages-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+		const csv = await readFile(await download.path(), "utf8");
+		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
+
+		// A source filters the whole page to the visitors who came from it.
+		await sources.getByRole("button", { name: "Sources" }).click();
+		await sources.getByRole("button", { name: "Google" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("source=Google");
+		await page.getByRole("button", { name: "Source: Google, remove filter" }).click();
+
+		// A breakdown row filters the whole page, and the filter is in the URL. While the filtered
+		// answer is on its way (held back here), the page says the figures are the previous ones.
+		const filtered = (url: URL) => url.pathname.endsWith("/stats") && url.searchParams.get("page") === "/pricing";
+		let release = () => {};
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		await page.route(filtered, async (route) => {
+			await held;
+			await route.continue();
+		});
+		await page.getByRole("region", { name: "Pages" }).getByRole("button", { name: "/pricing" }).click();
+		await page.getByRole("status").filter({ hasText: "the figures below are still the previous ones" }).waitFor();
+		expect(await page.locator("[aria-busy=true]").count()).toBe(1);
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+		release();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("1");
+		expect(await page.locator("[aria-busy=true]").count()).toBe(0);
+		await page.unroute(filtered);
+		expect(page.url()).toContain("page=%2Fpricing");
+		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).click();
+		await expect.poll(() => page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
+
+		await page.getByRole("combobox", { name: /^Period/ }).selectOption("today");
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+	});
+
+	it("shows a reported AI-crawler visit, next to the page's human views", async () => {
+		const res = await fetch(`${worker.url}/api/bot-crawl-ingest`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({
+				tracking_id: trackingId,
+				url_host: "shop.example",
+				url_path: "/pricing",
+				ua: "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+				country: "FR",
+				status: 200,
+				ip: "20.171.206.17",
+			}),
+		});
+		expect(res.status).toBe(204);
+
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Crawlers" }).click();
+		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();
+		await expect.poll(() => page.getByTestId("figure-crawler-visits").locator(".value").textContent()).toBe("1");
+		const recent = page.getByRole("region", { name: "Recent visits", exact: true });
+		expect(await recent.getByRole("cell", { name: "GPTBot" }).isVisible()).toBe(true);
+		expect(await recent.getByRole("cell", { name: "shop.example/pricing" }).isVisible()).toBe(true);
+		// The address is inside OpenAI's published ranges.
+		expect(await page.getByText("GPTBot · OpenAI · AI training · 1 verified").isVisible()).toBe(true);
+		expect(await recent.getByText("verified", { exact: true }).isVisible()).toBe(true);
+		expect(await page.getByTestId("figure-verified").locator(".value").textContent()).toBe("1");
+		// /pricing: one AI read (by GPTBot) and the one human view sent above.
+		const pricing = page.getByRole("region", { name: "Read by AI, viewed by people" }).getByRole("row", { name: /^\/pricing/ });
+		await pricing.waitFor();
+		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricingGPTBot 1", "1", "1", "1"]);
+		await checkPage("crawlers");
+	});
+});

@@ -1,0 +1,79 @@
+/**
+ * The owner console's pages as the walk-throughs check them: a real Worker serving the built
+ * console (`npm run build --workspace console` first), one browser page, and the checks every page
+ * gets, with screenshots under e2e/artifacts/.
+ */
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { expect } from "vitest";
+import { axeViolations } from "./axe";
+import { launchChromium, startWorker } from "./stack";
+
+export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
+export const DESKTOP = { width: 1280, height: 900 };
+
+export interface ConsoleUnderTest {
+	worker: Awaited<ReturnType<typeof startWorker>>;
+	browser: Browser;
+	page: Page;
+	/** Uncaught errors in the console's pages: there should be none. */
+	pageErrors: string[];
+	/**
+	 * The checks every page gets: no uncaught error, axe in both colour schemes and at 390 px, no
+	 * sideways scrolling at 390 px, and screenshots (desktop, dark, 390 px).
+	 */
+	checkPage(name: string): Promise<void>;
+	close(): Promise<void>;
+}
+
+/** A Worker, a browser and one desktop page of it, in a fixed locale so dates and figures read the same on every machine. */
+export async function openConsole(): Promise<ConsoleUnderTest> {
+	const [worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+	const page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	const pageErrors: string[] = [];
+	page.on("pageerror", (error) => pageErrors.push(error.message));
+	return {
+		worker,
+		browser,
+		page,
+		pageErrors,
+		checkPage: (name) => checkPage(page, pageErrors, name),
+		close: async () => {
+			await browser.close();
+			await worker.close();
+		},
+	};
+}
+
+async function checkPage(page: Page, pageErrors: string[], name: string) {
+	await page.waitForLoadState("networkidle");
+	expect(pageErrors).toEqual([]);
+	await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, light`).toEqual([]);
+
+	await page.emulateMedia({ colorScheme: "dark" });
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-dark.png`), fullPage: true });
+	expect(await axeViolations(page), `${name}, dark`).toEqual([]);
+	await page.emulateMedia({ colorScheme: "light" });
+
+	await page.setViewportSize({ width: 390, height: 844 });
+	// Let charts and wrapped rows settle at the new width.
+	await page.waitForTimeout(150);
+	// What sticks out past the right edge, if anything (the widest first).
+	const overflowing = await page.evaluate(() => {
+		const width = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth <= width) return [];
+		return Array.from(document.querySelectorAll("body *"))
+			.map((element) => ({ element, right: element.getBoundingClientRect().right }))
+			.filter(({ right }) => right > width + 0.5)
+			.sort((a, b) => b.right - a.right)
+			.slice(0, 3)
+			.map(({ element, right }) => `${element.tagName.toLowerCase()}.${element.className} ends at ${Math.round(right)} px`);
+	});
+	await page.screenshot({ path: join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+	expect(overflowing, `${name} scrolls sideways at 390 px`).toEqual([]);
+	expect(await axeViolations(page), `${name}, 390 px`).toEqual([]);
+	await page.setViewportSize(DESKTOP);
+}
