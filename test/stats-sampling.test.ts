@@ -106,6 +106,20 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		expect(body.previous).toMatchObject({ pageviews: estimate(dayBefore.filter((v) => v.path === "/a"), buckets).pageviews });
 	});
 
+	it("with compare=previous the busier period decides: a quiet day after a busy one is counted from the busy one's sample", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const busyDayBefore = day(LIMIT + 1_000, 4).map((v) => ({ ...v, ts: v.ts - 86_400_000 }));
+		const quietDay = day(400, 5);
+		await seedEvents(site.tracking_id, [...busyDayBefore, ...quietDay]);
+		expect(await stats(token, site.tracking_id, "country=DE")).toMatchObject({ sample_percent: 100, ...exactly(ofCountry(quietDay, "DE")) });
+
+		const buckets = Math.floor((SAMPLE_BUCKETS * LIMIT) / (LIMIT + 1_000));
+		const compared = await stats(token, site.tracking_id, "country=DE&compare=previous");
+		expect(compared.sample_percent).toBe(Math.round((buckets / SAMPLE_BUCKETS) * 1000) / 10);
+		expect(compared.pageviews).toBe(estimate(ofCountry(quietDay, "DE"), buckets).pageviews);
+		expect(compared.previous.pageviews).toBe(estimate(ofCountry(busyDayBefore, "DE"), buckets).pageviews);
+	});
+
 	it("exact must be true", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&country=DE&exact=yes`, token);

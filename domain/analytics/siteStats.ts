@@ -115,13 +115,19 @@ const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 });
 
 
+/** The sample for periods counted alike: the one with the most events decides (a quiet week after a busy one is still one sample). */
+async function sampleOf(env: Env, trackingId: string, periods: StatsRange[]) {
+	const counts = await runQueries(env, Object.fromEntries(periods.map((period, i) => [i, { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, period) }])));
+	return sampleFor(Math.max(...Object.values(counts).map(([row]) => row.events)));
+}
+
 /**
  * The answer's rows from the events, filters applied: one statement per period, over a sample of
  * the visitors when the range holds more events than a statement reads quickly (sampling.ts),
  * which the rollups tell first.
  */
 async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
-	const sample = exact ? undefined : sampleFor((await runQueries(env, { count: { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, range) } })).count[0].events);
+	const sample = exact ? undefined : await sampleOf(env, trackingId, comparePrevious ? [range, previousOf(range)] : [range]);
 	const compiled = compileFilters(filters, sample);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const rows = await runQueries(env, {
