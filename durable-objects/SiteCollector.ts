@@ -106,9 +106,10 @@ export class SiteCollector extends DurableObject<Env> {
 		const { trackingId } = batch;
 		// Hashing is asynchronous, so it happens first: from the settings on nothing awaits until
 		// the rows are in the outbox, so the window stays exact and a siteChanged() comes before
-		// or after the whole batch. Every stored visitor id is a hash: a daily one of the address and browser, or a lasting one
-		// of the id the client sent (an id it chose, maybe an email, is never stored as sent). So
-		// every id is 32 hex digits, spread evenly, which the statistics' sample relies on.
+		// or after the whole batch. Every stored visitor id is a hash: a daily one of the address
+		// and browser, or a lasting one of the id the client sent (an id it chose, maybe an email,
+		// is never stored as sent). So every id is 32 hex digits, spread evenly, which the
+		// statistics' sample relies on.
 		const day = utcDay(Date.now());
 		const visitorIds = await Promise.all(
 			batch.events.map(({ event, ip, userAgent }) =>
