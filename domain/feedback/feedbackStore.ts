@@ -40,11 +40,12 @@ export interface PendingFeedback {
 	attachmentsJson: string;
 }
 
-// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts). OR IGNORE: a batch written
-// again after D1 took it but before the outbox forgot it stores nothing twice.
+// Rows travel as JSON arrays unpacked by json_each (see jsonRows.ts), a record as an array of its
+// columns with its fields as a JSON string, which SQLite copies out rather than parsing and writing
+// it again. OR IGNORE: a batch written again after D1 took it but before the outbox forgot it
+// stores nothing twice.
 const INSERT_FEEDBACK = `INSERT OR IGNORE INTO feedback (id, user_id, project_name, type, status, data, created_at)
-	SELECT json_extract(value, '$.id'), json_extract(value, '$.user_id'), json_extract(value, '$.project_name'),
-		json_extract(value, '$.type'), 'open', json(json_extract(value, '$.data')), json_extract(value, '$.created_at')
+	SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'open', value ->> 4, value ->> 5
 	FROM json_each(?1)`;
 
 const INSERT_ATTACHMENTS = `INSERT OR IGNORE INTO feedback_attachments (id, feedback_id, user_id, field, content_type, object_key, size)
@@ -54,11 +55,7 @@ const INSERT_ATTACHMENTS = `INSERT OR IGNORE INTO feedback_attachments (id, feed
 
 /** The statements that move pending feedback to D1, records before their attachments; run them in one batch. */
 export function feedbackWriteStatements(db: D1Database, pending: PendingFeedback[]): D1PreparedStatement[] {
-	const records = pending.map(
-		(f) =>
-			`{"id":${JSON.stringify(f.id)},"user_id":${JSON.stringify(f.userId)},"project_name":${JSON.stringify(f.projectName)},` +
-			`"type":${JSON.stringify(f.type)},"data":${f.dataJson},"created_at":${f.createdAt}}`,
-	);
+	const records = pending.map((f) => JSON.stringify([f.id, f.userId, f.projectName, f.type, f.dataJson, f.createdAt]));
 	const attachments = pending.flatMap((f) =>
 		(JSON.parse(f.attachmentsJson) as NewAttachment[]).map((a) => JSON.stringify({ ...a, feedback_id: f.id, user_id: f.userId })),
 	);
