@@ -27,8 +27,12 @@ import { type GroupRow, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
 
-/** Accepted events reach D1 this long after the first of them, or sooner when an owner reads. */
-const FLUSH_DELAY_MS = 1_000;
+/**
+ * Accepted events reach D1 this long after the first of them, or sooner when an owner reads. A
+ * quarter of a second keeps each move small: a busy key's second of events moved at once held
+ * requests up for as long as D1 took with them (docs/benchmarks.md).
+ */
+const FLUSH_DELAY_MS = 250;
 const FLUSH_RETRY_MS = 10_000;
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
@@ -44,7 +48,7 @@ const FLUSH_ISSUES = 500;
  * - issue grouping: turns a group hash into an issue, knows whether it is new, keeps the issue's
  *   counters and status;
  * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
- *   alarm one second later, or at once when an owner reads (`flush`).
+ *   alarm a quarter of a second later, or at once when an owner reads (`flush`).
  *
  * The object runs one request at a time and every SQL call is synchronous, so "is this group
  * new?" and "is the window full?" are answered exactly under any concurrency, and an accepted
