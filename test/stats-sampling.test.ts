@@ -69,12 +69,19 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		// The last bucket ("ff...") is not in the sample, so the extra visitor is not counted.
 		expect(past.pageviews).toBe(estimate(de, 255).pageviews);
 
-		// exact=true, and the CSV export, count every event.
+		// exact=true counts every event.
 		const exact = await stats(token, site.tracking_id, "country=DE&exact=true");
 		expect(exact.sample_percent).toBe(100);
 		expect(exact).toMatchObject(exactly([...de, extra]));
-		const csv = await call(`/api/sites/${site.tracking_id}/stats/countries.csv?${RANGE}&country=DE`, { token });
-		expect(await csv.text()).toBe(`country,visitors,pageviews\r\nDE,${exactly([...de, extra]).visitors},${de.length + 1}\r\n`);
+
+		// The CSV export counts as the dashboard does, and says so in a header.
+		const csv = (query: string) => call(`/api/sites/${site.tracking_id}/stats/countries.csv?${RANGE}&country=DE${query}`, { token });
+		const sampledCsv = await csv("");
+		expect(sampledCsv.headers.get("x-sample-percent")).toBe("99.6");
+		expect(await sampledCsv.text()).toBe(`country,visitors,pageviews\r\nDE,${past.countries[0].visitors},${past.countries[0].pageviews}\r\n`);
+		const exactCsv = await csv("&exact=true");
+		expect(exactCsv.headers.get("x-sample-percent")).toBe("100");
+		expect(await exactCsv.text()).toBe(`country,visitors,pageviews\r\nDE,${exactly([...de, extra]).visitors},${de.length + 1}\r\n`);
 
 		// Without filters the rollups answer, exact at any size.
 		expect(await stats(token, site.tracking_id, "")).toMatchObject({ sample_percent: 100, pageviews: LIMIT + 1 });

@@ -5,7 +5,7 @@
  * OWNER_LIMITS.statsSampleEvents events in the range (the rollups say how many, cheaply), the
  * answer counts a fixed share of the visitors instead and scales its counts up by the inverse
  * share, as Plausible does for large sites and Cloudflare's Analytics Engine for every query.
- * `exact=true` counts every event whatever it costs; the CSV exports always do.
+ * `exact=true` counts every event whatever it costs. The CSV exports count the same way.
  *
  * Visitors, not events, are sampled, so each sampled visitor's sessions, entry and exit pages and
  * sources are whole. Stored visitor ids are 32 hex digits of a salted hash (the collector hashes

@@ -192,22 +192,33 @@ export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
 
 /**
  * One breakdown's rows for the whole hours the range touches and the filters, at most
- * `range.limit` (the CSV export): from the rollups without filters.
+ * `range.limit` (the CSV export), counted as the dashboard counts them: from the rollups without
+ * filters; with filters from the events, or over many events from the same sample of the visitors
+ * unless `exact`. Answers the share of the visitors counted too.
  */
-export async function computeBreakdown(env: Env, trackingId: string, name: BreakdownName, requested: StatsRange, filters: Filters) {
+export async function computeBreakdown(
+	env: Env,
+	trackingId: string,
+	name: BreakdownName,
+	requested: StatsRange,
+	filters: Filters,
+	exact = false,
+): Promise<{ rows: Rows; samplePercent: number }> {
 	const range = wholeHours(requested);
 	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
 	if (Object.keys(filters).length === 0) {
 		const params = rollupParams(trackingId, range);
-		if (name === "pages") return (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows;
+		if (name === "pages") return { rows: (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows, samplePercent: 100 };
 		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
 		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);
 		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
-		return isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown];
+		return { rows: isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown], samplePercent: 100 };
 	}
-	const compiled = compileFilters(filters);
+	const sample = exact ? undefined : await sampleOf(env, trackingId, [range]);
+	const compiled = compileFilters(filters, sample);
 	const list = name as EventList;
 	const sql = statsQuery(compiled, range.bucketMs, isVisits ? { figures: false, lists: [], visits: [name as VisitBreakdown] } : { figures: false, lists: [list], visits: [] });
-	const row = statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row);
-	return isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list];
+	const counted = statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row);
+	const row = sample ? scaleUp(counted, sample) : counted;
+	return { rows: isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list], samplePercent: samplePercent(sample) };
 }

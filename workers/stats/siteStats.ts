@@ -37,8 +37,9 @@ export async function siteStats(request: IRequest, env: Env): Promise<Response> 
 const csvLimit = z.object({ limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.csvRows).default(OWNER_LIMITS.csvRows) });
 
 /**
- * GET /api/sites/:tracking_id/stats/:breakdown.csv?from=&to=&limit=&<filter>= → one breakdown of
- * the statistics as CSV, up to 10,000 rows (default all of them up to that).
+ * GET /api/sites/:tracking_id/stats/:breakdown.csv?from=&to=&limit=&exact=true&<filter>= → one
+ * breakdown of the statistics as CSV, up to 10,000 rows (default all of them up to that), counted
+ * as the dashboard counts it.
  */
 export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 	const file = /^([a-z_]+)\.csv$/.exec(request.params.file ?? "");
@@ -48,16 +49,17 @@ export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 		throw new HttpError(404, `No such breakdown: use one of ${Object.keys(BREAKDOWN_COLUMNS).map((n) => `${n}.csv`).join(", ")}`);
 	}
 	const { limit } = parseBody(csvLimit, { limit: request.query.limit });
-	// An export counts every event: `exact` is accepted and changes nothing.
-	const { range, filters } = readStatsQuery({ ...request.query, limit: undefined, compare: undefined });
+	const { range, filters, exact } = readStatsQuery({ ...request.query, limit: undefined, compare: undefined });
 	const site = await ownSiteUpToDate(request, env);
 	const breakdown = name as BreakdownName;
-	const rows = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters);
+	const { rows, samplePercent } = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters, exact);
 	const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 	return new Response(csvOf(BREAKDOWN_COLUMNS[breakdown], rows), {
 		headers: {
 			"content-type": "text/csv; charset=utf-8",
 			"content-disposition": `attachment; filename="${site.trackingId}-${breakdown}-${day(range.from)}-${day(range.to)}.csv"`,
+			// What `sample_percent` says in the JSON answer: below 100, the counts are estimates.
+			"x-sample-percent": String(samplePercent),
 		},
 	});
 }

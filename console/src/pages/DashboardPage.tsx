@@ -186,10 +186,11 @@ export function DashboardPage() {
 	const [search, setSearch] = useSearchParams();
 	const { current } = usePeriod();
 	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
-	const query = { ...isoRange(current), ...filters };
-	// A filtered view over many events is estimated from a sample of the visitors unless the owner asks for every one.
+	// A filtered view over many events is estimated from a sample of the visitors unless the owner
+	// asks for every one; its CSV exports count the same way.
 	const exact = search.get("exact") === "true";
-	const stats = useSiteStats(site, { ...query, compare: "previous", ...(exact ? { exact: "true" } : {}) });
+	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
+	const stats = useSiteStats(site, { ...query, compare: "previous" });
 	useEffect(() => lastUsed.site.set(site), [site]);
 
 	const setParam = (name: string, value: string) =>
