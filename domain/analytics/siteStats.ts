@@ -17,7 +17,7 @@ import {
 	type VisitBreakdown,
 	wholeHours,
 } from "./rollups";
-import { sampleFor, samplePercent, scaleUp } from "./sampling";
+import { sampleFor, samplePercent, scaleUp, type VisitorSample } from "./sampling";
 import { type BoundQuery, fillSeries, rangeParams, runQueries, type StatsRange, withParams } from "./statsRange";
 
 // biome-ignore lint/suspicious/noExplicitAny: rows carry the columns their SQL selects
@@ -114,11 +114,19 @@ const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 	params: [trackingId, now - OWNER_LIMITS.visitorsNowMs, now + 1],
 });
 
-
-/** The sample for periods counted alike: the one with the most events decides (a quiet week after a busy one is still one sample). */
-async function sampleOf(env: Env, trackingId: string, periods: StatsRange[]) {
-	const counts = await runQueries(env, Object.fromEntries(periods.map((period, i) => [i, { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, period) }])));
-	return sampleFor(Math.max(...Object.values(counts).map(([row]) => row.events)));
+/**
+ * How a filtered answer over `periods` is counted (sampling.ts): the sample of the visitors the
+ * busiest period calls for (a quiet week after a busy one is still one sample; none with `exact`),
+ * the filters compiled over it, and `estimated`, which turns a statement's row into the answer's
+ * figures.
+ */
+async function filteredCounting(env: Env, trackingId: string, filters: Filters, periods: StatsRange[], exact = false) {
+	let sample: VisitorSample | undefined;
+	if (!exact) {
+		const counts = await runQueries(env, Object.fromEntries(periods.map((period, i) => [i, { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, period) }])));
+		sample = sampleFor(Math.max(...Object.values(counts).map(([row]) => row.events)));
+	}
+	return { sample, compiled: compileFilters(filters, sample), estimated: <T>(row: T): T => (sample ? scaleUp(row, sample) : row) };
 }
 
 /**
@@ -127,15 +135,13 @@ async function sampleOf(env: Env, trackingId: string, periods: StatsRange[]) {
  * which the rollups tell first.
  */
 async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
-	const sample = exact ? undefined : await sampleOf(env, trackingId, comparePrevious ? [range, previousOf(range)] : [range]);
-	const compiled = compileFilters(filters, sample);
+	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, comparePrevious ? [range, previousOf(range)] : [range], exact);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const rows = await runQueries(env, {
 		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
 		visitorsNow: visitorsNowQuery(trackingId, now),
 		...(comparePrevious ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousOf(range), compiled.values) } } : {}),
 	});
-	const estimated = <T>(row: T) => (sample ? scaleUp(row, sample) : row);
 	const stats = estimated(statsRow(rows.stats));
 	const previous = comparePrevious ? estimated(statsRow(rows.previous)) : undefined;
 	return {
@@ -214,11 +220,9 @@ export async function computeBreakdown(
 		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
 		return { rows: isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown], samplePercent: 100 };
 	}
-	const sample = exact ? undefined : await sampleOf(env, trackingId, [range]);
-	const compiled = compileFilters(filters, sample);
+	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, [range], exact);
 	const list = name as EventList;
 	const sql = statsQuery(compiled, range.bucketMs, isVisits ? { figures: false, lists: [], visits: [name as VisitBreakdown] } : { figures: false, lists: [list], visits: [] });
-	const counted = statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row);
-	const row = sample ? scaleUp(counted, sample) : counted;
+	const row = estimated(statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row));
 	return { rows: isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list], samplePercent: samplePercent(sample) };
 }
