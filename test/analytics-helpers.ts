@@ -110,3 +110,13 @@ export async function storedVisits(trackingId: string) {
 		.all<Record<string, any>>();
 	return results;
 }
+
+/** Sends one event with `fields` and answers the stored row. */
+export async function storedWith(fields: Record<string, unknown>, init: Parameters<typeof collect>[1] = {}) {
+	const { site } = await ownerWithSite();
+	const res = await collect({ ...pageview(site.tracking_id), ...fields }, init);
+	if (res.status !== 204) throw new Error(`expected 204, got ${res.status}: ${await res.text()}`);
+	const events = await storedEvents(site.tracking_id);
+	if (events.length !== 1) throw new Error(`expected one stored event, got ${events.length}`);
+	return events[0];
+}
