@@ -38,7 +38,9 @@ function day(pageviews: number, seed: number): Visit[] {
 function estimate(visits: Visit[], buckets: number) {
 	const sampled = visits.filter((v) => Number.parseInt(v.visitor.slice(0, 2), 16) < buckets);
 	const scaled = (n: number) => Math.round((n * SAMPLE_BUCKETS) / buckets);
-	return { pageviews: scaled(sampled.length), visitors: scaled(new Set(sampled.map((v) => v.visitor)).size), sessions: scaled(new Set(sampled.map((v) => v.visitor)).size) };
+	const visitors = scaled(new Set(sampled.map((v) => v.visitor)).size);
+	// Each visitor's four page views are one session.
+	return { pageviews: scaled(sampled.length), visitors, sessions: visitors };
 }
 
 const exactly = (visits: Visit[]) => estimate(visits, SAMPLE_BUCKETS);
