@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { type ConsoleUnderTest, openConsole } from "./consolePage";
-import { api, DESKTOP_CHROME } from "./stack";
+import { type ConsoleUnderTest, openConsole, signUpOwner, useSession } from "./consolePage";
+import { DESKTOP_CHROME } from "./stack";
 
 let ui: ConsoleUnderTest;
 let page: Page;
@@ -18,12 +18,8 @@ let checkPage: ConsoleUnderTest["checkPage"];
 beforeAll(async () => {
 	ui = await openConsole();
 	({ page, worker, checkPage } = ui);
-	const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", {
-		json: { email: `analytics-${Date.now()}@example.com`, password: "correct horse battery" },
-		ip: "10.97.0.1",
-	});
-	await page.goto(`${worker.url}/`);
-	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
+	const { token } = await signUpOwner(worker.url, "analytics", "10.97.0.1");
+	await useSession(page, worker.url, token);
 	await page.goto(`${worker.url}/projects`);
 });
 

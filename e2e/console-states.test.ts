@@ -9,9 +9,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
-import { ARTIFACTS, DESKTOP } from "./consolePage";
+import { ARTIFACTS, DESKTOP, signUpOwner, useSession } from "./consolePage";
 import { api, type Database, launchChromium, startWorker } from "./stack";
-
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
@@ -30,15 +29,13 @@ afterAll(async () => {
  * at the console's root; `pageErrors` collects the page's uncaught errors.
  */
 async function signedIn(name: string, ip: string, { locale = "en-US", before }: { locale?: string; before?: (token: string) => Promise<unknown> } = {}) {
-	const email = `${name}-${Date.now()}@example.com`;
-	const { token } = await api<{ token: string }>(worker.url, "/api/auth/signup", { json: { email, password: "correct horse battery" }, ip });
+	const { email, token } = await signUpOwner(worker.url, name, ip);
 	await before?.(token);
 	const context = await browser.newContext({ viewport: DESKTOP, locale });
 	const page = await context.newPage();
 	const pageErrors: string[] = [];
 	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await page.goto(`${worker.url}/`);
-	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
+	await useSession(page, worker.url, token);
 	return { email, context, page, pageErrors };
 }
 
