@@ -9,6 +9,17 @@ import type { SiteCollector } from "../durable-objects/SiteCollector";
 import { CHROME, collect, FIREFOX_LINUX, flushSite, IPHONE, ownerWithSite, pageview, storedEvents, storedWith } from "./analytics-helpers";
 import { uniqueIp } from "./helpers";
 
+/** A new site whose collector already holds a visitor salt of another day. */
+async function siteWithSalt(name: string, value: string) {
+	const { site } = await ownerWithSite();
+	const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
+	await runInDurableObject(stub, (_: SiteCollector, state) => {
+		state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+		state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES (?, ?)`, name, value);
+	});
+	return { site, stub };
+}
+
 describe("who and where: user agent, country, visitors without cookies or raw IPs", () => {
 	it.for([
 		[CHROME, { browser: "Chrome", os: "Windows", device: "desktop" }],
@@ -69,12 +80,7 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 	});
 
 	it("salts visitor hashes per day: a new day's salt replaces the old, and a new salt gives new hashes", async ({ expect }) => {
-		const { site } = await ownerWithSite();
-		const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
-		await runInDurableObject(stub, (_: SiteCollector, state) => {
-			state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:2000-01-01', 'yesterday')`);
-		});
+		const { site, stub } = await siteWithSalt("visitor:2000-01-01", "yesterday");
 		const ip = uniqueIp();
 		await collect(pageview(site.tracking_id), { ip });
 		// The salt is taken when the event reaches the collector.
@@ -99,12 +105,7 @@ describe("who and where: user agent, country, visitors without cookies or raw IP
 	it("never deletes a newer day's salt: an event of the old day that finishes after midnight leaves it alone", async ({ expect }) => {
 		// Around midnight an event that read the clock at 23:59:59 may reach the salts after one
 		// of the new day already created its salt; here the newer salt is a far-future day's.
-		const { site } = await ownerWithSite();
-		const stub = env.SITE_COLLECTOR.get(env.SITE_COLLECTOR.idFromName(site.tracking_id));
-		await runInDurableObject(stub, (_: SiteCollector, state) => {
-			state.storage.sql.exec(`CREATE TABLE IF NOT EXISTS salts (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-			state.storage.sql.exec(`INSERT INTO salts (name, value) VALUES ('visitor:9999-12-31', 'tomorrow')`);
-		});
+		const { site, stub } = await siteWithSalt("visitor:9999-12-31", "tomorrow");
 		await collect(pageview(site.tracking_id));
 		await flushSite(site.tracking_id);
 		const salts = await runInDurableObject(stub, (_: SiteCollector, state) =>
