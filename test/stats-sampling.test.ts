@@ -1,7 +1,7 @@
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { describe, it } from "vitest";
-import { SAMPLE_BUCKETS } from "../domain/analytics/sampling";
+import { SAMPLE_BUCKETS, sampleFor } from "../domain/analytics/sampling";
 import { OWNER_LIMITS } from "../domain/limits";
 import { getJson, ownerWithSite } from "./analytics-helpers";
 import { call } from "./helpers";
@@ -127,6 +127,14 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		expect(compared.sample_percent).toBe(Math.round((buckets / SAMPLE_BUCKETS) * 1000) / 10);
 		expect(compared.pageviews).toBe(estimate(ofCountry(quietDay, "DE"), buckets).pageviews);
 		expect(compared.previous.pageviews).toBe(estimate(ofCountry(busyDayBefore, "DE"), buckets).pageviews);
+	});
+
+	it("the sample never narrows below one bucket of 256, however many events the range holds", ({ expect }) => {
+		expect(sampleFor(LIMIT)).toBeUndefined();
+		expect(sampleFor(LIMIT + 1)).toEqual({ buckets: 255 });
+		expect(sampleFor(128 * LIMIT)).toEqual({ buckets: 2 });
+		expect(sampleFor(128 * LIMIT + 1)).toEqual({ buckets: 1 });
+		expect(sampleFor(1_000 * LIMIT)).toEqual({ buckets: 1 });
 	});
 
 	it("exact must be true", async ({ expect }) => {
