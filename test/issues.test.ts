@@ -1,38 +1,13 @@
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import type { ProjectCollector } from "../durable-objects/ProjectCollector";
-import { sha256Hex } from "../domain/crypto";
 import { call, setPlan } from "./helpers";
-import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey, readIssue, setIssueStatus, storedEvents } from "./logHelpers";
+import { ingestOk, issueOf, issuesOf, listIssues, ownerWithLogKey, raiseLogsLimit, readIssue, setIssueStatus, storedEvents } from "./logHelpers";
 
 type Json = Record<string, any>;
-
-async function raiseLimit(owner: { token: string; projectName: string }, perMinute = 6_000) {
-	const res = await call("/api/feedback-key", {
-		method: "PATCH",
-		token: owner.token,
-		json: { project_name: owner.projectName, logs_rate_limit_per_minute: perMinute },
-	});
-	if (res.status !== 200) throw new Error(`key update failed: ${res.status}`);
-}
-
-async function issuesOf(owner: { token: string; projectName: string }, query: Record<string, string> = {}): Promise<Json[]> {
-	const res = await listIssues(owner.token, { project_name: owner.projectName, ...query });
-	if (res.status !== 200) throw new Error(`list failed: ${res.status} ${await res.text()}`);
-	return (await res.json<Json>()).issues;
-}
-
-async function issue(owner: { token: string; projectName: string }, groupHash: string): Promise<Json> {
-	const res = await readIssue(owner.token, owner.projectName, groupHash);
-	if (res.status !== 200) throw new Error(`read failed: ${res.status} ${await res.text()}`);
-	return res.json();
-}
 
 describe("grouping under concurrency", () => {
 	it("50 concurrent first events of one new fingerprint: exactly one is_new, count 50", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		await raiseLimit(owner);
+		await raiseLogsLimit(owner);
 		const results = await Promise.all(
 			Array.from({ length: 50 }, (_, i) => ingestOk(owner.rawKey, { message: `cache stampede on shard ${i}`, user: { id: `u${i % 7}` } })),
 		);
@@ -183,7 +158,7 @@ describe("GET /api/issues/:group_hash", () => {
 		const owner = await ownerWithLogKey();
 		const sent = [];
 		for (let i = 0; i < 3; i++) sent.push(await ingestOk(owner.rawKey, { message: `disk 9${i}% full`, tags: { n: String(i) } }));
-		const detail = await issue(owner, sent[0].group_hash);
+		const detail = await issueOf(owner, sent[0].group_hash);
 
 		// The title follows the latest event.
 		expect(detail).toMatchObject({ group_hash: sent[0].group_hash, count: 3, title: "disk 92% full", status: "open" });
@@ -220,7 +195,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 			const res = await setIssueStatus(owner.token, owner.projectName, group_hash, status);
 			expect(res.status).toBe(200);
 			expect(await res.json<Json>()).toMatchObject({ group_hash, status });
-			expect((await issue(owner, group_hash)).status).toBe(status);
+			expect((await issueOf(owner, group_hash)).status).toBe(status);
 		}
 		for (const bad of ["closed", "", 5, null]) {
 			expect((await setIssueStatus(owner.token, owner.projectName, group_hash, bad)).status).toBe(400);
@@ -234,7 +209,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		expect((await ingestOk(owner.rawKey, { message: "m" })).is_new).toBe(false);
-		expect((await issue(owner, group_hash)).status).toBe("open");
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
 	it("a regression keeps the release it was resolved in; reopening by hand clears it", async ({ expect }) => {
@@ -242,12 +217,12 @@ describe("PATCH /api/issues/:group_hash", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		await ingestOk(owner.rawKey, { message: "m", release: "2.1.0" });
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
 		expect((await issuesOf(owner))[0]).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
 
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "open");
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: null });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: null });
 	});
 
 	it("an ignored issue stays ignored while events keep counting", async ({ expect }) => {
@@ -255,7 +230,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "ignored");
 		await ingestOk(owner.rawKey, { message: "m" });
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "ignored", count: 2 });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 2 });
 	});
 
 	it("events from releases older than the one it was resolved in do not reopen it", async ({ expect }) => {
@@ -269,10 +244,10 @@ describe("PATCH /api/issues/:group_hash", () => {
 
 		await ingestOk(owner.rawKey, event("1.9.3"));
 		await ingestOk(owner.rawKey, event("1.10.0-rc.1"));
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
 
 		await ingestOk(owner.rawKey, event("1.10.0"));
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
 	});
 
 	it("resolving records the project's newest release, even one this issue never saw", async ({ expect }) => {
@@ -281,9 +256,9 @@ describe("PATCH /api/issues/:group_hash", () => {
 		await ingestOk(owner.rawKey, { message: "another bug", release: "web@3.1.0" });
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
-		expect(await issue(owner, group_hash)).toMatchObject({ status: "resolved", resolved_in_release: "web@3.1.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", resolved_in_release: "web@3.1.0" });
 		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.2.0" });
-		expect((await issue(owner, group_hash)).status).toBe("open");
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
 	it("releases that are not versions are ordered by when the project first sent them", async ({ expect }) => {
@@ -293,9 +268,9 @@ describe("PATCH /api/issues/:group_hash", () => {
 		await ingestOk(owner.rawKey, event("f00ba47"));
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		await ingestOk(owner.rawKey, event("a1b2c3d"));
-		expect((await issue(owner, group_hash)).status).toBe("resolved");
+		expect((await issueOf(owner, group_hash)).status).toBe("resolved");
 		await ingestOk(owner.rawKey, event("9e8d7c6"));
-		expect((await issue(owner, group_hash)).status).toBe("open");
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
 	it("an event without a release reopens an issue resolved in a release", async ({ expect }) => {
@@ -303,7 +278,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
 		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
 		await ingestOk(owner.rawKey, { message: "m" });
-		expect((await issue(owner, group_hash)).status).toBe("open");
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 });
 
@@ -321,7 +296,7 @@ describe("owners see only their own issues", () => {
 		expect(await issuesOf(mallory)).toEqual([]);
 		expect((await readIssue(mallory.token, mallory.projectName, group_hash)).status).toBe(404);
 		expect((await setIssueStatus(mallory.token, mallory.projectName, group_hash, "ignored")).status).toBe(404);
-		expect((await issue(alice, group_hash)).status).toBe("open");
+		expect((await issueOf(alice, group_hash)).status).toBe("open");
 	});
 
 	it("the same project name under two owners holds separate issues", async ({ expect }) => {
@@ -332,146 +307,5 @@ describe("owners see only their own issues", () => {
 		expect(b.is_new).toBe(true);
 		expect((await issuesOf(alice))[0].count).toBe(1);
 		expect((await issuesOf(bob))[0].count).toBe(1);
-	});
-});
-
-describe("the project key's lifecycle", () => {
-	it("revoking the key deletes its logs and issues everywhere; a new key starts empty", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		const { group_hash } = await ingestOk(owner.rawKey, { message: "to be forgotten", request: { headers: { "X-Trace": "t-1" } } });
-		expect(await issuesOf(owner)).toHaveLength(1);
-		// One more accepted but not yet moved to D1.
-		await ingestOk(owner.rawKey, { message: "still in the grouper" });
-
-		const revoked = await call(`/api/feedback-key?project_name=${owner.projectName}`, { method: "DELETE", token: owner.token });
-		expect(revoked.status).toBe(200);
-
-		const rows = await env.DB.batch([
-			env.DB.prepare("select count(*) as n from log_events where key_id = ?").bind(owner.keyId),
-			env.DB.prepare("select count(*) as n from log_issues where key_id = ?").bind(owner.keyId),
-		]);
-		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0]);
-		const grouperRows = await runInDurableObject(issueGrouper(owner.keyId), (_: ProjectCollector, state) => ({
-			outbox: state.storage.sql.exec("select count(*) as n from outbox").one().n,
-			groups: state.storage.sql.exec("select count(*) as n from groups").one().n,
-			alarm: null as number | null,
-		}));
-		expect(grouperRows).toMatchObject({ outbox: 0, groups: 0 });
-		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(false);
-
-		expect((await ingest(owner.rawKey, { message: "late" })).status).toBe(401);
-		const res = await call("/api/feedback-key", { method: "POST", token: owner.token, json: { project_name: owner.projectName } });
-		const { raw_api_key } = await res.json<Json>();
-		expect(await issuesOf(owner)).toEqual([]);
-		expect((await readIssue(owner.token, owner.projectName, group_hash)).status).toBe(404);
-		expect((await ingestOk(raw_api_key, { message: "to be forgotten" })).is_new).toBe(true);
-	});
-
-	it("regenerating the key keeps its logs and issues; the new key adds to them", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		const first = await ingestOk(owner.rawKey, { message: "kept" });
-		const res = await call("/api/feedback-key/regenerate", { method: "POST", token: owner.token, json: { project_name: owner.projectName } });
-		const { raw_api_key } = await res.json<Json>();
-		expect((await ingest(owner.rawKey, { message: "kept" })).status).toBe(401);
-		const second = await ingestOk(raw_api_key, { message: "kept" });
-		expect(second).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
-		expect((await issuesOf(owner))[0].count).toBe(2);
-	});
-});
-
-describe("moving events to D1", () => {
-	it("the alarm moves accepted events to D1 without any owner read", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		await ingestOk(owner.rawKey, { message: "via the alarm" });
-		const stub = issueGrouper(owner.keyId);
-		expect(await runDurableObjectAlarm(stub)).toBe(true);
-		const events = await storedEvents(owner.keyId);
-		expect(events.map((e) => e.event.message)).toEqual(["via the alarm"]);
-		const issueRow = await env.DB.prepare("select count, status from log_issues where key_id = ?").bind(owner.keyId).first();
-		expect(issueRow).toEqual({ count: 1, status: "open" });
-	});
-
-	it("an evicted grouper picks up where it left off: groups, pending events, owner", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		const first = await ingestOk(owner.rawKey, { message: "before eviction" });
-		await evictDurableObject(issueGrouper(owner.keyId));
-		const second = await ingestOk(owner.rawKey, { message: "before eviction" });
-		expect(second).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
-		await evictDurableObject(issueGrouper(owner.keyId));
-		expect((await issuesOf(owner))[0].count).toBe(2);
-		expect(await storedEvents(owner.keyId)).toHaveLength(2);
-	});
-
-	it("a backlog larger than one batch is moved whole, and a repeated move writes nothing twice", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		const stub = issueGrouper(owner.keyId);
-		// Straight to the key's object, past the owner API's window ceiling, from many addresses.
-		await env.DB.prepare("update project_keys set logs_rate_limit_per_minute = 100000 where id = ?").bind(owner.keyId).run();
-		const keyHash = await sha256Hex(owner.rawKey);
-		await Promise.all(
-			Array.from({ length: 1_203 }, (_, i) =>
-				stub.calls([
-					{
-						method: "ingestLog",
-						command: {
-							keyId: owner.keyId,
-							keyHash,
-							ip: `10.0.${i >> 8}.${i & 255}`,
-							artifactsVersion: 0,
-							body: {
-								groupHash: (i % 3).toString(16).padStart(32, "0"),
-								previousGroupHash: null,
-								title: `t${i % 3}`,
-								culprit: null,
-								level: "error",
-								environment: null,
-								release: null,
-								userKey: `id:${i % 11}`,
-								eventId: crypto.randomUUID(),
-								receivedAt: 1_700_000_000_000 + i,
-								timestamp: 1_700_000_000_000 + i,
-								eventJson: JSON.stringify({ message: `m${i}` }),
-							},
-						},
-					},
-				]),
-			),
-		);
-		await stub.flush();
-		await stub.flush();
-		const counts = await env.DB.prepare("select group_hash, count(*) as n from log_events where key_id = ? group by group_hash order by group_hash")
-			.bind(owner.keyId)
-			.all<Json>();
-		expect(counts.results.map((r) => r.n)).toEqual([401, 401, 401]);
-		const issues = await env.DB.prepare("select count, users from log_issues where key_id = ? order by group_hash").bind(owner.keyId).all<Json>();
-		expect(issues.results).toEqual([
-			{ count: 401, users: 11 },
-			{ count: 401, users: 11 },
-			{ count: 401, users: 11 },
-		]);
-		const left = await runInDurableObject(stub, (_: ProjectCollector, state) => state.storage.sql.exec("select count(*) as n from outbox").one().n);
-		expect(left).toBe(0);
-	});
-
-	it("keeps accepted events when D1 fails, and moves them once it works again", async ({ expect }) => {
-		const owner = await ownerWithLogKey();
-		await ingestOk(owner.rawKey, { message: "survives an outage" });
-		const stub = issueGrouper(owner.keyId);
-		const failed = await runInDurableObject(stub, async (instance: ProjectCollector) => {
-			const realDb = (instance as any).env.DB;
-			(instance as any).env.DB = { ...realDb, prepare: realDb.prepare.bind(realDb), batch: async () => Promise.reject(new Error("D1 unavailable")) };
-			try {
-				await instance.flush();
-				return false;
-			} catch {
-				return true;
-			} finally {
-				(instance as any).env.DB = realDb;
-			}
-		});
-		expect(failed).toBe(true);
-		expect(await storedEvents(owner.keyId)).toEqual([]);
-		await stub.flush();
-		expect((await storedEvents(owner.keyId)).map((e) => e.event.message)).toEqual(["survives an outage"]);
 	});
 });

@@ -1,0 +1,129 @@
+// The store endpoint, and Sentry events once accepted: grouped, listed and read like any log event.
+import { describe, it } from "vitest";
+import { uniqueIp } from "./helpers";
+import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
+import { eventEnvelope, gzip, nodeEvent, type Project, post, sendEnvelope, sentryProject } from "./sentryHelpers";
+
+type Json = Record<string, any>;
+
+describe("POST /api/:project_id/store/", () => {
+	const storePath = (project: Project) => `/api/${project.dsnId}/store/`;
+	const auth = (project: Project) => ({ "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${project.rawKey}`, "content-type": "application/json" });
+
+	it("200 {id} for one event as the body, also gzip-compressed", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const res = await post(storePath(project), JSON.stringify(event), { headers: auth(project) });
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ id: event.event_id });
+		const compressed = await post(storePath(project), await gzip(JSON.stringify(nodeEvent())), { headers: { ...auth(project), "content-encoding": "gzip" } });
+		expect(compressed.status).toBe(200);
+		const [issue] = await issuesOf(project);
+		expect(issue.count).toBe(2);
+	});
+
+	it("401 without a key, 401 for another project's id, 400 for a body that is not an event", async ({ expect }) => {
+		const [project, other] = await Promise.all([sentryProject(), sentryProject()]);
+		expect((await post(storePath(project), JSON.stringify(nodeEvent()))).status).toBe(401);
+		expect((await post(storePath(other), JSON.stringify(nodeEvent()), { headers: auth(project) })).status).toBe(401);
+		const notJson = await post(storePath(project), "{", { headers: auth(project) });
+		expect(notJson.status).toBe(400);
+		expect((await notJson.json<Json>()).error).toBe("Invalid envelope: the event is not valid JSON");
+	});
+});
+
+describe("Sentry events in the log pipeline", () => {
+	async function storedFrom(eventOverrides: Json, init: { ip?: string } = {}) {
+		const project = await sentryProject();
+		const res = await sendEnvelope(project, eventEnvelope(nodeEvent(eventOverrides)), init);
+		if (res.status !== 200) throw new Error(`envelope failed: ${res.status} ${await res.text()}`);
+		await issuesOf(project);
+		const [stored] = await storedEvents(project.keyId);
+		return stored.event as Json;
+	}
+
+	it("a message event: message text, a synthetic exception's type never counted", async ({ expect }) => {
+		const project = await sentryProject();
+		const message = (text: string, line: number) =>
+			nodeEvent({
+				level: "warning",
+				message: text,
+				exception: {
+					values: [
+						{
+							value: text,
+							stacktrace: { frames: [{ filename: "/srv/app/src/pay.js", module: "pay", function: "charge", lineno: line, in_app: true, context_line: "Sentry.captureMessage(\"payment declined for \" + id);" }] },
+							mechanism: { type: "generic", handled: true, synthetic: true },
+						},
+					],
+				},
+			});
+		for (const [text, line] of [["payment declined for 17", 9], ["payment declined for 23", 12]] as const) {
+			expect((await sendEnvelope(project, eventEnvelope(message(text, line)))).status).toBe(200);
+		}
+		const issues = await issuesOf(project);
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({ title: "payment declined for 23", level: "warning", count: 2 });
+	});
+
+	it.for([
+		["message as {formatted}", { exception: undefined, message: { formatted: "disk 91% full", message: "disk %s full", params: ["91%"] } }, "disk 91% full"],
+		["logentry", { exception: undefined, logentry: { message: "disk %s full", params: ["91%"] } }, "disk %s full"],
+	] as const)("%s becomes the message", async ([, overrides, expected], { expect }) => {
+		expect((await storedFrom(overrides)).message).toBe(expected);
+	});
+
+	it("a top-level stacktrace with a message becomes a synthetic exception", async ({ expect }) => {
+		const event = await storedFrom({ exception: undefined, message: "cache miss", stacktrace: { frames: [{ filename: "app.py", function: "get", in_app: true }] } });
+		expect(event.exception).toMatchObject({ type: null, value: "cache miss", mechanism: { synthetic: true } });
+	});
+
+	it("tags as pairs, breadcrumbs as {values}, request data, cookies and secrets scrubbed, user {{auto}}", async ({ expect }) => {
+		const ip = uniqueIp();
+		const event = await storedFrom(
+			{
+				tags: [
+					["route", "/checkout"],
+					["region", "eu"],
+				],
+				breadcrumbs: { values: [{ timestamp: 1, category: "http", data: { url: "/api/cart", status_code: 500 } }] },
+				request: {
+					url: "https://shop.example.com/checkout",
+					method: "POST",
+					data: { card: "tok_123" },
+					cookies: { session: "secret-cookie" },
+					env: { REMOTE_ADDR: "10.0.0.1" },
+					headers: { Authorization: "Bearer secret-token", "User-Agent": "Mozilla/5.0" },
+				},
+				user: { id: "u7", ip_address: "{{auto}}" },
+			},
+			{ ip },
+		);
+		expect(event.tags).toMatchObject({ route: "/checkout", region: "eu" });
+		expect(event.breadcrumbs).toEqual([{ timestamp: 1, category: "http", data: { url: "/api/cart", status_code: 500 } }]);
+		expect(event.request).toEqual({ url: "https://shop.example.com/checkout", method: "POST", body: '{"card":"tok_123"}', headers: { "User-Agent": "Mozilla/5.0" } });
+		expect(JSON.stringify(event)).not.toMatch(/secret-cookie|secret-token|REMOTE_ADDR/);
+		expect(event.user).toEqual({ id: "u7", ip_address: ip });
+	});
+
+	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
+		const event = await storedFrom({
+			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),
+			breadcrumbs: Array.from({ length: 101 }, (_, i) => ({ message: `b${i}` })),
+		});
+		expect(Object.keys(event.tags)).toHaveLength(50);
+		expect(event.breadcrumbs).toHaveLength(100);
+		expect(event.breadcrumbs[0].message).toBe("b1");
+	});
+
+	it("groups with the same event sent to /api/app-logs-ingest", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const res = await sendEnvelope(project, eventEnvelope(event));
+		expect(res.status).toBe(200);
+		const { group_hash, is_new } = await ingestOk(project.rawKey, { exception: event.exception, environment: "production" });
+		expect(is_new).toBe(false);
+		const issue = await readIssue(project.token, project.projectName, group_hash).then((r) => r.json<Json>());
+		expect(issue.count).toBe(2);
+	});
+});
