@@ -67,7 +67,8 @@ const stateRoot = () => process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ?
  * Bundles the app once; answers `start()`, which starts a fresh workerd with the app, the
  * baseline and the reference Worker on empty state, and `dispose()`. Each start answers the
  * three URLs, the app's D1 and R2 as seen from Node (for seeding and for counting stored rows),
- * the inspector's URL when `extraOptions` asks for one, and `close`.
+ * the inspector's URL when `extraOptions` asks for one, workerd's full garbage collections, and
+ * `close`.
  */
 export async function buildRuntime(extraOptions = {}) {
 	// `extraOptions` go to Miniflare as they are: `{inspectorPort: 9229}` lets a profiler attach.
@@ -93,9 +94,13 @@ export async function buildRuntime(extraOptions = {}) {
 
 	async function start() {
 		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
+		const gc = gcTrace();
+		// Miniflare gives workerd V8 flags only from this variable, read as it builds the config.
+		process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
 		const mf = new Miniflare(
 			convertV4MiniflareOptions({
 				...extraOptions,
+				handleStructuredLogs: gc.handleLog,
 				resourcePersistencePath: stateDir,
 				workers: [
 					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
@@ -108,6 +113,7 @@ export async function buildRuntime(extraOptions = {}) {
 			}),
 		);
 		await mf.ready;
+		delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
 		const db = await mf.getD1Database("DB", "app");
 		await db.batch(migrations.map((sql) => db.prepare(sql)));
 		const url = async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "");
@@ -120,6 +126,8 @@ export async function buildRuntime(extraOptions = {}) {
 			inspector: extraOptions.inspectorPort === undefined ? null : (await mf.getInspectorURL()).href,
 			/** The app's bundle, for naming the source file of a profiled function. */
 			bundle: entry,
+			/** workerd's full garbage collections so far (gcTrace). */
+			gcPauses: gc.pauses,
 			close: async () => {
 				await mf.dispose();
 				await rm(stateDir, { recursive: true, force: true });
@@ -128,4 +136,29 @@ export async function buildRuntime(extraOptions = {}) {
 	}
 
 	return { start, dispose: () => rm(outdir, { recursive: true, force: true }) };
+}
+
+/**
+ * V8's full collections in workerd, from its `--trace-gc` lines: each stops its isolate for the
+ * whole collection, and every request waiting on that isolate waits with it. A line names the
+ * isolate and its time since the isolate started, but isolates start when first used, and workerd's
+ * output arrives in blocks, some lines seconds late. A line never arrives before it was written, so
+ * an isolate's start is taken as the earliest of its lines' arrival less their time, and `pauses()`
+ * answers each collection's time (`at`, on this process's `performance.now()` clock) and length.
+ */
+function gcTrace() {
+	const isolateStart = new Map();
+	const collections = [];
+	const gcLine = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (Scavenge|Mark-Compact|Mark-Sweep|Minor Mark-Sweep)\b.*?MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \//;
+	return {
+		pauses: () => collections.map(({ isolate, sinceStart, ms }) => ({ isolate, at: isolateStart.get(isolate) + sinceStart, ms })),
+		handleLog({ level, message }) {
+			const line = gcLine.exec(message);
+			if (!line) return (level === "error" || level === "warn" ? console.error : console.log)(message);
+			const [, isolate, sinceStart, kind, ms] = line;
+			const start = performance.now() - Number(sinceStart);
+			if (!(isolateStart.get(isolate) <= start)) isolateStart.set(isolate, start);
+			if (kind === "Mark-Compact" || kind === "Mark-Sweep") collections.push({ isolate, sinceStart: Number(sinceStart), ms: Number(ms) });
+		},
+	};
 }
