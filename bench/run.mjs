@@ -18,20 +18,15 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
 import { startProfile, summarizeProfile } from "./profile.mjs";
-import { buildRuntime, ROOT } from "./runtime.mjs";
-import { IP_POOL, LOG_EVENT, PATHS, SITES_PER_RUN } from "./paths.mjs";
-import { seedAnalytics, seedCrawlerVisits, seedIssues } from "./seed.mjs";
-import { freshAddresses, HOST, SECONDS, session, waitFor } from "./session.mjs";
+import { buildRuntime, gcDuring, ROOT } from "./runtime.mjs";
+import { IP_POOL, PATHS, SITES_PER_RUN } from "./paths.mjs";
+import { readSide } from "./read.mjs";
+import { perRequest, SECONDS, session, waitFor } from "./session.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const HIGH_CONNECTIONS = 64;
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((id) => id.trim())) : null;
 const chosen = (id) => !ONLY || ONLY.has(id);
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
-const CRAWLER_VISITS = Number(process.env.BENCH_CRAWLER_VISITS ?? EVENTS);
-const ISSUES = Number(process.env.BENCH_ISSUES ?? 10_000);
-/** Events of the issue whose detail page is measured, over its last 24 hours. */
-const HOT_ISSUE_EVENTS = 2_000;
 
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
 /** The isolates profiled: the app (the Worker and its Durable Objects) and Miniflare's D1. */
@@ -162,29 +157,6 @@ async function checkStorage(path, accepted) {
 	return check;
 }
 
-/**
- * Counted calls divided by the requests the app answered in the run; D1 writes also per row
- * stored (accepted, plus any answered after the load generator stopped listening).
- */
-function perRequest(tally, storedRows) {
-	const requests = Object.values(tally.responses).reduce((a, b) => a + b, 0);
-	const per = (n) => (requests ? Math.round((n / requests) * 1000) / 1000 : 0);
-	const sum = (record) => Object.values(record).reduce((a, b) => a + b, 0);
-	return {
-		requests,
-		objectCalls: per(sum(tally.objectCalls)),
-		objectCallsByClass: Object.fromEntries(Object.entries(tally.objectCalls).map(([k, v]) => [k, per(v)])),
-		d1Statements: per(tally.d1.statements),
-		d1Reads: per(tally.d1.reads),
-		d1Writes: per(tally.d1.writes),
-		d1RoundTrips: per(tally.d1.roundTrips),
-		d1WritesPerStoredRow: storedRows ? Math.round((tally.d1.writes / storedRows) * 1000) / 1000 : null,
-		d1StatementsByCaller: Object.fromEntries(Object.entries(tally.d1.byCaller).map(([k, v]) => [k, per(v)])),
-		r2Operations: per(sum(tally.r2)),
-		alarms: tally.alarms,
-	};
-}
-
 // Port 0: the system picks a free one.
 const built = await buildRuntime(PROFILE ? { inspectorPort: 0 } : {});
 
@@ -254,122 +226,6 @@ async function profileOf(profile, bundle, name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Read side
-
-/**
- * At least this many requests per read measurement: the p99 of 70 requests is their slowest, and a
- * single pause of the runtime (below) is then the figure. READ_MAX_SECONDS bounds the slow ones.
- */
-const READ_REQUESTS = 300;
-const READ_MAX_SECONDS = 30;
-
-/**
- * Sequential requests (one connection) for SECONDS and at least READ_REQUESTS of them, for at
- * most READ_MAX_SECONDS (and at least 3 requests), after one to warm up.
- */
-async function measureRead(s, title, path) {
-	const answer = await s.api("GET", path, { token: s.token });
-	await s.resetCounters();
-	const times = [];
-	const started = performance.now();
-	const enough = () => times.length >= 3 && (performance.now() - started >= READ_MAX_SECONDS * 1000 || (times.length >= READ_REQUESTS && performance.now() - started >= SECONDS * 1000));
-	while (!enough()) {
-		const start = performance.now();
-		await s.api("GET", path, { token: s.token });
-		times.push(performance.now() - start);
-	}
-	const measuredBetween = { from: started, to: performance.now() };
-	const counted = perRequest(await s.counters());
-	times.sort((a, b) => a - b);
-	const round = (ms) => Math.round(ms * 10) / 10;
-	const percentile = (p) => round(times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)]);
-	const row = {
-		title,
-		path: path.replace(/\?.*/, ""),
-		requests: times.length,
-		p50: percentile(50),
-		p99: percentile(99),
-		max: round(times.at(-1)),
-		over100ms: times.filter((ms) => ms >= 100).length,
-		measuredBetween,
-		d1Statements: counted.d1Statements,
-		objectCalls: counted.objectCalls,
-	};
-	// A dashboard says what share of the visitors it counted; its headline figures let a sampled
-	// answer be compared with the exact one.
-	if (answer?.sample_percent !== undefined) {
-		const { sample_percent, pageviews, visitors, sessions, bounce_rate } = answer;
-		Object.assign(row, { samplePercent: sample_percent, figures: { pageviews, visitors, sessions, bounce_rate } });
-	}
-	console.error(`read  ${title}: p50 ${row.p50} ms, p99 ${row.p99} ms, slowest ${row.max} ms (${row.requests} requests${row.samplePercent < 100 ? `, ${row.samplePercent} % of visitors` : ""})`);
-	return row;
-}
-
-/**
- * workerd's full garbage collections (see gcTrace in bench/runtime.mjs) between two times: each
- * stops its isolate for up to about 100 ms, and whichever requests are waiting on it wait too.
- */
-function gcDuring(pauses, { from, to }) {
-	const during = pauses.filter((pause) => pause.at >= from && pause.at <= to);
-	return { fullGcs: during.length, longestGcMs: during.length ? Math.max(...during.map((pause) => pause.ms)) : 0 };
-}
-
-async function readSide(s) {
-	const now = Date.now();
-	const [trackingId] = await s.newSites(1, "dashboard");
-	let started = performance.now();
-	await seedAnalytics(s.db, { trackingId, host: HOST, count: EVENTS, now });
-	const eventSeconds = (performance.now() - started) / 1000;
-	console.error(`seeded ${EVENTS} analytics events in ${eventSeconds.toFixed(1)} s`);
-	started = performance.now();
-	await seedCrawlerVisits(s.db, { trackingId, host: HOST, count: CRAWLER_VISITS, now });
-	const visitSeconds = (performance.now() - started) / 1000;
-	console.error(`seeded ${CRAWLER_VISITS} crawler visits in ${visitSeconds.toFixed(1)} s`);
-
-	// One event through the app gives the stored document every seeded event repeats.
-	const key = await s.newKey("issues");
-	await s.api("POST", "/api/app-logs-ingest", { json: LOG_EVENT, token: key.rawKey, ip: freshAddresses(1)[0] });
-	await s.owner("GET", "/api/issues?project_name=issues");
-	const { event } = await s.db.prepare("SELECT event FROM log_events WHERE key_id = ?").bind(key.id).first();
-	started = performance.now();
-	const { hotIssue } = await seedIssues(s.db, { keyId: key.id, userId: s.user.id, count: ISSUES, hotEvents: HOT_ISSUE_EVENTS, eventJson: event, now });
-	const issueSeconds = (performance.now() - started) / 1000;
-	const { n: logEvents } = await s.db.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ?").bind(key.id).first();
-	console.error(`seeded ${ISSUES} issues with ${logEvents} events in ${issueSeconds.toFixed(1)} s`);
-
-	const to = new Date(now).toISOString();
-	const stats = (days) => `/api/sites/${trackingId}/stats?from=${new Date(now - days * 86_400_000).toISOString()}&to=${to}`;
-	const endpoints = [];
-	for (const [title, path] of [
-		["dashboard, last 24 hours", stats(1)],
-		["dashboard, last 7 days", stats(7)],
-		["dashboard, last 30 days", stats(30)],
-		// A breakdown clicked: a filtered dashboard reads the range's events (or a sample of its
-		// visitors'), not the rollups. US is the seed's most common country, 40 % of the visits.
-		["dashboard, last 24 hours, one page", `${stats(1)}&page=/pricing`],
-		["dashboard, last 7 days, one page", `${stats(7)}&page=/pricing`],
-		["dashboard, last 30 days, one page", `${stats(30)}&page=/pricing`],
-		["dashboard, last 30 days, one country", `${stats(30)}&country=US`],
-		["dashboard, last 30 days, one page and one referrer, compared", `${stats(30)}&page=/pricing&referrer=www.google.com&compare=previous`],
-		["dashboard, last 30 days, one page, exact", `${stats(30)}&page=/pricing&exact=true`],
-		["pages read by people and crawlers, last 30 days", `/api/sites/${trackingId}/pages?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
-		["crawler statistics, last 24 hours", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 86_400_000).toISOString()}&to=${to}`],
-		["crawler statistics, last 30 days", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
-		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
-		["issue detail (2,000 events in 24 h)", `/api/issues/${hotIssue}?project_name=issues`],
-	]) {
-		endpoints.push(await measureRead(s, title, path));
-	}
-	// workerd writes its output in blocks: a short wait lets the last measurement's lines arrive.
-	await new Promise((resolve) => setTimeout(resolve, 2_000));
-	for (const row of endpoints) {
-		Object.assign(row, gcDuring(s.runtime.gcPauses(), row.measuredBetween));
-		delete row.measuredBetween;
-	}
-	return { seed: { events: EVENTS, eventSeconds, crawlerVisits: CRAWLER_VISITS, visitSeconds, issues: ISSUES, logEvents, issueSeconds }, endpoints };
-}
-
-// ---------------------------------------------------------------------------------------------
 
 const ingestion = [];
 let read;
@@ -423,7 +279,7 @@ for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${ratio(row.cpuRatio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${ratio(high.cpuRatio)} | ${high.p99 ?? ""} | ${gcs} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
 }
-if (read) lines.push("", `| read (${EVENTS.toLocaleString("en")} events, ${CRAWLER_VISITS.toLocaleString("en")} crawler visits, ${ISSUES.toLocaleString("en")} issues) | p50 ms | p99 ms | slowest ms | requests | over 100 ms | full GCs in workerd (longest ms) | D1 statements/request | visitors counted | page views, visitors |`, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+if (read) lines.push("", `| read (${read.seed.events.toLocaleString("en")} events, ${read.seed.crawlerVisits.toLocaleString("en")} crawler visits, ${read.seed.issues.toLocaleString("en")} issues) | p50 ms | p99 ms | slowest ms | requests | over 100 ms | full GCs in workerd (longest ms) | D1 statements/request | visitors counted | page views, visitors |`, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const row of read?.endpoints ?? []) {
 	const counted = row.samplePercent === undefined ? ["", ""] : [`${row.samplePercent} %`, `${row.figures.pageviews}, ${row.figures.visitors}`];
 	const gcs = row.fullGcs ? `${row.fullGcs} (${row.longestGcMs})` : "0";

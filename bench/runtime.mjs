@@ -162,3 +162,12 @@ function gcTrace() {
 		},
 	};
 }
+
+/**
+ * workerd's full garbage collections (gcTrace, above) between two times: each
+ * stops its isolate for up to about 100 ms, and whichever requests are waiting on it wait too.
+ */
+export function gcDuring(pauses, { from, to }) {
+	const during = pauses.filter((pause) => pause.at >= from && pause.at <= to);
+	return { fullGcs: during.length, longestGcMs: during.length ? Math.max(...during.map((pause) => pause.ms)) : 0 };
+}

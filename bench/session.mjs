@@ -92,3 +92,26 @@ export async function waitFor(condition, ms = STORAGE_WAIT_MS) {
 	}
 	return true;
 }
+
+/**
+ * Counted calls divided by the requests the app answered in the run; D1 writes also per row
+ * stored (accepted, plus any answered after the load generator stopped listening).
+ */
+export function perRequest(tally, storedRows) {
+	const requests = Object.values(tally.responses).reduce((a, b) => a + b, 0);
+	const per = (n) => (requests ? Math.round((n / requests) * 1000) / 1000 : 0);
+	const sum = (record) => Object.values(record).reduce((a, b) => a + b, 0);
+	return {
+		requests,
+		objectCalls: per(sum(tally.objectCalls)),
+		objectCallsByClass: Object.fromEntries(Object.entries(tally.objectCalls).map(([k, v]) => [k, per(v)])),
+		d1Statements: per(tally.d1.statements),
+		d1Reads: per(tally.d1.reads),
+		d1Writes: per(tally.d1.writes),
+		d1RoundTrips: per(tally.d1.roundTrips),
+		d1WritesPerStoredRow: storedRows ? Math.round((tally.d1.writes / storedRows) * 1000) / 1000 : null,
+		d1StatementsByCaller: Object.fromEntries(Object.entries(tally.d1.byCaller).map(([k, v]) => [k, per(v)])),
+		r2Operations: per(sum(tally.r2)),
+		alarms: tally.alarms,
+	};
+}

@@ -56,6 +56,14 @@ export function submitFeedback(rawKey: string | null, body: unknown, init: { ip?
 	});
 }
 
+/** The owner's view of what was stored. */
+export async function storedFeedback(token: string, projectName: string) {
+	const res = await call(`/api/feedback?project_name=${encodeURIComponent(projectName)}&limit=1000`, { token });
+	const { feedback } = await res.json<any>();
+	// Lists cut long text; each record whole is one request away.
+	return Promise.all(feedback.map((record: any) => call(`/api/feedback/${record.id}`, { token }).then((r) => r.json<any>()))) as Promise<any[]>;
+}
+
 export async function setPlan(email: string, plan: "free" | "pro", trialEndsAt?: string) {
 	const res = await call("/api/admin/users/plan", {
 		method: "POST",
