@@ -15,7 +15,8 @@ const HOT_ISSUE_EVENTS = 2_000;
 
 /**
  * At least this many requests per read measurement: the p99 of 70 requests is their slowest, and a
- * single pause of the runtime (below) is then the figure. READ_MAX_SECONDS bounds the slow ones.
+ * single pause of the runtime (a full garbage collection: gcDuring in bench/runtime.mjs) is then
+ * the figure. READ_MAX_SECONDS bounds the slow ones.
  */
 const READ_REQUESTS = 300;
 const READ_MAX_SECONDS = 30;
