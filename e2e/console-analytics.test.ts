@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { type ConsoleUnderTest, openConsole, signUpOwner, useSession } from "./consolePage";
-import { DESKTOP_CHROME } from "./stack";
+import { type ConsoleUnderTest, openConsole, useSession } from "./consolePage";
+import { DESKTOP_CHROME, signUpOwner } from "./stack";
 
 let ui: ConsoleUnderTest;
 let page: Page;

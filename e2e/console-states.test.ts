@@ -9,8 +9,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
-import { ARTIFACTS, DESKTOP, signUpOwner, useSession } from "./consolePage";
-import { api, type Database, launchChromium, startWorker } from "./stack";
+import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
+import { api, type Database, launchChromium, signUpOwner, startWorker } from "./stack";
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { axeViolations } from "./axe";
-import { api, launchChromium, startWorker } from "./stack";
+import { launchChromium, startWorker } from "./stack";
 
 export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
 export const DESKTOP = { width: 1280, height: 900 };
@@ -76,13 +76,6 @@ async function checkPage(page: Page, pageErrors: string[], name: string) {
 	expect(overflowing, `${name} scrolls sideways at 390 px`).toEqual([]);
 	expect(await axeViolations(page), `${name}, 390 px`).toEqual([]);
 	await page.setViewportSize(DESKTOP);
-}
-
-/** A new owner signed up through the API (from address `ip`): their email and session token. */
-export async function signUpOwner(url: string, name: string, ip: string): Promise<{ email: string; token: string }> {
-	const email = `${name}-${Date.now()}@example.com`;
-	const { token } = await api<{ token: string }>(url, "/api/auth/signup", { json: { email, password: "correct horse battery" }, ip });
-	return { email, token };
 }
 
 /** Signs the page in with a session token, where the console keeps it, at the console's root. */

@@ -78,6 +78,13 @@ export async function issuesOnceThereAre(expect: ExpectStatic, base: string, tok
 	return issues;
 }
 
+/** A new owner signed up through the API (from address `ip`): their email and session token. */
+export async function signUpOwner(url: string, name: string, ip: string): Promise<{ email: string; token: string }> {
+	const email = `${name}-${Date.now()}@example.com`;
+	const { token } = await api<{ token: string }>(url, "/api/auth/signup", { json: { email, password: "correct horse battery" }, ip });
+	return { email, token };
+}
+
 let accounts = 0;
 /**
  * A new owner with a site whose domain is `domain`. Each signs up from its own address, as
@@ -85,11 +92,7 @@ let accounts = 0;
  */
 export async function ownerWithSite(base: string, domain: string) {
 	const n = accounts++;
-	const email = `e2e-${Date.now()}-${n}@example.com`;
-	const { token } = await api<{ token: string }>(base, "/api/auth/signup", {
-		json: { email, password: "correct horse battery" },
-		ip: `10.99.${Math.floor(n / 250)}.${(n % 250) + 1}`,
-	});
+	const { token } = await signUpOwner(base, `e2e-${n}`, `10.99.${Math.floor(n / 250)}.${(n % 250) + 1}`);
 	const site = await api<{ tracking_id: string }>(base, "/api/sites", { token, json: { domain } });
 	return { token, trackingId: site.tracking_id };
 }
