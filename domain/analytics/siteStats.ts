@@ -135,12 +135,13 @@ async function filteredCounting(env: Env, trackingId: string, filters: Filters, 
  * which the rollups tell first.
  */
 async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
-	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, comparePrevious ? [range, previousOf(range)] : [range], exact);
+	const previousRange = comparePrevious ? previousOf(range) : undefined;
+	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, previousRange ? [range, previousRange] : [range], exact);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const rows = await runQueries(env, {
 		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
 		visitorsNow: visitorsNowQuery(trackingId, now),
-		...(comparePrevious ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousOf(range), compiled.values) } } : {}),
+		...(previousRange ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousRange, compiled.values) } } : {}),
 	});
 	const stats = estimated(statsRow(rows.stats));
 	const previous = comparePrevious ? estimated(statsRow(rows.previous)) : undefined;
