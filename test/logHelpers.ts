@@ -52,24 +52,25 @@ export function setIssueStatus(token: string, projectName: string, groupHash: st
 }
 
 type Json = Record<string, any>;
-type Project = { token: string; projectName: string };
+/** What the owner-side helpers need of a project: its owner's token and its name. */
+type OwnerProject = { token: string; projectName: string };
 
 /** The project's issue list, as its owner reads it; fails the test on any status but 200. */
-export async function issuesOf(project: Project, query: Record<string, string> = {}): Promise<Json[]> {
+export async function issuesOf(project: OwnerProject, query: Record<string, string> = {}): Promise<Json[]> {
 	const res = await listIssues(project.token, { project_name: project.projectName, ...query });
 	if (res.status !== 200) throw new Error(`list failed: ${res.status} ${await res.text()}`);
 	return (await res.json<Json>()).issues;
 }
 
 /** One issue's detail, as its owner reads it; fails the test on any status but 200. */
-export async function issueOf(project: Project, groupHash: string): Promise<Json> {
+export async function issueOf(project: OwnerProject, groupHash: string): Promise<Json> {
 	const res = await readIssue(project.token, project.projectName, groupHash);
 	if (res.status !== 200) throw new Error(`read failed: ${res.status} ${await res.text()}`);
 	return res.json();
 }
 
 /** Raises the key's log window through the owner API (up to its ceiling, 6,000 a minute). */
-export async function raiseLogsLimit(project: Project, perMinute = 6_000) {
+export async function raiseLogsLimit(project: OwnerProject, perMinute = 6_000) {
 	const res = await call("/api/feedback-key", {
 		method: "PATCH",
 		token: project.token,

@@ -2,13 +2,13 @@
 import { describe, it } from "vitest";
 import { uniqueIp } from "./helpers";
 import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
-import { eventEnvelope, gzip, nodeEvent, type Project, post, sendEnvelope, sentryProject } from "./sentryHelpers";
+import { eventEnvelope, gzip, nodeEvent, type SentryProject, post, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 
 describe("POST /api/:project_id/store/", () => {
-	const storePath = (project: Project) => `/api/${project.dsnId}/store/`;
-	const auth = (project: Project) => ({ "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${project.rawKey}`, "content-type": "application/json" });
+	const storePath = (project: SentryProject) => `/api/${project.dsnId}/store/`;
+	const auth = (project: SentryProject) => ({ "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${project.rawKey}`, "content-type": "application/json" });
 
 	it("200 {id} for one event as the body, also gzip-compressed", async ({ expect }) => {
 		const project = await sentryProject();

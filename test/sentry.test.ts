@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { call, setPlan, uniqueIp } from "./helpers";
 import { issuesOf, storedEvents } from "./logHelpers";
-import { envelope, eventEnvelope, gzip, nodeEvent, type Project, query, sendEnvelope, sentryProject } from "./sentryHelpers";
+import { envelope, eventEnvelope, gzip, nodeEvent, type SentryProject, query, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 
@@ -33,10 +33,10 @@ describe("POST /api/:project_id/envelope/", () => {
 	});
 
 	it.for([
-		["X-Sentry-Auth", (p: Project) => ({ headers: { "x-sentry-auth": `Sentry sentry_version=7, sentry_client=raven/1.0, sentry_key=${p.rawKey}, sentry_secret=x` }, path: `/api/${p.dsnId}/envelope/` })],
-		["Authorization: Sentry", (p: Project) => ({ headers: { authorization: `Sentry sentry_key=${p.rawKey}, sentry_version=7` }, path: `/api/${p.dsnId}/envelope/` })],
-		["the envelope header's DSN", (p: Project) => ({ path: `/api/${p.dsnId}/envelope/`, dsn: p.dsn })],
-		["the query, without the trailing slash", (p: Project) => ({ path: `/api/${p.dsnId}/envelope${query(p)}` })],
+		["X-Sentry-Auth", (p: SentryProject) => ({ headers: { "x-sentry-auth": `Sentry sentry_version=7, sentry_client=raven/1.0, sentry_key=${p.rawKey}, sentry_secret=x` }, path: `/api/${p.dsnId}/envelope/` })],
+		["Authorization: Sentry", (p: SentryProject) => ({ headers: { authorization: `Sentry sentry_key=${p.rawKey}, sentry_version=7` }, path: `/api/${p.dsnId}/envelope/` })],
+		["the envelope header's DSN", (p: SentryProject) => ({ path: `/api/${p.dsnId}/envelope/`, dsn: p.dsn })],
+		["the query, without the trailing slash", (p: SentryProject) => ({ path: `/api/${p.dsnId}/envelope${query(p)}` })],
 	] as const)("200 with the key in %s", async ([, how], { expect }) => {
 		const project = await sentryProject();
 		const { headers, path, dsn } = how(project) as { headers?: Record<string, string>; path: string; dsn?: string };

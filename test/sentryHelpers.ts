@@ -13,7 +13,7 @@ export async function sentryProject() {
 	const row = await env.DB.prepare("select id from project_keys where project_name = ?").bind(projectName).first<{ id: string }>();
 	return { ...owner, projectName, rawKey: created.raw_api_key as string, dsn: created.dsn as string, dsnId: Number(created.dsn.split("/").pop()), keyId: row!.id };
 }
-export type Project = Awaited<ReturnType<typeof sentryProject>>;
+export type SentryProject = Awaited<ReturnType<typeof sentryProject>>;
 
 const encoder = new TextEncoder();
 const bytesOf = (part: string | Uint8Array) => (typeof part === "string" ? encoder.encode(part) : part);
@@ -78,13 +78,13 @@ export const eventEnvelope = (event: Json = nodeEvent(), headers: Json = {}) =>
 		{ type: "event", payload: JSON.stringify(event) },
 	]);
 
-export const query = (project: Project) => `?sentry_version=7&sentry_key=${project.rawKey}&sentry_client=sentry.javascript.node%2F11.12.0`;
+export const query = (project: SentryProject) => `?sentry_version=7&sentry_key=${project.rawKey}&sentry_client=sentry.javascript.node%2F11.12.0`;
 
 export function post(path: string, body: BodyInit | null, init: { headers?: Record<string, string>; ip?: string; method?: string } = {}) {
 	return call(path, { method: init.method ?? "POST", ip: init.ip ?? uniqueIp(), headers: { "content-type": "text/plain;charset=UTF-8", ...init.headers }, body });
 }
 
-export const sendEnvelope = (project: Project, body: BodyInit | null, init: { headers?: Record<string, string>; ip?: string; path?: string } = {}) =>
+export const sendEnvelope = (project: SentryProject, body: BodyInit | null, init: { headers?: Record<string, string>; ip?: string; path?: string } = {}) =>
 	post(init.path ?? `/api/${project.dsnId}/envelope/${query(project)}`, body, init);
 
 export async function gzip(data: Uint8Array | string, format: "gzip" | "deflate" | "deflate-raw" = "gzip"): Promise<Uint8Array> {

@@ -1,60 +1,16 @@
 // The setup-health scan over real HTTP, of workspaces generated in temporary
 // folders, with the latest logger version from a local npm registry: a
-// monorepo whose packages use npm, pnpm, yarn and bun; each limit at its
-// boundary and one past it (depth 8/9, 6,000/6,001 files, 512/513 KiB in a
-// file, 48 MiB in all); symbolic links out of the workspace; keys in .env
-// files never echoed; the hour-long caches; bad input.
+// monorepo whose packages use npm, pnpm, yarn and bun; symbolic links out of
+// the workspace; keys in .env files never echoed; bad input. Limits and caches
+// are in setupHealth-limits.test.ts.
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomSecret } from "../src/secrets.js";
-import { closedAfterEachTest, ownerCall, request, tempDir, type TestServer } from "./helpers.js";
-import { type LocalRegistry, startLocalRegistry } from "./localRegistry.js";
+import { ownerCall, request, tempDir } from "./helpers.js";
+import { addWorkspace, byDir, codes, json, KIB, MIB, scan, scanningServers, writeTree } from "./setupHealthHelpers.js";
 
-const KIB = 1024;
-const MIB = 1024 * KIB;
-const HOUR = 3_600_000;
-
-let registry: LocalRegistry;
-beforeAll(async () => {
-	registry = await startLocalRegistry();
-	registry.publish("1.2.0");
-});
-afterAll(() => registry?.close());
-
-const { server } = closedAfterEachTest();
-const serverWithRegistry = (url = registry.url, log: (line: string) => void = () => {}) => server({ env: { SVC_NPM_REGISTRY: url }, log });
-
-/** Writes files (relative path: content) under root. */
-function writeTree(root: string, files: Record<string, string>) {
-	for (const [rel, text] of Object.entries(files)) {
-		fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-		fs.writeFileSync(path.join(root, rel), text);
-	}
-}
-
-const json = (value: unknown) => JSON.stringify(value, null, 2);
-
-/** A file of `size` zero bytes that takes no room on disk. */
-function sparseFile(file: string, size: number) {
-	fs.writeFileSync(file, "");
-	fs.truncateSync(file, size);
-}
-
-async function addWorkspace(t: TestServer, dir: string) {
-	const r = await ownerCall(t, "POST", "/api/workspaces", { path: dir });
-	expect(r.status).toBe(201);
-	return r.json.id as string;
-}
-
-async function scan(t: TestServer, id: string, force = false) {
-	const r = await ownerCall(t, "GET", `/api/workspace/setup-health?workspaceId=${id}${force ? "&force=1" : ""}`);
-	if (r.status !== 200) throw new Error(`scan: ${r.status} ${r.text}`);
-	return r;
-}
-
-const byDir = (answer: any) => Object.fromEntries(answer.packages.map((p: any) => [p.dir, p]));
-const codes = (p: any) => p.findings.map((f: any) => f.code);
+const { registry, serverWithRegistry } = scanningServers();
 
 describe("setup-health scan", () => {
 	it("reports every package of a monorepo: manager, installed and latest logger, init, key and endpoint, and what to do", async () => {
@@ -105,7 +61,7 @@ describe("setup-health scan", () => {
 		fs.symlinkSync(path.join(root, "packages/plain-lib"), path.join(root, "alias"));
 
 		const logged: string[] = [];
-		const t = await serverWithRegistry(registry.url, (line) => logged.push(line));
+		const t = await serverWithRegistry(registry().url, (line) => logged.push(line));
 		const id = await addWorkspace(t, root);
 		const r = await scan(t, id);
 		const answer = r.json;
@@ -182,7 +138,7 @@ describe("setup-health scan", () => {
 		expect(r.text).not.toContain(outsideKey.slice(-4));
 		expect(r.text).not.toContain("outside");
 		// The latest version was asked for once.
-		expect(registry.packumentRequests()).toBeGreaterThanOrEqual(1);
+		expect(registry().packumentRequests()).toBeGreaterThanOrEqual(1);
 	});
 
 	it("says what is missing from init's key and endpoint, and reads a browser page's svcLogger.init", async () => {
@@ -235,155 +191,6 @@ describe("setup-health scan", () => {
 			key: "found in browser/index.html (…efgh)",
 			endpoint: "found in browser/index.html (https://svc.example.com)",
 		});
-	});
-
-	it("walks 8 folders deep and says where it stopped at the 9th", async () => {
-		const root = tempDir("svc-depth-");
-		const eight = "a1/a2/a3/a4/a5/a6/a7/a8";
-		writeTree(root, {
-			[`${eight}/package.json`]: json({ name: "depth-8" }),
-			[`${eight}/a9/package.json`]: json({ name: "depth-9" }),
-			[`${eight}/a9/a10/package.json`]: json({ name: "depth-10" }),
-		});
-		const t = await serverWithRegistry();
-		const { json: answer } = await scan(t, await addWorkspace(t, root));
-		expect(answer.packages.map((p: any) => p.name)).toEqual(["depth-8"]);
-		expect(answer.limits.hit).toEqual([{ limit: "depth", count: 1, paths: [`${eight}/a9`], message: "folders more than 8 levels deep were not scanned" }]);
-	});
-
-	it("scans 6,000 files and stops at the 6,001st, saying where", async () => {
-		const root = tempDir("svc-files-");
-		writeTree(root, { "package.json": json({ name: "files-root" }), "z/package.json": json({ name: "last" }) });
-		fs.mkdirSync(path.join(root, "f"));
-		for (let i = 0; i < 5998; i++) fs.writeFileSync(path.join(root, "f", `${String(i).padStart(4, "0")}.txt`), "");
-		const t = await serverWithRegistry();
-		const id = await addWorkspace(t, root);
-
-		const atLimit = (await scan(t, id)).json;
-		expect(atLimit.limits.used.files).toBe(6000);
-		expect(atLimit.limits.hit).toEqual([]);
-		expect(atLimit.packages.map((p: any) => p.name)).toEqual(["files-root", "last"]);
-
-		fs.writeFileSync(path.join(root, "f", "5998.txt"), "");
-		const past = (await scan(t, id, true)).json;
-		expect(past.limits.used.files).toBe(6000);
-		expect(past.limits.hit).toEqual([{ limit: "files", count: 1, paths: ["z/package.json"], message: "the scan stopped here: at most 6,000 files are scanned" }]);
-		expect(past.packages.map((p: any) => p.name)).toEqual(["files-root"]);
-	});
-
-	it("reads 512 KiB of a file: an init call at the end of a 512 KiB file is found, past it in a 513 KiB file it is not", async () => {
-		const root = tempDir("svc-bytes-");
-		const head = 'import * as logger from "@svcapp/logger";\n/*';
-		const tail = '*/\nlogger.init({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n';
-		const source = (size: number) => head + "x".repeat(size - head.length - tail.length) + tail;
-		const manifest = json({ name: "p", dependencies: { "@svcapp/logger": "^1.2.0" } });
-		writeTree(root, {
-			"at-limit/package.json": manifest,
-			"at-limit/index.js": source(512 * KIB),
-			"at-limit/.env": "SVC_KEY=svc_0123456789abcdefghij\n",
-			"past-limit/package.json": manifest,
-			"past-limit/index.js": source(513 * KIB),
-			"past-limit/.env": "SVC_KEY=svc_0123456789abcdefghij\n",
-		});
-		expect(fs.statSync(path.join(root, "at-limit/index.js")).size).toBe(524_288);
-		const t = await serverWithRegistry();
-		const { json: answer } = await scan(t, await addWorkspace(t, root));
-		const packages = byDir(answer);
-		expect(packages["at-limit"].logger.configured).toMatchObject({ ok: true, init: "at-limit/index.js" });
-		expect(packages["past-limit"].logger.configured).toMatchObject({ ok: false, init: null });
-		expect(codes(packages["past-limit"])).toContain("logger_not_initialised");
-		expect(answer.limits.hit).toEqual([{ limit: "bytesPerFile", count: 1, paths: ["past-limit/index.js"], message: "only the first 512 KiB of these files were read" }]);
-	});
-
-	it("reads 48 MiB in all and stops at the file that would pass it", async () => {
-		const root = tempDir("svc-total-");
-		const manifest = json({ name: "big" });
-		writeTree(root, { "package.json": manifest, "z/package.json": json({ name: "after" }) });
-		fs.mkdirSync(path.join(root, "src"));
-		// Sparse files: 95 of 512 KiB and one that makes 48 MiB with package.json, read as zeros.
-		for (let i = 0; i < 95; i++) sparseFile(path.join(root, "src", `${String(i).padStart(2, "0")}.js`), 512 * KIB);
-		const zPackage = Buffer.byteLength(json({ name: "after" }));
-		sparseFile(path.join(root, "src", "95.js"), 512 * KIB - Buffer.byteLength(manifest) - zPackage);
-		const t = await serverWithRegistry();
-		const id = await addWorkspace(t, root);
-
-		const atLimit = (await scan(t, id)).json;
-		expect(atLimit.limits.used.bytes).toBe(48 * MIB);
-		expect(atLimit.limits.hit).toEqual([]);
-		expect(atLimit.packages.map((p: any) => p.name)).toEqual(["big", "after"]);
-
-		fs.writeFileSync(path.join(root, "src", "96.js"), "x");
-		const past = (await scan(t, id, true)).json;
-		expect(past.limits.used.bytes).toBe(48 * MIB - zPackage + 1);
-		expect(past.limits.hit).toEqual([{ limit: "totalBytes", count: 1, paths: ["z/package.json"], message: "the scan stopped here: at most 48 MiB are read in all" }]);
-		expect(past.packages.map((p: any) => p.name)).toEqual(["big"]);
-	});
-
-	it("answers a scan from the last hour unless forced, and asks the registry once an hour", async () => {
-		const root = tempDir("svc-cache-");
-		writeTree(root, { "package.json": json({ name: "app", dependencies: { "@svcapp/logger": "^1.0.0" } }) });
-		const other = tempDir("svc-cache-other-");
-		writeTree(other, { "package.json": json({ name: "other", dependencies: { "@svcapp/logger": "^1.0.0" } }) });
-		const t = await serverWithRegistry();
-		const id = await addWorkspace(t, root);
-		const asked = registry.packumentRequests();
-
-		const first = (await scan(t, id)).json;
-		expect(registry.packumentRequests()).toBe(asked + 1);
-		t.clock.advance(HOUR - 1);
-		const cached = (await scan(t, id)).json;
-		expect(cached).toEqual({ ...first, cached: true });
-		// Another workspace on the same registry: the latest version from the cache.
-		const otherAnswer = (await scan(t, await addWorkspace(t, other))).json;
-		expect(otherAnswer).toMatchObject({ cached: false, packages: [{ logger: { latest: "1.2.0" } }] });
-		expect(registry.packumentRequests()).toBe(asked + 1);
-
-		t.clock.advance(1);
-		const expired = (await scan(t, id)).json;
-		expect(expired).toMatchObject({ cached: false, scannedAt: "2026-06-01T13:00:00.000Z" });
-		expect(registry.packumentRequests()).toBe(asked + 2);
-
-		// force=1 scans again and asks the registry again.
-		const forced = (await scan(t, id, true)).json;
-		expect(forced.cached).toBe(false);
-		expect(registry.packumentRequests()).toBe(asked + 3);
-		// A changed package shows at once when forced.
-		writeTree(root, { "package.json": json({ name: "renamed", dependencies: { "@svcapp/logger": "^1.0.0" } }) });
-		expect((await scan(t, id)).json.packages[0].name).toBe("app");
-		expect((await scan(t, id, true)).json.packages[0].name).toBe("renamed");
-	});
-
-	it("says when the registry cannot be reached or does not have the logger", async () => {
-		const root = tempDir("svc-registry-");
-		writeTree(root, { "package.json": json({ name: "app", dependencies: { "@svcapp/logger": "^1.0.0" } }) });
-		const closed = await startLocalRegistry();
-		const closedUrl = closed.url;
-		await closed.close();
-		const down = await serverWithRegistry(closedUrl);
-		const downAnswer = (await scan(down, await addWorkspace(down, root))).json;
-		expect(downAnswer.packages[0].logger.latest).toBeNull();
-		const unreachable = downAnswer.packages[0].findings.find((f: any) => f.code === "registry_unreachable");
-		expect(unreachable).toMatchObject({ severity: "warning" });
-		expect(unreachable.message).toContain(`${closedUrl} cannot be reached`);
-
-		const empty = await startLocalRegistry();
-		try {
-			const t = await serverWithRegistry(empty.url);
-			const answer = (await scan(t, await addWorkspace(t, root))).json;
-			expect(answer.packages[0].findings.find((f: any) => f.code === "registry_unreachable").message).toContain(`${empty.url} has no @svcapp/logger (HTTP 404)`);
-		} finally {
-			await empty.close();
-		}
-	});
-
-	it("uses npm's configured registry when SVC_NPM_REGISTRY is not set", async () => {
-		const root = tempDir("svc-npmrc-");
-		writeTree(root, { "package.json": json({ name: "app", dependencies: { "@svcapp/logger": "^1.0.0" } }), ".npmrc": `registry=${registry.url}\n` });
-		const t = await server({ env: {} });
-		const asked = registry.packumentRequests();
-		const answer = (await scan(t, await addWorkspace(t, root))).json;
-		expect(answer.packages[0].logger.latest).toBe("1.2.0");
-		expect(registry.packumentRequests()).toBe(asked + 1);
 	});
 
 	it("refuses bad input with a 4xx that says why", async () => {

@@ -27,17 +27,23 @@ function useColorScheme() {
 	return dark;
 }
 
+/** Each chart's value-axis width as last measured. */
+const measuredAxisSizes = new WeakMap<uPlot, number>();
+
 /** The value axis as wide as its longest label ("12,000" needs more room than "5"), so none is cut off. */
 function valueAxisSize(plot: uPlot, values: string[] | undefined, axisIndex: number, cycle: number): number {
 	const axis = plot.axes[axisIndex];
 	// uPlot asks again after laying out; the first answer stands, so the chart does not jitter.
-	if (cycle > 1) return (axis as { _size?: number })._size ?? 40;
+	const measured = measuredAxisSizes.get(plot);
+	if (cycle > 1 && measured !== undefined) return measured;
 	const longest = (values ?? []).reduce((a, b) => (b.length > a.length ? b : a), "");
 	// Once drawn, uPlot holds an axis font as [CSS font at the device's pixel ratio, size].
 	const font = axis.font as unknown as [string, number] | undefined;
 	if (font) plot.ctx.font = font[0];
 	const gap = (axis.ticks?.size ?? 10) + (axis.gap ?? 5);
-	return Math.ceil(gap + plot.ctx.measureText(longest).width / devicePixelRatio) + 4;
+	const size = Math.ceil(gap + plot.ctx.measureText(longest).width / devicePixelRatio) + 4;
+	measuredAxisSizes.set(plot, size);
+	return size;
 }
 
 function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline"): uPlot.Options {
