@@ -235,6 +235,13 @@ export const CHUNK_UPLOAD = {
 } as const;
 
 /**
+ * Source lines kept around a frame's line, whether an SDK sent them (`pre_context`, `post_context`)
+ * or a source map gave them: so many before and after, each cut to so many characters, for the
+ * frames nearest the crash only, so a deep stack stays a bounded event.
+ */
+export const FRAME_CONTEXT = { lines: 5, lineChars: 200, frames: 50 } as const;
+
+/**
  * Symbolication at ingestion. Parsing a source map takes memory about five times its size and
  * time in proportion, so both the maps and what one event may parse are bounded; a map parsed once
  * stays cached in the isolate, least recently used first out. Workers' clocks stand still while
@@ -249,11 +256,6 @@ export const SYMBOLICATION_LIMITS = {
 	parseBytesPerEvent: 16 * MiB,
 	/** Waiting for D1 and R2 per event. */
 	waitMsPerEvent: 2_000,
-	/** Lines of original source shown before and after a frame's line, and the longest line kept. */
-	contextLines: 5,
-	contextLineChars: 200,
-	/** Frames that get context lines, counted from the crash site: a deep stack stays a bounded event. */
-	contextFrames: 50,
 	/** Notes saying why frames were left as they came, per event. */
 	notes: 10,
 	/** An artifact's `used_at` moves at most this often, so a busy map costs no write per event. */

@@ -203,7 +203,16 @@ describe("owner console", () => {
 			stacktrace: {
 				frames: [
 					{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
-					{ filename: "src/checkout.ts", function: "submitOrder", lineno: 42, colno: 7, context_line: "const id = cart.owner.id;", in_app: true },
+					{
+						filename: "src/checkout.ts",
+						function: "submitOrder",
+						lineno: 42,
+						colno: 7,
+						pre_context: ["export function submitOrder(cart) {"],
+						context_line: "const id = cart.owner.id;",
+						post_context: ["return api.post(\"/orders\", id);"],
+						in_app: true,
+					},
 				],
 			},
 		},
@@ -248,8 +257,11 @@ describe("owner console", () => {
 
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
-		// The in-app frame is shown; the library frame is folded away.
-		expect(await page.getByText("const id = cart.owner.id;").isVisible()).toBe(true);
+		// The in-app frame is shown with the lines around its own, numbered; the library frame is folded away.
+		const source = page.locator(".context.numbered");
+		expect(await source.getByRole("listitem").allTextContents()).toEqual(["export function submitOrder(cart) {", "const id = cart.owner.id;", "return api.post(\"/orders\", id);"]);
+		expect(await source.getAttribute("start")).toBe("41");
+		expect(await source.locator("[aria-current]").textContent()).toBe("const id = cart.owner.id;");
 		expect(await page.getByText("commitRoot (node_modules/react-dom/client.js:10)").isVisible()).toBe(false);
 		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);

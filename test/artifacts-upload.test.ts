@@ -182,8 +182,11 @@ describe("the owner's artifacts", () => {
 	it("lists them newest first with the project's totals, by release too", async ({ expect }) => {
 		const { token, uploadToken, projectName } = await projectWithUploadToken();
 		await plainUpload(uploadToken, "1.0.0", { "~/app.js.map": MAP });
-		await plainUpload(uploadToken, "1.0.1", { "~/app.js": SCRIPT, "~/app.js.map": MAP });
+		const uploaded = await plainUpload(uploadToken, "1.0.1", { "~/app.js": SCRIPT, "~/app.js.map": MAP }).then((r) => r.json<any>());
 		const list = await call(`/api/artifacts?project_name=${projectName}`, { token }).then((r) => r.json<any>());
+		// The upload's answer says what the list says, times included.
+		const byId = (artifacts: any[]) => Object.fromEntries(artifacts.map((a) => [a.id, a]));
+		expect(byId(list.artifacts.slice(0, 2))).toEqual(byId(uploaded.artifacts));
 		expect(list).toMatchObject({ total_files: 3, total_bytes: 2 * MAP.length + SCRIPT.length, cap_bytes: 256 * MiB, cap_files: 10_000 });
 		expect(list.artifacts.map((a: any) => a.release)).toEqual(["1.0.1", "1.0.1", "1.0.0"]);
 		expect(Object.keys(list.artifacts[0]).sort()).toEqual(["created_at", "debug_id", "id", "release", "size", "source_map_url", "type", "url", "used_at"]);

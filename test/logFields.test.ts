@@ -46,6 +46,28 @@ describe("log event field rules, at each boundary", () => {
 		expect(event.exception.stacktrace.frames.at(-1)).toEqual(frames.at(-1));
 	});
 
+	it.for([5, 6])("%d lines of context each side: the 5 nearest the frame's line kept, each cut to 200 characters", async (count, { expect }) => {
+		const lines = (side: string) => Array.from({ length: count }, (_, i) => `${side}${i}`.padEnd(201, "."));
+		const frame = { filename: "src/a.ts", function: "f", lineno: 9, context_line: "throw err;", pre_context: lines("pre"), post_context: lines("post") };
+		const { event } = await storedAfter({ exception: { type: "Error", value: "v", stacktrace: { frames: [frame] } } });
+		const stored = event.exception.stacktrace.frames[0];
+		expect(stored.pre_context).toEqual(lines("pre").slice(-5).map((line) => line.slice(0, 200)));
+		expect(stored.post_context).toEqual(lines("post").slice(0, 5).map((line) => line.slice(0, 200)));
+		expect(stored.context_line).toBe("throw err;");
+	});
+
+	it.for([50, 51])("%d frames with context: the 50 nearest the crash keep it", async (count, { expect }) => {
+		const frames = Array.from({ length: count }, (_, i) => ({ function: `fn${i}`, context_line: `line ${i}`, pre_context: [`before ${i}`, 7, null], post_context: [`after ${i}`] }));
+		const { event } = await storedAfter({ exception: { type: "Error", value: "v", stacktrace: { frames } } });
+		const stored = event.exception.stacktrace.frames;
+		expect(stored.filter((f: Json) => f.pre_context).length).toBe(50);
+		expect(stored.at(-1)).toEqual({ function: `fn${count - 1}`, context_line: `line ${count - 1}`, pre_context: [`before ${count - 1}`], post_context: [`after ${count - 1}`] });
+		expect(stored[0].pre_context).toEqual(count === 50 ? ["before 0"] : undefined);
+		// Without its own line a frame keeps no lines around it.
+		const lone = await storedAfter({ exception: { type: "Error", value: "v", stacktrace: { frames: [{ function: "f", pre_context: ["a"], post_context: ["b"] }] } } });
+		expect(lone.event.exception.stacktrace.frames[0]).toEqual({ function: "f" });
+	});
+
 	it.for([100, 101])("%d breadcrumbs: the newest 100 are kept", async (count, { expect }) => {
 		const breadcrumbs = Array.from({ length: count }, (_, i) => ({ timestamp: `2024-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`, category: "ui", message: `crumb ${i}`, level: "info", data: { i } }));
 		const { event } = await storedAfter({ message: "m", breadcrumbs });

@@ -12,7 +12,7 @@
  * - the documented fallbacks apply where there is one (timestamp → now, level → `error`).
  */
 import { InvalidInput } from "../errors";
-import { LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
+import { FRAME_CONTEXT, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
@@ -34,12 +34,27 @@ const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 // ---------------------------------------------------------------------------
 // Exception and frames
 
-function readFrame(value: unknown): StackFrame | undefined {
+/** An SDK's source lines around a frame's line, the nearest kept; null when there are none. */
+function contextLines(value: unknown, keep: "last" | "first"): string[] | null {
+	if (!Array.isArray(value)) return null;
+	const lines = value.filter((line) => typeof line === "string").map((line) => cutText(line, FRAME_CONTEXT.lineChars));
+	const nearest = keep === "last" ? lines.slice(-FRAME_CONTEXT.lines) : lines.slice(0, FRAME_CONTEXT.lines);
+	return nearest.length > 0 ? nearest : null;
+}
+
+/** One frame; `withContext` for the frames nearest the crash, which keep the lines around their own. */
+function readFrame(value: unknown, withContext: boolean): StackFrame | undefined {
 	if (!isObject(value)) return undefined;
 	const frame: StackFrame = {};
 	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
 		const text = member(value, key);
 		if (typeof text === "string" && text !== "") frame[key] = cutText(text, LOG_STORAGE_BOUNDS.frameString);
+	}
+	if (withContext && frame.context_line !== undefined) {
+		const before = contextLines(member(value, "pre_context"), "last");
+		const after = contextLines(member(value, "post_context"), "first");
+		if (before) frame.pre_context = before;
+		if (after) frame.post_context = after;
 	}
 	for (const key of ["lineno", "colno"] as const) {
 		const n = member(value, key);
@@ -77,10 +92,8 @@ function readOneException(exception: Json, path: string): LogException | null {
 	const rawFrames = stacktrace ? arrayField(stacktrace, "frames", `${path}stacktrace.`) : undefined;
 	// At most 200 frames, in the order sent. Frames run oldest call first, crash site last (Sentry's
 	// convention), so a longer stack loses its outermost callers, never the crash site or culprit.
-	const frames = (rawFrames ?? [])
-		.slice(-LOG_LIMITS.frames)
-		.map(readFrame)
-		.filter((frame) => frame !== undefined);
+	const kept = (rawFrames ?? []).slice(-LOG_LIMITS.frames);
+	const frames = kept.map((raw, i) => readFrame(raw, kept.length - i <= FRAME_CONTEXT.frames)).filter((frame) => frame !== undefined);
 	if (!type && !value && frames.length === 0) return null;
 	const mechanism = readMechanism(exception);
 	return { type, value, stacktrace: frames.length > 0 ? { frames } : null, ...(mechanism ? { mechanism } : {}) };

@@ -11,7 +11,7 @@
  * every build never reaches grouping. `in_app` follows the original path: false under
  * node_modules. The frame as it came stays beside it, in `minified`.
  */
-import { LOG_STORAGE_BOUNDS, SYMBOLICATION_LIMITS } from "../limits";
+import { FRAME_CONTEXT, LOG_STORAGE_BOUNDS, SYMBOLICATION_LIMITS } from "../limits";
 import type { LogEvent, LogException, StackFrame, Symbolication } from "../logs/logEvent";
 import { identifiesNothing } from "../logs/grouping/frames";
 import { cutText } from "../text";
@@ -67,8 +67,7 @@ function functionNameOf(frame: StackFrame, found: Found, caller: Found | null): 
 const bounded = (text: string) => cutText(text, LOG_STORAGE_BOUNDS.frameString);
 
 function mappedFrame(frame: StackFrame, { map, position }: Found, functionName: string | null, withContext: boolean): StackFrame {
-	const { contextLines, contextLineChars } = SYMBOLICATION_LIMITS;
-	const context = withContext ? map.context(position.source, position.line, contextLines, contextLineChars) : null;
+	const context = withContext ? map.context(position.source, position.line, FRAME_CONTEXT.lines, FRAME_CONTEXT.lineChars) : null;
 	const mapped: StackFrame = {
 		filename: bounded(displayPath(position.source)),
 		abs_path: bounded(position.source),
@@ -109,8 +108,7 @@ function symbolicateFrames(frames: StackFrame[], debugIds: Map<string, string>, 
 		if (!here) return frame;
 		mapped++;
 		// Frames run oldest first: the one before this is its caller, stopped at the call to it.
-		// Context lines go to the frames nearest the crash, so a deep stack stays a bounded event.
-		return mappedFrame(frame, here, functionNameOf(frame, here, found[i - 1] ?? null), frames.length - i <= SYMBOLICATION_LIMITS.contextFrames);
+		return mappedFrame(frame, here, functionNameOf(frame, here, found[i - 1] ?? null), frames.length - i <= FRAME_CONTEXT.frames);
 	});
 	return { frames: out, mapped, candidates };
 }

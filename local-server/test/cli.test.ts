@@ -224,6 +224,16 @@ describe("svc-local arguments", () => {
 		expect(before.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
 	});
 
+	it("the repository's `npm run local` passes its arguments on to svc-local", async () => {
+		const root = path.join(path.dirname(BIN), "..", "..");
+		const npm = spawn("npm", ["run", "--silent", "local", "--", "health", "--help"], { cwd: root, env: process.env, stdio: "pipe" });
+		let stdout = "";
+		npm.stdout.on("data", (c) => (stdout += c));
+		const code = await new Promise<number>((resolve) => npm.on("close", (c) => resolve(c ?? -1)));
+		expect(code).toBe(0);
+		expect(stdout).toMatch(/^Usage: svc-local health \[workspace\]/m);
+	});
+
 	it("every command has --help, which prints its usage and does nothing else", async () => {
 		// A state directory with a cloud session in it: `logout --help` must leave it, `start --help`
 		// must not start (no local-server.json, no owner token, and the process ends).

@@ -75,6 +75,8 @@ export async function storeArtifacts(
 	}
 
 	const written: string[] = [];
+	// One time for the rows and the answer, so the answer says what a later read will.
+	const storedAt = Date.now();
 	try {
 		for (const [i, file] of files.entries()) {
 			await env.ARTIFACTS.put(rows[i].objectKey, await file.bytes());
@@ -85,6 +87,7 @@ export async function storeArtifacts(
 			key.id,
 			replaced.map((r) => r.id),
 			rows,
+			storedAt,
 		);
 	} catch (err) {
 		await deleteObjects(env, written).catch(() => {});
@@ -98,6 +101,5 @@ export async function storeArtifacts(
 		env,
 		replaced.map((r) => r.objectKey),
 	).catch((err) => console.warn("could not delete replaced artifacts:", err));
-	const now = new Date();
-	return rows.map((row) => ({ ...row, keyId: key.id, createdAt: now, usedAt: now }));
+	return rows.map((row) => ({ ...row, keyId: key.id, createdAt: new Date(storedAt), usedAt: new Date(storedAt) }));
 }

@@ -1,4 +1,4 @@
-/** Time series drawn by uPlot, in the page's colour scheme and at its container's width. */
+/** Time series of counts drawn by uPlot, in the page's colour scheme and at its container's width. */
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -46,6 +46,9 @@ function valueAxisSize(plot: uPlot, values: string[] | undefined, axisIndex: num
 	return size;
 }
 
+/** Every chart counts things: its value axis steps by whole numbers (1, 2, 5, 10, 20, 50...), never 0.5. */
+const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) => [1, 2, 5].map((step) => step * 10 ** power)).flat();
+
 function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline"): uPlot.Options {
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
@@ -59,7 +62,7 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		legend: { show: !spark && series.length > 1 },
 		cursor: spark ? { show: false } : { points: { size: 6 } },
 		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize }],
+		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
 		series: [
 			{},
 			...series.map((s) => ({

@@ -14,12 +14,31 @@ function frameLabel(frame: StackFrame): string {
 	return `${frame.function ?? "<anonymous>"} (${where}${line})`;
 }
 
+/** The frame's line of source among the lines around it, numbered when the frame's line number is known. */
+function SourceLines({ frame, line }: { frame: StackFrame; line: string }) {
+	const before = frame.pre_context ?? [];
+	// A line's distance from the frame's line is its identity: the same text can appear twice.
+	const lines = [...before, line, ...(frame.post_context ?? [])].map((text, i) => ({ text, offset: i - before.length }));
+	const firstLine = frame.lineno !== undefined && frame.lineno > before.length ? frame.lineno - before.length : undefined;
+	return (
+		// Long lines scroll sideways, so the list takes focus to scroll by keyboard.
+		// biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe: scrollable-region-focusable)
+		<ol className={firstLine === undefined ? "context" : "context numbered"} start={firstLine} tabIndex={0} aria-label="source around the frame's line">
+			{lines.map(({ text, offset }) => (
+				<li key={offset} className={offset === 0 ? "current" : undefined} aria-current={offset === 0 ? "true" : undefined}>
+					<code>{text}</code>
+				</li>
+			))}
+		</ol>
+	);
+}
+
 function Frame({ frame }: { frame: StackFrame }) {
 	return (
 		<li className={frame.in_app ? "in-app" : undefined}>
 			<code>{frameLabel(frame)}</code>
 			{frame.in_app && <span className="tag">in app</span>}
-			{frame.context_line && <code className="context">{frame.context_line}</code>}
+			{frame.context_line !== undefined && <SourceLines frame={frame} line={frame.context_line} />}
 		</li>
 	);
 }
