@@ -73,6 +73,9 @@ describe("the crawler table", () => {
 		expect(matchCrawler("Mozilla/5.0 (compatible; Claude-Code/1.0)")).toMatchObject({ operator: "Anthropic", purpose: "agent" });
 		expect(matchCrawler("Mozilla/5.0 (compatible; ChatGPT-User/1.0)")).toMatchObject({ purpose: "user_fetch" });
 		expect(matchCrawler("CCBot/2.0 (https://commoncrawl.org/faq/)")).toMatchObject({ purpose: "archiver" });
+		// A name that is a common word counts where it stands as the client's own product.
+		expect(matchCrawler("Spider/1.0 (+https://spider.cloud)")?.name).toBe("Spider");
+		expect(matchCrawler("Mozilla/5.0 (compatible; Code/1.0)")).toEqual({ name: "Code", operator: "GitHub", purpose: "agent" });
 		for (const name of ["Amzn-SearchBot", "TongyiBot", "Kimi-User", "Manus-User", "Google-NotebookLM", "Crawl4AI", "PhindBot", "TavilyBot"]) {
 			expect(matchCrawler(`Mozilla/5.0 (compatible; ${name}/1.0)`)?.name).toBe(name);
 		}
@@ -96,6 +99,9 @@ describe("the crawler table", () => {
 		["the Facebook in-app browser", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0.0.39.109]"],
 		["Googlebot (a search crawler, not an AI one)", GOOGLEBOT],
 		["a name inside a longer token", "Mozilla/5.0 (compatible; NotGPTBotAtAll/1.0)"],
+		// "Code" and "Spider" are AI agents' names, and common words in other clients' User-Agents.
+		["VS Code", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.96.0 Chrome/128.0.6613.186 Electron/32.2.6 Safari/537.36"],
+		["Sogou's search spider", "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)"],
 		["empty", ""],
 	])("recognizes nothing in %s", ([, ua], { expect }) => {
 		expect(matchCrawler(ua)).toBeNull();
@@ -283,6 +289,9 @@ describe("verified crawler visits: the crawler's address inside its operator's p
 		["no address sent", {}, null],
 		["not an address", { ip: "not-an-ip" }, null],
 		["an address of the wrong type", { ip: 42 }, null],
+		["a legacy IPv4 notation (one number)", { ip: "2130706433" }, null],
+		["a legacy IPv4 notation (hex parts)", { ip: "0x7f.1" }, null],
+		["an address with a port", { ip: "20.171.206.17:443" }, null],
 		["a crawler whose operator publishes no ranges", { ip: "20.171.206.17", ua: "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)" }, null],
 	] as const)("%s", async ([, fields, verified], { expect }) => {
 		expect((await storedWith(fields)).verified).toBe(verified);

@@ -208,6 +208,31 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 		}
 	});
 
+	it("every owner read refuses a parameter it does not take, naming it, instead of answering unfiltered", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const base = `/api/sites/${site.tracking_id}`;
+		const refusals: Array<[path: string, message: RegExp]> = [
+			["/stats?foo=bar", /^Invalid request: unknown parameter foo$/],
+			["/crawlers?country=DE", /^Invalid request: unknown parameter country$/],
+			["/pages?page=/docs", /^Invalid request: unknown parameter page$/],
+			["/events?page=/docs&exact=true", /^Invalid request: unknown parameter page, exact$/],
+			["/identities?from=2025-03-01", /^Invalid request: unknown parameter from$/],
+			["/stats/pages.csv?compare=previous", /^Invalid request: unknown parameter compare$/],
+			["/stats?page=/a&page=/b", /^Invalid request: page: must be given once$/],
+			["/crawlers?limit=abc", /^Invalid request: limit: must be a whole number from 1 to 100$/],
+			["/events?limit=%201", /^Invalid request: limit: must be a whole number from 1 to 1000$/],
+			["/identities?limit=1001", /^Invalid request: limit: must be a whole number from 1 to 1000$/],
+		];
+		for (const [path, message] of refusals) {
+			const { status, body } = await getJson(base + path, token);
+			expect(status, path).toBe(400);
+			expect(body.error, path).toMatch(message);
+		}
+		for (const path of ["/events?limit=1000", "/identities?limit=1000", "/crawlers?limit=100", "/stats/pages.csv?limit=10000"]) {
+			expect((await call(base + path, { token })).status, path).toBe(200);
+		}
+	});
+
 	it("is the owner's only: another owner's site and an unknown one are 404, no session is 401", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const stranger = await signUp();

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { HttpError } from "./http";
 
 /** Validates at the edge: a zod failure becomes a 400 naming each offending field. */
@@ -11,3 +11,20 @@ export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.outp
 	});
 	throw new HttpError(400, `Invalid request: ${problems.slice(0, 10).join("; ")}`);
 }
+
+/** A query's parameters: any other parameter (a misspelt filter) is a 400 that names it, not silently ignored. */
+export function queryParams<Shape extends z.ZodRawShape>(shape: Shape) {
+	return z.strictObject(shape, { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown parameter ${issue.keys.join(", ")}` : undefined) });
+}
+
+/** One text parameter: given twice (`?page=/a&page=/b`) it is a 400 that says so. */
+export const queryText = () => z.string({ error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be text") });
+
+/** `?limit=`: a whole number from 1 to `max`, written in digits. */
+export const limitParam = (max: number) => {
+	const message = `must be a whole number from 1 to ${max}`;
+	return queryText()
+		.regex(/^\d{1,9}$/, message)
+		.transform(Number)
+		.refine((n) => n >= 1 && n <= max, message);
+};

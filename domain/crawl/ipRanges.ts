@@ -18,7 +18,9 @@ const rangesByCrawler = new Map<string, Range[]>(
  */
 export function isVerifiedVisit(crawler: string, address: string | null): boolean | null {
 	const ranges = rangesByCrawler.get(crawler.toLowerCase());
-	if (!ranges || !address || !ipaddr.isValid(address)) return null;
+	// Only the usual notations: ipaddr.js also takes "1", "2130706433" and "0x7f.1" as IPv4
+	// addresses, which no edge reports, so they are no address to check rather than a mismatch.
+	if (!ranges || !address || !(ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address))) return null;
 	// An IPv4 address written as IPv6 (::ffff:1.2.3.4) is compared as the IPv4 address it is.
 	const parsed = ipaddr.process(address);
 	return ranges.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));

@@ -1,7 +1,6 @@
-import { z } from "zod";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError } from "../http";
-import { parseBody } from "../validation";
+import { limitParam, parseBody, queryParams, queryText } from "../validation";
 import type { StatsRange } from "../../domain/analytics/statsRange";
 
 const HOUR = 3_600_000;
@@ -25,18 +24,16 @@ function isoTimeMs(value: string): number {
 	return Date.parse(value.includes("T") && match[4] === undefined ? `${value}Z` : value);
 }
 
-const isoTime = z
-	.string()
-	.refine((value) => !Number.isNaN(isoTimeMs(value)), "must be an ISO 8601 time such as 2026-01-31T00:00:00Z")
+const isoTime = queryText().refine((value) => !Number.isNaN(isoTimeMs(value)), "must be an ISO 8601 time such as 2026-01-31T00:00:00Z")
 	.transform(isoTimeMs);
 
-const querySchema = z.object({
+const querySchema = queryParams({
 	from: isoTime.optional(),
 	to: isoTime.optional(),
-	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.breakdownRows).optional(),
+	limit: limitParam(OWNER_LIMITS.breakdownRows).optional(),
 });
 
-/** `?from=&to=` (ISO times; default the last 24 hours) and `?limit=` (default 10, at most 100). */
+/** `?from=&to=` (ISO times; default the last 24 hours) and `?limit=` (default 10, at most 100); any other parameter is a 400. */
 export function readRange(query: Record<string, unknown>, now = Date.now()): StatsRange {
 	const input = parseBody(querySchema, query);
 	const to = input.to ?? now;

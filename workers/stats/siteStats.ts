@@ -4,23 +4,26 @@ import { BREAKDOWN_COLUMNS, type BreakdownName, computeBreakdown, computeSiteSta
 import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analytics/filters";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError, json } from "../http";
-import { parseBody } from "../validation";
+import { limitParam, parseBody, queryParams, queryText } from "../validation";
 import { csvOf } from "./csv";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
 
-const filterValue = z.string().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
+const filterValue = queryText().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
 const filterFields = Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<typeof filterValue>>;
 
 /** Every parameter a statistics request may carry; anything else (a misspelt filter) is a 400, not silently ignored. */
-const statsQuery = z.strictObject({
-	from: z.string().optional(),
-	to: z.string().optional(),
-	limit: z.string().optional(),
+const statsQuery = queryParams({
+	from: queryText().optional(),
+	to: queryText().optional(),
+	limit: queryText().optional(),
 	compare: z.literal("previous", { error: 'must be "previous"' }).optional(),
 	exact: z.literal("true", { error: 'must be "true"' }).optional(),
 	...filterFields,
 });
+
+/** A CSV export is one period's breakdown, up to its own row limit: no comparison. */
+const csvQuery = statsQuery.omit({ compare: true, limit: true }).extend({ limit: limitParam(OWNER_LIMITS.csvRows).optional() });
 
 function readStatsQuery(query: Record<string, unknown>) {
 	const { from, to, limit, compare, exact, ...filters } = parseBody(statsQuery, query);
@@ -34,8 +37,6 @@ export async function siteStats(request: IRequest, env: Env): Promise<Response> 
 	return json(await computeSiteStats(env, site.trackingId, { range, filters, comparePrevious, exact, now: Date.now() }));
 }
 
-const csvLimit = z.object({ limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.csvRows).default(OWNER_LIMITS.csvRows) });
-
 /**
  * GET /api/sites/:tracking_id/stats/:breakdown.csv?from=&to=&limit=&exact=true&<filter>= → one
  * breakdown of the statistics as CSV, up to 10,000 rows (default all of them up to that), counted
@@ -48,11 +49,11 @@ export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 	if (!name || !Object.hasOwn(BREAKDOWN_COLUMNS, name)) {
 		throw new HttpError(404, `No such breakdown: use one of ${Object.keys(BREAKDOWN_COLUMNS).map((n) => `${n}.csv`).join(", ")}`);
 	}
-	const { limit } = parseBody(csvLimit, { limit: request.query.limit });
-	const { range, filters, exact } = readStatsQuery({ ...request.query, limit: undefined, compare: undefined });
+	const { limit = OWNER_LIMITS.csvRows, from, to, exact, ...filters } = parseBody(csvQuery, request.query);
+	const range = readRange({ from, to });
 	const site = await ownSiteUpToDate(request, env);
 	const breakdown = name as BreakdownName;
-	const { rows, samplePercent } = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters, exact);
+	const { rows, samplePercent } = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters as Filters, exact === "true");
 	const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 	return new Response(csvOf(BREAKDOWN_COLUMNS[breakdown], rows), {
 		headers: {
