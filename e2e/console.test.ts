@@ -299,7 +299,7 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: "PaymentError: Charge failed" }).click();
 		await page.getByRole("heading", { name: "PaymentError", exact: true }).waitFor();
 		const cause = page.locator(".chained");
-		expect(await cause.getByRole("heading").textContent()).toBe("ConnectionError held as cause");
+		expect(await cause.getByRole("heading").textContent()).toBe("ConnectionError caused it");
 		expect(await cause.getByText("socket hang up").isVisible()).toBe(true);
 		await checkPage("issue-chain");
 	});

@@ -28,17 +28,23 @@ export const dateInput = (ms: number) => {
 	return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 };
 
+/** A custom period's days as local midnights, `to` the end of its last day; null unless both are dates and `from` comes first. */
+function customDays(from: string | null | undefined, to: string | null | undefined): Range | null {
+	if (!from || !to) return null;
+	const start = new Date(`${from}T00:00`).getTime();
+	const end = new Date(`${to}T00:00`).getTime() + DAY;
+	return Number.isNaN(start) || Number.isNaN(end) || end <= start ? null : { from: start, to: end };
+}
+
+export const isCustomRange = (from: string | null, to: string | null) => customDays(from, to) !== null;
+
 /**
  * The range a period covers, ending now (to the next whole minute, so a page's queries stay the
  * same for a minute). The statistics compare it with the range of the same length just before.
  */
 export function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
 	const to = Math.ceil(now / MINUTE) * MINUTE;
-	if (period === "custom" && custom.from && custom.to) {
-		const from = new Date(`${custom.from}T00:00`).getTime();
-		const end = new Date(`${custom.to}T00:00`).getTime() + DAY;
-		return Number.isNaN(from) || Number.isNaN(end) || end <= from ? { from: to - 7 * DAY, to } : { from, to: end };
-	}
+	if (period === "custom") return customDays(custom.from, custom.to) ?? { from: to - 7 * DAY, to };
 	if (period === "today") return { from: localMidnight(now), to };
 	return { from: to - (period === "30d" ? 30 : 7) * DAY, to };
 }

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
 import { api, sessionToken, type User } from "./api";
+import { lastUsed } from "./components/lastUsed";
 import { queryClient, sessionEvents } from "./queryClient";
 
 interface Session {
@@ -20,6 +21,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 	const forget = useCallback(() => {
 		sessionToken.clear();
 		queryClient.clear();
+		// The next owner to sign in on this browser starts from their own projects and sites.
+		lastUsed.project.clear();
+		lastUsed.site.clear();
 		setToken(null);
 	}, []);
 

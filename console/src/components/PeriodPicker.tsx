@@ -1,5 +1,5 @@
 import { useSearchParams } from "react-router";
-import { dateInput, type Period, PERIODS, periodRange } from "../period";
+import { dateInput, isCustomRange, type Period, PERIODS, periodRange } from "../period";
 
 /** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
 export function usePeriod() {
@@ -48,6 +48,12 @@ export function PeriodPicker() {
 						To
 						<input type="date" value={search.get("to") ?? ""} min={search.get("from") ?? undefined} onChange={(e) => set({ to: e.target.value })} />
 					</label>
+					{/* Typed dates can pass min and max: the figures below are then the default period's, and this says so. */}
+					{!isCustomRange(search.get("from"), search.get("to")) && (
+						<span className="error" role="alert">
+							From must be a date on or before To: showing the last 7 days
+						</span>
+					)}
 				</>
 			)}
 		</div>

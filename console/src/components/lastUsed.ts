@@ -4,6 +4,7 @@ function remembered(name: string) {
 	return {
 		get: () => localStorage.getItem(key),
 		set: (value: string) => localStorage.setItem(key, value),
+		clear: () => localStorage.removeItem(key),
 	};
 }
 

@@ -112,7 +112,7 @@ function ChainedExceptions({ chain }: { chain: LogException[] }) {
 				<div key={i} className="chained">
 					<h3>
 						{exception.type ?? "Exception"}{" "}
-						<span className="muted small">{exception.mechanism?.source ? `held as ${exception.mechanism.source}` : "in the same chain"}</span>
+						<span className="muted small">{exception.mechanism?.source === "cause" ? "caused it" : exception.mechanism?.source ? `held as ${exception.mechanism.source}` : "in the same chain"}</span>
 					</h3>
 					{exception.value && <p className="pre">{exception.value}</p>}
 					{stackOf(exception)}
@@ -185,7 +185,8 @@ function EventDetail({ event }: { event: IssueEventView }) {
 						<p>
 							<code>
 								{request.method} {request.url}
-								{request.query_string ? `?${request.query_string}` : ""}
+								{/* SDKs send the query in the URL, in query_string, or in both. */}
+								{request.query_string && !request.url?.includes("?") ? `?${request.query_string}` : ""}
 							</code>
 						</p>
 						<KeyValues values={request.headers} empty="No headers." />
@@ -295,8 +296,12 @@ export function IssuePage() {
 					</div>
 					{event && (
 						<>
-							<h2>
-								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{dateTime(event.received_at)}</span>
+							<h2 id="event-heading" tabIndex={-1}>
+								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{dateTime(event.timestamp)}</span>
+								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
+								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
+									<span className="muted small"> received {dateTime(event.received_at)}</span>
+								)}
 							</h2>
 							<EventDetail event={event} />
 						</>
@@ -307,7 +312,7 @@ export function IssuePage() {
 							<table>
 								<thead>
 									<tr>
-										<th>Received</th>
+										<th>Occurred</th>
 										<th>Release</th>
 										<th>Environment</th>
 										<th>User</th>
@@ -320,14 +325,16 @@ export function IssuePage() {
 												<button
 													type="button"
 													className="link"
-													onClick={() =>
+													onClick={() => {
 														setSearch((s) => {
 															s.set("event", e.id);
 															return s;
-														})
-													}
+														});
+														// The event's detail is above the list: take the reader there.
+														requestAnimationFrame(() => document.getElementById("event-heading")?.focus());
+													}}
 												>
-													{dateTime(e.received_at)}
+													{dateTime(e.timestamp)}
 												</button>
 											</td>
 											<td>{e.release}</td>

@@ -6,7 +6,7 @@ import { usePage } from "../components/Pager";
 import { ProjectPicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
-import { ago, count } from "../format";
+import { ago, count, plural } from "../format";
 import { useIssues } from "../queries";
 
 const HOUR = 3_600_000;
@@ -140,7 +140,7 @@ export function IssuesPage() {
 							<div className="facts muted">
 								<span>first seen {ago(issue.first_seen)}</span>
 								<span>last seen {ago(issue.last_seen)}</span>
-								{issue.resolved_in_release && <span>{issue.status === "open" ? "came back after" : ""} resolved in {issue.resolved_in_release}</span>}
+								{issue.resolved_in_release && <span>{issue.status === "open" ? `back after it was resolved in ${issue.resolved_in_release}` : `resolved in ${issue.resolved_in_release}`}</span>}
 							</div>
 						</div>
 						<div className="stats">
@@ -149,13 +149,13 @@ export function IssuesPage() {
 								height={32}
 								times={hours}
 								series={[{ label: "events", values: issue.last_24h, color: "--chart-1" }]}
-								label={`${issue.last_24h.reduce((a, b) => a + b, 0)} events in the last 24 hours`}
+								label={`${plural(issue.last_24h.reduce((a, b) => a + b, 0), "event")} in the last 24 hours`}
 							/>
 							<span title="events">
-								<strong>{count(issue.count)}</strong> <span className="muted">events</span>
+								<strong>{count(issue.count)}</strong> <span className="muted">{issue.count === 1 ? "event" : "events"}</span>
 							</span>
 							<span title="users">
-								<strong>{count(issue.users)}</strong> <span className="muted">users</span>
+								<strong>{count(issue.users)}</strong> <span className="muted">{issue.users === 1 ? "user" : "users"}</span>
 							</span>
 						</div>
 					</li>
