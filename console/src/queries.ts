@@ -79,6 +79,8 @@ export const useSiteStats = (trackingId: string, query: StatsQuery) =>
 		queryKey: [...keys.site(trackingId), "stats", query],
 		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
 		placeholderData: keepPreviousData,
+		// "On the site now" counts the last 5 minutes: read again every minute while the page is in view.
+		refetchInterval: 60_000,
 	});
 
 export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>

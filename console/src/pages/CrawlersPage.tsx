@@ -16,10 +16,10 @@ import { useCrawlerStats, useSitePages } from "../queries";
 const PURPOSES: Record<CrawlerPurpose | "unknown", string> = {
 	training: "AI training",
 	search: "AI search",
-	user_fetch: "fetched for a user",
-	agent: "AI agents",
-	archiver: "open archives",
-	unknown: "purpose unknown",
+	user_fetch: "AI fetch for a user",
+	agent: "AI agent",
+	archiver: "Open archive",
+	unknown: "Purpose unknown",
 };
 
 /** Whether a visit came from its operator's published addresses; null when it could not be checked. */
@@ -161,7 +161,7 @@ export function CrawlersPage() {
 											<th>Page</th>
 											<th className="num">Status</th>
 											<th>Country</th>
-											<th>Address</th>
+											<th>Operator's address</th>
 										</tr>
 									</thead>
 									<tbody>

@@ -1,3 +1,4 @@
+import { useRef } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
 import { Figure } from "../components/Figure";
@@ -82,6 +83,22 @@ function StackTrace({ frames }: { frames: StackFrame[] }) {
 	);
 }
 
+const isScalar = (value: unknown) => ["string", "number", "boolean"].includes(typeof value);
+
+/**
+ * A value as one line where it can be: a context such as `{name: "Chrome", version: "131.0",
+ * type: "browser"}` reads "Chrome 131.0 · type: browser", as Sentry's context cards list it; a
+ * nested value stays JSON.
+ */
+function valueText(value: unknown): string {
+	if (typeof value === "string") return value;
+	if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.values(value).every(isScalar)) return JSON.stringify(value, null, 1);
+	const { name, version, ...rest } = value as Record<string, unknown>;
+	const named = name === undefined ? [] : [[name, version].filter((part) => part !== undefined).join(" ")];
+	const others = Object.entries(version !== undefined && name === undefined ? { version, ...rest } : rest).map(([key, part]) => `${key}: ${part}`);
+	return [...named, ...others].join(" · ");
+}
+
 function KeyValues({ values, empty }: { values: Record<string, unknown>; empty: string }) {
 	const entries = Object.entries(values).filter(([, v]) => v !== undefined && v !== null && v !== "");
 	if (entries.length === 0) return <p className="muted">{empty}</p>;
@@ -90,7 +107,7 @@ function KeyValues({ values, empty }: { values: Record<string, unknown>; empty: 
 			{entries.map(([key, value]) => (
 				<div key={key}>
 					<dt>{key}</dt>
-					<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value, null, 1)}</dd>
+					<dd className="pre">{valueText(value)}</dd>
 				</div>
 			))}
 		</dl>
@@ -211,9 +228,12 @@ function EventDetail({ event }: { event: IssueEventView }) {
 
 function StatusActions({ issue, project }: { issue: IssueDetailView; project: string }) {
 	const setStatus = useSetIssueStatus(project);
-	const act = (status: IssueStatus) => setStatus.mutate({ groupHash: issue.group_hash, status });
+	const actions = useRef<HTMLDivElement>(null);
+	// The pressed button goes away with the status it set: keyboard focus moves to the first action left.
+	const act = (status: IssueStatus) =>
+		setStatus.mutate({ groupHash: issue.group_hash, status }, { onSettled: () => actions.current?.querySelector("button")?.focus() });
 	return (
-		<div className="row">
+		<div className="row" ref={actions}>
 			{issue.status !== "resolved" && (
 				<button type="button" className="primary" onClick={() => act("resolved")} disabled={setStatus.isPending}>
 					Resolve

@@ -1,6 +1,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { OWNER_LIMITS } from "../../../domain/limits";
 import { api, type ProjectKey } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { FieldEditor } from "../components/FieldEditor";
@@ -92,11 +93,11 @@ function Limits({ projectKey }: { projectKey: ProjectKey }) {
 			<form className="row" onSubmit={save}>
 				<label>
 					Feedback per minute
-					<input type="number" min={1} max={100000} required value={feedbackRate} onChange={(e) => setFeedbackRate(e.target.value)} />
+					<input type="number" min={1} max={OWNER_LIMITS.feedbackRatePerMinuteMax} required value={feedbackRate} onChange={(e) => setFeedbackRate(e.target.value)} />
 				</label>
 				<label>
 					Log events per minute
-					<input type="number" min={1} max={100000} required value={logsRate} onChange={(e) => setLogsRate(e.target.value)} />
+					<input type="number" min={1} max={OWNER_LIMITS.logsRatePerMinuteMax} required value={logsRate} onChange={(e) => setLogsRate(e.target.value)} />
 				</label>
 				<button type="submit" className="primary" disabled={update.isPending}>
 					Save limits
