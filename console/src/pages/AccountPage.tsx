@@ -16,7 +16,7 @@ export function AccountPage() {
 					</div>
 					<div>
 						<dt>Plan</dt>
-						<dd>{user.plan === "pro" ? "Pro" : "Free"}</dd>
+						<dd>{user.plan === "pro" ? "Pro" : user.access ? "Trial (every feature, until the trial ends)" : "Free (the trial has ended)"}</dd>
 					</div>
 					<div>
 						<dt>Trial</dt>

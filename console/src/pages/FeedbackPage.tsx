@@ -219,6 +219,7 @@ export function FeedbackPage() {
 						Select all shown
 					</label>
 					<span aria-live="polite">{ids.length} selected</span>
+					<span aria-hidden="true">→</span>
 					<StatusSelect label="New status for selected" value={bulkStatus} onChange={setBulkStatus} />
 					<button type="button" disabled={ids.length === 0} onClick={() => setStatus.mutate({ ids, status: bulkStatus }, { onSuccess: () => setSelected(new Set()) })}>
 						Set status
