@@ -150,6 +150,31 @@ describe("update configuration", () => {
 		expect(Object.keys(await res.json<any>())).toEqual(["error"]);
 	});
 
+	it.for([
+		// The console's field editor sends an empty list when a select's options box is blank.
+		["no options", [], "issue_field_config.0.options: a select field needs options"],
+		["101 options", Array.from({ length: 101 }, (_, i) => `o${i}`), "issue_field_config.0.options: at most 100 options"],
+		["an empty option", ["a", " "], "issue_field_config.0.options.1: must not be empty"],
+		["an option of 201 characters", ["x".repeat(201)], "issue_field_config.0.options.0: at most 200 characters"],
+	])("refuses a select with %s, saying so in words", async ([, options, message], { expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const config = [{ key: "plan", label: "Plan", type: "select", required: false, options }];
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, issue_field_config: config } });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toBe(`Invalid request: ${message}`);
+	});
+
+	it("accepts a select with 100 options of 200 characters", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const options = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, "x"));
+		const config = [{ key: "plan", label: "Plan", type: "select", required: false, options }];
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, issue_field_config: config } });
+		expect(res.status).toBe(200);
+		expect((await res.json<any>()).issue_field_config[0].options).toEqual(options);
+	});
+
 	it("accepts 50 fields", async ({ expect }) => {
 		const { token } = await signUp();
 		const { projectName } = await createProjectKey(token);

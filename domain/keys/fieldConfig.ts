@@ -11,10 +11,14 @@ const fieldDefinitionSchema = z
 			.string()
 			.regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "must start with a letter and hold at most 64 letters, digits, _ or -")
 			.refine((key) => !RESERVED_KEYS.has(key), "is reserved"),
-		label: z.string().trim().min(1, "must not be empty").max(200).refine(isNameText, NAME_TEXT_RULE),
+		label: z.string().trim().min(1, "must not be empty").max(200, "at most 200 characters").refine(isNameText, NAME_TEXT_RULE),
 		type: z.enum(FIELD_TYPES),
 		required: z.boolean().default(false),
-		options: z.array(z.string().trim().min(1).max(200).refine(isNameText, NAME_TEXT_RULE)).min(1).max(100).optional(),
+		options: z
+			.array(z.string().trim().min(1, "must not be empty").max(200, "at most 200 characters").refine(isNameText, NAME_TEXT_RULE))
+			.min(1, "a select field needs options")
+			.max(100, "at most 100 options")
+			.optional(),
 	})
 	.superRefine((field, ctx) => {
 		if (field.type === "select" && !field.options) {
