@@ -41,8 +41,12 @@ async function signedIn(name: string, ip: string, { locale = "en-US", before }: 
 
 describe("when access has lapsed", () => {
 	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
+		let site = { tracking_id: "" };
 		const { email, context, page: lapsed, pageErrors } = await signedIn("lapsed", "10.98.0.1", {
-			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } }),
+			before: async (token) => {
+				await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
+				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "lapsed.example" } });
+			},
 		});
 		await lapsed.goto(`${worker.url}/projects`);
 		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
@@ -54,9 +58,21 @@ describe("when access has lapsed", () => {
 		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
 		await lapsed.getByText("trial ended").waitFor();
 
-		for (const path of ["/projects", "/feedback/old-app", "/analytics", "/account"]) {
+		const pages = [
+			"/projects",
+			"/projects/old-app",
+			"/feedback/old-app",
+			"/issues/old-app",
+			`/issues/old-app/${"0".repeat(32)}`,
+			"/analytics",
+			`/analytics/${site.tracking_id}`,
+			`/crawlers/${site.tracking_id}`,
+			"/account",
+		];
+		for (const path of pages) {
 			await lapsed.goto(`${worker.url}${path}`);
 			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
+			expect(await lapsed.getByText("This page could not be shown").count(), path).toBe(0);
 		}
 		expect(await lapsed.getByTestId("access").textContent()).toMatch(/^Ended/);
 		await lapsed.screenshot({ path: join(ARTIFACTS, "lapsed.png"), fullPage: true });
@@ -66,6 +82,16 @@ describe("when access has lapsed", () => {
 	});
 });
 
+describe("a link to a project the owner does not have", () => {
+	it("says there is no such project instead of an empty inbox", async () => {
+		const { context, page, pageErrors } = await signedIn("unknown-project", "10.98.0.5");
+		await page.goto(`${worker.url}/feedback/gone-app`);
+		await page.getByText('You have no project named "gone-app"').waitFor();
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
 
 describe("when a page's code cannot load", () => {
 	it("says so in words, and the navigation still works", async () => {

@@ -172,7 +172,10 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: "Crash on save" }).click();
 		await page.getByRole("heading", { name: /Crash on save/ }).waitFor();
 		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
-		const image = page.getByRole("img", { name: "screenshots of Crash on save" });
+		// Fields read as the form labels them; a field beyond the form by its key.
+		const terms = await page.getByRole("term").allTextContents();
+		expect(terms).toEqual(expect.arrayContaining(["Title", "Description", "Email", "app_version"]));
+		const image = page.getByRole("img", { name: "Screenshots of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
 		await checkPage("feedback-detail");

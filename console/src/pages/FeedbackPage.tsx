@@ -7,7 +7,7 @@ import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
 import { ago } from "../format";
-import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useSetFeedbackStatus } from "../queries";
+import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -88,11 +88,22 @@ function FeedbackItem({ id, project, back }: { id: string; project: string; back
 	return <QueryState query={item} loading="Loading feedback…" empty="" isEmpty={() => false} />;
 }
 
+/**
+ * The labels the project's form gives its fields, by key, as the owner configured them; a field
+ * sent beyond the form (or since removed from it) is shown by its key.
+ */
+function useFieldLabels(project: string, type: FeedbackType): Map<string, string> {
+	const projectKey = useProjects().data?.find((key) => key.project_name === project);
+	const fields = type === "feature_request" ? projectKey?.feature_field_config : projectKey?.issue_field_config;
+	return new Map(fields?.map((field) => [field.key, field.label]));
+}
+
 /** Every field of one item, its images at full size, and what can be done with it. */
 function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project: string; back: string }) {
 	const setStatus = useSetFeedbackStatus(project);
 	const remove = useDeleteFeedback(project);
 	const navigate = useNavigate();
+	const labels = useFieldLabels(project, item.type);
 	const title = titleOf(item);
 	return (
 		<article className="card" aria-labelledby="feedback-title">
@@ -116,7 +127,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			<dl className="fields">
 				{Object.entries(item.data).map(([key, value]) => (
 					<div key={key}>
-						<dt>{key}</dt>
+						<dt>{labels.get(key) ?? key}</dt>
 						<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
 					</div>
 				))}
@@ -125,8 +136,8 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 				<div className="attachments">
 					{item.attachments.map((a) => (
 						<figure key={a.id}>
-							<Attachment url={a.url} label={`${a.field} of ${title}`} full />
-							<figcaption className="muted">{a.field}</figcaption>
+							<Attachment url={a.url} label={`${labels.get(a.field) ?? a.field} of ${title}`} full />
+							<figcaption className="muted">{labels.get(a.field) ?? a.field}</figcaption>
 						</figure>
 					))}
 				</div>
@@ -152,6 +163,9 @@ export function FeedbackPage() {
 	const [selected, setSelected] = useState<Set<string>>(new Set());
 	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
 	const items = list.data?.pages.flatMap((page) => page.feedback) ?? [];
+	// Feedback outlives a revoked key, so an unknown name is only worth saying when nothing is listed.
+	const projects = useProjects();
+	const unknownProject = projects.data !== undefined && !projects.data.some((key) => key.project_name === project);
 
 	useEffect(() => lastUsed.project.set(project), [project]);
 	// A selection belongs to the list it was made in.
@@ -242,7 +256,13 @@ export function FeedbackPage() {
 			<QueryState
 				query={list}
 				loading="Loading feedback…"
-				empty={type || status ? "No feedback matches these filters." : "No feedback yet for this project."}
+				empty={
+					unknownProject
+						? `You have no project named "${project}" (its key may have been revoked). Pick another above.`
+						: type || status
+							? "No feedback matches these filters."
+							: "No feedback yet for this project."
+				}
 				isEmpty={(data) => data.pages.every((page) => page.feedback.length === 0)}
 			/>
 			<ul className="plain">
