@@ -58,9 +58,27 @@ async function writeInBatches(db, rows, statementFor) {
 const PATHS = ["/", "/pricing", "/docs", "/blog", "/about", "/signup", "/login", "/contact"].concat(
 	Array.from({ length: 190 }, (_, i) => `/blog/post-${i + 1}`),
 );
-const REFERRERS = ["", "", "", "www.google.com", "news.ycombinator.com", "t.co", "www.reddit.com", "duckduckgo.com"].concat(
-	Array.from({ length: 30 }, (_, i) => `partner-${i + 1}.example`),
-);
+/** [referrer host, its source as domain/analytics/sources.ts groups it]; "" is a direct visit. */
+const REFERRERS = [
+	["", ""],
+	["", ""],
+	["", ""],
+	["www.google.com", "Google"],
+	["news.ycombinator.com", "Hacker News"],
+	["t.co", "Twitter"],
+	["www.reddit.com", "Reddit"],
+	["duckduckgo.com", "DuckDuckGo"],
+	["www.bing.com", "Bing"],
+	["github.com", "GitHub"],
+].concat(Array.from({ length: 30 }, (_, i) => [`partner-${i + 1}.example`, `partner-${i + 1}.example`]));
+/** Campaign links, [utm_source, utm_medium, utm_campaign, utm_content]: one visit in ten arrives by one. */
+const CAMPAIGNS = [
+	["newsletter", "email", "autumn-sale", "header"],
+	["newsletter", "email", "autumn-sale", "footer"],
+	["twitter", "social", "launch-week", ""],
+	["google", "cpc", "brand", "ad-1"],
+	["partner-1.example", "referral", "partners", ""],
+];
 const CUSTOM_EVENTS = ["signup", "download", "play_video", "add_to_cart", "share"];
 const BROWSERS = [
 	["Chrome", "Windows", "desktop"],
@@ -88,8 +106,9 @@ function visitorId(person, day) {
 
 /**
  * `count` events of one site spread over the 30 days before `now`, as visits: a person (one
- * of about count/8, under the visitor id of that day), one to six page views 20 s to 3 min
- * apart, sometimes a custom event, and half the time a `_leave` with the time spent on the last page.
+ * of about count/8, under the visitor id of that day) from a referrer or a campaign link, one to
+ * six page views 20 s to 3 min apart, sometimes a custom event, and after half the page views an
+ * engagement report (`_leave` with the time visible and the scroll depth).
  */
 function* analyticsRows(count, now, seed = 1) {
 	const random = generator(seed);
@@ -99,32 +118,62 @@ function* analyticsRows(count, now, seed = 1) {
 		const person = random.int(people);
 		const [browser, os, device] = random.skewed(BROWSERS);
 		const country = random.skewed(COUNTRIES);
-		const referrerHost = random.skewed(REFERRERS);
+		const [referrerHost, referrerSource] = random.skewed(REFERRERS);
+		const campaign = random.next() < 0.1 ? random.skewed(CAMPAIGNS) : null;
+		// A campaign's utm_source names the visit's source, as sourceOf decides (its list's spelling for known ones).
+		const source = campaign ? (REFERRERS.find(([, name]) => name.toLowerCase() === campaign[0])?.[1] ?? campaign[0]) : referrerSource;
 		// Visits start in time order, as rows reach D1 in production: the table's rowids follow time.
 		let ts = now - 30 * DAY_MS + Math.floor((made / count) * (30 * DAY_MS - 3_600_000)) + random.int(60_000);
 		const visitor = visitorId(person, ts);
 		const pages = 1 + Math.floor(-Math.log(1 - random.next()) * 1.5);
 		const events = [];
+		const noCampaign = ["", "", "", ""];
 		for (let page = 0; page < Math.min(pages, 6); page++) {
 			const path = random.skewed(PATHS);
-			events.push(["", path, page === 0 ? referrerHost : "", null]);
-			if (random.next() < 0.05) events.push([random.skewed(CUSTOM_EVENTS), path, "", null]);
+			const landing = page === 0;
+			events.push({ name: "", path, referrer: landing ? referrerHost : "", source: landing ? source : "", campaign: (landing && campaign) || noCampaign });
+			if (random.next() < 0.05) events.push({ name: random.skewed(CUSTOM_EVENTS), path, referrer: "", source: "", campaign: noCampaign });
+			// The tracker's engagement report when the page is hidden: time visible since the last report, deepest scroll.
+			if (random.next() < 0.5) {
+				events.push({ name: "_leave", path, referrer: "", source: "", campaign: noCampaign, engagedMs: 2_000 + random.int(300_000), scroll: random.int(101) });
+			}
 		}
-		if (random.next() < 0.5) events.push(["_leave", events[events.length - 1][1], "", 5 + random.int(600)]);
-		for (const [name, path, referrer, duration] of events) {
+		for (const { name, path, referrer, source, campaign, engagedMs = null, scroll = null } of events) {
 			if (made === count) return;
 			made++;
 			ts += 20_000 + random.int(160_000);
-			// [event_id, ts, name, url_path, referrer, referrer_host, title, visitor_id, duration, browser, os, device, country]
-			yield [random.hex32(), ts, name, path, referrer ? `https://${referrer}/` : "", referrer, `Shop ${path}`, visitor, duration, browser, os, device, country];
+			const query = campaign[0] ? `utm_source=${campaign[0]}&utm_medium=${campaign[1]}&utm_campaign=${campaign[2]}&utm_content=${campaign[3]}` : "";
+			// [event_id, ts, name, url_path, referrer, referrer_host, title, visitor_id, engaged_ms, browser, os, device, country,
+			//  url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth]
+			yield [
+				random.hex32(),
+				ts,
+				name,
+				path,
+				referrer ? `https://${referrer}/` : "",
+				referrer,
+				`Shop ${path}`,
+				visitor,
+				engagedMs,
+				browser,
+				os,
+				device,
+				country,
+				query,
+				source,
+				...campaign,
+				scroll,
+			];
 		}
 	}
 }
 
 const INSERT_EVENTS = `INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_host, url_path, referrer, referrer_host,
-		title, language, screen, visitor_id, duration, v, browser, os, device, country)
+		title, language, screen, visitor_id, engaged_ms, v, browser, os, device, country,
+		url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth)
 	SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3, value ->> 4, value ->> 5,
-		value ->> 6, 'en-US', '1920x1080', value ->> 7, value ->> 8, '2', value ->> 9, value ->> 10, value ->> 11, value ->> 12
+		value ->> 6, 'en-US', '1920x1080', value ->> 7, value ->> 8, '2', value ->> 9, value ->> 10, value ->> 11, value ->> 12,
+		value ->> 13, value ->> 14, value ->> 15, value ->> 16, value ->> 17, value ->> 18, value ->> 19
 	FROM json_each(?3)`;
 
 /** Writes `count` analytics events for the site into D1, then their rollups. */

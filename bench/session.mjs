@@ -34,7 +34,9 @@ export async function session(runtime) {
 		if (json !== undefined) headers["content-type"] = "application/json";
 		const res = await fetch(runtime.app + path, { method, headers, body: json === undefined ? raw : JSON.stringify(json) });
 		const text = await res.text();
-		return { status: res.status, body: text ? JSON.parse(text) : null };
+		// CSV exports answer text; everything else JSON.
+		const isJson = res.headers.get("content-type")?.startsWith("application/json");
+		return { status: res.status, body: text ? (isJson ? JSON.parse(text) : text) : null };
 	}
 
 	async function api(method, path, options = {}) {
