@@ -1,6 +1,7 @@
 import { describe, it } from "vitest";
 import { CRAWLER_PURPOSES } from "../domain/api/sites";
-import { baseName, CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
+import { CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
+import { baseName } from "../domain/crawl/sourceText";
 import aiRobots from "../domain/crawl/data/ai-robots.json";
 import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
@@ -66,7 +67,7 @@ describe("the crawler table", () => {
 		expect(new Set(CRAWLERS.map((c) => c.name.toLowerCase())).size).toBe(CRAWLERS.length);
 		for (const crawler of CRAWLERS) {
 			expect(crawler.operator, crawler.name).not.toBe("");
-			expect(CRAWLER_PURPOSES, crawler.name).toContain(crawler.purpose);
+			expect([...CRAWLER_PURPOSES, "unknown"], crawler.name).toContain(crawler.purpose);
 		}
 		// The source says little for these; the overrides name them.
 		expect(matchCrawler("DeepSeekBot/1.0")).toEqual({ name: "DeepSeekBot", operator: "DeepSeek", purpose: "training" });
@@ -293,6 +294,8 @@ describe("verified crawler visits: the crawler's address inside its operator's p
 		["a legacy IPv4 notation (hex parts)", { ip: "0x7f.1" }, null],
 		["an address with a port", { ip: "20.171.206.17:443" }, null],
 		["a crawler whose operator publishes no ranges", { ip: "20.171.206.17", ua: "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)" }, null],
+		// Google's list is named but not refreshed yet (docs: domain/crawl/data/README.md): nothing to check against.
+		["a crawler whose list has no ranges yet", { ip: "2001:4860:4801:2::1", ua: "Mozilla/5.0 (compatible; GoogleOther)" }, null],
 	] as const)("%s", async ([, fields, verified], { expect }) => {
 		expect((await storedWith(fields)).verified).toBe(verified);
 	});

@@ -12,6 +12,8 @@ export interface SiteView {
 /** What AI crawlers come for: training data, an AI search index, a user's live question, an agent's task, an open archive. */
 export const CRAWLER_PURPOSES = ["training", "search", "user_fetch", "agent", "archiver"] as const;
 export type CrawlerPurpose = (typeof CRAWLER_PURPOSES)[number];
+/** A crawler's purpose as the statistics show it: `unknown` where nobody documents what it does. */
+export type CrawlerCategory = CrawlerPurpose | "unknown";
 
 /** Filters of the statistics (`?page=/pricing&country=DE`): every one given must hold (domain/analytics/filters.ts). */
 export const STATS_FILTER_NAMES = [
@@ -110,8 +112,8 @@ export interface CrawlerStatsView {
 	visits: number;
 	verified_visits: number;
 	unverified_visits: number;
-	crawlers: Array<{ name: string; operator: string; category: CrawlerPurpose | "unknown"; visits: number } & VerifiedCounts>;
-	categories: Array<{ category: CrawlerPurpose | "unknown"; visits: number }>;
+	crawlers: Array<{ name: string; operator: string; category: CrawlerCategory; visits: number } & VerifiedCounts>;
+	categories: Array<{ category: CrawlerCategory; visits: number }>;
 	top_paths: Array<{ path: string; visits: number }>;
 	statuses: Array<{ status: number; visits: number }>;
 	series: Array<{ t: string; visits: number }>;

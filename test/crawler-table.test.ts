@@ -1,0 +1,205 @@
+/**
+ * The crawler table's data: each crawler's operator and purpose as known (pinned), the source's
+ * vague entries each named by an override, and the published address lists that verify visits.
+ */
+import { describe, it } from "vitest";
+import { CRAWLER_PURPOSES } from "../domain/api/sites";
+import { CRAWLERS, crawlerNamed, matchCrawler } from "../domain/crawl/crawlers";
+import aiRobots from "../domain/crawl/data/ai-robots.json";
+import extraCrawlers from "../domain/crawl/data/extra-crawlers.json";
+import ipRanges from "../domain/crawl/data/ip-ranges.json";
+import overrides from "../domain/crawl/data/overrides.json";
+import { rangeProblems, rangeVerifier } from "../domain/crawl/ipRanges";
+import { parseRange } from "../domain/crawl/rangeLists";
+import { baseName, missingOverrides, type Override, readSource } from "../domain/crawl/sourceText";
+
+const source = aiRobots as Record<string, { operator: string; function: string }>;
+const overridden = overrides as Record<string, Override>;
+
+/** What each is, from its operator's own documentation: a refresh or a heuristic that changes one fails here. */
+const KNOWN: Array<[name: string, operator: string, purpose: string]> = [
+	["GPTBot", "OpenAI", "training"],
+	["OAI-SearchBot", "OpenAI", "search"],
+	["ChatGPT-User", "OpenAI", "user_fetch"],
+	["ChatGPT Agent", "OpenAI", "agent"],
+	["ClaudeBot", "Anthropic", "training"],
+	["Claude-SearchBot", "Anthropic", "search"],
+	["Claude-User", "Anthropic", "user_fetch"],
+	["Claude-Code", "Anthropic", "agent"],
+	["PerplexityBot", "Perplexity", "search"],
+	["Perplexity-User", "Perplexity", "user_fetch"],
+	["Google-Extended", "Google", "training"],
+	["CCBot", "Common Crawl", "archiver"],
+	["archive.org_bot", "Internet Archive", "archiver"],
+	["LAIONDownloader", "Large-scale Artificial Intelligence Open Network", "training"],
+	["Poseidon Research Crawler", "Poseidon Research", "training"],
+	["Querit-SearchBot", "Querit", "search"],
+	["QueritBot", "Querit", "search"],
+	["meta-webindexer", "Meta", "search"],
+	["ExaSearchBot", "Exa", "search"],
+	["Aranet-SearchBot", "Unknown", "search"],
+	["TwinAgent", "Twin", "agent"],
+	["NovaAct", "Amazon", "agent"],
+	["AmazonBuyForMe", "Amazon", "agent"],
+	["Devin", "Cognition", "agent"],
+	["Manus-User", "Manus", "agent"],
+	// Nobody documents these: "Undocumented AI Agents" is the source's way of saying so.
+	["KunatoCrawler", "Unknown", "unknown"],
+	["WRTNBot", "Unknown", "unknown"],
+];
+
+describe("each crawler's operator and purpose", () => {
+	it.for(KNOWN)("%s: %s, %s", ([name, operator, purpose], { expect }) => {
+		expect(crawlerNamed(name)).toEqual({ name, operator, purpose });
+		expect(matchCrawler(`Mozilla/5.0 (compatible; ${name}/1.0; +https://example.org/bot)`)?.name).toBe(name);
+	});
+
+	it("recognizes the Internet Archive's crawler from its real User-Agent", ({ expect }) => {
+		const ua = "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot) Zeno/5e9b7a4 warc/v0.8.85";
+		expect(matchCrawler(ua)?.name).toBe("archive.org_bot");
+	});
+
+	it("gives every crawler an operator and a purpose of the table, unknown only where an override says so", ({ expect }) => {
+		for (const crawler of CRAWLERS) {
+			expect(crawler.operator, crawler.name).not.toBe("");
+			expect([...CRAWLER_PURPOSES, "unknown"], crawler.name).toContain(crawler.purpose);
+			if (crawler.purpose === "unknown") expect(overridden[crawler.name]?.purpose, crawler.name).toBe("unknown");
+			if (crawler.operator === "Unknown") expect(overridden[crawler.name]?.operator, crawler.name).toBe("Unknown");
+		}
+	});
+});
+
+describe("reading the source's text", () => {
+	it.for([
+		["a Markdown link", "[OpenAI](https://openai.com)", "OpenAI"],
+		["a name and what it does", "Querit that indexes web content for their search API service", "Querit"],
+		["a name, then a description", "Twin, a platform that creates automated workers", "Twin"],
+		["a name in lower case", "netEstate", "netEstate"],
+		["a name, then a parenthesis", "Naget Inc (founded by Chris Samarinas)", "Naget Inc"],
+		["unclear", "Unclear at this time.", null],
+		["unknown", "Unknown", null],
+		["a sentence", "A company that builds crawlers", null],
+		["an address", "https://example.com/bot", null],
+		["a name past 40 characters", "The Quite Remarkably Long Name Of Some Company Inc", null],
+	] as const)("operator of %s", ([, text, operator], { expect }) => {
+		expect(readSource({ operator: text, function: "" }).operator).toBe(operator);
+	});
+
+	it.for([
+		["AI research crawler", null],
+		["AI tools and models for machine learning research.", "training"],
+		["Scrapes data to train LLMs.", "training"],
+		["AI Search Crawlers", "search"],
+		["Search result generation.", "search"],
+		["AI Assistants", "user_fetch"],
+		["AI Agents", "agent"],
+		["AI Coding Agents", "agent"],
+		["Undocumented AI Agents", null],
+		["Unclear at this time.", null],
+		["AI Data Providers", null],
+		["AI search, assistants and agents", null],
+		["Provides open crawl dataset, used for many purposes, including Machine Learning", null],
+	] as const)("purpose of %j", ([text, purpose], { expect }) => {
+		expect(readSource({ operator: "", function: text }).purpose).toBe(purpose);
+	});
+
+	it("every entry whose text is vague has an override naming what it lacks", ({ expect }) => {
+		expect(missingOverrides(source, overridden)).toEqual([]);
+	});
+
+	it("catches a refreshed list that adds a vague entry without an override", ({ expect }) => {
+		const refreshed = {
+			...source,
+			MysteryBot: { operator: "Unclear at this time.", function: "Undocumented AI Agents" },
+			HalfBot: { operator: "[Half](https://half.example)", function: "AI Data Providers" },
+			ClearBot: { operator: "[Clear](https://clear.example)", function: "Scrapes data to train LLMs." },
+		};
+		expect(missingOverrides(refreshed, overridden)).toEqual([
+			{ name: "MysteryBot", needs: ["operator", "purpose"] },
+			{ name: "HalfBot", needs: ["purpose"] },
+		]);
+	});
+
+	it("every override names an entry of the list and says what the table can show", ({ expect }) => {
+		const names = new Set(Object.keys(source).flatMap((name) => [name, baseName(name)]));
+		for (const [name, override] of Object.entries(overridden)) {
+			expect(names.has(name), `${name} is in overrides.json but not in ai-robots.json`).toBe(true);
+			if (override.purpose !== undefined) expect([...CRAWLER_PURPOSES, "unknown"], name).toContain(override.purpose);
+		}
+	});
+
+	it("an extra crawler is one the list lacks: once listed, its line moves to overrides.json", ({ expect }) => {
+		const names = new Set(Object.keys(source).map((name) => baseName(name).toLowerCase()));
+		for (const name of Object.keys(extraCrawlers)) expect(names.has(name.toLowerCase()), name).toBe(false);
+	});
+});
+
+describe("published address lists", () => {
+	it("the vendored lists are well formed, and each names crawlers of the table", ({ expect }) => {
+		expect(rangeProblems()).toEqual([]);
+		for (const list of ipRanges.lists) {
+			for (const name of list.crawlers) expect(crawlerNamed(name)?.name, list.url).toBe(name);
+		}
+	});
+
+	it("one list verifies every crawler it names; a crawler in several lists is verified by each; IPv4 and IPv6", ({ expect }) => {
+		const { isVerifiedVisit, problems } = rangeVerifier({
+			lists: [
+				{ url: "https://example.com/common.json", crawlers: ["GoogleOther", "Google-CloudVertexBot"], ranges: ["192.0.2.0/24", "2001:db8:4801::/48"] },
+				{ url: "https://example.com/fetchers.json", crawlers: ["GoogleOther"], ranges: ["198.51.100.0/24"] },
+				{ url: "https://example.com/later.json", crawlers: ["Google-NotebookLM"], ranges: [] },
+			],
+		});
+		expect(problems()).toEqual([]);
+		expect(isVerifiedVisit("GoogleOther", "192.0.2.9")).toBe(true);
+		expect(isVerifiedVisit("google-cloudvertexbot", "192.0.2.9")).toBe(true);
+		expect(isVerifiedVisit("GoogleOther", "198.51.100.1")).toBe(true);
+		expect(isVerifiedVisit("Google-CloudVertexBot", "198.51.100.1")).toBe(false);
+		expect(isVerifiedVisit("GoogleOther", "2001:db8:4801:7::1")).toBe(true);
+		expect(isVerifiedVisit("GoogleOther", "2001:db8:4802::1")).toBe(false);
+		expect(isVerifiedVisit("GoogleOther", "::ffff:192.0.2.9")).toBe(true);
+		// A list not refreshed yet checks nothing, rather than calling every address outside it.
+		expect(isVerifiedVisit("Google-NotebookLM", "192.0.2.9")).toBeNull();
+		expect(isVerifiedVisit("GPTBot", "192.0.2.9")).toBeNull();
+	});
+
+	it("a malformed list or range is named and left out, never thrown; the rest still verify", ({ expect }) => {
+		const { isVerifiedVisit, problems } = rangeVerifier({
+			lists: [
+				{ url: "https://example.com/a.json", crawlers: ["GPTBot"], ranges: ["192.0.2.0/24", "20.171/24", 7] },
+				{ url: "http://example.com/b.json", crawlers: [], ranges: ["198.51.100.0/24"] },
+				null,
+			],
+		});
+		expect(problems()).toEqual([
+			'list 1 (https://example.com/a.json): "20.171/24" is not an address range such as 192.0.2.0/24 or 2001:db8::/32',
+			"list 1 (https://example.com/a.json): 7 is not an address range such as 192.0.2.0/24 or 2001:db8::/32",
+			"list 2 (http://example.com/b.json): url must be an https:// address",
+			"list 2 (http://example.com/b.json): crawlers must be a non-empty array of crawler names",
+			"list 3: url must be an https:// address",
+			"list 3: crawlers must be a non-empty array of crawler names",
+		]);
+		expect(isVerifiedVisit("GPTBot", "192.0.2.1")).toBe(true);
+		expect(rangeVerifier({ ranges: {} }).problems()).toEqual(["the file has no `lists` array"]);
+		expect(rangeVerifier(null).isVerifiedVisit("GPTBot", "192.0.2.1")).toBeNull();
+	});
+
+	it.for([
+		["20.171.206.0/24", "20.171.206.0", 24],
+		["0.0.0.0/0", "0.0.0.0", 0],
+		["192.0.2.1/32", "192.0.2.1", 32],
+		["2001:db8::/32", "2001:db8::", 32],
+		["2001:db8::1/128", "2001:db8::1", 128],
+		["::ffff:192.0.2.0/120", "192.0.2.0", 24],
+	] as const)("reads %s", ([text, network, bits], { expect }) => {
+		const range = parseRange(text);
+		expect(range && [range[0].toString(), range[1]]).toEqual([network, bits]);
+	});
+
+	it.for(["20.171/24", "20.171.206.0/33", "20.171.206.0/024", "20.171.206.0", "2001:db8::/129", "0x14.171.206.0/24", "fe80::1%eth0/64", "::ffff:192.0.2.0/95", " 1.2.3.0/24", ""])(
+		"refuses %j",
+		(text, { expect }) => {
+			expect(parseRange(text)).toBeNull();
+		},
+	);
+});
