@@ -160,7 +160,10 @@ export const OWNER_LIMITS = {
 	/** In a list a text value is cut to this many characters; the whole record is one request away. */
 	feedbackListText: 500,
 	feedbackMutationIds: 500,
+	/** Issues per list page: `limit`'s default and ceiling (GET /api/issues). */
 	issueList: 1_000,
+	/** Environments, and releases, the issue list's filters offer (the most recently seen). */
+	issueFilterValues: 1_000,
 	issueEvents: 100,
 	analyticsEvents: 1_000,
 	recentCrawlerVisits: 50,

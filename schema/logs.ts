@@ -38,11 +38,38 @@ export const logIssues = sqliteTable(
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),
-		// The owner's list: newest first, optionally by status.
-		index("log_issues_key_last_seen_idx").on(t.keyId, t.lastSeen),
-		index("log_issues_key_status_last_seen_idx").on(t.keyId, t.status, t.lastSeen),
+		// The owner's list in each of its orders, optionally by status, ending in its tie-break
+		// (group_hash), so a page from a cursor is one walk of an index (docs/data-model.md#log_issues).
+		index("log_issues_key_last_seen_idx").on(t.keyId, t.lastSeen, t.groupHash),
+		index("log_issues_key_status_last_seen_idx").on(t.keyId, t.status, t.lastSeen, t.groupHash),
+		index("log_issues_key_first_seen_idx").on(t.keyId, t.firstSeen, t.groupHash),
+		index("log_issues_key_status_first_seen_idx").on(t.keyId, t.status, t.firstSeen, t.groupHash),
+		index("log_issues_key_count_idx").on(t.keyId, t.count, t.lastSeen, t.groupHash),
+		index("log_issues_key_status_count_idx").on(t.keyId, t.status, t.count, t.lastSeen, t.groupHash),
 		// The clean-up finds the key with the oldest expired issue.
 		index("log_issues_last_seen_idx").on(t.lastSeen),
+	],
+);
+
+/**
+ * The environments and releases the key's issues hold (their `environments` and `releases`), each
+ * with the latest `last_seen` of an issue holding it: what the issue list's filters offer, without
+ * reading every issue. Written with the issues; a name whose last issue expired goes with it.
+ */
+export const logIssueNames = sqliteTable(
+	"log_issue_names",
+	{
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		kind: text("kind", { enum: ["environment", "release"] }).notNull(),
+		name: text("name").notNull(),
+		lastSeen: integer("last_seen", { mode: "timestamp_ms" }).notNull(),
+	},
+	(t) => [
+		primaryKey({ columns: [t.keyId, t.kind, t.name] }),
+		// The filters' names, most recently seen first; the clean-up's expired names of one key.
+		index("log_issue_names_key_kind_last_seen_idx").on(t.keyId, t.kind, t.lastSeen),
 	],
 );
 

@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 describe("the project key's lifecycle", () => {
 	it("revoking the key deletes its logs and issues everywhere; a new key starts empty", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		const { group_hash } = await ingestOk(owner.rawKey, { message: "to be forgotten", request: { headers: { "X-Trace": "t-1" } } });
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "to be forgotten", environment: "production", request: { headers: { "X-Trace": "t-1" } } });
 		expect(await issuesOf(owner)).toHaveLength(1);
 		// One more accepted but not yet moved to D1.
 		await ingestOk(owner.rawKey, { message: "still in the grouper" });
@@ -25,8 +25,9 @@ describe("the project key's lifecycle", () => {
 		const rows = await env.DB.batch([
 			env.DB.prepare("select count(*) as n from log_events where key_id = ?").bind(owner.keyId),
 			env.DB.prepare("select count(*) as n from log_issues where key_id = ?").bind(owner.keyId),
+			env.DB.prepare("select count(*) as n from log_issue_names where key_id = ?").bind(owner.keyId),
 		]);
-		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0]);
+		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0, 0]);
 		const grouperRows = await runInDurableObject(issueGrouper(owner.keyId), (_: ProjectCollector, state) => ({
 			outbox: state.storage.sql.exec("select count(*) as n from outbox").one().n,
 			groups: state.storage.sql.exec("select count(*) as n from groups").one().n,

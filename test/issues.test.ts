@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { writeStatements } from "../domain/logs/logStore";
 import { call, setPlan } from "./helpers";
 import { ingestOk, issueOf, issuesOf, listIssues, ownerWithLogKey, raiseLogsLimit, readIssue, setIssueStatus, storedEvents } from "./logHelpers";
 
@@ -176,6 +178,31 @@ describe("GET /api/issues/:group_hash", () => {
 		expect(Date.parse(detail.events[0].received_at) - hours[23]).toBeLessThan(3_600_000);
 		expect(Date.parse(detail.events[0].received_at) - hours[23]).toBeGreaterThanOrEqual(0);
 		expect(detail.hourly_counts[23].count).toBeGreaterThanOrEqual(1);
+	});
+
+	it("30 daily counts, oldest UTC day first, the last today: events older than the first day not counted", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "nightly export failed" });
+		const DAY = 86_400_000;
+		const now = Date.now();
+		// Events received days ago, written as the ProjectCollector writes them.
+		const past = [3 * DAY, 3 * DAY + 1, 29 * DAY, 31 * DAY].map((ago) => now - ago);
+		const pending = past.map((at) => ({ id: crypto.randomUUID(), groupHash: group_hash, receivedAt: at, timestamp: at, level: "error", environment: null, release: null, eventJson: "{}" }));
+		await env.DB.batch(writeStatements(env.DB, { keyId: owner.keyId, userId: owner.user.id }, pending, []));
+
+		const { daily_counts: daily, hourly_counts: hourly } = await issueOf(owner, group_hash);
+		const days = daily.map((d: Json) => Date.parse(d.day));
+		expect(days).toHaveLength(30);
+		expect(days.slice(1).map((d: number, i: number) => d - days[i])).toEqual(Array(29).fill(DAY));
+		expect(days[29] % DAY).toBe(0);
+		expect(now - days[29]).toBeLessThan(DAY);
+		const countOn = (at: number) => daily.find((d: Json) => Date.parse(d.day) <= at && at < Date.parse(d.day) + DAY)?.count;
+		expect(countOn(now)).toBe(1);
+		expect(countOn(past[0])).toBe(2);
+		expect(countOn(past[2])).toBe(1);
+		expect(countOn(past[3])).toBeUndefined();
+		expect(daily.reduce((sum: number, d: Json) => sum + d.count, 0)).toBe(4);
+		expect(hourly.reduce((sum: number, h: Json) => sum + h.count, 0)).toBe(1);
 	});
 
 	it("400 for a malformed hash, 404 for an unknown one", async ({ expect }) => {

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
+import { type IssueSnapshot, writeStatements } from "../domain/logs/logStore";
 import { call, ownerWithKey, uniqueIp } from "./helpers";
 
 export const INGEST_PATH = "/api/app-logs-ingest";
@@ -97,4 +98,40 @@ export function grouperStorageText(keyId: string): Promise<string> {
 			.toArray();
 		return JSON.stringify(tables.map(({ name }) => state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()));
 	});
+}
+
+/** An issue row as seedIssues writes it; what is not given takes a plain value. */
+export interface SeededIssue {
+	groupHash: string;
+	lastSeen: number;
+	firstSeen?: number;
+	count?: number;
+	status?: "open" | "resolved" | "ignored";
+	environments?: string[];
+	releases?: string[];
+}
+
+/** The group hash of the `i`th seeded issue: 32 hex characters, as the grouping makes them. */
+export const seededHash = (i: number) => i.toString(16).padStart(32, "0");
+
+/**
+ * Issues written to D1 by the statements the ProjectCollector moves them with, without sending
+ * their events: thousands of them in a test. The collector itself does not hold them.
+ */
+export async function seedIssues(project: { keyId: string; user: { id: string } }, issues: SeededIssue[]) {
+	const snapshots: IssueSnapshot[] = issues.map((i) => ({
+		groupHash: i.groupHash,
+		title: `seeded ${i.groupHash}`,
+		culprit: null,
+		level: "error",
+		status: i.status ?? "open",
+		count: i.count ?? 1,
+		users: 1,
+		firstSeen: i.firstSeen ?? i.lastSeen,
+		lastSeen: i.lastSeen,
+		environments: i.environments ?? [],
+		releases: i.releases ?? [],
+		resolvedInRelease: null,
+	}));
+	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

@@ -31,8 +31,9 @@
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
- *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=   log issues with 24 hourly counts
- *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly counts
+ *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000
+ *     GET    /api/issues/filter-values?project_name=   the project's environments and releases
+ *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly and 30 daily counts
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     GET    /api/sites                            the owner's analytics sites
  *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
@@ -71,7 +72,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
-import { listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
+import { listIssueFilterValues, listIssues, readIssue, updateIssueStatus } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -157,6 +158,7 @@ router
 	.get("/api/feedback/:id", ...ownerWithAccess, readFeedback)
 
 	.get("/api/issues", ...ownerWithAccess, listIssues)
+	.get("/api/issues/filter-values", ...ownerWithAccess, listIssueFilterValues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 

@@ -29,6 +29,21 @@ export interface IssueListItemView extends IssueView {
 	last_24h: number[];
 }
 
+/**
+ * A page of the list (`limit` issues, 1,000 by default); `next_cursor` reads the next page in the
+ * same sort and is null on the last.
+ */
+export interface IssuePageView {
+	issues: IssueListItemView[];
+	next_cursor: string | null;
+}
+
+/** What the list's environment and release filters can take: environments by name, releases newest first. */
+export interface IssueFilterValuesView {
+	environments: string[];
+	releases: string[];
+}
+
 /** A stored event with its id and the time it was received. */
 export type IssueEventView = LogEvent & { id: string; received_at: string };
 
@@ -37,4 +52,6 @@ export interface IssueDetailView extends IssueView {
 	events: IssueEventView[];
 	/** 24 entries, oldest hour first; the last is the current hour. */
 	hourly_counts: Array<{ hour: string; count: number }>;
+	/** 30 entries, oldest UTC day first; the last is today. */
+	daily_counts: Array<{ day: string; count: number }>;
 }

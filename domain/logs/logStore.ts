@@ -3,7 +3,7 @@
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
-import { logEvents, logIssues } from "../../schema";
+import { logEvents, logIssueNames, logIssues } from "../../schema";
 import type { IssueSort, IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
@@ -64,6 +64,26 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release`;
 
+// The names of the issues written, each with the latest last_seen of one holding it; a name
+// only ever seen later (max), as an issue's last_seen only grows.
+const UPSERT_NAMES = `INSERT INTO log_issue_names (key_id, kind, name, last_seen)
+	SELECT ?1, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?2) WHERE true
+	ON CONFLICT (key_id, kind, name) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`;
+
+/** The distinct environments and releases of these issues, as [kind, name, latest last_seen] rows of JSON. */
+function nameRows(issues: IssueSnapshot[]): string[] {
+	const latest = new Map<string, [string, string, number]>();
+	for (const issue of issues) {
+		for (const [kind, names] of [["environment", issue.environments], ["release", issue.releases]] as const) {
+			for (const name of names) {
+				const known = latest.get(`${kind}:${name}`);
+				if (!known || known[2] < issue.lastSeen) latest.set(`${kind}:${name}`, [kind, name, issue.lastSeen]);
+			}
+		}
+	}
+	return [...latest.values()].map((row) => JSON.stringify(row));
+}
+
 /** The statements that move pending events and changed issues to D1; run them as one batch (one transaction). */
 export function writeStatements(db: D1Database, owner: KeyOwner, events: PendingEvent[], issues: IssueSnapshot[]): D1PreparedStatement[] {
 	const eventRows = events.map((e) => JSON.stringify([e.id, e.groupHash, e.receivedAt, e.timestamp, e.level, e.environment, e.release, e.eventJson]));
@@ -85,6 +105,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 	);
 	return [
 		...packJsonArrays(issueObjects).map((rows) => db.prepare(UPSERT_ISSUES).bind(owner.keyId, owner.userId, rows)),
+		...packJsonArrays(nameRows(issues)).map((rows) => db.prepare(UPSERT_NAMES).bind(owner.keyId, rows)),
 		...packJsonArrays(eventRows).map((rows) => db.prepare(INSERT_EVENTS).bind(owner.keyId, rows)),
 	];
 }
@@ -92,7 +113,11 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 /** Everything a revoked key sent. */
 export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 	const db = database(env);
-	await db.batch([db.delete(logEvents).where(eq(logEvents.keyId, keyId)), db.delete(logIssues).where(eq(logIssues.keyId, keyId))]);
+	await db.batch([
+		db.delete(logEvents).where(eq(logEvents.keyId, keyId)),
+		db.delete(logIssues).where(eq(logIssues.keyId, keyId)),
+		db.delete(logIssueNames).where(eq(logIssueNames.keyId, keyId)),
+	]);
 }
 
 // ---------------------------------------------------------------------------
@@ -101,6 +126,14 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 export type IssueRow = typeof logIssues.$inferSelect;
 export type EventRow = typeof logEvents.$inferSelect;
 
+/**
+ * Where a page of the list starts: after the issue with these sort values (the columns of
+ * SORT_COLUMNS[sort], last its group hash), in the order of that sort.
+ */
+export interface IssuePosition {
+	sort: IssueSort;
+	values: Array<number | string>;
+}
 
 export interface IssueFilters {
 	status?: IssueStatus;
@@ -110,6 +143,8 @@ export interface IssueFilters {
 	sort?: IssueSort;
 	/** Issues with an event whose user has this id, or this email in any letter case. */
 	user?: string;
+	after?: IssuePosition;
+	limit?: number;
 }
 
 /**
@@ -127,21 +162,32 @@ async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<st
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const ORDER = {
-	last_seen: [desc(logIssues.lastSeen), desc(logIssues.groupHash)],
-	first_seen: [desc(logIssues.firstSeen), desc(logIssues.groupHash)],
-	count: [desc(logIssues.count), desc(logIssues.lastSeen), desc(logIssues.groupHash)],
+/**
+ * Each order's columns, all descending, the last the tie-break: the columns of its index after
+ * key_id (and status), migration 0012.
+ */
+export const SORT_COLUMNS = {
+	last_seen: [logIssues.lastSeen, logIssues.groupHash],
+	first_seen: [logIssues.firstSeen, logIssues.groupHash],
+	count: [logIssues.count, logIssues.lastSeen, logIssues.groupHash],
 } as const;
 
+/** The sort values of an issue, as a position to start the next page after. */
+export function positionOf(issue: IssueRow, sort: IssueSort): IssuePosition {
+	const value = { last_seen: issue.lastSeen.getTime(), first_seen: issue.firstSeen.getTime(), count: issue.count };
+	return { sort, values: [...(sort === "count" ? [issue.count, issue.lastSeen.getTime()] : [value[sort]]), issue.groupHash] };
+}
+
 /**
- * Most recently seen first (or newest, or most frequent). By last seen it walks
- * log_issues_key_last_seen_idx (or the status one) backwards; the other orders sort this key's
- * issues. Environment, release and text filters are checked per row of this key's issues only.
+ * The list's statement; `ofUser` the issues of `filters.user`, already looked up. A row-value
+ * comparison with the position is a range of the order's index, so a page is one walk of it from
+ * there, environment, release and text filters checked per row of this key's issues.
  */
-export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
 	const pattern = filters.q ? likePattern(filters.q) : undefined;
-	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
-	if (ofUser?.length === 0) return [];
+	const sort = filters.sort ?? "last_seen";
+	const columns = SORT_COLUMNS[sort];
+	const after = filters.after;
 	return database(env)
 		.select()
 		.from(logIssues)
@@ -164,10 +210,18 @@ export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilt
 						)
 					: undefined,
 				ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
+				after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
 			),
 		)
-		.orderBy(...ORDER[filters.sort ?? "last_seen"])
-		.limit(OWNER_LIMITS.issueList);
+		.orderBy(...columns.map((column) => desc(column)))
+		.limit(filters.limit ?? OWNER_LIMITS.issueList);
+}
+
+/** Most recently seen first (or newest, or most frequent), `limit` of them from `after` on. */
+export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
+	if (ofUser?.length === 0) return [];
+	return issueListQuery(env, owner, filters, ofUser);
 }
 
 export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): Promise<IssueRow | undefined> {
@@ -186,12 +240,35 @@ export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit 
 		.limit(limit);
 }
 
+/** The names of one kind the key's issues hold, most recently seen first, at most ?3: a walk of their index. */
+export const ISSUE_NAMES = `SELECT name FROM log_issue_names WHERE key_id = ?1 AND kind = ?2 ORDER BY last_seen DESC LIMIT ?3`;
+
+/** The project's environments by name, and its releases most recently seen first; at most `limit` of each. */
+export async function issueFilterValues(env: Env, owner: KeyOwner, limit = OWNER_LIMITS.issueFilterValues) {
+	const [environments, releases] = await env.DB.batch<{ name: string }>(
+		["environment", "release"].map((kind) => env.DB.prepare(ISSUE_NAMES).bind(owner.keyId, kind, limit)),
+	);
+	return {
+		environments: environments.results.map((row) => row.name).sort(),
+		releases: releases.results.map((row) => row.name),
+	};
+}
+
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 // Integer division: a bound JavaScript number would be a REAL and give fractional hours. One seek
 // of log_events_key_group_received_idx per issue named.
 export const HOURLY_COUNTS = `SELECT group_hash, cast(received_at / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
 	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND received_at >= ?3 GROUP BY 1, 2`;
+
+/** Events per hour of the named issues from `firstHour` (hours since 1970) on. */
+async function countsByHour(env: Env, owner: KeyOwner, groupHashes: string[], firstHour: number) {
+	const { results } = await env.DB.prepare(HOURLY_COUNTS)
+		.bind(owner.keyId, JSON.stringify(groupHashes), firstHour * HOUR_MS)
+		.all<{ group_hash: string; hour: number; count: number }>();
+	return results;
+}
 
 /**
  * Events per hour of each named issue for the 24 hours up to `now`, oldest hour first; the last
@@ -201,21 +278,32 @@ export async function hourlyCountsOf(env: Env, owner: KeyOwner, groupHashes: str
 	const firstHour = Math.floor(now / HOUR_MS) - 23;
 	const byIssue = new Map(groupHashes.map((hash) => [hash, new Array<number>(24).fill(0)]));
 	if (groupHashes.length === 0) return byIssue;
-	const { results } = await env.DB.prepare(HOURLY_COUNTS)
-		.bind(owner.keyId, JSON.stringify(groupHashes), firstHour * HOUR_MS)
-		.all<{ group_hash: string; hour: number; count: number }>();
-	for (const row of results) {
+	for (const row of await countsByHour(env, owner, groupHashes, firstHour)) {
 		const counts = byIssue.get(row.group_hash);
 		if (counts) counts[row.hour - firstHour] = row.count;
 	}
 	return byIssue;
 }
 
-/** One issue's events per hour for the 24 hours up to `now`, oldest hour first, each with its hour. */
-export async function hourlyCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()): Promise<Array<{ hour: string; count: number }>> {
+/**
+ * One issue's events per hour for the 24 hours up to `now` and per UTC day for the 30 days up to
+ * it, oldest first, each with its start; the last of each is the current hour or day. Both from
+ * one walk of the issue's events of those days in log_events_key_group_received_idx.
+ */
+export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()) {
 	const firstHour = Math.floor(now / HOUR_MS) - 23;
-	const counts = (await hourlyCountsOf(env, owner, [groupHash], now)).get(groupHash) ?? [];
-	return counts.map((count, i) => ({ hour: new Date((firstHour + i) * HOUR_MS).toISOString(), count }));
+	const firstDay = Math.floor(now / DAY_MS) - 29;
+	const hours = new Array<number>(24).fill(0);
+	const days = new Array<number>(30).fill(0);
+	for (const row of await countsByHour(env, owner, [groupHash], (firstDay * DAY_MS) / HOUR_MS)) {
+		const day = Math.floor((row.hour * HOUR_MS) / DAY_MS) - firstDay;
+		if (day < days.length) days[day] += row.count;
+		if (row.hour >= firstHour && row.hour - firstHour < hours.length) hours[row.hour - firstHour] = row.count;
+	}
+	return {
+		hourly: hours.map((count, i) => ({ hour: new Date((firstHour + i) * HOUR_MS).toISOString(), count })),
+		daily: days.map((count, i) => ({ day: new Date((firstDay + i) * DAY_MS).toISOString(), count })),
+	};
 }
 
 // ---------------------------------------------------------------------------
@@ -236,6 +324,14 @@ export async function keyWithExpiredIssues(env: Env, cutoff: number): Promise<st
 	return row?.key_id ?? null;
 }
 
-/** The key's issues last seen before `cutoff`, at most `limit`; run by its ProjectCollector once it has forgotten them. */
-export const deleteExpiredIssues = (db: D1Database, keyId: string, cutoff: number, limit: number) =>
-	deleteRows(db, DELETE_EXPIRED_ISSUES, cutoff, limit, keyId);
+/** The key's names no issue it keeps holds: every issue holding one was last seen before the cutoff. */
+export const DELETE_EXPIRED_ISSUE_NAMES = `DELETE FROM log_issue_names WHERE key_id = ?2 AND kind IN ('environment', 'release') AND last_seen < ?1`;
+
+/**
+ * The key's issues last seen before `cutoff`, at most `limit`, and the names only they held; run by
+ * its ProjectCollector once it has forgotten them. Answers how many issues went.
+ */
+export async function deleteExpiredIssues(db: D1Database, keyId: string, cutoff: number, limit: number): Promise<number> {
+	const [issues] = await db.batch([db.prepare(DELETE_EXPIRED_ISSUES).bind(cutoff, limit, keyId), db.prepare(DELETE_EXPIRED_ISSUE_NAMES).bind(cutoff, keyId)]);
+	return issues.meta.changes;
+}

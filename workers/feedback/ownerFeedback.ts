@@ -13,6 +13,7 @@ import { OWNER_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
 import { FEEDBACK_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
+import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
 import { flushKeys } from "../objects";
 import { projectNameSchema } from "../keys/projectKeys";
@@ -40,37 +41,17 @@ async function findFlushingOnMiss<T>(env: Env, userId: string, find: () => Promi
 	return find();
 }
 
-/** A page's position, opaque to clients: the created_at and id of the page's last record. */
-const encodeCursor = (record: { createdAt: Date; id: string }) =>
-	btoa(`${record.createdAt.getTime()}:${record.id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** A page's position: the created_at and id of the page's last record. */
+const encodeFeedbackCursor = (record: { createdAt: Date; id: string }) => encodeCursor([record.createdAt.getTime(), record.id]);
 
-function decodeCursor(cursor: string): { createdAt: number; id: string } | null {
-	let text: string;
-	try {
-		text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-	} catch {
-		return null;
-	}
-	const match = /^(\d{1,15}):([\w-]{1,100})$/.exec(text);
-	return match ? { createdAt: Number(match[1]), id: match[2] } : null;
-}
-
-const cursorSchema = z
-	.string()
-	.max(200)
-	.transform((cursor, ctx) => {
-		const position = decodeCursor(cursor);
-		if (position) return position;
-		ctx.addIssue({ code: "custom", message: "is not a cursor this API gave out" });
-		return z.NEVER;
-	});
+const feedbackCursorSchema = cursorSchema(/^(\d{1,15}):([\w-]{1,100})$/, (match) => ({ createdAt: Number(match[1]), id: match[2] }));
 
 const listQuerySchema = z.object({
 	project_name: projectNameSchema,
 	type: z.enum(["issue", "feature_request"]).optional(),
 	status: z.enum(FEEDBACK_STATUSES).optional(),
 	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),
-	cursor: cursorSchema.optional(),
+	cursor: feedbackCursorSchema.optional(),
 });
 
 type StoredRecord = NonNullable<Awaited<ReturnType<typeof findOwnFeedback>>>;
@@ -127,7 +108,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 		page.push(view);
 	}
 	const last = rows[page.length - 1];
-	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeCursor(last) : null } satisfies FeedbackPageView);
+	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeFeedbackCursor(last) : null } satisfies FeedbackPageView);
 }
 
 /** GET /api/feedback/:id → the whole record, every field uncut; another owner's id is 404. */

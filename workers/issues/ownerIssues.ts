@@ -1,12 +1,34 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import { ISSUE_SORTS, ISSUE_STATUSES, type IssueDetailView, type IssueListItemView, type IssueView } from "../../domain/api/issues";
+import {
+	ISSUE_SORTS,
+	ISSUE_STATUSES,
+	type IssueDetailView,
+	type IssueFilterValuesView,
+	type IssuePageView,
+	type IssueSort,
+	type IssueView,
+} from "../../domain/api/issues";
+import { OWNER_LIMITS } from "../../domain/limits";
+import {
+	findIssue,
+	hourlyCountsOf,
+	type IssueRow,
+	type IssueSnapshot,
+	issueCounts,
+	issueEvents,
+	issueFilterValues,
+	type KeyOwner,
+	positionOf,
+	SORT_COLUMNS,
+	selectIssues,
+} from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
+import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { projectCollectorFor } from "../objects";
-import { findIssue, hourlyCounts, hourlyCountsOf, type IssueRow, type IssueSnapshot, issueEvents, type KeyOwner, selectIssues } from "../../domain/logs/logStore";
-import { parseBody } from "../validation";
+import { limitParam, parseBody } from "../validation";
 
 const groupHashParams = z.object({
 	group_hash: z
@@ -15,15 +37,28 @@ const groupHashParams = z.object({
 		.transform((hash) => hash.toLowerCase()),
 });
 
-const listQuerySchema = z.object({
-	project_name: projectNameSchema,
-	status: z.enum(ISSUE_STATUSES).optional(),
-	environment: z.string().min(1).max(500).optional(),
-	release: z.string().min(1).max(500).optional(),
-	q: z.string().trim().max(200).optional(),
-	sort: z.enum(ISSUE_SORTS).optional(),
-	user: z.string().trim().min(1).max(500).optional(),
-});
+/** A page's position: the sort it follows and the last issue's values in it, its group hash last. */
+const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,15}:){1,2})([0-9a-f]{32})$/, (match) => ({
+	sort: match[1] as IssueSort,
+	values: [...match[2].split(":").filter(Boolean).map(Number), match[3]],
+}));
+
+const listQuerySchema = z
+	.object({
+		project_name: projectNameSchema,
+		status: z.enum(ISSUE_STATUSES).optional(),
+		environment: z.string().min(1).max(500).optional(),
+		release: z.string().min(1).max(500).optional(),
+		q: z.string().trim().max(200).optional(),
+		sort: z.enum(ISSUE_SORTS).default("last_seen"),
+		user: z.string().trim().min(1).max(500).optional(),
+		limit: limitParam(OWNER_LIMITS.issueList).default(OWNER_LIMITS.issueList),
+		cursor: issueCursorSchema.optional(),
+	})
+	.refine(({ cursor, sort }) => !cursor || (cursor.sort === sort && cursor.values.length === SORT_COLUMNS[sort].length), {
+		path: ["cursor"],
+		message: "was given for another sort: start again without it",
+	});
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
@@ -58,19 +93,38 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 }
 
 /**
- * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user= → {issues}, most recently
- * seen first unless sorted by first seen or count; each with its last 24 hours' hourly counts.
+ * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=
+ * → {issues, next_cursor}: `limit` issues (default and at most 1,000), most recently seen first
+ * unless sorted by first seen or count, each with its last 24 hours' hourly counts; `next_cursor`
+ * (null on the last page) reads on from the last of them, in the same sort.
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name, ...filters } = parseBody(listQuerySchema, request.query);
+	const { project_name, cursor, limit, ...filters } = parseBody(listQuerySchema, request.query);
 	const owner = await ownKeyFlushed(env, user.id, project_name);
-	const issues = await selectIssues(env, owner, { ...filters, q: filters.q || undefined });
+	// One more than asked says whether another page follows.
+	const rows = await selectIssues(env, owner, { ...filters, q: filters.q || undefined, after: cursor, limit: limit + 1 });
+	const issues = rows.slice(0, limit);
 	const hourly = await hourlyCountsOf(env, owner, issues.map((issue) => issue.groupHash));
-	return json({ issues: issues.map((issue): IssueListItemView => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })) });
+	const last = issues.at(-1);
+	return json({
+		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),
+		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...positionOf(last, filters.sort).values]) : null,
+	} satisfies IssuePageView);
 }
 
-/** GET /api/issues/:group_hash?project_name= → the issue, its newest events and 24 hourly counts. */
+/**
+ * GET /api/issues/filter-values?project_name= → {environments, releases}: the names the list's
+ * environment and release filters can take, whatever the other filters.
+ */
+export async function listIssueFilterValues(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const owner = await ownKeyFlushed(env, user.id, project_name);
+	return json((await issueFilterValues(env, owner)) satisfies IssueFilterValuesView);
+}
+
+/** GET /api/issues/:group_hash?project_name= → the issue, its newest events, 24 hourly and 30 daily counts. */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
@@ -78,11 +132,12 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	const issue = await findIssue(env, owner, groupHash);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
-	const [events, hourly] = await Promise.all([issueEvents(env, owner, groupHash), hourlyCounts(env, owner, groupHash)]);
+	const [events, counts] = await Promise.all([issueEvents(env, owner, groupHash), issueCounts(env, owner, groupHash)]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
 		events: events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
-		hourly_counts: hourly,
+		hourly_counts: counts.hourly,
+		daily_counts: counts.daily,
 	};
 	return json(detail);
 }
