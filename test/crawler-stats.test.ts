@@ -101,3 +101,68 @@ describe("GET /api/sites/:tracking_id/pages: people and AI crawlers page by page
 		expect((await getJson(`/api/sites/${site.tracking_id}/pages`, stranger.token)).status).toBe(404);
 	});
 });
+
+describe("GET /api/sites/:tracking_id/pages: sort and only, for the pages a list of the busiest hides", () => {
+	/** People view / (3), /blog and /pricing (1 each); AI reads / (3) and /docs (3), which nobody viewed. */
+	async function seeded() {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		await seedVisits(site.tracking_id, [
+			["GPTBot", "/", 200, 60],
+			["GPTBot", "/", 200, 61],
+			["ClaudeBot", "/", 200, 62],
+			["GPTBot", "/docs", 200, 63],
+			["ClaudeBot", "/docs", 200, 64],
+			["ClaudeBot", "/docs", 200, 65],
+		]);
+		const paths = async (query: string) => {
+			const { status, body } = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}&${query}`, token);
+			if (status !== 200) throw new Error(`expected 200, got ${status}: ${JSON.stringify(body)}`);
+			return (body.pages as Array<{ path: string }>).map((p) => p.path);
+		};
+		return { token, site, paths };
+	}
+
+	it.for([
+		["", ["/", "/docs", "/blog", "/pricing"]],
+		["sort=total", ["/", "/docs", "/blog", "/pricing"]],
+		["sort=ai", ["/", "/docs", "/blog", "/pricing"]],
+		["sort=people", ["/", "/blog", "/pricing", "/docs"]],
+		["only=ai", ["/docs"]],
+		["only=people", ["/blog", "/pricing"]],
+		["only=people&sort=ai", ["/blog", "/pricing"]],
+		["sort=people&limit=2", ["/", "/blog"]],
+	] as const)("?%s → %j", async ([query, expected], { expect }) => {
+		const { paths } = await seeded();
+		expect(await paths(query)).toEqual(expected);
+	});
+
+	it("shows the page only AI reads that the busiest pages push out, and says which selection it answers", async ({ expect }) => {
+		const { token, site, paths } = await seeded();
+		expect(await paths("limit=1")).toEqual(["/"]);
+		expect(await paths("limit=1&only=ai")).toEqual(["/docs"]);
+		expect(await paths("limit=1&only=people")).toEqual(["/blog"]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}&only=ai&sort=ai`, token);
+		expect(body).toMatchObject({ sort: "ai", only: "ai", pages: [{ path: "/docs", pageviews: 0, visitors: 0, crawler_visits: 3 }] });
+		expect((await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}`, token)).body).toMatchObject({ sort: "total", only: null });
+	});
+
+	it("answers 100 pages at limit=100 and 400 at 101", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedVisits(site.tracking_id, Array.from({ length: 101 }, (_, i) => ["GPTBot", `/p${i}`, 200, 60] as [string, string, number, number]));
+		const at100 = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}&only=ai&limit=100`, token);
+		expect(at100.body.pages).toHaveLength(100);
+		const at101 = await getJson(`/api/sites/${site.tracking_id}/pages?${RANGE}&only=ai&limit=101`, token);
+		expect(at101).toEqual({ status: 400, body: { error: "Invalid request: limit: must be a whole number from 1 to 100" } });
+	});
+
+	it.for([
+		["sort=busiest", "Invalid request: sort: must be one of total, ai, people"],
+		["only=crawlers", "Invalid request: only: must be one of ai, people"],
+		["only=ai&only=people", "Invalid request: only: must be given once"],
+		["order=ai", "Invalid request: unknown parameter order"],
+	])("answers ?%s with 400: %s", async ([query, error], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		expect(await getJson(`/api/sites/${site.tracking_id}/pages?${query}`, token)).toEqual({ status: 400, body: { error } });
+	});
+});

@@ -90,10 +90,19 @@ export interface SiteStatsView extends PeriodTotalsView {
 	previous?: PeriodTotalsView;
 }
 
+/** The pages report's order (`?sort=`): page views and crawler visits together, crawler visits first, or page views first. */
+export const PAGES_SORTS = ["total", "ai", "people"] as const;
+export type PagesSort = (typeof PAGES_SORTS)[number];
+/** The pages report's selection (`?only=`): the pages only AI crawlers read, or only people viewed. */
+export const PAGES_ONLY = ["ai", "people"] as const;
+export type PagesOnly = (typeof PAGES_ONLY)[number];
+
 /** `GET /api/sites/:tracking_id/pages`: what people and AI crawlers read, page by page. */
 export interface SitePagesView {
 	from: string;
 	to: string;
+	sort: PagesSort;
+	only: PagesOnly | null;
 	pages: Array<{ path: string; pageviews: number; visitors: number; crawler_visits: number; crawlers: Array<{ name: string; visits: number }> }>;
 }
 
