@@ -81,6 +81,12 @@ export const analyticsEvents = sqliteTable(
 		device: text("device").notNull().default(""),
 		/** Two upper-case letters, or "" when unknown. */
 		country: text("country").notNull().default(""),
+		/**
+		 * The page URL's `ref` parameter (`?ref=producthunt`), decoded, trimmed, "" when absent: a
+		 * breakdown of its own beside the campaign's. Added by migration 0013: events stored before
+		 * it have "" here (their `ref` still named their `source`).
+		 */
+		ref: text("ref").notNull().default(""),
 	},
 	(t) => [
 		primaryKey({ columns: [t.trackingId, t.eventId] }),

@@ -96,6 +96,9 @@ describe("browser event field rules, each at its boundary and one past it", () =
 			utm_term: x(200),
 			source: x(200),
 		});
+		// ref likewise: at its limit, and one past it.
+		expect(await storedWith({ url_query: `?ref=${x(200)}` })).toMatchObject({ ref: x(200), source: x(200) });
+		expect(await storedWith({ url_query: `?ref=${x(201)}` })).toMatchObject({ ref: x(200), source: x(200) });
 	});
 
 	it.for([

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, it } from "vitest";
+import { beforeAll, describe, type ExpectStatic, it } from "vitest";
 import { DELETE_EXPIRED_SESSIONS } from "../domain/accounts/userStore";
 import { compileFilters, FILTER_NAMES, type Filters } from "../domain/analytics/filters";
 import {
@@ -12,6 +12,7 @@ import {
 } from "../domain/analytics/eventStore";
 import { PAGES_QUERIES } from "../domain/analytics/pagesReport";
 import { siteStatsQueries, VISITORS_NOW } from "../domain/analytics/eventStats";
+import { BREAKDOWN_COLUMNS, type BreakdownName, breakdownQuery } from "../domain/analytics/siteStats";
 import { ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
@@ -111,6 +112,47 @@ describe.each([
 			}
 		});
 
+	});
+
+	describe("each filter on its own, and every CSV export, unfiltered, with each filter and with all: index searches only", () => {
+		const EVENT_SEARCH =
+			/SEARCH \w+ USING (COVERING )?INDEX (analytics_events_site_ts_idx \(tracking_id=\? AND ts>\? AND ts<\?\)|analytics_events_visitor_idx \(tracking_id=\? AND visitor_id=\? AND ts>\? AND ts<\?\))/;
+		const SAMPLE_SEARCH = /SEARCH \w+ USING INDEX analytics_events_sample_idx \(tracking_id=\? AND <expr>=\? AND ts>\? AND ts<\?\)/;
+		const sample = { buckets: 6 };
+		/** Each filter alone (the referrer URLs always with a source), and all of them. */
+		const filterSets = (needsSource: boolean): Array<[string, Filters]> => [
+			...FILTER_NAMES.map((name): [string, Filters] => [name, { ...(needsSource ? { source: "value of source" } : {}), [name]: `value of ${name}` }]),
+			["every filter", Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`]))],
+		];
+		/** Every line of the plan that reads the events is such a search, and there is at least one. */
+		const expectEventSearches = async (expect: ExpectStatic, sql: string, search: RegExp, what: string) => {
+			const steps = await plan(sql);
+			expect(steps, what).not.toMatch(/SCAN (analytics_events|analytics_rollups)\b/);
+			const reads = steps.split("\n").filter((l) => /\banalytics_events\b/.test(l));
+			expect(reads.length, what).toBeGreaterThan(0);
+			for (const line of reads) expect(line, what).toMatch(search);
+		};
+
+		it.for(FILTER_NAMES)("the statistics with %s alone, counted and sampled", async (name, { expect }) => {
+			for (const [conditions, search] of [[undefined, EVENT_SEARCH], [sample, SAMPLE_SEARCH]] as const) {
+				const filters = compileFilters({ [name]: `value of ${name}` }, conditions);
+				for (const [part, sql] of Object.entries(siteStatsQueries(3_600_000, filters)).filter(([, sql]) => sql !== VISITORS_NOW)) {
+					await expectEventSearches(expect, sql, search, `${part}${conditions ? ", sampled" : ""}`);
+				}
+			}
+		});
+
+		it.for(Object.keys(BREAKDOWN_COLUMNS) as BreakdownName[])("%s.csv", async (name, { expect }) => {
+			if (name !== "referrer_urls") {
+				const steps = await plan(breakdownQuery(name, 86_400_000));
+				expect(steps).toMatch(ROLLUP_SEARCH);
+				for (const line of steps.split("\n").filter((l) => /\b(analytics_rollups|analytics_events)\b/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
+			}
+			for (const [what, filters] of filterSets(name === "referrer_urls")) {
+				await expectEventSearches(expect, breakdownQuery(name, 86_400_000, compileFilters(filters)), EVENT_SEARCH, what);
+				await expectEventSearches(expect, breakdownQuery(name, 86_400_000, compileFilters(filters, sample)), SAMPLE_SEARCH, `${what}, sampled`);
+			}
+		});
 	});
 
 	describe("a sample of the visitors: every read of the events one search of the sample index per bucket, whatever the filters", () => {

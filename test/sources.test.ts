@@ -53,8 +53,8 @@ describe("sources: referrers grouped by the vendored list of known referrers", (
 	});
 });
 
-describe("campaigns: utm_* read from the page URL; utm_source, source or ref names the source", () => {
-	const none = { utm_source: "", utm_medium: "", utm_campaign: "", utm_content: "", utm_term: "" };
+describe("campaigns: utm_* and ref read from the page URL; utm_source, source or ref names the source", () => {
+	const none = { utm_source: "", utm_medium: "", utm_campaign: "", utm_content: "", utm_term: "", ref: "" };
 	it.for([
 		// [what, url_query, referrer, stored source, stored campaign fields]
 		[
@@ -67,10 +67,17 @@ describe("campaigns: utm_* read from the page URL; utm_source, source or ref nam
 		["a known source spelt in lower case", "?utm_source=twitter&utm_medium=social", "", "Twitter", { ...none, utm_source: "twitter", utm_medium: "social" }],
 		["a known source given as its host", "?utm_source=news.ycombinator.com", "", "Hacker News", { ...none, utm_source: "news.ycombinator.com" }],
 		["a short name from overrides.json", "?utm_source=hn", "", "Hacker News", { ...none, utm_source: "hn" }],
-		["ref, as Product Hunt and others link", "?ref=producthunt", "https://www.producthunt.com/posts/svc", "producthunt", none],
-		["ref naming a known host", "?ref=github.com", "", "GitHub", none],
+		// A link's ref and the referrer of the same site are one source, under the list's name.
+		["ref, as Product Hunt and others link", "?ref=producthunt", "https://www.producthunt.com/posts/svc", "Product Hunt", { ...none, ref: "producthunt" }],
+		["ref naming a known source without its space", "?ref=hackernews", "", "Hacker News", { ...none, ref: "hackernews" }],
+		["ref naming a known source with underscores", "?ref=product_hunt", "", "Product Hunt", { ...none, ref: "product_hunt" }],
+		["utm_source naming a known source in capitals, hyphenated", "?utm_source=HACKER-NEWS", "", "Hacker News", { ...none, utm_source: "HACKER-NEWS" }],
+		["utm_source naming a known source with its space encoded", "?utm_source=Product%20Hunt", "", "Product Hunt", { ...none, utm_source: "Product Hunt" }],
+		["ref naming a known host", "?ref=github.com", "", "GitHub", { ...none, ref: "github.com" }],
+		["ref naming no known source stays as written", "?ref=my-weekly_digest", "", "my-weekly_digest", { ...none, ref: "my-weekly_digest" }],
 		["source=", "?source=weekly-digest", "", "weekly-digest", none],
-		["utm_source wins over ref", "?ref=somewhere&utm_source=newsletter", "", "newsletter", { ...none, utm_source: "newsletter" }],
+		["utm_source wins over ref, which is kept for its own breakdown", "?ref=somewhere&utm_source=newsletter", "", "newsletter", { ...none, utm_source: "newsletter", ref: "somewhere" }],
+		["ref trimmed and decoded", "?ref=%20side%20project%20", "", "side project", { ...none, ref: "side project" }],
 		["encoded values are decoded", "?utm_campaign=spring%20sale&utm_source=Mastodon", "", "Mastodon", { ...none, utm_source: "Mastodon", utm_campaign: "spring sale" }],
 		["no campaign: the referrer decides", "?page=2", "https://duckduckgo.com/", "DuckDuckGo", none],
 		["an empty utm_source: the referrer decides", "?utm_source=&utm_medium=cpc", "https://www.bing.com/", "Bing", { ...none, utm_medium: "cpc" }],

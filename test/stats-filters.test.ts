@@ -23,6 +23,14 @@ describe("statistics filters, combinable in one request", () => {
 		["utm_medium=email", { pageviews: 1, visitors: 1 }, ["newsletter"]],
 		["utm_campaign=spring", { pageviews: 1, visitors: 1 }, ["newsletter"]],
 		["event=signup", { pageviews: 4, visitors: 2, events: 3, sessions: 3 }, ["Direct / None", "Hacker News", "newsletter"]],
+		["ref=digest", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
+		// A custom event's property, as event_properties lists it (name:value): A's and C's signup had plan pro, C's alone seats 2.
+		["property=plan:pro", { pageviews: 4, visitors: 2, events: 3, sessions: 3 }, ["Direct / None", "Hacker News", "newsletter"]],
+		["property=seats:2", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
+		["property=plan:pro&country=DE", { pageviews: 3, visitors: 1, events: 1 }, ["Direct / None", "Hacker News"]],
+		["property=plan:free", { pageviews: 0, visitors: 0 }, []],
+		// A nested object is no property.
+		["property=extra:%7B%22a%22%3A1%7D", { pageviews: 0, visitors: 0 }, []],
 		// Event figures count the page's own events; visit figures the visits of its visitors.
 		["page=/pricing", { pageviews: 1, visitors: 1, events: 1, sessions: 2, bounce_rate: 0.5, avg_duration: 60 }, ["Direct / None", "Hacker News"]],
 		["page=/&country=US", { pageviews: 1, visitors: 1, sessions: 1 }, ["Google"]],
@@ -67,6 +75,9 @@ describe("statistics filters, combinable in one request", () => {
 		["a value of 2,001 characters", `page=/${"p".repeat(2_000)}`, /page: must be at most 2000 characters/],
 		["a repeated filter", "country=DE&country=US", /country/],
 		["compare=next", "compare=next", /compare: must be "previous"/],
+		["a property without a colon", "property=plan", /property: must be a property name, a colon and its value, as plan:pro/],
+		["a property without a name", "property=:pro", /property: must be a property name, a colon and its value/],
+		["an empty property", "property=", /property: must not be empty/],
 	])("answers 400 to %s", async ([, query, message], { expect }) => {
 		const { token, site } = await ownerWithSite();
 		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${query}`, token);

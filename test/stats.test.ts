@@ -54,8 +54,11 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 			utm_campaign: [{ utm_campaign: "spring", visitors: 1, visits: 1 }],
 			utm_content: [],
 			utm_term: [],
+			ref: [{ ref: "digest", visitors: 1, visits: 1 }],
 		});
 		expect(body).not.toHaveProperty("previous");
+		// A source's referrer URLs come with the source filter only (stats-breakdowns.test.ts).
+		expect(body).not.toHaveProperty("referrer_urls");
 		expect(body.top_referrers).toEqual([
 			{ referrer: "news.ycombinator.com", visitors: 1, pageviews: 1 },
 			{ referrer: "www.google.com", visitors: 1, pageviews: 1 },

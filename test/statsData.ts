@@ -16,14 +16,17 @@ const CHROME = { browser: "Chrome", os: "Windows", device: "desktop" };
 const IOS = { browser: "Mobile Safari", os: "iOS", device: "mobile" };
 const FIREFOX = { browser: "Firefox", os: "Linux", device: "desktop" };
 
-interface Seed {
+export interface Seed {
 	visitor: string;
 	ts: number;
 	name?: string;
 	path?: string;
 	referrer_host?: string;
 	source?: string;
-	utm?: { source?: string; medium?: string; campaign?: string };
+	utm?: { source?: string; medium?: string; campaign?: string; content?: string; term?: string };
+	ref?: string;
+	/** The full referrer; else, with a referrer_host, https://<host>/. */
+	referrer?: string;
 	duration?: number;
 	engaged_ms?: number;
 	scroll_depth?: number;
@@ -51,14 +54,14 @@ function storedEvent(trackingId: string, e: Seed): StoredEvent {
 		urlHost: null,
 		urlPath: e.path ?? "/",
 		urlQuery: "",
-		referrer: "",
+		referrer: e.referrer ?? (e.referrer_host ? `https://${e.referrer_host}/` : ""),
 		referrerHost: e.referrer_host ?? "",
 		source: e.source ?? "",
 		utmSource: e.utm?.source ?? "",
 		utmMedium: e.utm?.medium ?? "",
 		utmCampaign: e.utm?.campaign ?? "",
-		utmContent: "",
-		utmTerm: "",
+		utmContent: e.utm?.content ?? "",
+		utmTerm: e.utm?.term ?? "",
 		title: "",
 		language: "",
 		screen: "",
@@ -74,17 +77,18 @@ function storedEvent(trackingId: string, e: Seed): StoredEvent {
 		os: ua.os,
 		device: ua.device,
 		country: e.country ?? "",
+		ref: e.ref ?? "",
 	};
 }
 
 /*
  * The seeded day, 2025-03-01 (UTC):
- *   A (Chrome, Windows, DE)  10:00 view /  from news.ycombinator.com (source Hacker News)
+ *   A (Chrome, Windows, DE)  10:00 view /  from news.ycombinator.com/item?id=4242#c1 (source Hacker News)
  *                            10:05 view /pricing, 10:06 "signup" {plan: pro}, 10:07 _leave /pricing 120 s (an older tracker's duration)
  *                            11:00 view /            (53 min after the 10:07 report: a second session, direct)
  *   B (iPhone, US)           10:30 view /  from www.google.com (Google), 10:31 _leave / 60 s
  *   C (Firefox, Linux, ??)   23:50 view /blog from a newsletter (utm_source=newsletter, utm_medium=email,
- *                            utm_campaign=spring), 23:52 engagement report 30 s, scrolled 40 %,
+ *                            utm_campaign=spring, ref=digest), 23:52 engagement report 30 s, scrolled 40 %,
  *                            23:55 "signup" {plan: pro, seats: 2, extra: {…}}, 23:56 "download" (data not JSON),
  *                            23:57 _identify user-42,
  *                            23:58 engagement report 15 s, scrolled 85 %
@@ -97,14 +101,14 @@ function storedEvent(trackingId: string, e: Seed): StoredEvent {
  * Sources (first page view of each visit): Direct, Google, Hacker News, newsletter, one each.
  */
 export const DAY: Seed[] = [
-	{ visitor: "A", ts: at("10:00"), path: "/", referrer_host: "news.ycombinator.com", source: "Hacker News", country: "DE" },
+	{ visitor: "A", ts: at("10:00"), path: "/", referrer: "https://news.ycombinator.com/item?id=4242#c1", referrer_host: "news.ycombinator.com", source: "Hacker News", country: "DE" },
 	{ visitor: "A", ts: at("10:05"), path: "/pricing", country: "DE" },
 	{ visitor: "A", ts: at("10:06"), name: "signup", path: "/pricing", country: "DE", data: '{"plan":"pro"}' },
 	{ visitor: "A", ts: at("10:07"), name: "_leave", path: "/pricing", duration: 120, country: "DE" },
 	{ visitor: "A", ts: at("11:00"), path: "/", country: "DE" },
 	{ visitor: "B", ts: at("10:30"), path: "/", referrer_host: "www.google.com", source: "Google", country: "US", ua: IOS },
 	{ visitor: "B", ts: at("10:31"), name: "_leave", path: "/", duration: 60, country: "US", ua: IOS },
-	{ visitor: "C", ts: at("23:50"), path: "/blog", source: "newsletter", utm: { source: "newsletter", medium: "email", campaign: "spring" }, ua: FIREFOX },
+	{ visitor: "C", ts: at("23:50"), path: "/blog", source: "newsletter", utm: { source: "newsletter", medium: "email", campaign: "spring" }, ref: "digest", ua: FIREFOX },
 	{ visitor: "C", ts: at("23:52"), name: "_leave", path: "/blog", engaged_ms: 30_000, scroll_depth: 40, ua: FIREFOX },
 	{ visitor: "C", ts: at("23:55"), name: "signup", path: "/blog", ua: FIREFOX, data: '{"plan":"pro","seats":2,"extra":{"a":1}}' },
 	{ visitor: "C", ts: at("23:56"), name: "download", path: "/blog", ua: FIREFOX, data: "not json" },

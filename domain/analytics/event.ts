@@ -22,6 +22,8 @@ export interface StoredEvent {
 	utmCampaign: string;
 	utmContent: string;
 	utmTerm: string;
+	/** The page URL's `ref` parameter (sources.ts). */
+	ref: string;
 	title: string;
 	language: string;
 	screen: string;
@@ -72,6 +74,7 @@ export const STORED_COLUMNS: ReadonlyArray<readonly [column: string, key: keyof 
 	["os", "os"],
 	["device", "device"],
 	["country", "country"],
+	["ref", "ref"],
 ];
 
 /** What the body says about the event; who sent it, when and from where is added later. */

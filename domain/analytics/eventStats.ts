@@ -4,8 +4,8 @@
  * the same figures (rollups.ts); siteStats.ts assembles the answer from either.
  */
 import { type CompiledFilters, compileFilters } from "./filters";
-import { ENGAGED_MS, propertiesOf, SESSION_GAP_MS, VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
-import { label, RANGE } from "./statsRange";
+import { ENGAGED_MS, ENTRY, SESSION_GAP_MS, VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
+import { label, propertiesOf, RANGE } from "./statsRange";
 
 /*
  * Definitions (docs/api.md#statistics):
@@ -28,6 +28,8 @@ import { label, RANGE } from "./statsRange";
  *   (percent); time_on_page the mean over them of the engaged time each reported (seconds).
  * - event_properties: the scalar members of custom events' `data` objects, counted per event name,
  *   member and value (five times `limit` rows).
+ * - referrer_urls (with the `source` filter only): that source's page views with an external
+ *   referrer, by the referrer's host and path (no query or fragment), as top_referrers counts hosts.
  *
  * Cost: one statement per period (statsQuery) reads the events it needs once, by a range scan
  * of analytics_events_site_ts_idx (tracking_id, ts) or, under a filter on visitors, through
@@ -40,7 +42,7 @@ import { label, RANGE } from "./statsRange";
  */
 
 /** Lists of the answer counted from single events, each a JSON column of the statement. */
-const EVENT_LISTS = ["pages", "referrers", "countries", "browsers", "os", "devices", "custom_events", "event_properties"] as const;
+const EVENT_LISTS = ["pages", "referrers", "countries", "browsers", "os", "devices", "custom_events", "event_properties", "referrer_urls"] as const;
 export type EventList = (typeof EVENT_LISTS)[number];
 const ALL_VISIT_BREAKDOWNS = Object.keys(VISIT_BREAKDOWNS) as VisitBreakdown[];
 
@@ -68,8 +70,30 @@ const breakdown = (column: string, as: string, where = "") =>
 		`visitors DESC, pageviews DESC, ${as}`,
 	);
 
+/**
+ * The referrer URLs of one source (`source`: the placeholder its name is bound to): page views
+ * with an external referrer, labelled by the referrer host and the referrer's path, which is what
+ * follows the scheme and authority up to a query or fragment ("/" when nothing does). `referrer`
+ * is in `counted` only for such page views.
+ */
+const referrerUrls = (source: string) =>
+	jsonRows(
+		["referrer_url", "visitors", "pageviews"],
+		`SELECT referrer_host || coalesce(nullif(substr(rest, instr(rest || '/', '/')), ''), '/') AS referrer_url,
+			count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews
+		FROM (
+			SELECT visitor_id, referrer_host, substr(rest, 1, instr(rest || '?', '?') - 1) AS rest
+			FROM (
+				SELECT visitor_id, referrer_host, substr(rest, 1, instr(rest || '#', '#') - 1) AS rest
+				FROM (SELECT visitor_id, referrer_host, substr(referrer, instr(referrer, '//') + 2) AS rest FROM counted WHERE referrer IS NOT NULL AND source = ${source})
+			)
+		)
+		GROUP BY 1`,
+		"visitors DESC, pageviews DESC, referrer_url",
+	);
+
 /** Each list's JSON column, over CTE `counted` (the events the event figures count). */
-const EVENT_LIST_SQL: Record<EventList, string> = {
+const EVENT_LIST_SQL: Record<Exclude<EventList, "referrer_urls">, string> = {
 	pages: jsonRows(
 		["path", "pageviews", "visitors", "scroll_depth", "time_on_page"],
 		`SELECT url_path AS path, sum(views) AS pageviews, sum(views > 0) AS visitors,
@@ -109,8 +133,9 @@ const EVENT_LIST_SQL: Record<EventList, string> = {
 };
 
 /** What the statistics read of an event. */
-const EVENT_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+const EVENT_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref,
 	country, browser, os, device, distinct_id, scroll_depth,
+	CASE WHEN name = '' AND referrer_host <> '' THEN referrer END AS referrer,
 	CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
 	CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data`;
 
@@ -120,19 +145,19 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 /**
  * The sessions of CTE `visited` (the events the visit figures count), as CTE `per_session`: one
  * row per session with its page views, custom events and engaged time, and, when it has a page
- * view, its first page view's path, source and campaign (`entry`, a JSON array) and its last
+ * view, its first page view's path, source, campaign and ref (`entry`, a JSON array) and its last
  * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
  * opens a session, `session` numbers each visitor's sessions.
  */
 const SESSIONS = `marked AS (
-		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, engaged,
+		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref, engaged,
 			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
 		FROM visited WHERE name <> '_identify'
 	), numbered AS (
 		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
 	), per_session AS MATERIALIZED (
 		SELECT visitor_id, sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
-			substr(min(CASE WHEN name = '' THEN ${byTime("json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term)")} END), 16) AS entry,
+			substr(min(CASE WHEN name = '' THEN ${byTime(ENTRY)} END), 16) AS entry,
 			substr(max(CASE WHEN name = '' THEN ${byTime("url_path")} END), 16) AS exit_path
 		FROM numbered GROUP BY visitor_id, session
 	)`;
@@ -189,7 +214,7 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 	);
 	const columns = [
 		...(figures ? ["event_figures.*", "session_figures.*", `${series} AS series`] : []),
-		...lists.map((list) => `${EVENT_LIST_SQL[list]} AS ${list}`),
+		...lists.map((list) => `${list === "referrer_urls" ? referrerUrls(sourceParam(filters)) : EVENT_LIST_SQL[list]} AS ${list}`),
 		...(visits.length > 0 ? [`${visitBreakdowns(visits)} AS visits`] : []),
 	];
 	const from = figures
@@ -206,7 +231,18 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 	SELECT ${columns.join(",\n\t\t")} ${from}`;
 }
 
-const EVERYTHING: StatsParts = { figures: true, lists: EVENT_LISTS, visits: ALL_VISIT_BREAKDOWNS };
+/** The placeholder of the `source` filter, which the referrer URLs need. */
+function sourceParam(filters: CompiledFilters): string {
+	if (!filters.params.source) throw new Error("referrer_urls needs the source filter");
+	return filters.params.source;
+}
+
+/** Every list and figure: the referrer URLs only with a `source` filter, whose referrers they are. */
+const everything = (filters: CompiledFilters): StatsParts => ({
+	figures: true,
+	lists: filters.params.source ? EVENT_LISTS : EVENT_LISTS.filter((list) => list !== "referrer_urls"),
+	visits: ALL_VISIT_BREAKDOWNS,
+});
 const FIGURES_ONLY: StatsParts = { figures: true, lists: [], visits: [] };
 
 /**
@@ -220,7 +256,7 @@ export const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM 
 /** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
 export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
 	return {
-		stats: statsQuery(filters, bucketMs, EVERYTHING),
+		stats: statsQuery(filters, bucketMs, everything(filters)),
 		previous: statsQuery(filters, bucketMs, FIGURES_ONLY),
 		visitorsNow: VISITORS_NOW,
 	};

@@ -10,9 +10,9 @@ import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from ".
 import { jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { STORED_COLUMNS, type StoredEvent } from "./event";
-import { addingToRollupRows, DAY_MS, HOUR_MS, propertiesOf } from "./rollups";
+import { addingToRollupRows, DAY_MS, HOUR_MS } from "./rollups";
 import { ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
-import type { StatsRange } from "./statsRange";
+import { propertiesOf, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts), each event an array
@@ -77,7 +77,7 @@ export async function eventWrites(db: D1Database, events: StoredEvent[], visitor
 // at `limit` rows.
 
 export const LIST_EVENTS = `SELECT event_id, ts, name, data, url_host, url_path, url_query, referrer, referrer_host, source,
-		utm_source, utm_medium, utm_campaign, utm_content, utm_term, title, language, screen,
+		utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref, title, language, screen,
 		visitor_id, distinct_id, session_id, duration, engaged_ms, scroll_depth, seq, v, browser, os, device, country
 	FROM analytics_events WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts DESC, event_id LIMIT ?4`;
 

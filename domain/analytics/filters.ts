@@ -9,10 +9,12 @@
  * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
  *   only matching events. Country, device, browser and OS match a row's label as the breakdowns
  *   show it ("Unknown" for none).
- * - acquisition and conversion (`source`, `referrer`, `utm_*`, `event`): they are known on one
- *   event of a visitor (the landing page view, the custom event), so they keep every event of
- *   the visitors who had such an event in the range. `source=Direct / None` keeps the visitors
- *   who came from no source at all.
+ * - acquisition and conversion (`source`, `referrer`, `utm_*`, `ref`, `event`, `property`): they
+ *   are known on one event of a visitor (the landing page view, the custom event), so they keep
+ *   every event of the visitors who had such an event in the range. `source=Direct / None` keeps
+ *   the visitors who came from no source at all. `property=plan:pro` keeps those who sent a custom
+ *   event whose data has the member `plan` with the value `pro` (as `event_properties` shows it:
+ *   the name is what comes before the first colon).
  * `page` narrows event figures (page views, pages, custom events) to that page's events, and
  * visit figures (sessions, bounce rate, visit duration, entry and exit pages, sources,
  * campaigns) to the visits of visitors who viewed it: a visit that reached the pricing page
@@ -21,7 +23,7 @@
 
 import type { StatsFilterName } from "../api/sites";
 import { sampleCondition, type VisitorSample } from "./sampling";
-import { label, RANGE } from "./statsRange";
+import { label, propertiesOf, RANGE } from "./statsRange";
 
 export const DIRECT = "Direct / None";
 
@@ -56,7 +58,15 @@ const FILTERS = {
 	utm_campaign: ofVisitors("utm_campaign"),
 	utm_content: ofVisitors("utm_content"),
 	utm_term: ofVisitors("utm_term"),
+	ref: ofVisitors("ref"),
 	event: ofVisitors("name"),
+	property: {
+		events: inList,
+		// The one value "name:value" is bound once and split here, at its first colon.
+		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
+			WHERE p.key = substr(${p}, 1, instr(${p}, ':') - 1) AND p.type NOT IN ('object', 'array')
+				AND CAST(p.value AS TEXT) = substr(${p}, instr(${p}, ':') + 1))`,
+	},
 } satisfies Record<StatsFilterName, FilterDefinition>;
 
 export type FilterName = keyof typeof FILTERS;
@@ -76,6 +86,8 @@ export interface CompiledFilters {
 	/** `name AS MATERIALIZED (SELECT visitor_id ...)`, to open a statement's WITH. */
 	visitorLists: string[];
 	values: string[];
+	/** The placeholder each given filter's value is bound to (`?5`...), for a list that names one (the source's referrer URLs). */
+	params: Filters;
 }
 
 export function compileFilters(filters: Filters, sample?: VisitorSample): CompiledFilters {
@@ -87,11 +99,13 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 	const visits: string[] = [];
 	const visitorLists: string[] = [];
 	const values: string[] = [];
+	const params: Filters = {};
 	for (const name of FILTER_NAMES) {
 		const value = filters[name];
 		if (value === undefined) continue;
 		values.push(value);
 		const param = `?${4 + values.length}`;
+		params[name] = param;
 		const definition: FilterDefinition = FILTERS[name];
 		const list = `visitors_${name}`;
 		if (definition.visitors) {
@@ -101,5 +115,5 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 		visits.push((definition.visits ?? definition.events)(param, value, list));
 	}
 	const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join("");
-	return { from, events: inSample + and(events), visits: inSample + and(visits), visitorLists, values };
+	return { from, events: inSample + and(events), visits: inSample + and(visits), visitorLists, values, params };
 }

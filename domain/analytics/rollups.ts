@@ -26,7 +26,7 @@
  * the hours either side of them from the hour rows.
  */
 import { DIRECT } from "./filters";
-import type { StatsRange } from "./statsRange";
+import { propertiesOf, type StatsRange } from "./statsRange";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -61,8 +61,12 @@ export const VISIT_BREAKDOWNS = {
 	utm_campaign: ["entry ->> '$[4]'", "utm_campaign"],
 	utm_content: ["entry ->> '$[5]'", "utm_content"],
 	utm_term: ["entry ->> '$[6]'", "utm_term"],
+	ref: ["entry ->> '$[7]'", "ref"],
 } as const;
 export type VisitBreakdown = keyof typeof VISIT_BREAKDOWNS;
+
+/** A session's `entry`: its first page view's path, source, campaign and ref, as the labels above index it. */
+export const ENTRY = "json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref)";
 
 export const COUNTERS = [
 	"visitors",
@@ -76,14 +80,6 @@ export const COUNTERS = [
 	"depth_sum",
 	"depth_n",
 ] as const;
-
-/**
- * The members of an event's `data` as json_each rows (key, value, type): none when it is not a JSON
- * object, rather than failing the statement (the nested CASE keeps json_type away from invalid
- * JSON). Properties are the rows whose type is not object or array.
- */
-export const propertiesOf = (data: string) =>
-	`json_each(coalesce(CASE WHEN json_valid(${data}) THEN CASE WHEN json_type(${data}) = 'object' THEN ${data} END END, '{}'))`;
 
 const caseOf = (column: string, cases: Record<string, string>, otherwise = "NULL") =>
 	`CASE ${column} ${Object.entries(cases)
@@ -106,7 +102,7 @@ function factsCte(touched: string): string {
 	return `WITH touched AS MATERIALIZED (${touched}),
 	e AS MATERIALIZED (
 		SELECT a.tracking_id, a.visitor_id, t.day, a.ts, a.event_id, a.name, a.url_path, a.referrer_host, a.source,
-			a.utm_source, a.utm_medium, a.utm_campaign, a.utm_content, a.utm_term, a.country, a.browser, a.os, a.device,
+			a.utm_source, a.utm_medium, a.utm_campaign, a.utm_content, a.utm_term, a.ref, a.country, a.browser, a.os, a.device,
 			a.distinct_id, a.data, a.scroll_depth,
 			CASE WHEN a.name = '_leave' THEN coalesce(a.engaged_ms, a.duration * 1000) END AS engaged,
 			a.name NOT IN ('_leave', '_identify') AS visit
@@ -125,7 +121,7 @@ function factsCte(touched: string): string {
 		SELECT tracking_id, min(ts) AS ts, url_path, sum(engaged) AS engaged, max(scroll_depth) AS depth
 		FROM e WHERE name IN ('', '_leave') GROUP BY ${day}, url_path
 	), marked AS (
-		SELECT ${day}, ts, event_id, name, visit, engaged, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term,
+		SELECT ${day}, ts, event_id, name, visit, engaged, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref,
 			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY ${day} ORDER BY ts, event_id) <= ${SESSION_GAP_MS}
 			THEN 0 ELSE 1 END AS starts
 		FROM e WHERE name <> '_identify'
@@ -134,7 +130,7 @@ function factsCte(touched: string): string {
 	), sessions AS (
 		SELECT ${day}, min(CASE WHEN visit THEN ts END) AS first_visit, sum(name = '') AS pageviews, sum(visit AND name <> '') AS custom,
 			coalesce(sum(engaged), 0) AS engaged,
-			substr(min(CASE WHEN name = '' THEN printf('%015d', ts) || json_array(url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term) END), 16) AS entry,
+			substr(min(CASE WHEN name = '' THEN printf('%015d', ts) || ${ENTRY} END), 16) AS entry,
 			substr(max(CASE WHEN name = '' THEN printf('%015d', ts) || url_path END), 16) AS exit_path
 		FROM numbered GROUP BY ${day}, session HAVING first_visit IS NOT NULL
 	), session_labels AS (

@@ -6,7 +6,7 @@
 import type { PeriodTotalsView, SiteStatsView } from "../api/sites";
 import { OWNER_LIMITS } from "../limits";
 import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW } from "./eventStats";
-import { compileFilters, type Filters } from "./filters";
+import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
 	type EventBreakdown,
 	ROLLUP_EVENT_COUNT,
@@ -89,12 +89,14 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		exit_pages: visits.exit_pages,
 		sources: visits.sources,
 		top_referrers: rows.referrers,
+		...(rows.referrer_urls ? { referrer_urls: rows.referrer_urls } : {}),
 		campaigns: {
 			utm_source: visits.utm_source,
 			utm_medium: visits.utm_medium,
 			utm_campaign: visits.utm_campaign,
 			utm_content: visits.utm_content,
 			utm_term: visits.utm_term,
+			ref: visits.ref,
 		},
 		countries: rows.countries,
 		browsers: rows.browsers,
@@ -184,18 +186,38 @@ export const BREAKDOWN_COLUMNS = {
 	exit_pages: ["path", "visitors", "visits"],
 	sources: ["source", "visitors", "visits"],
 	referrers: ["referrer", "visitors", "pageviews"],
+	/** Only with the `source` filter: that source's referrers. */
+	referrer_urls: ["referrer_url", "visitors", "pageviews"],
 	utm_source: ["utm_source", "visitors", "visits"],
 	utm_medium: ["utm_medium", "visitors", "visits"],
 	utm_campaign: ["utm_campaign", "visitors", "visits"],
 	utm_content: ["utm_content", "visitors", "visits"],
 	utm_term: ["utm_term", "visitors", "visits"],
+	ref: ["ref", "visitors", "visits"],
 	countries: ["country", "visitors", "pageviews"],
 	browsers: ["browser", "visitors", "pageviews"],
 	os: ["os", "visitors", "pageviews"],
 	devices: ["device", "visitors", "pageviews"],
 	custom_events: ["name", "events", "visitors"],
+	event_properties: ["name", "property", "value", "events"],
 } as const satisfies Record<string, readonly string[]>;
 export type BreakdownName = keyof typeof BREAKDOWN_COLUMNS;
+
+const isVisits = (name: BreakdownName): name is VisitBreakdown => Object.hasOwn(VISIT_BREAKDOWNS, name);
+
+/**
+ * The one statement a CSV export of `name` runs (the query-plan tests read them all): without
+ * filters (`filters` undefined) a read of the rollups, with them the events' statement for that
+ * one list over the compiled filters (the referrer URLs need a `source` filter).
+ */
+export function breakdownQuery(name: BreakdownName, bucketMs: number, filters?: CompiledFilters): string {
+	if (!filters) {
+		if (name === "pages" || name === "event_properties") return rollupQueries(bucketMs)[name];
+		if (isVisits(name)) return rollupQueries(bucketMs, { visits: [name], events: [] }).visits;
+		return rollupQueries(bucketMs, { visits: [], events: [name as EventBreakdown] }).breakdowns;
+	}
+	return statsQuery(filters, bucketMs, isVisits(name) ? { figures: false, lists: [], visits: [name] } : { figures: false, lists: [name as EventList], visits: [] });
+}
 
 /**
  * One breakdown's rows for the whole hours the range touches and the filters, at most
@@ -212,18 +234,16 @@ export async function computeBreakdown(
 	exact = false,
 ): Promise<{ rows: Rows; samplePercent: number }> {
 	const range = wholeHours(requested);
-	const isVisits = Object.hasOwn(VISIT_BREAKDOWNS, name);
+	// Properties are listed five times `limit` to a statement (a few per event name): the export keeps `limit` of them.
+	const limited = (rows: Rows) => (name === "event_properties" ? rows.slice(0, range.limit) : rows);
 	if (Object.keys(filters).length === 0) {
-		const params = rollupParams(trackingId, range);
-		if (name === "pages") return { rows: (await runQueries(env, { rows: { sql: rollupQueries(range.bucketMs).pages, params } })).rows, samplePercent: 100 };
-		const dims = isVisits ? { visits: [name as VisitBreakdown], events: [] } : { visits: [], events: [name as EventBreakdown] };
-		const { visits, breakdowns } = rollupQueries(range.bucketMs, dims);
-		const { rows } = await runQueries(env, { rows: { sql: isVisits ? visits : breakdowns, params } });
-		return { rows: isVisits ? splitVisitRows(rows)[name as VisitBreakdown] : splitBreakdownRows(rows)[name as EventBreakdown], samplePercent: 100 };
+		const sql = breakdownQuery(name, range.bucketMs);
+		const { rows } = await runQueries(env, { rows: { sql, params: rollupParams(trackingId, range) } });
+		if (name === "pages" || name === "event_properties") return { rows: limited(rows), samplePercent: 100 };
+		return { rows: isVisits(name) ? splitVisitRows(rows)[name] : splitBreakdownRows(rows)[name as EventBreakdown], samplePercent: 100 };
 	}
 	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, [range], exact);
-	const list = name as EventList;
-	const sql = statsQuery(compiled, range.bucketMs, isVisits ? { figures: false, lists: [], visits: [name as VisitBreakdown] } : { figures: false, lists: [list], visits: [] });
+	const sql = breakdownQuery(name, range.bucketMs, compiled);
 	const row = estimated(statsRow((await runQueries(env, { row: { sql, params: rangeParams(trackingId, range, compiled.values) } })).row));
-	return { rows: isVisits ? splitVisitRows(row.visits)[name as VisitBreakdown] : row[list], samplePercent: samplePercent(sample) };
+	return { rows: isVisits(name) ? splitVisitRows(row.visits)[name] : limited(row[name]), samplePercent: samplePercent(sample) };
 }

@@ -6,6 +6,14 @@ export const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
 /** A text column as the breakdowns show it: "" is "Unknown". */
 export const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
 
+/**
+ * The members of an event's `data` as json_each rows (key, value, type): none when it is not a JSON
+ * object, rather than failing the statement (the nested CASE keeps json_type away from invalid
+ * JSON). Properties are the rows whose type is not object or array.
+ */
+export const propertiesOf = (data: string) =>
+	`json_each(coalesce(CASE WHEN json_valid(${data}) THEN CASE WHEN json_type(${data}) = 'object' THEN ${data} END END, '{}'))`;
+
 export interface StatsRange {
 	from: number;
 	to: number;

@@ -21,6 +21,7 @@ export const DAY_EVENT_KEYS = [
 	"utmCampaign",
 	"utmContent",
 	"utmTerm",
+	"ref",
 	"country",
 	"browser",
 	"os",
@@ -76,7 +77,7 @@ const EVENT_LABELS: Array<[dim: string, label: (e: DayEvent) => string | undefin
 	["identified", (e) => e.distinctId ?? undefined],
 ];
 
-/** A session's entry: its first page view's path, source and campaign. */
+/** A session's entry: its first page view's path, source, campaign and ref (rollups.ts's ENTRY, in its order). */
 type Entry = [path: string, source: string, ...campaign: Array<string | null>];
 /** Visit breakdowns: dim → the session's label (empty or null: not counted there). */
 const VISIT_LABELS: Array<[dim: string, label: (entry: Entry, exitPath: string) => string | null]> = [
@@ -88,6 +89,7 @@ const VISIT_LABELS: Array<[dim: string, label: (entry: Entry, exitPath: string) 
 	["utm_campaign", (entry) => entry[4]],
 	["utm_content", (entry) => entry[5]],
 	["utm_term", (entry) => entry[6]],
+	["ref", (entry) => entry[7]],
 ];
 
 const byTime = (a: DayEvent, b: DayEvent) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
@@ -159,7 +161,7 @@ export function visitorDayFacts(unsorted: readonly DayEvent[]): Contributions {
 		if (engaged !== null) s.engaged += engaged;
 		if (e.name === "") {
 			s.pageviews++;
-			const entry: Entry = [e.urlPath, e.source, e.utmSource, e.utmMedium, e.utmCampaign, e.utmContent, e.utmTerm];
+			const entry: Entry = [e.urlPath, e.source, e.utmSource, e.utmMedium, e.utmCampaign, e.utmContent, e.utmTerm, e.ref];
 			// Two page views at one millisecond: the smaller text first, as min() over time-prefixed text picks.
 			if (!s.entry || (e.ts === s.entry.ts && JSON.stringify(entry) < JSON.stringify(s.entry.value))) s.entry = { ts: e.ts, value: entry };
 			if (!s.exit || e.ts > s.exit.ts || e.urlPath > s.exit.path) s.exit = { ts: e.ts, path: e.urlPath };

@@ -29,7 +29,9 @@ export const STATS_FILTER_NAMES = [
 	"utm_campaign",
 	"utm_content",
 	"utm_term",
+	"ref",
 	"event",
+	"property",
 ] as const;
 export type StatsFilterName = (typeof STATS_FILTER_NAMES)[number];
 type StatsFilters = Partial<Record<StatsFilterName, string>>;
@@ -45,7 +47,8 @@ interface VisitCounts {
 }
 
 export const UTM_NAMES = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const;
-type UtmName = (typeof UTM_NAMES)[number];
+/** The campaign breakdowns: the utm_ parameters and `ref` of each visit's landing page URL. */
+type CampaignName = (typeof UTM_NAMES)[number] | "ref";
 
 /** The totals and series of a period: the range asked for, or the one before it (`previous`). */
 export interface PeriodTotalsView {
@@ -78,7 +81,9 @@ export interface SiteStatsView extends PeriodTotalsView {
 	exit_pages: Array<{ path: string } & VisitCounts>;
 	sources: Array<{ source: string } & VisitCounts>;
 	top_referrers: Array<{ referrer: string } & PageViewCounts>;
-	campaigns: { [Name in UtmName]: Array<{ [K in Name]: string } & VisitCounts> };
+	/** With the `source` filter: that source's referrers, as host and path without the query (`news.ycombinator.com/item`). */
+	referrer_urls?: Array<{ referrer_url: string } & PageViewCounts>;
+	campaigns: { [Name in CampaignName]: Array<{ [K in Name]: string } & VisitCounts> };
 	countries: Array<{ country: string } & PageViewCounts>;
 	browsers: Array<{ browser: string } & PageViewCounts>;
 	os: Array<{ os: string } & PageViewCounts>;

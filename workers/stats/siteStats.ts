@@ -10,7 +10,12 @@ import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
 
 const filterValue = queryText().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
-const filterFields = Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<typeof filterValue>>;
+/** `property=plan:pro`: a custom event property's name, a colon, and its value (which may hold colons, or be empty). */
+const propertyValue = filterValue.regex(/^[^:]+:/, "must be a property name, a colon and its value, as plan:pro");
+const filterFields = {
+	...(Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<z.ZodString>>),
+	property: propertyValue.optional(),
+};
 
 /** Every parameter a statistics request may carry; anything else (a misspelt filter) is a 400, not silently ignored. */
 const statsQuery = queryParams({
@@ -51,6 +56,9 @@ export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 	}
 	const { limit = OWNER_LIMITS.csvRows, from, to, exact, ...filters } = parseBody(csvQuery, request.query);
 	const range = readRange({ from, to });
+	if (name === "referrer_urls" && filters.source === undefined) {
+		throw new HttpError(400, "Invalid request: referrer_urls.csv lists one source's referrers: give it source=<a source>");
+	}
 	const site = await ownSiteUpToDate(request, env);
 	const breakdown = name as BreakdownName;
 	const { rows, samplePercent } = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters as Filters, exact === "true");
