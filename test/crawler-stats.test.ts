@@ -46,6 +46,11 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 			{ t: "2025-03-01T02:00:00.000Z", visits: 2 },
 			{ t: "2025-03-01T10:00:00.000Z", visits: 1 },
 		]);
+		// Each crawler's own visits, in the order of `crawlers`, bucketed as `series`.
+		expect(body.crawler_series.map((c: { name: string }) => c.name)).toEqual(["GPTBot", "ChatGPT-User", "ClaudeBot", "PerplexityBot"]);
+		for (const crawler of body.crawler_series) expect(crawler.series).toHaveLength(24);
+		expect(body.crawler_series[0].series.filter((b: { visits: number }) => b.visits > 0)).toEqual([{ t: "2025-03-01T01:00:00.000Z", visits: 3 }]);
+		expect(body.crawler_series[2].series.filter((b: { visits: number }) => b.visits > 0)).toEqual([{ t: "2025-03-01T02:00:00.000Z", visits: 1 }]);
 		expect(body.recent).toHaveLength(6);
 		expect(body.recent[0]).toEqual({
 			crawler: "ChatGPT-User",
@@ -57,6 +62,30 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 			ts: "2025-03-01T10:00:00.000Z",
 		});
 		expect(body.recent.map((v: { ts: string }) => v.ts)).toEqual([...body.recent.map((v: { ts: string }) => v.ts)].sort().reverse());
+	});
+
+	it("gives the five busiest crawlers a series each, by UTC day over a longer range, the partial days from their hours", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const DAY_MINUTES = 1440;
+		const visits = (crawler: string, minutes: number[]) => minutes.map((minute): [string, string, number, number] => [crawler, "/", 200, minute]);
+		await seedVisits(site.tracking_id, [
+			// 03-01 12:05 (the range's first, partial day), 03-02 twice, 03-06 11:00 (its last, partial day) three times;
+			// 03-06 13:00 is past the range.
+			...visits("GPTBot", [12 * 60 + 5, DAY_MINUTES + 10, DAY_MINUTES + 20, 5 * DAY_MINUTES + 660, 5 * DAY_MINUTES + 661, 5 * DAY_MINUTES + 662, 5 * DAY_MINUTES + 780]),
+			...visits("ClaudeBot", [DAY_MINUTES * 2, DAY_MINUTES * 2 + 1, DAY_MINUTES * 2 + 2, DAY_MINUTES * 2 + 3, DAY_MINUTES * 2 + 4]),
+			...visits("PerplexityBot", [DAY_MINUTES * 3, DAY_MINUTES * 3 + 1, DAY_MINUTES * 3 + 2, DAY_MINUTES * 3 + 3]),
+			...visits("ChatGPT-User", [DAY_MINUTES * 3, DAY_MINUTES * 3 + 1, DAY_MINUTES * 3 + 2]),
+			...visits("CCBot", [DAY_MINUTES * 4, DAY_MINUTES * 4 + 1]),
+			...visits("Bytespider", [DAY_MINUTES * 4]),
+		]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?from=2025-03-01T12:00:00Z&to=2025-03-06T12:00:00Z`, token);
+		expect(body.crawlers.map((c: { name: string }) => c.name)).toEqual(["GPTBot", "ClaudeBot", "PerplexityBot", "ChatGPT-User", "CCBot", "Bytespider"]);
+		expect(body.crawler_series.map((c: { name: string }) => c.name)).toEqual(["GPTBot", "ClaudeBot", "PerplexityBot", "ChatGPT-User", "CCBot"]);
+		const days = ["01", "02", "03", "04", "05", "06"].map((day) => `2025-03-${day}T00:00:00.000Z`);
+		expect(body.crawler_series[0].series).toEqual([1, 2, 0, 0, 0, 3].map((visits, i) => ({ t: days[i], visits })));
+		expect(body.crawler_series[4].series).toEqual([0, 0, 0, 0, 2, 0].map((visits, i) => ({ t: days[i], visits })));
+		// Every crawler's buckets add up to the total series where all are charted.
+		expect(body.series.map((b: { visits: number }) => b.visits)).toEqual([1, 2, 5, 7, 3, 3]);
 	});
 
 	it("shows a visit reported a moment ago", async ({ expect }) => {

@@ -181,7 +181,8 @@ describe.each([
 		const { recent, ...fromRollups } = crawlerStatsQueries(3_600_000);
 
 		const pages = Object.entries(PAGES_QUERIES).map(([params, sql]) => [`pages with crawler visits, ${params}`, sql]);
-		it.for([...Object.entries(fromRollups), ...pages])("%s", async ([, sql], { expect }) => {
+		const daily = ["crawlerSeries by day", crawlerStatsQueries(86_400_000).crawlerSeries];
+		it.for([...Object.entries(fromRollups), daily, ...pages])("%s", async ([, sql], { expect }) => {
 			const steps = await plan(sql);
 			expect(steps).toMatch(ROLLUP_SEARCH);
 			// The pages' two sides are put together by a grouping: a join would search one side for each row of the other.

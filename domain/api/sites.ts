@@ -131,6 +131,8 @@ export interface CrawlerStatsView {
 	top_paths: Array<{ path: string; visits: number }>;
 	statuses: Array<{ status: number; visits: number }>;
 	series: Array<{ t: string; visits: number }>;
+	/** The busiest crawlers' own series (at most 5, in the order of `crawlers`), bucketed as `series`. */
+	crawler_series: Array<{ name: string; series: Array<{ t: string; visits: number }> }>;
 	/** The newest 50; `verified` is null when the visit could not be checked. */
 	recent: Array<{ crawler: string; url_host: string | null; url_path: string; country: string; status: number; verified: boolean | null; ts: string }>;
 }

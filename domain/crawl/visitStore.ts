@@ -84,6 +84,9 @@ export function visitInsertStatements(db: D1Database, visits: StoredVisit[]): D1
  */
 const rows = (dims: string[], hoursOnly = false) => rollupRowsOf("crawler_rollups", ROLLUP_COUNTERS, dims, { hoursOnly });
 
+/** How many crawlers get a series of their own (`crawler_series`): the console charts them, and a few lines are all a chart can tell apart. */
+const SERIES_CRAWLERS = 5;
+
 export const crawlerStatsQueries = (bucketMs: number) => ({
 	crawlers: `WITH ${rows(["crawlers"])}
 		SELECT value AS name, sum(visits) AS visits, sum(verified) AS verified, sum(unverified) AS unverified
@@ -94,6 +97,11 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 		SELECT CAST(value AS INTEGER) AS status, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
 	series: `WITH ${rows([""], true)}
 		SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(visits) AS visits FROM r GROUP BY 1`,
+	// The busiest crawlers (as `crawlers` orders them) bucket by bucket: hourly buckets from hour
+	// rows, daily ones from day rows and the hours either side, each in the UTC day it falls in.
+	crawlerSeries: `WITH ${rows(["crawlers"], bucketMs === HOUR_MS)},
+		top AS (SELECT value FROM r GROUP BY value HAVING sum(visits) > 0 ORDER BY sum(visits) DESC, value LIMIT ${SERIES_CRAWLERS})
+		SELECT value AS name, (start / ${bucketMs}) * ${bucketMs} AS t, sum(visits) AS visits FROM r WHERE value IN (SELECT value FROM top) GROUP BY 1, 2`,
 	recent: `SELECT crawler, url_host, url_path, country, status, verified, ts FROM crawler_visits WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3
 		ORDER BY ts DESC, id LIMIT ${OWNER_LIMITS.recentCrawlerVisits}`,
 });
@@ -116,6 +124,10 @@ export async function computeCrawlerStats(env: Env, trackingId: string, requeste
 		const known = crawlerNamed(name);
 		return { name, operator: known?.operator ?? "Unknown", category: known?.purpose ?? "unknown", visits, verified, unverified };
 	});
+	const seriesByCrawler = new Map<string, Array<{ t: number; visits: number }>>();
+	for (const { name, t, visits } of rows.crawlerSeries as Array<{ name: string; t: number; visits: number }>) {
+		seriesByCrawler.set(name, [...(seriesByCrawler.get(name) ?? []), { t, visits }]);
+	}
 	const categories = new Map<CrawlerRow["category"], number>();
 	for (const { category, visits } of crawlers) categories.set(category, (categories.get(category) ?? 0) + visits);
 	return {
@@ -129,6 +141,10 @@ export async function computeCrawlerStats(env: Env, trackingId: string, requeste
 		top_paths: rows.topPaths,
 		statuses: rows.statuses,
 		series: fillSeries(range, rows.series, { visits: 0 }),
+		crawler_series: crawlers.flatMap(({ name }) => {
+			const buckets = seriesByCrawler.get(name);
+			return buckets ? [{ name, series: fillSeries(range, buckets, { visits: 0 }) }] : [];
+		}),
 		recent: rows.recent.map((visit) => ({ ...visit, verified: visit.verified === null ? null : visit.verified === 1, ts: new Date(visit.ts).toISOString() })),
 	};
 }
