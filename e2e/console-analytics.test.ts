@@ -80,12 +80,30 @@ describe("owner console: analytics", () => {
 		const csv = await readFile(await download.path(), "utf8");
 		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
 
-		// A source filters the whole page to the visitors who came from it.
+		// A source filters the whole page to the visitors who came from it, and opens on the referrer
+		// URLs behind it (host and path), which stay in the URL with the filter.
 		await sources.getByRole("button", { name: "Sources" }).click();
 		await sources.getByRole("button", { name: "Google" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
 		expect(page.url()).toContain("source=Google");
+		expect(await sources.getByRole("button", { name: "Referrer URLs", pressed: true }).isVisible()).toBe(true);
+		expect(await sources.getByRole("cell", { name: "www.google.com/" }).isVisible()).toBe(true);
+		await checkPage("dashboard-source");
+		await page.reload();
+		await sources.getByRole("cell", { name: "www.google.com/" }).waitFor();
 		await page.getByRole("button", { name: "Source: Google, remove filter" }).click();
+		await expect.poll(() => sources.getByRole("button", { name: "Referrer URLs" }).count()).toBe(0);
+
+		// A custom event's property filters the page to the visitors who sent it.
+		const events = page.getByRole("region", { name: "Custom events" });
+		await events.getByRole("button", { name: "Properties" }).click();
+		await events.getByRole("button", { name: "signup · plan = pro" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("property=plan%3Apro");
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("2");
+		await checkPage("dashboard-property");
+		await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
 
 		// A breakdown row filters the whole page, and the filter is in the URL. While the filtered
 		// answer is on its way (held back here), the page says the figures are the previous ones.

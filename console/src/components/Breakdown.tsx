@@ -3,6 +3,8 @@ import { count } from "../format";
 
 export interface BreakdownRow {
 	key: string;
+	/** What picking the row filters to, when not its key (rows of two events can name one property value). */
+	pick?: string;
 	label: ReactNode;
 	/** The figure the row is ranked and drawn by. */
 	value: number;
@@ -76,7 +78,7 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 								<td className="bar-cell">
 									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
 									{tab.onPick ? (
-										<button type="button" className="link" onClick={() => tab.onPick?.(row.key)} title={`Filter to ${row.key}`}>
+										<button type="button" className="link" onClick={() => tab.onPick?.(row.pick ?? row.key)} title={`Filter to ${row.pick ?? row.key}`}>
 											{row.label}
 										</button>
 									) : (

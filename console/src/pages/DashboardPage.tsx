@@ -26,8 +26,17 @@ const FILTER_LABELS: Record<StatsFilterName, string> = {
 	utm_campaign: "UTM campaign",
 	utm_content: "UTM content",
 	utm_term: "UTM term",
+	ref: "Ref",
 	event: "Custom event",
+	property: "Property",
 };
+
+/** A filter's value as the page shows it: a property filter (`plan:pro`) as its row reads, `plan = pro`. */
+function filterText(name: StatsFilterName, value: string): string {
+	if (name === "country") return countryName(value);
+	if (name === "property") return value.replace(":", " = ");
+	return value;
+}
 
 let regionNames: Intl.DisplayNames | undefined;
 /** "Germany" for DE; the code itself when the browser does not know it. */
@@ -67,18 +76,35 @@ const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], 
 const visitRows = <T extends { visitors: number; visits: number }>(list: T[], key: (row: T) => string): BreakdownRow[] =>
 	list.map((row) => ({ key: key(row), label: key(row), value: row.visits, extra: row.visitors }));
 
-const CAMPAIGN_TABS: Record<(typeof UTM_NAMES)[number], string> = {
+type CampaignName = keyof SiteStatsView["campaigns"];
+const CAMPAIGN_NAMES: CampaignName[] = [...UTM_NAMES, "ref"];
+const CAMPAIGN_TABS: Record<CampaignName, string> = {
 	utm_source: "Source",
 	utm_medium: "Medium",
 	utm_campaign: "Campaign",
 	utm_content: "Content",
 	utm_term: "Term",
+	ref: "Ref",
 };
 
 const VIEWS = { column: "Visitors", extraColumn: "Views" };
 const VISITS = { column: "Visits", extraColumn: "Visitors" };
 
 function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (name: StatsFilterName) => (value: string) => void; download: (csv: string) => () => Promise<void> }) {
+	const source = stats.filters.source;
+	// A source picked (in the URL as its filter) opens on the referrers behind it: the raw referrer one click from the source.
+	const referrerUrls =
+		source !== undefined && stats.referrer_urls
+			? [
+					{
+						title: "Referrer URLs",
+						...VIEWS,
+						empty: `No visit from ${source} came with a referrer.`,
+						download: download("referrer_urls"),
+						rows: viewRows(stats.referrer_urls, (r) => r.referrer_url),
+					},
+				]
+			: [];
 	const engaged = stats.top_pages.filter((p) => p.time_on_page !== null || p.scroll_depth !== null);
 	return (
 		<div className="breakdowns">
@@ -105,8 +131,10 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				]}
 			/>
 			<Breakdown
+				key={source ?? ""}
 				heading="Sources"
 				tabs={[
+					...referrerUrls,
 					{
 						title: "Sources",
 						...VISITS,
@@ -127,7 +155,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 			/>
 			<Breakdown
 				heading="Campaigns"
-				tabs={UTM_NAMES.map((name) => ({
+				tabs={CAMPAIGN_NAMES.map((name) => ({
 					title: CAMPAIGN_TABS[name],
 					...VISITS,
 					empty: `No visit arrived with ${name}.`,
@@ -173,7 +201,15 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 						title: "Properties",
 						column: "Events",
 						empty: "No custom event carried data.",
-						rows: stats.event_properties.map((r) => ({ key: `${r.name}\u0000${r.property}\u0000${r.value}`, label: `${r.name} · ${r.property} = ${r.value}`, value: r.events })),
+						onPick: pick("property"),
+						download: download("event_properties"),
+						// The filter is the property and its value (property=plan:pro), whichever event carried it.
+						rows: stats.event_properties.map((r) => ({
+							key: `${r.name}\u0000${r.property}\u0000${r.value}`,
+							pick: `${r.property}:${r.value}`,
+							label: `${r.name} · ${r.property} = ${r.value}`,
+							value: r.events,
+						})),
 					},
 				]}
 			/>
@@ -228,7 +264,7 @@ export function DashboardPage() {
 				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
 					{active.map((name) => {
-						const value = name === "country" ? countryName(search.get(name) ?? "") : search.get(name);
+						const value = filterText(name, search.get(name) ?? "");
 						// The accessible name starts with the visible text, so a voice command naming what is seen finds it.
 						return (
 							<button key={name} type="button" className="chip" onClick={() => unpick(name)} aria-label={`${FILTER_LABELS[name]}: ${value}, remove filter`}>
