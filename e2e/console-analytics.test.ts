@@ -164,4 +164,34 @@ describe("owner console: analytics", () => {
 		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricingGPTBot 1", "1", "1", "1"]);
 		await checkPage("crawlers");
 	});
+
+	it("shows the pages only AI reads (the view kept in the URL), 20 more at a time, and a line per crawler", async () => {
+		const ingest = (crawler: string, url_path: string) =>
+			fetch(`${worker.url}/api/bot-crawl-ingest`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ tracking_id: trackingId, url_host: "shop.example", url_path, ua: `Mozilla/5.0 (compatible; ${crawler}/1.0)`, status: 200 }),
+			}).then((res) => expect(res.status).toBe(204));
+		// 21 guides nobody viewed, each read once by GPTBot; ClaudeBot reads /pricing.
+		await Promise.all(Array.from({ length: 21 }, (_, i) => ingest("GPTBot", `/guide/${String(i).padStart(2, "0")}`)));
+		await ingest("ClaudeBot", "/pricing");
+		await page.reload();
+		const chart = page.getByRole("region", { name: "Visits over time" }).getByRole("img");
+		await expect.poll(() => chart.getAttribute("aria-label")).toBe("AI crawler visits over the period, per crawler: GPTBot 22, ClaudeBot 1; 23 in all");
+
+		const section = page.getByRole("region", { name: "Read by AI, viewed by people" });
+		await section.getByLabel("Which pages").selectOption("ai-only");
+		expect(new URL(page.url()).searchParams.get("pages")).toBe("ai-only");
+		// Read once each by GPTBot, viewed by nobody: the first 20 guides, and then all 21 (not /pricing, which people viewed).
+		const guides = (n: number) => Array.from({ length: n }, (_, i) => `/guide/${String(i).padStart(2, "0")}AI onlyGPTBot 1`);
+		const firstCells = () => section.locator("tbody tr td:first-child").allTextContents();
+		await expect.poll(firstCells).toEqual(guides(20));
+		await section.getByRole("button", { name: "Show more pages" }).click();
+		await expect.poll(firstCells).toEqual(guides(21));
+		expect(await section.getByRole("button", { name: "Show more pages" }).count()).toBe(0);
+		expect(await section.getByText("21 pages shown").isVisible()).toBe(true);
+		await page.reload();
+		await expect.poll(() => section.getByLabel("Which pages").inputValue()).toBe("ai-only");
+		await checkPage("crawlers-ai-only");
+	});
 });

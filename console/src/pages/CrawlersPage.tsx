@@ -1,5 +1,7 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
+import type { CrawlerStatsView, PagesOnly, PagesSort } from "../../../domain/api/sites";
+import { OWNER_LIMITS } from "../../../domain/limits";
 import { Breakdown } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -7,7 +9,7 @@ import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
-import { TimeChart } from "../components/TimeChart";
+import { type Series, TimeChart } from "../components/TimeChart";
 import { ago, count } from "../format";
 import { isoRange } from "../period";
 import type { CrawlerPurpose } from "../api";
@@ -28,12 +30,134 @@ function Verified({ verified }: { verified: boolean | null }) {
 	return verified ? <span className="tag verified">verified</span> : <span className="tag unverified">not from its operator</span>;
 }
 
+/** Each crawler's line: the chart's three colours, then dashed (a few lines are all a chart can tell apart). */
+const CRAWLER_LINES: Array<Pick<Series, "color" | "dashed">> = [
+	{ color: "--chart-1" },
+	{ color: "--chart-2" },
+	{ color: "--chart-3" },
+	{ color: "--chart-1", dashed: true },
+	{ color: "--chart-2", dashed: true },
+];
+
+/** Visits over time, a line for each of the busiest crawlers and one for the rest (docs/api.md#crawler-statistics). */
+function VisitsOverTime({ data }: { data: CrawlerStatsView }) {
+	const others = data.series.map((bucket, i) => bucket.visits - data.crawler_series.reduce((sum, c) => sum + c.series[i].visits, 0));
+	const othersTotal = others.reduce((a, b) => a + b, 0);
+	const lines: Series[] = [
+		...data.crawler_series.map((c, i) => ({ label: c.name, values: c.series.map((b) => b.visits), ...CRAWLER_LINES[i % CRAWLER_LINES.length] })),
+		...(othersTotal > 0 ? [{ label: "Other crawlers", values: others, color: "--chart-3", dashed: true }] : []),
+		// Nothing in the period: the zeros of all of them, so the chart still shows the period.
+		...(data.crawler_series.length === 0 ? [{ label: "Crawler visits", values: others, color: "--chart-1" }] : []),
+	];
+	const totals = data.crawlers.filter((c) => data.crawler_series.some((s) => s.name === c.name)).map((c) => `${c.name} ${count(c.visits)}`);
+	if (othersTotal > 0) totals.push(`other crawlers ${count(othersTotal)}`);
+	return (
+		<TimeChart
+			height={200}
+			times={data.series.map((b) => Date.parse(b.t))}
+			series={lines}
+			label={`AI crawler visits over the period, per crawler: ${totals.join(", ") || "none"}; ${count(data.visits)} in all`}
+		/>
+	);
+}
+
+/** The pages table's views, kept in the URL as `pages`: each a sort and a selection of the pages report. */
+const PAGE_VIEWS: Record<string, { label: string; sort: PagesSort; only?: PagesOnly; empty: string }> = {
+	total: { label: "Busiest, AI and people together", sort: "total", empty: "No page was read or viewed in this period." },
+	ai: { label: "Most read by AI", sort: "ai", empty: "No page was read or viewed in this period." },
+	people: { label: "Most viewed by people", sort: "people", empty: "No page was read or viewed in this period." },
+	"ai-only": { label: "Read by AI only", sort: "ai", only: "ai", empty: "Every page AI crawlers read in this period was viewed by people too." },
+	"people-only": { label: "Viewed by people only", sort: "people", only: "people", empty: "Every page people viewed in this period was read by AI crawlers too." },
+};
+const PAGES_STEP = 20;
+/** The most the pages report answers at once (docs/api.md#pages-people-and-crawlers). */
+const PAGES_MAX = OWNER_LIMITS.breakdownRows;
+
+/** Pages next to their AI reads and human views, in the view the URL names, 20 more at a time up to the API's most. */
+function PagesReadAndViewed({ site, range }: { site: string; range: Record<string, string> }) {
+	const [search, setSearch] = useSearchParams();
+	const asked = search.get("pages") ?? "";
+	const view = Object.hasOwn(PAGE_VIEWS, asked) ? asked : "total";
+	const { sort, only, empty } = PAGE_VIEWS[view];
+	// "Show more" counts for the view it was pressed in: another view starts from 20 again.
+	const [shown, setShown] = useState({ view, limit: PAGES_STEP });
+	const limit = shown.view === view ? shown.limit : PAGES_STEP;
+	const pages = useSitePages(site, { ...range, limit: String(limit), sort, only });
+	const rows = pages.data?.pages ?? [];
+	const choose = (next: string) =>
+		setSearch((s) => {
+			if (next === "total") s.delete("pages");
+			else s.set("pages", next);
+			return s;
+		});
+
+	return (
+		<section className="card" aria-labelledby="read-vs-viewed">
+			<h2 id="read-vs-viewed">Read by AI, viewed by people</h2>
+			<p className="muted">Each page AI crawlers read or people viewed: which pages AI systems read and people don't, and the reverse.</p>
+			<label className="inline">
+				Which pages
+				<select value={view} onChange={(e) => choose(e.target.value)}>
+					{Object.entries(PAGE_VIEWS).map(([value, { label }]) => (
+						<option key={value} value={value}>
+							{label}
+						</option>
+					))}
+				</select>
+			</label>
+			<QueryState query={pages} loading="Loading pages…" empty={empty} isEmpty={(answer) => answer.pages.length === 0} />
+			{rows.length > 0 && (
+				<TableWrap label="Pages read and viewed">
+					<table>
+						<thead>
+							<tr>
+								<th>Page</th>
+								<th className="num">AI reads</th>
+								<th className="num">Views</th>
+								<th className="num">Visitors</th>
+							</tr>
+						</thead>
+						<tbody>
+							{rows.map((p) => (
+								<tr key={p.path}>
+									<td>
+										{p.path}
+										{p.pageviews === 0 && <span className="tag">AI only</span>}
+										{p.crawler_visits === 0 && <span className="tag feature_request">people only</span>}
+										{p.crawlers.length > 0 && <div className="muted small">{p.crawlers.map((c) => `${c.name} ${count(c.visits)}`).join(" · ")}</div>}
+									</td>
+									<td className="num">{count(p.crawler_visits)}</td>
+									<td className="num">{count(p.pageviews)}</td>
+									<td className="num">{count(p.visitors)}</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</TableWrap>
+			)}
+			{rows.length > 0 && (
+				<p className="row">
+					{limit < PAGES_MAX && (rows.length >= limit || pages.isPlaceholderData) && (
+						<button type="button" onClick={() => setShown({ view, limit: Math.min(limit + PAGES_STEP, PAGES_MAX) })} disabled={pages.isPlaceholderData}>
+							{pages.isPlaceholderData ? "Loading more pages…" : "Show more pages"}
+						</button>
+					)}
+					<span className="muted">
+						{count(rows.length)} {rows.length === 1 ? "page" : "pages"} shown
+						{rows.length >= PAGES_MAX ? `: the most one list holds; choose another view for the rest` : ""}
+					</span>
+				</p>
+			)}
+		</section>
+	);
+}
+
 export function CrawlersPage() {
 	const { site = "" } = useParams();
 	const [search] = useSearchParams();
 	const { current } = usePeriod();
-	const stats = useCrawlerStats(site, { ...isoRange(current), limit: "20" });
-	const pages = useSitePages(site, { ...isoRange(current), limit: "20" });
+	const range = isoRange(current);
+	const stats = useCrawlerStats(site, { ...range, limit: "20" });
 	useEffect(() => lastUsed.site.set(site), [site]);
 	const data = stats.data;
 
@@ -76,48 +200,9 @@ export function CrawlersPage() {
 					{data.visits === 0 && <p className="muted empty">No AI crawler visit was reported in this period.</p>}
 					<section className="card" aria-labelledby="crawls-over-time">
 						<h2 id="crawls-over-time">Visits over time</h2>
-						<TimeChart
-							kind="bars"
-							height={180}
-							times={data.series.map((b) => Date.parse(b.t))}
-							series={[{ label: "Crawler visits", values: data.series.map((b) => b.visits), color: "--chart-2" }]}
-							label={`AI crawler visits over the period: ${data.visits} in all`}
-						/>
+						<VisitsOverTime data={data} />
 					</section>
-					<section className="card" aria-labelledby="read-vs-viewed">
-						<h2 id="read-vs-viewed">Read by AI, viewed by people</h2>
-						<p className="muted">Each page AI crawlers read or people viewed, the busiest first: which pages AI systems read and people don't, and the reverse.</p>
-						<QueryState query={pages} loading="Loading pages…" empty="No page was read or viewed in this period." isEmpty={(answer) => answer.pages.length === 0} />
-						{pages.data && pages.data.pages.length > 0 && (
-							<TableWrap label="Pages read and viewed">
-								<table>
-									<thead>
-										<tr>
-											<th>Page</th>
-											<th className="num">AI reads</th>
-											<th className="num">Views</th>
-											<th className="num">Visitors</th>
-										</tr>
-									</thead>
-									<tbody>
-										{pages.data.pages.map((p) => (
-											<tr key={p.path}>
-												<td>
-													{p.path}
-													{p.pageviews === 0 && <span className="tag">AI only</span>}
-													{p.crawler_visits === 0 && <span className="tag feature_request">people only</span>}
-													{p.crawlers.length > 0 && <div className="muted small">{p.crawlers.map((c) => `${c.name} ${count(c.visits)}`).join(" · ")}</div>}
-												</td>
-												<td className="num">{count(p.crawler_visits)}</td>
-												<td className="num">{count(p.pageviews)}</td>
-												<td className="num">{count(p.visitors)}</td>
-											</tr>
-										))}
-									</tbody>
-								</table>
-							</TableWrap>
-						)}
-					</section>
+					<PagesReadAndViewed site={site} range={range} />
 					<div className="breakdowns">
 						<Breakdown
 							heading="Crawlers"
