@@ -21,7 +21,7 @@ const ONLY: Record<PagesOnly, string> = { ai: "WHERE pageviews = 0", people: "WH
  * a join of the two sides would search one for each row of the other); the selection and order
  * apply to those rows, one per path that was read or viewed.
  */
-export const pagesWithCrawlersQuery = (sort: PagesSort = "total", only?: PagesOnly) => `WITH ${rollupRowsOf(
+const pagesWithCrawlersQuery = (sort: PagesSort = "total", only?: PagesOnly) => `WITH ${rollupRowsOf(
 	"analytics_rollups",
 	["pageviews", "visitors"],
 	["pages"],
