@@ -258,6 +258,25 @@ describe("owner console", () => {
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
 		await page.getByRole("button", { name: "Clear" }).click();
 
+		// Environment and release offer every name the project holds, apply at once and stay in the URL.
+		const environment = page.getByRole("combobox", { name: /^Environment/ });
+		const release = page.getByRole("combobox", { name: /^Release/ });
+		await expect.poll(() => environment.locator("option").allTextContents()).toEqual(["All environments", "production", "staging"]);
+		await environment.selectOption("staging");
+		await row.waitFor({ state: "detached" });
+		expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
+		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
+		// The shown issue has no release: the other filter still offers the project's.
+		expect(await release.locator("option").allTextContents()).toEqual(["All releases", "1.4.2"]);
+		await release.selectOption("1.4.2");
+		await page.getByText("No issues match these filters.").waitFor();
+		await checkPage("issues-filtered");
+		await environment.selectOption("");
+		await row.waitFor();
+		expect(await page.getByRole("link", { name: "Slow checkout render" }).count()).toBe(0);
+		expect(new URL(page.url()).searchParams.get("release")).toBe("1.4.2");
+		await page.getByRole("button", { name: "Clear" }).click();
+
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
 		// The in-app frame is shown with the lines around its own, numbered; the library frame is folded away.
@@ -269,6 +288,16 @@ describe("owner console", () => {
 		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
 		await checkPage("issue");
+
+		// Events over time: per hour over the last 24 hours, or per day over the last 30.
+		const overTime = page.getByRole("region", { name: /^Events, last/ });
+		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per hour over the last 24 hours: 3 events in all");
+		await overTime.getByRole("button", { name: "30 days" }).click();
+		await page.getByRole("heading", { name: "Events, last 30 days" }).waitFor();
+		expect(await overTime.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
+		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per day over the last 30 days: 3 events in all");
+		expect(new URL(page.url()).searchParams.get("period")).toBe("30d");
+		await checkPage("issue-30-days");
 
 		await page.getByRole("button", { name: "Resolve" }).click();
 		await page.getByRole("button", { name: "Reopen" }).waitFor();

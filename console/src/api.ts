@@ -4,7 +4,7 @@
  */
 import type { SessionView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
-import type { IssueDetailView, IssueListItemView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
@@ -13,7 +13,14 @@ import type { FeedbackStatus } from "../../domain/feedback/statuses";
 
 export type { UserView as User } from "../../domain/api/accounts";
 export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
-export { ISSUE_STATUSES, type IssueDetailView, type IssueEventView, type IssueStatus, type IssueView } from "../../domain/api/issues";
+export {
+	ISSUE_STATUSES,
+	type IssueDetailView,
+	type IssueEventView,
+	type IssuePageView,
+	type IssueStatus,
+	type IssueView,
+} from "../../domain/api/issues";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
 export {
 	type CrawlerPurpose,
@@ -93,8 +100,10 @@ export const api = {
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
 	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
 
-	listIssues: (project_name: string, filters: IssueFilters, signal?: AbortSignal) =>
-		request<{ issues: IssueListItemView[] }>("GET", `/api/issues?${q({ project_name, ...filters })}`, undefined, signal).then((r) => r.issues),
+	/** One page of the list; `cursor` is the previous page's `next_cursor`, in the same sort. */
+	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>
+		request<IssuePageView>("GET", `/api/issues?${q({ project_name, ...filters, cursor: page.cursor, limit: page.limit?.toString() })}`, undefined, signal),
+	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
 	readIssue: (project_name: string, groupHash: string) => request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),

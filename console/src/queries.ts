@@ -7,6 +7,7 @@ import {
 	type FeedbackStatus,
 	type FeedbackType,
 	type IssueFilters,
+	type IssuePageView,
 	type IssueStatus,
 	type IssueView,
 	type KeyChanges,
@@ -19,6 +20,7 @@ export const keys = {
 	projects: ["projects"] as const,
 	feedback: (project: string) => ["feedback", project] as const,
 	issues: (project: string) => ["issues", project] as const,
+	issueFilterValues: (project: string) => ["issue-filter-values", project] as const,
 	sites: ["sites"] as const,
 	site: (trackingId: string) => ["site", trackingId] as const,
 	uploadTokens: (project: string) => ["upload-tokens", project] as const,
@@ -46,23 +48,33 @@ export const useFeedback = (project: string, type?: FeedbackType, status?: Feedb
 export const useFeedbackItem = (project: string, id: string) =>
 	useQuery({ queryKey: [...keys.feedback(project), "one", id], queryFn: () => api.readFeedback(id) });
 
+/** Issues read per request; more are read on demand with the list's cursor. */
+const ISSUE_PAGE = 50;
+
+/** The issue list in its sort, one API page at a time (`fetchNextPage` reads the next). */
 export const useIssues = (project: string, filters: IssueFilters) =>
-	useQuery({
+	useInfiniteQuery({
 		queryKey: [...keys.issues(project), "list", filters],
-		queryFn: ({ signal }) => api.listIssues(project, filters, signal),
+		queryFn: ({ pageParam, signal }) => api.listIssues(project, filters, { cursor: pageParam, limit: ISSUE_PAGE }, signal),
+		initialPageParam: undefined as string | undefined,
+		getNextPageParam: (page) => page.next_cursor ?? undefined,
 		placeholderData: keepPreviousData,
 	});
+
+/** The environments and releases the project's issues hold, whatever the list's filters. */
+export const useIssueFilterValues = (project: string) =>
+	useQuery({ queryKey: keys.issueFilterValues(project), queryFn: () => api.issueFilterValues(project) });
 
 /** The issues of the people named (user ids or emails), any status, most recently seen first. */
 export const useIssuesOfPeople = (project: string, people: string[]) =>
 	useQueries({
 		queries: people.map((user) => ({
 			queryKey: [...keys.issues(project), "list", { user, status: "any" }],
-			queryFn: ({ signal }: { signal: AbortSignal }) => api.listIssues(project, { user }, signal),
+			queryFn: ({ signal }: { signal: AbortSignal }) => api.listIssues(project, { user }, {}, signal),
 		})),
 		combine: (results) => {
 			const seen = new Map<string, IssueView>();
-			for (const issue of results.flatMap((r) => r.data ?? [])) seen.set(issue.group_hash, issue);
+			for (const issue of results.flatMap((r) => r.data?.issues ?? [])) seen.set(issue.group_hash, issue);
 			return {
 				issues: [...seen.values()].sort((a, b) => b.last_seen.localeCompare(a.last_seen)),
 				pending: results.some((r) => r.isPending),
@@ -149,10 +161,12 @@ export const useSetIssueStatus = (project: string) =>
 			const key = keys.issues(project);
 			await queryClient.cancelQueries({ queryKey: key });
 			const previous = queryClient.getQueriesData({ queryKey: key });
-			queryClient.setQueriesData<IssueView[] | IssueView>({ queryKey: key }, (data) => {
-				const change = (issue: IssueView) => (issue.group_hash === groupHash ? { ...issue, status } : issue);
-				if (Array.isArray(data)) return data.map(change);
-				return data ? change(data) : data;
+			queryClient.setQueriesData<InfiniteData<IssuePageView> | IssuePageView | IssueView>({ queryKey: key }, (data) => {
+				const change = <T extends IssueView>(issue: T) => (issue.group_hash === groupHash ? { ...issue, status } : issue);
+				const changePage = (page: IssuePageView) => ({ ...page, issues: page.issues.map(change) });
+				if (!data) return data;
+				if ("pages" in data) return { ...data, pages: data.pages.map(changePage) };
+				return "issues" in data ? changePage(data) : change(data);
 			});
 			return { previous };
 		},

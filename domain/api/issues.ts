@@ -25,7 +25,7 @@ export interface IssueView {
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */
-export interface IssueListItemView extends IssueView {
+interface IssueListItemView extends IssueView {
 	last_24h: number[];
 }
 

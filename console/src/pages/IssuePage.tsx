@@ -1,10 +1,10 @@
 import { useRef } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
+import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
-import { TimeChart } from "../components/TimeChart";
 import { ago, count, dateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
 import { STATUS_LABELS } from "./IssuesPage";
@@ -264,7 +264,6 @@ export function IssuePage() {
 	const issue = useIssue(project, hash);
 	const data = issue.data;
 	const event = data?.events.find((e) => e.id === search.get("event")) ?? data?.events[0];
-	const hourly = data?.hourly_counts ?? [];
 
 	return (
 		<section>
@@ -296,16 +295,7 @@ export function IssuePage() {
 						<Figure label="Last seen" value={ago(data.last_seen)} note={dateTime(data.last_seen)} />
 					</div>
 					<div className="two-col">
-						<section className="card" aria-labelledby="over-time-heading">
-							<h2 id="over-time-heading">Events, last 24 hours</h2>
-							<TimeChart
-								kind="bars"
-								height={160}
-								times={hourly.map((h) => Date.parse(h.hour))}
-								series={[{ label: "events", values: hourly.map((h) => h.count), color: "--chart-1" }]}
-								label={`Events per hour over the last 24 hours: ${hourly.reduce((a, h) => a + h.count, 0)} in all`}
-							/>
-						</section>
+						<EventsOverTime issue={data} />
 						<section className="card" aria-labelledby="seen-in-heading">
 							<h2 id="seen-in-heading">Seen in</h2>
 							<KeyValues

@@ -2,12 +2,11 @@ import { type FormEvent, useEffect } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ISSUE_STATUSES, type IssueFilters } from "../api";
 import { lastUsed } from "../components/lastUsed";
-import { usePage } from "../components/Pager";
 import { ProjectPicker } from "../components/Pickers";
-import { QueryState } from "../components/QueryState";
+import { describeError, QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
-import { useIssues } from "../queries";
+import { useIssueFilterValues, useIssues } from "../queries";
 
 const HOUR = 3_600_000;
 /** The 24 hour starts a `last_24h` list counts, oldest first. */
@@ -17,6 +16,30 @@ function last24Hours(now = Date.now()): number[] {
 }
 
 export const STATUS_LABELS = { open: "Open", resolved: "Resolved", ignored: "Ignored" } as const;
+
+/** A name short enough for a select at 390 px: its start and end, which tell releases apart. */
+const shortName = (name: string) => (name.length <= 32 ? name : `${name.slice(0, 14)}…${name.slice(-17)}`);
+
+/**
+ * A filter by one of the names the project's issues hold, "All" first. A name in the URL that is
+ * not among them (still loading, or no longer held) stays in the list, so the select shows what is applied.
+ */
+function NameFilter({ label, all, names, value, onChange }: { label: string; all: string; names: string[]; value: string; onChange: (name: string) => void }) {
+	const options = value && !names.includes(value) ? [value, ...names] : names;
+	return (
+		<label className="inline">
+			{label}
+			<select value={value} onChange={(e) => onChange(e.target.value)}>
+				<option value="">{all}</option>
+				{options.map((name) => (
+					<option key={name} value={name} title={name}>
+						{shortName(name)}
+					</option>
+				))}
+			</select>
+		</label>
+	);
+}
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
@@ -31,31 +54,21 @@ export function IssuesPage() {
 		sort: search.get("sort") ?? undefined,
 	};
 	const issues = useIssues(project, filters);
-	const { pageItems, pager } = usePage(issues.data ?? [], 25);
+	const names = useIssueFilterValues(project);
+	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
 	useEffect(() => lastUsed.project.set(project), [project]);
 
 	const set = (name: string, value: string) =>
 		setSearch((s) => {
 			value ? s.set(name, value) : s.delete(name);
-			s.delete("page");
 			return s;
 		});
-	const environments = [...new Set(issues.data?.flatMap((i) => i.environments))].sort();
-	const releases = [...new Set(issues.data?.flatMap((i) => i.releases))].sort();
 	const hours = last24Hours();
 	const filtered = search.has("q") || search.has("environment") || search.has("release");
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
-		const data = new FormData(event.currentTarget);
-		setSearch((s) => {
-			for (const name of ["q", "environment", "release"]) {
-				const value = String(data.get(name) ?? "").trim();
-				value ? s.set(name, value) : s.delete(name);
-			}
-			s.delete("page");
-			return s;
-		});
+		set("q", String(new FormData(event.currentTarget).get("q") ?? "").trim());
 	}
 
 	return (
@@ -76,6 +89,8 @@ export function IssuesPage() {
 						<option value="any">Any status</option>
 					</select>
 				</label>
+				<NameFilter label="Environment" all="All environments" names={names.data?.environments ?? []} value={filters.environment ?? ""} onChange={(v) => set("environment", v)} />
+				<NameFilter label="Release" all="All releases" names={names.data?.releases ?? []} value={filters.release ?? ""} onChange={(v) => set("release", v)} />
 				<label className="inline">
 					Sort by
 					<select value={search.get("sort") ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
@@ -85,29 +100,16 @@ export function IssuesPage() {
 					</select>
 				</label>
 			</div>
-			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.toString()}>
+			{names.isError && (
+				<p className="error" role="alert">
+					The environments and releases to filter by could not be read: {describeError(names.error)}
+				</p>
+			)}
+			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
 				<label className="inline">
 					<span className="visually-hidden">Search title, culprit or hash</span>
 					<input type="search" name="q" placeholder="Search title, culprit or hash" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
-				<label className="inline">
-					Environment
-					<input name="environment" list="environments" defaultValue={filters.environment} size={12} />
-				</label>
-				<label className="inline">
-					Release
-					<input name="release" list="releases" defaultValue={filters.release} size={10} />
-				</label>
-				<datalist id="environments">
-					{environments.map((e) => (
-						<option key={e} value={e} />
-					))}
-				</datalist>
-				<datalist id="releases">
-					{releases.map((r) => (
-						<option key={r} value={r} />
-					))}
-				</datalist>
 				<button type="submit">Search</button>
 				{filtered && (
 					<button type="button" className="link" onClick={() => setSearch(new URLSearchParams(status === "open" ? {} : { status }))}>
@@ -123,9 +125,10 @@ export function IssuesPage() {
 						? "No issues match these filters."
 						: "No open issues. Send a log event with this project's key (see the project's set-up) and it shows here."
 				}
+				isEmpty={(data) => data.pages.every((page) => page.issues.length === 0)}
 			/>
 			<ul className="plain">
-				{pageItems.map((issue) => (
+				{items.map((issue) => (
 					<li key={issue.group_hash} className="card issue-row">
 						<div>
 							<div className="row">
@@ -161,7 +164,19 @@ export function IssuesPage() {
 					</li>
 				))}
 			</ul>
-			{pager}
+			{issues.hasNextPage && (
+				<p className="row">
+					<button type="button" onClick={() => issues.fetchNextPage()} disabled={issues.isFetchingNextPage}>
+						{issues.isFetchingNextPage ? "Loading more issues…" : "Show more issues"}
+					</button>
+					<span className="muted">{plural(items.length, "issue")} shown</span>
+				</p>
+			)}
+			{issues.isFetchNextPageError && (
+				<p className="error" role="alert">
+					{describeError(issues.error)}
+				</p>
+			)}
 		</section>
 	);
 }

@@ -1,0 +1,54 @@
+import { useSearchParams } from "react-router";
+import type { IssueDetailView } from "../api";
+import { plural } from "../format";
+import { TimeChart } from "./TimeChart";
+
+const PERIODS = {
+	"24h": { label: "24 hours", unit: "hour" },
+	"30d": { label: "30 days", unit: "day" },
+} as const;
+type Period = keyof typeof PERIODS;
+
+/**
+ * An issue's events per hour over the last 24 hours, or per UTC day over the last 30, as Sentry's
+ * issue chart offers both; the period chosen is kept in the URL (`?period=30d`).
+ */
+export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
+	const [search, setSearch] = useSearchParams();
+	const period: Period = search.get("period") === "30d" ? "30d" : "24h";
+	const { label, unit } = PERIODS[period];
+	const buckets =
+		period === "30d"
+			? issue.daily_counts.map((d) => ({ start: Date.parse(d.day), count: d.count }))
+			: issue.hourly_counts.map((h) => ({ start: Date.parse(h.hour), count: h.count }));
+	const total = buckets.reduce((sum, b) => sum + b.count, 0);
+	const choose = (next: Period) =>
+		setSearch(
+			(s) => {
+				next === "24h" ? s.delete("period") : s.set("period", next);
+				return s;
+			},
+			{ replace: true },
+		);
+	return (
+		<section className="card" aria-labelledby="over-time-heading">
+			<div className="row spread">
+				<h2 id="over-time-heading">Events, last {label}</h2>
+				<div className="tabs">
+					{(Object.keys(PERIODS) as Period[]).map((p) => (
+						<button key={p} type="button" className="chip" aria-pressed={p === period} onClick={() => choose(p)}>
+							{PERIODS[p].label}
+						</button>
+					))}
+				</div>
+			</div>
+			<TimeChart
+				kind="bars"
+				height={160}
+				times={buckets.map((b) => b.start)}
+				series={[{ label: "events", values: buckets.map((b) => b.count), color: "--chart-1" }]}
+				label={`Events per ${unit} over the last ${label}: ${plural(total, "event")} in all`}
+			/>
+		</section>
+	);
+}
