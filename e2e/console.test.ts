@@ -147,7 +147,7 @@ describe("owner console", () => {
 			const res = await fetch(`${worker.url}/functions/v1/submit-feedback`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
-				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: [PNG_1PX], app_version: "1.2.3" }),
+				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: [PNG_1PX], app_version: "1.2.3", build: "b-77" }),
 			});
 			expect(res.status).toBe(200);
 		}
@@ -174,7 +174,7 @@ describe("owner console", () => {
 		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
 		// Fields read as the form labels them; a field beyond the form by its key.
 		const terms = await page.getByRole("term").allTextContents();
-		expect(terms).toEqual(expect.arrayContaining(["Title", "Description", "Email", "app_version"]));
+		expect(terms).toEqual(expect.arrayContaining(["Title", "Description", "Email", "App version", "build"]));
 		const image = page.getByRole("img", { name: "Screenshots of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
