@@ -80,6 +80,8 @@ const CAMPAIGNS = [
 	["partner-1.example", "referral", "partners", ""],
 ];
 const CUSTOM_EVENTS = ["signup", "download", "play_video", "add_to_cart", "share"];
+/** The one property every custom event carries. */
+const PLANS = ["free", "pro", "team"];
 const BROWSERS = [
 	["Chrome", "Windows", "desktop"],
 	["Chrome", "macOS", "desktop"],
@@ -132,19 +134,22 @@ function* analyticsRows(count, now, seed = 1) {
 			const path = random.skewed(PATHS);
 			const landing = page === 0;
 			events.push({ name: "", path, referrer: landing ? referrerHost : "", source: landing ? source : "", campaign: (landing && campaign) || noCampaign });
-			if (random.next() < 0.05) events.push({ name: random.skewed(CUSTOM_EVENTS), path, referrer: "", source: "", campaign: noCampaign });
+			if (random.next() < 0.05) {
+				const data = JSON.stringify({ plan: random.skewed(PLANS) });
+				events.push({ name: random.skewed(CUSTOM_EVENTS), path, referrer: "", source: "", campaign: noCampaign, data });
+			}
 			// The tracker's engagement report when the page is hidden: time visible since the last report, deepest scroll.
 			if (random.next() < 0.5) {
 				events.push({ name: "_leave", path, referrer: "", source: "", campaign: noCampaign, engagedMs: 2_000 + random.int(300_000), scroll: random.int(101) });
 			}
 		}
-		for (const { name, path, referrer, source, campaign, engagedMs = null, scroll = null } of events) {
+		for (const { name, path, referrer, source, campaign, engagedMs = null, scroll = null, data = null } of events) {
 			if (made === count) return;
 			made++;
 			ts += 20_000 + random.int(160_000);
 			const query = campaign[0] ? `utm_source=${campaign[0]}&utm_medium=${campaign[1]}&utm_campaign=${campaign[2]}&utm_content=${campaign[3]}` : "";
 			// [event_id, ts, name, url_path, referrer, referrer_host, title, visitor_id, engaged_ms, browser, os, device, country,
-			//  url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth]
+			//  url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth, data]
 			yield [
 				random.hex32(),
 				ts,
@@ -163,6 +168,7 @@ function* analyticsRows(count, now, seed = 1) {
 				source,
 				...campaign,
 				scroll,
+				data,
 			];
 		}
 	}
@@ -170,10 +176,10 @@ function* analyticsRows(count, now, seed = 1) {
 
 const INSERT_EVENTS = `INSERT INTO analytics_events (tracking_id, event_id, ts, name, url_host, url_path, referrer, referrer_host,
 		title, language, screen, visitor_id, engaged_ms, v, browser, os, device, country,
-		url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth)
+		url_query, source, utm_source, utm_medium, utm_campaign, utm_content, scroll_depth, data)
 	SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3, value ->> 4, value ->> 5,
 		value ->> 6, 'en-US', '1920x1080', value ->> 7, value ->> 8, '2', value ->> 9, value ->> 10, value ->> 11, value ->> 12,
-		value ->> 13, value ->> 14, value ->> 15, value ->> 16, value ->> 17, value ->> 18, value ->> 19
+		value ->> 13, value ->> 14, value ->> 15, value ->> 16, value ->> 17, value ->> 18, value ->> 19, value ->> 20
 	FROM json_each(?3)`;
 
 /** Writes `count` analytics events for the site into D1, then their rollups. */
@@ -254,8 +260,19 @@ async function crawlerRollupBackfill() {
 const INSERT_ISSUES = `INSERT INTO log_issues (key_id, group_hash, user_id, title, culprit, level, status, count, users,
 		first_seen, last_seen, environments, releases, resolved_in_release)
 	SELECT ?1, value ->> 0, ?2, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-		value ->> 7, value ->> 8, '["production"]', '["1.4.2"]', value ->> 9
+		value ->> 7, value ->> 8, value ->> 10, value ->> 11, value ->> 9
 	FROM json_each(?3)`;
+
+/** The names the issue list's filters offer (GET /api/issues/filter-values), as migration 0012 fills them from the issues. */
+const FILL_ISSUE_NAMES = ["environment", "release"].map(
+	(kind) => `INSERT INTO log_issue_names (key_id, kind, name, last_seen)
+	SELECT i.key_id, '${kind}', j.value, max(i.last_seen) FROM log_issues i, json_each(i.${kind}s) j WHERE i.key_id = ?1 GROUP BY 1, 3
+	ON CONFLICT DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+);
+
+const ENVIRONMENTS = ["production", "staging", "preview"];
+/** Releases 1.0.0 to 1.4.9: a project that ships often. */
+const RELEASES = Array.from({ length: 50 }, (_, i) => `1.${Math.floor(i / 10)}.${i % 10}`);
 
 const INSERT_LOG_EVENTS = `INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
 	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 2, value ->> 3, 'production', '1.4.2', ?2
@@ -291,6 +308,8 @@ export async function seedIssues(db, { keyId, userId, count, hotEvents, eventJso
 				lastSeen - random.int(DAY_MS),
 				lastSeen,
 				status === "resolved" ? "1.4.2" : null,
+				JSON.stringify([random.skewed(ENVIRONMENTS)]),
+				JSON.stringify([RELEASES[RELEASES.length - 1 - random.int(RELEASES.length)]]),
 			],
 		});
 	}
@@ -313,5 +332,6 @@ export async function seedIssues(db, { keyId, userId, count, hotEvents, eventJso
 		}
 	}
 	await writeInBatches(db, eventRows(), (array) => db.prepare(INSERT_LOG_EVENTS).bind(keyId, eventJson, array));
+	await db.batch(FILL_ISSUE_NAMES.map((sql) => db.prepare(sql).bind(keyId)));
 	return { hotIssue: hot.hash };
 }
