@@ -56,6 +56,16 @@ describe("npm run crawlers:update", () => {
 		expect(stdout).toContain(`${chatgpt}: could not be read`);
 	});
 
+	it("fills a list added by hand with no ranges yet (Google's user-triggered agents'), under the crawlers it names", async ({ expect }) => {
+		const agents = "https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json";
+		expect(listOf(vendored(), agents)?.ranges).toEqual([]);
+		const { code, stdout, ranges } = await update({ [agents]: { creationTime: "2026-01-01T00:00:00.000000", prefixes: [{ ipv6Prefix: "2001:db8:3::/64" }, { ipv4Prefix: "203.0.113.0/27" }] } });
+		expect(code).toBe(0);
+		expect(listOf(ranges, agents)).toEqual({ url: agents, crawlers: listOf(vendored(), agents)?.crawlers, ranges: ["2001:db8:3::/64", "203.0.113.0/27"] });
+		expect(listOf(ranges, agents)?.crawlers).toContain("Google-Agent");
+		expect(stdout).toContain(`${agents} (Google-NotebookLM, Google-Agent): 2 ranges (was 0)`);
+	});
+
 	it.for([
 		["a range without its whole address", "20.171/24"],
 		["a prefix longer than the address", "20.171.206.0/33"],

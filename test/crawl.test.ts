@@ -294,10 +294,26 @@ describe("verified crawler visits: the crawler's address inside its operator's p
 		["a legacy IPv4 notation (hex parts)", { ip: "0x7f.1" }, null],
 		["an address with a port", { ip: "20.171.206.17:443" }, null],
 		["a crawler whose operator publishes no ranges", { ip: "20.171.206.17", ua: "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)" }, null],
-		// Google's list is named but not refreshed yet (docs: domain/crawl/data/README.md): nothing to check against.
-		["a crawler whose list has no ranges yet", { ip: "2001:4860:4801:2::1", ua: "Mozilla/5.0 (compatible; GoogleOther)" }, null],
+		// Google's user-triggered agents' list is named but had no copy to vendor (docs: domain/crawl/data/README.md): nothing to check against.
+		["a crawler whose list has no ranges yet", { ip: "2001:4860:4801:2::1", ua: "Mozilla/5.0 (compatible; Google-Agent)" }, null],
 	] as const)("%s", async ([, fields, verified], { expect }) => {
 		expect((await storedWith(fields)).verified).toBe(verified);
+	});
+
+	// The lists filled from copies of the operators' files: the last address of a published range
+	// verifies, the one just past it does not (every list is pinned in test/crawler-table.test.ts).
+	const ua = (name: string) => REQUIRED.find(([known]) => known === name)?.[1] ?? `Mozilla/5.0 (compatible; ${name})`;
+	it.for([
+		["GoogleOther", "2001:4860:4801:2:ffff:ffff:ffff:ffff", "2001:4860:4801:3::"],
+		["Google-NotebookLM", "142.250.33.159", "142.250.33.160"],
+		["Claude-SearchBot", "216.73.219.255", "216.73.220.0"],
+		["CCBot", "3.41.188.39", "3.41.188.40"],
+		["DuckAssistBot", "130.107.228.224", "130.107.228.225"],
+		["MistralAI-User", "20.240.160.161", "20.240.160.162"],
+	] as const)("%s from %s is verified, from %s not", async ([name, last, past], { expect }) => {
+		const inside = await storedWith({ ua: ua(name), ip: last });
+		expect(inside).toMatchObject({ crawler: name, verified: 1 });
+		expect(await storedWith({ ua: ua(name), ip: past })).toMatchObject({ crawler: name, verified: 0 });
 	});
 
 	it("counts verified and unverified visits apart in the statistics", async ({ expect }) => {

@@ -9,7 +9,7 @@ import aiRobots from "../domain/crawl/data/ai-robots.json";
 import extraCrawlers from "../domain/crawl/data/extra-crawlers.json";
 import ipRanges from "../domain/crawl/data/ip-ranges.json";
 import overrides from "../domain/crawl/data/overrides.json";
-import { rangeProblems, rangeVerifier } from "../domain/crawl/ipRanges";
+import { isVerifiedVisit, rangeProblems, rangeVerifier } from "../domain/crawl/ipRanges";
 import { parseRange } from "../domain/crawl/rangeLists";
 import { baseName, missingOverrides, type Override, readSource } from "../domain/crawl/sourceText";
 
@@ -140,6 +140,47 @@ describe("published address lists", () => {
 		for (const list of ipRanges.lists) {
 			for (const name of list.crawlers) expect(crawlerNamed(name)?.name, list.url).toBe(name);
 		}
+	});
+
+	// Per vendored list: the last address of one of its published ranges and the address just past it
+	// (in none of the lists of that list's crawlers). A refresh that drops the range fails here: pick
+	// another from the new list. Copies and dates: domain/crawl/data/README.md.
+	const PUBLISHED: Array<[url: string, last: string, past: string]> = [
+		["https://openai.com/gptbot.json", "132.196.86.255", "132.196.87.0"],
+		["https://openai.com/chatgpt-user.json", "104.208.184.207", "104.208.184.208"],
+		["https://openai.com/searchbot.json", "104.210.140.143", "104.210.140.144"],
+		["https://claude.com/crawling/bots.json", "216.73.219.255", "216.73.220.0"],
+		["https://www.perplexity.ai/perplexitybot.json", "18.97.1.231", "18.97.1.232"],
+		["https://www.perplexity.ai/perplexity-user.json", "44.208.221.197", "44.208.221.198"],
+		["https://search.developer.apple.com/applebot.json", "17.241.208.191", "17.241.208.192"],
+		["https://developers.google.com/static/crawling/ipranges/common-crawlers.json", "192.178.5.31", "192.178.5.32"],
+		["https://developers.google.com/static/crawling/ipranges/common-crawlers.json", "2001:4860:4801:2:ffff:ffff:ffff:ffff", "2001:4860:4801:3::"],
+		["https://developers.google.com/static/crawling/ipranges/user-triggered-fetchers.json", "107.178.199.255", "107.178.200.0"],
+		["https://developers.google.com/static/crawling/ipranges/user-triggered-fetchers.json", "2404:f340:10:4007:ffff:ffff:ffff:ffff", "2404:f340:10:4008::"],
+		["https://developers.google.com/static/crawling/ipranges/user-triggered-fetchers-google.json", "142.250.33.159", "142.250.33.160"],
+		["https://developers.google.com/static/crawling/ipranges/user-triggered-fetchers-google.json", "2001:4860:4801:4004:ffff:ffff:ffff:ffff", "2001:4860:4801:4005::"],
+		["https://index.commoncrawl.org/ccbot.json", "3.41.188.39", "3.41.188.40"],
+		["https://index.commoncrawl.org/ccbot.json", "2600:1f28:365:80ff:ffff:ffff:ffff:ffff", "2600:1f28:365:8100::"],
+		["https://duckduckgo.com/duckassistbot.json", "130.107.228.224", "130.107.228.225"],
+		["https://mistral.ai/mistralai-user-ips.json", "20.240.160.161", "20.240.160.162"],
+	];
+
+	it.for(PUBLISHED)("%s: %s verifies each crawler it names, %s none", ([url, last, past], { expect }) => {
+		const list = ipRanges.lists.find((candidate) => candidate.url === url);
+		expect(list?.ranges.length, url).toBeGreaterThan(0);
+		for (const name of list?.crawlers ?? []) {
+			expect(isVerifiedVisit(name, last), `${name} from ${last}`).toBe(true);
+			expect(isVerifiedVisit(name, past), `${name} from ${past}`).toBe(false);
+		}
+	});
+
+	it("every vendored list with ranges has an address pinned above; a list still empty verifies nothing", ({ expect }) => {
+		const pinned = new Set(PUBLISHED.map(([url]) => url));
+		for (const list of ipRanges.lists) expect(list.ranges.length === 0 || pinned.has(list.url), list.url).toBe(true);
+		// Google's user-triggered agents' list had no copy to vendor: Google-Agent stays unchecked until a refresh.
+		expect(isVerifiedVisit("Google-Agent", "192.178.5.31")).toBeNull();
+		expect(isVerifiedVisit("GoogleOther", "142.250.33.159")).toBe(false);
+		expect(isVerifiedVisit("Google-NotebookLM", "142.250.33.159")).toBe(true);
 	});
 
 	it("one list verifies every crawler it names; a crawler in several lists is verified by each; IPv4 and IPv6", ({ expect }) => {
