@@ -180,7 +180,7 @@ export const OWNER_LIMITS = {
 	 * range, by the rollups) counts a sample of the visitors that holds about this many
 	 * (domain/analytics/sampling.ts). The statement also reads the engagement reports the tracker
 	 * sends on every hide, about a third more rows again: 9,000 keeps a filtered month of a busy
-	 * site under 100 ms (docs/benchmarks.md#filtered-statistics-a-sample-of-the-visitors).
+	 * site under 100 ms (docs/benchmarks.md#filtered-statistics-the-sample-recalibrated).
 	 */
 	statsSampleEvents: 9_000,
 	/** Longest value of one statistics filter (a page path, a source...). */
