@@ -1,7 +1,7 @@
 /**
  * The owner console in a real browser against the real Worker serving the built console, a new
- * owner's walk through projects, feedback, issues, source maps and the account (analytics in
- * console-analytics.test.ts). Every page is checked with axe-core (no serious or critical
+ * owner's walk through projects, feedback, issues and the account (analytics in
+ * console-analytics.test.ts, source maps in console-sourcemaps.test.ts). Every page is checked with axe-core (no serious or critical
  * violation), at 390 px width (no sideways scrolling), and saved as a screenshot under
  * e2e/artifacts/.
  */
@@ -385,40 +385,6 @@ describe("owner console", () => {
 		await page.getByRole("heading", { name: /Older report 0/ }).waitFor();
 		expect(await page.getByText(longText, { exact: true }).isVisible()).toBe(true);
 		await page.getByRole("link", { name: "← All feedback" }).click();
-	});
-
-	it("sets up source maps: the upload instructions with the DSN id, an upload token shown once, the uploaded files, deletion", async () => {
-		await page.goto(`${worker.url}/projects/${project}`);
-		await page.getByRole("link", { name: "Source maps" }).click();
-		await page.getByRole("heading", { name: `Source maps · ${project}` }).waitFor();
-		await page.getByTestId("sentry-cli-setup").filter({ hasText: `SENTRY_PROJECT=${dsnId}\n` }).waitFor();
-		expect(await page.getByTestId("sentry-cli-setup").textContent()).toContain(`export SENTRY_URL=${worker.url}\n`);
-		await page.getByText("No upload tokens yet.").waitFor();
-		await page.getByText("Nothing uploaded yet.").waitFor();
-
-		await page.getByRole("button", { name: "Create upload token" }).click();
-		const uploadToken = (await page.getByTestId("upload-token").textContent()) ?? "";
-		expect(uploadToken).toMatch(/^svcu_[A-Za-z0-9]{43}$/);
-		await page.getByText(`…${uploadToken.slice(-4)}`).waitFor();
-		await page.getByRole("button", { name: "Done" }).click();
-		expect(await page.getByTestId("upload-token").count()).toBe(0);
-
-		const form = new FormData();
-		form.append("file", new Blob([JSON.stringify({ version: 3, sources: ["app.ts"], names: [], mappings: "AAAA" })]), "~/assets/app.js.map");
-		const upload = () => fetch(`${worker.url}/api/releases/web%401.0.0/artifacts`, { method: "POST", headers: { authorization: `Bearer ${uploadToken}` }, body: form });
-		expect((await upload()).status).toBe(201);
-		await page.reload();
-		await page.getByRole("cell", { name: "~/assets/app.js.map" }).waitFor();
-		await page.getByRole("cell", { name: "web@1.0.0" }).waitFor();
-		await checkPage("sourcemaps");
-
-		await page.getByRole("button", { name: "Delete release web@1.0.0…" }).click();
-		await page.getByRole("button", { name: "Delete release", exact: true }).click();
-		await page.getByText("Nothing uploaded yet.").waitFor();
-		await page.getByRole("button", { name: "Revoke…" }).click();
-		await page.getByRole("button", { name: "Revoke token" }).click();
-		await page.getByText("No upload tokens yet.").waitFor();
-		expect((await upload()).status).toBe(401);
 	});
 
 	it("shows the account, and keeps the session across reloads until sign-out", async () => {
