@@ -204,6 +204,54 @@ describe("published address lists", () => {
 		expect(isVerifiedVisit("GPTBot", "192.0.2.9")).toBeNull();
 	});
 
+	it("searches the ranges as intervals: nested, overlapping and adjacent ones, host bits in the text, each edge and one past it", ({ expect }) => {
+		const { isVerifiedVisit } = rangeVerifier({
+			lists: [
+				{
+					url: "https://example.com/a.json",
+					crawlers: ["GPTBot"],
+					ranges: ["10.0.0.0/8", "10.1.0.0/16", "192.0.2.77/24", "198.51.100.0/25", "198.51.100.128/25", "203.0.113.9/32", "2001:db8:ff::/48", "2001:db8:ff:1::/64", "2001:db9::1/128"],
+				},
+				{ url: "https://example.com/b.json", crawlers: ["ClaudeBot"], ranges: ["0.0.0.0/0"] },
+			],
+		});
+		const cases: Array<[string, boolean]> = [
+			["9.255.255.255", false],
+			["10.0.0.0", true],
+			["10.1.2.3", true],
+			["10.255.255.255", true],
+			["11.0.0.0", false],
+			// 192.0.2.77/24 is the whole 192.0.2.0/24.
+			["192.0.1.255", false],
+			["192.0.2.0", true],
+			["192.0.2.255", true],
+			["192.0.3.0", false],
+			// Two adjacent halves are the whole /24.
+			["198.51.100.127", true],
+			["198.51.100.128", true],
+			["198.51.100.255", true],
+			["198.51.101.0", false],
+			["203.0.113.8", false],
+			["203.0.113.9", true],
+			["203.0.113.10", false],
+			["2001:db8:fe:ffff:ffff:ffff:ffff:ffff", false],
+			["2001:db8:ff::", true],
+			["2001:db8:ff:1::5", true],
+			["2001:db8:ff:ffff:ffff:ffff:ffff:ffff", true],
+			["2001:db8:100::", false],
+			["2001:db9::", false],
+			["2001:db9::1", true],
+			["2001:db9::2", false],
+			["::ffff:10.9.8.7", true],
+		];
+		expect(cases.map(([address]) => [address, isVerifiedVisit("GPTBot", address)])).toEqual(cases);
+		expect([isVerifiedVisit("ClaudeBot", "0.0.0.0"), isVerifiedVisit("ClaudeBot", "255.255.255.255"), isVerifiedVisit("ClaudeBot", "2001:db8::1")]).toEqual([
+			true,
+			true,
+			false,
+		]);
+	});
+
 	it("a malformed list or range is named and left out, never thrown; the rest still verify", ({ expect }) => {
 		const { isVerifiedVisit, problems } = rangeVerifier({
 			lists: [
