@@ -36,8 +36,9 @@ function merged<T extends number | string>(intervals: Interval<T>[]): Interval<T
 	const result: Interval<T>[] = [];
 	for (const [first, last] of sorted) {
 		const previous = result.at(-1);
-		if (previous && first <= previous[1]) previous[1] = last > previous[1] ? last : previous[1];
-		else result.push([first, last]);
+		// IPv6 intervals are text, which Math.max cannot compare.
+		if (!previous || first > previous[1]) result.push([first, last]);
+		else if (last > previous[1]) previous[1] = last;
 	}
 	return result;
 }
