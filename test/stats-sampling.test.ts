@@ -129,6 +129,30 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		expect(compared.previous.pageviews).toBe(estimate(ofCountry(busyDayBefore, "DE"), buckets).pageviews);
 	});
 
+	it("a custom event's property and a source's referrer URLs are counted from the sample too, and every one with exact=true", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// Past the limit by the four events below: the sample is 255 buckets of 256, which leaves out "ff...".
+		const inSample = "00".padEnd(32, "1");
+		const outOfSample = "ff".padEnd(32, "1");
+		const arrivals = [inSample, outOfSample].flatMap((visitor, i) => [
+			{ visitor, ts: at("13:00") + i * 60_000, path: "/launch", source: "Hacker News", referrer_host: "news.ycombinator.com", referrer: "https://news.ycombinator.com/item?id=42#top" },
+			{ visitor, ts: at("13:00") + i * 60_000 + 1_000, name: "signup", path: "/launch", data: JSON.stringify({ plan: "pro" }) },
+		]);
+		await seedEvents(site.tracking_id, [...day(LIMIT, 6), ...arrivals]);
+
+		const property = await stats(token, site.tracking_id, "property=plan:pro");
+		expect(property.sample_percent).toBe(99.6);
+		expect(property).toMatchObject({ visitors: 1, events: 1 });
+		expect(property.custom_events).toEqual([{ name: "signup", events: 1, visitors: 1 }]);
+		expect(await stats(token, site.tracking_id, "property=plan:pro&exact=true")).toMatchObject({ sample_percent: 100, visitors: 2, events: 2 });
+
+		const source = await stats(token, site.tracking_id, "source=Hacker+News");
+		expect(source.sample_percent).toBe(99.6);
+		expect(source.referrer_urls).toEqual([{ referrer_url: "news.ycombinator.com/item", visitors: 1, pageviews: 1 }]);
+		const exact = await stats(token, site.tracking_id, "source=Hacker+News&exact=true");
+		expect(exact.referrer_urls).toEqual([{ referrer_url: "news.ycombinator.com/item", visitors: 2, pageviews: 2 }]);
+	});
+
 	it("the sample never narrows below one bucket of 256, however many events the range holds", ({ expect }) => {
 		expect(sampleFor(LIMIT)).toBeUndefined();
 		expect(sampleFor(LIMIT + 1)).toEqual({ buckets: 255 });
