@@ -20,6 +20,10 @@ export function queryParams<Shape extends z.ZodRawShape>(shape: Shape) {
 /** One text parameter: given twice (`?page=/a&page=/b`) it is a 400 that says so. */
 export const queryText = () => z.string({ error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be text") });
 
+/** One of `values`: given twice, or anything else, is a 400 that says which. */
+export const queryChoice = <T extends readonly [string, ...string[]]>(values: T) =>
+	z.enum(values, { error: (issue) => (Array.isArray(issue.input) ? "must be given once" : `must be one of ${values.join(", ")}`) });
+
 /** `?limit=`: a whole number from 1 to `max`, written in digits. */
 export const limitParam = (max: number) => {
 	const message = `must be a whole number from 1 to ${max}`;

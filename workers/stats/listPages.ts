@@ -1,22 +1,18 @@
 import type { IRequest } from "itty-router";
-import { z } from "zod";
 import { pagesWithCrawlers } from "../../domain/analytics/pagesReport";
 import { PAGES_ONLY, PAGES_SORTS } from "../../domain/api/sites";
 import { json } from "../http";
-import { parseBody, queryParams, queryText } from "../validation";
+import { parseBody, queryChoice, queryParams, queryText } from "../validation";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
-
-const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
-	z.enum(values, { error: (issue) => (Array.isArray(issue.input) ? "must be given once" : `must be one of ${values.join(", ")}`) });
 
 /** The report's parameters; anything else (a misspelt one) is a 400 that names it. */
 const pagesQuery = queryParams({
 	from: queryText().optional(),
 	to: queryText().optional(),
 	limit: queryText().optional(),
-	sort: oneOf(PAGES_SORTS).optional(),
-	only: oneOf(PAGES_ONLY).optional(),
+	sort: queryChoice(PAGES_SORTS).optional(),
+	only: queryChoice(PAGES_ONLY).optional(),
 });
 
 /**
