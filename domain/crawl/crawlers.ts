@@ -26,7 +26,7 @@ import aiRobots from "./data/ai-robots.json";
 import extraCrawlers from "./data/extra-crawlers.json";
 import overrides from "./data/overrides.json";
 import { memoizeByText } from "../textMemo";
-import { baseName, type Override, readSource, type SourceEntry } from "./sourceText";
+import { baseName, type Override, overrideFor, readSource, type SourceEntry } from "./sourceText";
 
 export interface Crawler {
 	name: string;
@@ -35,7 +35,6 @@ export interface Crawler {
 }
 
 const overridden = overrides as Record<string, Override>;
-const overrideOf = (name: string): Override | undefined => overridden[name] ?? overridden[baseName(name)];
 
 /** Names that are common words: matched only as a client's own product (see above). */
 const standaloneNames = new Set<string>();
@@ -44,7 +43,7 @@ function buildTable(): Map<string, Crawler> {
 	const byToken = new Map<string, Crawler>();
 	for (const [name, entry] of Object.entries(aiRobots as Record<string, SourceEntry>)) {
 		const base = baseName(name);
-		const override = overrideOf(name) ?? {};
+		const override = overrideFor(overridden, name) ?? {};
 		const read = readSource(entry);
 		const crawler: Crawler = {
 			name: base,

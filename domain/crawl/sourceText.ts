@@ -21,6 +21,9 @@ export interface Override {
 /** The crawler a vendored name stands for: versions and case do not make another crawler. */
 export const baseName = (name: string) => name.replace(/(?:\/| )\d+(?:\.\d+)*$/, "");
 
+/** The override of a vendored name: its own line, else its base name's ("Claude-Web/1.0" → "Claude-Web"). */
+export const overrideFor = (overrides: Record<string, Override>, name: string): Override | undefined => overrides[name] ?? overrides[baseName(name)];
+
 /**
  * The operator the source names: a Markdown link's text, else the name its words start with
  * ("Querit that indexes…", "Twin, a platform that…", "netEstate"); null when they name none
@@ -64,7 +67,7 @@ export const readSource = (entry: SourceEntry) => ({ operator: operatorOf(entry.
 export function missingOverrides(source: Record<string, SourceEntry>, overrides: Record<string, Override>) {
 	const missing: Array<{ name: string; needs: Array<"operator" | "purpose"> }> = [];
 	for (const [name, entry] of Object.entries(source)) {
-		const override = overrides[name] ?? overrides[baseName(name)] ?? {};
+		const override = overrideFor(overrides, name) ?? {};
 		const read = readSource(entry);
 		const needs = (["operator", "purpose"] as const).filter((field) => read[field] === null && override[field] === undefined);
 		if (needs.length > 0) missing.push({ name, needs: [...needs] });
