@@ -78,6 +78,7 @@ describe("statistics filters, combinable in one request", () => {
 		["a property without a colon", "property=plan", /property: must be a property name, a colon and its value, as plan:pro/],
 		["a property without a name", "property=:pro", /property: must be a property name, a colon and its value/],
 		["an empty property", "property=", /property: must not be empty/],
+		["a property of 2,001 characters", `property=plan:${"p".repeat(1_996)}`, /property: must be at most 2000 characters/],
 	])("answers 400 to %s", async ([, query, message], { expect }) => {
 		const { token, site } = await ownerWithSite();
 		const { status, body } = await getJson(`/api/sites/${site.tracking_id}/stats?${query}`, token);
@@ -88,6 +89,7 @@ describe("statistics filters, combinable in one request", () => {
 	it("takes a value of 2,000 characters", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		expect((await getJson(`/api/sites/${site.tracking_id}/stats?page=/${"p".repeat(1_999)}`, token)).status).toBe(200);
+		expect((await getJson(`/api/sites/${site.tracking_id}/stats?property=plan:${"p".repeat(1_995)}`, token)).status).toBe(200);
 	});
 });
 
