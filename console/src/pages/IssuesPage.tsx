@@ -17,8 +17,11 @@ function last24Hours(now = Date.now()): number[] {
 
 export const STATUS_LABELS = { open: "Open", resolved: "Resolved", ignored: "Ignored" } as const;
 
-/** A name short enough for a select at 390 px: its start and end, which tell releases apart. */
-const shortName = (name: string) => (name.length <= 32 ? name : `${name.slice(0, 14)}…${name.slice(-17)}`);
+/** A name short enough for a select at 390 px: its start and end, which tell releases apart (cut on whole characters). */
+function shortName(name: string): string {
+	const characters = [...name];
+	return characters.length <= 32 ? name : `${characters.slice(0, 14).join("")}…${characters.slice(-17).join("")}`;
+}
 
 /**
  * A filter by one of the names the project's issues hold, "All" first. A name in the URL that is
