@@ -109,8 +109,8 @@ function visitorId(person, day) {
 /**
  * `count` events of one site spread over the 30 days before `now`, as visits: a person (one
  * of about count/8, under the visitor id of that day) from a referrer or a campaign link, one to
- * six page views 20 s to 3 min apart, sometimes a custom event, and after half the page views an
- * engagement report (`_leave` with the time visible and the scroll depth).
+ * six page views 20 s to 3 min apart, sometimes a custom event, and after every page view its
+ * engagement report (`_leave` with the time visible and the scroll depth), two for a fifth of them.
  */
 function* analyticsRows(count, now, seed = 1) {
 	const random = generator(seed);
@@ -138,9 +138,11 @@ function* analyticsRows(count, now, seed = 1) {
 				const data = JSON.stringify({ plan: random.skewed(PLANS) });
 				events.push({ name: random.skewed(CUSTOM_EVENTS), path, referrer: "", source: "", campaign: noCampaign, data });
 			}
-			// The tracker's engagement report when the page is hidden: time visible since the last report, deepest scroll.
-			if (random.next() < 0.5) {
-				events.push({ name: "_leave", path, referrer: "", source: "", campaign: noCampaign, engagedMs: 2_000 + random.int(300_000), scroll: random.int(101) });
+			// The tracker's engagement reports (time visible since the last report, deepest scroll):
+			// one when the view ends, and before it one more for a fifth of the views, whose tab was
+			// hidden a while first.
+			for (let report = random.next() < 0.2 ? 2 : 1; report > 0; report--) {
+				events.push({ name: "_leave", path, referrer: "", source: "", campaign: noCampaign, engagedMs: 2_000 + random.int(150_000), scroll: random.int(101) });
 			}
 		}
 		for (const { name, path, referrer, source, campaign, engagedMs = null, scroll = null, data = null } of events) {

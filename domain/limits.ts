@@ -179,10 +179,11 @@ export const OWNER_LIMITS = {
 	 * A filtered statistics answer over more events than this (page views and custom events in its
 	 * range, by the rollups) counts a sample of the visitors that holds about this many
 	 * (domain/analytics/sampling.ts). The statement also reads the engagement reports the tracker
-	 * sends on every hide, about a third more rows again: 9,000 keeps a filtered month of a busy
-	 * site under 100 ms (docs/benchmarks.md#filtered-statistics-the-sample-recalibrated).
+	 * sends, one as each page view ends and one more on every hide, which the rollups do not
+	 * count: about as many rows again. 7,000 keeps a filtered month of a busy site under 100 ms
+	 * (docs/benchmarks.md#filtered-statistics-an-engagement-report-per-page-view).
 	 */
-	statsSampleEvents: 9_000,
+	statsSampleEvents: 7_000,
 	/** Longest value of one statistics filter (a page path, a source...). */
 	filterValue: 2_000,
 };
