@@ -134,17 +134,26 @@ const referencePost = async () => ({
 	ip: () => "10.0.0.1",
 });
 
+/**
+ * The hot ingestion paths' targets (docs/benchmarks.md#targets): the least ratio to the baseline
+ * at both connection counts; each also has p99 under P99_TARGET_MS at 64 connections, every
+ * accepted request stored exactly once, and at most D1_WRITES_TARGET D1 write statements per
+ * stored row. The screenshot path has none: it is measured, not held to a hot path's figures.
+ */
+export const P99_TARGET_MS = 100;
+export const D1_WRITES_TARGET = 0.05;
+
 export const PATHS = [
 	{ id: "reference-d1-read", title: "reference: one D1 read", setup: reference("/d1-read") },
 	{ id: "reference-do-call", title: "reference: one Durable Object call", setup: reference("/do-call") },
 	{ id: "reference-do-write", title: "reference: one Durable Object SQLite write", setup: reference("/do-write") },
 	{ id: "reference-post", title: "reference: a feedback-sized POST read, a JSON answer", setup: referencePost },
 	{ id: "app-404", title: "app: unknown API route (JSON 404)", setup: async () => ({ request: { method: "GET", path: "/api/ping" } }) },
-	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }) },
-	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }) },
-	{ id: "logs", title: "logs, error event, returning IPs", setup: logsPath },
-	{ id: "collect", title: "collect, page view, returning IPs", setup: sitePath({ crawler: false }) },
-	{ id: "crawler", title: "crawler telemetry, GPTBot visit", setup: sitePath({ crawler: true }) },
+	{ id: "feedback", title: "feedback, text, returning IPs", setup: feedbackPath({ image: false, newIpPerRequest: false }), minRatio: 0.25 },
+	{ id: "feedback-new-ip", title: "feedback, text, a new IP per request", setup: feedbackPath({ image: false, newIpPerRequest: true }), minRatio: 0.15 },
+	{ id: "logs", title: "logs, error event, returning IPs", setup: logsPath, minRatio: 0.25 },
+	{ id: "collect", title: "collect, page view, returning IPs", setup: sitePath({ crawler: false }), minRatio: 0.4 },
+	{ id: "crawler", title: "crawler telemetry, GPTBot visit", setup: sitePath({ crawler: true }), minRatio: 0.4 },
 	{ id: "feedback-image", title: "feedback with a 100 KB screenshot", setup: feedbackPath({ image: true, newIpPerRequest: false }) },
 ];
 

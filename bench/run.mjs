@@ -19,7 +19,7 @@ import autocannon from "autocannon";
 import { drawChart } from "./chart.mjs";
 import { startProfile, summarizeProfile } from "./profile.mjs";
 import { buildRuntime, gcDuring, ROOT } from "./runtime.mjs";
-import { IP_POOL, PATHS, SITES_PER_RUN } from "./paths.mjs";
+import { D1_WRITES_TARGET, IP_POOL, P99_TARGET_MS, PATHS, SITES_PER_RUN } from "./paths.mjs";
 import { readSide } from "./read.mjs";
 import { perRequest, SECONDS, session, waitFor } from "./session.mjs";
 
@@ -238,6 +238,26 @@ try {
 	await built.dispose();
 }
 
+/**
+ * Each hot path's targets (bench/paths.mjs) against this run's figures: its ratio at both
+ * connection counts, p99 at the higher, rows stored exactly once, D1 writes per stored row.
+ */
+function targetsOf(rows) {
+	const targets = [];
+	const check = (target, figure, met) => targets.push({ target, figure, met });
+	for (const def of PATHS.filter((p) => p.minRatio !== undefined)) {
+		const runs = rows.filter((r) => r.id === def.id);
+		if (runs.length === 0) continue;
+		for (const run of runs) check(`${def.title}: ratio at ${run.connections} connections ≥ ${def.minRatio}`, run.ratio, run.ratio >= def.minRatio);
+		const high = runs.find((r) => r.connections === HIGH_CONNECTIONS);
+		if (high) check(`${def.title}: p99 at ${HIGH_CONNECTIONS} connections < ${P99_TARGET_MS} ms`, high.p99, high.p99 < P99_TARGET_MS);
+		check(`${def.title}: every accepted request stored exactly once`, runs.every((r) => r.storage?.ok), runs.every((r) => r.storage?.ok));
+		const writes = Math.max(...runs.map((r) => r.counted?.d1WritesPerStoredRow ?? 0));
+		check(`${def.title}: D1 writes per stored row ≤ ${D1_WRITES_TARGET}`, writes, writes <= D1_WRITES_TARGET);
+	}
+	return targets;
+}
+
 const versionOf = async (pkg) => JSON.parse(await readFile(join(ROOT, "node_modules", pkg, "package.json"), "utf8")).version;
 const results = {
 	startedAt: startedAt.toISOString(),
@@ -255,6 +275,7 @@ const results = {
 	baseline: "a Worker answering 204 to GET /, on the same workerd, socket and load generator, measured just before and just after each path",
 	stateDir: process.env.BENCH_STATE_DIR ?? "memory (/dev/shm) where present",
 	ingestion,
+	targets: targetsOf(ingestion),
 	read,
 };
 
@@ -278,6 +299,11 @@ for (const row of ingestion.filter((r) => r.connections === CONNECTIONS)) {
 	lines.push(
 		`| ${row.title} | ${fixed(row.rps)} | ${ratio(row.ratio)} | ${ratio(row.cpuRatio)} | ${row.p50} | ${row.p99} | ${ratio(high.ratio)} | ${ratio(high.cpuRatio)} | ${high.p99 ?? ""} | ${gcs} | ${row.counted?.objectCalls ?? ""} | ${row.counted?.d1Statements ?? ""} | ${fixed(row.counted?.d1WritesPerStoredRow, 3)} | ${[stored(row.storage), stored(high.storage)].filter(Boolean).join(", ")} |`,
 	);
+}
+if (results.targets.length > 0) {
+	lines.push("", "| target (docs/benchmarks.md#targets) | this run | met |", "|---|---:|---|");
+	const figure = (f) => (typeof f === "boolean" ? (f ? "yes" : "no") : typeof f === "number" && f < 10 ? ratio(f) : String(f));
+	for (const { target, figure: f, met } of results.targets) lines.push(`| ${target} | ${figure(f)} | ${met ? "yes" : "**no**"} |`);
 }
 if (read) lines.push("", `| read (${read.seed.events.toLocaleString("en")} events, ${read.seed.crawlerVisits.toLocaleString("en")} crawler visits, ${read.seed.issues.toLocaleString("en")} issues) | p50 ms | p99 ms | slowest ms | requests | over 100 ms | full GCs in workerd (longest ms) | D1 statements/request | visitors counted | page views, visitors |`, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const row of read?.endpoints ?? []) {
