@@ -147,18 +147,21 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * row per session with its page views, custom events and engaged time, and, when it has a page
  * view, its first page view's path, source, campaign and ref (`entry`, a JSON array) and its last
  * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
- * opens a session, `session` numbers each visitor's sessions.
+ * opens a session, `session` numbers each visitor's sessions. The cut sorts its rows three times
+ * (both windows, then the grouping), so each row carries only what the grouping reads: a page
+ * view's entry and exit as one text each, not the eight columns they are made of.
  */
 const SESSIONS = `marked AS (
-		SELECT visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref, engaged,
+		SELECT visitor_id, ts, name, engaged,
+			CASE WHEN name = '' THEN ${byTime(ENTRY)} END AS entry_at,
+			CASE WHEN name = '' THEN ${byTime("url_path")} END AS exit_at,
 			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
 		FROM visited WHERE name <> '_identify'
 	), numbered AS (
 		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
 	), per_session AS MATERIALIZED (
 		SELECT visitor_id, sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
-			substr(min(CASE WHEN name = '' THEN ${byTime(ENTRY)} END), 16) AS entry,
-			substr(max(CASE WHEN name = '' THEN ${byTime("url_path")} END), 16) AS exit_path
+			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path
 		FROM numbered GROUP BY visitor_id, session
 	)`;
 
