@@ -251,7 +251,8 @@ function targetsOf(rows) {
 		for (const run of runs) check(`${def.title}: ratio at ${run.connections} connections ≥ ${def.minRatio}`, run.ratio, run.ratio >= def.minRatio);
 		const high = runs.find((r) => r.connections === HIGH_CONNECTIONS);
 		if (high) check(`${def.title}: p99 at ${HIGH_CONNECTIONS} connections < ${P99_TARGET_MS} ms`, high.p99, high.p99 < P99_TARGET_MS);
-		check(`${def.title}: every accepted request stored exactly once`, runs.every((r) => r.storage?.ok), runs.every((r) => r.storage?.ok));
+		const storedOnce = runs.every((r) => r.storage?.ok);
+		check(`${def.title}: every accepted request stored exactly once`, storedOnce, storedOnce);
 		const writes = Math.max(...runs.map((r) => r.counted?.d1WritesPerStoredRow ?? 0));
 		check(`${def.title}: D1 writes per stored row ≤ ${D1_WRITES_TARGET}`, writes, writes <= D1_WRITES_TARGET);
 	}
