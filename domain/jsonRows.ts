@@ -36,3 +36,11 @@ export function packJsonArrays(objects: string[], maxBytes = MAX_ARRAY_BYTES): s
 
 /** Rows as JSON arrays for `json_each`, packed as above. */
 export const jsonArraysOf = (rows: unknown[]) => packJsonArrays(rows.map((row) => JSON.stringify(row)));
+
+/**
+ * A field of a row packed as an array of its columns in order (faster for SQLite to read than an
+ * object's member, and a smaller batch): `value ->> <its index>`, `from` naming the json_each alias.
+ */
+export function columnField<K>(columns: ReadonlyArray<readonly [column: string, key: K]>, key: K, from = ""): string {
+	return `${from ? `${from}.` : ""}value ->> ${columns.findIndex(([, k]) => k === key)}`;
+}

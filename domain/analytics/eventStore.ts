@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import { analyticsEvents, analyticsIdentities, analyticsRollups } from "../../schema";
 import { database, deleteRows, expiredRollupsDelete, expiredRowsDelete } from "../db";
-import { jsonArraysOf } from "../jsonRows";
+import { columnField, jsonArraysOf } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
 import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { addingToRollupRows, DAY_MS, HOUR_MS } from "./rollups";
@@ -22,8 +22,8 @@ import { propertiesOf, type StatsRange } from "./statsRange";
 /** Names of page views ("") and of the tracker's own events: no custom event, no properties. */
 const RESERVED = new Set(["", "_leave", "_identify"]);
 
-/** An event's field in a batch row: `value ->> <its index>` (`from`: the json_each alias). */
-const field = (key: keyof StoredEvent, from = "") => `${from ? `${from}.` : ""}value ->> ${STORED_COLUMNS.findIndex(([, k]) => k === key)}`;
+/** An event's field in a batch row. */
+const field = (key: keyof StoredEvent, from = "") => columnField(STORED_COLUMNS, key, from);
 
 const INSERT_EVENTS = `INSERT OR IGNORE INTO analytics_events (${STORED_COLUMNS.map(([c]) => c).join(", ")})
 	SELECT ${STORED_COLUMNS.map(([, k]) => field(k)).join(", ")} FROM json_each(?1)`;
