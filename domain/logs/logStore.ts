@@ -172,10 +172,10 @@ export const SORT_COLUMNS = {
 	count: [logIssues.count, logIssues.lastSeen, logIssues.groupHash],
 } as const;
 
-/** The sort values of an issue, as a position to start the next page after. */
-export function positionOf(issue: IssueRow, sort: IssueSort): IssuePosition {
-	const value = { last_seen: issue.lastSeen.getTime(), first_seen: issue.firstSeen.getTime(), count: issue.count };
-	return { sort, values: [...(sort === "count" ? [issue.count, issue.lastSeen.getTime()] : [value[sort]]), issue.groupHash] };
+/** An issue's values in the columns of SORT_COLUMNS[sort]: where the page after it starts. */
+export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {
+	const leading = { last_seen: [issue.lastSeen.getTime()], first_seen: [issue.firstSeen.getTime()], count: [issue.count, issue.lastSeen.getTime()] }[sort];
+	return [...leading, issue.groupHash];
 }
 
 /**

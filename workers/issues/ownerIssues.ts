@@ -19,9 +19,9 @@ import {
 	issueEvents,
 	issueFilterValues,
 	type KeyOwner,
-	positionOf,
 	SORT_COLUMNS,
 	selectIssues,
+	sortValuesOf,
 } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
 import { cursorSchema, encodeCursor } from "../cursor";
@@ -109,7 +109,7 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	const last = issues.at(-1);
 	return json({
 		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),
-		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...positionOf(last, filters.sort).values]) : null,
+		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...sortValuesOf(last, filters.sort)]) : null,
 	} satisfies IssuePageView);
 }
 
