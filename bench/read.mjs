@@ -92,7 +92,10 @@ export async function readSide(s) {
 
 	const { next_cursor: secondPage } = await s.owner("GET", "/api/issues?project_name=issues&sort=count&limit=50");
 	const to = new Date(now).toISOString();
-	const stats = (days) => `/api/sites/${trackingId}/stats?from=${new Date(now - days * 86_400_000).toISOString()}&to=${to}`;
+	/** The last `days` days up to now, as a query string. */
+	const lastDays = (days) => `from=${new Date(now - days * 86_400_000).toISOString()}&to=${to}`;
+	const site = `/api/sites/${trackingId}`;
+	const stats = (days) => `${site}/stats?${lastDays(days)}`;
 	const endpoints = [];
 	for (const [title, path] of [
 		["dashboard, last 24 hours", stats(1)],
@@ -110,14 +113,14 @@ export async function readSide(s) {
 		["dashboard, last 30 days, one custom event", `${stats(30)}&event=signup`],
 		["dashboard, last 30 days, mobile Safari on iOS", `${stats(30)}&device=mobile&browser=Safari&os=iOS`],
 		["dashboard, last 30 days, one custom event property (plan: pro)", `${stats(30)}&property=plan:pro`],
-		["sources as CSV, last 30 days", `/api/sites/${trackingId}/stats/sources.csv?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
-		["pages as CSV, last 30 days, one source", `/api/sites/${trackingId}/stats/pages.csv?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}&source=Google`],
+		["sources as CSV, last 30 days", `${site}/stats/sources.csv?${lastDays(30)}`],
+		["pages as CSV, last 30 days, one source", `${site}/stats/pages.csv?${lastDays(30)}&source=Google`],
 		["dashboard, last 30 days, one page, exact", `${stats(30)}&page=/pricing&exact=true`],
-		["pages read by people and crawlers, last 30 days", `/api/sites/${trackingId}/pages?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
-		["pages read by AI only, last 30 days", `/api/sites/${trackingId}/pages?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}&only=ai`],
-		["pages by human page views, last 30 days", `/api/sites/${trackingId}/pages?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}&sort=people`],
-		["crawler statistics, last 24 hours", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 86_400_000).toISOString()}&to=${to}`],
-		["crawler statistics, last 30 days", `/api/sites/${trackingId}/crawlers?from=${new Date(now - 30 * 86_400_000).toISOString()}&to=${to}`],
+		["pages read by people and crawlers, last 30 days", `${site}/pages?${lastDays(30)}`],
+		["pages read by AI only, last 30 days", `${site}/pages?${lastDays(30)}&only=ai`],
+		["pages by human page views, last 30 days", `${site}/pages?${lastDays(30)}&sort=people`],
+		["crawler statistics, last 24 hours", `${site}/crawlers?${lastDays(1)}`],
+		["crawler statistics, last 30 days", `${site}/crawlers?${lastDays(30)}`],
 		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
 		["issue list, a page of 50 after the first, by count", `/api/issues?project_name=issues&sort=count&limit=50&cursor=${encodeURIComponent(secondPage)}`],
 		["issue list, open issues of one environment and release", "/api/issues?project_name=issues&status=open&environment=staging&release=1.4.9"],
