@@ -10,7 +10,7 @@ import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { type Series, TimeChart } from "../components/TimeChart";
-import { ago, count } from "../format";
+import { ago, count, plural } from "../format";
 import { isoRange } from "../period";
 import type { CrawlerPurpose } from "../api";
 import { useCrawlerStats, useSitePages } from "../queries";
@@ -62,10 +62,11 @@ function VisitsOverTime({ data }: { data: CrawlerStatsView }) {
 }
 
 /** The pages table's views, kept in the URL as `pages`: each a sort and a selection of the pages report. */
+const NO_PAGES = "No page was read or viewed in this period.";
 const PAGE_VIEWS: Record<string, { label: string; sort: PagesSort; only?: PagesOnly; empty: string }> = {
-	total: { label: "Busiest, AI and people together", sort: "total", empty: "No page was read or viewed in this period." },
-	ai: { label: "Most read by AI", sort: "ai", empty: "No page was read or viewed in this period." },
-	people: { label: "Most viewed by people", sort: "people", empty: "No page was read or viewed in this period." },
+	total: { label: "Busiest, AI and people together", sort: "total", empty: NO_PAGES },
+	ai: { label: "Most read by AI", sort: "ai", empty: NO_PAGES },
+	people: { label: "Most viewed by people", sort: "people", empty: NO_PAGES },
 	"ai-only": { label: "Read by AI only", sort: "ai", only: "ai", empty: "Every page AI crawlers read in this period was viewed by people too." },
 	"people-only": { label: "Viewed by people only", sort: "people", only: "people", empty: "Every page people viewed in this period was read by AI crawlers too." },
 };
@@ -143,7 +144,7 @@ function PagesReadAndViewed({ site, range }: { site: string; range: Record<strin
 						</button>
 					)}
 					<span className="muted">
-						{count(rows.length)} {rows.length === 1 ? "page" : "pages"} shown
+						{plural(rows.length, "page")} shown
 						{rows.length >= PAGES_MAX ? `: the most one list holds; choose another view for the rest` : ""}
 					</span>
 				</p>
