@@ -16,7 +16,7 @@
  */
 import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { addingToRollupRows, COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
-import { type Contributions, type Counters, DAY_EVENT_KEYS, type DayEvent, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
+import { type Contributions, type Counters, DAY_EVENT_KEYS, type DayEvent, SEP, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
 
 /** At most this many events are held by default, the least recently touched days going first. */
 const HELD_EVENTS = 50_000;
@@ -73,7 +73,7 @@ export class VisitorDays {
 		}
 		const stored = await this.#storedEvents(db, [...touched.values()].map(({ day }) => day));
 
-		const totals = new Map<string, Counters>();
+		const hourTotals = new Map<string, Counters>();
 		const after = new Map<string, DayEvent[]>();
 		for (const [key, { day, added }] of touched) {
 			const before = stored.get(key) ?? [];
@@ -88,12 +88,11 @@ export class VisitorDays {
 			after.set(key, events);
 			// The facts before and after are computed here and dropped with the flush, not held:
 			// held beside 48,000 events they took 29 MB of the object's 128 MB.
-			addInto(totals, day.trackingId, visitorDayFacts(events), 1);
-			if (before.length > 0) addInto(totals, day.trackingId, visitorDayFacts(before), -1);
+			addInto(hourTotals, day.trackingId, visitorDayFacts(events), 1);
+			if (before.length > 0) addInto(hourTotals, day.trackingId, visitorDayFacts(before), -1);
 		}
-		const rows = [...totals].filter(([, counters]) => counters.some((n) => n !== 0)).map(([key, counters]) => [...JSON.parse(key), ...counters]);
 		return {
-			rows,
+			rows: rollupRows(hourTotals),
 			settle: (written) => {
 				for (const [key, day] of after) {
 					this.#forget(key);
@@ -151,17 +150,44 @@ export class VisitorDays {
 	}
 }
 
-/** Adds `sign` × a day's contributions to the totals, keyed by the rollup row [tracking_id, dim, span, start, value] (as JSON), for both spans. */
-function addInto(totals: Map<string, Counters>, trackingId: string, facts: Contributions, sign: 1 | -1) {
+/**
+ * Adds `sign` × a day's contributions to the hour rows' totals, keyed by the site and the
+ * contribution's own key; the day rows are summed from these once, in `rollupRows`. (A JSON key
+ * per contribution and span, before, made a flush's own work take twice as long: docs/benchmarks.md.)
+ */
+function addInto(hourTotals: Map<string, Counters>, trackingId: string, facts: Contributions, sign: 1 | -1) {
 	for (const [key, counters] of facts) {
-		const [dim, hourStart, label] = splitContributionKey(key);
-		for (const span of [HOUR_MS, DAY_MS]) {
-			const row = JSON.stringify([trackingId, dim, span, Math.floor(hourStart / span) * span, label]);
-			const total = totals.get(row) ?? new Array(COUNTERS.length).fill(0);
-			counters.forEach((n, i) => {
-				total[i] += sign * n;
-			});
-			totals.set(row, total);
+		const row = `${trackingId}${SEP}${key}`;
+		let total = hourTotals.get(row);
+		if (!total) {
+			total = new Array(COUNTERS.length).fill(0);
+			hourTotals.set(row, total);
 		}
+		for (let i = 0; i < counters.length; i++) total[i] += sign * counters[i];
 	}
+}
+
+/**
+ * ROLLUP_ADDITIONS' rows, [tracking_id, dim, span, start, value, ...COUNTERS], for the hours and
+ * for the days they fall in; rows that add nothing are left out.
+ */
+function rollupRows(hourTotals: Map<string, Counters>): unknown[][] {
+	const hours: unknown[][] = [];
+	const days = new Map<string, unknown[]>();
+	for (const [row, counters] of hourTotals) {
+		// A tracking id never holds the separator.
+		const cut = row.indexOf(SEP);
+		const trackingId = row.slice(0, cut);
+		const [dim, hourStart, label] = splitContributionKey(row.slice(cut + 1));
+		hours.push([trackingId, dim, HOUR_MS, hourStart, label, ...counters]);
+		const dayStart = Math.floor(hourStart / DAY_MS) * DAY_MS;
+		const dayKey = `${trackingId}${SEP}${dim}${SEP}${dayStart}${SEP}${label}`;
+		let day = days.get(dayKey);
+		if (!day) {
+			day = [trackingId, dim, DAY_MS, dayStart, label, ...new Array(COUNTERS.length).fill(0)];
+			days.set(dayKey, day);
+		}
+		for (let i = 0; i < counters.length; i++) (day[5 + i] as number) += counters[i];
+	}
+	return [...hours, ...days.values()].filter((row) => row.slice(5).some((n) => n !== 0));
 }

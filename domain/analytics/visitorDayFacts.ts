@@ -40,23 +40,28 @@ export type Counters = number[];
 /** Contributions keyed by `dim \u0001 hour start \u0001 label`. */
 export type Contributions = Map<string, Counters>;
 
-const SEP = "\u0001";
-const contributionKey = (dim: string, hourStart: number, label: string) => `${dim}${SEP}${hourStart}${SEP}${label}`;
+/** Separates a contribution key's parts; a label is stored text and may hold it, so it comes last. */
+export const SEP = "\u0001";
 export const splitContributionKey = (key: string): [dim: string, hourStart: number, label: string] => {
 	const [dim, hour, ...label] = key.split(SEP);
 	return [dim, Number(hour), label.join(SEP)];
 };
 
-const COUNTER_INDEX = Object.fromEntries(COUNTERS.map((name, i) => [name, i])) as Record<Counter, number>;
+/** A counter's position in Counters. */
+const AT = Object.fromEntries(COUNTERS.map((name, i) => [name, i])) as Record<Counter, number>;
 
-function add(into: Contributions, dim: string, ts: number, label: string, counts: Partial<Record<Counter, number>>) {
-	const key = contributionKey(dim, Math.floor(ts / HOUR_MS) * HOUR_MS, label);
+/** An hour's start as contribution keys spell it, made once per event rather than once per contribution. */
+const hourOf = (ts: number) => String(Math.floor(ts / HOUR_MS) * HOUR_MS);
+
+/** The counters of one contribution (`dim`, an hour from `hourOf`, `label`), from zero when new; callers add to them in place. */
+function countersAt(into: Contributions, dim: string, hour: string, label: string): Counters {
+	const key = `${dim}${SEP}${hour}${SEP}${label}`;
 	let counters = into.get(key);
 	if (!counters) {
 		counters = new Array(COUNTERS.length).fill(0);
 		into.set(key, counters);
 	}
-	for (const [name, value] of Object.entries(counts) as Array<[Counter, number]>) counters[COUNTER_INDEX[name]] += value;
+	return counters;
 }
 
 const unknown = (value: string | null) => (value ? value : "Unknown");
@@ -104,19 +109,24 @@ export function visitorDayFacts(unsorted: readonly DayEvent[]): Contributions {
 	const seen = new Map<string, { counted: boolean; hour: number }>();
 	for (const e of events) {
 		const hour = Math.floor(e.ts / HOUR_MS);
+		const hourStart = hourOf(e.ts);
 		for (const [dim, labelOf] of EVENT_LABELS) {
 			const label = labelOf(e);
 			if (label === undefined) continue;
 			const counted = dim !== "pages" || e.name === "";
 			const key = `${dim}${SEP}${label}`;
 			const before = seen.get(key);
-			seen.set(key, { counted: (before?.counted ?? false) || counted, hour });
-			add(facts, dim, e.ts, label, {
-				visitors: counted && !before?.counted ? 1 : 0,
-				hour_visitors: dim === "" && before?.hour !== hour ? 1 : 0,
-				pageviews: e.name === "" ? 1 : 0,
-				events: dim === "identified" || (isVisit(e) && e.name !== "") ? 1 : 0,
-			});
+			const c = countersAt(facts, dim, hourStart, label);
+			if (counted && !before?.counted) c[AT.visitors]++;
+			if (dim === "" && before?.hour !== hour) c[AT.hour_visitors]++;
+			if (e.name === "") c[AT.pageviews]++;
+			if (dim === "identified" || (isVisit(e) && e.name !== "")) c[AT.events]++;
+			if (before) {
+				before.counted ||= counted;
+				before.hour = hour;
+			} else {
+				seen.set(key, { counted, hour });
+			}
 		}
 	}
 
@@ -131,12 +141,15 @@ export function visitorDayFacts(unsorted: readonly DayEvent[]): Contributions {
 		pages.set(e.urlPath, page);
 	}
 	for (const [path, { ts, engaged, depth }] of pages) {
-		add(facts, "pages", ts, path, {
-			engaged_ms: engaged ?? 0,
-			engaged_n: engaged === null ? 0 : 1,
-			depth_sum: depth ?? 0,
-			depth_n: depth === null ? 0 : 1,
-		});
+		const c = countersAt(facts, "pages", hourOf(ts), path);
+		if (engaged !== null) {
+			c[AT.engaged_ms] += engaged;
+			c[AT.engaged_n]++;
+		}
+		if (depth !== null) {
+			c[AT.depth_sum] += depth;
+			c[AT.depth_n]++;
+		}
 	}
 
 	// Sessions: cut by 30 minutes without activity (a report's engaged time counts as activity
@@ -183,13 +196,19 @@ interface Session {
 /** A finished session's facts: the site's visit, bounce and engaged time, and its visit breakdowns (the visitor once per label a day). */
 function countSession(facts: Contributions, s: Session, counted: Set<string>) {
 	if (s.firstVisit === null) return;
-	add(facts, "", s.firstVisit, "", { visits: 1, bounces: s.pageviews === 1 && s.custom === 0 ? 1 : 0, engaged_ms: s.engaged });
+	const hour = hourOf(s.firstVisit);
+	const site = countersAt(facts, "", hour, "");
+	site[AT.visits]++;
+	if (s.pageviews === 1 && s.custom === 0) site[AT.bounces]++;
+	site[AT.engaged_ms] += s.engaged;
 	if (s.pageviews === 0 || !s.entry || !s.exit) return;
 	for (const [dim, labelOf] of VISIT_LABELS) {
 		const label = labelOf(s.entry.value, s.exit.path);
 		if (!label) continue;
 		const key = `${dim}${SEP}${label}`;
-		add(facts, dim, s.firstVisit, label, { visits: 1, visitors: counted.has(key) ? 0 : 1 });
+		const c = countersAt(facts, dim, hour, label);
+		c[AT.visits]++;
+		if (!counted.has(key)) c[AT.visitors]++;
 		counted.add(key);
 	}
 }
