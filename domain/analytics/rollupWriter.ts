@@ -172,22 +172,23 @@ function addInto(hourTotals: Map<string, Counters>, trackingId: string, facts: C
  * for the days they fall in; rows that add nothing are left out.
  */
 function rollupRows(hourTotals: Map<string, Counters>): unknown[][] {
-	const hours: unknown[][] = [];
-	const days = new Map<string, unknown[]>();
+	const rows: unknown[][] = [];
+	const days = new Map<string, { key: unknown[]; counters: Counters }>();
 	for (const [row, counters] of hourTotals) {
 		// A tracking id never holds the separator.
 		const cut = row.indexOf(SEP);
 		const trackingId = row.slice(0, cut);
 		const [dim, hourStart, label] = splitContributionKey(row.slice(cut + 1));
-		hours.push([trackingId, dim, HOUR_MS, hourStart, label, ...counters]);
+		rows.push([trackingId, dim, HOUR_MS, hourStart, label, ...counters]);
 		const dayStart = Math.floor(hourStart / DAY_MS) * DAY_MS;
 		const dayKey = `${trackingId}${SEP}${dim}${SEP}${dayStart}${SEP}${label}`;
 		let day = days.get(dayKey);
 		if (!day) {
-			day = [trackingId, dim, DAY_MS, dayStart, label, ...new Array(COUNTERS.length).fill(0)];
+			day = { key: [trackingId, dim, DAY_MS, dayStart, label], counters: new Array(COUNTERS.length).fill(0) };
 			days.set(dayKey, day);
 		}
-		for (let i = 0; i < counters.length; i++) (day[5 + i] as number) += counters[i];
+		for (let i = 0; i < counters.length; i++) day.counters[i] += counters[i];
 	}
-	return [...hours, ...days.values()].filter((row) => row.slice(5).some((n) => n !== 0));
+	for (const { key, counters } of days.values()) rows.push([...key, ...counters]);
+	return rows.filter((row) => row.slice(5).some((n) => n !== 0));
 }
