@@ -18,11 +18,11 @@ let page: Page;
 let browser: ConsoleUnderTest["browser"];
 let worker: ConsoleUnderTest["worker"];
 let checkPage: ConsoleUnderTest["checkPage"];
-let pageErrors: string[];
+let waitShown: ConsoleUnderTest["waitShown"];
 
 beforeAll(async () => {
 	ui = await openConsole();
-	({ page, browser, worker, checkPage, pageErrors } = ui);
+	({ page, browser, worker, checkPage, waitShown } = ui);
 });
 
 afterAll(async () => {
@@ -244,9 +244,7 @@ describe("owner console", () => {
 
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
 		const row = page.locator("li", { hasText: "TypeError: Cannot read properties" });
-		await row.waitFor().catch((error) => {
-			throw new Error(`${error.message}\npage errors: ${pageErrors.join("\n")}`);
-		});
+		await waitShown(row);
 		expect(await row.textContent()).toMatch(/3\s*events/);
 		expect(await row.textContent()).toMatch(/2\s*users/);
 		expect(await row.getByText("submitOrder (src/checkout.ts)").isVisible()).toBe(true);
@@ -272,7 +270,7 @@ describe("owner console", () => {
 		await page.getByText("No issues match these filters.").waitFor();
 		await checkPage("issues-filtered");
 		await environment.selectOption("");
-		await row.waitFor();
+		await waitShown(row);
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).count()).toBe(0);
 		expect(new URL(page.url()).searchParams.get("release")).toBe("1.4.2");
 		await page.getByRole("button", { name: "Clear" }).click();

@@ -6,7 +6,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import { axeViolations } from "./axe";
 import { launchChromium, startWorker } from "./stack";
@@ -25,6 +25,8 @@ export interface ConsoleUnderTest {
 	 * sideways scrolling at 390 px, and screenshots (desktop, dark, 390 px).
 	 */
 	checkPage(name: string): Promise<void>;
+	/** Waits for `locator` to show; if it never does, the error says what the page showed instead, at which URL. */
+	waitShown(locator: Locator): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -40,11 +42,21 @@ export async function openConsole(): Promise<ConsoleUnderTest> {
 		page,
 		pageErrors,
 		checkPage: (name) => checkPage(page, pageErrors, name),
+		waitShown: (locator) => waitShown(page, pageErrors, locator),
 		close: async () => {
 			await browser.close();
 			await worker.close();
 		},
 	};
+}
+
+async function waitShown(page: Page, pageErrors: string[], locator: Locator) {
+	try {
+		await locator.waitFor();
+	} catch (error) {
+		const shown = (await page.locator("main").textContent().catch(() => null))?.replace(/\s+/g, " ").trim();
+		throw new Error(`${(error as Error).message}\nthe page at ${page.url()} showed: ${shown?.slice(0, 2_000) || "nothing"}\npage errors: ${pageErrors.join("\n") || "none"}`);
+	}
 }
 
 async function checkPage(page: Page, pageErrors: string[], name: string) {
