@@ -54,8 +54,8 @@ const AT = Object.fromEntries(COUNTERS.map((name, i) => [name, i])) as Record<Co
 const hourOf = (ts: number) => String(Math.floor(ts / HOUR_MS) * HOUR_MS);
 
 /** The counters of one contribution (`dim`, an hour from `hourOf`, `label`), from zero when new; callers add to them in place. */
-function countersAt(into: Contributions, dim: string, hour: string, label: string): Counters {
-	const key = `${dim}${SEP}${hour}${SEP}${label}`;
+function countersAt(into: Contributions, dim: string, hourKey: string, label: string): Counters {
+	const key = `${dim}${SEP}${hourKey}${SEP}${label}`;
 	let counters = into.get(key);
 	if (!counters) {
 		counters = new Array(COUNTERS.length).fill(0);
@@ -109,14 +109,14 @@ export function visitorDayFacts(unsorted: readonly DayEvent[]): Contributions {
 	const seen = new Map<string, { counted: boolean; hour: number }>();
 	for (const e of events) {
 		const hour = Math.floor(e.ts / HOUR_MS);
-		const hourStart = hourOf(e.ts);
+		const hourKey = hourOf(e.ts);
 		for (const [dim, labelOf] of EVENT_LABELS) {
 			const label = labelOf(e);
 			if (label === undefined) continue;
 			const counted = dim !== "pages" || e.name === "";
 			const key = `${dim}${SEP}${label}`;
 			const before = seen.get(key);
-			const c = countersAt(facts, dim, hourStart, label);
+			const c = countersAt(facts, dim, hourKey, label);
 			if (counted && !before?.counted) c[AT.visitors]++;
 			if (dim === "" && before?.hour !== hour) c[AT.hour_visitors]++;
 			if (e.name === "") c[AT.pageviews]++;
@@ -196,8 +196,8 @@ interface Session {
 /** A finished session's facts: the site's visit, bounce and engaged time, and its visit breakdowns (the visitor once per label a day). */
 function countSession(facts: Contributions, s: Session, counted: Set<string>) {
 	if (s.firstVisit === null) return;
-	const hour = hourOf(s.firstVisit);
-	const site = countersAt(facts, "", hour, "");
+	const hourKey = hourOf(s.firstVisit);
+	const site = countersAt(facts, "", hourKey, "");
 	site[AT.visits]++;
 	if (s.pageviews === 1 && s.custom === 0) site[AT.bounces]++;
 	site[AT.engaged_ms] += s.engaged;
@@ -206,7 +206,7 @@ function countSession(facts: Contributions, s: Session, counted: Set<string>) {
 		const label = labelOf(s.entry.value, s.exit.path);
 		if (!label) continue;
 		const key = `${dim}${SEP}${label}`;
-		const c = countersAt(facts, dim, hour, label);
+		const c = countersAt(facts, dim, hourKey, label);
 		c[AT.visits]++;
 		if (!counted.has(key)) c[AT.visitors]++;
 		counted.add(key);
