@@ -121,7 +121,7 @@ export class SiteCollector extends DurableObject<Env> {
 		if (!site?.active) return { settings: site };
 		const now = Date.now();
 		const take = (window: RateWindow) => this.#windows.take(now, [window]).allowed;
-		/** [kind, dedupe, row] of each event and visit that passes, appended in one statement. */
+		/** [kind, dedupe, row] of each event and visit that passes, appended to the outbox together below. */
 		const passed: Array<[kind: "event" | "visit", dedupe: string, row: StoredEvent | StoredVisit]> = [];
 		batch.events.forEach((input, i) => {
 			if (refusal(site, input.claimedHost, input, now) || !take(collectSiteWindow(trackingId, site))) return;

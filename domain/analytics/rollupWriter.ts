@@ -16,7 +16,7 @@
  */
 import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { addingToRollupRows, COUNTERS, DAY_MS, HOUR_MS } from "./rollups";
-import { type Contributions, type Counters, DAY_EVENT_KEYS, type DayEvent, SEP, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
+import { type Contributions, type Counters, contributionKey, DAY_EVENT_KEYS, type DayEvent, SEP, splitContributionKey, visitorDayFacts } from "./visitorDayFacts";
 
 /** At most this many events are held by default, the least recently touched days going first. */
 const HELD_EVENTS = 50_000;
@@ -181,7 +181,7 @@ function rollupRows(hourTotals: Map<string, Counters>): unknown[][] {
 		const [dim, hourStart, label] = splitContributionKey(row.slice(cut + 1));
 		rows.push([trackingId, dim, HOUR_MS, hourStart, label, ...counters]);
 		const dayStart = Math.floor(hourStart / DAY_MS) * DAY_MS;
-		const dayKey = `${trackingId}${SEP}${dim}${SEP}${dayStart}${SEP}${label}`;
+		const dayKey = `${trackingId}${SEP}${contributionKey(dim, dayStart, label)}`;
 		let day = days.get(dayKey);
 		if (!day) {
 			day = { key: [trackingId, dim, DAY_MS, dayStart, label], counters: new Array(COUNTERS.length).fill(0) };

@@ -42,6 +42,8 @@ export type Contributions = Map<string, Counters>;
 
 /** Separates a contribution key's parts; a label is stored text and may hold it, so it comes last. */
 export const SEP = "\u0001";
+/** A contribution's key: its breakdown, the start of its hour (or of the day it sums into), its label. */
+export const contributionKey = (dim: string, start: number | string, label: string) => `${dim}${SEP}${start}${SEP}${label}`;
 export const splitContributionKey = (key: string): [dim: string, hourStart: number, label: string] => {
 	const [dim, hour, ...label] = key.split(SEP);
 	return [dim, Number(hour), label.join(SEP)];
@@ -55,7 +57,7 @@ const hourOf = (ts: number) => String(Math.floor(ts / HOUR_MS) * HOUR_MS);
 
 /** The counters of one contribution (`dim`, an hour from `hourOf`, `label`), from zero when new; callers add to them in place. */
 function countersAt(into: Contributions, dim: string, hourKey: string, label: string): Counters {
-	const key = `${dim}${SEP}${hourKey}${SEP}${label}`;
+	const key = contributionKey(dim, hourKey, label);
 	let counters = into.get(key);
 	if (!counters) {
 		counters = new Array(COUNTERS.length).fill(0);
