@@ -40,19 +40,21 @@ export class MemoryWindows {
 		return { used: times.length - head, retryAfterSeconds: Math.max(1, Math.ceil((oldest - now) / 1000)) };
 	}
 
-	/**
-	 * Takes one hit from every window, all or nothing: a full window leaves the others untouched,
-	 * and a refusal names the longest wait. Answers the hits' expiry times when taken.
-	 */
-	take(now: number, windows: RateWindow[]): WindowDecision {
+	/** Whether every window has room for one more hit now; a refusal names the longest wait. Nothing is taken. */
+	check(now: number, windows: RateWindow[]): WindowDecision {
 		let wait = 0;
 		for (const window of windows) {
 			const { used, retryAfterSeconds } = this.peek(now, window);
 			if (used >= window.limit) wait = Math.max(wait, retryAfterSeconds);
 		}
-		if (wait > 0) return { allowed: false, retryAfterSeconds: wait };
-		for (const { name, windowSeconds } of windows) insertInOrder(this.#window(name, now).times, now + windowSeconds * 1000);
-		return { allowed: true };
+		return wait > 0 ? { allowed: false, retryAfterSeconds: wait } : { allowed: true };
+	}
+
+	/** Takes one hit from every window, all or nothing, as `check` decides: a full window leaves the others untouched. */
+	take(now: number, windows: RateWindow[]): WindowDecision {
+		const decision = this.check(now, windows);
+		if (decision.allowed) for (const { name, windowSeconds } of windows) insertInOrder(this.#window(name, now).times, now + windowSeconds * 1000);
+		return decision;
 	}
 
 	/** Gives back the newest hit of each window: one taken for a request that was then refused. */

@@ -156,6 +156,12 @@ export class ProjectCollector extends DurableObject<Env> {
 				results.push({ failed: String(err) });
 			}
 		}
+		try {
+			this.#windows.writeTaken();
+		} catch (err) {
+			// The windows still count these hits in memory; only a restart would forget them.
+			console.error("window hits not stored:", err);
+		}
 		return results;
 	}
 
@@ -214,12 +220,13 @@ export class ProjectCollector extends DurableObject<Env> {
 		try {
 			outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
 		} catch (err) {
-			// The hits, releases, issues and users noted in memory were rolled back in SQLite.
-			this.#windows.reload();
+			// The releases, issues and users noted in memory were rolled back in SQLite.
 			this.#groups.forget();
 			throw err;
 		}
 		if (outcome.status === "accepted") {
+			// Taken once the event is stored, so one that fails to store uses up nothing.
+			this.#windows.take(now, windows);
 			await this.#tookHits(now, windows);
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 		}
@@ -240,9 +247,8 @@ export class ProjectCollector extends DurableObject<Env> {
 			);
 		}
 
-		// The windows: exact, counting only what was let through; inside the transaction, so an
-		// event that fails to store gives its slots back.
-		const window = this.#windows.take(now, windows);
+		// The windows: exact, counting only what was let through (taken by the caller once stored).
+		const window = this.#windows.check(now, windows);
 		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
 
 		this.#groups.record(c, group);

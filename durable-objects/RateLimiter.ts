@@ -29,6 +29,7 @@ export class RateLimiter extends DurableObject<Env> {
 	async hit(windows: RateWindow[]): Promise<WindowDecision> {
 		const now = Date.now();
 		const decision = this.#windows.take(now, windows);
+		this.#windows.writeTaken();
 		if (decision.allowed) await this.#alarm.noLaterThan(now + Math.max(...windows.map((w) => w.windowSeconds)) * 1000);
 		return decision;
 	}

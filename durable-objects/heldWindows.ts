@@ -1,20 +1,23 @@
 import type { RateWindow, WindowDecision } from "../domain/limits";
+import { jsonArraysOf } from "../domain/jsonRows";
 import { MemoryWindows } from "../domain/memoryWindows";
 
 /**
  * Exact sliding windows that survive the object restarting: counted in memory (MemoryWindows; a
  * busy window holds thousands of hits, and counting them in SQLite on every request cost more than
  * the rest of the request) and each hit also stored as a row of `hits`. Every window's unexpired
- * hits are read back at once on first use (and again after `reload`), so a window met for the
- * first time (a new address) costs no read; a hit is one INSERT, and expired rows are deleted by
- * `sweep` (the object's alarm), not on every request. When a transaction that took hits fails,
- * callers call `reload`.
+ * hits are read back at once on first use, so a window met for the first time (a new address)
+ * costs no read. Hits taken are stored by `writeTaken`, which an object calls once per batch of
+ * calls before it answers them: one statement for the batch, not one per hit. Expired rows are
+ * deleted by `sweep` (the object's alarm), not on every request.
  */
 export class HeldWindows {
 	readonly #sql: SqlStorage;
 	readonly #memory = new MemoryWindows();
 	/** Whether memory holds every unexpired hit of `hits`. */
 	#loaded = false;
+	/** Hits taken and held in memory, not yet rows of `hits`: [window, expires_at]. */
+	#unwritten: [string, number][] = [];
 
 	constructor(sql: SqlStorage) {
 		this.#sql = sql;
@@ -37,30 +40,40 @@ export class HeldWindows {
 		return this.#memoryAt(now).peek(now, window);
 	}
 
-	/** Takes one hit from every window, all or nothing; a refusal names the longest wait. */
+	/** Whether `take` would let one more hit through every window now; nothing is taken. */
+	check(now: number, windows: RateWindow[]): WindowDecision {
+		return this.#memoryAt(now).check(now, windows);
+	}
+
+	/** Takes one hit from every window, all or nothing; a refusal names the longest wait. Stored by `writeTaken`. */
 	take(now: number, windows: RateWindow[]): WindowDecision {
 		const decision = this.#memoryAt(now).take(now, windows);
-		if (decision.allowed) {
-			this.#sql.exec(
-				`INSERT INTO hits (window, expires_at) VALUES ${windows.map(() => "(?, ?)").join(", ")}`,
-				...windows.flatMap(({ name, windowSeconds }) => [name, now + windowSeconds * 1000]),
-			);
-		}
+		if (decision.allowed) for (const { name, windowSeconds } of windows) this.#unwritten.push([name, now + windowSeconds * 1000]);
 		return decision;
+	}
+
+	/**
+	 * Stores the hits taken since the last call as rows of `hits`, in one statement per ~1 MB. Until
+	 * then they count in memory alone: an object that restarts before this forgets them, as it
+	 * does the answers of the calls that took them, which had not left.
+	 */
+	writeTaken(): void {
+		if (this.#unwritten.length === 0) return;
+		const rows = this.#unwritten;
+		this.#unwritten = [];
+		for (const json of jsonArraysOf(rows)) {
+			this.#sql.exec(`INSERT INTO hits (window, expires_at) SELECT value ->> 0, value ->> 1 FROM json_each(?)`, json);
+		}
 	}
 
 	/** Gives back the newest hit of each window: one taken for a request that was then refused. */
 	giveBack(windows: RateWindow[]): void {
 		this.#memoryAt(Date.now()).giveBack(windows);
 		for (const { name } of windows) {
-			this.#sql.exec(`DELETE FROM hits WHERE rowid = (SELECT rowid FROM hits WHERE window = ? ORDER BY expires_at DESC LIMIT 1)`, name);
+			const unwritten = this.#unwritten.findLastIndex(([window]) => window === name);
+			if (unwritten >= 0) this.#unwritten.splice(unwritten, 1);
+			else this.#sql.exec(`DELETE FROM hits WHERE rowid = (SELECT rowid FROM hits WHERE window = ? ORDER BY expires_at DESC LIMIT 1)`, name);
 		}
-	}
-
-	/** Forgets what is held: the next use reads SQLite (after a transaction that took hits rolled back). */
-	reload(): void {
-		this.#memory.clear();
-		this.#loaded = false;
 	}
 
 	/**

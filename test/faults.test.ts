@@ -4,7 +4,7 @@ import { describe, it } from "vitest";
 import { rateLimiterFor, siteCollectorFor } from "../workers/objects";
 import { collect, flushSite, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
 import { ownerWithKey, submitFeedback, unique, uniqueIp } from "./helpers";
-import { ingestOk, issueGrouper, ownerWithLogKey } from "./logHelpers";
+import { ingest, ingestOk, issueGrouper, ownerWithLogKey, raiseLogsLimit, storedEvents as storedLogEvents } from "./logHelpers";
 
 /**
  * Failures in the middle of the work: a Durable Object that restarts, D1 refusing a write. Nothing
@@ -59,6 +59,20 @@ describe("rate windows across a Durable Object restart", () => {
 		for (let i = 0; i < 6; i++) statuses.push((await submitFeedback(owner.rawKey, body, { ip })).status);
 		expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
 		expect((await submitFeedback(owner.rawKey, body, { ip: uniqueIp() })).status).toBe(200);
+	});
+
+	it("a log event the key's object fails to store is a 500 that uses up no slot of the key's window", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await raiseLogsLimit(owner, 2);
+		await ingestOk(owner.rawKey, { message: "first" });
+		const outboxTrigger = (sql: string) => runInDurableObject(issueGrouper(owner.keyId), (_instance, state) => void state.storage.sql.exec(sql));
+		await outboxTrigger(`CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+		expect((await ingest(owner.rawKey, { message: "not stored" })).status).toBe(500);
+		await outboxTrigger(`DROP TRIGGER refuse_outbox`);
+		expect((await ingest(owner.rawKey, { message: "second" })).status).toBe(200);
+		expect((await ingest(owner.rawKey, { message: "third" })).status).toBe(429);
+		await issueGrouper(owner.keyId).flush();
+		expect((await storedLogEvents(owner.keyId)).map((e) => e.event.message)).toEqual(["first", "second"]);
 	});
 
 	it("an issue grouper keeps its key window and its issues across a restart", async ({ expect }) => {
