@@ -60,17 +60,23 @@ export class FeedbackOutbox {
 				return refused(500, "Feedback could not be stored; try again");
 			}
 		}
-		this.#sql.exec(
-			`INSERT INTO feedback_outbox (id, user_id, project_name, type, data, created_at, attachments, attachment_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id,
-			key.userId,
-			key.projectName,
-			submission.type,
-			JSON.stringify(submission.data),
-			Date.now(),
-			JSON.stringify(attachments.map(({ bytes, ...stored }) => stored)),
-			incoming,
-		);
+		try {
+			this.#sql.exec(
+				`INSERT INTO feedback_outbox (id, user_id, project_name, type, data, created_at, attachments, attachment_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				id,
+				key.userId,
+				key.projectName,
+				submission.type,
+				JSON.stringify(submission.data),
+				Date.now(),
+				JSON.stringify(attachments.map(({ bytes, ...stored }) => stored)),
+				incoming,
+			);
+		} catch (err) {
+			// No record will point at these images: they go too.
+			if (attachments.length > 0) await this.#env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
+			throw err;
+		}
 		return { status: "accepted", id };
 	}
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { rateLimiterFor, siteCollectorFor } from "../workers/objects";
 import { collect, flushSite, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
-import { ownerWithKey, submitFeedback, unique, uniqueIp } from "./helpers";
+import { ownerWithKey, PNG_1PX, storedFeedback, submitFeedback, unique, uniqueIp } from "./helpers";
 import { ingest, ingestOk, issueGrouper, ownerWithLogKey, raiseLogsLimit, storedEvents as storedLogEvents } from "./logHelpers";
 
 /**
@@ -61,6 +61,16 @@ describe("rate windows across a Durable Object restart", () => {
 		expect((await submitFeedback(owner.rawKey, body, { ip: uniqueIp() })).status).toBe(200);
 	});
 
+	it("an issue grouper keeps its key window and its issues across a restart", async ({ expect }) => {
+		const { rawKey, keyId } = await ownerWithLogKey();
+		const first = await ingestOk(rawKey, { message: "before the restart" });
+		await restart(issueGrouper(keyId));
+		const again = await ingestOk(rawKey, { message: "before the restart" });
+		expect(again).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+	});
+});
+
+describe("the key's object refusing to store an accepted request answers 500 and keeps nothing of it", () => {
 	it("a log event the key's object fails to store is a 500 that uses up no slot of the key's window", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		await raiseLogsLimit(owner, 2);
@@ -75,12 +85,18 @@ describe("rate windows across a Durable Object restart", () => {
 		expect((await storedLogEvents(owner.keyId)).map((e) => e.event.message)).toEqual(["first", "second"]);
 	});
 
-	it("an issue grouper keeps its key window and its issues across a restart", async ({ expect }) => {
-		const { rawKey, keyId } = await ownerWithLogKey();
-		const first = await ingestOk(rawKey, { message: "before the restart" });
-		await restart(issueGrouper(keyId));
-		const again = await ingestOk(rawKey, { message: "before the restart" });
-		expect(again).toEqual({ ok: true, group_hash: first.group_hash, is_new: false });
+	it("feedback the key's object fails to store is a 500 that leaves no record and no image behind", async ({ expect }) => {
+		const owner = await ownerWithKey();
+		const keyId = (await env.DB.prepare("select id from project_keys where project_name = ?").bind(owner.projectName).first<{ id: string }>())?.id ?? "";
+		const outboxTrigger = (sql: string) => runInDurableObject(issueGrouper(keyId), (_instance, state) => void state.storage.sql.exec(sql));
+		expect((await submitFeedback(owner.rawKey, { title: "before", description: "d" })).status).toBe(200);
+		await outboxTrigger(`CREATE TRIGGER refuse_feedback BEFORE INSERT ON feedback_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+		const refused = await submitFeedback(owner.rawKey, { title: "not stored", description: "d", screenshots: [PNG_1PX, PNG_1PX] });
+		expect(refused.status).toBe(500);
+		await outboxTrigger(`DROP TRIGGER refuse_feedback`);
+		expect((await submitFeedback(owner.rawKey, { title: "after", description: "d" })).status).toBe(200);
+		expect((await storedFeedback(owner.token, owner.projectName)).map((f) => f.data.title).sort()).toEqual(["after", "before"]);
+		expect((await env.ATTACHMENTS.list({ prefix: `feedback/${owner.user.id}/` })).objects).toEqual([]);
 	});
 });
 
