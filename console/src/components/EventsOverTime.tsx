@@ -1,6 +1,6 @@
-import { useSearchParams } from "react-router";
 import type { IssueDetailView } from "../api";
 import { plural } from "../format";
+import { useSearch } from "../searchParams";
 import { TimeChart } from "./TimeChart";
 
 const PERIODS = {
@@ -14,7 +14,7 @@ type Period = keyof typeof PERIODS;
  * issue chart offers both; the period chosen is kept in the URL (`?period=30d`).
  */
 export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
-	const [search, setSearch] = useSearchParams();
+	const [search, change] = useSearch();
 	const period: Period = search.get("period") === "30d" ? "30d" : "24h";
 	const { label, unit } = PERIODS[period];
 	const buckets =
@@ -22,14 +22,7 @@ export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
 			? issue.daily_counts.map((d) => ({ start: Date.parse(d.day), count: d.count }))
 			: issue.hourly_counts.map((h) => ({ start: Date.parse(h.hour), count: h.count }));
 	const total = buckets.reduce((sum, b) => sum + b.count, 0);
-	const choose = (next: Period) =>
-		setSearch(
-			(s) => {
-				next === "24h" ? s.delete("period") : s.set("period", next);
-				return s;
-			},
-			{ replace: true },
-		);
+	const choose = (next: Period) => change({ period: next === "24h" ? null : next }, { replace: true });
 	return (
 		<section className="card" aria-labelledby="over-time-heading">
 			<div className="row spread">

@@ -1,5 +1,6 @@
 import { useSearchParams } from "react-router";
 import { dateInput, isCustomRange, type Period, PERIODS, periodRange } from "../period";
+import { useSearch } from "../searchParams";
 
 /** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
 export function usePeriod() {
@@ -10,13 +11,8 @@ export function usePeriod() {
 }
 
 export function PeriodPicker() {
-	const [search, setSearch] = useSearchParams();
+	const [search, set] = useSearch();
 	const { period, current } = usePeriod();
-	const set = (changes: Record<string, string>) =>
-		setSearch((s) => {
-			for (const [name, value] of Object.entries(changes)) value ? s.set(name, value) : s.delete(name);
-			return s;
-		});
 	return (
 		<div className="row">
 			<label className="inline">

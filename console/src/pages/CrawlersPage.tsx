@@ -14,6 +14,7 @@ import { ago, count, plural } from "../format";
 import { isoRange } from "../period";
 import type { CrawlerPurpose } from "../api";
 import { useCrawlerStats, useSitePages } from "../queries";
+import { useSearch } from "../searchParams";
 
 const PURPOSES: Record<CrawlerPurpose | "unknown", string> = {
 	training: "AI training",
@@ -76,7 +77,7 @@ const PAGES_MAX = OWNER_LIMITS.breakdownRows;
 
 /** Pages next to their AI reads and human views, in the view the URL names, 20 more at a time up to the API's most. */
 function PagesReadAndViewed({ site, range }: { site: string; range: Record<string, string> }) {
-	const [search, setSearch] = useSearchParams();
+	const [search, change] = useSearch();
 	const asked = search.get("pages") ?? "";
 	const view = Object.hasOwn(PAGE_VIEWS, asked) ? asked : "total";
 	const { sort, only, empty } = PAGE_VIEWS[view];
@@ -85,12 +86,7 @@ function PagesReadAndViewed({ site, range }: { site: string; range: Record<strin
 	const limit = shown.view === view ? shown.limit : PAGES_STEP;
 	const pages = useSitePages(site, { ...range, limit: String(limit), sort, only });
 	const rows = pages.data?.pages ?? [];
-	const choose = (next: string) =>
-		setSearch((s) => {
-			if (next === "total") s.delete("pages");
-			else s.set("pages", next);
-			return s;
-		});
+	const choose = (next: string) => change({ pages: next === "total" ? null : next });
 
 	return (
 		<section className="card" aria-labelledby="read-vs-viewed">

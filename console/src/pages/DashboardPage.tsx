@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { api, type SiteStatsView, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
@@ -11,6 +11,7 @@ import { TimeChart } from "../components/TimeChart";
 import { count, duration, percent } from "../format";
 import { isoRange } from "../period";
 import { useSiteStats } from "../queries";
+import { useSearch } from "../searchParams";
 
 /** How each filter is named on the page. */
 const FILTER_LABELS: Record<StatsFilterName, string> = {
@@ -219,7 +220,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 
 export function DashboardPage() {
 	const { site = "" } = useParams();
-	const [search, setSearch] = useSearchParams();
+	const [search, change] = useSearch();
 	const { current } = usePeriod();
 	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
 	// A filtered view over many events is estimated from a sample of the visitors unless the owner
@@ -229,17 +230,9 @@ export function DashboardPage() {
 	const stats = useSiteStats(site, { ...query, compare: "previous" });
 	useEffect(() => lastUsed.site.set(site), [site]);
 
-	const setParam = (name: string, value: string) =>
-		setSearch((s) => {
-			s.set(name, value);
-			return s;
-		});
+	const setParam = (name: string, value: string) => change({ [name]: value });
 	const pick = (name: StatsFilterName) => (value: string) => setParam(name, value);
-	const unpick = (name: string) =>
-		setSearch((s) => {
-			s.delete(name);
-			return s;
-		});
+	const unpick = (name: string) => change({ [name]: null });
 	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
 	const old = data?.previous;

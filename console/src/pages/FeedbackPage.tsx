@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
 import { Attachment } from "../components/Attachment";
 import { ConfirmButton } from "../components/ConfirmButton";
@@ -8,6 +8,7 @@ import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
 import { ago } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
+import { useSearch } from "../searchParams";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -154,7 +155,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 
 export function FeedbackPage() {
 	const { project = "", id } = useParams();
-	const [search, setSearch] = useSearchParams();
+	const [search, change] = useSearch();
 	const type = (search.get("type") || undefined) as FeedbackType | undefined;
 	const status = (search.get("status") || undefined) as FeedbackStatus | undefined;
 	const list = useFeedback(project, type, status);
@@ -172,11 +173,7 @@ export function FeedbackPage() {
 	// biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the list's filters change
 	useEffect(() => setSelected(new Set()), [project, type, status]);
 
-	const setFilter = (name: string, value: string) =>
-		setSearch((s) => {
-			value ? s.set(name, value) : s.delete(name);
-			return s;
-		});
+	const setFilter = (name: string, value: string) => change({ [name]: value });
 	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
 	const ids = [...selected].filter((i) => items.some((item) => item.id === i));
 	const allShown = items.length > 0 && items.every((item) => selected.has(item.id));

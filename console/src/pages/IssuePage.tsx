@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useParams } from "react-router";
 import type { IssueDetailView, IssueEventView, IssueStatus, StackFrame } from "../api";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
@@ -7,6 +7,7 @@ import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { ago, count, dateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
+import { useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 function frameLabel(frame: StackFrame): string {
@@ -260,7 +261,7 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 
 export function IssuePage() {
 	const { project = "", hash = "" } = useParams();
-	const [search, setSearch] = useSearchParams();
+	const [search, change] = useSearch();
 	const issue = useIssue(project, hash);
 	const data = issue.data;
 	const event = data?.events.find((e) => e.id === search.get("event")) ?? data?.events[0];
@@ -336,10 +337,7 @@ export function IssuePage() {
 													type="button"
 													className="link"
 													onClick={() => {
-														setSearch((s) => {
-															s.set("event", e.id);
-															return s;
-														});
+														change({ event: e.id });
 														// The event's detail is above the list: take the reader there.
 														requestAnimationFrame(() => document.getElementById("event-heading")?.focus());
 													}}

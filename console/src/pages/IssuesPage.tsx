@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { ISSUE_STATUSES, type IssueFilters } from "../api";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
@@ -7,6 +7,7 @@ import { describeError, QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
 import { useIssueFilterValues, useIssues } from "../queries";
+import { useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
 /** The 24 hour starts a `last_24h` list counts, oldest first. */
@@ -46,7 +47,7 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
-	const [search, setSearch] = useSearchParams();
+	const [search, change, setSearch] = useSearch();
 	// Open issues unless another status, or all ("any"), is asked for.
 	const status = search.get("status") ?? "open";
 	const filters: IssueFilters = {
@@ -61,11 +62,7 @@ export function IssuesPage() {
 	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
 	useEffect(() => lastUsed.project.set(project), [project]);
 
-	const set = (name: string, value: string) =>
-		setSearch((s) => {
-			value ? s.set(name, value) : s.delete(name);
-			return s;
-		});
+	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
 	const filtered = search.has("q") || search.has("environment") || search.has("release");
 

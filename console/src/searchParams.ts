@@ -1,0 +1,24 @@
+import { useCallback } from "react";
+import { type NavigateOptions, useSearchParams } from "react-router";
+
+/** Query parameters to set; an empty string or null removes one. */
+type SearchChanges = Record<string, string | null>;
+
+/**
+ * The page's query parameters, and a change to them that starts from the address as it is now.
+ * React Router hands an updater the parameters of the last render and renders a navigation in a
+ * transition, so a second change made before the first has rendered (Clear, then a filter at
+ * once) would start from the old parameters and bring back what the first removed.
+ */
+export function useSearch() {
+	const [search, setSearch] = useSearchParams();
+	const change = useCallback(
+		(changes: SearchChanges, options?: NavigateOptions) => {
+			const next = new URLSearchParams(window.location.search);
+			for (const [name, value] of Object.entries(changes)) value ? next.set(name, value) : next.delete(name);
+			setSearch(next, options);
+		},
+		[setSearch],
+	);
+	return [search, change, setSearch] as const;
+}
