@@ -144,7 +144,8 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * Calls an isolate's concurrent requests made (workers/keys/projectCalls.ts), answered in order
 	 * exactly as one by one. Calls that wait on nothing outside the object (no images, the key
 	 * already loaded) run in one turn, so what they store is one commit. A call that fails fails
-	 * alone: what the calls before it stored stays stored and answered.
+	 * alone: what the calls before it stored stays stored and answered. The window hits the calls
+	 * took are stored together at the end, one statement rather than one per call.
 	 */
 	async calls(calls: ProjectCall[]): Promise<ProjectCallResult[]> {
 		const results: ProjectCallResult[] = [];
