@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleUnderTest, openConsole } from "./consolePage";
+import { type ConsoleUnderTest, clickThenSelect, openConsole } from "./consolePage";
 import { api, type Database } from "./stack";
 
 const PNG_1PX =
@@ -261,14 +261,7 @@ describe("owner console", () => {
 		await expect.poll(() => environment.locator("option").allTextContents()).toEqual(["All environments", "production", "staging"]);
 		// A filter chosen the moment after Clear, before the page has rendered again, starts from the
 		// cleared address: the search stays cleared.
-		await page.evaluate(() => {
-			const clear = Array.from(document.querySelectorAll("button")).find((button) => button.textContent === "Clear");
-			const select = Array.from(document.querySelectorAll("label")).find((label) => label.textContent?.startsWith("Environment"))?.querySelector("select");
-			if (!clear || !select) throw new Error("no Clear button or Environment filter");
-			clear.click();
-			select.value = "staging";
-			select.dispatchEvent(new Event("change", { bubbles: true }));
-		});
+		await clickThenSelect(page, { button: "Clear", select: "Environment", value: "staging" });
 		await expect.poll(() => new URL(page.url()).search).toBe("?environment=staging");
 		await row.waitFor({ state: "detached" });
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
+import { cutText } from "../domain/text";
 import { axeViolations } from "./axe";
 import { launchChromium, startWorker } from "./stack";
 
@@ -50,12 +51,27 @@ export async function openConsole(): Promise<ConsoleUnderTest> {
 	};
 }
 
+/**
+ * Clicks the button named `button`, then picks `value` in the select whose label starts with
+ * `select`, in one task of the page: no render can come between the two, as with a fast user.
+ */
+export function clickThenSelect(page: Page, target: { button: string; select: string; value: string }): Promise<void> {
+	return page.evaluate(({ button, select, value }) => {
+		const clicked = Array.from(document.querySelectorAll("button")).find((b) => b.textContent === button);
+		const picked = Array.from(document.querySelectorAll("label")).find((l) => l.textContent?.startsWith(select))?.querySelector("select");
+		if (!clicked || !picked) throw new Error(`no button "${button}" or select "${select}"`);
+		clicked.click();
+		picked.value = value;
+		picked.dispatchEvent(new Event("change", { bubbles: true }));
+	}, target);
+}
+
 async function waitShown(page: Page, pageErrors: string[], locator: Locator) {
 	try {
 		await locator.waitFor();
 	} catch (error) {
 		const shown = (await page.locator("main").textContent().catch(() => null))?.replace(/\s+/g, " ").trim();
-		throw new Error(`${(error as Error).message}\nthe page at ${page.url()} showed: ${shown?.slice(0, 2_000) || "nothing"}\npage errors: ${pageErrors.join("\n") || "none"}`);
+		throw new Error(`${(error as Error).message}\nthe page at ${page.url()} showed: ${shown ? cutText(shown, 2_000) : "nothing"}\npage errors: ${pageErrors.join("\n") || "none"}`);
 	}
 }
 
