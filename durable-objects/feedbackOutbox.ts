@@ -46,6 +46,8 @@ export class FeedbackOutbox {
 			bytes: image.bytes,
 		}));
 		const incoming = attachments.reduce((sum, a) => sum + a.size, 0);
+		// Images no record will point at: written in part, or their record not stored.
+		const deleteImages = () => this.#env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
 		if (incoming > 0) {
 			// What waits here, then what D1 holds: a flush in between counts its rows twice, never none.
 			const stored = this.#pendingAttachmentBytes() + (await attachmentBytes(this.#env, key.userId, key.projectName));
@@ -56,7 +58,7 @@ export class FeedbackOutbox {
 				await Promise.all(attachments.map((a) => this.#env.ATTACHMENTS.put(a.objectKey, a.bytes, { httpMetadata: { contentType: a.contentType } })));
 			} catch (err) {
 				console.error(`feedback ${id}: images could not be stored:`, err);
-				await this.#env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
+				await deleteImages();
 				return refused(500, "Feedback could not be stored; try again");
 			}
 		}
@@ -73,8 +75,7 @@ export class FeedbackOutbox {
 				incoming,
 			);
 		} catch (err) {
-			// No record will point at these images: they go too.
-			if (attachments.length > 0) await this.#env.ATTACHMENTS.delete(attachments.map((a) => a.objectKey)).catch(() => {});
+			if (incoming > 0) await deleteImages();
 			throw err;
 		}
 		return { status: "accepted", id };
