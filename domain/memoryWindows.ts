@@ -65,11 +65,6 @@ export class MemoryWindows {
 		}
 	}
 
-	/** Forgets every hit. */
-	clear(): void {
-		this.#held.clear();
-	}
-
 	/** Drops expired hits and empty windows; answers when the last remaining hit ends (null when none remain). */
 	sweep(now: number): number | null {
 		let latest: number | null = null;

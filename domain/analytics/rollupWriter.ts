@@ -175,6 +175,7 @@ function rollupRows(hourTotals: Map<string, Counters>): unknown[][] {
 	const rows: unknown[][] = [];
 	const days = new Map<string, { key: unknown[]; counters: Counters }>();
 	for (const [row, counters] of hourTotals) {
+		if (!addsSomething(counters)) continue;
 		// A tracking id never holds the separator.
 		const cut = row.indexOf(SEP);
 		const trackingId = row.slice(0, cut);
@@ -189,6 +190,8 @@ function rollupRows(hourTotals: Map<string, Counters>): unknown[][] {
 		}
 		for (let i = 0; i < counters.length; i++) day.counters[i] += counters[i];
 	}
-	for (const { key, counters } of days.values()) rows.push([...key, ...counters]);
-	return rows.filter((row) => row.slice(5).some((n) => n !== 0));
+	for (const { key, counters } of days.values()) if (addsSomething(counters)) rows.push([...key, ...counters]);
+	return rows;
 }
+
+const addsSomething = (counters: Counters) => counters.some((n) => n !== 0);
