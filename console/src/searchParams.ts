@@ -20,5 +20,5 @@ export function useSearch() {
 		},
 		[setSearch],
 	);
-	return [search, change, setSearch] as const;
+	return [search, change] as const;
 }

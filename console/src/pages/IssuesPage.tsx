@@ -47,7 +47,7 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
-	const [search, change, setSearch] = useSearch();
+	const [search, change] = useSearch();
 	// Open issues unless another status, or all ("any"), is asked for.
 	const status = search.get("status") ?? "open";
 	const filters: IssueFilters = {
@@ -112,7 +112,7 @@ export function IssuesPage() {
 				</label>
 				<button type="submit">Search</button>
 				{filtered && (
-					<button type="button" className="link" onClick={() => setSearch(new URLSearchParams(status === "open" ? {} : { status }))}>
+					<button type="button" className="link" onClick={() => change({ q: null, environment: null, release: null, sort: null })}>
 						Clear
 					</button>
 				)}
