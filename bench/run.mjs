@@ -14,7 +14,7 @@
 // and print the range), BENCH_PROFILE (set: CPU profiles of the app's isolate and of D1's per path,
 // bench/results/<run>-<path>-<connections>-<isolate>.cpuprofile, and their self time by function
 // printed; sampling slows the app, so the figures of such a run are not measurements).
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -43,43 +43,16 @@ const loadBefore = os.loadavg();
 // ---------------------------------------------------------------------------------------------
 // Load
 
-/** Linux's unit for a process's CPU time in /proc/<pid>/stat (USER_HZ, 100 on every Linux port in use). */
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/**
- * Milliseconds of CPU this run's workerd (the one process started under this one) has used, from
- * /proc; null where there is no /proc. Other engineers' work on the machine takes cores and moves
- * requests per second, but barely moves the CPU each request costs.
- */
-async function workerdCpuMs() {
-	const stat = async (pid) => {
-		const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
-		if (!text) return null;
-		const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-		const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
-		// Fields after the name, counted from 0: 1 is the parent, 11 and 12 user and system time.
-		return { name, parent: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND };
-	};
-	const pids = await readdir("/proc").catch(() => []);
-	for (const pid of pids.filter((name) => /^\d+$/.test(name))) {
-		const candidate = await stat(pid);
-		if (candidate?.name !== "workerd") continue;
-		for (let parent = candidate.parent; parent > 1; parent = (await stat(parent))?.parent ?? 0) {
-			if (parent === process.pid) return candidate.cpuMs;
-		}
-	}
-	return null;
-}
-
 /**
  * One load run: `connections` keep-alive connections for SECONDS, each request built by
  * `body(marker, n)` and `ip(n)`. The baseline is driven through the same hooks, so the load
  * generator does the same work for both. Answers throughput, latency and the accepted markers.
  */
-async function load(url, { request, body, ip }, connections, tag) {
+async function load(runtime, target, { request, body, ip }, connections, tag) {
 	let sent = 0;
 	const accepted = new Set();
-	const cpuBefore = await workerdCpuMs();
+	const url = runtime[target];
+	const cpuBefore = await runtime.cpuMs(target);
 	const from = performance.now();
 	const run = await new Promise((resolve, reject) => {
 		autocannon(
@@ -109,6 +82,8 @@ async function load(url, { request, body, ip }, connections, tag) {
 					rps: result.requests.average,
 					p50: result.latency.p50,
 					p99: result.latency.p99,
+					p999: result.latency.p99_9,
+					max: result.latency.max,
 					responses: result.requests.total,
 					errors: result.errors + result.timeouts,
 					statuses,
@@ -118,14 +93,14 @@ async function load(url, { request, body, ip }, connections, tag) {
 		);
 	});
 	run.measuredBetween = { from, to: performance.now() };
-	const cpuAfter = await workerdCpuMs();
-	// workerd's CPU over the run (the app, its objects, D1 and the alarms) per answered request.
+	const cpuAfter = await runtime.cpuMs(target);
+	// Its workerd's CPU over the run (for the app: its objects, D1 and the alarms too) per answered request.
 	run.cpuMsPerRequest = cpuBefore === null || cpuAfter === null || !run.responses ? null : (cpuAfter - cpuBefore) / run.responses;
 	return run;
 }
 
 async function baselineRun(runtime, connections) {
-	const { accepted: _, measuredBetween: __, ...run } = await load(runtime.baseline, { request: { method: "GET", path: "/" } }, connections, "baseline");
+	const { accepted: _, measuredBetween: __, ...run } = await load(runtime, "baseline", { request: { method: "GET", path: "/" } }, connections, "baseline");
 	return run;
 }
 
@@ -189,7 +164,7 @@ function measurePath(def, connections) {
 		const before = await baselineRun(s.runtime, connections);
 		await s.resetCounters();
 		const stopProfiles = PROFILE && !path.target ? await Promise.all(PROFILED.map((target) => startProfile(s.runtime.inspector, target))) : null;
-		const run = await load(s.runtime[path.target ?? "app"], path, connections, tag);
+		const run = await load(s.runtime, path.target ?? "app", path, connections, tag);
 		const profile =
 			stopProfiles &&
 			Object.fromEntries(
@@ -209,7 +184,7 @@ function measurePath(def, connections) {
 		// The baseline run after it took SECONDS: the path's collections have been reported by now.
 		Object.assign(figures, gcDuring(s.runtime.gcPauses(), measuredBetween));
 		console.error(
-			`${connections} conn  ${def.title}: ${run.rps.toFixed(0)}/s (baseline ${baselineRps.toFixed(0)}/s, ${(run.rps / baselineRps).toFixed(2)}), p99 ${run.p99} ms, ${figures.fullGcs} full GCs (longest ${figures.longestGcMs} ms)` +
+			`${connections} conn  ${def.title}: ${run.rps.toFixed(0)}/s (baseline ${baselineRps.toFixed(0)}/s, ${(run.rps / baselineRps).toFixed(2)}), p99 ${run.p99} ms, p99.9 ${run.p999}, max ${run.max}, ${figures.fullGcs} full GCs (longest ${figures.longestGcMs} ms)` +
 				(cpuRatio === null ? "" : `, CPU ${(run.cpuMsPerRequest * 1000).toFixed(0)} µs/request (baseline ${(baselineCpu * 1000).toFixed(0)}, ${cpuRatio.toFixed(2)})`) +
 				(storage ? `, stored ${storage.ok ? "exactly once" : `WRONG ${JSON.stringify(storage)}`}` : ""),
 		);
@@ -236,13 +211,13 @@ async function measureRepeated(def, connections) {
 	for (let i = 0; i < REPEAT; i++) runs.push(await measurePath(def, connections));
 	if (runs.length === 1) return runs[0];
 	const byRatio = runs.toSorted((a, b) => a.ratio - b.ratio)[runs.length >> 1];
-	const figures = Object.fromEntries(["rps", "p50", "p99", "ratio", "cpuRatio", "baselineRps", "fullGcs", "longestGcMs"].map((key) => [key, median(runs.map((r) => r[key]))]));
+	const figures = Object.fromEntries(["rps", "p50", "p99", "p999", "max", "ratio", "cpuRatio", "baselineRps", "fullGcs", "longestGcMs"].map((key) => [key, median(runs.map((r) => r[key]))]));
 	figures.longestGcMs = Math.round(figures.longestGcMs * 100) / 100;
 	return {
 		...byRatio,
 		...figures,
 		storage: runs.find((r) => r.storage && !r.storage.ok)?.storage ?? byRatio.storage,
-		repeats: runs.map((r) => ({ rps: r.rps, ratio: r.ratio, cpuRatio: r.cpuRatio, p50: r.p50, p99: r.p99, fullGcs: r.fullGcs, longestGcMs: r.longestGcMs, stored: r.storage?.ok ?? null })),
+		repeats: runs.map((r) => ({ rps: r.rps, ratio: r.ratio, cpuRatio: r.cpuRatio, p50: r.p50, p99: r.p99, p999: r.p999, max: r.max, fullGcs: r.fullGcs, longestGcMs: r.longestGcMs, stored: r.storage?.ok ?? null })),
 	};
 }
 

@@ -1,8 +1,12 @@
 // The runtime `npm run bench` measures on: workerd started through Miniflare's API, serving the
 // app (bundled by wrangler from wrangler.toml, with its D1, R2 and SQLite-backed Durable Object
-// bindings and its migrations), the baseline Worker and the reference Worker, each on its own
-// loopback socket straight into the Worker: no entry worker or proxy in front of any of them.
-// One workerd per measured path, so no path's leftover work (alarms, flushes) runs during another's.
+// bindings and its migrations) and the reference Worker, and in a second workerd the baseline
+// Worker, each on its own loopback socket straight into the Worker: no entry worker or proxy in
+// front of any of them. Fresh processes per measured path, so no path's leftover work (alarms,
+// flushes) runs during another's. The baseline has a process of its own because workerd serves
+// every isolate of a process on one thread: its isolate's last full garbage collection of a run,
+// due as the run ended, fell at the start of the app's run, where it was counted as the app's and
+// could hold the app's first requests.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -92,44 +96,50 @@ export async function buildRuntime(extraOptions = {}) {
 		...bindings,
 	});
 
-	async function start() {
-		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
+	/** One workerd through Miniflare's API with `workers`, and its process id (the workerd under this process that was not there before). */
+	async function startWorkerd(workers, stateDir, options = {}) {
 		const gc = gcTrace();
+		const before = await workerdProcesses();
 		// Miniflare gives workerd V8 flags only from this variable, read as it builds the config.
 		process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
-		const mf = new Miniflare(
-			convertV4MiniflareOptions({
-				...extraOptions,
-				handleStructuredLogs: gc.handleLog,
-				resourcePersistencePath: stateDir,
-				workers: [
-					{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
-					benchWorker("baseline", "baselineWorker.mjs"),
-					benchWorker("reference", "referenceWorker.mjs", {
-						d1Databases: { DB: "reference" },
-						durableObjects: { REFERENCE: { className: "Reference", useSQLite: true } },
-					}),
-				],
-			}),
-		);
+		const mf = new Miniflare(convertV4MiniflareOptions({ ...options, handleStructuredLogs: gc.handleLog, resourcePersistencePath: stateDir, workers }));
 		await mf.ready;
 		delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
-		const db = await mf.getD1Database("DB", "app");
+		const pid = (await workerdProcesses()).find((candidate) => !before.includes(candidate)) ?? null;
+		return { mf, gc, pid, url: async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "") };
+	}
+
+	async function start() {
+		const stateDir = await mkdtemp(join(stateRoot(), "svc-bench-state-"));
+		const app = await startWorkerd(
+			[
+				{ ...appOptions, name: "app", rootPath: outdir, modules, unsafeDirectSockets: [socket] },
+				benchWorker("reference", "referenceWorker.mjs", {
+					d1Databases: { DB: "reference" },
+					durableObjects: { REFERENCE: { className: "Reference", useSQLite: true } },
+				}),
+			],
+			stateDir,
+			extraOptions,
+		);
+		const baseline = await startWorkerd([benchWorker("baseline", "baselineWorker.mjs")], stateDir);
+		const db = await app.mf.getD1Database("DB", "app");
 		await db.batch(migrations.map((sql) => db.prepare(sql)));
-		const url = async (worker) => (await mf.unsafeGetDirectURL(worker)).href.replace(/\/$/, "");
 		return {
-			app: await url("app"),
-			baseline: await url("baseline"),
-			reference: await url("reference"),
+			app: await app.url("app"),
+			baseline: await baseline.url("baseline"),
+			reference: await app.url("reference"),
+			/** Milliseconds of CPU the workerd serving `target` ("app", "reference" or "baseline") has used, on all its threads; null where there is no /proc. */
+			cpuMs: (target) => processCpuMs(target === "baseline" ? baseline.pid : app.pid),
 			db,
-			bucket: await mf.getR2Bucket("ATTACHMENTS", "app"),
-			inspector: extraOptions.inspectorPort === undefined ? null : (await mf.getInspectorURL()).href,
+			bucket: await app.mf.getR2Bucket("ATTACHMENTS", "app"),
+			inspector: extraOptions.inspectorPort === undefined ? null : (await app.mf.getInspectorURL()).href,
 			/** The app's bundle, for naming the source file of a profiled function. */
 			bundle: entry,
-			/** workerd's full garbage collections so far (gcTrace). */
-			gcPauses: gc.pauses,
+			/** The full garbage collections of the app's workerd so far (gcTrace). */
+			gcPauses: app.gc.pauses,
 			close: async () => {
-				await mf.dispose();
+				await Promise.all([app.mf.dispose(), baseline.mf.dispose()]);
 				await rm(stateDir, { recursive: true, force: true });
 			},
 		};
@@ -137,6 +147,38 @@ export async function buildRuntime(extraOptions = {}) {
 
 	return { start, dispose: () => rm(outdir, { recursive: true, force: true }) };
 }
+
+/** Linux's unit for a process's CPU time in /proc/<pid>/stat (USER_HZ, 100 on every Linux port in use). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** A process's name, parent and CPU time (user and system, all threads) from /proc; null when it is gone or there is no /proc. */
+async function processStat(pid) {
+	const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+	if (!text) return null;
+	const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+	const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+	// Fields after the name, counted from 0: 1 is the parent, 11 and 12 user and system time.
+	return { name, parent: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND };
+}
+
+/** The workerd processes started under this one (Miniflare starts each), by process id. */
+async function workerdProcesses() {
+	const found = [];
+	for (const pid of (await readdir("/proc").catch(() => [])).filter((name) => /^\d+$/.test(name))) {
+		const stat = await processStat(pid);
+		if (stat?.name !== "workerd") continue;
+		for (let parent = stat.parent; parent > 1; parent = (await processStat(parent))?.parent ?? 0) {
+			if (parent === process.pid) {
+				found.push(pid);
+				break;
+			}
+		}
+	}
+	return found;
+}
+
+/** Milliseconds of CPU the process has used; null when it is unknown. */
+const processCpuMs = async (pid) => (pid === null ? null : ((await processStat(pid))?.cpuMs ?? null));
 
 /**
  * V8's full collections in workerd, from its `--trace-gc` lines: each stops its isolate for the
