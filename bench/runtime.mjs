@@ -177,7 +177,10 @@ async function workerdProcesses() {
 	return found;
 }
 
-/** Milliseconds of CPU the process has used; null when it is unknown. */
+/**
+ * Milliseconds of CPU the process has used; null when it is unknown. Other work on the machine
+ * takes cores and moves requests per second, but barely moves the CPU each request costs.
+ */
 const processCpuMs = async (pid) => (pid === null ? null : ((await processStat(pid))?.cpuMs ?? null));
 
 /**
