@@ -70,15 +70,17 @@ describe("rate windows across a Durable Object restart", () => {
 	});
 });
 
+/** Runs SQL in the key's ProjectCollector's own SQLite: here, a trigger that makes its outbox refuse rows. */
+const execInKeyObject = (keyId: string, sql: string) => runInDurableObject(issueGrouper(keyId), (_instance, state) => void state.storage.sql.exec(sql));
+
 describe("the key's object refusing to store an accepted request answers 500 and keeps nothing of it", () => {
 	it("a log event the key's object fails to store is a 500 that uses up no slot of the key's window", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		await raiseLogsLimit(owner, 2);
 		await ingestOk(owner.rawKey, { message: "first" });
-		const outboxTrigger = (sql: string) => runInDurableObject(issueGrouper(owner.keyId), (_instance, state) => void state.storage.sql.exec(sql));
-		await outboxTrigger(`CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+		await execInKeyObject(owner.keyId, `CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
 		expect((await ingest(owner.rawKey, { message: "not stored" })).status).toBe(500);
-		await outboxTrigger(`DROP TRIGGER refuse_outbox`);
+		await execInKeyObject(owner.keyId, `DROP TRIGGER refuse_outbox`);
 		expect((await ingest(owner.rawKey, { message: "second" })).status).toBe(200);
 		expect((await ingest(owner.rawKey, { message: "third" })).status).toBe(429);
 		await issueGrouper(owner.keyId).flush();
@@ -86,14 +88,12 @@ describe("the key's object refusing to store an accepted request answers 500 and
 	});
 
 	it("feedback the key's object fails to store is a 500 that leaves no record and no image behind", async ({ expect }) => {
-		const owner = await ownerWithKey();
-		const keyId = (await env.DB.prepare("select id from project_keys where project_name = ?").bind(owner.projectName).first<{ id: string }>())?.id ?? "";
-		const outboxTrigger = (sql: string) => runInDurableObject(issueGrouper(keyId), (_instance, state) => void state.storage.sql.exec(sql));
+		const owner = await ownerWithLogKey();
 		expect((await submitFeedback(owner.rawKey, { title: "before", description: "d" })).status).toBe(200);
-		await outboxTrigger(`CREATE TRIGGER refuse_feedback BEFORE INSERT ON feedback_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+		await execInKeyObject(owner.keyId, `CREATE TRIGGER refuse_feedback BEFORE INSERT ON feedback_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
 		const refused = await submitFeedback(owner.rawKey, { title: "not stored", description: "d", screenshots: [PNG_1PX, PNG_1PX] });
 		expect(refused.status).toBe(500);
-		await outboxTrigger(`DROP TRIGGER refuse_feedback`);
+		await execInKeyObject(owner.keyId, `DROP TRIGGER refuse_feedback`);
 		expect((await submitFeedback(owner.rawKey, { title: "after", description: "d" })).status).toBe(200);
 		expect((await storedFeedback(owner.token, owner.projectName)).map((f) => f.data.title).sort()).toEqual(["after", "before"]);
 		expect((await env.ATTACHMENTS.list({ prefix: `feedback/${owner.user.id}/` })).objects).toEqual([]);
