@@ -157,6 +157,19 @@ describe("extra fields", () => {
 		expect(data.extra17).toBeUndefined();
 	});
 
+	it("answers a body nested thousands deep as any object or array in its place", async ({ expect }) => {
+		const { rawKey, token, projectName } = await ownerWithKey();
+		const deepArray = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+		const deepObject = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+		const stored = await submitFeedback(rawKey, null, { raw: `{"title":"t","description":"d","list":[${deepArray}],"object":${deepObject}}` });
+		expect(stored.status).toBe(200);
+		expect((await storedFeedback(token, projectName))[0].data).toEqual({ title: "t", description: "d" });
+
+		const refused = await submitFeedback(rawKey, null, { raw: `{"title":${deepObject},"description":"d"}` });
+		expect(refused.status).toBe(400);
+		expect(await refused.json()).toEqual({ error: "Invalid submission: title must be text", fields: ["title"] });
+	});
+
 	it("drops __proto__ rather than store or follow it", async ({ expect }) => {
 		const { rawKey, token, projectName } = await ownerWithKey();
 		const res = await submitFeedback(rawKey, null, { raw: '{"title":"t","description":"d","__proto__":"x","constructor":"y"}' });

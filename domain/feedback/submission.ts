@@ -4,7 +4,6 @@ import type { FieldDefinition } from "../api/keys";
 import { FEEDBACK_LIMITS } from "../limits";
 import { cutText } from "../text";
 
-
 export type FeedbackType = "issue" | "feature_request";
 
 interface Image {
@@ -106,6 +105,20 @@ function decodeImages(field: string, value: unknown): Image[] {
 		images.push({ field, contentType: `image/${match[1]}`, bytes });
 	}
 	return images;
+}
+
+/**
+ * What of a parsed body `readSubmission` reads: its values, and the elements of its arrays (a
+ * select's choices, an attachment's images), with every object or array below them as `{}`.
+ * Nothing deeper is ever stored, and `{}` gets the answer any object there gets (refused where a
+ * configured value belongs, skipped as an image, dropped as an extra field), so every answer is
+ * the same. The Worker hands this to the key's object: a body nested thousands deep overflowed
+ * the stack of the call that carries it.
+ */
+export function readableBody(body: Record<string, unknown>): Record<string, unknown> {
+	const shallow = (value: unknown) => (value !== null && typeof value === "object" ? {} : value);
+	// fromEntries defines each key as the body's own, __proto__ included, as JSON.parse did.
+	return Object.fromEntries(Object.entries(body).map(([key, value]) => [key, Array.isArray(value) ? value.map(shallow) : shallow(value)]));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IRequest } from "itty-router";
+import { readableBody } from "../../domain/feedback/submission";
 import { FEEDBACK_LIMITS } from "../../domain/limits";
 import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
 import { presentedKey, sourceAddressTag } from "../keys/authenticateKey";
@@ -20,7 +21,7 @@ export async function submitFeedback(request: IRequest, env: Env, ctx: Execution
 		const text = await readTextWithin(request, FEEDBACK_LIMITS.bodyChars);
 		chars = text.length;
 		// Every feedback 400 has the shape {error, fields}; for unreadable JSON no field is to blame.
-		return parseJsonObject(text, { fields: [] });
+		return readableBody(parseJsonObject(text, { fields: [] }));
 	});
 	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), ...body };
 	const outcome = await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, chars), "Feedback");
