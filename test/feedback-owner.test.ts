@@ -97,6 +97,13 @@ describe("list", () => {
 		expect(seen.size).toBe(1001);
 	}, 60_000);
 
+	it.for(["0", "-1", "1e3", "0x10", "%205", "12.0", "abc", "99999999999999999999"])("refuses limit=%s with a 400, as the other lists do", async (limit, { expect }) => {
+		const { token, projectName } = await ownerWithKey();
+		const res = await list(token, `project_name=${projectName}&limit=${limit}`);
+		expect(res.status).toBe(400);
+		expect(res.body.error).toBe("Invalid request: limit: must be a whole number from 1 to 1000");
+	});
+
 	it.for(["not-a-cursor!", "bm90IGEgY3Vyc29y", "x".repeat(201)])("refuses the cursor %s with a 400", async (cursor, { expect }) => {
 		const { token, projectName } = await ownerWithKey();
 		const { status, body } = await list(token, `project_name=${projectName}&cursor=${encodeURIComponent(cursor)}`);

@@ -18,7 +18,8 @@ function decodeCursor(cursor: string): string | null {
 
 /**
  * The `cursor` parameter, read into a position by `read` from the match of `pattern` on its
- * decoded text; anything this API did not give out is a 400 that names the cursor.
+ * decoded text; anything not of the form this API gives out is a 400 that names the cursor. A
+ * cursor of that form is only a position, so one the API never gave out reads the page after it.
  */
 export function cursorSchema<T>(pattern: RegExp, read: (match: RegExpExecArray) => T) {
 	return z
@@ -28,7 +29,7 @@ export function cursorSchema<T>(pattern: RegExp, read: (match: RegExpExecArray) 
 			const text = decodeCursor(cursor);
 			const match = text === null ? null : pattern.exec(text);
 			if (match) return read(match);
-			ctx.addIssue({ code: "custom", message: "is not a cursor this API gave out" });
+			ctx.addIssue({ code: "custom", message: "is not a cursor of this list" });
 			return z.NEVER;
 		});
 }

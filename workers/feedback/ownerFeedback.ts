@@ -17,7 +17,7 @@ import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
 import { flushKeys } from "../objects";
 import { projectNameSchema } from "../keys/projectKeys";
-import { parseBody } from "../validation";
+import { limitParam, parseBody } from "../validation";
 
 /**
  * Accepted submissions wait in their key's ProjectCollector for up to a second before D1 has
@@ -50,7 +50,7 @@ const listQuerySchema = z.object({
 	project_name: projectNameSchema,
 	type: z.enum(["issue", "feature_request"]).optional(),
 	status: z.enum(FEEDBACK_STATUSES).optional(),
-	limit: z.coerce.number().int().min(1).max(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),
+	limit: limitParam(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),
 	cursor: feedbackCursorSchema.optional(),
 });
 
