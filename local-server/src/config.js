@@ -17,9 +17,16 @@ export function stateDirFrom(env = process.env) {
 	return env.SVC_HOME ? path.resolve(env.SVC_HOME) : path.join(os.homedir(), ".svc");
 }
 
-/** @param {string | undefined} value */
-function isTruthy(value) {
-	return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+/**
+ * SVC_ALLOW_LAN as a yes or no; anything else is an error that names it, as for SVC_MODE and
+ * SVC_PORT, rather than a quiet "no".
+ * @param {string} value
+ */
+function allowsLan(value) {
+	const word = value.trim().toLowerCase();
+	if (/^(1|true|yes|on)$/.test(word)) return true;
+	if (/^(0|false|no|off)$/.test(word)) return false;
+	throw new Error(`SVC_ALLOW_LAN must be 1, true, yes or on, or 0, false, no or off (got ${JSON.stringify(value)})`);
 }
 
 /**
@@ -43,7 +50,7 @@ export function parseMode(value) {
  */
 export function envHost(env) {
 	if (env.SVC_SERVER_HOST?.trim()) return env.SVC_SERVER_HOST.trim();
-	if (env.SVC_ALLOW_LAN !== undefined && env.SVC_ALLOW_LAN.trim() !== "") return isTruthy(env.SVC_ALLOW_LAN) ? "0.0.0.0" : "127.0.0.1";
+	if (env.SVC_ALLOW_LAN !== undefined && env.SVC_ALLOW_LAN.trim() !== "") return allowsLan(env.SVC_ALLOW_LAN) ? "0.0.0.0" : "127.0.0.1";
 	return undefined;
 }
 

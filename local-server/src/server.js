@@ -61,16 +61,17 @@ export class LocalServer {
 		/** @type {string | null} */
 		this.overlayHostname = null;
 		this.preferredPort = options.port ?? parsePort(env.SVC_PORT) ?? MODE_PORTS[this.mode];
+		/** Host fixed by SVC_SERVER_HOST / SVC_ALLOW_LAN / the caller: the LAN toggle is then locked. */
+		this.managedHost = options.host ?? envHost(env);
+		// Last of the environment's settings to be checked: a bad one stops the start before any
+		// state is written, so the owner token a first start mints is shown by a start that works.
+		this.setupHealth = new SetupHealth({ env, now: this.now, log: this.log, updateTimeoutMs: options.updateTimeoutMs });
 
 		ensurePrivateDir(this.stateDir);
 		this.store = new Store(this.stateDir);
 		this.owner = new OwnerAuth({ stateDir: this.stateDir, store: this.store, env, now: this.now, fetch: options.fetch });
 		this.pairing = new PairingService({ store: this.store, now: this.now, ownerId: this.owner.ownerId });
 		this.workspaces = new Workspaces(this.stateDir, this.now);
-		this.setupHealth = new SetupHealth({ env, now: this.now, log: this.log, updateTimeoutMs: options.updateTimeoutMs });
-
-		/** Host fixed by SVC_SERVER_HOST / SVC_ALLOW_LAN / the caller: the LAN toggle is then locked. */
-		this.managedHost = options.host ?? envHost(env);
 		this.host = this.managedHost ?? (this.store.data.lanEnabled ? "0.0.0.0" : "127.0.0.1");
 		this.port = 0;
 		this.guard = new HostGuard(this);

@@ -69,6 +69,15 @@ describe("port and local-server.json", () => {
 	it("refuses an unknown SVC_MODE", async () => {
 		await expect(startServer({ stateDir: path.join(tempDir(), "h"), env: { SVC_MODE: "staging" }, port: 0, log: () => {} })).rejects.toThrow(/SVC_MODE must be one of/);
 	});
+
+	it.for([
+		[{ SVC_ALLOW_LAN: "maybe" }, /SVC_ALLOW_LAN must be 1, true, yes or on, or 0, false, no or off \(got "maybe"\)/],
+		[{ SVC_NPM_REGISTRY: "ftp://x" }, /SVC_NPM_REGISTRY/],
+	] as const)("refuses %o before writing any state, so the owner token is minted by a start that works", async ([env, message]) => {
+		const home = path.join(tempDir(), "h");
+		await expect(startServer({ stateDir: home, env, port: 0, log: () => {} })).rejects.toThrow(message);
+		expect(fs.existsSync(home)).toBe(false);
+	});
 });
 
 describe("LAN toggle", () => {
