@@ -52,7 +52,11 @@ export function checkPathText(value, name) {
  */
 export function checkWorkspacePath(value) {
 	checkPathText(value, "path");
-	if (isSshLocation(value)) return { kind: "ssh", path: value };
+	if (isSshLocation(value)) {
+		// `user@host:` alone is the account's home directory, as scp reads it; a URL needs its host.
+		if (SSH_URL.test(value) && !URL.parse(value)?.hostname) throw new HttpError(400, `path ${JSON.stringify(value)} names no host: use ssh://host/path`);
+		return { kind: "ssh", path: value };
+	}
 	if (!path.isAbsolute(value)) throw new HttpError(400, `path must be absolute (got ${JSON.stringify(value)})`);
 	/** @type {string} */
 	let real;
@@ -62,6 +66,8 @@ export function checkWorkspacePath(value) {
 		throw new HttpError(400, `${value} does not exist`);
 	}
 	if (!fs.statSync(real).isDirectory()) throw new HttpError(400, `${value} is not a directory`);
+	// The whole disk is no project, and its scan would read /proc and /sys.
+	if (path.parse(real).root === real) throw new HttpError(400, `${value} is the root of the file system: choose a project's folder`);
 	return { kind: "local", path: real };
 }
 
