@@ -38,6 +38,8 @@ export function healthText(answer, workspace) {
 		lines.push(`  limit reached: ${hit.message}: ${hit.paths.join(", ")}${more}`);
 	}
 	const attention = answer.packages.filter((p) => p.needsAttention).length;
-	lines.push(`  ${attention === 0 ? "every package is set up" : `${attention} of ${answer.packages.length} packages need attention`}`, "");
+	// With no package there is nothing to call set up: "no package.json found" above says it all.
+	if (answer.packages.length > 0) lines.push(`  ${attention === 0 ? "every package is set up" : `${attention} of ${answer.packages.length} packages need attention`}`);
+	lines.push("");
 	return lines.join("\n");
 }

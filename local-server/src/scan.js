@@ -178,7 +178,7 @@ export async function scanWorkspace(root, latestVersion) {
 				code: "registry_unreachable",
 				severity: "warning",
 				message: `The latest version of ${LOGGER_PACKAGE} is unknown: ${latest.error}.`,
-				action: "Check the network and the registry (SVC_NPM_REGISTRY, else npm's configured registry), then scan again.",
+				action: `Check that the registry (SVC_NPM_REGISTRY, else npm's configured registry) can be reached and serves ${LOGGER_PACKAGE}, then scan again.`,
 			});
 		} else if (installed && semver.valid(installed) && semver.lt(installed, latest.version)) {
 			findings.push({

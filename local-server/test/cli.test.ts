@@ -182,6 +182,14 @@ describe("svc-local command line", () => {
 			expect(again.code).toBe(1);
 			expect(again.stderr).toContain(`404 no workspace with id ${badId}`);
 			expect(await runCli(["health"], env)).toMatchObject({ code: 0 });
+
+			// A folder without a package: said so, and nothing called set up.
+			const empty = path.join(code, "empty");
+			fs.mkdirSync(empty);
+			expect((await runCli(["workspace", "add", empty], env)).code).toBe(0);
+			const none = await runCli(["health", "."], env, empty);
+			expect(none.stdout).toContain("no package.json found");
+			expect(none.stdout).not.toContain("set up");
 		} finally {
 			server.child.kill("SIGTERM");
 			await server.exited;
