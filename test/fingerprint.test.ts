@@ -176,6 +176,12 @@ describe("title and culprit", () => {
 		expect(culpritOf(normalizeEvent({ exception: { type: "E", stacktrace: { frames: [{ filename: "a.js", in_app: true }] } } }))).toBe("<anonymous> (a.js)");
 	});
 
+	it("culprit of a mapped frame whose map names no function: the name the runtime reported", ({ expect }) => {
+		const mapped = { filename: "src/main.js", lineno: 30, colno: 11, in_app: true, minified: { filename: "app.js", function: "window.runScenario", lineno: 1, colno: 900 } };
+		expect(culpritOf({ exception: { type: "E", value: "v", stacktrace: { frames: [mapped] } } } as Parameters<typeof culpritOf>[0])).toBe("window.runScenario (src/main.js)");
+		expect(culpritOf({ exception: { type: "E", value: "v", stacktrace: { frames: [{ ...mapped, function: "runScenario" }] } } } as Parameters<typeof culpritOf>[0])).toBe("runScenario (src/main.js)");
+	});
+
 	it.for([
 		[{ exception: { type: "TypeError", value: "bad thing\nsecond line" } }, "TypeError: bad thing"],
 		[{ exception: { type: "TypeError" } , message: "ignored" }, "TypeError"],

@@ -154,7 +154,9 @@ export function titleOf(event: Pick<LogEvent, "message" | "exception">): string 
 
 const frameLabel = (frame: StackFrame) => {
 	const file = frame.filename ?? frame.module ?? frame.abs_path;
-	const fn = frame.function || "<anonymous>";
+	// A mapped frame whose map names no function keeps the name the runtime reported
+	// (`window.runScenario`) for the label only: grouping never reads a name a build may change.
+	const fn = frame.function || frame.minified?.function || "<anonymous>";
 	return file ? `${fn} (${file})` : fn;
 };
 

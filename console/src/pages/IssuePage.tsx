@@ -13,7 +13,8 @@ import { STATUS_LABELS } from "./IssuesPage";
 function frameLabel(frame: StackFrame): string {
 	const where = frame.filename ?? frame.abs_path ?? frame.module ?? "?";
 	const line = frame.lineno !== undefined ? `:${frame.lineno}${frame.colno !== undefined ? `:${frame.colno}` : ""}` : "";
-	return `${frame.function ?? "<anonymous>"} (${where}${line})`;
+	// Where the source map names no function, the name the runtime reported.
+	return `${frame.function ?? frame.minified?.function ?? "<anonymous>"} (${where}${line})`;
 }
 
 /** The frame's line of source among the lines around it, numbered when the frame's line number is known. */
