@@ -243,6 +243,8 @@ export async function seedCrawlerVisits(db, { trackingId, host, count, now }) {
 	for (let day = Math.floor((now - 31 * DAY_MS) / DAY_MS) * DAY_MS; day <= now; day += DAY_MS) {
 		await db.prepare(backfill).bind(trackingId, day, day + DAY_MS).run();
 	}
+	// As the migrations go on to do: the paths breakdown is no longer kept.
+	await db.prepare("DELETE FROM crawler_rollups WHERE tracking_id = ?1 AND dim = 'paths'").bind(trackingId).run();
 }
 
 const ALL_VISITS = "FROM crawler_visits)";

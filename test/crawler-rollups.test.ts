@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { lastMigrationStatement, withoutComments } from "./helpers";
+import { lastMigrationStatement } from "./helpers";
 import { pagesWithCrawlers } from "../domain/analytics/pagesReport";
 import type { StatsRange } from "../domain/analytics/statsRange";
 import { CRAWLER_ROLLUP_BACKFILL, computeCrawlerStats, type StoredVisit, visitInsertStatements } from "../domain/crawl/visitStore";
@@ -137,7 +137,20 @@ describe("writing the crawler rollups", () => {
 		expect(await rowsOf(trackingId)).toEqual(written);
 	});
 
-	it("the migration runs exactly CRAWLER_ROLLUP_BACKFILL", ({ expect }) => {
-		expect(lastMigrationStatement("_crawler_rollups.sql")).toBe(withoutComments(CRAWLER_ROLLUP_BACKFILL));
+	it("the migrations' backfill, then their removal of the paths breakdown, leave exactly what the writes added", async ({ expect }) => {
+		const trackingId = `crawl-rollups-${sites++}`;
+		await store(visits(trackingId), 41);
+		const written = await rowsOf(trackingId);
+		await env.DB.batch(
+			["DELETE FROM crawler_rollups", lastMigrationStatement("_crawler_rollups.sql"), lastMigrationStatement("_crawler_rollup_paths.sql")].map((sql) => env.DB.prepare(sql)),
+		);
+		expect(await rowsOf(trackingId)).toEqual(written);
+	});
+
+	it("no rows of the paths breakdown are written: the top paths are summed from page_crawlers", async ({ expect }) => {
+		const trackingId = `crawl-rollups-${sites++}`;
+		await store(visits(trackingId), 100);
+		const dims = (await env.DB.prepare("SELECT DISTINCT dim FROM crawler_rollups WHERE tracking_id = ? ORDER BY dim").bind(trackingId).all()).results;
+		expect(dims.map((row) => row.dim)).toEqual(["", "crawlers", "page_crawlers", "statuses"]);
 	});
 });

@@ -53,28 +53,34 @@ const INSERT_VISITS = `INSERT OR IGNORE INTO crawler_visits (${VISIT_COLUMNS.map
 	SELECT ${VISIT_COLUMNS.map(([, key]) => field(key)).join(", ")} FROM json_each(?1)`;
 
 /**
- * crawler_rollups: visits counted per breakdown ("" the site, crawlers, paths, statuses, and
- * page_crawlers: [path, crawler] for the pages report), hour and UTC day. Each visit counts once,
- * at its own time, so a bucket's count is a plain sum and no visit depends on another.
+ * crawler_rollups: visits counted per breakdown ("" the site, crawlers, statuses, and
+ * page_crawlers: [path, crawler], which the pages report reads and the top paths are summed from),
+ * hour and UTC day. Each visit counts once, at its own time, so a bucket's count is a plain sum
+ * and no visit depends on another.
  */
 const ROLLUP_LABELS = {
 	"": "''",
 	crawlers: "crawler",
-	paths: "url_path",
 	statuses: "CAST(status AS TEXT)",
 	page_crawlers: "json_array(url_path, crawler)",
 };
 const ROLLUP_COUNTERS = ["visits", "verified", "unverified"] as const;
 
-/** Adds the visits of `visits` (a CTE with tracking_id, ts, crawler, url_path, status, verified) to the rollups. */
-const rollupAdd = (visits: string) => `WITH v AS (${visits})
+/**
+ * Adds the visits of `visits` (a query of tracking_id, ts, crawler, url_path, status, verified) to
+ * the rollups. `visits` is read once (MATERIALIZED: each of its fields comes out of the batch's
+ * JSON once, not once per breakdown and span), and each breakdown is a query of its own rather
+ * than one query choosing the label per row: a batch of 500 visits costs D1 about half as much
+ * (docs/benchmarks.md).
+ */
+const rollupAdd = (visits: string) => `WITH v AS MATERIALIZED (${visits}),
+	spans AS (SELECT v.tracking_id, s.value AS span, (v.ts / s.value) * s.value AS start, v.crawler, v.url_path, v.status, v.verified
+		FROM v, json_each('[${HOUR_MS},${DAY_MS}]') AS s)
 	INSERT INTO crawler_rollups (tracking_id, dim, span, start, value, ${ROLLUP_COUNTERS.join(", ")})
-	SELECT v.tracking_id, d.value, s.value, (v.ts / s.value) * s.value,
-		CASE d.value ${Object.entries(ROLLUP_LABELS)
-			.map(([dim, label]) => `WHEN '${dim}' THEN ${label}`)
-			.join(" ")} END,
-		count(*), coalesce(sum(v.verified = 1), 0), coalesce(sum(v.verified = 0), 0)
-	FROM v, json_each('${JSON.stringify(Object.keys(ROLLUP_LABELS))}') AS d, json_each('[${HOUR_MS},${DAY_MS}]') AS s
+	SELECT tracking_id, dim, span, start, value, count(*), coalesce(sum(verified = 1), 0), coalesce(sum(verified = 0), 0)
+	FROM (${Object.entries(ROLLUP_LABELS)
+		.map(([dim, label]) => `SELECT tracking_id, '${dim}' AS dim, span, start, ${label} AS value, verified FROM spans`)
+		.join("\n\t\tUNION ALL ")})
 	WHERE true GROUP BY 1, 2, 3, 4, 5
 	${addingToRollupRows(ROLLUP_COUNTERS)}`;
 
@@ -83,7 +89,10 @@ export const CRAWLER_ROLLUP_ADDITIONS = rollupAdd(`SELECT ${field("trackingId")}
 		${field("crawler")} AS crawler, ${field("urlPath")} AS url_path, ${field("status")} AS status, ${field("verified")} AS verified
 	FROM json_each(?1) AS b WHERE NOT EXISTS (SELECT 1 FROM crawler_visits AS c WHERE c.id = ${field("id", "b")})`);
 
-/** Every stored visit: the migration that created the rollups filled them with this. */
+/**
+ * Every stored visit: the migration that created the rollups filled them with the statement of
+ * its day, which also wrote a paths breakdown that a later migration removed (the same rows).
+ */
 export const CRAWLER_ROLLUP_BACKFILL = rollupAdd("SELECT tracking_id, ts, crawler, url_path, status, verified FROM crawler_visits");
 
 /** Per ~1 MB chunk: the visits D1 does not have yet counted, then inserted (a repeated id is ignored by the primary key). */
@@ -110,8 +119,8 @@ export const crawlerStatsQueries = (bucketMs: number) => ({
 	crawlers: `WITH ${rows(["crawlers"])}
 		SELECT value AS name, sum(visits) AS visits, sum(verified) AS verified, sum(unverified) AS unverified
 		FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
-	topPaths: `WITH ${rows(["paths"])}
-		SELECT value AS path, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1 LIMIT ?4`,
+	topPaths: `WITH ${rows(["page_crawlers"])}
+		SELECT value ->> 0 AS path, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1 LIMIT ?4`,
 	statuses: `WITH ${rows(["statuses"])}
 		SELECT CAST(value AS INTEGER) AS status, sum(visits) AS visits FROM r GROUP BY 1 HAVING sum(visits) > 0 ORDER BY visits DESC, 1`,
 	series: `WITH ${rows([""], true)}
