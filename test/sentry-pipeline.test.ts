@@ -67,10 +67,38 @@ describe("Sentry events in the log pipeline", () => {
 	});
 
 	it.for([
-		["message as {formatted}", { exception: undefined, message: { formatted: "disk 91% full", message: "disk %s full", params: ["91%"] } }, "disk 91% full"],
-		["logentry", { exception: undefined, logentry: { message: "disk %s full", params: ["91%"] } }, "disk %s full"],
-	] as const)("%s becomes the message", async ([, overrides, expected], { expect }) => {
-		expect((await storedFrom(overrides)).message).toBe(expected);
+		["message as {formatted}", { message: { formatted: "disk 91% full", message: "disk %s full", params: ["91%"] } }, "disk 91% full", "disk %s full"],
+		["logentry with formatted (sentry-python)", { logentry: { message: "disk %s full", params: ["91%"], formatted: "disk 91% full" } }, "disk 91% full", "disk %s full"],
+		[
+			"logentry with params only (Sentry.parameterize)",
+			{ logentry: { message: "Import of %s rows failed for %s (100%%)", params: [12, "alice"] } },
+			"Import of 12 rows failed for alice (100%)",
+			"Import of %s rows failed for %s (100%%)",
+		],
+		["logentry with named params", { logentry: { message: "%(user)s left after %(n)d tries", params: { user: "ana", n: 3 } } }, "ana left after 3 tries", "%(user)s left after %(n)d tries"],
+		["logentry with a placeholder short of a value", { logentry: { message: "%s and %s", params: ["one"] } }, "one and %s", "%s and %s"],
+		["logentry without params", { logentry: { message: "cache warmed" } }, "cache warmed", undefined],
+		["message as a string", { message: "disk %s full" }, "disk %s full", undefined],
+	] as const)("%s: the message filled in, the template kept", async ([, overrides, message, template], { expect }) => {
+		const stored = await storedFrom({ exception: undefined, ...overrides });
+		expect(stored.message).toBe(message);
+		expect(stored.message_template).toBe(template);
+	});
+
+	it("messages of one template are one issue whatever filled it, titled as the latest was filled", async ({ expect }) => {
+		const project = await sentryProject();
+		const login = (user: string, host: string) =>
+			nodeEvent({
+				exception: undefined,
+				platform: "python",
+				logentry: { message: "Login failed for user %s from %s", params: [user, host], formatted: `Login failed for user ${user} from ${host}` },
+			});
+		for (const [user, host] of [["bob", "host-1"], ["alice", "host-2"]]) {
+			expect((await sendEnvelope(project, eventEnvelope(login(user, host)))).status).toBe(200);
+		}
+		const issues = await issuesOf(project);
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({ title: "Login failed for user alice from host-2", count: 2 });
 	});
 
 	it("a top-level stacktrace with a message becomes a synthetic exception", async ({ expect }) => {

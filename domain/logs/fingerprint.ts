@@ -32,7 +32,7 @@ import { sha256Hex } from "../crypto";
 import { cutText } from "../text";
 import type { LogEvent, LogException, StackFrame } from "./logEvent";
 
-export type GroupingInput = Pick<LogEvent, "message" | "exception" | "chained_exceptions" | "fingerprint" | "platform">;
+export type GroupingInput = Pick<LogEvent, "message" | "message_template" | "exception" | "chained_exceptions" | "fingerprint" | "platform">;
 
 // Fingerprint, hash, title, culprit
 
@@ -84,7 +84,8 @@ function defaultFingerprint(event: GroupingInput): string[] {
 		const { type, value } = canonicalError(uncaught[1], uncaught[2] ?? null);
 		return ["error", type ?? "", parametrize(value ?? "")];
 	}
-	return ["message", parametrize(message)];
+	// Messages made from one template are one issue whatever values filled it (Sentry's logentry).
+	return ["message", parametrize(event.message_template ?? message)];
 }
 
 const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/i;

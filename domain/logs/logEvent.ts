@@ -83,6 +83,8 @@ export interface LogUser {
 /** The event as stored. */
 export interface LogEvent {
 	message: string | null;
+	/** The message before its values were filled in (Sentry's `logentry.message`): grouping reads it in place of `message`. */
+	message_template?: string;
 	level: string;
 	/** The reported exception: the outermost of a chain, the group of a group. */
 	exception: LogException | null;

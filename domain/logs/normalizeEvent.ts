@@ -296,7 +296,10 @@ function nameField(body: Json, key: string): string | null {
 
 /** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */
 export function normalizeEvent(body: Json, now = new Date()): LogEvent {
-	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? null;
+	const givenTemplate = stringField(body, "message_template", "", LOG_LIMITS.message);
+	const template = givenTemplate?.trim() ? givenTemplate : undefined;
+	// Without its filled-in form, the template is the message.
+	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? template ?? null;
 	const { exception, chained } = readExceptions(body);
 	if ((message === null || message.trim() === "") && !exception) {
 		throw new InvalidInput("Invalid log event: either message or exception (with a type, value or stack trace) is required");
@@ -308,6 +311,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 
 	return {
 		message: message !== null && message.trim() !== "" ? message : null,
+		...(template !== undefined && template !== message && { message_template: template }),
 		level,
 		exception,
 		chained_exceptions: chained,

@@ -6,17 +6,38 @@
  */
 import { isObject, type Json, member } from "../logs/jsonFields";
 
-/** The event's text: `message` as a string or `{formatted, message}`, else `logentry`. */
-function messageOf(event: Json): unknown {
+/**
+ * Sentry's `logentry.message` with its `params` filled in, as Sentry shows an event that has no
+ * `formatted`: `%s`-style placeholders take the list's values in order (what
+ * `Sentry.parameterize` sends), `%(name)s` an object's; a placeholder without a value stays.
+ */
+function filledIn(template: string, params: unknown): string {
+	const text = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
+	if (Array.isArray(params)) {
+		let next = 0;
+		return template.replace(/%%|%[sdifoOj]/g, (token) => (token === "%%" ? "%" : next < params.length ? text(params[next++]) : token));
+	}
+	if (isObject(params)) return template.replace(/%\(([^)]+)\)[sdifr]/g, (token, name: string) => (Object.hasOwn(params, name) ? text(params[name]) : token));
+	return template;
+}
+
+/**
+ * The event's text: `message` as a string, or `message` / `logentry` as `{message, params,
+ * formatted}`: the text is `formatted`, else the template filled in, and the template is kept
+ * beside it so that the values never split an issue.
+ */
+function messageOf(event: Json): { message?: unknown; template?: string } {
 	for (const candidate of [member(event, "message"), member(event, "logentry")]) {
 		if (isObject(candidate)) {
-			const text = member(candidate, "formatted") ?? member(candidate, "message");
-			if (typeof text === "string") return text;
+			const template = member(candidate, "message");
+			const formatted = member(candidate, "formatted");
+			if (typeof formatted === "string") return { message: formatted, template: typeof template === "string" ? template : undefined };
+			if (typeof template === "string") return { message: filledIn(template, member(candidate, "params")), template };
 		} else if (candidate !== undefined && candidate !== null) {
-			return candidate;
+			return { message: candidate };
 		}
 	}
-	return undefined;
+	return {};
 }
 
 /**
@@ -85,9 +106,10 @@ function timestampOf(event: Json): unknown {
 }
 
 export function logEventBody(event: Json, clientIp: string): Json {
-	const message = messageOf(event);
+	const { message, template } = messageOf(event);
 	const body: Json = {
 		message,
+		message_template: template,
 		level: member(event, "level"),
 		exception: exceptionOf(event, message),
 		tags: tagsOf(event),
