@@ -23,6 +23,29 @@ describe("log event field rules, at each boundary", () => {
 		expect(event.message).toHaveLength(8_192);
 	});
 
+	it.for([8_192, 8_193])("message_template of %d characters is stored up to 8,192", async (length, { expect }) => {
+		const { event } = await storedAfter({ message: "filled in", message_template: "t".repeat(length) });
+		expect(event.message_template).toHaveLength(8_192);
+	});
+
+	it.for([
+		[{ message: "Import of 12 rows", message_template: "Import of %s rows" }, "Import of 12 rows", "Import of %s rows"],
+		[{ message_template: "Import of %s rows" }, "Import of %s rows", undefined],
+		[{ message: "same", message_template: "same" }, "same", undefined],
+		[{ message: "m", message_template: "   " }, "m", undefined],
+	] as const)("%j is stored as message %s, template %s", async ([body, message, template], { expect }) => {
+		const { event } = await storedAfter(body);
+		expect(event.message).toBe(message);
+		expect(event.message_template).toBe(template);
+	});
+
+	it("a message_template that is not text is a 400", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const res = await ingest(owner.rawKey, { message: "m", message_template: 5 });
+		expect(res.status).toBe(400);
+		expect((await res.json<Json>()).error).toMatch(/message_template/);
+	});
+
 	it.for([8_192, 8_193])("exception value of %d characters is stored up to 8,192", async (length, { expect }) => {
 		const { event } = await storedAfter({ exception: { type: "Error", value: "v".repeat(length) } });
 		expect(event.exception.value).toHaveLength(8_192);
