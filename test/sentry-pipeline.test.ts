@@ -85,6 +85,13 @@ describe("Sentry events in the log pipeline", () => {
 		expect(stored.message_template).toBe(template);
 	});
 
+	it.for([
+		["log", "info"],
+		["warning", "warning"],
+	])("level %s is stored as %s", async ([level, stored], { expect }) => {
+		expect((await storedFrom({ exception: undefined, message: "m", level })).level).toBe(stored);
+	});
+
 	it("messages of one template are one issue whatever filled it, titled as the latest was filled", async ({ expect }) => {
 		const project = await sentryProject();
 		const login = (user: string, host: string) =>

@@ -110,7 +110,8 @@ export function logEventBody(event: Json, clientIp: string): Json {
 	const body: Json = {
 		message,
 		message_template: template,
-		level: member(event, "level"),
+		// Sentry's JavaScript SDK has a "log" severity, which Sentry itself stores as info.
+		level: member(event, "level") === "log" ? "info" : member(event, "level"),
 		exception: exceptionOf(event, message),
 		tags: tagsOf(event),
 		breadcrumbs: listOf(member(event, "breadcrumbs")),
