@@ -231,6 +231,25 @@ describe("sentry-cli and @sentry/browser", () => {
 			expect(artifacts).toEqual([]);
 		}
 	});
+
+	it("takes the release steps a CI or a bundler plugin runs, and refuses them for another project", async ({ expect }) => {
+		const p = await project("sentry-releases");
+		const other = await project("sentry-releases-other");
+		const steps = [
+			["releases", "new", "shop@2.0.0"],
+			["releases", "finalize", "shop@2.0.0"],
+			["releases", "info", "shop@2.0.0"],
+			["releases", "set-commits", "shop@2.0.0", "--auto", "--ignore-missing"],
+			["deploys", "new", "--release", "shop@2.0.0", "--env", "production"],
+		];
+		for (const args of steps) {
+			const run = await sentryCli(args, { token: p.uploadToken, project: p.dsnId });
+			expect(run.code, `${args.join(" ")}: ${run.output}`).toBe(0);
+		}
+		const wrongProject = await sentryCli(["releases", "new", "shop@2.0.0"], { token: p.uploadToken, project: other.dsnId });
+		expect(wrongProject.code).toBe(1);
+		expect(wrongProject.output).toContain(`This upload token is for project ${p.dsnId} (sentry-releases), not ${other.dsnId}`);
+	});
 });
 
 describe("the plain upload and @svcapp/logger", () => {

@@ -57,6 +57,12 @@
  *     GET    /api/0/organizations/:org/chunk-upload/               sentry-cli: the upload options
  *     POST   /api/0/organizations/:org/chunk-upload/               sentry-cli: chunks of a bundle
  *     POST   /api/0/organizations/:org/artifactbundle/assemble/    sentry-cli: missing chunks, then the bundle stored → {state}
+ *     POST   /api/0/organizations/:org/releases/                   sentry-cli's release steps: accepted, nothing
+ *     POST   /api/0/projects/:org/:project/releases/                 recorded (releases come from events)
+ *     GET    /api/0/{organizations/:org,projects/:org/:project}/releases/:version/
+ *     PUT    /api/0/{organizations/:org,projects/:org/:project}/releases/:version/
+ *     POST   /api/0/organizations/:org/releases/:version/deploys/
+ *     GET    /api/0/organizations/:org/repos/                      → []
  *     POST   /api/releases/:release/artifacts?project_name=        multipart files named ~/path → 201
  *
  * Everything else under /api is a JSON 404; other paths are the console's static assets.
@@ -78,6 +84,7 @@ import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
 import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
 import { assembleBundle, chunkUploadOptions, forSentryCli, uploadChunks } from "./sourcemaps/chunkUpload";
+import { sentryDeploy, sentryRelease, sentryRepositories } from "./sourcemaps/sentryReleases";
 import { deleteProjectArtifact, deleteReleaseArtifacts, listProjectArtifacts } from "./sourcemaps/ownerArtifacts";
 import { uploadArtifacts } from "./sourcemaps/uploadArtifacts";
 import { createUploadToken, listUploadTokens, revokeUploadToken } from "./sourcemaps/uploadTokens";
@@ -184,6 +191,14 @@ router
 	.get("/api/0/organizations/:org/chunk-upload", forSentryCli(chunkUploadOptions))
 	.post("/api/0/organizations/:org/chunk-upload", forSentryCli(uploadChunks))
 	.post("/api/0/organizations/:org/artifactbundle/assemble", forSentryCli(assembleBundle))
+	.post("/api/0/organizations/:org/releases", forSentryCli(sentryRelease))
+	.post("/api/0/projects/:org/:project/releases", forSentryCli(sentryRelease))
+	.get("/api/0/organizations/:org/releases/:version", forSentryCli(sentryRelease))
+	.put("/api/0/organizations/:org/releases/:version", forSentryCli(sentryRelease))
+	.get("/api/0/projects/:org/:project/releases/:version", forSentryCli(sentryRelease))
+	.put("/api/0/projects/:org/:project/releases/:version", forSentryCli(sentryRelease))
+	.post("/api/0/organizations/:org/releases/:version/deploys", forSentryCli(sentryDeploy))
+	.get("/api/0/organizations/:org/repos", forSentryCli(sentryRepositories))
 	.post("/api/releases/:release+/artifacts", uploadArtifacts)
 
 	.get("/t.js", serveTracker)

@@ -1,0 +1,52 @@
+// Sentry's release calls (sentry-cli's release steps, the bundler plugins): accepted with an upload
+// token of the project, answered as Sentry answers, recorded nowhere. e2e/sourcemaps.test.ts runs
+// the real sentry-cli against them.
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { call } from "./helpers";
+import { projectWithUploadToken } from "./sourcemapHelpers";
+
+type Json = Record<string, any>;
+
+describe("Sentry's release calls", () => {
+	it("201 for a new release, 200 to read or finalize it, 201 for a deploy, no repositories, and nothing stored", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		const artifactCount = async () => (await env.DB.prepare("SELECT count(*) AS n FROM artifacts WHERE key_id = ?").bind(p.keyId).first<{ n: number }>())?.n;
+		const created = await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json: { version: "web@3.0.0", projects: [String(p.dsnId)] } });
+		expect(created.status).toBe(201);
+		expect(await created.json<Json>()).toMatchObject({ version: "web@3.0.0", dateReleased: null, projects: [{ slug: String(p.dsnId), name: p.projectName }] });
+
+		const byProject = await call(`/api/0/projects/any/${p.dsnId}/releases/`, { method: "POST", token: p.uploadToken, json: { version: "web@3.0.0" } });
+		expect(byProject.status).toBe(201);
+		for (const path of ["/api/0/organizations/any/releases/web%403.0.0/", `/api/0/projects/any/${p.dsnId}/releases/web%403.0.0/`]) {
+			const finalized = await call(path, { method: "PUT", token: p.uploadToken, json: { dateReleased: "2026-11-27T12:00:00Z" } });
+			expect(finalized.status).toBe(200);
+			expect((await finalized.json<Json>()).version).toBe("web@3.0.0");
+			expect((await call(path, { token: p.uploadToken })).status).toBe(200);
+		}
+		const deploy = await call("/api/0/organizations/any/releases/web%403.0.0/deploys/", { method: "POST", token: p.uploadToken, json: { environment: "production" } });
+		expect(deploy.status).toBe(201);
+		expect(await deploy.json<Json>()).toMatchObject({ environment: "production", id: expect.any(String) });
+		const repos = await call("/api/0/organizations/any/repos/", { token: p.uploadToken });
+		expect(await repos.json()).toEqual([]);
+		expect(await artifactCount()).toBe(0);
+	});
+
+	it("401 without an upload token, 403 for another project, 400 without a version or an environment", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		const other = await projectWithUploadToken();
+		expect((await call("/api/0/organizations/any/releases/", { method: "POST", json: { version: "v1" } })).status).toBe(401);
+		expect((await call("/api/0/organizations/any/repos/", { token: p.token })).status).toBe(401);
+
+		const wrong = await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json: { version: "v1", projects: [String(other.dsnId)] } });
+		expect(wrong.status).toBe(403);
+		expect((await wrong.json<Json>()).error).toBe(`This upload token is for project ${p.dsnId} (${p.projectName}), not ${other.dsnId}: set SENTRY_PROJECT to ${p.dsnId}`);
+		expect((await call(`/api/0/projects/any/${other.dsnId}/releases/`, { method: "POST", token: p.uploadToken, json: { version: "v1" } })).status).toBe(403);
+
+		for (const json of [{}, { version: " " }, { version: 5 }]) {
+			expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json })).status).toBe(400);
+		}
+		expect((await call("/api/0/organizations/any/releases/v1/deploys/", { method: "POST", token: p.uploadToken, json: {} })).status).toBe(400);
+		expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
+	});
+});
