@@ -10,6 +10,7 @@ import {
 	describeValue,
 	debugImages,
 	exceptionChain,
+	type ExceptionValue,
 	type Level,
 	type LogEvent,
 	MAX_TEXT,
@@ -168,13 +169,20 @@ export function createClient(options: Options): Client {
 	 * their own functions and this SDK one: of a stack cut at that limit, the oldest frame is left
 	 * out too, so both SDKs send the same frames.
 	 */
-	function messageStack(message: string, site: Error | undefined): Pick<LogEvent, "exception"> {
+	function messageStack(message: string, site: Error | undefined): Pick<LogEvent, "exception" | "debug_meta"> {
 		if (!site || options.attachStacktrace === false) return {};
 		const all = parseStack(site.stack);
 		const limit = (Error as { stackTraceLimit?: unknown }).stackTraceLimit;
 		const frames = all.slice(typeof limit === "number" && all.length >= limit ? 1 : 0, -1);
 		if (frames.length === 0) return {};
-		return { exception: { values: [{ value: message, stacktrace: { frames }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } }] } };
+		const values = [{ value: message, stacktrace: { frames }, mechanism: { type: "generic", handled: true, synthetic: true, exception_id: 0 } }];
+		return { exception: { values }, ...debugMeta(values) };
+	}
+
+	/** The debug ids of the scripts the frames ran in (after `sentry-cli sourcemaps inject`): their maps are found by them, whatever the release. */
+	function debugMeta(values: ExceptionValue[]): Pick<LogEvent, "debug_meta"> {
+		const images = debugImages(values);
+		return images.length > 0 ? { debug_meta: { images } } : {};
 	}
 
 	/** Resolves true once nothing waits for enrichment or the transport, false if `timeoutMs` passes first. */
@@ -192,8 +200,7 @@ export function createClient(options: Options): Client {
 			reported.add(error);
 		}
 		const values = exceptionChain(error, mechanism);
-		const images = debugImages(values);
-		send({ level, exception: { values }, ...(images.length > 0 ? { debug_meta: { images } } : {}) }, context);
+		send({ level, exception: { values }, ...debugMeta(values) }, context);
 	}
 
 	function record(breadcrumb: Breadcrumb) {

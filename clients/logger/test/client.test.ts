@@ -107,6 +107,25 @@ describe("the events the SDK sends", () => {
 		]);
 	});
 
+	it("names the injected scripts' debug ids with a message's stack, as with an exception's", async ({ expect }) => {
+		const registry = globalThis as { _sentryDebugIds?: Record<string, string> };
+		// What a script after `sentry-cli sourcemaps inject` records: a stack taken inside it, and its id.
+		registry._sentryDebugIds = { [new Error().stack ?? ""]: "e1e8570f-7c42-515d-a5d5-d407b0da4295" };
+		try {
+			const log = start();
+			// As the SDK's captureMessage does: the stack made in it, whose newest frame (its own) is left out.
+			const captureMessage = (message: string) => log.captureMessage(message, "warning", undefined, new Error());
+			captureMessage("checkout slow");
+			await log.flush(5_000);
+			const [{ event }] = await recorder.until(1);
+			const file = event.exception?.values[0].stacktrace?.frames.at(-1)?.filename;
+			expect(file).toMatch(/client\.test\.ts$/);
+			expect(event.debug_meta).toEqual({ images: [{ type: "sourcemap", code_file: file, debug_id: "e1e8570f-7c42-515d-a5d5-d407b0da4295" }] });
+		} finally {
+			delete registry._sentryDebugIds;
+		}
+	});
+
 	it("records console.error and console.warn as breadcrumbs and still prints them", async ({ expect }) => {
 		const printed: unknown[][] = [];
 		const original = { error: console.error, warn: console.warn };
