@@ -28,7 +28,9 @@ describe("POST /api/:project_id/store/", () => {
 		expect((await post(storePath(other), JSON.stringify(nodeEvent()), { headers: auth(project) })).status).toBe(401);
 		const notJson = await post(storePath(project), "{", { headers: auth(project) });
 		expect(notJson.status).toBe(400);
-		expect((await notJson.json<Json>()).error).toBe("Invalid envelope: the event is not valid JSON");
+		expect((await notJson.json<Json>()).error).toBe("Invalid event: the body is not valid JSON");
+		const notObject = await post(storePath(project), "[1]", { headers: auth(project) });
+		expect((await notObject.json<Json>()).error).toBe("Invalid event: the body must be a JSON object");
 	});
 });
 

@@ -267,6 +267,7 @@ describe("POST /api/:project_id/envelope/", () => {
 			const project = await sentryProject();
 			const res = await sendEnvelope(project, new Uint8Array(3 * 512_000 + 1), { headers: { "content-encoding": "gzip" } });
 			expect(res.status).toBe(413);
+			expect((await res.json<Json>()).error).toBe("Request body exceeds 1536000 bytes as sent, the most 512000 characters can take");
 		});
 
 		it("400 for a body that is not the gzip it claims", async ({ expect }) => {

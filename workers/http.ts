@@ -152,7 +152,12 @@ export async function readDecodedBodyWithin(request: Request, maxChars: number):
 		const hint = encoding === "br" ? "brotli is not supported here; " : "";
 		throw new HttpError(415, `Unsupported Content-Encoding "${encoding}": ${hint}send the body uncompressed, gzip or deflate`);
 	}
-	const sent = await readBytesWithin(request.body, maxChars * 3, request.headers.get("content-length"), () => tooLargeText(maxChars));
+	const sent = await readBytesWithin(
+		request.body,
+		maxChars * 3,
+		request.headers.get("content-length"),
+		() => new HttpError(413, `Request body exceeds ${maxChars * 3} bytes as sent, the most ${maxChars} characters can take`),
+	);
 	if (encoding === "identity") {
 		if (new TextDecoder().decode(sent).length > maxChars) throw tooLargeText(maxChars);
 		return sent;

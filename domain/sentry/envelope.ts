@@ -26,15 +26,18 @@ const NEWLINE = 0x0a;
 const invalid = (problem: string) => new InvalidInput(`Invalid envelope: ${problem}`);
 const decoder = new TextDecoder();
 
-/** The payload as a JSON object, or a 400 saying which item is not. */
-export function jsonPayload(bytes: Uint8Array, what: string): Json {
+/**
+ * The payload as a JSON object, or a 400 saying which part is not: `what` names it, `invalidAs`
+ * what it is part of (an envelope's item, or a store request's event).
+ */
+export function jsonPayload(bytes: Uint8Array, what: string, invalidAs = invalid): Json {
 	let value: unknown;
 	try {
 		value = JSON.parse(decoder.decode(bytes));
 	} catch {
-		throw invalid(`${what} is not valid JSON`);
+		throw invalidAs(`${what} is not valid JSON`);
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(`${what} must be a JSON object`);
+	if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidAs(`${what} must be a JSON object`);
 	return value as Json;
 }
 

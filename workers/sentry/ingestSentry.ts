@@ -6,6 +6,7 @@
  * accepted and dropped.
  */
 import type { IRequest } from "itty-router";
+import { InvalidInput } from "../../domain/errors";
 import { LOG_LIMITS } from "../../domain/limits";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
@@ -104,12 +105,15 @@ function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: stri
 	return { headerId: eventIdOf(envelope.headers.event_id), payload: events.length === 0 ? null : jsonPayload(events[0].payload, "the event item") };
 }
 
+/** A store request's body is one event, not an envelope: its 400s say so. */
+const invalidEvent = (problem: string) => new InvalidInput(`Invalid event: ${problem}`);
+
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
 export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
-		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the event"));
+		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body);
 		return json({ id: eventIdOf(read.body.event_id) ?? crypto.randomUUID().replaceAll("-", "") });
