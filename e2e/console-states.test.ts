@@ -93,6 +93,28 @@ describe("a link to a project the owner does not have", () => {
 	});
 });
 
+describe("signing out, then in as someone else", () => {
+	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
+		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");
+		await page.goto(`${worker.url}/feedback/gone-app`);
+		await page.getByRole("button", { name: "Sign out" }).first().click();
+		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
+		// The root, which opens the next owner's projects once they sign in.
+		expect(new URL(page.url()).pathname).toBe("/");
+
+		await page.getByLabel("Email").fill("nobody@example.com");
+		await page.getByLabel("Password").fill("not the password");
+		await page.getByRole("button", { name: "Sign in", exact: true }).click();
+		await page.getByRole("alert").waitFor();
+		await page.getByRole("button", { name: /Create one/ }).click();
+		await page.getByRole("heading", { name: "Create your svc account" }).waitFor();
+		expect(await page.getByRole("alert").count()).toBe(0);
+		await page.getByText("At least 8 characters.").waitFor();
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("when a page's code cannot load", () => {
 	it("says so in words, and the navigation still works", async () => {
 		const { context, page: broken } = await signedIn("broken", "10.98.0.2");

@@ -222,7 +222,7 @@ describe("owner console", () => {
 		environment: "production",
 		release,
 		tags: { route: "/checkout" },
-		breadcrumbs: [{ category: "ui.click", message: "Pay button" }],
+		breadcrumbs: [{ category: "ui.click", message: "Pay button" }, { category: "fetch", timestamp: "2026-06-01T12:00:00Z", data: { method: "POST", url: "/api/order", status_code: 500 } }],
 		request: { method: "POST", url: "https://shop.example/checkout" },
 		user: { email: user },
 	});
@@ -286,6 +286,7 @@ describe("owner console", () => {
 		expect(await page.getByText("commitRoot (node_modules/react-dom/client.js:10)").isVisible()).toBe(false);
 		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
+		expect(await page.getByRole("cell", { name: "POST /api/order → 500" }).isVisible()).toBe(true);
 		await checkPage("issue");
 
 		// Events over time: per hour over the last 24 hours, or per day over the last 30.

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from "react";
+import { useNavigate } from "react-router";
 import { api, sessionToken, type User } from "./api";
 import { lastUsed } from "./components/lastUsed";
 import { queryClient, sessionEvents } from "./queryClient";
@@ -44,10 +45,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 		setToken(session.token);
 	}, []);
 
+	const navigate = useNavigate();
 	const signOut = useCallback(async () => {
 		await api.signOut().catch(() => {});
 		forget();
-	}, [forget]);
+		// Whoever signs in next starts at their own projects, not at a page of this owner's; a session
+		// that merely expired keeps its address, to come back to it.
+		navigate("/", { replace: true });
+	}, [forget, navigate]);
 
 	const user = token === null ? null : (me.data ?? null);
 	return <SessionContext value={{ user, loading: token !== null && me.isPending, signIn, signOut }}>{children}</SessionContext>;

@@ -10,6 +10,11 @@ export function usePeriod() {
 	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }) };
 }
 
+/** The period's part of a query string, for a link to another dashboard of the site: its filters are this page's own. */
+export function periodQuery(search: URLSearchParams): string {
+	return new URLSearchParams(["period", "from", "to"].flatMap((name) => (search.has(name) ? [[name, search.get(name) ?? ""]] : []))).toString();
+}
+
 export function PeriodPicker() {
 	const [search, set] = useSearch();
 	const { period, current } = usePeriod();

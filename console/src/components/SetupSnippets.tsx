@@ -30,7 +30,8 @@ logger.captureException(new Error("Checkout failed"));`,
 			`<!-- svc-logger.browser.js is in the package's dist/ folder: serve it with your assets. -->
 <script src="/assets/svc-logger.browser.js"></script>
 <script>
-  svcLogger.init({ key: "svc_…", endpoint: "${origin}", release: "my-app@1.0.0" });
+  // The project key in place of {PROJECT_KEY}: a page's key is public, as every browser error tracker's is.
+  svcLogger.init({ key: "{PROJECT_KEY}", endpoint: "${origin}", release: "my-app@1.0.0" });
 </script>`,
 		],
 	];

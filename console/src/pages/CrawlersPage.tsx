@@ -5,7 +5,7 @@ import { OWNER_LIMITS } from "../../../domain/limits";
 import { Breakdown } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
-import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
+import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
@@ -168,7 +168,7 @@ export function CrawlersPage() {
 				</div>
 			</div>
 			<p className="row muted">
-				<Link to={`/analytics/${site}?${search}`}>Visitors of this site</Link>
+				<Link to={`/analytics/${site}?${periodQuery(search)}`}>Visitors of this site</Link>
 				<span>Visits are reported by your server or edge to /api/bot-crawl-ingest.</span>
 			</p>
 			<QueryState query={stats} loading="Loading crawler visits…" empty="" isEmpty={() => false} />

@@ -4,7 +4,7 @@ import { api, type SiteStatsView, STATS_FILTER_NAMES, type StatsFilterName, type
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
-import { PeriodPicker, usePeriod } from "../components/PeriodPicker";
+import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
@@ -251,7 +251,7 @@ export function DashboardPage() {
 			</div>
 			<p className="row muted">
 				<Link to="/analytics">All sites and their tags</Link>
-				<Link to={`/crawlers/${site}?${search}`}>AI crawlers of this site</Link>
+				<Link to={`/crawlers/${site}?${periodQuery(search)}`}>AI crawlers of this site</Link>
 			</p>
 			{active.length > 0 && (
 				<div className="row filters-active">

@@ -237,7 +237,7 @@ export function FeedbackPage() {
 					</button>
 					<ConfirmButton
 						disabled={ids.length === 0}
-						question={`Delete ${ids.length} feedback item${ids.length === 1 ? "" : "s"}? They cannot be brought back.`}
+						question={ids.length === 1 ? "Delete 1 feedback item? It cannot be brought back." : `Delete ${ids.length} feedback items? They cannot be brought back.`}
 						confirmLabel="Delete selected"
 						onConfirm={() => remove.mutate(ids, { onSuccess: () => setSelected(new Set()) })}
 					>

@@ -17,6 +17,24 @@ function frameLabel(frame: StackFrame): string {
 	return `${frame.function ?? frame.minified?.function ?? "<anonymous>"} (${where}${line})`;
 }
 
+/** A breadcrumb's time as the rest of the page shows times: seconds since the epoch (Sentry's) or ISO text; anything else as sent. */
+function crumbTime(timestamp: string | number | undefined): string {
+	if (timestamp === undefined) return "";
+	const ms = typeof timestamp === "number" ? timestamp * 1000 : Date.parse(timestamp);
+	return Number.isFinite(ms) ? new Date(ms).toLocaleTimeString() : String(timestamp);
+}
+
+/** A breadcrumb without a message, by its data: a request as `GET /api/order → 500`, else its members as `name: value`. */
+function crumbData(data: unknown): string {
+	if (data === undefined || data === null) return "";
+	if (typeof data !== "object" || Array.isArray(data)) return JSON.stringify(data);
+	const { method, url, status_code: status, ...rest } = data as Record<string, unknown>;
+	const value = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+	const request = typeof url === "string" ? `${typeof method === "string" ? `${method} ` : ""}${url}${status === undefined ? "" : ` → ${value(status)}`}` : null;
+	const others = Object.entries(request === null ? (data as Record<string, unknown>) : rest).map(([name, v]) => `${name}: ${value(v)}`);
+	return [request, ...others].filter(Boolean).join("\n");
+}
+
 /** The frame's line of source among the lines around it, numbered when the frame's line number is known. */
 function SourceLines({ frame, line }: { frame: StackFrame; line: string }) {
 	const before = frame.pre_context ?? [];
@@ -173,9 +191,9 @@ function EventDetail({ event }: { event: IssueEventView }) {
 								{event.breadcrumbs.map((crumb, i) => (
 									// biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no id and never reorder
 									<tr key={i}>
-										<td>{crumb.timestamp === undefined ? "" : typeof crumb.timestamp === "number" ? new Date(crumb.timestamp * 1000).toLocaleTimeString() : crumb.timestamp}</td>
+										<td>{crumbTime(crumb.timestamp)}</td>
 										<td>{crumb.category ?? crumb.type}</td>
-										<td className="pre">{crumb.message ?? (crumb.data === undefined ? "" : JSON.stringify(crumb.data))}</td>
+										<td className="pre">{crumb.message ?? crumbData(crumb.data)}</td>
 										<td>{crumb.level}</td>
 									</tr>
 								))}

@@ -30,13 +30,33 @@ export function SignInPage() {
 			</label>
 			<label>
 				Password
-				<input name="password" type="password" minLength={8} autoComplete={mode === "signin" ? "current-password" : "new-password"} required />
+				<input
+					name="password"
+					type="password"
+					minLength={8}
+					autoComplete={mode === "signin" ? "current-password" : "new-password"}
+					aria-describedby={mode === "signup" ? "password-rule" : undefined}
+					required
+				/>
 			</label>
+			{mode === "signup" && (
+				<p id="password-rule" className="muted">
+					At least 8 characters.
+				</p>
+			)}
 			{error && <p className="error" role="alert">{error}</p>}
 			<button type="submit" className="primary" disabled={busy}>
 				{mode === "signin" ? "Sign in" : "Create account"}
 			</button>
-			<button type="button" className="link" onClick={() => setMode(mode === "signin" ? "signup" : "signin")}>
+			<button
+				type="button"
+				className="link"
+				onClick={() => {
+					// The other form's answer is no answer to this one.
+					setError(undefined);
+					setMode(mode === "signin" ? "signup" : "signin");
+				}}
+			>
 				{mode === "signin" ? "No account yet? Create one (14-day trial)" : "Have an account? Sign in"}
 			</button>
 		</form>
