@@ -93,6 +93,28 @@ describe("a link to a project the owner does not have", () => {
 	});
 });
 
+describe("a project whose name holds a slash", () => {
+	it("opens from a link to any of its pages, as it does by clicking", async () => {
+		const { context, page, pageErrors } = await signedIn("slash-project", "10.98.0.8", {
+			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "ios/beta #2" } }),
+		});
+		const encoded = encodeURIComponent("ios/beta #2");
+		for (const [path, shown] of [
+			[`/projects/${encoded}`, "Project key"],
+			[`/feedback/${encoded}`, "No feedback yet for this project."],
+			[`/issues/${encoded}`, "No open issues."],
+		]) {
+			// The asset server would redirect a %2F in the path to a "/", splitting the name.
+			expect((await fetch(worker.url + path, { redirect: "manual" })).status).toBe(200);
+			await page.goto(worker.url + path);
+			await page.getByText(shown).first().waitFor();
+			expect(new URL(page.url()).pathname).toBe(path);
+		}
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("signing out, then in as someone else", () => {
 	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
 		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");

@@ -208,7 +208,16 @@ router
 ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);
 ingestion("/api/:project_id/store", ingestStore, SENTRY_CORS_HEADERS);
 
+/**
+ * A console page whose address names a project (wrangler.toml sends these here first): the
+ * console's index.html as it is, whatever the path holds; the console reads the path itself.
+ */
+const consolePage = (request: IRequest, env: Env) => env.ASSETS.fetch(new Request(new URL("/", request.url), request));
+
 router
+	.get("/projects/*", consolePage)
+	.get("/feedback/*", consolePage)
+	.get("/issues/*", consolePage)
 	// Answered, not thrown: the router's catch and an error object cost more than the rest of this answer.
 	.all("/api/*", () => json({ error: "No such API route" }, { status: 404 }))
 	// Outside /api the console's assets answer (single-page-application fallback).
