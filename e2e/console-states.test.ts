@@ -115,6 +115,23 @@ describe("a project whose name holds a slash", () => {
 	});
 });
 
+describe("a site whose collection is off", () => {
+	it("says so on its dashboard", async () => {
+		let trackingId = "";
+		const { context, page, pageErrors } = await signedIn("paused-site", "10.98.0.9", {
+			before: async (token) => {
+				trackingId = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "paused.example" } })).tracking_id;
+				await api(worker.url, `/api/sites/${trackingId}`, { method: "PATCH", token, json: { active: false } });
+			},
+		});
+		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		await page.getByRole("status").filter({ hasText: "Collection is off for this site" }).waitFor();
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("signing out, then in as someone else", () => {
 	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
 		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");

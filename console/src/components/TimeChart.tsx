@@ -59,7 +59,11 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 	return {
 		width,
 		height,
-		legend: { show: !spark && series.length > 1 },
+		legend: {
+			show: !spark && series.length > 1,
+			// A line's marker is drawn as its line is, dashed or not: two lines of one colour stay apart.
+			markers: bars ? undefined : { width: 3, fill: "transparent", dash: (_u, i) => (series[i - 1]?.dashed ? "dashed" : "solid") },
+		},
 		cursor: spark ? { show: false } : { points: { size: 6 } },
 		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
 		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],

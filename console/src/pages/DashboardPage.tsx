@@ -10,7 +10,7 @@ import { QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
 import { count, duration, percent } from "../format";
 import { isoRange } from "../period";
-import { useSiteStats } from "../queries";
+import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
 
 /** How each filter is named on the page. */
@@ -228,6 +228,7 @@ export function DashboardPage() {
 	const exact = search.get("exact") === "true";
 	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
 	const stats = useSiteStats(site, { ...query, compare: "previous" });
+	const paused = useSites().data?.find((s) => s.tracking_id === site)?.active === false;
 	useEffect(() => lastUsed.site.set(site), [site]);
 
 	const setParam = (name: string, value: string) => change({ [name]: value });
@@ -253,6 +254,12 @@ export function DashboardPage() {
 				<Link to="/analytics">All sites and their tags</Link>
 				<Link to={`/crawlers/${site}?${periodQuery(search)}`}>AI crawlers of this site</Link>
 			</p>
+			{paused && (
+				<p className="card notice" role="status">
+					Collection is off for this site: its page views, events and crawler visits are refused until Collecting is ticked again under{" "}
+					<Link to="/analytics">Analytics</Link>. What was collected before is below.
+				</p>
+			)}
 			{active.length > 0 && (
 				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
