@@ -47,6 +47,7 @@ describe("Sentry's release calls", () => {
 			expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json })).status).toBe(400);
 		}
 		expect((await call("/api/0/organizations/any/releases/v1/deploys/", { method: "POST", token: p.uploadToken, json: {} })).status).toBe(400);
+		expect((await call("/api/0/organizations/any/releases/v1%E0%A4%A/", { token: p.uploadToken })).status).toBe(400);
 		expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
 	});
 });

@@ -58,6 +58,15 @@ async function releaseInput(request: IRequest) {
 	return parseBody(releaseSchema, await readJsonObject(request));
 }
 
+/** The release in the path, as sentry-cli URL-encodes it (`web%403.0.0`). */
+function versionParam(encoded: string): string {
+	try {
+		return decodeURIComponent(encoded);
+	} catch {
+		throw new HttpError(400, "Invalid request: version: is not valid URL encoding", { detail: "invalid release version" });
+	}
+}
+
 /**
  * POST /api/0/organizations/:org/releases/ and /api/0/projects/:org/:project/releases/ {version,
  * projects} → 201, the release; GET and PUT …/releases/:version/ → 200, the release.
@@ -66,7 +75,7 @@ export async function sentryRelease(request: IRequest, env: Env): Promise<Respon
 	const key = await authenticateUploadToken(request, env);
 	const input = await releaseInput(request);
 	checkProjects(key, [...(request.params.project ? [request.params.project] : []), ...(input.projects ?? [])]);
-	const version = request.params.version ? decodeURIComponent(request.params.version) : input.version;
+	const version = request.params.version ? versionParam(request.params.version) : input.version;
 	if (!version) throw new HttpError(400, "Invalid request: version: must name the release", { detail: "version is required" });
 	return json(releaseView(key, version), { status: request.method === "POST" ? 201 : 200 });
 }
