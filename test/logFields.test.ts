@@ -31,6 +31,7 @@ describe("log event field rules, at each boundary", () => {
 	it.for([
 		[{ message: "Import of 12 rows", message_template: "Import of %s rows" }, "Import of 12 rows", "Import of %s rows"],
 		[{ message_template: "Import of %s rows" }, "Import of %s rows", undefined],
+		[{ message: " ", message_template: "Import of %s rows" }, "Import of %s rows", undefined],
 		[{ message: "same", message_template: "same" }, "same", undefined],
 		[{ message: "m", message_template: "   " }, "m", undefined],
 	] as const)("%j is stored as message %s, template %s", async ([body, message, template], { expect }) => {

@@ -298,8 +298,9 @@ function nameField(body: Json, key: string): string | null {
 export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const givenTemplate = stringField(body, "message_template", "", LOG_LIMITS.message);
 	const template = givenTemplate?.trim() ? givenTemplate : undefined;
-	// Without its filled-in form, the template is the message.
-	const message = stringField(body, "message", "", LOG_LIMITS.message) ?? template ?? null;
+	// Without its filled-in form (absent or blank), the template is the message.
+	const givenMessage = stringField(body, "message", "", LOG_LIMITS.message);
+	const message = givenMessage?.trim() ? givenMessage : (template ?? givenMessage ?? null);
 	const { exception, chained } = readExceptions(body);
 	if ((message === null || message.trim() === "") && !exception) {
 		throw new InvalidInput("Invalid log event: either message or exception (with a type, value or stack trace) is required");
