@@ -132,6 +132,29 @@ describe("a site whose collection is off", () => {
 	});
 });
 
+describe("deleting feedback from its own page", () => {
+	it("takes the owner back to the list without asking for the deleted item again", async () => {
+		const { context, page, pageErrors } = await signedIn("deletes-feedback", "10.98.0.10", {
+			before: async (token) => {
+				const { raw_api_key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+				await api(worker.url, "/functions/v1/submit-feedback", { token: raw_api_key, json: { title: "Crash on save", description: "It crashes" } });
+			},
+		});
+		const notFound: string[] = [];
+		page.on("response", (response) => {
+			if (response.status() === 404) notFound.push(response.url());
+		});
+		await page.goto(`${worker.url}/feedback/shop`);
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		await page.getByRole("button", { name: "Delete…" }).click();
+		await page.getByRole("button", { name: "Delete feedback" }).click();
+		await page.getByText("No feedback yet for this project.").waitFor();
+		expect(notFound).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("signing out, then in as someone else", () => {
 	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
 		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");

@@ -45,8 +45,9 @@ export const useFeedback = (project: string, type?: FeedbackType, status?: Feedb
 	});
 
 /** One feedback item whole (a list cuts long text). */
-export const useFeedbackItem = (project: string, id: string) =>
-	useQuery({ queryKey: [...keys.feedback(project), "one", id], queryFn: () => api.readFeedback(id) });
+const feedbackItemKey = (project: string, id: string) => [...keys.feedback(project), "one", id] as const;
+
+export const useFeedbackItem = (project: string, id: string) => useQuery({ queryKey: feedbackItemKey(project, id), queryFn: () => api.readFeedback(id) });
 
 /** Issues read per request; more are read on demand with the list's cursor. */
 const ISSUE_PAGE = 50;
@@ -150,7 +151,13 @@ export const useSetFeedbackStatus = (project: string) =>
 export const useDeleteFeedback = (project: string) =>
 	useMutation({
 		mutationFn: (ids: string[]) => api.deleteFeedback(ids),
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+		// Everything but the deleted items is read again: an item's page, still open until the owner is
+		// taken back, would ask for it and get a 404.
+		onSettled: (_answer, _error, ids) =>
+			queryClient.invalidateQueries({
+				queryKey: keys.feedback(project),
+				predicate: ({ queryKey }) => !ids.some((id) => queryKey.join("\n") === feedbackItemKey(project, id).join("\n")),
+			}),
 	});
 
 /** Resolve, ignore or reopen an issue, shown at once everywhere it is cached. */
