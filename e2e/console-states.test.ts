@@ -93,6 +93,22 @@ describe("a link to a project the owner does not have", () => {
 	});
 });
 
+describe("an address with a filter value the service does not take", () => {
+	it("says the address is at fault and links to the page without its choices", async () => {
+		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
+			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } }),
+		});
+		await page.goto(`${worker.url}/feedback/shop?status=bogus`);
+		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (status:" });
+		await alert.waitFor();
+		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
+		await page.getByText("No feedback yet for this project.").waitFor();
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("a project whose name holds a slash", () => {
 	it("opens from a link to any of its pages, as it does by clicking", async () => {
 		const { context, page, pageErrors } = await signedIn("slash-project", "10.98.0.8", {

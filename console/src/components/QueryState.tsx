@@ -1,4 +1,5 @@
 import type { UseQueryResult } from "@tanstack/react-query";
+import { Link, useLocation } from "react-router";
 import { ApiError } from "../api";
 
 /** What a failed request means to the owner, in words. */
@@ -6,6 +7,22 @@ export function describeError(error: unknown): string {
 	if (error instanceof ApiError && error.status === 402) return "Your access has ended: your trial is over and this account is not on Pro. Your data is kept.";
 	if (error instanceof ApiError) return error.message;
 	return "The service could not be reached. Check your connection; this page retries on its own.";
+}
+
+/**
+ * A failed read in words. A read's 400 comes from the page's address (a filter value typed or
+ * pasted into it): said so, with a link to the page without its choices.
+ */
+function ReadError({ error, prefix = "" }: { error: unknown; prefix?: string }) {
+	const { pathname, search } = useLocation();
+	const fromAddress = error instanceof ApiError && error.status === 400;
+	return (
+		<p className="error" role="alert">
+			{prefix}
+			{fromAddress ? `This page's address holds something the service does not take (${error.message.replace(/^Invalid request: /, "")}).` : describeError(error)}{" "}
+			{fromAddress && search !== "" && <Link to={pathname}>Show this page without its choices</Link>}
+		</p>
+	);
 }
 
 /**
@@ -26,9 +43,9 @@ export function QueryState<T>({
 	isEmpty?: (data: T) => boolean;
 }) {
 	if (query.isPending) return <p className="muted" role="status">{loading}</p>;
-	if (query.isError && query.data === undefined) return <p className="error" role="alert">{describeError(query.error)}</p>;
+	if (query.isError && query.data === undefined) return <ReadError error={query.error} />;
 	if (query.data !== undefined && isEmpty(query.data)) return <p className="muted empty">{empty}</p>;
-	if (query.isError) return <p className="error" role="alert">Could not refresh: {describeError(query.error)}</p>;
+	if (query.isError) return <ReadError error={query.error} prefix="Could not refresh: " />;
 	if (query.isPlaceholderData) return <p className="muted" role="status">Counting for what you chose; the figures below are still the previous ones…</p>;
 	return null;
 }
