@@ -296,6 +296,10 @@ describe("owner console", () => {
 		await page.getByRole("heading", { name: "Events, last 30 days" }).waitFor();
 		expect(await overTime.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
 		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per day over the last 30 days: 3 events in all");
+		// A bar's count shows on hover: today's, the last, holds all three.
+		const plot = await overTime.locator(".u-over").boundingBox();
+		await page.mouse.move((plot?.x ?? 0) + (plot?.width ?? 0) - 2, (plot?.y ?? 0) + (plot?.height ?? 0) / 2);
+		await expect.poll(() => overTime.locator(".u-legend .u-series").nth(1).textContent()).toMatch(/Events\s*3/);
 		expect(new URL(page.url()).searchParams.get("period")).toBe("30d");
 		await checkPage("issue-30-days");
 

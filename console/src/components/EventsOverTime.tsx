@@ -39,7 +39,7 @@ export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
 				kind="bars"
 				height={160}
 				times={buckets.map((b) => b.start)}
-				series={[{ label: "events", values: buckets.map((b) => b.count), color: "--chart-1" }]}
+				series={[{ label: "Events", values: buckets.map((b) => b.count), color: "--chart-1" }]}
 				label={`Events per ${unit} over the last ${label}: ${plural(total, "event")} in all`}
 			/>
 		</section>

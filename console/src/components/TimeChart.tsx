@@ -60,7 +60,8 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		width,
 		height,
 		legend: {
-			show: !spark && series.length > 1,
+			// A chart of one line needs no key, but bars show their value only there, on hover.
+			show: !spark && (series.length > 1 || bars),
 			// A line's marker is drawn as its line is, dashed or not: two lines of one colour stay apart.
 			markers: bars ? undefined : { width: 3, fill: "transparent", dash: (_u, i) => (series[i - 1]?.dashed ? "dashed" : "solid") },
 		},
