@@ -148,6 +148,24 @@ describe("a site whose collection is off", () => {
 	});
 });
 
+describe("the issue list's Clear", () => {
+	it("shows for any choice in the address, a status or a sort too, and puts them all back", async () => {
+		const { context, page, pageErrors } = await signedIn("clears-issues", "10.98.0.12", {
+			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } }),
+		});
+		await page.goto(`${worker.url}/issues/shop`);
+		await page.getByText("No open issues.").waitFor();
+		expect(await page.getByRole("button", { name: "Clear" }).count()).toBe(0);
+		await page.goto(`${worker.url}/issues/shop?status=resolved&sort=count`);
+		await page.getByText("No issues match these filters.").waitFor();
+		await page.getByRole("button", { name: "Clear" }).click();
+		await page.getByText("No open issues.").waitFor();
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("deleting feedback from its own page", () => {
 	it("takes the owner back to the list without asking for the deleted item again", async () => {
 		const { context, page, pageErrors } = await signedIn("deletes-feedback", "10.98.0.10", {

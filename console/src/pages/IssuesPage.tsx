@@ -45,6 +45,9 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 	);
 }
 
+/** Everything the list's address can choose: Clear puts each back to its default (open issues, last seen first). */
+const CHOICES = ["q", "environment", "release", "status", "sort"] as const;
+
 export function IssuesPage() {
 	const { project = "" } = useParams();
 	const [search, change] = useSearch();
@@ -64,7 +67,7 @@ export function IssuesPage() {
 
 	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
-	const filtered = search.has("q") || search.has("environment") || search.has("release");
+	const filtered = search.has("q") || search.has("environment") || search.has("release") || status !== "open";
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
@@ -111,8 +114,8 @@ export function IssuesPage() {
 					<input type="search" name="q" placeholder="Search title, culprit or hash" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<button type="submit">Search</button>
-				{filtered && (
-					<button type="button" className="link" onClick={() => change({ q: null, environment: null, release: null, sort: null })}>
+				{CHOICES.some((name) => search.has(name)) && (
+					<button type="button" className="link" onClick={() => change(Object.fromEntries(CHOICES.map((name) => [name, null])))}>
 						Clear
 					</button>
 				)}
@@ -121,7 +124,7 @@ export function IssuesPage() {
 				query={issues}
 				loading="Loading issues…"
 				empty={
-					filtered || status !== "open"
+					filtered
 						? "No issues match these filters."
 						: "No open issues. Send a log event with this project's key (see the project's set-up) and it shows here."
 				}
