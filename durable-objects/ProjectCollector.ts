@@ -37,6 +37,8 @@ const FLUSH_RETRY_MS = 10_000;
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
+/** How long an event's own id (Sentry's event_id) is remembered: an SDK's retries of one event come within it. */
+const CLIENT_EVENT_ID_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -225,7 +227,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#groups.forget();
 			throw err;
 		}
-		if (outcome.status === "accepted") {
+		if (outcome.status === "accepted" && !outcome.repeat) {
 			// Taken once the event is stored, so one that fails to store uses up nothing.
 			this.#windows.take(now, windows);
 			await this.#tookHits(now, windows);
@@ -252,6 +254,11 @@ export class ProjectCollector extends DurableObject<Env> {
 		const window = this.#windows.check(now, windows);
 		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
 
+		// A repeat of an event stored in the last day (an SDK's retry): answered as it was, counted once.
+		if (c.clientEventId !== null) {
+			const fresh = this.#sql.exec(`INSERT OR IGNORE INTO client_event_ids (id, received_at) VALUES (?, ?)`, c.clientEventId, c.receivedAt).rowsWritten > 0;
+			if (!fresh) return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
+		}
 		this.#groups.record(c, group);
 		this.#sql.exec(
 			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -385,6 +392,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** Moves the outboxes to D1, and ends the windows' expired hits (one row per hit, per IP). */
 	async alarm(): Promise<void> {
 		this.#alarm.fired();
+		this.#sql.exec(`DELETE FROM client_event_ids WHERE received_at < ?`, Date.now() - CLIENT_EVENT_ID_MS);
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 		if (!(await this.#outbox.flushOrRetry())) return;

@@ -41,6 +41,11 @@ export interface LogEventCommand {
 	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
 	userKey: string | null;
 	eventId: string;
+	/**
+	 * The id the sender gave the event (a Sentry SDK's event_id, 32 hex digits): an event whose id
+	 * the key's object has seen in the last day is a repeat (an SDK's retry) and is not counted again.
+	 */
+	clientEventId: string | null;
 	receivedAt: number;
 	timestamp: number;
 	eventJson: string;
@@ -53,7 +58,7 @@ export type LogCommand = KeyCheck & {
 } & BodyOrProblem<LogEventCommand>;
 
 export type LogOutcome =
-	| { status: "accepted"; groupHash: string; isNew: boolean }
+	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true }
 	| { status: "refused"; refusal: Refusal }
 	/** The event was symbolicated against source maps that have changed since: do it again. */
 	| { status: "stale_artifacts"; artifactsVersion: number }

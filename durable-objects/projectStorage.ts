@@ -44,6 +44,9 @@ export const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
 		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
 		event TEXT NOT NULL)`,
+	// The ids senders gave the events of the last day (Sentry's event_id): a repeat is not counted again.
+	`CREATE TABLE IF NOT EXISTS client_event_ids (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL) WITHOUT ROWID`,
+	`CREATE INDEX IF NOT EXISTS client_event_ids_received ON client_event_ids (received_at)`,
 	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
 	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,

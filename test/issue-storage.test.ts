@@ -105,6 +105,7 @@ describe("moving events to D1", () => {
 								release: null,
 								userKey: `id:${i % 11}`,
 								eventId: crypto.randomUUID(),
+								clientEventId: null,
 								receivedAt: 1_700_000_000_000 + i,
 								timestamp: 1_700_000_000_000 + i,
 								eventJson: JSON.stringify({ message: `m${i}` }),

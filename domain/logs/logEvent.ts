@@ -82,6 +82,8 @@ export interface LogUser {
 
 /** The event as stored. */
 export interface LogEvent {
+	/** The id the sender gave the event (Sentry's `event_id`), 32 lower-case hex digits. */
+	event_id?: string;
 	message: string | null;
 	/** The message before its values were filled in (Sentry's `logentry.message`): grouping reads it in place of `message`. */
 	message_template?: string;

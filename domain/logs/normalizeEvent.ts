@@ -310,7 +310,11 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const fromTag = (key: string) => looseString(member(rawTags, key), LOG_LIMITS.tagValue)?.trim() || null;
 	const platform = nameField(body, "platform");
 
+	const eventId = member(body, "event_id");
+	const clientEventId = typeof eventId === "string" ? eventId.replaceAll("-", "").toLowerCase() : "";
 	return {
+		// An id of another form is not the sender's id for the event: dropped, the event kept.
+		...(/^[0-9a-f]{32}$/.test(clientEventId) && { event_id: clientEventId }),
 		message: message !== null && message.trim() !== "" ? message : null,
 		...(template !== undefined && template !== message && { message_template: template }),
 		level,

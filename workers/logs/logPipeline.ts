@@ -76,6 +76,7 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 		release: symbolicated.release,
 		userKey: userKey(symbolicated.user),
 		eventId: crypto.randomUUID(),
+		clientEventId: symbolicated.event_id ?? null,
 		receivedAt: receivedAt.getTime(),
 		timestamp: Date.parse(symbolicated.timestamp),
 		eventJson: JSON.stringify(symbolicated),

@@ -45,12 +45,15 @@ function eventIdOf(value: unknown): string | null {
 }
 
 /** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
-async function storeSentryEvent(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, projectId: number, payload: Json): Promise<void> {
+async function storeSentryEvent(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, projectId: number, payload: Json, eventId: string): Promise<void> {
 	const receivedAt = new Date();
-	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag.
-	const event = await bodyOrProblem(async () => normalizeEvent(logEventBody(payload, clientIp(request)), receivedAt));
+	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
+	// event keeps the id the SDK is answered with.
+	const event = await bodyOrProblem(async () => normalizeEvent({ ...logEventBody(payload, clientIp(request)), event_id: eventId }, receivedAt));
 	await storeLogEvent(env, ctx, key, { ip: await sourceAddressTag(key, request), dsnId: projectId }, event, receivedAt);
 }
+
+const newEventId = () => crypto.randomUUID().replaceAll("-", "");
 
 /**
  * Sentry SDKs stop sending for the time a 429 names, per data category: events (`error`,
@@ -93,8 +96,9 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 			await admitLogKey(env, key, projectId);
 			return json({ id: headerId });
 		}
-		await storeSentryEvent(env, ctx, request, key, projectId, payload);
-		return json({ id: eventIdOf(payload.event_id) ?? headerId ?? crypto.randomUUID().replaceAll("-", "") });
+		const id = eventIdOf(payload.event_id) ?? headerId ?? newEventId();
+		await storeSentryEvent(env, ctx, request, key, projectId, payload, id);
+		return json({ id });
 	});
 }
 
@@ -115,7 +119,8 @@ export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext):
 		const key = await presentedKey(env, sentryKeyOf(request));
 		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
-		await storeSentryEvent(env, ctx, request, key, projectId, read.body);
-		return json({ id: eventIdOf(read.body.event_id) ?? crypto.randomUUID().replaceAll("-", "") });
+		const id = eventIdOf(read.body.event_id) ?? newEventId();
+		await storeSentryEvent(env, ctx, request, key, projectId, read.body, id);
+		return json({ id });
 	});
 }
