@@ -27,6 +27,19 @@ describe("an event's own id", () => {
 		expect(stored[0].event.event_id).toBe(ID);
 	});
 
+	it("the issue list's search finds an event's issue by its id, written as 32 hex digits or as a UUID", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const other = "0123456789abcdef0123456789abcdef";
+		await ingestOk(owner.rawKey, { message: "first issue", event_id: ID });
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "second issue", event_id: other });
+		for (const q of [other, "01234567-89AB-CDEF-0123-456789ABCDEF"]) {
+			const { issues } = await (await listIssues(owner.token, { project_name: owner.projectName, q })).json<Json>();
+			expect(issues.map((issue: Json) => issue.group_hash)).toEqual([group_hash]);
+		}
+		const { issues } = await (await listIssues(owner.token, { project_name: owner.projectName, q: "f".repeat(32) })).json<Json>();
+		expect(issues).toEqual([]);
+	});
+
 	it.for([
 		["32 hex digits", ID, ID],
 		["a UUID in capitals", "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA", ID],

@@ -262,6 +262,15 @@ describe.each([
 			expect(steps).not.toMatch(/SCAN log_issues\b|TEMP B-TREE/);
 		});
 
+		it("a search by an event's own id: its issue found by one search of the event id index, never a scan of the key's events", async ({ expect }) => {
+			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { q: "a".repeat(32), limit: 101 }).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
+			expect(steps).toMatch(/SEARCH log_issues USING INDEX log_issues_key_last_seen_idx \(key_id=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_events\b|SCAN log_issues\b|TEMP B-TREE/);
+		});
+
 		it("the environments or releases its filters offer: a walk of their index, newest first", async ({ expect }) => {
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_NAMES}`).bind("k", "release", 1000).all<{ detail: string }>();
 			const steps = results.map((row) => row.detail).join("\n");

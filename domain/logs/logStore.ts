@@ -162,6 +162,12 @@ async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<st
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** A search that could be an event's own id (32 hex digits, or a UUID), as normalizeEvent stores it. */
+function clientEventIdOf(q: string): string | null {
+	const hex = q.trim().replaceAll("-", "").toLowerCase();
+	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+}
+
 /**
  * Each order's columns, all descending, the last the tie-break: the columns of its index after
  * key_id (and status), migration 0012.
@@ -185,6 +191,7 @@ export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["v
  */
 export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
 	const pattern = filters.q ? likePattern(filters.q) : undefined;
+	const eventId = filters.q ? clientEventIdOf(filters.q) : null;
 	const sort = filters.sort ?? "last_seen";
 	const columns = SORT_COLUMNS[sort];
 	const after = filters.after;
@@ -207,6 +214,10 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 							sql`${logIssues.title} like ${pattern} escape '\\'`,
 							sql`${logIssues.culprit} like ${pattern} escape '\\'`,
 							eq(logIssues.groupHash, (filters.q ?? "").toLowerCase()),
+							// The issue of the event the id an SDK showed someone names (log_events_key_event_id_idx).
+							eventId
+								? sql`${logIssues.groupHash} in (select group_hash from log_events where key_id = ${owner.keyId} and json_extract(event, '$.event_id') = ${eventId})`
+								: undefined,
 						)
 					: undefined,
 				ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,

@@ -110,8 +110,8 @@ export function IssuesPage() {
 			)}
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
 				<label className="inline">
-					<span className="visually-hidden">Search title, culprit or hash</span>
-					<input type="search" name="q" placeholder="Search title, culprit or hash" defaultValue={filters.q} maxLength={200} size={28} />
+					<span className="visually-hidden">Search title, culprit, hash or event id</span>
+					<input type="search" name="q" placeholder="Search title, culprit, hash or event id" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (
