@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
 import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, type Database, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, type Database, DESKTOP_CHROME, launchChromium, signUpOwner, startWorker } from "./stack";
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let browser: Browser;
@@ -126,6 +126,35 @@ describe("a project whose name holds a slash", () => {
 			await page.getByText(shown).first().waitFor();
 			expect(new URL(page.url()).pathname).toBe(path);
 		}
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a breakdown longer than its card", () => {
+	it("shows its top 10 and says there are more, at 11 pages and not at 10", async () => {
+		let trackingId = "";
+		const { context, page, pageErrors } = await signedIn("many-pages", "10.98.0.13", {
+			before: async (token) => {
+				trackingId = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "many.example" } })).tracking_id;
+			},
+		});
+		const view = (path: string) =>
+			fetch(`${worker.url}/api/collect`, {
+				method: "POST",
+				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "many.example", url_path: path, visitor_id: `visitor-${path}` }),
+			}).then((res) => expect(res.status).toBe(204));
+		const pages = page.getByRole("region", { name: "Pages" });
+		const more = pages.getByText("The top 10 of more; the CSV holds every one.");
+		for (let i = 1; i <= 10; i++) await view(`/p${i}`);
+		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		await expect.poll(() => pages.locator("tbody tr").count()).toBe(10);
+		expect(await more.count()).toBe(0);
+		await view("/p11");
+		await page.reload();
+		await more.waitFor();
+		expect(await pages.locator("tbody tr").count()).toBe(10);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});

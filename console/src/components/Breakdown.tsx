@@ -42,11 +42,17 @@ function DownloadButton({ title, download }: { title: string; download: () => Pr
 	);
 }
 
-/** A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure. */
-export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownTab[] }) {
+/**
+ * A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure.
+ * `shownRows`: at most this many rows are shown, and a list that holds more (its page asked for
+ * one more) says so.
+ */
+export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs: BreakdownTab[]; shownRows?: number }) {
 	const [shown, setShown] = useState(0);
 	const tab = tabs[Math.min(shown, tabs.length - 1)];
-	const top = Math.max(1, ...tab.rows.map((r) => r.value));
+	const rows = shownRows === undefined ? tab.rows : tab.rows.slice(0, shownRows);
+	const more = rows.length < tab.rows.length;
+	const top = Math.max(1, ...rows.map((r) => r.value));
 	return (
 		<section className="card" aria-label={heading}>
 			<div className="row spread">
@@ -73,7 +79,7 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 						</tr>
 					</thead>
 					<tbody>
-						{tab.rows.map((row) => (
+						{rows.map((row) => (
 							<tr key={row.key}>
 								<td className="bar-cell">
 									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
@@ -91,6 +97,11 @@ export function Breakdown({ heading, tabs }: { heading: string; tabs: BreakdownT
 						))}
 					</tbody>
 				</table>
+			)}
+			{more && (
+				<p className="muted small">
+					The top {rows.length} of more{tab.download ? "; the CSV holds every one" : ""}.
+				</p>
 			)}
 			{tab.download && tab.rows.length > 0 && <DownloadButton title={tab.title} download={tab.download} />}
 		</section>

@@ -88,6 +88,9 @@ const CAMPAIGN_TABS: Record<CampaignName, string> = {
 	ref: "Ref",
 };
 
+/** Rows a breakdown card shows; the CSV holds the whole list. */
+const SHOWN_ROWS = 10;
+
 const VIEWS = { column: "Visitors", extraColumn: "Views" };
 const VISITS = { column: "Visits", extraColumn: "Visitors" };
 
@@ -110,6 +113,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 	return (
 		<div className="breakdowns">
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				heading="Pages"
 				tabs={[
 					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
@@ -132,6 +136,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				]}
 			/>
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				key={source ?? ""}
 				heading="Sources"
 				tabs={[
@@ -155,6 +160,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				]}
 			/>
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				heading="Campaigns"
 				tabs={CAMPAIGN_NAMES.map((name) => ({
 					title: CAMPAIGN_TABS[name],
@@ -166,6 +172,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				}))}
 			/>
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				heading="Countries"
 				tabs={[
 					{
@@ -179,6 +186,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				]}
 			/>
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				heading="Devices"
 				tabs={[
 					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
@@ -187,6 +195,7 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				]}
 			/>
 			<Breakdown
+				shownRows={SHOWN_ROWS}
 				heading="Custom events"
 				tabs={[
 					{
@@ -227,7 +236,8 @@ export function DashboardPage() {
 	// asks for every one; its CSV exports count the same way.
 	const exact = search.get("exact") === "true";
 	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
-	const stats = useSiteStats(site, { ...query, compare: "previous" });
+	// One row more than a card shows: a card whose list holds it says there are more.
+	const stats = useSiteStats(site, { ...query, compare: "previous", limit: String(SHOWN_ROWS + 1) });
 	const paused = useSites().data?.find((s) => s.tracking_id === site)?.active === false;
 	useEffect(() => lastUsed.site.set(site), [site]);
 
