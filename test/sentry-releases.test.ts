@@ -48,6 +48,16 @@ describe("Sentry's release calls", () => {
 		}
 		expect((await call("/api/0/organizations/any/releases/v1/deploys/", { method: "POST", token: p.uploadToken, json: {} })).status).toBe(400);
 		expect((await call("/api/0/organizations/any/releases/v1%E0%A4%A/", { token: p.uploadToken })).status).toBe(400);
+	});
+
+	it.for([
+		[500, 201, 200],
+		[501, 400, 400],
+	])("a version of %d characters, as every release name: %d in the body, %d in the path", async ([length, inBody, inPath], { expect }) => {
+		const p = await projectWithUploadToken();
+		const version = "v".repeat(length);
+		expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json: { version } })).status).toBe(inBody);
+		expect((await call(`/api/0/organizations/any/releases/${version}/`, { token: p.uploadToken })).status).toBe(inPath);
 		expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, body: "{", headers: { "content-type": "application/json" } })).status).toBe(400);
 	});
 });

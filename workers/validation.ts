@@ -24,6 +24,15 @@ export const queryText = () => z.string({ error: (issue) => (Array.isArray(issue
 export const queryChoice = <T extends readonly [string, ...string[]]>(values: T) =>
 	z.enum(values, { error: (issue) => (Array.isArray(issue.input) ? "must be given once" : `must be one of ${values.join(", ")}`) });
 
+/** A path parameter as its client URL-encoded it (`web%401.2.0`): a 400 naming it when it is not valid encoding. */
+export function decodedParam(value: string, name: string): string {
+	try {
+		return decodeURIComponent(value);
+	} catch {
+		throw new HttpError(400, `Invalid request: ${name}: is not valid URL encoding`);
+	}
+}
+
 /** `?limit=`: a whole number from 1 to `max`, written in digits. */
 export const limitParam = (max: number) => {
 	const message = `must be a whole number from 1 to ${max}`;

@@ -8,6 +8,7 @@ import type { IssueSort, IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
+import { clientEventIdOf } from "./normalizeEvent";
 
 /** An accepted event waiting in the ProjectCollector for its move to D1. */
 export interface PendingEvent {
@@ -162,12 +163,6 @@ async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<st
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** A search that could be an event's own id (32 hex digits, or a UUID), as normalizeEvent stores it. */
-function clientEventIdOf(q: string): string | null {
-	const hex = q.trim().replaceAll("-", "").toLowerCase();
-	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
-}
-
 /**
  * Each order's columns, all descending, the last the tie-break: the columns of its index after
  * key_id (and status), migration 0012.
@@ -191,7 +186,8 @@ export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["v
  */
 export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
 	const pattern = filters.q ? likePattern(filters.q) : undefined;
-	const eventId = filters.q ? clientEventIdOf(filters.q) : null;
+	// A search that could be an event's own id (32 hex digits, or a UUID).
+	const eventId = filters.q ? clientEventIdOf(filters.q.trim()) : null;
 	const sort = filters.sort ?? "last_seen";
 	const columns = SORT_COLUMNS[sort];
 	const after = filters.after;

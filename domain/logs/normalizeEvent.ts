@@ -294,6 +294,15 @@ function nameField(body: Json, key: string): string | null {
 	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
 }
 
+/**
+ * An event's own id as stored (Sentry's `event_id`): 32 lower-case hex digits, from hex of any
+ * case with or without a UUID's dashes; null for anything else.
+ */
+export function clientEventIdOf(value: unknown): string | null {
+	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
+	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+}
+
 /** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */
 export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const givenTemplate = stringField(body, "message_template", "", LOG_LIMITS.message);
@@ -310,11 +319,10 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 	const fromTag = (key: string) => looseString(member(rawTags, key), LOG_LIMITS.tagValue)?.trim() || null;
 	const platform = nameField(body, "platform");
 
-	const eventId = member(body, "event_id");
-	const clientEventId = typeof eventId === "string" ? eventId.replaceAll("-", "").toLowerCase() : "";
+	// An id of another form is not the sender's id for the event: dropped, the event kept.
+	const eventId = clientEventIdOf(member(body, "event_id"));
 	return {
-		// An id of another form is not the sender's id for the event: dropped, the event kept.
-		...(/^[0-9a-f]{32}$/.test(clientEventId) && { event_id: clientEventId }),
+		...(eventId !== null && { event_id: eventId }),
 		message: message !== null && message.trim() !== "" ? message : null,
 		...(template !== undefined && template !== message && { message_template: template }),
 		level,

@@ -8,7 +8,7 @@
 import type { IRequest } from "itty-router";
 import { InvalidInput } from "../../domain/errors";
 import { LOG_LIMITS } from "../../domain/limits";
-import { normalizeEvent } from "../../domain/logs/normalizeEvent";
+import { clientEventIdOf, normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { clientIp, HttpError, json, readDecodedBodyWithin } from "../http";
@@ -36,12 +36,6 @@ function projectIdOf(request: IRequest): number {
 	const id = request.params.project_id ?? "";
 	if (!/^\d{1,15}$/.test(id)) throw new HttpError(400, "The project id in the URL must be the number at the end of the DSN");
 	return Number(id);
-}
-
-/** 32 hex digits, as Sentry writes event ids; anything else is not one. */
-function eventIdOf(value: unknown): string | null {
-	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
-	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
 }
 
 /** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
@@ -96,7 +90,7 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 			await admitLogKey(env, key, projectId);
 			return json({ id: headerId });
 		}
-		const id = eventIdOf(payload.event_id) ?? headerId ?? newEventId();
+		const id = clientEventIdOf(payload.event_id) ?? headerId ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, payload, id);
 		return json({ id });
 	});
@@ -106,7 +100,7 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: string | null; payload: Json | null } {
 	const events = envelope.items.filter((item) => item.type === "event");
 	if (events.length > 1) throw new HttpError(400, "Invalid envelope: more than one event item");
-	return { headerId: eventIdOf(envelope.headers.event_id), payload: events.length === 0 ? null : jsonPayload(events[0].payload, "the event item") };
+	return { headerId: clientEventIdOf(envelope.headers.event_id), payload: events.length === 0 ? null : jsonPayload(events[0].payload, "the event item") };
 }
 
 /** A store request's body is one event, not an envelope: its 400s say so. */
@@ -119,7 +113,7 @@ export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext):
 		const key = await presentedKey(env, sentryKeyOf(request));
 		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
-		const id = eventIdOf(read.body.event_id) ?? newEventId();
+		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body, id);
 		return json({ id });
 	});

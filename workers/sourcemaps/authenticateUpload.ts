@@ -28,6 +28,18 @@ export async function authenticateUploadToken(request: Request, env: Env): Promi
 }
 
 /**
+ * 403 when `named` (sentry-cli's `projects`, or the project in its path) holds a project other
+ * than the token's, by DSN id or name.
+ */
+export function requireTokenProjects(key: ProjectKey, named: string[]): void {
+	const own = String(key.dsnId);
+	const others = named.filter((project) => project !== own && project !== key.projectName);
+	if (others.length > 0) {
+		throw new HttpError(403, `This upload token is for project ${own} (${key.projectName}), not ${others.join(", ")}: set SENTRY_PROJECT to ${own}`);
+	}
+}
+
+/**
  * The project a plain upload goes to: an upload token's own (a `project_name` naming another
  * project is 403), or with the owner's session the owner's project called `projectName` (404 when
  * there is none, 400 without a name).

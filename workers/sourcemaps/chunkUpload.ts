@@ -22,7 +22,7 @@ import { openBundle } from "../../domain/sourcemaps/artifactBundle";
 import { bundleStored, chunkObjectKey, deleteChunks, insertChunk, projectUsage, storedChunks } from "../../domain/sourcemaps/artifactStore";
 import { HttpError, json, readBodyBytesWithin, readJsonObject } from "../http";
 import { parseBody } from "../validation";
-import { authenticateUploadToken } from "./authenticateUpload";
+import { authenticateUploadToken, requireTokenProjects } from "./authenticateUpload";
 import { storeArtifacts } from "./storeArtifacts";
 import { releaseSchema } from "./uploadArtifacts";
 
@@ -176,11 +176,7 @@ async function forgetChunks(env: Env, key: ProjectKey, chunks: string[]) {
 export async function assembleBundle(request: IRequest, env: Env): Promise<Response> {
 	const key = await authenticateUploadToken(request, env);
 	const input = parseBody(assembleSchema, await readJsonObject(request));
-	const own = String(key.dsnId);
-	const others = input.projects.filter((project) => project !== own && project !== key.projectName);
-	if (others.length > 0) {
-		throw new HttpError(403, `This upload token is for project ${own} (${key.projectName}), not ${others.join(", ")}: set SENTRY_PROJECT to ${own}`);
-	}
+	requireTokenProjects(key, input.projects);
 	const done = () => json({ state: "ok", missingChunks: [] });
 	if (await bundleStored(env, key.id, input.checksum)) return done();
 

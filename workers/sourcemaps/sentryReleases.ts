@@ -9,24 +9,14 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { ProjectKey } from "../../domain/keys/keyStore";
 import { HttpError, json, readJsonObject } from "../http";
-import { parseBody } from "../validation";
-import { authenticateUploadToken } from "./authenticateUpload";
+import { decodedParam, parseBody } from "../validation";
+import { authenticateUploadToken, requireTokenProjects } from "./authenticateUpload";
+import { releaseSchema } from "./uploadArtifacts";
 
-const releaseSchema = z.object({
-	version: z.string().trim().min(1, "must name the release").max(200).optional(),
+const releaseBodySchema = z.object({
+	version: releaseSchema.optional(),
 	projects: z.array(z.union([z.string(), z.number()]).transform(String)).optional(),
 });
-
-/** 403 when a project named in the path or the body is not the token's (by DSN id or name), as uploads answer. */
-function checkProjects(key: ProjectKey, named: string[]): void {
-	const own = String(key.dsnId);
-	const others = named.filter((project) => project !== own && project !== key.projectName);
-	if (others.length > 0) {
-		throw new HttpError(403, `This upload token is for project ${own} (${key.projectName}), not ${others.join(", ")}: set SENTRY_PROJECT to ${own}`, {
-			detail: "Project not found",
-		});
-	}
-}
 
 /** A release as Sentry's API shows one, with nothing recorded: no commits, deploys or events counted. */
 function releaseView(key: ProjectKey, version: string) {
@@ -55,16 +45,7 @@ function releaseView(key: ProjectKey, version: string) {
 /** The body, when there is one: `finalize` and `set-commits` send one, `info` none. */
 async function releaseInput(request: IRequest) {
 	if (request.method === "GET" || request.headers.get("content-length") === "0") return {};
-	return parseBody(releaseSchema, await readJsonObject(request));
-}
-
-/** The release in the path, as sentry-cli URL-encodes it (`web%403.0.0`). */
-function versionParam(encoded: string): string {
-	try {
-		return decodeURIComponent(encoded);
-	} catch {
-		throw new HttpError(400, "Invalid request: version: is not valid URL encoding", { detail: "invalid release version" });
-	}
+	return parseBody(releaseBodySchema, await readJsonObject(request));
 }
 
 /**
@@ -74,9 +55,12 @@ function versionParam(encoded: string): string {
 export async function sentryRelease(request: IRequest, env: Env): Promise<Response> {
 	const key = await authenticateUploadToken(request, env);
 	const input = await releaseInput(request);
-	checkProjects(key, [...(request.params.project ? [request.params.project] : []), ...(input.projects ?? [])]);
-	const version = request.params.version ? versionParam(request.params.version) : input.version;
-	if (!version) throw new HttpError(400, "Invalid request: version: must name the release", { detail: "version is required" });
+	requireTokenProjects(key, [...(request.params.project ? [request.params.project] : []), ...(input.projects ?? [])]);
+	// The release named in the path, or in the body, by the rules every release name follows.
+	const { version } = request.params.version
+		? parseBody(z.object({ version: releaseSchema }), { version: decodedParam(request.params.version, "version") })
+		: input;
+	if (!version) throw new HttpError(400, "Invalid request: version: is required");
 	return json(releaseView(key, version), { status: request.method === "POST" ? 201 : 200 });
 }
 

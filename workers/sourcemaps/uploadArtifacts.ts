@@ -13,7 +13,7 @@ import type { Artifact } from "../../domain/sourcemaps/artifactStore";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 import { HttpError, json, readBodyBytesWithin } from "../http";
 import { projectNameSchema } from "../keys/projectKeys";
-import { parseBody } from "../validation";
+import { decodedParam, parseBody } from "../validation";
 import { authenticateUploader } from "./authenticateUpload";
 import { type IncomingFile, storeArtifacts, tooLargeFile } from "./storeArtifacts";
 
@@ -41,13 +41,7 @@ export const artifactView = (artifact: Artifact): ArtifactView => ({
 
 /** The release in the path, URL-encoded or raw (`web@1.2.0`, `web%401.2.0`, `web/1.2`). */
 function releaseParam(request: IRequest): string {
-	let raw: string;
-	try {
-		raw = decodeURIComponent(request.params.release ?? "");
-	} catch {
-		throw new HttpError(400, "Invalid request: release: is not valid URL encoding");
-	}
-	return parseBody(z.object({ release: releaseSchema }), { release: raw }).release;
+	return parseBody(z.object({ release: releaseSchema }), { release: decodedParam(request.params.release ?? "", "release") }).release;
 }
 
 /** The multipart parts in field `file`, as files to store: 400 for a part without a usable name, 413 for one too large. */
