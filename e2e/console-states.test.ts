@@ -39,13 +39,16 @@ async function signedIn(name: string, ip: string, { locale = "en-US", before }: 
 	return { email, context, page, pageErrors };
 }
 
+/** A new analytics site of the owner whose token this is; its tracking id. */
+const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
+
 describe("when access has lapsed", () => {
 	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
 		let site = { tracking_id: "" };
 		const { email, context, page: lapsed, pageErrors } = await signedIn("lapsed", "10.98.0.1", {
 			before: async (token) => {
 				await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
-				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "lapsed.example" } });
+				site = { tracking_id: await addSite(token, "lapsed.example") };
 			},
 		});
 		await lapsed.goto(`${worker.url}/projects`);
@@ -136,7 +139,7 @@ describe("a breakdown longer than its card", () => {
 		let trackingId = "";
 		const { context, page, pageErrors } = await signedIn("many-pages", "10.98.0.13", {
 			before: async (token) => {
-				trackingId = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "many.example" } })).tracking_id;
+				trackingId = await addSite(token, "many.example");
 			},
 		});
 		const view = (path: string) =>
@@ -165,7 +168,7 @@ describe("a site whose collection is off", () => {
 		let trackingId = "";
 		const { context, page, pageErrors } = await signedIn("paused-site", "10.98.0.9", {
 			before: async (token) => {
-				trackingId = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "paused.example" } })).tracking_id;
+				trackingId = await addSite(token, "paused.example");
 				await api(worker.url, `/api/sites/${trackingId}`, { method: "PATCH", token, json: { active: false } });
 			},
 		});
@@ -261,7 +264,7 @@ describe("in a browser that reports a POSIX locale", () => {
 		const { context, page: posix, pageErrors: errors } = await signedIn("posix", "10.98.0.3", {
 			locale: "en-US@posix",
 			before: async (token) => {
-				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "posix.example" } });
+				site = { tracking_id: await addSite(token, "posix.example") };
 			},
 		});
 		await posix.goto(`${worker.url}/analytics/${site.tracking_id}`);
@@ -281,7 +284,7 @@ describe("a filtered view over more events than the statistics count one by one"
 		let site = { tracking_id: "" };
 		const { context, page, pageErrors } = await signedIn("sampled", "10.98.0.4", {
 			before: async (token) => {
-				site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "sampled.example" } });
+				site = { tracking_id: await addSite(token, "sampled.example") };
 				const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
 				// The rollups say the hour held one event more than a filtered answer counts one by one;
 				// the two events themselves are of visitors in the sample's first bucket and in its last.

@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleUnderTest, clickThenSelect, openConsole } from "./consolePage";
+import { type ConsoleUnderTest, checkoutCrash, clickThenSelect, openConsole } from "./consolePage";
 import { api, type Database } from "./stack";
 
 const PNG_1PX =
@@ -195,36 +195,6 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: "Dark mode" }).waitFor({ state: "detached" });
 		const left = (await api(worker.url, `/api/feedback?project_name=${project}`, { token })).feedback;
 		expect(left.map((f: { data: { title: string } }) => f.data.title)).toEqual(["Crash on save"]);
-	});
-
-	/** A log event of the checkout crash, as one user ran into it. */
-	const checkoutCrash = (user: string, release = "1.4.2") => ({
-		level: "error",
-		exception: {
-			type: "TypeError",
-			value: "Cannot read properties of undefined (reading 'id')",
-			stacktrace: {
-				frames: [
-					{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
-					{
-						filename: "src/checkout.ts",
-						function: "submitOrder",
-						lineno: 42,
-						colno: 7,
-						pre_context: ["export function submitOrder(cart) {"],
-						context_line: "const id = cart.owner.id;",
-						post_context: ["return api.post(\"/orders\", id);"],
-						in_app: true,
-					},
-				],
-			},
-		},
-		environment: "production",
-		release,
-		tags: { route: "/checkout" },
-		breadcrumbs: [{ category: "ui.click", message: "Pay button" }, { category: "fetch", timestamp: "2026-06-01T12:00:00Z", data: { method: "POST", url: "/api/order", status_code: 500 } }],
-		request: { method: "POST", url: "https://shop.example/checkout" },
-		user: { email: user },
 	});
 
 	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {

@@ -1,7 +1,7 @@
 /**
  * The owner console's pages as the walk-throughs check them: a real Worker serving the built
  * console (`npm run build --workspace console` first), one browser page, and the checks every page
- * gets, with screenshots under e2e/artifacts/.
+ * gets, with screenshots under e2e/artifacts/; and the log event the walk-through's issue is made of.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -111,3 +111,33 @@ export async function useSession(page: Page, url: string, token: string): Promis
 	await page.goto(`${url}/`);
 	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
 }
+
+/** A log event of the checkout crash, as one user ran into it. */
+export const checkoutCrash = (user: string, release = "1.4.2") => ({
+	level: "error",
+	exception: {
+		type: "TypeError",
+		value: "Cannot read properties of undefined (reading 'id')",
+		stacktrace: {
+			frames: [
+				{ filename: "node_modules/react-dom/client.js", function: "commitRoot", lineno: 10, in_app: false },
+				{
+					filename: "src/checkout.ts",
+					function: "submitOrder",
+					lineno: 42,
+					colno: 7,
+					pre_context: ["export function submitOrder(cart) {"],
+					context_line: "const id = cart.owner.id;",
+					post_context: ["return api.post(\"/orders\", id);"],
+					in_app: true,
+				},
+			],
+		},
+	},
+	environment: "production",
+	release,
+	tags: { route: "/checkout" },
+	breadcrumbs: [{ category: "ui.click", message: "Pay button" }, { category: "fetch", timestamp: "2026-06-01T12:00:00Z", data: { method: "POST", url: "/api/order", status_code: 500 } }],
+	request: { method: "POST", url: "https://shop.example/checkout" },
+	user: { email: user },
+});
