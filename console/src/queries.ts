@@ -1,5 +1,5 @@
 /** Query keys and the hooks every page reads the API through. */
-import { type InfiniteData, keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery } from "@tanstack/react-query";
+import { hashKey, type InfiniteData, keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery } from "@tanstack/react-query";
 import {
 	api,
 	type FeedbackPageView,
@@ -156,7 +156,7 @@ export const useDeleteFeedback = (project: string) =>
 		onSettled: (_answer, _error, ids) =>
 			queryClient.invalidateQueries({
 				queryKey: keys.feedback(project),
-				predicate: ({ queryKey }) => !ids.some((id) => queryKey.join("\n") === feedbackItemKey(project, id).join("\n")),
+				predicate: ({ queryHash }) => !ids.some((id) => queryHash === hashKey(feedbackItemKey(project, id))),
 			}),
 	});
 
