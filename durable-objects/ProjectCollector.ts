@@ -22,7 +22,7 @@ import {
 	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
-import { type GroupRow, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
+import { ClientEventIds, type GroupRow, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
@@ -37,8 +37,6 @@ const FLUSH_RETRY_MS = 10_000;
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
-/** How long an event's own id (Sentry's event_id) is remembered: an SDK's retries of one event come within it. */
-const CLIENT_EVENT_ID_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -60,6 +58,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#sql: SqlStorage;
 	#windows!: HeldWindows;
 	#groups!: IssueGroups;
+	#clientEventIds!: ClientEventIds;
 	#owner: KeyOwner | null = null;
 	#revoked = false;
 	#alarm: EarliestAlarm;
@@ -90,6 +89,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
 		this.#windows = new HeldWindows(this.#sql);
 		this.#groups = new IssueGroups(this.#sql);
+		this.#clientEventIds = new ClientEventIds(this.#sql);
 	}
 
 	// -----------------------------------------------------------------------
@@ -255,9 +255,8 @@ export class ProjectCollector extends DurableObject<Env> {
 		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
 
 		// A repeat of an event stored in the last day (an SDK's retry): answered as it was, counted once.
-		if (c.clientEventId !== null) {
-			const fresh = this.#sql.exec(`INSERT OR IGNORE INTO client_event_ids (id, received_at) VALUES (?, ?)`, c.clientEventId, c.receivedAt).rowsWritten > 0;
-			if (!fresh) return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
+		if (c.clientEventId !== null && this.#clientEventIds.isRepeat(c.clientEventId, c.receivedAt)) {
+			return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
 		}
 		this.#groups.record(c, group);
 		this.#sql.exec(
@@ -392,7 +391,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** Moves the outboxes to D1, and ends the windows' expired hits (one row per hit, per IP). */
 	async alarm(): Promise<void> {
 		this.#alarm.fired();
-		this.#sql.exec(`DELETE FROM client_event_ids WHERE received_at < ?`, Date.now() - CLIENT_EVENT_ID_MS);
+		this.#clientEventIds.sweep(Date.now());
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 		if (!(await this.#outbox.flushOrRetry())) return;
