@@ -61,6 +61,15 @@ describe("statistics filters, combinable in one request", () => {
 		]);
 	});
 
+	it("page=/pricing: a visitor whose only event there is a custom event is counted in visitors and in visits", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// F views / and clicks on /pricing without a page view of it (a single-page app's route).
+		await seedEvents(site.tracking_id, [...DAY, { visitor: "F", ts: at("13:00") }, { visitor: "F", ts: at("13:01"), name: "signup", path: "/pricing" }]);
+		const body = await stats(token, site.tracking_id, "page=/pricing");
+		expect(body).toMatchObject({ pageviews: 1, visitors: 2, events: 2, sessions: 3 });
+		expect(body.sessions).toBeGreaterThanOrEqual(body.visitors);
+	});
+
 	it("source=Direct / None keeps the visitors who came from no source at all", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, [...DAY, { visitor: "E", ts: at("12:00"), path: "/typed" }, { visitor: "E", ts: at("12:01"), path: "/next" }]);

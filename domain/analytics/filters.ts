@@ -17,8 +17,8 @@
  *   the name is what comes before the first colon).
  * `page` narrows event figures (page views, pages, custom events) to that page's events, and
  * visit figures (sessions, bounce rate, visit duration, entry and exit pages, sources,
- * campaigns) to the visits of visitors who viewed it: a visit that reached the pricing page
- * from Google still came from Google.
+ * campaigns) to the visits of visitors who viewed it or sent a custom event from it: a visit
+ * that reached the pricing page from Google still came from Google.
  */
 
 import type { StatsFilterName } from "../api/sites";
@@ -43,7 +43,9 @@ const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
 const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visitors: (p) => `${column} = ${p}` });
 
 const FILTERS = {
-	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name = '' AND url_path = ${p}` },
+	// The visitors the page's figures count (page views and custom events there), so that visits
+	// never number fewer than visitors.
+	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}` },
 	country: property("country"),
 	device: property("device"),
 	browser: property("browser"),
