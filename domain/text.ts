@@ -12,10 +12,19 @@ export function cutText(text: string, max: number): string {
 }
 
 /**
+ * Characters that reorder or hide text (bidirectional overrides and isolates, direction marks,
+ * zero-width spaces, the word joiner, a byte order mark): in a name they make "invoice\u202Egnp.exe"
+ * read as another name, or two names that look alike differ. The zero-width joiner and non-joiner
+ * are left: emoji sequences and several scripts need them.
+ */
+const REORDERING_OR_INVISIBLE = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+/**
  * What an owner may name a project, site, field or option with: well-formed Unicode without
  * control characters, so the stored name is the name that was sent and every query string can
- * carry it back (a lone surrogate has no URL encoding at all).
+ * carry it back (a lone surrogate has no URL encoding at all), and without characters that
+ * reorder or hide it, so the name shown is the name stored.
  */
-export const isNameText = (text: string) => text.isWellFormed() && !/\p{Cc}/u.test(text);
+export const isNameText = (text: string) => text.isWellFormed() && !/\p{Cc}/u.test(text) && !REORDERING_OR_INVISIBLE.test(text);
 
-export const NAME_TEXT_RULE = "must be well-formed text without control characters";
+export const NAME_TEXT_RULE = "must be well-formed text without control, direction or zero-width characters";

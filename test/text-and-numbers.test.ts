@@ -36,6 +36,12 @@ describe("cutText and isNameText", () => {
 		expect(isNameText("shop\u0000")).toBe(false);
 		expect(isNameText("shop\n")).toBe(false);
 	});
+
+	it("refuses characters that reorder or hide a name, and keeps the joiners emoji and scripts need", ({ expect }) => {
+		for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\u2060", "\ufeff", "\u061c"]) expect(isNameText(`shop${hidden}gnp`), hidden).toBe(false);
+		expect(isNameText("👩\u200d💻 shop")).toBe(true);
+		expect(isNameText("می\u200cخواهم")).toBe(true);
+	});
 });
 
 describe("feedback", () => {
@@ -126,6 +132,16 @@ describe("names a query string can carry back", () => {
 		const site = await call("/api/sites", { method: "POST", token, json: { domain: "example.com", name: "tab\there" } });
 		expect(site.status).toBe(400);
 		expect(await env.DB.prepare("select count(*) as n from project_keys where project_name like 'shop%'").first<{ n: number }>()).toEqual({ n: 0 });
+	});
+
+	it("refuses a name that reads as another: a right-to-left override, a zero-width space", async ({ expect }) => {
+		const { token } = await signUp();
+		for (const name of ["invoice\u202egnp.exe", "\u200b"]) {
+			const res = await call("/api/feedback-key", { method: "POST", token, json: { project_name: name } });
+			expect(res.status, name).toBe(400);
+			expect(await res.json()).toMatchObject({ error: expect.stringContaining("direction or zero-width") });
+		}
+		expect((await call("/api/sites", { method: "POST", token, json: { domain: "example.com", name: "shop\u2066x" } })).status).toBe(400);
 	});
 
 	it("reads and deletes a name of any script through ?project_name=", async ({ expect }) => {
