@@ -194,4 +194,37 @@ describe("owner console: analytics", () => {
 		await expect.poll(() => section.getByLabel("Which pages").inputValue()).toBe("ai-only");
 		await checkPage("crawlers-ai-only");
 	});
+
+	it("renames a site and moves it to another domain: events from the old one are refused after", async () => {
+		// The sites' list (the area's link leads to the site last used).
+		await page.goto(`${worker.url}/analytics`);
+		await page.getByText("Rename or change the domain").click();
+		const settings = page.getByRole("form", { name: "Settings of Shop" });
+		await settings.getByLabel("Name").fill("Shop EU");
+		await settings.getByLabel("Domain").fill("shop.example.eu");
+		await settings.getByRole("button", { name: "Save" }).click();
+		await page.getByRole("link", { name: "Shop EU", exact: true }).waitFor();
+		expect(await page.getByText("shop.example.eu · tracking ID").isVisible()).toBe(true);
+		// Saved, and folded away.
+		expect(await page.getByRole("form", { name: "Settings of Shop EU" }).isVisible()).toBe(false);
+
+		const collectFrom = (url_host: string) =>
+			fetch(`${worker.url}/api/collect`, {
+				method: "POST",
+				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host, url_path: "/" }),
+			}).then((res) => res.status);
+		expect(await collectFrom("shop.example.eu")).toBe(204);
+		expect(await collectFrom("shop.example")).toBe(403);
+
+		// Opened again, the fields hold the saved values; a refused change says why and keeps what was typed.
+		await page.getByText("Rename or change the domain").click();
+		const domain = page.getByRole("form", { name: "Settings of Shop EU" }).getByLabel("Domain");
+		expect(await domain.inputValue()).toBe("shop.example.eu");
+		await domain.fill("not a domain");
+		await page.getByRole("form", { name: "Settings of Shop EU" }).getByRole("button", { name: "Save" }).click();
+		await page.getByRole("alert").filter({ hasText: "domain" }).waitFor();
+		expect(await domain.inputValue()).toBe("not a domain");
+		await checkPage("site-settings");
+	});
 });

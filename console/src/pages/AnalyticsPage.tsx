@@ -1,5 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { type FormEvent, useRef } from "react";
 import { Link } from "react-router";
 import { api, type SiteView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
@@ -14,6 +14,15 @@ function SiteCard({ site }: { site: SiteView }) {
 	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
 	const remove = useMutation({ mutationFn: () => api.deleteSite(site.tracking_id), onSettled: settled });
 	const tag = trackerTag(site.tracking_id);
+	const settings = useRef<HTMLDetailsElement>(null);
+
+	function save(event: FormEvent<HTMLFormElement>) {
+		event.preventDefault();
+		const data = new FormData(event.currentTarget);
+		const changes = { name: String(data.get("name")).trim(), domain: String(data.get("domain")).trim() };
+		update.mutate(changes, { onSuccess: () => settings.current?.removeAttribute("open") });
+	}
+
 	return (
 		<li className="card">
 			<h2>
@@ -26,6 +35,23 @@ function SiteCard({ site }: { site: SiteView }) {
 				<Link to={`/analytics/${site.tracking_id}`}>Dashboard</Link>
 				<Link to={`/crawlers/${site.tracking_id}`}>Crawlers</Link>
 			</p>
+			<details ref={settings}>
+				<summary>Rename or change the domain</summary>
+				{/* Keyed by the saved values, so the fields show them again after a save or a refetch. */}
+				<form key={`${site.name}\n${site.domain}`} className="row" onSubmit={save} aria-label={`Settings of ${site.name}`}>
+					<label>
+						Name
+						<input name="name" defaultValue={site.name} required maxLength={100} />
+					</label>
+					<label>
+						Domain
+						<input name="domain" defaultValue={site.domain ?? ""} placeholder="example.com" required maxLength={300} />
+					</label>
+					<button type="submit" className="primary" disabled={update.isPending}>
+						Save
+					</button>
+				</form>
+			</details>
 			<p>Paste into every page's &lt;head&gt;:</p>
 			<pre className="snippet">{tag}</pre>
 			<div className="row">
