@@ -221,6 +221,27 @@ describe("deleting feedback from its own page", () => {
 	});
 });
 
+describe("an issue with a 1,000-character title", () => {
+	it("takes two lines of the list, and its page shows it whole", async () => {
+		const title = `Error: ${"the cart could not be saved because ".repeat(30)}`.slice(0, 1_000);
+		const { context, page, pageErrors } = await signedIn("long-title", "10.98.0.13", {
+			before: async (token) => {
+				const { raw_api_key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+				await api(worker.url, "/api/app-logs-ingest", { token: raw_api_key, json: { message: title } });
+			},
+		});
+		await page.goto(`${worker.url}/issues/shop`);
+		const link = page.locator(".issue-row .title");
+		await link.waitFor();
+		const lineHeight = await link.evaluate((element) => Number.parseFloat(getComputedStyle(element).lineHeight));
+		expect((await link.boundingBox())?.height).toBeLessThanOrEqual(2 * lineHeight + 1);
+		await link.click();
+		await page.getByRole("heading", { name: title.trim() }).waitFor();
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("signing out, then in as someone else", () => {
 	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
 		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");

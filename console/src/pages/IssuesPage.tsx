@@ -142,7 +142,11 @@ export function IssuesPage() {
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
 								{issue.status === "open" && issue.resolved_in_release && <span className="tag regression">Regression</span>}
 							</div>
-							{issue.culprit && <div className="muted">{issue.culprit}</div>}
+							{issue.culprit && (
+								<div className="muted culprit" title={issue.culprit}>
+									{issue.culprit}
+								</div>
+							)}
 							<div className="facts muted">
 								<span>first seen {ago(issue.first_seen)}</span>
 								<span>last seen {ago(issue.last_seen)}</span>
