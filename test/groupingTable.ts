@@ -157,7 +157,7 @@ const emptyCart = (order: number, mechanism: Record<string, unknown>) =>
 		),
 	));
 /** A message with the stack it was captured at: Sentry's SDKs (and the logger) attach it by default. */
-const stockMessage = (sku: string, caller: string, extra: Record<string, unknown> = {}) => ({
+const stockMessage = (sku: string, caller: string, extra: Record<string, unknown> = {}, call = 'sdk.captureMessage("stock low for " + sku, "warning");') => ({
 	platform: "node",
 	message: `stock low for ${sku}`,
 	level: "warning",
@@ -165,8 +165,22 @@ const stockMessage = (sku: string, caller: string, extra: Record<string, unknown
 		values: [
 			{
 				value: `stock low for ${sku}`,
-				stacktrace: { frames: [...timerFrames, shopFrame(`Timeout.${caller} [as _onTimeout]`, 6, `${caller}(sdk, sku);`), shopFrame("warnLowStock", 22, 'sdk.captureMessage("stock low for " + sku, "warning");')] },
+				stacktrace: { frames: [...timerFrames, shopFrame(`Timeout.${caller} [as _onTimeout]`, 6, `${caller}(sdk, sku);`), shopFrame("warnLowStock", 22, call)] },
 				mechanism: { type: "generic", handled: true, synthetic: true, ...extra },
+			},
+		],
+	},
+});
+/** A message captured in a page with its stack (no lines of source), as @sentry/browser sends it with attachStacktrace. */
+const pageMessage = (text: string, caller: string) => ({
+	platform: "javascript",
+	message: text,
+	exception: {
+		values: [
+			{
+				value: text,
+				stacktrace: { frames: [bf(APP_JS, caller, 1, 880), bf(APP_JS, "checkout", 1, 4242)] },
+				mechanism: { type: "generic", handled: true, synthetic: true },
 			},
 		],
 	},
@@ -749,6 +763,24 @@ export const GROUPING_CASES: GroupingCase[] = [
 		same: false,
 		a: stockMessage("A-1", "restock"),
 		b: stockMessage("A-1", "recount"),
+	},
+	{
+		name: "two messages captured in one function, on two lines: the capturing line tells them apart, as in Sentry",
+		same: false,
+		a: stockMessage("A-1", "restock"),
+		b: stockMessage("A-1", "restock", {}, 'sdk.captureMessage("stock gone for " + sku, "error");'),
+	},
+	{
+		name: "two messages captured in one function of a page (no lines of source): the text tells them apart",
+		same: false,
+		a: pageMessage("Cart is empty at checkout", "HTMLButtonElement.onclick"),
+		b: pageMessage("Expired coupon used", "HTMLButtonElement.onclick"),
+	},
+	{
+		name: "one message captured in a page with other numbers in it: one issue",
+		same: true,
+		a: pageMessage("Checkout took 3120 ms", "HTMLButtonElement.onclick"),
+		b: pageMessage("Checkout took 912 ms", "HTMLButtonElement.onclick"),
 	},
 
 	// ---- one bug in JavaScript shared by Node and a page -------------------------------------

@@ -115,6 +115,25 @@ describe("Sentry events in the log pipeline", () => {
 		expect(event.exception).toMatchObject({ type: null, value: "cache miss", mechanism: { synthetic: true } });
 	});
 
+	it("a message's stack sent in threads (sentry-python's attach_stacktrace): the capturing thread's, as a synthetic exception", async ({ expect }) => {
+		const frames = [
+			{ filename: "more.py", module: "__main__", function: "<module>", lineno: 30, in_app: true, context_line: "report()" },
+			{ filename: "more.py", module: "__main__", function: "report", lineno: 12, in_app: true, context_line: 'sentry_sdk.capture_message("Cache miss ratio high")' },
+		];
+		const other = { id: 2, name: "worker", current: false, stacktrace: { frames: [{ filename: "pool.py", function: "run", in_app: true }] } };
+		const event = await storedFrom({
+			exception: undefined,
+			platform: "python",
+			message: "Cache miss ratio high",
+			threads: { values: [other, { id: 1, name: "MainThread", current: true, crashed: false, stacktrace: { frames } }] },
+		});
+		expect(event.exception).toMatchObject({ type: null, value: "Cache miss ratio high", mechanism: { synthetic: true } });
+		expect((event.exception as { stacktrace: { frames: unknown[] } }).stacktrace.frames).toMatchObject(frames);
+		// Without a current or crashed thread among several, no stack is guessed.
+		const unsure = await storedFrom({ exception: undefined, message: "m", threads: { values: [other, { ...other, id: 3 }] } });
+		expect(unsure.exception).toBeNull();
+	});
+
 	it("tags as pairs, breadcrumbs as {values}, request data, cookies and secrets scrubbed, user {{auto}}", async ({ expect }) => {
 		const ip = uniqueIp();
 		const event = await storedFrom(

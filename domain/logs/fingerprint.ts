@@ -15,7 +15,8 @@
  *    and short mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
  *    (`promise callback*init`) are left out. With no in-app frame anywhere, all frames count.
  *    Frames that identify nothing (eval, native code, the reporting SDK, blob: URLs...) never do.
- *    The type of a synthetic exception (an SDK's carrier of a message's stack) does not count.
+ *    The type of a synthetic exception (an SDK's carrier of a message's stack) does not count; in
+ *    JavaScript its capturing line of source does, else the message (callSiteKey).
  * 4. Without a stack: the exception type plus the parametrized value (numbers, ids, hashes,
  *    emails, IPs, URLs, dates and quoted values replaced by placeholders), after mapping the
  *    browsers' different wordings of one JavaScript error onto one wording; else the
@@ -25,7 +26,7 @@
  */
 import { builtInFingerprint } from "./grouping/builtInRules";
 import { exceptionsForGrouping } from "./grouping/chain";
-import { collapseRecursion, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
+import { collapseRecursion, contextLineKey, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
 import { sha256Hex } from "../crypto";
@@ -38,13 +39,27 @@ export type GroupingInput = Pick<LogEvent, "message" | "message_template" | "exc
 
 const UNCAUGHT = /^(?:Uncaught\s+(?:\(in promise\)\s+)?)?([A-Z][\w.$]*(?:Error|Exception))(?::\s+([\s\S]*))?$/;
 
+/**
+ * Where in its function a message's stack was captured. A JavaScript frame counts without its line
+ * of source, so every message captured in one function would be one issue: the line that captured
+ * it tells them apart, as in Sentry, and where the stack carries no source (a page's, unmapped),
+ * the message's template or text, parametrized.
+ */
+function callSiteKey(frames: StackFrame[], message: string): string {
+	const top = frames.at(-1);
+	return (top && contextLineKey(top)) || parametrize(message);
+}
+
 /** An exception's part of the fingerprint: by its frames' keys, else by its value; [] when neither says anything. */
-function exceptionKey(exception: LogException, frames: StackFrame[], platform: string | null): string[] {
+function exceptionKey(exception: LogException, frames: StackFrame[], event: GroupingInput): string[] {
 	const synthetic = exception.mechanism?.synthetic === true;
 	const canonical = canonicalError(synthetic ? null : exception.type, exception.value);
 	const type = synthetic ? "" : (canonical.type ?? "");
-	const keys = collapseRecursion(frames.map((frame) => frameKey(frame, platform)).filter(Boolean));
-	if (keys.length > 0) return ["stack", type, ...keys];
+	const keys = collapseRecursion(frames.map((frame) => frameKey(frame, event.platform)).filter(Boolean));
+	if (keys.length > 0) {
+		if (!synthetic || !groupsAsJavaScript(event.platform)) return ["stack", type, ...keys];
+		return ["stack", type, ...keys, callSiteKey(frames, event.message_template ?? exception.value ?? "")];
+	}
 	if (exception.type || exception.value) return ["error", type, parametrize(canonical.value ?? "")];
 	return [];
 }
@@ -62,8 +77,8 @@ function exceptionsFingerprint(event: GroupingInput): string[] | null {
 	const keys = new Map(
 		chain.map((exception) => {
 			const frames = groupingFrames(exception.stacktrace?.frames ?? []);
-			const app = exceptionKey(exception, frames.app, event.platform);
-			return [exception, { app, system: exceptionKey(exception, frames.system, event.platform), hasApp: app[0] === "stack" }];
+			const app = exceptionKey(exception, frames.app, event);
+			return [exception, { app, system: exceptionKey(exception, frames.system, event), hasApp: app[0] === "stack" }];
 		}),
 	);
 	const deciding = exceptionsForGrouping(chain, (exception) => JSON.stringify(keys.get(exception)));

@@ -41,13 +41,28 @@ function messageOf(event: Json): { message?: unknown; template?: string } {
 }
 
 /**
+ * The stack of the thread that captured a message, from `threads` (sentry-python's
+ * attach_stacktrace, the JVM's and native SDKs'): the crashed one, else the current one, else the
+ * only one.
+ */
+function threadStack(event: Json): unknown {
+	const threads = listOf(member(event, "threads"));
+	if (!Array.isArray(threads)) return undefined;
+	const withStacks = threads.filter((thread) => isObject(thread) && isObject(member(thread, "stacktrace")));
+	const thread =
+		withStacks.find((t) => member(t, "crashed") === true) ?? withStacks.find((t) => member(t, "current") === true) ?? (withStacks.length === 1 ? withStacks[0] : undefined);
+	return thread === undefined ? undefined : member(thread, "stacktrace");
+}
+
+/**
  * `exception.values` passes as it is. A message sent with a stack of its own (`stacktrace` at the
- * top, as attach-stacktrace SDKs do) becomes the synthetic exception newer SDKs send instead.
+ * top, or a thread's, as attach-stacktrace SDKs do) becomes the synthetic exception newer SDKs
+ * send instead.
  */
 function exceptionOf(event: Json, message: unknown): unknown {
 	const exception = member(event, "exception");
 	if (exception !== undefined && exception !== null) return exception;
-	const stacktrace = member(event, "stacktrace");
+	const stacktrace = member(event, "stacktrace") ?? threadStack(event);
 	if (!isObject(stacktrace)) return undefined;
 	return { values: [{ value: typeof message === "string" ? message : undefined, stacktrace, mechanism: { type: "generic", synthetic: true } }] };
 }

@@ -175,7 +175,7 @@ const URL_ORIGIN = /^(?:https?|blob|file|applewebdata):/i;
 const CONTEXT_LINE_MAX = 120;
 
 /** The line of source, whitespace collapsed; "" when there is none or it is long (minified code). */
-function contextLineKey(frame: StackFrame): string {
+export function contextLineKey(frame: StackFrame): string {
 	const line = (frame.context_line ?? "").trim().replace(/\s+/g, " ");
 	return line.length <= CONTEXT_LINE_MAX ? line : "";
 }
