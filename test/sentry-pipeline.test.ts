@@ -162,6 +162,22 @@ describe("Sentry events in the log pipeline", () => {
 		expect(event.user).toEqual({ id: "u7", ip_address: ip });
 	});
 
+	it.for([
+		["a parsed body", { data: { username: "ann", password: "hunter2", nested: { apiKey: "k-1", author: "ann" } } }, '{"username":"ann","password":"[Filtered]","nested":{"apiKey":"[Filtered]","author":"ann"}}'],
+		["a JSON body as text", { data: '{"user":"ann","Session-Id":"s-9"}' }, '{"user":"ann","Session-Id":"[Filtered]"}'],
+		["a form body", { data: "user=ann&pass_word=hunter2&remember=1" }, "user=ann&pass_word=[Filtered]&remember=1"],
+		["a body with no secret, kept as sent", { data: '{ "user": "ann" }' }, '{ "user": "ann" }'],
+		["plain text", { data: "password=hunter2 was typed" }, "password=hunter2 was typed"],
+	] as const)("secrets in the request are filtered before anything is stored: %s", async ([, request, body], { expect }) => {
+		const event = await storedFrom({
+			request: { url: "https://shop.example.com/login?next=%2F&access_token=t-1#top", query_string: "page=2&token=t-2", ...request },
+			breadcrumbs: [{ category: "fetch", data: { url: "/api/me", secret: "s-3" } }],
+		});
+		expect(event.request).toMatchObject({ url: "https://shop.example.com/login?next=%2F&access_token=[Filtered]#top", query_string: "page=2&token=[Filtered]", body });
+		expect(event.breadcrumbs).toEqual([{ category: "fetch", data: { url: "/api/me", secret: "[Filtered]" } }]);
+		expect(JSON.stringify(event)).not.toMatch(/hunter2"|k-1|s-9|t-1|t-2|s-3/);
+	});
+
 	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
 		const event = await storedFrom({
 			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),

@@ -16,6 +16,7 @@ import { FRAME_CONTEXT, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
+import { scrubBodyText, scrubJson, scrubUrl } from "./scrub";
 import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 
@@ -165,7 +166,7 @@ function readBreadcrumbs(body: Json): Breadcrumb[] {
 		const data = member(item, "data");
 		if (data !== undefined) {
 			const copy = boundedJson(data);
-			if (copy !== undefined) crumb.data = copy;
+			if (copy !== undefined) crumb.data = scrubJson(copy);
 		}
 		crumbs.push(crumb);
 	}
@@ -195,12 +196,12 @@ function readHeaders(request: Json): Record<string, string> {
 	return Object.fromEntries(headers);
 }
 
-/** Text of a value that may be a string or any JSON (form data, parsed bodies). */
-function textOf(value: unknown): string | undefined {
+/** Text of a value that may be a string or any JSON (form data, parsed bodies), its secrets filtered. */
+function scrubbedTextOf(value: unknown): string | undefined {
 	if (value === undefined || value === null) return undefined;
-	if (typeof value === "string") return value;
+	if (typeof value === "string") return scrubBodyText(value, boundedJson);
 	const copy = boundedJson(value);
-	return copy === undefined ? undefined : JSON.stringify(copy);
+	return copy === undefined ? undefined : JSON.stringify(scrubJson(copy));
 }
 
 function readRequest(body: Json): LogRequest | null {
@@ -208,12 +209,12 @@ function readRequest(body: Json): LogRequest | null {
 	if (!raw) return null;
 	const request: LogRequest = { headers: readHeaders(raw) };
 	const url = stringField(raw, "url", "request.", LOG_STORAGE_BOUNDS.url);
-	if (url) request.url = url;
+	if (url) request.url = scrubUrl(url);
 	const method = stringField(raw, "method", "request.", LOG_STORAGE_BOUNDS.method);
 	if (method) request.method = method;
-	const query = textOf(member(raw, "query_string"));
+	const query = scrubbedTextOf(member(raw, "query_string"));
 	if (query) request.query_string = cutText(query, LOG_STORAGE_BOUNDS.queryString);
-	const text = textOf(member(raw, "body"));
+	const text = scrubbedTextOf(member(raw, "body"));
 	if (text !== undefined) {
 		request.body = cutText(text, LOG_LIMITS.requestBody);
 		if (text.length > LOG_LIMITS.requestBody) request.body_truncated = true;
