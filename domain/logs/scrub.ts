@@ -8,14 +8,14 @@
  */
 import { isObject } from "./jsonFields";
 
-export const FILTERED = "[Filtered]";
+const FILTERED = "[Filtered]";
 
 /** Names that are a secret's wherever they appear in a longer name (`user_password`, `accessToken`). */
 const SECRET_PART = /password|passwd|passphrase|secret|apikey|accesskey|privatekey|credential|token|mysqlpwd|sessionid|csrf|xsrf|cookie|authorization|authentication/;
 /** Names that are a secret's only whole: `auth` but not `author`, `pwd` but not `pwdHint`... */
 const SECRET_WHOLE = new Set(["auth", "pass", "pwd", "pin", "session", "sid", "jwt", "signature", "sig", "cvv", "cvc", "ssn"]);
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
 	const bare = name.toLowerCase().replace(/[-_.\s]/g, "");
 	return SECRET_WHOLE.has(bare) || SECRET_PART.test(bare);
 }
@@ -36,7 +36,7 @@ export function scrubJson(value: unknown): unknown {
 }
 
 /** `a=1&password=x`: each secret field's value filtered, the rest as sent; the text itself when none is. */
-export function scrubFormText(text: string): string {
+function scrubFormText(text: string): string {
 	let changed = false;
 	const fields = text.split("&").map((field) => {
 		const equals = field.indexOf("=");
