@@ -59,6 +59,17 @@ describe("what an issue keeps", () => {
 });
 
 describe("GET /api/issues", () => {
+	it("finds a pasted title of any length up to the search's 200 characters, ASCII letters in either case", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const title = `Cannot read properties of undefined (reading 'id') in Écran ${"x".repeat(150)}`;
+		const long = await ingestOk(owner.rawKey, { message: title });
+		await ingestOk(owner.rawKey, { message: "Checkout failed" });
+		expect((await issuesOf(owner, { q: title.slice(0, 200) })).map((i) => i.group_hash)).toEqual([long.group_hash]);
+		expect((await issuesOf(owner, { q: "CANNOT READ properties of undefined (reading 'id') in Écran" })).map((i) => i.group_hash)).toEqual([long.group_hash]);
+		expect(await issuesOf(owner, { q: "écran" })).toEqual([]);
+		expect((await listIssues(owner.token, { project_name: owner.projectName, q: title.slice(0, 201) })).status).toBe(400);
+	});
+
 	it("lists the project's issues, most recently seen first, with filters", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const checkout = await ingestOk(owner.rawKey, { message: "Checkout failed for cart 12", environment: "production", release: "2.0.0" });

@@ -161,8 +161,6 @@ async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<st
 	return [...new Set(results.map((row) => row.group_hash))];
 }
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /**
  * Each order's columns, all descending, the last the tie-break: the columns of its index after
  * key_id (and status), migration 0012.
@@ -185,7 +183,9 @@ export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["v
  * there, environment, release and text filters checked per row of this key's issues.
  */
 export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
-	const pattern = filters.q ? likePattern(filters.q) : undefined;
+	// Text found anywhere in the title or culprit, ASCII letters in either case (SQLite's lower(), as
+	// LIKE would; but LIKE refuses patterns over 50 bytes in D1, and a pasted title is longer).
+	const needle = filters.q || undefined;
 	// A search that could be an event's own id (32 hex digits, or a UUID).
 	const eventId = filters.q ? clientEventIdOf(filters.q.trim()) : null;
 	const sort = filters.sort ?? "last_seen";
@@ -205,11 +205,11 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 				filters.release !== undefined
 					? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})`
 					: undefined,
-				pattern
+				needle
 					? or(
-							sql`${logIssues.title} like ${pattern} escape '\\'`,
-							sql`${logIssues.culprit} like ${pattern} escape '\\'`,
-							eq(logIssues.groupHash, (filters.q ?? "").toLowerCase()),
+							sql`instr(lower(${logIssues.title}), lower(${needle})) > 0`,
+							sql`instr(lower(${logIssues.culprit}), lower(${needle})) > 0`,
+							eq(logIssues.groupHash, needle.toLowerCase()),
 							// The issue of the event the id an SDK showed someone names (log_events_key_event_id_idx).
 							eventId
 								? sql`${logIssues.groupHash} in (select group_hash from log_events where key_id = ${owner.keyId} and json_extract(event, '$.event_id') = ${eventId})`
