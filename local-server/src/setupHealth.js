@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { HttpError } from "./answers.js";
-import { isObject } from "./json.js";
+import { isObject, withoutBom } from "./json.js";
 import { NpmRegistry } from "./npmRegistry.js";
 import { findPackageManager, LOGGER_PACKAGE, loggerListedIn, registryEnv, updateCommand } from "./packageManagers.js";
 import { runProcessTree } from "./processTree.js";
@@ -77,7 +77,7 @@ function readManifest(dir) {
 	try {
 		const file = path.join(dir, "package.json");
 		if (fs.statSync(file).size > SCAN_LIMITS.bytesPerFile) return null;
-		text = fs.readFileSync(file, "utf8");
+		text = withoutBom(fs.readFileSync(file, "utf8"));
 	} catch {
 		return undefined;
 	}
@@ -163,11 +163,14 @@ export class SetupHealth {
 			}
 			const { manager } = findPackageManager(folders);
 			const argv = updateCommand(manager, pkg.listedIn);
-			const registry = await this.registry.registryFor(root);
 			if (this.closed) throw new HttpError(503, "svc-local is stopping");
+			// The package manager reads the workspace's own configuration, as the scan did (a scoped
+			// registry for the logger, the default one for everything else); only SVC_NPM_REGISTRY,
+			// a mirror of everything, is passed to it.
+			const mirror = this.registry.fromEnv ? registryEnv(this.registry.fromEnv) : {};
 			const run = runProcessTree(argv, {
 				cwd: pkg.real,
-				env: { ...process.env, ...registryEnv(registry), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" },
+				env: { ...process.env, ...mirror, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" },
 				timeoutMs: this.updateTimeoutMs,
 			});
 			kill = run.kill;
