@@ -96,14 +96,54 @@ function optionValue(args, option) {
 	return { kind: "expression" };
 }
 
+// Escaped: the characters themselves read as a comment to some JavaScript tools (Annex B).
+const HTML_COMMENT_OPEN = "\u003c!--";
+const HTML_COMMENT_CLOSE = "--\u003e";
+
+/**
+ * The text with its comments (line, block and HTML comments) blanked out, strings
+ * left as they are: a commented-out call starts nothing. Blanked with spaces,
+ * so every position stays where it was.
+ * @param {string} text
+ */
+function withoutComments(text) {
+	let out = "";
+	let from = 0;
+	/** @type {string | null} */
+	let quote = null;
+	for (let i = 0; i < text.length; i++) {
+		const c = text[i];
+		if (quote) {
+			if (c === "\\") i++;
+			else if (c === quote || (c === "\n" && quote !== "`")) quote = null;
+			continue;
+		}
+		if (c === '"' || c === "'" || c === "`") {
+			quote = c;
+			continue;
+		}
+		const opener = text.startsWith("//", i) ? "\n" : text.startsWith("/*", i) ? "*/" : text.startsWith(HTML_COMMENT_OPEN, i) ? HTML_COMMENT_CLOSE : null;
+		if (!opener) continue;
+		const close = text.indexOf(opener, i + 2);
+		// A line comment keeps its newline; a block comment is blanked through its closing mark.
+		const end = close < 0 ? text.length : opener === "\n" ? close : close + opener.length;
+		out += text.slice(from, i) + text.slice(i, end).replace(/[^\n]/g, " ");
+		from = end;
+		i = end - 1;
+	}
+	return out + text.slice(from);
+}
+
 /**
  * The logger's init calls in one source file; null when the file does not
  * use the logger at all, an empty list when it imports it without calling init.
- * @param {string} text
+ * Calls in comments do not count.
+ * @param {string} source
  * @returns {InitCall[] | null}
  */
-export function findInitCalls(text) {
-	if (!text.includes(LOGGER_PACKAGE) && !text.includes("svcLogger")) return null;
+export function findInitCalls(source) {
+	if (!source.includes(LOGGER_PACKAGE) && !source.includes("svcLogger")) return null;
+	const text = withoutComments(source);
 	const names = initNames(text);
 	/** @type {InitCall[]} */
 	const calls = [];

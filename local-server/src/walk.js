@@ -10,6 +10,7 @@ import { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import ignore from "ignore";
+import { withoutBom } from "./json.js";
 
 export const SCAN_LIMITS = Object.freeze({ depth: 8, files: 6000, bytesPerFile: 512 * 1024, totalBytes: 48 * 1024 * 1024 });
 
@@ -115,7 +116,7 @@ export class BoundedReader {
 				got += bytesRead;
 			}
 			this.bytes += got;
-			return buffer.toString("utf8", 0, got);
+			return withoutBom(buffer.toString("utf8", 0, got));
 		} finally {
 			await file.close();
 		}

@@ -150,6 +150,8 @@ describe("setup-health scan", () => {
 			expression: 'import { init } from "@svcapp/logger";\nimport { config } from "./config.js";\ninit(config.logger);\n',
 			"bad-endpoint": 'import { init } from "@svcapp/logger";\ninit({ key: "svc_literal0123456789abcdef", endpoint: "svc.example.com" });\n',
 			"no-endpoint": 'const logger = require("@svcapp/logger");\nlogger.init({ key: process.env.SVC_KEY });\n',
+			commented:
+				'import { init } from "@svcapp/logger";\nconst url = "https://svc.example.com"; // init({ key: process.env.SVC_KEY, endpoint: url });\n/* init({ key: "svc_block0123456789abcdefgh" }) */\n',
 		};
 		const files: Record<string, string> = {
 			"unset/.env.example": "MISSING_KEY=svc_example0123456789abcdef\n",
@@ -163,6 +165,11 @@ describe("setup-health scan", () => {
 			files[`${name}/node_modules/@svcapp/logger/package.json`] = installedCopy;
 			files[`${name}/src/index.js`] = source;
 		}
+		// A manifest and a source file an editor began with a byte order mark: read as npm reads them.
+		files["bom/package.json"] = `\ufeff${listing("bom")}`;
+		files["bom/node_modules/@svcapp/logger/package.json"] = installedCopy;
+		files["bom/src/index.js"] = '\ufeffimport { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n';
+		files["bom/.env"] = "\ufeffSVC_KEY=svc_bom0123456789abcdefghij\n";
 		writeTree(root, files);
 		const t = await serverWithRegistry();
 		const packagesByDir = byDir((await scan(t, await addWorkspace(t, root))).json);
@@ -185,6 +192,10 @@ describe("setup-health scan", () => {
 		expect(codes(packagesByDir["bad-endpoint"])).toEqual(["key_in_source", "endpoint_invalid"]);
 		expect(packagesByDir["no-endpoint"].logger.configured).toMatchObject({ ok: false, key: "found in no-endpoint/.env.local (…efgh)", endpoint: null });
 		expect(codes(packagesByDir["no-endpoint"])).toEqual(["endpoint_missing"]);
+		expect(packagesByDir.bom).toMatchObject({ logger: { configured: { ok: true, key: "found in bom/.env (…ghij)" } }, findings: [] });
+		// A call in a comment starts nothing.
+		expect(packagesByDir.commented.logger.configured).toMatchObject({ ok: false });
+		expect(codes(packagesByDir.commented)).toEqual(["logger_not_initialised"]);
 		expect(packagesByDir.browser.logger.configured).toEqual({
 			ok: true,
 			init: "browser/index.html",
