@@ -141,7 +141,7 @@ function removeWorkspace(server, { param }) {
 async function scanSetupHealth(server, { url, access }) {
 	const id = checkWorkspaceId(url.searchParams.get("workspaceId"), "workspaceId");
 	const force = url.searchParams.get("force");
-	if (force !== null && force !== "1" && force !== "0") throw new HttpError(400, "force must be 1 (scan again now) or left out");
+	if (force !== null && force !== "1" && force !== "0") throw new HttpError(400, "force must be 1 (scan again now), 0 or left out");
 	const { result, cached } = await server.setupHealth.scan(knownWorkspace(server, id), { force: force === "1" });
 	const { workspaceId, scannedAt, limits, packages } = result;
 	return { body: { workspaceId, scannedAt, cached, access, limits, packages } };
