@@ -81,6 +81,24 @@ describe("Sentry events in the log pipeline", () => {
 		["logentry with a placeholder short of a value", { logentry: { message: "%s and %s", params: ["one"] } }, "one and %s", "%s and %s"],
 		["logentry without params", { logentry: { message: "cache warmed" } }, "cache warmed", undefined],
 		["message as a string", { message: "disk %s full" }, "disk %s full", undefined],
+		[
+			"Python's conversions (sentry-python's logging)",
+			{ platform: "python", logentry: { message: "got %r from %s: ratio %.2f, %5d|%-6s|%x|%05.1f|%e", params: ["weird'value", "api", 0.1234, 42, "ab", 255, 3.08, 123456] } },
+			`got "weird'value" from api: ratio 0.12,    42|ab    |ff|003.1|1.234560e+05`,
+			"got %r from %s: ratio %.2f, %5d|%-6s|%x|%05.1f|%e",
+		],
+		[
+			"Python's values: None, booleans, lists and dicts as Python prints them",
+			{ platform: "python", logentry: { message: "%s %s %s %r", params: [null, true, [1, 2, "x"], { a: null }] } },
+			"None True [1, 2, 'x'] {'a': None}",
+			"%s %s %s %r",
+		],
+		[
+			"JavaScript's placeholders only, in a JavaScript event",
+			{ logentry: { message: "%s took %d ms (50% over, %.2f, %x)", params: ["load", 912, 1.5, 255] } },
+			"load took 912 ms (50% over, %.2f, %x)",
+			"%s took %d ms (50% over, %.2f, %x)",
+		],
 	] as const)("%s: the message filled in, the template kept", async ([, overrides, message, template], { expect }) => {
 		const stored = await storedFrom({ exception: undefined, ...overrides });
 		expect(stored.message).toBe(message);

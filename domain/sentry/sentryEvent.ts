@@ -5,21 +5,7 @@
  * log event's shape already passes as is and is checked there.
  */
 import { isObject, type Json, member } from "../logs/jsonFields";
-
-/**
- * Sentry's `logentry.message` with its `params` filled in, as Sentry shows an event that has no
- * `formatted`: `%s`-style placeholders take the list's values in order (what
- * `Sentry.parameterize` sends), `%(name)s` an object's; a placeholder without a value stays.
- */
-function filledIn(template: string, params: unknown): string {
-	const text = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
-	if (Array.isArray(params)) {
-		let next = 0;
-		return template.replace(/%%|%[sdifoOj]/g, (token) => (token === "%%" ? "%" : next < params.length ? text(params[next++]) : token));
-	}
-	if (isObject(params)) return template.replace(/%\(([^)]+)\)[sdifr]/g, (token, name: string) => (Object.hasOwn(params, name) ? text(params[name]) : token));
-	return template;
-}
+import { filledIn } from "./printf";
 
 /**
  * The event's text: `message` as a string, or `message` / `logentry` as `{message, params,
@@ -32,7 +18,7 @@ function messageOf(event: Json): { message?: unknown; template?: string } {
 			const template = member(candidate, "message");
 			const formatted = member(candidate, "formatted");
 			if (typeof formatted === "string") return { message: formatted, template: typeof template === "string" ? template : undefined };
-			if (typeof template === "string") return { message: filledIn(template, member(candidate, "params")), template };
+			if (typeof template === "string") return { message: filledIn(template, member(candidate, "params"), member(event, "platform") === "python"), template };
 		} else if (candidate !== undefined && candidate !== null) {
 			return { message: candidate };
 		}
