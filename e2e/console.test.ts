@@ -259,6 +259,9 @@ describe("owner console", () => {
 		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "POST /api/order → 500" }).isVisible()).toBe(true);
+		// A context of the app's own, and additional data.
+		expect(await page.getByRole("region", { name: "Contexts and SDK" }).getByText("items: 3 · currency: EUR").isVisible()).toBe(true);
+		expect(await page.getByRole("region", { name: "Additional data" }).getByRole("definition").textContent()).toBe("7");
 		await checkPage("issue");
 
 		// Events over time: per hour over the last 24 hours, or per day over the last 30.

@@ -140,4 +140,6 @@ export const checkoutCrash = (user: string, release = "1.4.2") => ({
 	breadcrumbs: [{ category: "ui.click", message: "Pay button" }, { category: "fetch", timestamp: "2026-06-01T12:00:00Z", data: { method: "POST", url: "/api/order", status_code: 500 } }],
 	request: { method: "POST", url: "https://shop.example/checkout" },
 	user: { email: user },
+	contexts: { cart: { items: 3, currency: "EUR" } },
+	extra: { orderId: 7 },
 });

@@ -196,6 +196,21 @@ describe("Sentry events in the log pipeline", () => {
 		expect(JSON.stringify(event)).not.toMatch(/hunter2"|k-1|s-9|t-1|t-2|s-3/);
 	});
 
+	it("extra, contexts of the app's own and the logger's name are kept, secrets filtered; none of them, nothing stored", async ({ expect }) => {
+		const event = await storedFrom({
+			logger: "shop.checkout",
+			extra: { orderId: 7, api_key: "k-9", sys_argv: ["manage.py", "runserver"] },
+			contexts: { browser: { name: "Chrome", version: "131" }, order: { id: 9, total: 12.5 }, trace: { trace_id: "a".repeat(32) }, note: "not an object" },
+		});
+		expect(event.extra).toEqual({ orderId: 7, api_key: "[Filtered]", sys_argv: ["manage.py", "runserver"] });
+		expect(event.contexts).toEqual({ browser: { name: "Chrome", version: "131" } });
+		expect(event.custom_contexts).toEqual({ order: { id: 9, total: 12.5 }, trace: { trace_id: "a".repeat(32) } });
+		expect(event.tags).toMatchObject({ logger: "shop.checkout" });
+		const plain = await storedFrom({ extra: "not an object", contexts: { os: { name: "Linux" } } });
+		expect(Object.keys(plain)).not.toContain("extra");
+		expect(Object.keys(plain)).not.toContain("custom_contexts");
+	});
+
 	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
 		const event = await storedFrom({
 			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),

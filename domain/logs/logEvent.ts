@@ -106,6 +106,10 @@ export interface LogEvent {
 	timestamp: string;
 	user: LogUser | null;
 	contexts: { browser?: unknown; os?: unknown; device?: unknown; runtime?: unknown };
+	/** Other contexts by name (`setContext("order", {...})`, an SDK's `app` or `trace`); only when there are some. */
+	custom_contexts?: Record<string, unknown>;
+	/** Sentry's `extra`: additional data by name; only when there is some. */
+	extra?: Record<string, unknown>;
 	fingerprint: string[] | null;
 	debug_meta: { images: DebugImage[] } | null;
 	/** Present when the event had JavaScript frames that source maps could map. */

@@ -235,15 +235,35 @@ function readUser(body: Json): LogUser | null {
 	return Object.keys(user).length > 0 ? user : null;
 }
 
-function readContexts(body: Json): LogEvent["contexts"] {
+const KNOWN_CONTEXTS = ["browser", "os", "device", "runtime"] as const;
+
+/**
+ * `contexts`: the four the dashboard reads, and apart (`custom_contexts`) the rest as an SDK or
+ * `setContext("order", {...})` sent them, each an object, bounded like any free-form value.
+ */
+function readContexts(body: Json): Pick<LogEvent, "contexts" | "custom_contexts"> {
 	const raw = objectField(body, "contexts", "");
 	const contexts: LogEvent["contexts"] = {};
-	if (!raw) return contexts;
-	for (const key of ["browser", "os", "device", "runtime"] as const) {
-		const value = member(raw, key);
-		if (isObject(value)) contexts[key] = boundedJson(value);
+	if (!raw) return { contexts };
+	const custom: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(raw)) {
+		if (!isObject(value)) continue;
+		if ((KNOWN_CONTEXTS as readonly string[]).includes(key)) contexts[key as (typeof KNOWN_CONTEXTS)[number]] = scrubJson(boundedJson(value));
+		else if (Object.keys(custom).length < LOG_STORAGE_BOUNDS.jsonMembers && key.length <= LOG_STORAGE_BOUNDS.tagKey && key.isWellFormed()) {
+			custom[key] = scrubJson(boundedJson(value));
+		}
 	}
-	return contexts;
+	return Object.keys(custom).length > 0 ? { contexts, custom_contexts: custom } : { contexts };
+}
+
+/**
+ * `extra` (Sentry's additional data): an object, bounded like any free-form value, its secrets
+ * filtered. Not a field of the documented event, so a value of another shape is dropped, not a 400.
+ */
+function readExtra(body: Json): Pick<LogEvent, "extra"> {
+	const raw = member(body, "extra");
+	const extra = isObject(raw) ? (scrubJson(boundedJson(raw)) as Record<string, unknown>) : {};
+	return Object.keys(extra).length > 0 ? { extra } : {};
 }
 
 function readFingerprint(body: Json): string[] | null {
@@ -339,7 +359,8 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 		sdk: { name: fromTag("sdk_name") ?? platform, version: fromTag("sdk_version") },
 		timestamp: readTimestamp(body, now),
 		user: readUser(body),
-		contexts: readContexts(body),
+		...readContexts(body),
+		...readExtra(body),
 		fingerprint: readFingerprint(body),
 		debug_meta: readDebugMeta(body),
 	};

@@ -60,8 +60,8 @@ function listOf(value: unknown): unknown {
 
 /**
  * Tags as an object (pairs `[[key, value]]` are Sentry's other form), after the SDK's name and
- * version, which fill the log event's `sdk`, and before `transaction` and `server_name`, which
- * Sentry also shows as tags.
+ * version, which fill the log event's `sdk`, and before `transaction`, `server_name` and `logger`
+ * (the logger's name, from a logging integration), which Sentry also shows as tags.
  */
 function tagsOf(event: Json): unknown {
 	const raw = member(event, "tags");
@@ -76,7 +76,7 @@ function tagsOf(event: Json): unknown {
 		if (typeof member(sdk, "version") === "string") tags.sdk_version = member(sdk, "version");
 	}
 	for (const [key, value] of own) tags[key] = value;
-	for (const key of ["transaction", "server_name"]) {
+	for (const key of ["transaction", "server_name", "logger"]) {
 		const value = member(event, key);
 		if (typeof value === "string" && value !== "" && !Object.hasOwn(tags, key)) tags[key] = value;
 	}
@@ -123,6 +123,7 @@ export function logEventBody(event: Json, clientIp: string): Json {
 		timestamp: timestampOf(event),
 		user: userOf(event, clientIp),
 		contexts: member(event, "contexts"),
+		extra: member(event, "extra"),
 		fingerprint: member(event, "fingerprint"),
 		debug_meta: member(event, "debug_meta"),
 	};

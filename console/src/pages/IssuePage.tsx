@@ -240,8 +240,17 @@ function EventDetail({ event }: { event: IssueEventView }) {
 			</section>
 			<section className="card" aria-labelledby="contexts-heading">
 				<h2 id="contexts-heading">Contexts and SDK</h2>
-				<KeyValues values={{ ...event.contexts, sdk: event.sdk.name ? `${event.sdk.name} ${event.sdk.version ?? ""}` : undefined }} empty="No contexts." />
+				<KeyValues
+					values={{ ...event.contexts, ...event.custom_contexts, sdk: event.sdk.name ? `${event.sdk.name} ${event.sdk.version ?? ""}` : undefined }}
+					empty="No contexts."
+				/>
 			</section>
+			{event.extra && (
+				<section className="card" aria-labelledby="extra-heading">
+					<h2 id="extra-heading">Additional data</h2>
+					<KeyValues values={event.extra} empty="No additional data." />
+				</section>
+			)}
 		</>
 	);
 }
