@@ -36,7 +36,8 @@ import { BoundedReader, walk } from "./walk.js";
 
 /**
  * Where the logger is started and where its key and endpoint come from, as
- * sentences ("found in .env (…x9Qz)"); `ok` when all three were found.
+ * sentences ("found in .env (…x9Qz)"); `ok` when all three were found and the
+ * endpoint is an http(s) address.
  * @typedef {{ok: boolean, init: string | null, key: string | null, endpoint: string | null}} Configured
  */
 
@@ -306,8 +307,10 @@ function configuration(calls, importers, chain, findings) {
 	};
 	const resolved = calls.map(({ file, call }) => ({ file, key: resolve(call.key, file), endpoint: resolve(call.endpoint, file) }));
 	const { file, key, endpoint } = resolved.find((r) => r.key.found && r.endpoint.found) ?? resolved[0];
+	const endpointInvalid = endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value);
 	const configured = {
-		ok: key.found && endpoint.found,
+		// Found and usable: an endpoint that is no http(s) address is no configuration.
+		ok: key.found && endpoint.found && !endpointInvalid,
 		init: file,
 		key: describeOption("key", key, file, findings),
 		endpoint: describeOption("endpoint", endpoint, file, findings),
@@ -320,7 +323,7 @@ function configuration(calls, importers, chain, findings) {
 			action: "Read it from an environment variable instead (key: process.env.SVC_KEY), unless this code runs in a browser, where the key is public anyway.",
 		});
 	}
-	if (endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value)) {
+	if (endpointInvalid) {
 		findings.push({
 			code: "endpoint_invalid",
 			severity: "error",

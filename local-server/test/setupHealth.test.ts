@@ -190,6 +190,7 @@ describe("setup-health scan", () => {
 			needsAttention: false,
 		});
 		expect(codes(packagesByDir["bad-endpoint"])).toEqual(["key_in_source", "endpoint_invalid"]);
+		expect(packagesByDir["bad-endpoint"].logger.configured.ok).toBe(false);
 		expect(packagesByDir["no-endpoint"].logger.configured).toMatchObject({ ok: false, key: "found in no-endpoint/.env.local (…efgh)", endpoint: null });
 		expect(codes(packagesByDir["no-endpoint"])).toEqual(["endpoint_missing"]);
 		expect(packagesByDir.bom).toMatchObject({ logger: { configured: { ok: true, key: "found in bom/.env (…ghij)" } }, findings: [] });
