@@ -128,12 +128,15 @@ export function startSite(workerUrl: string) {
 			? `<script>window.svc = window.svc || { q: [], track(...a) { this.q.push(["track", a]) }, identify(...a) { this.q.push(["identify", a]) } };
 svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 			: "";
+		// ?own=1: a site with a `svc` global of its own.
+		const own = query.has("own") ? `<script>var svc = { api: "the site's own" };</script>` : "";
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
-		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"></script>`;
+		// ?hash=1: a hash-routed app's tag, with data-hash.
+		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"${query.has("hash") ? " data-hash" : ""}></script>`;
 		// ?tall=1: a page 4,000 pixels tall, to scroll.
 		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
 		const text = `<!doctype html>
-<html><head><title>Test shop</title>${queue}
+<html><head><title>Test shop</title>${own}${queue}
 ${query.has("twice") ? tag + tag : tag}
 </head><body style="margin:0">${body}</body></html>`;
 		return { type: "text/html", text };

@@ -311,6 +311,50 @@ describe("the tracker in chromium against the Worker", () => {
 		]);
 	});
 
+	it("sends nothing from a prerendered page until it is shown: then the view, then the calls made meanwhile", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage({
+			init: () => Object.defineProperty(document, "prerendering", { get: () => !(window as unknown as { __shown?: boolean }).__shown, configurable: true }),
+		});
+		await page.goto(`${site.origin}/thanks?id=${trackingId}&queue=1`);
+		await page.waitForFunction(() => "svc" in window && !Array.isArray((window as unknown as { svc: { q?: unknown } }).svc.q));
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("signup"));
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(await sends(page)).toBe(0);
+		await page.evaluate(() => {
+			(window as unknown as { __shown: boolean }).__shown = true;
+			document.dispatchEvent(new Event("prerenderingchange"));
+		});
+		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		await context.close();
+		expect(events.map((e) => [e.seq, e.name, e.url_path]).sort()).toEqual([
+			[0, "", "/thanks"],
+			[1, "_identify", "/thanks"],
+			[2, "early", "/thanks"],
+			[3, "signup", "/thanks"],
+		]);
+	});
+
+	it("leaves a site's own svc alone, sends no nameless event, counts hash routes with data-hash and reads paths decoded", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/own?own=1")).toBe(204);
+		expect(await page.evaluate(() => (window as unknown as { svc: { api: string } }).svc.api)).toBe("the site's own");
+		expect(await open(page, trackingId, "/app/?hash=1")).toBe(204);
+		await page.evaluate(() => {
+			const svc = (window as unknown as { svc: { track(n?: unknown): void } }).svc;
+			svc.track();
+			svc.track(null);
+			location.hash = "#/inbox";
+		});
+		await page.waitForFunction(() => (window as unknown as { __beacons: number }).__beacons >= 3);
+		await page.evaluate(() => history.pushState({}, "", "/intl/größe café"));
+		await page.goto("about:blank");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 8);
+		await context.close();
+		expect(events.filter((e) => e.name !== "_leave").map((e) => e.url_path).sort()).toEqual(["/app/", "/app/inbox", "/intl/größe café", "/own"]);
+	});
+
 	it("caps names at 100 characters, data beyond 6,000 characters to {}, and sends at most 30 events per 10 seconds", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

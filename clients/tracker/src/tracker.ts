@@ -9,7 +9,9 @@
  * site calls through `svc.track(name, data)` and `svc.identify(id)`. No cookies, no storage of
  * its own: visitors are counted by the collector.
  * Sends nothing under Do Not Track or Global Privacy Control, or when `localStorage.svc_ignore`
- * is "true" (an owner excluding their own visits). Must never break the page it runs on.
+ * is "true" (an owner excluding their own visits). Nothing leaves a prerendered page until it is
+ * shown. `data-hash` on the tag counts each `#/route` of a hash-routed app as a page of its own.
+ * Must never break the page it runs on: a `window.svc` of the site's own is left alone.
  */
 
 type Call = [method: "track" | "identify", args: unknown[]];
@@ -34,17 +36,19 @@ const WINDOW_MS = 10_000;
 const REPORT_MS = 3_000;
 
 (() => {
-	const w = window as Window & { svc?: Partial<Api> & { q?: Call[]; l?: 1 }; doNotTrack?: string };
+	const w = window as Window & { svc?: Partial<Api> & { q?: Call[] }; doNotTrack?: string; __svcTracker?: 1 };
 	// The tag included twice (a layout and a page both adding it): the first copy counts, alone.
-	if (w.svc?.l) return;
+	if (w.__svcTracker) return;
+	w.__svcTracker = 1;
 	const d = document;
 	const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
 	const loc = location;
 	const script = d.currentScript as HTMLScriptElement | null;
 	const queued = w.svc?.q;
 	const noop = () => {};
-	const api: Api & { l: 1 } = { track: noop, identify: noop, l: 1 };
-	w.svc = api;
+	const api: Api = { track: noop, identify: noop };
+	// Taken over when absent or the queue snippet's; a site's own `svc` stays as it is.
+	if (!w.svc || Array.isArray(queued)) w.svc = api;
 
 	const id = script?.getAttribute("data-id");
 	let ignored = false;
@@ -55,6 +59,18 @@ const REPORT_MS = 3_000;
 
 	// Next to the script by default: https://svc.example/t.js posts to https://svc.example/api/collect.
 	const endpoint = script.getAttribute("data-api") || new URL("api/collect", script.src).href;
+	const hashRoutes = script.hasAttribute("data-hash");
+	// The page's path as people read it (`/größe`, not `/gr%C3%B6%C3%9Fe`; an encoded `/`, `?` or `#`
+	// stays encoded), with the route of a hash-routed app when asked.
+	const pagePath = () => {
+		let p = loc.pathname;
+		try {
+			p = decodeURI(p);
+		} catch {}
+		return hashRoutes && loc.hash.startsWith("#/") ? p.replace(/\/$/, "") + loc.hash.slice(1) : p;
+	};
+	// Until a prerendered page is shown, calls wait here.
+	let waiting: Call[] | undefined;
 
 	let seq = 0;
 	let sent: number[] = [];
@@ -89,7 +105,7 @@ const REPORT_MS = 3_000;
 			seq: seq++,
 			event_name: name,
 			url_host: loc.hostname,
-			url_path: loc.pathname,
+			url_path: pagePath(),
 			url_query: loc.search,
 			referrer,
 			title: d.title,
@@ -132,7 +148,7 @@ const REPORT_MS = 3_000;
 		report(true);
 		if (href) referrer = href;
 		href = loc.href;
-		path = loc.pathname;
+		path = pagePath();
 		query = loc.search;
 		visibleSince = visible() ? Date.now() : 0;
 		engaged = depth = reportedDepth = 0;
@@ -143,7 +159,7 @@ const REPORT_MS = 3_000;
 
 	// Single-page apps: a new path through the History API is a new page; query changes are not.
 	const navigated = () => {
-		if (loc.pathname !== path) pageview();
+		if (pagePath() !== path) pageview();
 	};
 	for (const method of ["pushState", "replaceState"] as const) {
 		const original = history[method];
@@ -153,6 +169,7 @@ const REPORT_MS = 3_000;
 		};
 	}
 	w.addEventListener("popstate", navigated);
+	if (hashRoutes) w.addEventListener("hashchange", navigated);
 	w.addEventListener("scroll", measure, { passive: true });
 	// Every hide reports, since a mobile tab hidden may be killed without another word; pagehide
 	// covers closing and navigating away. Shown again, the page gathers visible time anew.
@@ -175,7 +192,9 @@ const REPORT_MS = 3_000;
 	});
 
 	api.track = (name, data) => {
-		name = cut(String(name), MAX_NAME);
+		if (waiting) return void waiting.push(["track", [name, data]]);
+		// A name is text or a number: svc.track() is no event named "undefined".
+		name = typeof name === "string" || typeof name === "number" ? cut(String(name), MAX_NAME) : "";
 		if (!name) return;
 		let json: string | undefined;
 		try {
@@ -186,16 +205,30 @@ const REPORT_MS = 3_000;
 		send(name, { event_data: json && json.length > MAX_DATA ? "{}" : json });
 	};
 	api.identify = (value) => {
-		distinct = cut(String(value), MAX_IDENTITY) || undefined;
+		if (waiting) return void waiting.push(["identify", [value]]);
+		distinct = value === undefined || value === null ? undefined : cut(String(value), MAX_IDENTITY) || undefined;
 		if (distinct) send("_identify");
 	};
+	const run = (calls: Call[]) => {
+		for (const [method, args] of calls) (api[method] as (...a: unknown[]) => void)(...args);
+	};
 
-	// A prerendered page is not a view until the visitor actually sees it.
+	// A prerendered page is not a view until the visitor actually sees it, and sends nothing before.
 	if ((d as Document & { prerendering?: boolean }).prerendering) {
-		d.addEventListener("prerenderingchange", pageview, { once: true });
+		waiting = [];
+		d.addEventListener(
+			"prerenderingchange",
+			() => {
+				const calls = waiting as Call[];
+				waiting = undefined;
+				pageview();
+				run(calls);
+			},
+			{ once: true },
+		);
 	} else {
 		pageview();
 	}
 	// Calls made before this script loaded (window.svc = {q: [...]}) run now, in order.
-	if (queued) for (const [method, args] of queued) (api[method] as (...a: unknown[]) => void)(...args);
+	if (Array.isArray(queued)) run(queued);
 })();
