@@ -28,10 +28,14 @@ afterAll(async () => {
  * A new owner (`before` runs with their token first) signed in on a page of a context of its own,
  * at the console's root; `pageErrors` collects the page's uncaught errors.
  */
-async function signedIn(name: string, ip: string, { locale = "en-US", before }: { locale?: string; before?: (token: string) => Promise<unknown> } = {}) {
+async function signedIn(
+	name: string,
+	ip: string,
+	{ locale = "en-US", timezoneId, before }: { locale?: string; timezoneId?: string; before?: (token: string) => Promise<unknown> } = {},
+) {
 	const { email, token } = await signUpOwner(worker.url, name, ip);
 	await before?.(token);
-	const context = await browser.newContext({ viewport: DESKTOP, locale });
+	const context = await browser.newContext({ viewport: DESKTOP, locale, timezoneId });
 	const page = await context.newPage();
 	const pageErrors: string[] = [];
 	page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -299,6 +303,40 @@ describe("in a browser that reports a POSIX locale", () => {
 	});
 });
 
+describe("in a browser west of UTC", () => {
+	it("asks for whole UTC days and draws today's visits on today, in UTC", async () => {
+		let trackingId = "";
+		const { context, page, pageErrors } = await signedIn("new-york", "10.98.0.14", {
+			timezoneId: "America/New_York",
+			before: async (token) => {
+				trackingId = await addSite(token, "west.example");
+				const res = await fetch(`${worker.url}/api/collect`, {
+					method: "POST",
+					headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+					body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "west.example", url_path: "/" }),
+				});
+				expect(res.status).toBe(204);
+			},
+		});
+		const asked = page.waitForRequest((request) => request.url().includes(`/api/sites/${trackingId}/stats?`));
+		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+		const query = new URL((await asked).url()).searchParams;
+		expect([query.get("from"), query.get("to")]).toEqual([new Date(today - 6 * 86_400_000).toISOString(), new Date(today + 86_400_000).toISOString()]);
+		expect(await page.getByText("UTC days").isVisible()).toBe(true);
+		// The last day's point, under the pointer: today's UTC date, at its UTC midnight.
+		const plot = page.locator(".chart .u-over").first();
+		await page.getByTestId("figure-Visitors").locator(".value").filter({ hasText: "1" }).waitFor();
+		const box = await plot.boundingBox();
+		await plot.hover({ position: { x: (box?.width ?? 2) - 1, y: (box?.height ?? 2) / 2 } });
+		const time = page.locator(".chart .u-legend .u-series").first();
+		await expect.poll(() => time.textContent()).toContain(new Date(today).toISOString().slice(0, 10));
+		expect(await time.textContent()).toContain("Time (UTC)");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("a filtered view over more events than the statistics count one by one", () => {
 	it("says the figures are estimated from a share of the visitors, and counts every one on request", async () => {
 		const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
@@ -307,11 +345,14 @@ describe("a filtered view over more events than the statistics count one by one"
 			before: async (token) => {
 				site = { tracking_id: await addSite(token, "sampled.example") };
 				const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
-				// The rollups say the hour held one event more than a filtered answer counts one by one;
-				// the two events themselves are of visitors in the sample's first bucket and in its last.
-				await env.DB.prepare("INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, pageviews) VALUES (?, '', 3600000, ?, '', ?)")
-					.bind(site.tracking_id, hour, OWNER_LIMITS.statsSampleEvents + 1)
-					.run();
+				// The rollups (the hour's row and its UTC day's, as the collector writes both) say the hour
+				// held one event more than a filtered answer counts one by one; the two events themselves
+				// are of visitors in the sample's first bucket and in its last.
+				for (const [span, start] of [[3_600_000, hour], [86_400_000, Math.floor(hour / 86_400_000) * 86_400_000]]) {
+					await env.DB.prepare("INSERT INTO analytics_rollups (tracking_id, dim, span, start, value, pageviews) VALUES (?, '', ?, ?, '', ?)")
+						.bind(site.tracking_id, span, start, OWNER_LIMITS.statsSampleEvents + 1)
+						.run();
+				}
 				for (const [id, visitor] of [["e1", "00".padEnd(32, "a")], ["e2", "ff".padEnd(32, "a")]]) {
 					await env.DB.prepare("INSERT INTO analytics_events (tracking_id, event_id, ts, visitor_id, country, url_path) VALUES (?, ?, ?, ?, 'DE', '/')")
 						.bind(site.tracking_id, id, hour + 60_000, visitor)

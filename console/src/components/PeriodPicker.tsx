@@ -39,6 +39,7 @@ export function PeriodPicker() {
 					))}
 				</select>
 			</label>
+			<span className="muted">UTC days</span>
 			{period === "custom" && (
 				<>
 					<label className="inline">

@@ -66,10 +66,13 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 			markers: bars ? undefined : { width: 3, fill: "transparent", dash: (_u, i) => (series[i - 1]?.dashed ? "dashed" : "solid") },
 		},
 		cursor: spark ? { show: false } : { points: { size: 6 } },
+		// Times in UTC: the buckets are UTC hours and days, and a day drawn at its local start would
+		// land on the evening before west of UTC.
+		tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
 		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
 		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
 		series: [
-			{},
+			{ label: "Time (UTC)" },
 			...series.map((s) => ({
 				label: s.label,
 				stroke: cssVar(s.color),
