@@ -129,6 +129,8 @@ describe("browser event field rules, each at its boundary and one past it", () =
 		const host = (length: number) => `${x(length - ".example.com".length)}.example.com`;
 		expect((await storedWith({ url_host: host(500) })).url_host).toBe(host(500));
 		expect((await storedWith({ url_host: host(501) })).url_host).toBe(host(501).slice(0, 500));
+		// A fully qualified name's trailing dot is no part of the host.
+		expect((await storedWith({ url_host: "WWW.Example.com." })).url_host).toBe("www.example.com");
 	});
 
 	it("event_data: 8,000 characters are kept, 8,001 become {}", async ({ expect }) => {

@@ -1,7 +1,6 @@
-import { clampedInteger, text } from "./fields";
+import { clampedInteger, storedHost, text } from "./fields";
 import { COLLECT_LIMITS as L } from "../limits";
 import { hostOnly } from "../sites/hostnames";
-import { cutText } from "../text";
 import { campaignOf } from "./sources";
 
 /** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
@@ -123,7 +122,7 @@ export function externalHost(referrer: string, ownHost: string | null): string {
 /** Every field rule of a browser event (docs/api.md#collect-browser-analytics). Never throws: a field of the wrong shape counts as absent. */
 export function readEventFields(body: Record<string, unknown>): EventFields {
 	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
-	const urlHost = typeof body.url_host === "string" ? cutText(body.url_host, L.host).toLowerCase() : null;
+	const urlHost = storedHost(body.url_host, L.host);
 	const referrer = text(body.referrer, L.bodyChars) ?? "";
 	const urlQuery = text(body.url_query, L.urlPart) ?? "";
 	return {

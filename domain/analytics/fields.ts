@@ -20,6 +20,14 @@ export function clampedInteger(value: unknown, min: number, max: number): number
 }
 
 /**
+ * `url_host` as stored: cut, lower-case, without the trailing dot of a fully qualified name
+ * (`Shop.Example.` is `shop.example`, as the host check already reads it); null when absent.
+ */
+export function storedHost(value: unknown, max: number): string | null {
+	return typeof value === "string" ? cutText(value, max).toLowerCase().replace(/\.+$/, "") : null;
+}
+
+/**
  * The host an event claims to come from, for host authorization: null when `url_host` is absent
  * (spec: omitting it bypasses the check), else the text to check. A `url_host` of another type
  * is not a way around the check: it becomes "" and matches no domain.

@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { claimedHost, clampedInteger, countryCode, text, trackingIdOf } from "../../domain/analytics/fields";
+import { claimedHost, clampedInteger, countryCode, storedHost, text, trackingIdOf } from "../../domain/analytics/fields";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
 import { isTrackingIdShaped } from "../../domain/sites/trackingId";
 import { admitVisit } from "../sites/siteBuffer";
@@ -8,6 +8,22 @@ import { matchCrawler } from "../../domain/crawl/crawlers";
 import { isVerifiedVisit } from "../../domain/crawl/ipRanges";
 import { CRAWL_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
+
+/**
+ * The page a crawler read, as the tracker names it: the path without a query or fragment (an edge
+ * often forwards the request URI, `/docs?ref=x`), percent-decoding undone where it spells
+ * characters (`/größe`; an encoded `/`, `?` or `#` stays), so it meets the page's views.
+ */
+function crawledPath(value: unknown): string {
+	let path = text(value, CRAWL_LIMITS.urlPath) ?? "";
+	path = path.slice(0, path.search(/[?#]|$/));
+	try {
+		path = decodeURI(path);
+	} catch {
+		// Malformed escapes: the path as sent.
+	}
+	return path || "/";
+}
 
 /** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */
 function httpStatus(value: unknown): number {
@@ -36,8 +52,8 @@ export async function ingestCrawl(request: IRequest, env: Env, ctx: ExecutionCon
 			id: crypto.randomUUID(),
 			ts: Date.now(),
 			crawler: crawler.name,
-			urlHost: typeof body.url_host === "string" ? cutText(body.url_host, CRAWL_LIMITS.host).toLowerCase() : null,
-			urlPath: text(body.url_path, CRAWL_LIMITS.urlPath) || "/",
+			urlHost: storedHost(body.url_host, CRAWL_LIMITS.host),
+			urlPath: crawledPath(body.url_path),
 			country: countryCode(body.country),
 			status: httpStatus(body.status),
 			ua,
