@@ -59,7 +59,7 @@ describe("owner console: analytics", () => {
 		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("3");
 		// Both were here a moment ago; nobody was in the period before.
 		expect(await page.getByTestId("figure-now").locator(".value").textContent()).toBe("2");
-		expect(await page.getByTestId("figure-Visitors").getByText("new this period").isVisible()).toBe(true);
+		expect(await page.getByTestId("figure-Visitors").getByText("none the period before").isVisible()).toBe(true);
 		// A's visit came from Google (the referrer's source), B's from nowhere.
 		const sources = page.getByRole("region", { name: "Sources" });
 		expect(await sources.getByRole("button", { name: "Google" }).isVisible()).toBe(true);

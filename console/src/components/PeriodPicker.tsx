@@ -50,8 +50,8 @@ export function PeriodPicker() {
 						To
 						<input type="date" value={search.get("to") ?? ""} min={search.get("from") ?? undefined} onChange={(e) => set({ to: e.target.value })} />
 					</label>
-					{/* Typed dates can pass min and max: the figures below are then the default period's, and this says so. */}
-					{!isCustomRange(search.get("from"), search.get("to")) && (
+					{/* Typed dates can pass min and max: the figures below are then the default period's, and this says so (not before any date is given). */}
+					{(search.get("from") || search.get("to")) && !isCustomRange(search.get("from"), search.get("to")) && (
 						<span className="error" role="alert">
 							From must be a date on or before To: showing the last 7 days
 						</span>

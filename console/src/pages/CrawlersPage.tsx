@@ -7,7 +7,9 @@ import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
+import { CopyButton } from "../components/CopyButton";
 import { QueryState } from "../components/QueryState";
+import { crawlerForwarder } from "../components/SetupSnippets";
 import { TableWrap } from "../components/TableWrap";
 import { type Series, TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
@@ -169,8 +171,13 @@ export function CrawlersPage() {
 			</div>
 			<p className="row muted">
 				<Link to={`/analytics/${site}?${periodQuery(search)}`}>Visitors of this site</Link>
-				<span>Visits are reported by your server or edge to /api/bot-crawl-ingest.</span>
+				<span>Visits are reported by your server or edge to {location.origin}/api/bot-crawl-ingest.</span>
 			</p>
+			<details>
+				<summary>Set up: report AI crawlers' visits from your site's edge</summary>
+				<pre className="snippet">{crawlerForwarder(site)}</pre>
+				<CopyButton text={crawlerForwarder(site)} label="Copy the Worker" />
+			</details>
 			<QueryState query={stats} loading="Loading crawler visits…" empty="" isEmpty={() => false} />
 			{data && (
 				<>

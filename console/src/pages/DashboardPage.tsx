@@ -65,7 +65,7 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 					<span className="visually-hidden">{words}</span>
 				</span>
 			);
-	} else if (previous === 0 && value > 0) change = <span className="muted">{format === count ? "new this period" : `was ${format(0)}`}</span>;
+	} else if (previous === 0 && value > 0) change = <span className="muted">{format === count ? "none the period before" : `was ${format(0)}`}</span>;
 	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
