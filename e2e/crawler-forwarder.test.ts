@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { crawlerForwarder } from "../console/src/crawlerForwarder";
 import { api, ownerWithSite, startSite, startWorker } from "./stack";
 
 /**
@@ -24,12 +25,9 @@ interface Forwarder {
 	fetch(request: Request, env: unknown, ctx: { waitUntil(promise: Promise<unknown>): void }): Promise<Response>;
 }
 
-/** The page's snippet for the site, with this service's address, loaded as the module it is. */
+/** The page's snippet for the site, with this service's address (the page's own origin there), loaded as the module it is. */
 async function forwarderFor(trackingId: string): Promise<Forwarder> {
-	// The console builds the snippet from its own address, as a page would.
-	(globalThis as { location?: { origin: string } }).location = { origin: worker.url };
-	const { crawlerForwarder } = await import("../console/src/components/SetupSnippets");
-	const source = crawlerForwarder(trackingId);
+	const source = crawlerForwarder(worker.url, trackingId);
 	return (await import(`data:text/javascript,${encodeURIComponent(source)}`)).default;
 }
 

@@ -9,7 +9,7 @@ import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker
 import { SitePicker } from "../components/Pickers";
 import { CopyButton } from "../components/CopyButton";
 import { QueryState } from "../components/QueryState";
-import { crawlerForwarder } from "../components/SetupSnippets";
+import { crawlerForwarder } from "../crawlerForwarder";
 import { TableWrap } from "../components/TableWrap";
 import { type Series, TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
@@ -175,8 +175,8 @@ export function CrawlersPage() {
 			</p>
 			<details>
 				<summary>Set up: report AI crawlers' visits from your site's edge</summary>
-				<pre className="snippet">{crawlerForwarder(site)}</pre>
-				<CopyButton text={crawlerForwarder(site)} label="Copy the Worker" />
+				<pre className="snippet">{crawlerForwarder(location.origin, site)}</pre>
+				<CopyButton text={crawlerForwarder(location.origin, site)} label="Copy the Worker" />
 			</details>
 			<QueryState query={stats} loading="Loading crawler visits…" empty="" isEmpty={() => false} />
 			{data && (
