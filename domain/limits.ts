@@ -249,6 +249,13 @@ export const CHUNK_UPLOAD = {
 export const FRAME_CONTEXT = { lines: 5, lineChars: 200, frames: 50 } as const;
 
 /**
+ * A frame's local variables (Sentry's `vars`, which sentry-python sends by default), kept for the
+ * frames nearest the crash only, each value as text: enough to read a crash by, bounded so that
+ * an event's stored copy stays small (at most 10 × 30 × 300 characters).
+ */
+export const FRAME_VARS = { frames: 10, names: 30, nameChars: 100, valueChars: 300 } as const;
+
+/**
  * Symbolication at ingestion. Parsing a source map takes memory about five times its size and
  * time in proportion, so both the maps and what one event may parse are bounded; a map parsed once
  * stays cached in the isolate, least recently used first out. Workers' clocks stand still while

@@ -259,6 +259,9 @@ describe("owner console", () => {
 		expect(await page.getByText("1 library frame").isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "Pay button" }).isVisible()).toBe(true);
 		expect(await page.getByRole("cell", { name: "POST /api/order → 500" }).isVisible()).toBe(true);
+		// The frame's local variables, folded until asked for.
+		await page.getByText("Local variables").click();
+		expect(await page.locator(".vars dd").textContent()).toBe('{"items":2,"owner":null}');
 		// A context of the app's own, and additional data.
 		expect(await page.getByRole("region", { name: "Contexts and SDK" }).getByText("items: 3 · currency: EUR").isVisible()).toBe(true);
 		expect(await page.getByRole("region", { name: "Additional data" }).getByRole("definition").textContent()).toBe("7");

@@ -130,6 +130,7 @@ export const checkoutCrash = (user: string, release = "1.4.2") => ({
 					context_line: "const id = cart.owner.id;",
 					post_context: ["return api.post(\"/orders\", id);"],
 					in_app: true,
+					vars: { cart: { items: 2, owner: null } },
 				},
 			],
 		},

@@ -211,6 +211,17 @@ describe("Sentry events in the log pipeline", () => {
 		expect(Object.keys(plain)).not.toContain("custom_contexts");
 	});
 
+	it("frames' local variables (sentry-python's vars): the nearest 10 frames', 30 names each, values as text cut to 300, secrets filtered", async ({ expect }) => {
+		const vars = (i: number) => ({ i, name: `'frame ${i}'`, password: "'hunter2'", items: [1, 2], long: "x".repeat(301), ...Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`v${j}`, j])) });
+		const frames = Array.from({ length: 11 }, (_, i) => ({ filename: "app.py", function: `f${i}`, lineno: i + 1, in_app: true, vars: vars(i) }));
+		const event = await storedFrom({ platform: "python", exception: { values: [{ type: "ValueError", value: "bad", stacktrace: { frames } }] } });
+		const stored = (event.exception as { stacktrace: { frames: Array<{ vars?: Record<string, string> }> } }).stacktrace.frames;
+		expect(stored[0].vars).toBeUndefined();
+		expect(stored[10].vars).toMatchObject({ i: "10", name: "'frame 10'", password: "[Filtered]", items: "[1,2]", long: "x".repeat(300) });
+		expect(Object.keys(stored[10].vars ?? {})).toHaveLength(30);
+		expect(stored.filter((f) => f.vars)).toHaveLength(10);
+	});
+
 	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
 		const event = await storedFrom({
 			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),

@@ -9,7 +9,9 @@ export interface StackFrame {
 	colno?: number;
 	context_line?: string;
 	in_app?: boolean;
-	/** Set by symbolication: the original lines before and after `context_line`. */
+	/** The frame's local variables by name, each value as text (FRAME_VARS). */
+	vars?: Record<string, string>;
+	/** The lines before and after `context_line`, as the SDK sent them or symbolication found them. */
 	pre_context?: string[];
 	post_context?: string[];
 	/** Set by symbolication: the frame as it came, before it was mapped to the original code. */

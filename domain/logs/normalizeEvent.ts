@@ -12,7 +12,7 @@
  * - the documented fallbacks apply where there is one (timestamp → now, level → `error`).
  */
 import { InvalidInput } from "../errors";
-import { FRAME_CONTEXT, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
+import { FRAME_CONTEXT, FRAME_VARS, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
@@ -43,8 +43,30 @@ function contextLines(value: unknown, keep: "last" | "first"): string[] | null {
 	return nearest.length > 0 ? nearest : null;
 }
 
-/** One frame; `withContext` for the frames nearest the crash, which keep the lines around their own. */
-function readFrame(value: unknown, withContext: boolean): StackFrame | undefined {
+/**
+ * A frame's local variables: the first FRAME_VARS.names, each value as text (a string as it is, as
+ * sentry-python sends its repr; anything else as JSON), secrets filtered by name.
+ */
+function readVars(value: unknown): Record<string, string> | undefined {
+	if (!isObject(value)) return undefined;
+	const vars: Record<string, string> = {};
+	let count = 0;
+	for (const [name, raw] of Object.entries(scrubJson(boundedJson(value)) as Record<string, unknown>)) {
+		if (count >= FRAME_VARS.names) break;
+		if (name.length > FRAME_VARS.nameChars) continue;
+		const text = typeof raw === "string" ? raw : JSON.stringify(raw);
+		if (text === undefined) continue;
+		vars[name] = cutText(text, FRAME_VARS.valueChars);
+		count++;
+	}
+	return count > 0 ? vars : undefined;
+}
+
+/**
+ * One frame; `withContext` for the frames nearest the crash, which keep the lines around their
+ * own, and `withVars` for the nearest of those, which keep their local variables.
+ */
+function readFrame(value: unknown, withContext: boolean, withVars: boolean): StackFrame | undefined {
 	if (!isObject(value)) return undefined;
 	const frame: StackFrame = {};
 	for (const key of ["filename", "abs_path", "module", "function", "context_line"] as const) {
@@ -63,7 +85,10 @@ function readFrame(value: unknown, withContext: boolean): StackFrame | undefined
 	}
 	const inApp = member(value, "in_app");
 	if (typeof inApp === "boolean") frame.in_app = inApp;
-	return Object.keys(frame).length > 0 ? frame : undefined;
+	if (Object.keys(frame).length === 0) return undefined;
+	const vars = withVars ? readVars(member(value, "vars")) : undefined;
+	if (vars) frame.vars = vars;
+	return frame;
 }
 
 function readMechanism(exception: Json): ExceptionMechanism | undefined {
@@ -94,7 +119,9 @@ function readOneException(exception: Json, path: string): LogException | null {
 	// At most 200 frames, in the order sent. Frames run oldest call first, crash site last (Sentry's
 	// convention), so a longer stack loses its outermost callers, never the crash site or culprit.
 	const kept = (rawFrames ?? []).slice(-LOG_LIMITS.frames);
-	const frames = kept.map((raw, i) => readFrame(raw, kept.length - i <= FRAME_CONTEXT.frames)).filter((frame) => frame !== undefined);
+	const frames = kept
+		.map((raw, i) => readFrame(raw, kept.length - i <= FRAME_CONTEXT.frames, kept.length - i <= FRAME_VARS.frames))
+		.filter((frame) => frame !== undefined);
 	if (!type && !value && frames.length === 0) return null;
 	const mechanism = readMechanism(exception);
 	return { type, value, stacktrace: frames.length > 0 ? { frames } : null, ...(mechanism ? { mechanism } : {}) };

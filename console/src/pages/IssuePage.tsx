@@ -60,6 +60,12 @@ function Frame({ frame }: { frame: StackFrame }) {
 			<code>{frameLabel(frame)}</code>
 			{frame.in_app && <span className="tag">in app</span>}
 			{frame.context_line !== undefined && <SourceLines frame={frame} line={frame.context_line} />}
+			{frame.vars && (
+				<details className="vars">
+					<summary>Local variables</summary>
+					<KeyValues values={frame.vars} empty="" />
+				</details>
+			)}
 		</li>
 	);
 }
