@@ -1,7 +1,8 @@
 // An npm registry on a free local port for the setup-health tests: it serves
-// the packument of @svcapp/logger (GET /@svcapp%2flogger) and the tarballs of
-// the versions a test publishes, each built with `npm pack` from a tiny fake
-// package in a temporary folder. The real package managers install from it.
+// the packument of @svcapp/logger (GET /@svcapp%2flogger), and of any other
+// package a test publishes (GET /<name>), and the tarballs of their versions,
+// each built with `npm pack` from a tiny fake package in a temporary folder.
+// The real package managers install from it.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -23,6 +24,8 @@ export interface LocalRegistry {
 	requests: string[];
 	/** Packs and publishes a version; `latest` moves to it. */
 	publish(version: string, extra?: { scripts?: Record<string, string>; files?: Record<string, string> }): void;
+	/** Packs and publishes a version of another (unscoped) package. */
+	publishOther(name: string, version: string): void;
 	/** The version the `latest` dist-tag names. */
 	latest(): string | undefined;
 	/** Moves the `latest` dist-tag to a published version. */
@@ -42,8 +45,31 @@ function pack(manifest: Record<string, unknown>, files: Record<string, string>) 
 	return fs.readFileSync(path.join(dir, out));
 }
 
+/** A package's packument, its tarballs served from `base`. */
+function packument(base: string, name: string, versions: Map<string, Version>, latest: string | undefined) {
+	const file = name.split("/").pop();
+	return {
+		name,
+		"dist-tags": { latest },
+		versions: Object.fromEntries(
+			[...versions].map(([v, { manifest, tarball }]) => [
+				v,
+				{
+					...manifest,
+					dist: {
+						tarball: `${base}/${name}/-/${file}-${v}.tgz`,
+						integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
+						shasum: createHash("sha1").update(tarball).digest("hex"),
+					},
+				},
+			]),
+		),
+	};
+}
+
 export async function startLocalRegistry(): Promise<LocalRegistry> {
 	const versions = new Map<string, Version>();
+	const others = new Map<string, Map<string, Version>>();
 	let latest: string | undefined;
 	let held = false;
 	const waiting: http.ServerResponse[] = [];
@@ -55,27 +81,13 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
 		if (url.toLowerCase() === "/@svcapp%2flogger") {
 			if (held) return void waiting.push(res);
 			if (versions.size === 0) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
-			const packument = {
-				name: NAME,
-				"dist-tags": { latest },
-				versions: Object.fromEntries(
-					[...versions].map(([v, { manifest, tarball }]) => [
-						v,
-						{
-							...manifest,
-							dist: {
-								tarball: `${base}/@svcapp/logger/-/logger-${v}.tgz`,
-								integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
-								shasum: createHash("sha1").update(tarball).digest("hex"),
-							},
-						},
-					]),
-				),
-			};
-			return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(packument));
+			const answer = packument(base, NAME, versions, latest);
+			return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
 		}
-		const m = /^\/@svcapp\/logger\/-\/logger-(.+)\.tgz$/.exec(url);
-		const version = m ? versions.get(m[1]) : undefined;
+		const other = others.get(url.slice(1));
+		if (other) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(packument(base, url.slice(1), other, [...other.keys()].pop())));
+		const m = /^\/(@svcapp\/logger|[\w.-]+)\/-\/[\w.-]+?-(\d[^/]*)\.tgz$/.exec(url);
+		const version = m ? (m[1] === NAME ? versions : others.get(m[1]))?.get(m[2]) : undefined;
 		if (version) return void res.writeHead(200, { "content-type": "application/octet-stream" }).end(version.tarball);
 		res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
 	});
@@ -88,6 +100,12 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
 			const tarball = pack(manifest, { "index.js": `export function init() {}\nexport const version = ${JSON.stringify(version)};\n`, ...extra.files });
 			versions.set(version, { manifest, tarball });
 			latest = version;
+		},
+		publishOther(name, version) {
+			const manifest = { name, version, main: "index.js", license: "MIT" };
+			const published = others.get(name) ?? new Map<string, Version>();
+			published.set(version, { manifest, tarball: pack(manifest, { "index.js": "module.exports = {};\n" }) });
+			others.set(name, published);
 		},
 		latest: () => latest,
 		tag(version) {

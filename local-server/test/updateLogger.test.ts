@@ -117,6 +117,29 @@ describe("logger update", () => {
 		expect(installed(path.join(root, "tools"))).toBe("1.1.0");
 	});
 
+	it("reads the workspace's own registries: the logger from its scoped registry, every other package from its default one", async () => {
+		// Without SVC_NPM_REGISTRY: a private registry serves @svcapp, another is the default.
+		const defaults = await startLocalRegistry();
+		try {
+			defaults.publishOther("left-pad-svc", "1.0.0");
+			const root = tempDir("svc-update-scoped-");
+			writeTree(root, {
+				".npmrc": `@svcapp:registry=${registry.url}\nregistry=${defaults.url}\n`,
+				"package.json": json({ name: "app", version: "1.0.0", private: true, dependencies: { "@svcapp/logger": "^1.0.0", "left-pad-svc": "^1.0.0" } }),
+			});
+			const t = await server();
+			const id = await addWorkspace(t, root);
+			const r = await update(t, id, ".");
+			expect(r.json, r.text).toMatchObject({ ok: true, exitCode: 0 });
+			expect(installed(root)).toBe(registry.latest());
+			expect(readJson(path.join(root, "node_modules/left-pad-svc/package.json")).version).toBe("1.0.0");
+			expect(defaults.requests.some((url) => url.startsWith("/left-pad-svc"))).toBe(true);
+			expect(defaults.requests.some((url) => url.toLowerCase().startsWith("/@svcapp"))).toBe(false);
+		} finally {
+			await defaults.close();
+		}
+	});
+
 	for (const [manager, lockfile] of [
 		["pnpm", "pnpm-lock.yaml"],
 		["yarn", "yarn.lock"],
