@@ -147,16 +147,41 @@ describe("POST /api/:project_id/envelope/", () => {
 			["statsd", "checkout.latency@millisecond:120|d"],
 			["span", JSON.stringify({ span_id: "s" })],
 			["log", JSON.stringify({ items: [] })],
-			["user_report", JSON.stringify({ event_id: "e", comments: "it broke" })],
-			["feedback", JSON.stringify({ contexts: { feedback: { message: "hi" } } })],
+			["user_report without comments", JSON.stringify({ event_id: "e", name: "Ana" })],
+			["feedback without a message", JSON.stringify({ contexts: { feedback: { contact_email: "ana@example.com" } } })],
 			["something_new", "{}"],
-		] as const)("%s is accepted and dropped", async ([type, payload], { expect }) => {
+		] as const)("%s is accepted and dropped", async ([name, payload], { expect }) => {
 			const project = await sentryProject();
+			const type = name.split(" ")[0];
 			const res = await sendEnvelope(project, envelope({ event_id: "9ec79c33ec9942ab8353589fcb2e04dc" }, [{ type, payload, withLength: true }]));
 			expect(res.status).toBe(200);
 			expect(await res.json()).toEqual({ id: "9ec79c33ec9942ab8353589fcb2e04dc" });
 			expect(await issuesOf(project)).toEqual([]);
 			expect(await storedEvents(project.keyId)).toEqual([]);
+		});
+
+		it("user feedback (the widget's feedback item, the dialog's user_report) lands in the project's feedback inbox", async ({ expect }) => {
+			const project = await sentryProject();
+			const about = "9ec79c33ec9942ab8353589fcb2e04dc";
+			const feedback = {
+				type: "feedback",
+				contexts: { feedback: { message: "The pay button does nothing\nOn Safari 17", contact_email: "ana@example.com", name: "Ana", url: "https://shop.example/checkout", associated_event_id: about } },
+			};
+			const report = { event_id: about, name: "Bo", email: "not an address", comments: "It broke" };
+			for (const [type, payload] of [["feedback", feedback], ["user_report", report]] as const) {
+				const res = await sendEnvelope(project, envelope({ event_id: "0".repeat(32) }, [{ type, payload: JSON.stringify(payload) }]));
+				expect(res.status, await res.clone().text()).toBe(200);
+			}
+			const inbox = await call(`/api/feedback?project_name=${encodeURIComponent(project.projectName)}`, { token: project.token }).then((r) => r.json<any>());
+			expect(inbox.feedback.map((f: any) => [f.type, f.data]).reverse()).toEqual([
+				[
+					"issue",
+					{ title: "The pay button does nothing", description: "The pay button does nothing\nOn Safari 17", email: "ana@example.com", name: "Ana", page_url: "https://shop.example/checkout", sentry_event_id: about },
+				],
+				// An address that is none is left out rather than refuse the report.
+				["issue", { title: "It broke", description: "It broke", name: "Bo", sentry_event_id: about }],
+			]);
+			expect(await issuesOf(project)).toEqual([]);
 		});
 
 		it("an event among dropped items is stored; items without a length read to the end of their line", async ({ expect }) => {

@@ -1,9 +1,9 @@
 /**
  * Sentry SDKs' endpoints (docs/api.md#sentry-sdks): an application instrumented with Sentry
  * changes only its DSN. Its error and message events take the path of /api/app-logs-ingest (the
- * same field rules, limits, scrubbing, grouping, key and IP windows, 401/402/403); every other
- * item (transactions, sessions, client reports, replays, profiles, attachments, check-ins...) is
- * accepted and dropped.
+ * same field rules, limits, scrubbing, grouping, key and IP windows, 401/402/403); user feedback
+ * takes the path of /functions/v1/submit-feedback; every other item (transactions, sessions,
+ * client reports, replays, profiles, attachments, check-ins...) is accepted and dropped.
  */
 import type { IRequest } from "itty-router";
 import { InvalidInput } from "../../domain/errors";
@@ -11,9 +11,12 @@ import { LOG_LIMITS } from "../../domain/limits";
 import { clientEventIdOf, normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
+import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
+import { readableBody } from "../../domain/feedback/submission";
 import { clientIp, HttpError, json, readDecodedBodyWithin } from "../http";
 import { type PresentedKey, presentedKey, sourceAddressTag } from "../keys/authenticateKey";
-import { bodyOrProblem, refusalError } from "../keys/keyAnswers";
+import { answerOf, bodyOrProblem, orStorageFailure, refusalError } from "../keys/keyAnswers";
+import { callProjectCollector } from "../keys/projectCalls";
 import { admitLogKey, refuseAfterKeyChecks, storeLogEvent } from "../logs/logPipeline";
 
 type Json = Record<string, unknown>;
@@ -85,7 +88,11 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 		// Everything the envelope can be refused for, answered once the key's own checks pass.
 		const item = "problem" in read ? read : await bodyOrProblem(async () => eventItem(read.body));
 		if ("problem" in item) return refuseAfterKeyChecks(env, key, item.problem, projectId);
-		const { headerId, payload } = item.body;
+		const { headerId, payload, feedback } = item.body;
+		if (feedback) {
+			await storeSentryFeedback(env, ctx, request, key, feedback);
+			return json({ id: headerId });
+		}
 		if (!payload) {
 			await admitLogKey(env, key, projectId);
 			return json({ id: headerId });
@@ -96,11 +103,27 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 	});
 }
 
-/** The envelope's one event item, if any (400 for more than one), and the id its header gives. */
-function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: string | null; payload: Json | null } {
+/**
+ * The envelope's one event item, if any (400 for more than one), else the feedback submission its
+ * user feedback item makes, and the id its header gives.
+ */
+function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: string | null; payload: Json | null; feedback: Record<string, unknown> | null } {
+	const headerId = clientEventIdOf(envelope.headers.event_id);
 	const events = envelope.items.filter((item) => item.type === "event");
 	if (events.length > 1) throw new HttpError(400, "Invalid envelope: more than one event item");
-	return { headerId: clientEventIdOf(envelope.headers.event_id), payload: events.length === 0 ? null : jsonPayload(events[0].payload, "the event item") };
+	if (events.length === 1) return { headerId, payload: jsonPayload(events[0].payload, "the event item"), feedback: null };
+	const sent = envelope.items.find((item) => item.type === "feedback" || item.type === "user_report");
+	const feedback = sent ? feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`)) : null;
+	return { headerId, payload: null, feedback };
+}
+
+/**
+ * User feedback into the project's feedback inbox, as /functions/v1/submit-feedback stores it: the
+ * key's and the address's feedback windows (429) and its field rules (400) apply.
+ */
+async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, submission: Record<string, unknown>): Promise<void> {
+	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), body: readableBody(submission) };
+	answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, JSON.stringify(submission).length), "Feedback"));
 }
 
 /** A store request's body is one event, not an envelope: its 400s say so. */
