@@ -8,7 +8,7 @@ import { parseEnv } from "node:util";
 import { LOGGER_PACKAGE } from "./packageManagers.js";
 
 /**
- * @typedef {{kind: "literal", value: string} | {kind: "env", name: string} | {kind: "expression"}} OptionValue
+ * @typedef {{kind: "literal", value: string} | {kind: "env", name: string, fallback?: string} | {kind: "expression"}} OptionValue
  * @typedef {{key: OptionValue | null, endpoint: OptionValue | null}} InitCall
  */
 
@@ -92,7 +92,13 @@ function optionValue(args, option) {
 	const literal = /^(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(value);
 	if (literal && !(literal[1] === "`" && literal[2].includes("${"))) return { kind: "literal", value: literal[2] };
 	const env = new RegExp(`^(?:process\\.env|import\\.meta\\.env)(?:\\.(${IDENT})|\\[\\s*["'](${IDENT})["']\\s*\\])`).exec(value);
-	if (env) return { kind: "env", name: env[1] ?? env[2] };
+	if (env) {
+		// `process.env.SVC_URL ?? "https://…"`: the literal stands in when the variable is not set.
+		const rest = value.slice(env[0].length);
+		const fallback = /^\s*(?:\?\?|\|\|)\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(rest);
+		const name = env[1] ?? env[2];
+		return fallback && !(fallback[1] === "`" && fallback[2].includes("${")) ? { kind: "env", name, fallback: fallback[2] } : { kind: "env", name };
+	}
 	return { kind: "expression" };
 }
 

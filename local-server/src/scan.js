@@ -303,6 +303,7 @@ function configuration(calls, importers, chain, findings) {
 		if (option.kind === "expression") return { ...none, found: true, where: `set in ${file} by an expression (not followed)` };
 		const env = envFiles.find((e) => e.vars[option.name]);
 		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name] };
+		if (option.fallback) return { ...none, found: true, where: `${option.name} is not set: the fallback in ${file}`, literal: true, variable: option.name, value: option.fallback };
 		return { ...none, variable: option.name };
 	};
 	const resolved = calls.map(({ file, call }) => ({ file, key: resolve(call.key, file), endpoint: resolve(call.endpoint, file) }));

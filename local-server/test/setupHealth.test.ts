@@ -150,6 +150,7 @@ describe("setup-health scan", () => {
 			expression: 'import { init } from "@svcapp/logger";\nimport { config } from "./config.js";\ninit(config.logger);\n',
 			"bad-endpoint": 'import { init } from "@svcapp/logger";\ninit({ key: "svc_literal0123456789abcdef", endpoint: "svc.example.com" });\n',
 			"no-endpoint": 'const logger = require("@svcapp/logger");\nlogger.init({ key: process.env.SVC_KEY });\n',
+			fallback: 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY ?? "", endpoint: process.env.SVC_URL ?? "https://svc.example.com" });\n',
 			commented:
 				'import { init } from "@svcapp/logger";\nconst url = "https://svc.example.com"; // init({ key: process.env.SVC_KEY, endpoint: url });\n/* init({ key: "svc_block0123456789abcdefgh" }) */\n',
 		};
@@ -194,6 +195,9 @@ describe("setup-health scan", () => {
 		expect(packagesByDir["no-endpoint"].logger.configured).toMatchObject({ ok: false, key: "found in no-endpoint/.env.local (…efgh)", endpoint: null });
 		expect(codes(packagesByDir["no-endpoint"])).toEqual(["endpoint_missing"]);
 		expect(packagesByDir.bom).toMatchObject({ logger: { configured: { ok: true, key: "found in bom/.env (…ghij)" } }, findings: [] });
+		// A variable with a literal fallback: the fallback stands when nothing sets it; an empty one stands for nothing.
+		expect(packagesByDir.fallback.logger.configured).toMatchObject({ ok: false, endpoint: "SVC_URL is not set: the fallback in fallback/src/index.js (https://svc.example.com)" });
+		expect(codes(packagesByDir.fallback)).toEqual(["key_not_found"]);
 		// A call in a comment starts nothing.
 		expect(packagesByDir.commented.logger.configured).toMatchObject({ ok: false });
 		expect(codes(packagesByDir.commented)).toEqual(["logger_not_initialised"]);
