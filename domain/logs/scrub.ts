@@ -1,6 +1,6 @@
 /**
- * Secrets an SDK sends inside an event's request and breadcrumbs, replaced before anything is
- * stored, as Sentry's default server-side scrubbing does: the value of any member, form field or
+ * Secrets an SDK sends inside an event (its request, breadcrumb data, `extra`, contexts and frames'
+ * local variables), replaced before anything is stored, as Sentry's default server-side scrubbing does: the value of any member, form field or
  * query parameter whose name says it holds a password, a secret, a key, a token, credentials or a
  * session becomes "[Filtered]". Names are compared without case, `-`, `_` or `.`, so `apiKey`,
  * `api_key` and `API-KEY` are one name. Headers are handled apart (normalizeEvent's
