@@ -66,16 +66,19 @@ export function lockedVersion(manager, text, { dirFromLockfile, range }) {
 		return null;
 	}
 	if (manager === "pnpm") {
-		// importers: <dir>: dependencies: '@svcapp/logger': {specifier, version}
+		// importers: <dir>: dependencies: '@svcapp/logger': {specifier, version}. A package the
+		// lockfile lists without the logger has none locked, whatever other packages have.
 		const importer = new RegExp(`\\n  ${escapeRegExp(dirFromLockfile || ".")}:\\n((?:    .*\\n|\\n)*)`).exec(text);
 		const m = importer && new RegExp(`'?${LOGGER}'?:\\n\\s+specifier: .*\\n\\s+version: (\\d[^\\s(]*)`).exec(importer[1]);
-		if (m) return m[1];
+		if (importer) return m ? m[1] : null;
 	}
 	if (manager === "yarn") {
-		// "@svcapp/logger@^1.0.0": version "1.0.0" (yarn 1), or "@svcapp/logger@npm:^1.0.0": version: 1.0.0 (yarn 2+)
+		// "@svcapp/logger@^1.0.0": version "1.0.0" (yarn 1), or "@svcapp/logger@npm:^1.0.0": version: 1.0.0 (yarn 2+).
+		// With the package's range, only its own entry: another range's is another package's.
 		const entries = [...text.matchAll(new RegExp(`^"?(${LOGGER}@[^\\n]*):\\n\\s+version:? "?([^"\\s]+)"?`, "gm"))];
-		const mine = range ? entries.find(([, header]) => header.split(/,\s*/).some((h) => h.replace(/"/g, "").replace("@npm:", "@") === `${LOGGER_PACKAGE}@${range}`)) : undefined;
-		if (mine ?? entries[0]) return (mine ?? entries[0])[2];
+		if (entries.length > 0 && !range) return entries[0][2];
+		const mine = entries.find(([, header]) => header.split(/,\s*/).some((h) => h.replace(/"/g, "").replace("@npm:", "@") === `${LOGGER_PACKAGE}@${range}`));
+		if (entries.length > 0) return mine ? mine[2] : null;
 	}
 	return highest([...text.matchAll(ANY_LOCKED)].map((m) => m[1]));
 }

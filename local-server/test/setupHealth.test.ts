@@ -209,6 +209,26 @@ describe("setup-health scan", () => {
 		});
 	});
 
+	it("reads a lockfile's entry for the package only: another package's or another range's logger is not this one's", async () => {
+		const root = tempDir("svc-locks-");
+		writeTree(root, {
+			// yarn: the package asks for ^2.0.0; the lockfile holds only a ^1.0.0 entry.
+			"yarn-app/package.json": json({ name: "yarn-app", dependencies: { "@svcapp/logger": "^2.0.0" } }),
+			"yarn-app/yarn.lock": `# yarn lockfile v1\n\n\n"@svcapp/logger@^1.0.0":\n  version "1.0.5"\n`,
+			// pnpm: the package's importer does not list the logger; another importer does.
+			"pnpm-repo/package.json": json({ name: "pnpm-repo", private: true }),
+			"pnpm-repo/pnpm-workspace.yaml": "packages:\n  - apps/*\n",
+			"pnpm-repo/pnpm-lock.yaml": `lockfileVersion: '9.0'\n\nimporters:\n\n  apps/api:\n    dependencies:\n      '@svcapp/logger':\n        specifier: ^1.0.0\n        version: 1.0.0\n\n  apps/web:\n    dependencies:\n      other:\n        specifier: ^1.0.0\n        version: 1.0.0\n`,
+			"pnpm-repo/apps/web/package.json": json({ name: "web", dependencies: { "@svcapp/logger": "^1.0.0" } }),
+		});
+		const t = await serverWithRegistry();
+		const packagesByDir = byDir((await scan(t, await addWorkspace(t, root))).json);
+		expect(packagesByDir["yarn-app"].logger.installed).toBeNull();
+		expect(codes(packagesByDir["yarn-app"])).toContain("logger_not_installed");
+		expect(packagesByDir["pnpm-repo/apps/web"].logger.installed).toBeNull();
+		expect(codes(packagesByDir["pnpm-repo/apps/web"])).toContain("logger_not_installed");
+	});
+
 	it("refuses bad input with a 4xx that says why", async () => {
 		const t = await serverWithRegistry();
 		const root = tempDir("svc-bad-");
