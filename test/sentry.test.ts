@@ -184,6 +184,18 @@ describe("POST /api/:project_id/envelope/", () => {
 			expect(await issuesOf(project)).toEqual([]);
 		});
 
+		it("a feedback title is the message's first line: 120 characters whole, 121 cut to at most 119 and an ellipsis, never inside a character", async ({ expect }) => {
+			const project = await sentryProject();
+			// 120 and 121 UTF-16 units; in the second an emoji straddles the cut at 119.
+			const lines = [`${"a".repeat(118)}😀`, `${"a".repeat(118)}😀a`];
+			for (const line of lines) {
+				const payload = JSON.stringify({ comments: `${line}\nmore`, name: "Ana" });
+				expect((await sendEnvelope(project, envelope({}, [{ type: "user_report", payload }]))).status).toBe(200);
+			}
+			const inbox = await call(`/api/feedback?project_name=${encodeURIComponent(project.projectName)}`, { token: project.token }).then((r) => r.json<any>());
+			expect(inbox.feedback.map((f: any) => f.data.title).reverse()).toEqual([lines[0], `${"a".repeat(118)}…`]);
+		});
+
 		it("an event among dropped items is stored; items without a length read to the end of their line", async ({ expect }) => {
 			const project = await sentryProject();
 			const event = nodeEvent();

@@ -7,6 +7,7 @@
  * /functions/v1/submit-feedback.
  */
 import { isObject, type Json, member } from "../logs/jsonFields";
+import { cutText } from "../text";
 
 /** A title is the message's first line, cut here to a list's width (the whole message is the description). */
 const TITLE_CHARS = 120;
@@ -17,7 +18,7 @@ const textOf = (value: unknown) => (typeof value === "string" && value.trim() !=
 
 function titleOf(message: string): string {
 	const line = message.split(/\r?\n/, 1)[0].trim();
-	return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1).trimEnd()}…` : line;
+	return line.length > TITLE_CHARS ? `${cutText(line, TITLE_CHARS - 1).trimEnd()}…` : line;
 }
 
 interface SentFeedback {
