@@ -16,21 +16,8 @@ import { FRAME_CONTEXT, FRAME_VARS, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../li
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
-import { scrubBodyText, scrubJson, scrubUrl } from "./scrub";
+import { isSecretHeader, scrubBodyText, scrubJson, scrubUrl } from "./scrub";
 import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
-
-
-
-/** Removed from `request.headers` before anything is stored, compared case-insensitively. */
-const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
-	"authorization",
-	"cookie",
-	"set-cookie",
-	"x-svc-key",
-	"x-api-key",
-	"x-auth-token",
-	"proxy-authorization",
-]);
 
 // ---------------------------------------------------------------------------
 // Exception and frames
@@ -214,7 +201,7 @@ function readHeaders(request: Json): Record<string, string> {
 	for (const [name, value] of headerEntries(raw)) {
 		if (headers.length >= LOG_STORAGE_BOUNDS.headers) break;
 		if (typeof name !== "string" || name.trim() === "" || name.length > LOG_STORAGE_BOUNDS.headerName) continue;
-		if (SENSITIVE_HEADERS.has(name.trim().toLowerCase())) continue;
+		if (isSecretHeader(name)) continue;
 		const text = Array.isArray(value)
 			? cutText(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
 			: looseString(value, LOG_LIMITS.headerValue);

@@ -3,12 +3,16 @@
  * local variables), replaced before anything is stored, as Sentry's default server-side scrubbing does: the value of any member, form field or
  * query parameter whose name says it holds a password, a secret, a key, a token, credentials or a
  * session becomes "[Filtered]". Names are compared without case, `-`, `_` or `.`, so `apiKey`,
- * `api_key` and `API-KEY` are one name. Headers are handled apart (normalizeEvent's
- * SENSITIVE_HEADERS are removed whole).
+ * `api_key` and `API-KEY` are one name. Headers that carry credentials are removed whole.
  */
 import { isObject } from "./jsonFields";
 
 const FILTERED = "[Filtered]";
+
+/** Removed from `request.headers` before anything is stored, compared case-insensitively. */
+const SECRET_HEADERS: ReadonlySet<string> = new Set(["authorization", "cookie", "set-cookie", "x-svc-key", "x-api-key", "x-auth-token", "proxy-authorization"]);
+
+export const isSecretHeader = (name: string) => SECRET_HEADERS.has(name.trim().toLowerCase());
 
 /** Names that are a secret's wherever they appear in a longer name (`user_password`, `accessToken`). */
 const SECRET_PART = /password|passwd|passphrase|secret|apikey|accesskey|privatekey|credential|token|mysqlpwd|sessionid|csrf|xsrf|cookie|authorization|authentication/;
