@@ -79,6 +79,16 @@ function callArguments(text, start) {
 }
 
 /**
+ * The string literal `text` starts with, its text as written; null for none, or for a template
+ * literal with a `${…}` in it (an expression).
+ * @param {string} text
+ */
+function leadingLiteral(text) {
+	const literal = /^(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(text);
+	return literal && !(literal[1] === "`" && literal[2].includes("${")) ? literal[2] : null;
+}
+
+/**
  * What an options object passes for one option.
  * @param {string} args the call's arguments @param {"key" | "endpoint"} option
  * @returns {OptionValue | null} null when the option is not there
@@ -89,15 +99,15 @@ function optionValue(args, option) {
 	if (!at) return null;
 	if (at[1] !== ":") return { kind: "expression" }; // shorthand `key,` or a method
 	const value = args.slice(at.index + at[0].length).trimStart();
-	const literal = /^(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(value);
-	if (literal && !(literal[1] === "`" && literal[2].includes("${"))) return { kind: "literal", value: literal[2] };
+	const literal = leadingLiteral(value);
+	if (literal !== null) return { kind: "literal", value: literal };
 	const env = new RegExp(`^(?:process\\.env|import\\.meta\\.env)(?:\\.(${IDENT})|\\[\\s*["'](${IDENT})["']\\s*\\])`).exec(value);
 	if (env) {
-		// `process.env.SVC_URL ?? "https://…"`: the literal stands in when the variable is not set.
-		const rest = value.slice(env[0].length);
-		const fallback = /^\s*(?:\?\?|\|\|)\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/.exec(rest);
 		const name = env[1] ?? env[2];
-		return fallback && !(fallback[1] === "`" && fallback[2].includes("${")) ? { kind: "env", name, fallback: fallback[2] } : { kind: "env", name };
+		// `process.env.SVC_URL ?? "https://…"`: the literal stands in when the variable is not set.
+		const or = /^\s*(?:\?\?|\|\|)\s*/.exec(value.slice(env[0].length));
+		const fallback = or ? leadingLiteral(value.slice(env[0].length + or[0].length)) : null;
+		return fallback === null ? { kind: "env", name } : { kind: "env", name, fallback };
 	}
 	return { kind: "expression" };
 }

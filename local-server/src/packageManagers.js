@@ -76,9 +76,11 @@ export function lockedVersion(manager, text, { dirFromLockfile, range }) {
 		// "@svcapp/logger@^1.0.0": version "1.0.0" (yarn 1), or "@svcapp/logger@npm:^1.0.0": version: 1.0.0 (yarn 2+).
 		// With the package's range, only its own entry: another range's is another package's.
 		const entries = [...text.matchAll(new RegExp(`^"?(${LOGGER}@[^\\n]*):\\n\\s+version:? "?([^"\\s]+)"?`, "gm"))];
-		if (entries.length > 0 && !range) return entries[0][2];
-		const mine = entries.find(([, header]) => header.split(/,\s*/).some((h) => h.replace(/"/g, "").replace("@npm:", "@") === `${LOGGER_PACKAGE}@${range}`));
-		if (entries.length > 0) return mine ? mine[2] : null;
+		if (entries.length > 0) {
+			if (!range) return entries[0][2];
+			const mine = entries.find(([, header]) => header.split(/,\s*/).some((h) => h.replace(/"/g, "").replace("@npm:", "@") === `${LOGGER_PACKAGE}@${range}`));
+			return mine ? mine[2] : null;
+		}
 	}
 	return highest([...text.matchAll(ANY_LOCKED)].map((m) => m[1]));
 }
