@@ -222,6 +222,18 @@ describe("Sentry events in the log pipeline", () => {
 		expect(stored.filter((f) => f.vars)).toHaveLength(10);
 	});
 
+	it("a variable's name of 100 characters is kept, one of 101 dropped", async ({ expect }) => {
+		const vars = { ["n".repeat(100)]: 1, ["m".repeat(101)]: 2 };
+		const event = await storedFrom({ platform: "python", exception: { values: [{ type: "ValueError", value: "bad", stacktrace: { frames: [{ filename: "app.py", function: "f", in_app: true, vars }] } }] } });
+		expect((event.exception as { stacktrace: { frames: Array<{ vars?: Record<string, string> }> } }).stacktrace.frames[0].vars).toEqual({ ["n".repeat(100)]: "1" });
+	});
+
+	it("50 of an app's own contexts are kept, the 51st dropped", async ({ expect }) => {
+		const contexts = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`c${i}`, { i }]));
+		const event = await storedFrom({ contexts });
+		expect(Object.keys(event.custom_contexts ?? {})).toEqual(Array.from({ length: 50 }, (_, i) => `c${i}`));
+	});
+
 	it("the field limits of /api/app-logs-ingest apply: 51 tags keep 50, 101 breadcrumbs keep 100", async ({ expect }) => {
 		const event = await storedFrom({
 			tags: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, "v"])),
