@@ -43,6 +43,9 @@ async function signedIn(
 	return { email, context, page, pageErrors };
 }
 
+/** A project key "shop" of the owner whose token this is; its raw key. */
+const addShopKey = async (token: string) => (await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } })).raw_api_key;
+
 /** A new analytics site of the owner whose token this is; its tracking id. */
 const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
 
@@ -103,7 +106,7 @@ describe("a link to a project the owner does not have", () => {
 describe("an address with a filter value the service does not take", () => {
 	it("says the address is at fault and links to the page without its choices", async () => {
 		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
-			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } }),
+			before: addShopKey,
 		});
 		await page.goto(`${worker.url}/feedback/shop?status=bogus`);
 		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (status:" });
@@ -187,7 +190,7 @@ describe("a site whose collection is off", () => {
 describe("the issue list's Clear", () => {
 	it("shows for any choice in the address, a status or a sort too, and puts them all back", async () => {
 		const { context, page, pageErrors } = await signedIn("clears-issues", "10.98.0.12", {
-			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } }),
+			before: addShopKey,
 		});
 		await page.goto(`${worker.url}/issues/shop`);
 		await page.getByText("No open issues.").waitFor();
@@ -206,8 +209,7 @@ describe("deleting feedback from its own page", () => {
 	it("takes the owner back to the list without asking for the deleted item again", async () => {
 		const { context, page, pageErrors } = await signedIn("deletes-feedback", "10.98.0.10", {
 			before: async (token) => {
-				const { raw_api_key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-				await api(worker.url, "/functions/v1/submit-feedback", { token: raw_api_key, json: { title: "Crash on save", description: "It crashes" } });
+				await api(worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
 			},
 		});
 		const notFound: string[] = [];
@@ -230,8 +232,7 @@ describe("an issue with a 1,000-character title", () => {
 		const title = `Error: ${"the cart could not be saved because ".repeat(30)}`.slice(0, 1_000);
 		const { context, page, pageErrors } = await signedIn("long-title", "10.98.0.13", {
 			before: async (token) => {
-				const { raw_api_key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-				await api(worker.url, "/api/app-logs-ingest", { token: raw_api_key, json: { message: title } });
+				await api(worker.url, "/api/app-logs-ingest", { token: await addShopKey(token), json: { message: title } });
 			},
 		});
 		await page.goto(`${worker.url}/issues/shop`);

@@ -153,6 +153,7 @@ function PagesReadAndViewed({ site, range }: { site: string; range: Record<strin
 
 export function CrawlersPage() {
 	const { site = "" } = useParams();
+	const forwarder = crawlerForwarder(location.origin, site);
 	const [search] = useSearchParams();
 	const { current } = usePeriod();
 	const range = isoRange(current);
@@ -175,8 +176,8 @@ export function CrawlersPage() {
 			</p>
 			<details>
 				<summary>Set up: report AI crawlers' visits from your site's edge</summary>
-				<pre className="snippet">{crawlerForwarder(location.origin, site)}</pre>
-				<CopyButton text={crawlerForwarder(location.origin, site)} label="Copy the Worker" />
+				<pre className="snippet">{forwarder}</pre>
+				<CopyButton text={forwarder} label="Copy the Worker" />
 			</details>
 			<QueryState query={stats} loading="Loading crawler visits…" empty="" isEmpty={() => false} />
 			{data && (
