@@ -213,7 +213,7 @@ function readHeaders(request: Json): Record<string, string> {
 /** Text of a value that may be a string or any JSON (form data, parsed bodies), its secrets filtered. */
 function scrubbedTextOf(value: unknown): string | undefined {
 	if (value === undefined || value === null) return undefined;
-	if (typeof value === "string") return scrubBodyText(value, boundedJson);
+	if (typeof value === "string") return scrubBodyText(value);
 	const copy = boundedJson(value);
 	return copy === undefined ? undefined : JSON.stringify(scrubJson(copy));
 }

@@ -5,7 +5,7 @@
  * session becomes "[Filtered]". Names are compared without case, `-`, `_` or `.`, so `apiKey`,
  * `api_key` and `API-KEY` are one name. Headers that carry credentials are removed whole.
  */
-import { isObject } from "./jsonFields";
+import { boundedJson, isObject } from "./jsonFields";
 
 const FILTERED = "[Filtered]";
 
@@ -70,11 +70,11 @@ export function scrubUrl(url: string): string {
 const FORM_TEXT = /^[^\s=&]+=[^\s&]*(?:&[^\s=&]*=?[^\s&]*)*$/;
 
 /**
- * A request body as text: JSON with its secret members filtered (`bounded` makes the copy that is
- * read: a body's nesting has no bound of its own), form fields likewise; else as it came. A body
- * with nothing to filter is kept exactly as sent.
+ * A request body as text: JSON with its secret members filtered (in a bounded copy: a body's
+ * nesting has no bound of its own), form fields likewise; else as it came. A body with nothing to
+ * filter is kept exactly as sent.
  */
-export function scrubBodyText(text: string, bounded: (value: unknown) => unknown): string {
+export function scrubBodyText(text: string): string {
 	const trimmed = text.trim();
 	if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
 		let parsed: unknown;
@@ -83,7 +83,7 @@ export function scrubBodyText(text: string, bounded: (value: unknown) => unknown
 		} catch {
 			return text;
 		}
-		const copy = bounded(parsed);
+		const copy = boundedJson(parsed);
 		const scrubbed = scrubJson(copy);
 		return scrubbed === copy ? text : JSON.stringify(scrubbed);
 	}
