@@ -259,14 +259,15 @@ function readContexts(body: Json): Pick<LogEvent, "contexts" | "custom_contexts"
 	const raw = objectField(body, "contexts", "");
 	const contexts: LogEvent["contexts"] = {};
 	if (!raw) return { contexts };
-	const custom: Record<string, unknown> = {};
+	const others: [string, unknown][] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		if (!isObject(value)) continue;
 		if ((KNOWN_CONTEXTS as readonly string[]).includes(key)) contexts[key as (typeof KNOWN_CONTEXTS)[number]] = scrubJson(boundedJson(value));
-		else if (Object.keys(custom).length < LOG_STORAGE_BOUNDS.jsonMembers && key.length <= LOG_STORAGE_BOUNDS.tagKey && key.isWellFormed()) {
-			custom[key] = scrubJson(boundedJson(value));
-		}
+		else others.push([key, value]);
 	}
+	// Bounded as a free-form value (the first 50, names well-formed and short), each context as
+	// deep as a known one: depth -1, as the map of them is no level of their own.
+	const custom = scrubJson(boundedJson(Object.fromEntries(others), -1)) as Record<string, unknown>;
 	return Object.keys(custom).length > 0 ? { contexts, custom_contexts: custom } : { contexts };
 }
 
