@@ -107,6 +107,9 @@ export async function readSide(s) {
 		["dashboard, last 7 days, one page", `${stats(7)}&page=/pricing`],
 		["dashboard, last 30 days, one page", `${stats(30)}&page=/pricing`],
 		["dashboard, last 30 days, one country", `${stats(30)}&country=US`],
+		// A row of Entry pages clicked: its visits are cut into sessions from its visitors' events.
+		["dashboard, last 30 days, one entry page (the busiest)", `${stats(30)}&entry_page=/`],
+		["dashboard, last 7 days, one exit page", `${stats(7)}&exit_page=/pricing`],
 		["dashboard, last 30 days, one page and one referrer, compared", `${stats(30)}&page=/pricing&referrer=www.google.com&compare=previous`],
 		["dashboard, last 30 days, one source (Hacker News)", `${stats(30)}&source=Hacker+News`],
 		["dashboard, last 30 days, one campaign", `${stats(30)}&utm_campaign=autumn-sale`],

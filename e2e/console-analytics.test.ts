@@ -105,6 +105,16 @@ describe("owner console: analytics", () => {
 		await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
 
+		// An exit page filters the page to the visits that left from it: A's, with both its page views.
+		await pages.getByRole("button", { name: "Exit pages" }).click();
+		await pages.getByRole("button", { name: "/pricing" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
+		expect(page.url()).toContain("exit_page=%2Fpricing");
+		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("2");
+		await page.getByRole("button", { name: "Exit page: /pricing, remove filter" }).click();
+		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
+		await pages.getByRole("button", { name: "Top pages" }).click();
+
 		// A breakdown row filters the whole page, and the filter is in the URL. While the filtered
 		// answer is on its way (held back here), the page says the figures are the previous ones.
 		const filtered = (url: URL) => url.pathname.endsWith("/stats") && url.searchParams.get("page") === "/pricing";

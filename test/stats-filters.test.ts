@@ -34,6 +34,16 @@ describe("statistics filters, combinable in one request", () => {
 		// Event figures count the page's own events; visit figures the visits of its visitors.
 		["page=/pricing", { pageviews: 1, visitors: 1, events: 1, sessions: 2, bounce_rate: 0.5, avg_duration: 60 }, ["Direct / None", "Hacker News"]],
 		["page=/&country=US", { pageviews: 1, visitors: 1, sessions: 1 }, ["Google"]],
+		// Sessions that entered (or left) on the page: their events, from the first to the last.
+		["entry_page=/", { pageviews: 4, visitors: 2, events: 1, sessions: 3, bounce_rate: 0.6667, avg_duration: 60 }, ["Direct / None", "Google", "Hacker News"]],
+		["entry_page=/blog", { pageviews: 1, visitors: 1, events: 2, identified_visitors: 1, sessions: 1, bounce_rate: 0, avg_duration: 45 }, ["newsletter"]],
+		["entry_page=/pricing", { pageviews: 0, visitors: 0, sessions: 0 }, []],
+		["exit_page=/pricing", { pageviews: 2, visitors: 1, events: 1, sessions: 1, bounce_rate: 0, avg_duration: 120 }, ["Hacker News"]],
+		["exit_page=/", { pageviews: 2, visitors: 2, events: 0, sessions: 2, bounce_rate: 1, avg_duration: 30 }, ["Direct / None", "Google"]],
+		["entry_page=/&exit_page=/pricing", { pageviews: 2, visitors: 1, events: 1, sessions: 1 }, ["Hacker News"]],
+		["entry_page=/&country=US", { pageviews: 1, visitors: 1, sessions: 1 }, ["Google"]],
+		// The page's own events in sessions that entered on /; the visits of its visitors that did.
+		["page=/pricing&entry_page=/", { pageviews: 1, visitors: 1, events: 1, sessions: 2 }, ["Direct / None", "Hacker News"]],
 		["event=signup&browser=Firefox", { pageviews: 1, visitors: 1, events: 2, sessions: 1 }, ["newsletter"]],
 		["event=signup&source=Google", { pageviews: 0, visitors: 0, sessions: 0 }, []],
 		["source=Direct%20%2F%20None", { pageviews: 0, visitors: 0 }, []],
@@ -70,6 +80,22 @@ describe("statistics filters, combinable in one request", () => {
 		expect(body.sessions).toBeGreaterThanOrEqual(body.visitors);
 	});
 
+	it("entry_page and exit_page count what their row in Entry or Exit pages counts", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// G enters on /about twice in the day (two visits) and once on / before reaching /about.
+		const g = (hhmm: string, path: string) => ({ visitor: "G", ts: at(hhmm), path });
+		await seedEvents(site.tracking_id, [...DAY, g("08:00", "/about"), g("09:00", "/about"), g("09:01", "/"), g("12:00", "/"), g("12:05", "/about")]);
+		const unfiltered = await stats(token, site.tracking_id, "limit=100");
+		for (const [filter, list] of [["entry_page", "entry_pages"], ["exit_page", "exit_pages"]] as const) {
+			for (const row of unfiltered[list] as Array<{ path: string; visitors: number; visits: number }>) {
+				const body = await stats(token, site.tracking_id, `${filter}=${encodeURIComponent(row.path)}`);
+				expect({ filter, path: row.path, visitors: body.visitors, visits: body.sessions }).toEqual({ filter, path: row.path, visitors: row.visitors, visits: row.visits });
+				expect(body[list]).toContainEqual(row);
+			}
+		}
+		expect(unfiltered.entry_pages).toContainEqual({ path: "/about", visitors: 1, visits: 2 });
+	});
+
 	it("source=Direct / None keeps the visitors who came from no source at all", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, [...DAY, { visitor: "E", ts: at("12:00"), path: "/typed" }, { visitor: "E", ts: at("12:01"), path: "/next" }]);
@@ -82,6 +108,7 @@ describe("statistics filters, combinable in one request", () => {
 		["a misspelt filter", "contry=DE", /contry/],
 		["an empty value", "page=", /page: must not be empty/],
 		["a value of 2,001 characters", `page=/${"p".repeat(2_000)}`, /page: must be at most 2000 characters/],
+		["an entry page of 2,001 characters", `entry_page=/${"p".repeat(2_000)}`, /entry_page: must be at most 2000 characters/],
 		["a repeated filter", "country=DE&country=US", /country/],
 		["compare=next", "compare=next", /compare: must be "previous"/],
 		["a property without a colon", "property=plan", /property: must be a property name, a colon and its value, as plan:pro/],
@@ -98,6 +125,7 @@ describe("statistics filters, combinable in one request", () => {
 	it("takes a value of 2,000 characters", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		expect((await getJson(`/api/sites/${site.tracking_id}/stats?page=/${"p".repeat(1_999)}`, token)).status).toBe(200);
+		expect((await getJson(`/api/sites/${site.tracking_id}/stats?exit_page=/${"p".repeat(1_999)}`, token)).status).toBe(200);
 		expect((await getJson(`/api/sites/${site.tracking_id}/stats?property=plan:${"p".repeat(1_995)}`, token)).status).toBe(200);
 	});
 });

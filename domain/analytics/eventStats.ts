@@ -4,7 +4,8 @@
  * the same figures (rollups.ts); siteStats.ts assembles the answer from either.
  */
 import { type CompiledFilters, compileFilters } from "./filters";
-import { ENGAGED_MS, ENTRY, SESSION_GAP_MS, VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
+import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
+import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
 import { label, propertiesOf, RANGE } from "./statsRange";
 
 /*
@@ -133,37 +134,12 @@ const EVENT_LIST_SQL: Record<Exclude<EventList, "referrer_urls">, string> = {
 };
 
 /** What the statistics read of an event. */
-const EVENT_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref,
-	country, browser, os, device, distinct_id, scroll_depth,
+const EVENT_COLUMNS = `${SESSION_COLUMNS}, referrer_host, country, browser, os, device, distinct_id, scroll_depth,
 	CASE WHEN name = '' AND referrer_host <> '' THEN referrer END AS referrer,
-	CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged,
 	CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data`;
 
-/** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
-const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
-
-/**
- * The sessions of CTE `visited` (the events the visit figures count), as CTE `per_session`: one
- * row per session with its page views, custom events and engaged time, and, when it has a page
- * view, its first page view's path, source, campaign and ref (`entry`, a JSON array) and its last
- * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
- * opens a session, `session` numbers each visitor's sessions. The cut sorts its rows three times
- * (both windows, then the grouping), so each row carries only what the grouping reads: a page
- * view's entry and exit as one text each, not the eight columns they are made of.
- */
-const SESSIONS = `marked AS (
-		SELECT visitor_id, ts, name, engaged,
-			CASE WHEN name = '' THEN ${byTime(ENTRY)} END AS entry_at,
-			CASE WHEN name = '' THEN ${byTime("url_path")} END AS exit_at,
-			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
-		FROM visited WHERE name <> '_identify'
-	), numbered AS (
-		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM marked
-	), per_session AS MATERIALIZED (
-		SELECT visitor_id, sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
-			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path
-		FROM numbered GROUP BY visitor_id, session
-	)`;
+/** The sessions of CTE `visited` (the events the visit figures count), as CTE `per_session`. */
+const SESSIONS = sessionCut("visited", "per_session");
 
 /**
  * The visit breakdowns asked for, as one JSON column of rows {dim, label, visitors, visits}: each

@@ -5,10 +5,15 @@
  * figures) also reads its list of visitors: a CTE of the statement, one more range scan of
  * analytics_events_site_ts_idx, made once however many conditions name it.
  *
- * Two kinds:
+ * Three kinds:
  * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
  *   only matching events. Country, device, browser and OS match a row's label as the breakdowns
  *   show it ("Unknown" for none).
+ * - properties of the visit (`entry_page`, `exit_page`): the figures count the events of the
+ *   sessions whose first (last) page view was on the page, so they say what that row of Entry
+ *   (Exit) pages counts. The visitors who viewed the page are listed, their events in the range
+ *   cut into sessions (sessionCut.ts, one more CTE), and an event kept when it falls within a
+ *   session that meets the filter.
  * - acquisition and conversion (`source`, `referrer`, `utm_*`, `ref`, `event`, `property`): they
  *   are known on one event of a visitor (the landing page view, the custom event), so they keep
  *   every event of the visitors who had such an event in the range. `source=Direct / None` keeps
@@ -23,9 +28,8 @@
 
 import type { StatsFilterName } from "../api/sites";
 import { sampleCondition, type VisitorSample } from "./sampling";
-import { label, propertiesOf, RANGE } from "./statsRange";
-
-export const DIRECT = "Direct / None";
+import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
+import { DIRECT, label, propertiesOf, RANGE } from "./statsRange";
 
 /** The condition, given the placeholder its value is bound to, the value (for the few that depend on it) and the name of the filter's list of visitors. */
 type Condition = (param: string, value: string, visitors: string) => string;
@@ -36,16 +40,32 @@ interface FilterDefinition {
 	visits?: Condition;
 	/** For a filter on visitors: what puts a visitor on its list (an event of theirs in the range that meets it). */
 	visitors?: (param: string, value: string) => string;
+	/** For a filter on sessions: what a session of a visitor on its list must be (a condition on a row of sessionCut's). */
+	sessions?: (param: string) => string;
 }
 
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
 const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
 const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visitors: (p) => `${column} = ${p}` });
+/**
+ * Sessions whose first (or last) page view is on the page: the events of such a session are the
+ * visitor's from its first event to its last. The visitors on the list viewed the page, and only
+ * their events are cut into sessions.
+ */
+const onSessions = (session: (param: string) => string): FilterDefinition => ({
+	events: (p, _value, visitors) =>
+		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
+			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${session(p)})`,
+	visitors: (p) => `name = '' AND url_path = ${p}`,
+	sessions: session,
+});
 
 const FILTERS = {
 	// The visitors the page's figures count (page views and custom events there), so that visits
 	// never number fewer than visitors.
 	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}` },
+	entry_page: onSessions((p) => `s.entry ->> '$[0]' = ${p}`),
+	exit_page: onSessions((p) => `s.exit_path = ${p}`),
 	country: property("country"),
 	device: property("device"),
 	browser: property("browser"),
@@ -85,7 +105,7 @@ export interface CompiledFilters {
 	from: string;
 	events: string;
 	visits: string;
-	/** `name AS MATERIALIZED (SELECT visitor_id ...)`, to open a statement's WITH. */
+	/** `name AS MATERIALIZED (SELECT visitor_id ...)` and, for a filter on sessions, its visitors' sessions: to open a statement's WITH. */
 	visitorLists: string[];
 	values: string[];
 	/** The placeholder each given filter's value is bound to (`?5`...), for a list that names one (the source's referrer URLs). */
@@ -112,6 +132,9 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 		const list = `visitors_${name}`;
 		if (definition.visitors) {
 			visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${definition.visitors(param, value)})`);
+		}
+		if (definition.sessions) {
+			visitorLists.push(sessionCut(`(SELECT ${SESSION_COLUMNS} FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`, `${list}_sessions`));
 		}
 		events.push(definition.events(param, value, list));
 		visits.push((definition.visits ?? definition.events)(param, value, list));

@@ -25,8 +25,7 @@
  * Reading: a range is counted in whole UTC hours (wholeHours): its whole days from the day rows,
  * the hours either side of them from the hour rows.
  */
-import { DIRECT } from "./filters";
-import { propertiesOf, type StatsRange } from "./statsRange";
+import { DIRECT, propertiesOf, type StatsRange } from "./statsRange";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;

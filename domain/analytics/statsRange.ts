@@ -3,6 +3,9 @@
 /** The rows of one site in the range: ?1 the site, ?2 from (inclusive), ?3 to (exclusive); served by the (tracking_id, ts) index. */
 export const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
 
+/** The label of visits that came from no source at all (`source=Direct / None` filters them). */
+export const DIRECT = "Direct / None";
+
 /** A text column as the breakdowns show it: "" is "Unknown". */
 export const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unknown')`;
 

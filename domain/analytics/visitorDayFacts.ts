@@ -5,8 +5,8 @@
  * on one event alone and are added in SQL as each new event is stored (eventStore.ts).
  */
 import type { StoredEvent } from "./event";
-import { DIRECT } from "./filters";
 import { COUNTERS, HOUR_MS, SESSION_GAP_MS } from "./rollups";
+import { DIRECT } from "./statsRange";
 
 /** The fields of a stored event the facts read. */
 export const DAY_EVENT_KEYS = [

@@ -18,6 +18,8 @@ export type CrawlerCategory = CrawlerPurpose | "unknown";
 /** Filters of the statistics (`?page=/pricing&country=DE`): every one given must hold (domain/analytics/filters.ts). */
 export const STATS_FILTER_NAMES = [
 	"page",
+	"entry_page",
+	"exit_page",
 	"country",
 	"device",
 	"browser",

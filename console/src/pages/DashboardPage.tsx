@@ -16,6 +16,8 @@ import { useSearch } from "../searchParams";
 /** How each filter is named on the page. */
 const FILTER_LABELS: Record<StatsFilterName, string> = {
 	page: "Page",
+	entry_page: "Entry page",
+	exit_page: "Exit page",
 	country: "Country",
 	device: "Device",
 	browser: "Browser",
@@ -117,8 +119,8 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 				heading="Pages"
 				tabs={[
 					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
-					{ title: "Entry pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
-					{ title: "Exit pages", ...VISITS, empty: "No visits.", onPick: pick("page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
+					{ title: "Entry pages", ...VISITS, empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
+					{ title: "Exit pages", ...VISITS, empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
 					{
 						title: "Engagement",
 						column: "Time on page",
