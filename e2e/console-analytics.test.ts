@@ -80,7 +80,7 @@ describe("owner console: analytics", () => {
 		const csv = await readFile(await download.path(), "utf8");
 		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
 
-		// A source filters the whole page to the visitors who came from it, and opens on the referrer
+		// A source filters the whole page to the visits that came from it, and opens on the referrer
 		// URLs behind it (host and path), which stay in the URL with the filter.
 		await sources.getByRole("button", { name: "Sources" }).click();
 		await sources.getByRole("button", { name: "Google" }).click();

@@ -68,7 +68,7 @@ describe("a source's referrer URLs (referrer_urls, with the source filter)", () 
 });
 
 describe("ref: its own breakdown and filter", () => {
-	it("counts each visit's landing ref, and filters to the visitors who arrived with it", async ({ expect }) => {
+	it("counts each visit's landing ref, and filters to the visits that arrived with it", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, MORE);
 		expect((await stats(token, site.tracking_id, "")).campaigns.ref).toEqual([

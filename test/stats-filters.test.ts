@@ -17,7 +17,8 @@ describe("statistics filters, combinable in one request", () => {
 		["browser=Firefox", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
 		["os=iOS", { pageviews: 1, visitors: 1 }, ["Google"]],
 		["source=Google", { pageviews: 1, visitors: 1, sessions: 1, bounce_rate: 1, avg_duration: 60 }, ["Google"]],
-		["source=Hacker%20News", { pageviews: 3, visitors: 1, sessions: 2 }, ["Direct / None", "Hacker News"]],
+		// A source, a campaign value or ref keeps the visits that came with it, as its row counts them.
+		["source=Hacker%20News", { pageviews: 2, visitors: 1, sessions: 1, events: 1 }, ["Hacker News"]],
 		["referrer=www.google.com", { pageviews: 1, visitors: 1 }, ["Google"]],
 		["utm_source=newsletter", { pageviews: 1, visitors: 1, events: 2 }, ["newsletter"]],
 		["utm_medium=email", { pageviews: 1, visitors: 1 }, ["newsletter"]],
@@ -46,7 +47,7 @@ describe("statistics filters, combinable in one request", () => {
 		["page=/pricing&entry_page=/", { pageviews: 1, visitors: 1, events: 1, sessions: 2 }, ["Direct / None", "Hacker News"]],
 		["event=signup&browser=Firefox", { pageviews: 1, visitors: 1, events: 2, sessions: 1 }, ["newsletter"]],
 		["event=signup&source=Google", { pageviews: 0, visitors: 0, sessions: 0 }, []],
-		["source=Direct%20%2F%20None", { pageviews: 0, visitors: 0 }, []],
+		["source=Direct%20%2F%20None", { pageviews: 1, visitors: 1, sessions: 1, events: 0 }, ["Direct / None"]],
 		["country=FR", { pageviews: 0, visitors: 0, sessions: 0, bounce_rate: 0, avg_duration: 0 }, []],
 	] as const)("%s", async ([query, figures, sources], { expect }) => {
 		const { token, site } = await ownerWithSite();
@@ -80,28 +81,32 @@ describe("statistics filters, combinable in one request", () => {
 		expect(body.sessions).toBeGreaterThanOrEqual(body.visitors);
 	});
 
-	it("entry_page and exit_page count what their row in Entry or Exit pages counts", async ({ expect }) => {
+	it("entry_page, exit_page and source count what their row in Entry pages, Exit pages or Sources counts", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
-		// G enters on /about twice in the day (two visits) and once on / before reaching /about.
+		// G enters on /about twice in the day (two visits) and once on /, from Google, before reaching /about.
 		const g = (hhmm: string, path: string) => ({ visitor: "G", ts: at(hhmm), path });
-		await seedEvents(site.tracking_id, [...DAY, g("08:00", "/about"), g("09:00", "/about"), g("09:01", "/"), g("12:00", "/"), g("12:05", "/about")]);
+		const fromGoogle = { source: "Google", referrer_host: "www.google.com" };
+		await seedEvents(site.tracking_id, [...DAY, g("08:00", "/about"), g("09:00", "/about"), g("09:01", "/"), { ...g("12:00", "/"), ...fromGoogle }, g("12:05", "/about")]);
 		const unfiltered = await stats(token, site.tracking_id, "limit=100");
-		for (const [filter, list] of [["entry_page", "entry_pages"], ["exit_page", "exit_pages"]] as const) {
-			for (const row of unfiltered[list] as Array<{ path: string; visitors: number; visits: number }>) {
-				const body = await stats(token, site.tracking_id, `${filter}=${encodeURIComponent(row.path)}`);
-				expect({ filter, path: row.path, visitors: body.visitors, visits: body.sessions }).toEqual({ filter, path: row.path, visitors: row.visitors, visits: row.visits });
+		for (const [filter, list, column] of [["entry_page", "entry_pages", "path"], ["exit_page", "exit_pages", "path"], ["source", "sources", "source"]] as const) {
+			for (const row of unfiltered[list] as Array<Record<string, string | number>>) {
+				const value = row[column];
+				const body = await stats(token, site.tracking_id, `${filter}=${encodeURIComponent(value)}`);
+				expect({ filter, value, visitors: body.visitors, visits: body.sessions }).toEqual({ filter, value, visitors: row.visitors, visits: row.visits });
 				expect(body[list]).toContainEqual(row);
 			}
 		}
 		expect(unfiltered.entry_pages).toContainEqual({ path: "/about", visitors: 1, visits: 2 });
+		expect(unfiltered.sources).toContainEqual({ source: "Google", visitors: 2, visits: 2 });
 	});
 
-	it("source=Direct / None keeps the visitors who came from no source at all", async ({ expect }) => {
+	it("source=Direct / None keeps the visits that came from no source, whatever the visitor's other visits", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, [...DAY, { visitor: "E", ts: at("12:00"), path: "/typed" }, { visitor: "E", ts: at("12:01"), path: "/next" }]);
 		const body = await stats(token, site.tracking_id, "source=Direct%20%2F%20None");
-		expect(body).toMatchObject({ pageviews: 2, visitors: 1, sessions: 1 });
-		expect(body.sources).toEqual([{ source: "Direct / None", visitors: 1, visits: 1 }]);
+		// E's visit, and A's second (A's first came from Hacker News).
+		expect(body).toMatchObject({ pageviews: 3, visitors: 2, sessions: 2 });
+		expect(body.sources).toEqual([{ source: "Direct / None", visitors: 2, visits: 2 }]);
 	});
 
 	it.for([

@@ -1,7 +1,7 @@
 /**
  * Statistics filters (`?page=/pricing&country=DE&source=Google`), combinable: every one given
  * must hold. Each becomes a condition on analytics_events rows, bound as ?5, ?6... after the
- * site, the range and the list limit (?1-?4). A filter on visitors (below, and `page` for visit
+ * site, the range and the list limit (?1-?4). A filter of the visit or the visitor (below, and `page` for visit
  * figures) also reads its list of visitors: a CTE of the statement, one more range scan of
  * analytics_events_site_ts_idx, made once however many conditions name it.
  *
@@ -9,17 +9,18 @@
  * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
  *   only matching events. Country, device, browser and OS match a row's label as the breakdowns
  *   show it ("Unknown" for none).
- * - properties of the visit (`entry_page`, `exit_page`): the figures count the events of the
- *   sessions whose first (last) page view was on the page, so they say what that row of Entry
- *   (Exit) pages counts. The visitors who viewed the page are listed, their events in the range
- *   cut into sessions (sessionCut.ts, one more CTE), and an event kept when it falls within a
- *   session that meets the filter.
- * - acquisition and conversion (`source`, `referrer`, `utm_*`, `ref`, `event`, `property`): they
- *   are known on one event of a visitor (the landing page view, the custom event), so they keep
- *   every event of the visitors who had such an event in the range. `source=Direct / None` keeps
- *   the visitors who came from no source at all. `property=plan:pro` keeps those who sent a custom
- *   event whose data has the member `plan` with the value `pro` (as `event_properties` shows it:
- *   the name is what comes before the first colon).
+ * - properties of the visit (`entry_page`, `exit_page`, `source`, `utm_*`, `ref`): the visit
+ *   breakdowns' labels. The figures count the events of the sessions labelled so (the first page
+ *   view's path, source or campaign value; the last page view's path), so a row of Entry pages,
+ *   Exit pages, Sources or a campaign filters to what it counts. The visitors who had a page view
+ *   with the value are listed, their events in the range cut into sessions (sessionCut.ts, one
+ *   more CTE), and an event kept when it falls within a session that meets the filter.
+ *   `source=Direct / None` keeps the sessions that came from no source.
+ * - of the visitor (`referrer`, `event`, `property`): known on one event of a visitor (a page
+ *   view's referrer host, a custom event), they keep every event of the visitors who had such an
+ *   event in the range. `property=plan:pro` keeps those who sent a custom event whose data has
+ *   the member `plan` with the value `pro` (as `event_properties` shows it: the name is what
+ *   comes before the first colon).
  * `page` narrows event figures (page views, pages, custom events) to that page's events, and
  * visit figures (sessions, bounce rate, visit duration, entry and exit pages, sources,
  * campaigns) to the visits of visitors who viewed it or sent a custom event from it: a visit
@@ -27,6 +28,7 @@
  */
 
 import type { StatsFilterName } from "../api/sites";
+import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { sampleCondition, type VisitorSample } from "./sampling";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
 import { DIRECT, label, propertiesOf, RANGE } from "./statsRange";
@@ -40,47 +42,46 @@ interface FilterDefinition {
 	visits?: Condition;
 	/** For a filter on visitors: what puts a visitor on its list (an event of theirs in the range that meets it). */
 	visitors?: (param: string, value: string) => string;
-	/** For a filter on sessions: what a session of a visitor on its list must be (a condition on a row of sessionCut's). */
-	sessions?: (param: string) => string;
+	/** For a filter on sessions: its visitors' events are cut into sessions, which its conditions name. */
+	sessions?: true;
 }
 
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
 const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
 const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visitors: (p) => `${column} = ${p}` });
 /**
- * Sessions whose first (or last) page view is on the page: the events of such a session are the
- * visitor's from its first event to its last. The visitors on the list viewed the page, and only
- * their events are cut into sessions.
+ * The visits a row of a visit breakdown counts: the sessions labelled as the row is (their first
+ * page view's path, source or campaign value; their last page view's path), each session's events
+ * being its visitor's from its first event to its last. Only the events of the visitors who had a
+ * page view with the value (`column`; a source of Direct / None is none) are cut into sessions.
  */
-const onSessions = (session: (param: string) => string): FilterDefinition => ({
+const ofVisits = (breakdown: VisitBreakdown, column: string): FilterDefinition => ({
 	events: (p, _value, visitors) =>
 		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
-			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${session(p)})`,
-	visitors: (p) => `name = '' AND url_path = ${p}`,
-	sessions: session,
+			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts
+				AND ${VISIT_BREAKDOWNS[breakdown][0]} = ${p})`,
+	visitors: (p, value) => `name = '' AND ${column} = ${breakdown === "sources" && value === DIRECT ? "''" : p}`,
+	sessions: true,
 });
 
 const FILTERS = {
 	// The visitors the page's figures count (page views and custom events there), so that visits
 	// never number fewer than visitors.
 	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}` },
-	entry_page: onSessions((p) => `s.entry ->> '$[0]' = ${p}`),
-	exit_page: onSessions((p) => `s.exit_path = ${p}`),
+	entry_page: ofVisits("entry_pages", "url_path"),
+	exit_page: ofVisits("exit_pages", "url_path"),
 	country: property("country"),
 	device: property("device"),
 	browser: property("browser"),
 	os: property("os"),
-	source: {
-		events: (p, value, visitors) => (value === DIRECT ? `visitor_id NOT IN ${visitors}` : inList(p, value, visitors)),
-		visitors: (p, value) => (value === DIRECT ? "source <> ''" : `source = ${p}`),
-	},
+	source: ofVisits("sources", "source"),
 	referrer: ofVisitors("referrer_host"),
-	utm_source: ofVisitors("utm_source"),
-	utm_medium: ofVisitors("utm_medium"),
-	utm_campaign: ofVisitors("utm_campaign"),
-	utm_content: ofVisitors("utm_content"),
-	utm_term: ofVisitors("utm_term"),
-	ref: ofVisitors("ref"),
+	utm_source: ofVisits("utm_source", "utm_source"),
+	utm_medium: ofVisits("utm_medium", "utm_medium"),
+	utm_campaign: ofVisits("utm_campaign", "utm_campaign"),
+	utm_content: ofVisits("utm_content", "utm_content"),
+	utm_term: ofVisits("utm_term", "utm_term"),
+	ref: ofVisits("ref", "ref"),
 	event: ofVisitors("name"),
 	property: {
 		events: inList,
