@@ -36,8 +36,9 @@ import { BoundedReader, walk } from "./walk.js";
 
 /**
  * Where the logger is started and where its key and endpoint come from, as
- * sentences ("found in .env (…x9Qz)"); `ok` when all three were found and the
- * endpoint is an http(s) address.
+ * sentences ("found in .env (…x9Qz)"); `ok` when all three were found, the
+ * key, where its value is known, has a project key's shape and the endpoint
+ * is an http(s) address.
  * @typedef {{ok: boolean, init: string | null, key: string | null, endpoint: string | null}} Configured
  */
 
@@ -60,6 +61,13 @@ function upToRoot(dir) {
 function lastFour(value) {
 	return value.length >= 12 ? `…${value.slice(-4)}` : "…";
 }
+
+/**
+ * What a project key looks like: svc_ and 43 characters. Keys are minted as
+ * letters and digits now; ones created before may also hold `-` and `_`,
+ * and still work.
+ */
+const PROJECT_KEY = /^svc_[A-Za-z0-9_-]{43}$/;
 
 /** @param {string} command @param {string} dir */
 const inDir = (command, dir) => (dir === "." ? `\`${command}\` in the workspace folder` : `\`${command}\` in ${dir}`);
@@ -239,8 +247,8 @@ async function installedVersion(reader, chain, pm, range) {
 /**
  * What an init call passes for an option. found: a value is there; missing:
  * the option is not passed at all; variable: the environment variable it is
- * read from; value: the value, when it is known.
- * @typedef {{found: boolean, missing: boolean, where: string, literal: boolean, variable: string, value?: string}} ResolvedOption
+ * read from; value: the value, when it is known, and file: where it is written.
+ * @typedef {{found: boolean, missing: boolean, where: string, literal: boolean, variable: string, value?: string, file?: string}} ResolvedOption
  */
 
 /** What the findings say about each option of init. */
@@ -299,19 +307,21 @@ function configuration(calls, importers, chain, findings) {
 	const resolve = (option, file) => {
 		const none = { found: false, missing: false, where: "", literal: false, variable: "" };
 		if (option === null) return { ...none, missing: true };
-		if (option.kind === "literal") return { ...none, found: option.value !== "", missing: option.value === "", where: `found in ${file}`, literal: true, value: option.value };
+		if (option.kind === "literal") return { ...none, found: option.value !== "", missing: option.value === "", where: `found in ${file}`, literal: true, value: option.value, file };
 		if (option.kind === "expression") return { ...none, found: true, where: `set in ${file} by an expression (not followed)` };
 		const env = envFiles.find((e) => e.vars[option.name]);
-		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name] };
-		if (option.fallback) return { ...none, found: true, where: `${option.name} is not set: the fallback in ${file}`, literal: true, variable: option.name, value: option.fallback };
+		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name], file: env.file };
+		if (option.fallback) return { ...none, found: true, where: `${option.name} is not set: the fallback in ${file}`, literal: true, variable: option.name, value: option.fallback, file };
 		return { ...none, variable: option.name };
 	};
 	const resolved = calls.map(({ file, call }) => ({ file, key: resolve(call.key, file), endpoint: resolve(call.endpoint, file) }));
 	const { file, key, endpoint } = resolved.find((r) => r.key.found && r.endpoint.found) ?? resolved[0];
+	// No key of another shape was ever minted: the service refuses every event sent with one.
+	const keyInvalid = key.found && key.value !== undefined && !PROJECT_KEY.test(key.value.trim());
 	const endpointInvalid = endpoint.value !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint.value);
 	const configured = {
 		// Found and usable: an endpoint that is no http(s) address is no configuration.
-		ok: key.found && endpoint.found && !endpointInvalid,
+		ok: key.found && endpoint.found && !keyInvalid && !endpointInvalid,
 		init: file,
 		key: describeOption("key", key, file, findings),
 		endpoint: describeOption("endpoint", endpoint, file, findings),
@@ -322,6 +332,15 @@ function configuration(calls, importers, chain, findings) {
 			severity: "info",
 			message: `The project key is written in ${file}.`,
 			action: "Read it from an environment variable instead (key: process.env.SVC_KEY), unless this code runs in a browser, where the key is public anyway.",
+		});
+	}
+	if (keyInvalid) {
+		// Nothing of the value is repeated: a mistyped key may still be most of a real one.
+		findings.push({
+			code: "key_invalid",
+			severity: "error",
+			message: `${key.literal ? "The key written" : key.variable} in ${key.file} is not a project key: a project key is svc_ and 43 letters and digits.`,
+			action: `Set ${key.literal ? "it" : key.variable} to the project key the console's Projects area showed when it was created; regenerate it there if it is lost.`,
 		});
 	}
 	if (endpointInvalid) {

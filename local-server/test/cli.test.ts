@@ -116,7 +116,7 @@ describe("svc-local command line", () => {
 			fs.mkdirSync(path.dirname(path.join(code, rel)), { recursive: true });
 			fs.writeFileSync(path.join(code, rel), text);
 		};
-		const key = "svc_cli0123456789abcdefghijklmnopqrstuvwxyz";
+		const key = "svc_cli0123456789abcdefghijklmnopqrstuvwxyzABCD";
 		write("good/package.json", JSON.stringify({ name: "good", dependencies: { "@svcapp/logger": "^1.2.0" } }));
 		write("good/node_modules/@svcapp/logger/package.json", JSON.stringify({ name: "@svcapp/logger", version: "1.2.0" }));
 		write("good/.env", `SVC_KEY=${key}\n`);

@@ -138,7 +138,7 @@ describe("Workspaces section in chromium", () => {
 		const context = await browser.newContext();
 		try {
 			const root = tempDir("svc-page-ws-");
-			const key = "svc_page0123456789abcdefghijklmnopqrstuvwxyzAB";
+			const key = "svc_page0123456789abcdefghijklmnopqrstuvwxyzABC";
 			const files: Record<string, string> = {
 				"app/package.json": JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { "@svcapp/logger": "^1.0.0" } }),
 				"app/.env": `SVC_KEY=${key}\n`,

@@ -56,10 +56,10 @@ describe("setup-health scan: limits and caches", () => {
 		writeTree(root, {
 			"at-limit/package.json": manifest,
 			"at-limit/index.js": source(512 * KIB),
-			"at-limit/.env": "SVC_KEY=svc_0123456789abcdefghij\n",
+			"at-limit/.env": "SVC_KEY=svc_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG\n",
 			"past-limit/package.json": manifest,
 			"past-limit/index.js": source(513 * KIB),
-			"past-limit/.env": "SVC_KEY=svc_0123456789abcdefghij\n",
+			"past-limit/.env": "SVC_KEY=svc_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG\n",
 		});
 		expect(fs.statSync(path.join(root, "at-limit/index.js")).size).toBe(524_288);
 		const t = await serverWithRegistry();

@@ -12,6 +12,9 @@ import { addWorkspace, byDir, codes, json, KIB, MIB, scan, scanningServers, writ
 
 const { registry, serverWithRegistry } = scanningServers();
 
+/** A key of a project key's shape (svc_ and 43 letters and digits) that ends in `tail`. */
+const keyEndingIn = (tail: string) => `svc_${"K".repeat(43 - tail.length)}${tail}`;
+
 describe("setup-health scan", () => {
 	it("reports every package of a monorepo: manager, installed and latest logger, init, key and endpoint, and what to do", async () => {
 		const root = tempDir("svc-monorepo-");
@@ -148,7 +151,7 @@ describe("setup-health scan", () => {
 		const packages: Record<string, string> = {
 			unset: 'import * as logger from "@svcapp/logger";\nlogger.init({ key: process.env.MISSING_KEY, endpoint: import.meta.env.VITE_SVC_ENDPOINT });\n',
 			expression: 'import { init } from "@svcapp/logger";\nimport { config } from "./config.js";\ninit(config.logger);\n',
-			"bad-endpoint": 'import { init } from "@svcapp/logger";\ninit({ key: "svc_literal0123456789abcdef", endpoint: "svc.example.com" });\n',
+			"bad-endpoint": `import { init } from "@svcapp/logger";\ninit({ key: "${keyEndingIn("cdef")}", endpoint: "svc.example.com" });\n`,
 			"no-endpoint": 'const logger = require("@svcapp/logger");\nlogger.init({ key: process.env.SVC_KEY });\n',
 			fallback: 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY ?? "", endpoint: process.env.SVC_URL ?? "https://svc.example.com" });\n',
 			commented:
@@ -156,10 +159,10 @@ describe("setup-health scan", () => {
 		};
 		const files: Record<string, string> = {
 			"unset/.env.example": "MISSING_KEY=svc_example0123456789abcdef\n",
-			"no-endpoint/.env.local": "SVC_KEY=svc_local0123456789abcdefgh\n",
+			"no-endpoint/.env.local": `SVC_KEY=${keyEndingIn("efgh")}\n`,
 			"browser/package.json": listing("browser"),
 			"browser/node_modules/@svcapp/logger/package.json": installedCopy,
-			"browser/index.html": '<script src="/svc-logger.browser.js"></script>\n<script>\n  svcLogger.init({ key: "svc_page0123456789abcdefgh", endpoint: "https://svc.example.com" });\n</script>\n',
+			"browser/index.html": `<script src="/svc-logger.browser.js"></script>\n<script>\n  svcLogger.init({ key: "${keyEndingIn("efgh")}", endpoint: "https://svc.example.com" });\n</script>\n`,
 		};
 		for (const [name, source] of Object.entries(packages)) {
 			files[`${name}/package.json`] = listing(name);
@@ -170,7 +173,7 @@ describe("setup-health scan", () => {
 		files["bom/package.json"] = `\ufeff${listing("bom")}`;
 		files["bom/node_modules/@svcapp/logger/package.json"] = installedCopy;
 		files["bom/src/index.js"] = '\ufeffimport { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n';
-		files["bom/.env"] = "\ufeffSVC_KEY=svc_bom0123456789abcdefghij\n";
+		files["bom/.env"] = `\ufeffSVC_KEY=${keyEndingIn("ghij")}\n`;
 		writeTree(root, files);
 		const t = await serverWithRegistry();
 		const packagesByDir = byDir((await scan(t, await addWorkspace(t, root))).json);
@@ -207,6 +210,52 @@ describe("setup-health scan", () => {
 			key: "found in browser/index.html (…efgh)",
 			endpoint: "found in browser/index.html (https://svc.example.com)",
 		});
+	});
+
+	it("says when a key cannot be a project key, and shows nothing of a short one", async () => {
+		const root = tempDir("svc-key-shape-");
+		const current = `svc_${randomSecret().replace(/[-_]/g, "x")}`;
+		// Keys created before they were letters and digits only may hold "-" and "_", and still work.
+		const older = `svc_${randomSecret().slice(0, 41)}-_`;
+		const unprefixed = randomSecret();
+		const keys: Record<string, string> = { current, older, short: "abc123", unprefixed, "short-literal": "svc_0123" };
+		const files: Record<string, string> = {};
+		for (const [name, key] of Object.entries(keys)) {
+			files[`${name}/package.json`] = json({ name, dependencies: { "@svcapp/logger": "^1.2.0" } });
+			files[`${name}/node_modules/@svcapp/logger/package.json`] = json({ name: "@svcapp/logger", version: "1.2.0" });
+			if (name === "short-literal") {
+				files[`${name}/src/index.js`] = `import { init } from "@svcapp/logger";\ninit({ key: "${key}", endpoint: "https://svc.example.com" });\n`;
+			} else {
+				files[`${name}/.env`] = `SVC_KEY=${key}\n`;
+				files[`${name}/src/index.js`] = 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n';
+			}
+		}
+		writeTree(root, files);
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		const packagesByDir = byDir(r.json);
+
+		for (const name of ["current", "older"]) {
+			expect(packagesByDir[name], name).toMatchObject({ logger: { configured: { ok: true, key: `found in ${name}/.env (…${keys[name].slice(-4)})` } }, findings: [], needsAttention: false });
+		}
+		expect(packagesByDir.short).toMatchObject({ logger: { configured: { ok: false, key: "found in short/.env (…)" } }, needsAttention: true });
+		expect(packagesByDir.short.findings).toEqual([
+			{
+				code: "key_invalid",
+				severity: "error",
+				message: "SVC_KEY in short/.env is not a project key: a project key is svc_ and 43 letters and digits.",
+				action: "Set SVC_KEY to the project key the console's Projects area showed when it was created; regenerate it there if it is lost.",
+			},
+		]);
+		expect(packagesByDir.unprefixed).toMatchObject({ logger: { configured: { ok: false, key: `found in unprefixed/.env (…${unprefixed.slice(-4)})` } }, needsAttention: true });
+		expect(codes(packagesByDir.unprefixed)).toEqual(["key_invalid"]);
+		expect(packagesByDir["short-literal"]).toMatchObject({ logger: { configured: { ok: false, key: "found in short-literal/src/index.js (…)" } } });
+		expect(codes(packagesByDir["short-literal"])).toEqual(["key_in_source", "key_invalid"]);
+		expect(packagesByDir["short-literal"].findings[1]).toMatchObject({
+			message: "The key written in short-literal/src/index.js is not a project key: a project key is svc_ and 43 letters and digits.",
+			action: "Set it to the project key the console's Projects area showed when it was created; regenerate it there if it is lost.",
+		});
+		for (const key of Object.values(keys)) expect(r.text).not.toContain(key);
 	});
 
 	it("reads a lockfile's entry for the package only: another package's or another range's logger is not this one's", async () => {
