@@ -145,7 +145,7 @@ const start = {
 					io.stdout.write(`\x1b[2J\x1b[Hsvc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
 				}
 				await printCode(io, b);
-				io.stdout.write("Press n for a new code, q to quit.\n");
+				if (io.stdin.isTTY) io.stdout.write("Press n for a new code, q to quit.\n"); // piped or run as a service, nobody can press them
 			},
 			onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${err instanceof Error ? err.message : String(err)}\n`),
 		});

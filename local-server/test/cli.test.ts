@@ -56,11 +56,14 @@ describe("svc-local command line", () => {
 		expect(out).toMatch(/\u2584|\u2580|\u2588/); // a terminal QR code (block characters)
 		const first = payloads(out)[0];
 		expect(first).toMatchObject({ v: 3, baseUrl: `http://127.0.0.1:${info.port}`, baseUrls: [`http://127.0.0.1:${info.port}`] });
+		// Its stdin is a pipe, not a terminal: nobody there can press n or q, so they are not offered.
+		expect(out).not.toContain("Press n");
 
 		// A key press prints a new code.
 		server.child.stdin.write("n");
 		await until(() => payloads(server.out.stdout).length === 2, "a new code after the key press");
 		expect(payloads(server.out.stdout)[1].pairToken).not.toBe(first.pairToken);
+		expect(server.out.stdout).not.toContain("Press n");
 
 		// `svc-local pair` against the running server.
 		const pair = await runCli(["pair"], { SVC_HOME: home });
