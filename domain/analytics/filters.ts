@@ -55,7 +55,7 @@ const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visi
  * being its visitor's from its first event to its last. Only the events of the visitors who had a
  * page view with the value (`column`; a source of Direct / None is none) are cut into sessions.
  */
-const ofVisits = (breakdown: VisitBreakdown, column: string): FilterDefinition => ({
+const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): FilterDefinition => ({
 	events: (p, _value, visitors) =>
 		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
 			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts
@@ -76,12 +76,12 @@ const FILTERS = {
 	os: property("os"),
 	source: ofVisits("sources", "source"),
 	referrer: ofVisitors("referrer_host"),
-	utm_source: ofVisits("utm_source", "utm_source"),
-	utm_medium: ofVisits("utm_medium", "utm_medium"),
-	utm_campaign: ofVisits("utm_campaign", "utm_campaign"),
-	utm_content: ofVisits("utm_content", "utm_content"),
-	utm_term: ofVisits("utm_term", "utm_term"),
-	ref: ofVisits("ref", "ref"),
+	utm_source: ofVisits("utm_source"),
+	utm_medium: ofVisits("utm_medium"),
+	utm_campaign: ofVisits("utm_campaign"),
+	utm_content: ofVisits("utm_content"),
+	utm_term: ofVisits("utm_term"),
+	ref: ofVisits("ref"),
 	event: ofVisitors("name"),
 	property: {
 		events: inList,
