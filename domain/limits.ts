@@ -51,6 +51,8 @@ export const LOG_LIMITS = {
 	headerValue: 500,
 	requestBody: 4_096,
 	userField: 500,
+	/** How far ahead of the time received a `timestamp` may be (a sender's clock running fast), as in Sentry; further is replaced by that time. */
+	futureTimestampMs: 60_000,
 	/** Issues one project key may hold; a new one past it is refused (403), events of existing ones are not. */
 	issuesPerProject: 10_000,
 } as const;

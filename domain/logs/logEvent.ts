@@ -106,6 +106,8 @@ export interface LogEvent {
 	sdk: { name: string | null; version: string | null };
 	/** ISO 8601. */
 	timestamp: string;
+	/** The `timestamp` as sent, only when it was too far in the future and the time received replaced it. */
+	original_timestamp?: string;
 	user: LogUser | null;
 	contexts: { browser?: unknown; os?: unknown; device?: unknown; runtime?: unknown };
 	/** Other contexts by name (`setContext("order", {...})`, an SDK's `app` or `trace`); only when there are some. */

@@ -9,13 +9,15 @@
  *   odd frame from an SDK does not lose the whole error;
  * - free-form values (breadcrumb `data`, `contexts.*`, a non-string request body) are copied with
  *   bounded depth, width and string length, so nesting of any depth is harmless;
- * - the documented fallbacks apply where there is one (timestamp → now, level → `error`).
+ * - the documented fallbacks apply where there is one (timestamp → now, level → `error`); a
+ *   timestamp too far in the future is replaced (eventTimestamp).
  */
 import { InvalidInput } from "../errors";
 import { FRAME_CONTEXT, FRAME_VARS, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
+import { readTimestamp } from "./eventTimestamp";
 import { isSecretHeader, scrubBodyText, scrubJson, scrubUrl } from "./scrub";
 import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
@@ -313,18 +315,6 @@ function readDebugMeta(body: Json): LogEvent["debug_meta"] {
 
 // ---------------------------------------------------------------------------
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
-
-/** ISO 8601 as sent, normalized; anything else (absent, invalid, not a string) is `now`. */
-function readTimestamp(body: Json, now: Date): string {
-	const raw = member(body, "timestamp");
-	if (typeof raw === "string" && ISO_8601.test(raw.trim())) {
-		const ms = Date.parse(raw.trim().replace(",", "."));
-		if (!Number.isNaN(ms)) return new Date(ms).toISOString();
-	}
-	return now.toISOString();
-}
-
 /** A top-level name (environment, release, platform): strings, or numbers written as strings (`release: 2`). */
 function nameField(body: Json, key: string): string | null {
 	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
@@ -372,7 +362,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 		release: nameField(body, "release") ?? fromTag("release"),
 		platform,
 		sdk: { name: fromTag("sdk_name") ?? platform, version: fromTag("sdk_version") },
-		timestamp: readTimestamp(body, now),
+		...readTimestamp(body, now),
 		user: readUser(body),
 		...readContexts(body),
 		...readExtra(body),
