@@ -117,6 +117,43 @@ describe("the plain upload", () => {
 		await expectError(broken, 400, "The body is not valid multipart/form-data");
 	});
 
+	// A segment has 1, 4 or 5 fields; the last has a digit for each, and `g`-`z`, digits, `+` and `/` say more of a number follows.
+	it.for(["", ";;", "A", "AAAA,CAAC,gBAAA;;EAAAA,C,", "AAAAA;ACAAC"])("a map whose mappings are %j (valid VLQ) is stored", async (mappings, { expect }) => {
+		const { uploadToken, keyId } = await projectWithUploadToken();
+		const res = await plainUpload(uploadToken, "1.0.0", { "~/app.js.map": JSON.stringify({ version: 3, sources: ["a.ts"], names: ["n"], mappings }) });
+		expect(res.status).toBe(201);
+		expect((await artifactRows(keyId)).map((r) => r.type)).toEqual(["source_map"]);
+	});
+
+	it.for([
+		["AAAA,AA!A", 'character 8 ("!") is not base64'],
+		["AAAA=", 'character 5 ("=") is not base64'],
+		["AAAA;AAÄA", 'character 8 ("Ä") is not base64'],
+		["AAAA,AA", "the segment at character 6 has 2 fields, not 1, 4 or 5"],
+		["AAA;AAAA", "the segment at character 1 has 3 fields, not 1, 4 or 5"],
+		["AAAA;;AAAAAA", "the segment at character 7 has 6 fields, not 1, 4 or 5"],
+		["AAAg", "the number ending at character 4 is cut short (its last digit says more follow)"],
+		["AAAA,AAg;AAAA", "the number ending at character 8 is cut short (its last digit says more follow)"],
+	])("a map whose mappings are %j is refused with 400: %s", async ([mappings, problem], { expect }) => {
+		const { uploadToken, keyId } = await projectWithUploadToken();
+		const map = JSON.stringify({ version: 3, sources: ["a.ts"], names: [], mappings });
+		const res = await plainUpload(uploadToken, "1.0.0", { "~/app.js": SCRIPT, "~/app.js.map": map });
+		expect(res.status).toBe(400);
+		expect(await res.json()).toEqual({ error: `~/app.js.map is not a source map: "mappings" is not valid VLQ: ${problem}` });
+		expect(await artifactRows(keyId)).toHaveLength(0);
+	});
+
+	it("an index map whose section's mappings are not valid VLQ is refused with 400", async ({ expect }) => {
+		const { uploadToken } = await projectWithUploadToken();
+		const section = (mappings: string, line: number) => ({ offset: { line, column: 0 }, map: { version: 3, sources: ["a.ts"], names: [], mappings } });
+		const map = JSON.stringify({ version: 3, sections: [section("AAAA", 0), section("AAAA,AA", 1)] });
+		const res = await plainUpload(uploadToken, "1.0.0", { "~/app.js.map": map });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toBe('~/app.js.map is not a source map: "sections[1].map.mappings" is not valid VLQ: the segment at character 6 has 2 fields, not 1, 4 or 5');
+		const valid = JSON.stringify({ version: 3, sections: [section("AAAA", 0), section("AAAAA", 1)] });
+		expect((await plainUpload(uploadToken, "1.0.0", { "~/app.js.map": valid })).status).toBe(201);
+	});
+
 	it("concurrent uploads of the same file end with one row and one object: each is stored or told to try again", async ({ expect }) => {
 		const { uploadToken, keyId } = await projectWithUploadToken();
 		const statuses = await Promise.all(Array.from({ length: 8 }, (_, i) => plainUpload(uploadToken, "1.0.0", { "~/app.js.map": MAP.replace("AAAA", `AA${"ABCDEFGH"[i]}A`) }).then((r) => r.status)));

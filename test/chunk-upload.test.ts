@@ -151,6 +151,10 @@ describe("a bundle, chunk by chunk", () => {
 			"The bundle's manifest names files/gone.js, which the bundle does not hold",
 		);
 		await refused(bundleZip([{ url: "~/a.js.map", type: "source_map", content: "{broken" }]), "~/a.js.map is not a source map: it is not valid JSON");
+		await refused(
+			bundleZip([{ url: "~/a.js.map", type: "source_map", content: JSON.stringify({ version: 3, sources: ["a.ts"], names: [], mappings: "AAAA;AAg" }) }]),
+			'~/a.js.map is not a source map: "mappings" is not valid VLQ: the number ending at character 8 is cut short (its last digit says more follow)',
+		);
 
 		// A damaged chunk is refused as it arrives.
 		const zip = injectedBundle();

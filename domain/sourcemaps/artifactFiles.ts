@@ -6,6 +6,7 @@
 import type { ArtifactType } from "../../schema";
 import { InvalidInput } from "../errors";
 import { ARTIFACT_LIMITS } from "../limits";
+import { isObject } from "../logs/jsonFields";
 
 /** Stands for "any scheme and host" while a `~/` URL is resolved like a real one. */
 const ANY_ORIGIN = "https://any-origin.invalid";
@@ -70,10 +71,53 @@ const SCRIPT_TAIL_CHARS = 4_096;
 
 const lastMatch = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].pop()?.[1] ?? null;
 
+/** Each base64 digit's 6 bits by character code; -1 for every other character. */
+const BASE64 = new Int8Array(128).fill(-1);
+for (const [i, digit] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries()) BASE64[digit.charCodeAt(0)] = i;
+const COMMA = 0x2c;
+const SEMICOLON = 0x3b;
+/** A digit with this bit is followed by more digits of the same number. */
+const CONTINUES = 32;
+
+/**
+ * What is wrong with `mappings`, or null when it is well-formed: lines split by `;`, segments by
+ * `,`, each segment 1, 4 or 5 numbers of base64 VLQ (an empty segment says nothing and is
+ * tolerated). The decoder symbolication uses reads anything without complaint, mapping frames
+ * to garbage, so the check is made at upload, in one pass that allocates nothing, as a map may
+ * be megabytes long.
+ */
+function mappingsProblem(mappings: string): string | null {
+	let segmentStart = 0;
+	let fields = 0;
+	let continues = false;
+	for (let i = 0; i <= mappings.length; i++) {
+		const code = i < mappings.length ? mappings.charCodeAt(i) : SEMICOLON;
+		if (code === COMMA || code === SEMICOLON) {
+			if (continues) return `the number ending at character ${i} is cut short (its last digit says more follow)`;
+			if (fields === 2 || fields === 3 || fields > 5) return `the segment at character ${segmentStart + 1} has ${fields} fields, not 1, 4 or 5`;
+			segmentStart = i + 1;
+			fields = 0;
+			continue;
+		}
+		const digit = code < 128 ? BASE64[code] : -1;
+		if (digit === -1) return `character ${i + 1} (${JSON.stringify(String.fromCodePoint(mappings.codePointAt(i) ?? code))}) is not base64`;
+		continues = (digit & CONTINUES) !== 0;
+		if (!continues) fields++;
+	}
+	return null;
+}
+
+/** A 400 naming the file and the member when `mappings` is a string that is not valid VLQ. */
+function checkMappings(url: string, member: string, mappings: unknown): void {
+	const problem = typeof mappings === "string" ? mappingsProblem(mappings) : null;
+	if (problem) throw new InvalidInput(`${url} is not a source map: "${member}" is not valid VLQ: ${problem}`);
+}
+
 /**
  * A source map's own facts, or a 400 naming the file when it says it is one and is not: a file
  * `claimed` to be one (by default: named `.map`) or holding JSON with `mappings` must be a
- * version 3 source map. Null for a file that is no source map and does not claim to be.
+ * version 3 source map, its mappings valid VLQ. Null for a file that is no source map and does
+ * not claim to be.
  */
 function sourceMapFacts(url: string, text: string, claimed = url.endsWith(".map")): FileFacts | null {
 	let value: unknown;
@@ -92,6 +136,14 @@ function sourceMapFacts(url: string, text: string, claimed = url.endsWith(".map"
 	if (map.version !== 3) throw new InvalidInput(`${url} is not a source map: "version" must be 3`);
 	if (typeof map.mappings !== "string" && !Array.isArray(map.sections)) {
 		throw new InvalidInput(`${url} is not a source map: it has neither "mappings" nor "sections"`);
+	}
+	checkMappings(url, "mappings", map.mappings);
+	// An index map's sections are maps of their own, read the same way.
+	if (Array.isArray(map.sections)) {
+		for (const [i, section] of (map.sections as unknown[]).entries()) {
+			const inner = isObject(section) ? section.map : undefined;
+			if (isObject(inner)) checkMappings(url, `sections[${i}].map.mappings`, inner.mappings);
+		}
 	}
 	return { type: "source_map", debugId: normalizeDebugId(map.debug_id ?? map.debugId), sourceMapUrl: null };
 }
