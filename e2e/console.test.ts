@@ -199,11 +199,12 @@ describe("owner console", () => {
 
 	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
 		for (const [i, user] of ["ana@example.com", "bo@example.com", "ana@example.com"].entries()) {
+			// Each with the id its SDK gave it: the newest, the third, is 2222… and comes from a clock a day ahead.
+			const ahead = i === 2 ? { timestamp: new Date(Date.now() + 86_400_000).toISOString() } : {};
 			const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
 				method: "POST",
 				headers: { "x-svc-key": rawKey, "content-type": "application/json" },
-				// Each with the id its SDK gave it: the newest, the third, is 2222…
-				body: JSON.stringify({ ...checkoutCrash(user), event_id: String(i).repeat(32) }),
+				body: JSON.stringify({ ...checkoutCrash(user), event_id: String(i).repeat(32), ...ahead }),
 			});
 			expect(res.status).toBe(200);
 		}
@@ -250,6 +251,7 @@ describe("owner console", () => {
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
 		expect(await page.locator("#event-heading").textContent()).toContain(`ID ${"2".repeat(32)}`);
+		expect(await page.locator("#event-heading").textContent()).toContain("by a clock that runs ahead");
 		// The in-app frame is shown with the lines around its own, numbered; the library frame is folded away.
 		const source = page.locator(".context.numbered");
 		expect(await source.getByRole("listitem").allTextContents()).toEqual(["export function submitOrder(cart) {", "const id = cart.owner.id;", "return api.post(\"/orders\", id);"]);

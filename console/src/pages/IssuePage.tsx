@@ -347,6 +347,8 @@ export function IssuePage() {
 								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
 									<span className="muted small"> received {dateTime(event.received_at)}</span>
 								)}
+								{/* The time the SDK sent, too far ahead to keep: the sender's clock runs fast. */}
+								{event.original_timestamp && <span className="muted small"> dated {dateTime(event.original_timestamp)} by a clock that runs ahead</span>}
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
