@@ -279,7 +279,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
 	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
 		if (this.#revoked || !this.#groups.row(groupHash)) return null;
-		const resolvedIn = status === "resolved" ? this.#groups.newestRelease() : null;
+		const resolvedIn = status === "resolved" ? this.#groups.resolutionRelease(groupHash) : null;
 		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
 		this.#groups.drop(groupHash);
 		const updated = this.#groups.row(groupHash);

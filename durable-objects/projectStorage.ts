@@ -5,7 +5,7 @@
 import type { IssueStatus } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import type { LogEventCommand } from "./projectCommands";
-import { compareVersions } from "../domain/logs/releases";
+import { compareVersions, releaseKind } from "../domain/logs/releases";
 
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
@@ -215,11 +215,25 @@ export class IssueGroups {
 		return a !== null && b !== null && a < b;
 	}
 
-	/** The project's newest release: the greatest version, or the latest first seen where versions do not compare. */
-	newestRelease(): string | null {
-		let newest: string | null = null;
+	/**
+	 * The release resolving an issue records (docs/api.md#log-issues-owner): the newest final release the
+	 * project has sent of the issue's own package (`web@` of `web@1.4.2`), or the issue's own newest
+	 * release when none is newer. So a fix shipped before the issue is resolved counts, while another
+	 * app's releases in the same project, and a prerelease trying a fix on staging, do not: an event
+	 * from those would otherwise leave a recurring bug resolved. Releases that are not versions are
+	 * ordered by when the project first sent them. An issue seen in no release records none: any
+	 * event reopens it.
+	 */
+	resolutionRelease(hash: string): string | null {
+		const own = JSON.parse(this.row(hash)?.releases ?? "[]") as string[];
+		if (own.length === 0) return null;
+		let newest = own.reduce((a, b) => (this.isOlderRelease(a, b) ? b : a));
+		const isVersion = releaseKind(newest) !== null;
 		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
-			if (newest === null || (compareVersions(name, newest) ?? 1) > 0) newest = name;
+			const newer = isVersion
+				? releaseKind(name) === "final" && (compareVersions(name, newest) ?? 0) > 0
+				: releaseKind(name) === null && this.isOlderRelease(newest, name);
+			if (newer) newest = name;
 		}
 		return newest;
 	}

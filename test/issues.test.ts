@@ -288,7 +288,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
 	});
 
-	it("resolving records the project's newest release, even one this issue never saw", async ({ expect }) => {
+	it("resolving records the newest final release of the issue's package, even one this issue never saw", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
 		await ingestOk(owner.rawKey, { message: "another bug", release: "web@3.1.0" });
@@ -296,6 +296,29 @@ describe("PATCH /api/issues/:group_hash", () => {
 		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", resolved_in_release: "web@3.1.0" });
 		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.2.0" });
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+
+	it("another app's releases and prereleases in the project do not count: the bug recurring in its own release reopens it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.4.0" });
+		await ingestOk(owner.rawKey, { message: "staging only", release: "shop@2.0.0-beta.1", environment: "staging" });
+		await ingestOk(owner.rawKey, { message: "the web app", release: "web@9.0.0" });
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: "shop@1.4.0" });
+		await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.3.9" });
+		expect((await issueOf(owner, group_hash)).status).toBe("resolved");
+		await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.4.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "shop@1.4.0" });
+	});
+
+	it("an issue seen in no release is resolved in none: an event from any release reopens it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await ingestOk(owner.rawKey, { message: "other", release: "2.0.0" });
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: null });
+		await ingestOk(owner.rawKey, { message: "m", release: "1.0.0" });
 		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 

@@ -44,6 +44,13 @@ function comparePrerelease(a: string[], b: string[]): number {
 	return 0;
 }
 
+/** What a release is: a final version (`web@1.4.2`), a prerelease (`2.0.0-beta.1`), or no version at all (a commit). */
+export function releaseKind(release: string): "final" | "prerelease" | null {
+	const version = parseVersion(release);
+	if (!version) return null;
+	return version.prerelease.length > 0 ? "prerelease" : "final";
+}
+
 /**
  * Semver-aware comparison: negative when `a` is older than `b`, 0 when equal, positive when
  * newer, null when they cannot be compared as versions (not versions, or different packages).
