@@ -877,6 +877,25 @@ export const GROUPING_CASES: GroupingCase[] = [
 		a: nodeCrash([nodeOrderFrame("load", 3, "return db.get(id);")]),
 		b: nodeCrash([nodeOrderFrame("load", 3, "return db.get(id);", { file: "/srv/shop/src/invoices.js", module: false })]),
 	},
+	{
+		// Frameworks that route by file name: one route.ts, page.tsx or index.js per folder.
+		name: "JavaScript: GET in the route.js of two folders stays apart (Node, dispatched from one file)",
+		same: false,
+		a: nodeCrash([nodeOrderFrame("dispatch", 9, "return handler(req);", { file: "/srv/shop/.next/server/app/dispatch.js" }), nodeOrderFrame("GET", 4, "return user.name;", { file: "/srv/shop/.next/server/app/api/users/route.js", module: false })]),
+		b: nodeCrash([nodeOrderFrame("dispatch", 9, "return handler(req);", { file: "/srv/shop/.next/server/app/dispatch.js" }), nodeOrderFrame("GET", 4, "return user.name;", { file: "/srv/shop/.next/server/app/api/orders/route.js", module: false })]),
+	},
+	{
+		name: "JavaScript: a function in the index.js of two folders stays apart, by module alone too",
+		same: false,
+		a: nodeCrash([{ module: "components.cart:index", function: "render", lineno: 3, in_app: true }]),
+		b: nodeCrash([{ module: "components.checkout:index", function: "render", lineno: 3, in_app: true }]),
+	},
+	{
+		name: "JavaScript: a page's route chunk from Chrome and the same route run by Node, its folder named alike",
+		same: true,
+		a: pageCrash([bf("https://shop.example.com/_next/static/chunks/app/users/page-8f3a2c1d.js", "UsersPage", 1, 300)]),
+		b: nodeCrash([nodeOrderFrame("UsersPage", 1, "return <Users />;", { file: "/srv/shop/.next/server/app/users/page.js", module: false })]),
+	},
 
 	// ---- low-quality JavaScript frames (Sentry: "ignored low quality javascript frame") ------
 	{

@@ -122,14 +122,35 @@ const baseNameOf = (path: string) => path.split(/[?#]/)[0].split(/[/\\]/).filter
 const SCRIPT_EXTENSION = /\.[cm]?[jt]sx?$/i;
 
 /**
+ * Folders that builds, bundlers and servers put code in (`src/`, `dist/`, a page's `assets/`): they
+ * say nothing of what the code is, and differ between where Node runs a file and where a page
+ * loads it.
+ */
+const CODE_FOLDERS = new Set(["src", "lib", "dist", "build", "out", "assets", "static", "js", "chunks", "public", "scripts", "bundles"]);
+
+/** A URL's scheme and authority (`https://shop.example`, `webpack://shop`, `file://`). */
+const URL_ORIGIN_PART = /^[a-z][\w+.-]*:\/\/[^/]*/i;
+
+/** Node's module of a file: its folders from the app's root joined by dots, a colon, the file's name (`routes.users:route`). */
+function moduleSegments(module: string): string[] {
+	const colon = module.lastIndexOf(":");
+	return colon < 0 ? module.split("/") : [...module.slice(0, colon).split("."), module.slice(colon + 1)];
+}
+
+/**
  * The source file a JavaScript frame ran in, named the same from Node and from a page: its base
- * name without scheme, host, directories, query, bundle content hash or script extension. Not
- * the module: Node's (`lib:shop`, from the app's root) is not what a page's URL would give.
+ * name without content hash or script extension, after the folder it is in (`users/route`), as
+ * frameworks that route by file name have one `route.ts`, `page.tsx` or `index.js` per folder.
+ * Not the rest of the path: Node's (`/srv/shop/lib/orders.js`, or its module `lib:orders`) is
+ * not what a page's URL gives (`/assets/orders-8f3a2c.js`), so a folder that only says where
+ * built code lives (CODE_FOLDERS) is left out.
  */
 function sourceFileKey(frame: StackFrame): string {
-	const path = pathOf(frame);
-	const base = path ? baseNameOf(path) : (frame.module?.split(/[/\\:]/).pop() ?? "");
-	return stripContentHash(base).replace(SCRIPT_EXTENSION, "");
+	const path = pathOf(frame).replace(URL_ORIGIN_PART, "").split(/[?#]/)[0];
+	const segments = (path ? path.split(/[/\\]/) : moduleSegments(frame.module ?? "")).filter((s) => s && s !== "." && s !== "..");
+	const base = stripContentHash(segments.pop() ?? "").replace(SCRIPT_EXTENSION, "");
+	const folder = segments.pop();
+	return folder && !CODE_FOLDERS.has(folder.toLowerCase()) ? `${folder}/${base}` : base;
 }
 
 /**
