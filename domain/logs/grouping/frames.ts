@@ -122,9 +122,16 @@ const baseNameOf = (path: string) => path.split(/[?#]/)[0].split(/[/\\]/).filter
 const SCRIPT_EXTENSION = /\.[cm]?[jt]sx?$/i;
 
 /**
- * Folders that builds, bundlers and servers put code in (`src/`, `dist/`, a page's `assets/`): they
- * say nothing of what the code is, and differ between where Node runs a file and where a page
- * loads it.
+ * File names that frameworks give to one file per folder (Next.js's `route` and `page`,
+ * SvelteKit's `+page`, a component folder's `index`), and bracketed route segments (`[id]`):
+ * such a file is told apart by its folder.
+ */
+const PER_FOLDER_NAME = /^(?:index|_index|route|page|layout|template|loading|error|not-found|default|middleware|handler|mod|utils|helpers|_app|_document|_layout|\+(?:page|layout|server|error)(?:\.server)?|\[.*\])(?:\.(?:svelte|vue|astro))?$/i;
+
+/**
+ * Folders that builds, bundlers and servers put code in (`src/`, `dist/`, a page's `assets/`):
+ * they say nothing of what the code is, and differ between where Node runs a file and where a
+ * page loads it.
  */
 const CODE_FOLDERS = new Set(["src", "lib", "dist", "build", "out", "assets", "static", "js", "chunks", "public", "scripts", "bundles"]);
 
@@ -139,17 +146,16 @@ function moduleSegments(module: string): string[] {
 
 /**
  * The source file a JavaScript frame ran in, named the same from Node and from a page: its base
- * name without content hash or script extension, after the folder it is in (`users/route`), as
- * frameworks that route by file name have one `route.ts`, `page.tsx` or `index.js` per folder.
- * Not the rest of the path: Node's (`/srv/shop/lib/orders.js`, or its module `lib:orders`) is
- * not what a page's URL gives (`/assets/orders-8f3a2c.js`), so a folder that only says where
- * built code lives (CODE_FOLDERS) is left out.
+ * name without content hash or script extension, and for a per-folder name its folder too
+ * (`users/route`, `cart/index`) unless that folder only says where built code lives. Not the rest
+ * of the path: Node's (`/srv/shop/lib/orders.js`, or its module `lib:orders`) is not what a page's
+ * URL gives (`/assets/orders-8f3a2c.js`), and code shared by both is one bug.
  */
 function sourceFileKey(frame: StackFrame): string {
 	const path = pathOf(frame).replace(URL_ORIGIN_PART, "").split(/[?#]/)[0];
 	const segments = (path ? path.split(/[/\\]/) : moduleSegments(frame.module ?? "")).filter((s) => s && s !== "." && s !== "..");
 	const base = stripContentHash(segments.pop() ?? "").replace(SCRIPT_EXTENSION, "");
-	const folder = segments.pop();
+	const folder = PER_FOLDER_NAME.test(base) ? segments.pop() : undefined;
 	return folder && !CODE_FOLDERS.has(folder.toLowerCase()) ? `${folder}/${base}` : base;
 }
 
