@@ -94,7 +94,7 @@ describe("owner console: analytics", () => {
 		await page.getByRole("button", { name: "Source: Google, remove filter" }).click();
 		await expect.poll(() => sources.getByRole("button", { name: "Referrer URLs" }).count()).toBe(0);
 
-		// A custom event's property filters the page to the visitors who sent it.
+		// A custom event's property filters the page to the visits that had it.
 		const events = page.getByRole("region", { name: "Custom events" });
 		await events.getByRole("button", { name: "Properties" }).click();
 		await events.getByRole("button", { name: "signup · plan = pro" }).click();

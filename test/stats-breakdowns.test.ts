@@ -81,7 +81,7 @@ describe("ref: its own breakdown and filter", () => {
 	});
 });
 
-describe("property=<name>:<value>: the visitors who sent a custom event with that property", () => {
+describe("property=<name>:<value>: the visits that had a custom event with that property", () => {
 	it("splits at the first colon, so a value may hold colons; combines with the other filters", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, MORE);

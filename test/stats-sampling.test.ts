@@ -104,7 +104,7 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		const expected = estimate(onA, buckets);
 		expect(body).toMatchObject({ pageviews: expected.pageviews, visitors: expected.visitors });
 		expect(body.top_pages).toEqual([expect.objectContaining({ path: "/a", pageviews: expected.pageviews, visitors: expected.visitors })]);
-		// Visit figures: the sessions of the visitors who viewed /a, every one of them.
+		// Visit figures: the sessions that had a view of /a, here every one.
 		expect(body.sessions).toBe(estimate(visits, buckets).sessions);
 		expect(body.bounce_rate).toBe(0);
 		// The estimate is close to the truth: a quarter of 5,000 visitors.

@@ -1,30 +1,29 @@
 /**
  * Statistics filters (`?page=/pricing&country=DE&source=Google`), combinable: every one given
  * must hold. Each becomes a condition on analytics_events rows, bound as ?5, ?6... after the
- * site, the range and the list limit (?1-?4). A filter of the visit or the visitor (below, and `page` for visit
- * figures) also reads its list of visitors: a CTE of the statement, one more range scan of
+ * site, the range and the list limit (?1-?4). A filter of the visit or the visitor (below) also
+ * reads its list of visitors: a CTE of the statement, one more range scan of
  * analytics_events_site_ts_idx, made once however many conditions name it.
  *
  * Three kinds:
- * - properties of the event (`page`, `country`, `device`, `browser`, `os`): the figures count
- *   only matching events. Country, device, browser and OS match a row's label as the breakdowns
- *   show it ("Unknown" for none).
- * - properties of the visit (`entry_page`, `exit_page`, `source`, `utm_*`, `ref`): the visit
- *   breakdowns' labels. The figures count the events of the sessions labelled so (the first page
- *   view's path, source or campaign value; the last page view's path), so a row of Entry pages,
- *   Exit pages, Sources or a campaign filters to what it counts. The visitors who had a page view
- *   with the value are listed, their events in the range cut into sessions (sessionCut.ts, one
- *   more CTE), and an event kept when it falls within a session that meets the filter.
- *   `source=Direct / None` keeps the sessions that came from no source.
- * - of the visitor (`referrer`, `event`, `property`): known on one event of a visitor (a page
- *   view's referrer host, a custom event), they keep every event of the visitors who had such an
- *   event in the range. `property=plan:pro` keeps those who sent a custom event whose data has
- *   the member `plan` with the value `pro` (as `event_properties` shows it: the name is what
- *   comes before the first colon).
- * `page` narrows event figures (page views, pages, custom events) to that page's events, and
- * visit figures (sessions, bounce rate, visit duration, entry and exit pages, sources,
- * campaigns) to the visits of visitors who viewed it or sent a custom event from it: a visit
- * that reached the pricing page from Google still came from Google.
+ * - properties of the event (`country`, `device`, `browser`, `os`): the figures count only
+ *   matching events. They match a row's label as the breakdowns show it ("Unknown" for none).
+ * - of the visit: the figures count the events of the sessions that meet the filter. The visitors
+ *   who had an event that meets it are listed, their events in the range cut into sessions
+ *   (sessionCut.ts, one more CTE), and an event kept when it falls within such a session.
+ *   - the visit breakdowns' labels (`entry_page`, `exit_page`, `source`, `utm_*`, `ref`): the
+ *     first page view's path, source or campaign value, the last page view's path, so a row of
+ *     Entry pages, Exit pages, Sources or a campaign filters to what it counts.
+ *     `source=Direct / None` keeps the sessions that came from no source.
+ *   - what the visit had (`event`, `property`): a custom event of that name, or one whose data
+ *     has the member with the value (`property=plan:pro`, as `event_properties` shows it: the
+ *     name is what comes before the first colon). The visits that converted.
+ *   - `page`: event figures (page views, pages, custom events) count that page's events, visit
+ *     figures (sessions, bounce rate, visit duration, entry and exit pages, sources, campaigns)
+ *     the visits that had a page view or custom event on it: a visit that reached the pricing
+ *     page from Google still came from Google.
+ * - of the visitor (`referrer`): the referrer host is known on a page view, and the filter keeps
+ *   every event of the visitors who had one from it in the range.
  */
 
 import type { StatsFilterName } from "../api/sites";
@@ -48,26 +47,37 @@ interface FilterDefinition {
 
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
 const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
-const ofVisitors = (column: string): FilterDefinition => ({ events: inList, visitors: (p) => `${column} = ${p}` });
+
+/**
+ * For a filter on sessions: the events of the sessions of the visitors on its list that meet
+ * `session`, a condition on the session's row `s` (sessionCut's, with `hits`: how many of its
+ * events put the visitor on the list). A session's events are its visitor's from its first event
+ * to its last.
+ */
+const inSessions =
+	(session: (param: string) => string): Condition =>
+	(p, _value, visitors) =>
+		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
+			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${session(p)})`;
+/** The sessions that hold an event that put their visitor on the list: the visits with the page, the conversion. */
+const withHits = inSessions(() => "s.hits > 0");
+
 /**
  * The visits a row of a visit breakdown counts: the sessions labelled as the row is (their first
- * page view's path, source or campaign value; their last page view's path), each session's events
- * being its visitor's from its first event to its last. Only the events of the visitors who had a
- * page view with the value (`column`; a source of Direct / None is none) are cut into sessions.
+ * page view's path, source or campaign value; their last page view's path). Only the events of
+ * the visitors who had a page view with the value (`column`; a source of Direct / None is none)
+ * are cut into sessions.
  */
 const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): FilterDefinition => ({
-	events: (p, _value, visitors) =>
-		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
-			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts
-				AND ${VISIT_BREAKDOWNS[breakdown][0]} = ${p})`,
+	events: inSessions((p) => `${VISIT_BREAKDOWNS[breakdown][0]} = ${p}`),
 	visitors: (p, value) => `name = '' AND ${column} = ${breakdown === "sources" && value === DIRECT ? "''" : p}`,
 	sessions: true,
 });
 
 const FILTERS = {
-	// The visitors the page's figures count (page views and custom events there), so that visits
-	// never number fewer than visitors.
-	page: { events: (p) => `url_path = ${p}`, visits: inList, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}` },
+	// Event figures: the page's own page views and custom events. Visit figures: the visits that
+	// had one of them, so that visits never number fewer than visitors.
+	page: { events: (p) => `url_path = ${p}`, visits: withHits, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`, sessions: true },
 	entry_page: ofVisits("entry_pages", "url_path"),
 	exit_page: ofVisits("exit_pages", "url_path"),
 	country: property("country"),
@@ -75,20 +85,22 @@ const FILTERS = {
 	browser: property("browser"),
 	os: property("os"),
 	source: ofVisits("sources", "source"),
-	referrer: ofVisitors("referrer_host"),
+	referrer: { events: inList, visitors: (p) => `referrer_host = ${p}` },
 	utm_source: ofVisits("utm_source"),
 	utm_medium: ofVisits("utm_medium"),
 	utm_campaign: ofVisits("utm_campaign"),
 	utm_content: ofVisits("utm_content"),
 	utm_term: ofVisits("utm_term"),
 	ref: ofVisits("ref"),
-	event: ofVisitors("name"),
+	// The visits that converted: that had the custom event.
+	event: { events: withHits, visitors: (p) => `name = ${p}`, sessions: true },
 	property: {
-		events: inList,
+		events: withHits,
 		// The one value "name:value" is bound once and split here, at its first colon.
 		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
 			WHERE p.key = substr(${p}, 1, instr(${p}, ':') - 1) AND p.type NOT IN ('object', 'array')
 				AND CAST(p.value AS TEXT) = substr(${p}, instr(${p}, ':') + 1))`,
+		sessions: true,
 	},
 } satisfies Record<StatsFilterName, FilterDefinition>;
 
@@ -134,8 +146,10 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 		if (definition.visitors) {
 			visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${definition.visitors(param, value)})`);
 		}
-		if (definition.sessions) {
-			visitorLists.push(sessionCut(`(SELECT ${SESSION_COLUMNS} FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`, `${list}_sessions`));
+		if (definition.sessions && definition.visitors) {
+			// Each event marked with whether it is one that puts its visitor on the list.
+			const events = `(SELECT ${SESSION_COLUMNS}, ${definition.visitors(param, value)} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
+			visitorLists.push(sessionCut(events, `${list}_sessions`, true));
 		}
 		events.push(definition.events(param, value, list));
 		visits.push((definition.visits ?? definition.events)(param, value, list));

@@ -23,11 +23,12 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * time-prefixed text. `starts` marks a row that opens a session, `session` numbers each visitor's
  * sessions. The cut sorts its rows three times (both windows, then the grouping), so each row
  * carries only what the grouping reads: a page view's entry and exit as one text each, not the
- * eight columns they are made of.
+ * eight columns they are made of. With `hits`, `events` has a column `hit` (1 for an event that
+ * counts, else 0) and each session its number of such events, `hits`.
  */
-export function sessionCut(events: string, name: string): string {
+export function sessionCut(events: string, name: string, hits = false): string {
 	return `${name}_marked AS (
-		SELECT visitor_id, ts, name, engaged,
+		SELECT visitor_id, ts, name, engaged,${hits ? " hit," : ""}
 			CASE WHEN name = '' THEN ${byTime(ENTRY)} END AS entry_at,
 			CASE WHEN name = '' THEN ${byTime("url_path")} END AS exit_at,
 			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
@@ -37,7 +38,7 @@ export function sessionCut(events: string, name: string): string {
 	), ${name} AS MATERIALIZED (
 		SELECT visitor_id, min(ts) AS first_ts, max(ts) AS last_ts,
 			sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
-			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path
+			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path${hits ? ", sum(hit) AS hits" : ""}
 		FROM ${name}_numbered GROUP BY visitor_id, session
 	)`;
 }
