@@ -82,7 +82,7 @@ describe("statistics filters, combinable in one request", () => {
 		expect(body.sessions).toBeGreaterThanOrEqual(body.visitors);
 	});
 
-	it("entry_page, exit_page and source count what their row in Entry pages, Exit pages or Sources counts", async ({ expect }) => {
+	it("entry_page, exit_page, source and referrer count what their row in Entry pages, Exit pages or Sources counts", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		// G enters on /about twice in the day (two visits) and once on /, from Google, before reaching /about.
 		const g = (hhmm: string, path: string) => ({ visitor: "G", ts: at(hhmm), path });
@@ -99,6 +99,9 @@ describe("statistics filters, combinable in one request", () => {
 		}
 		expect(unfiltered.entry_pages).toContainEqual({ path: "/about", visitors: 1, visits: 2 });
 		expect(unfiltered.sources).toContainEqual({ source: "Google", visitors: 2, visits: 2 });
+		// The referrer host of a visit's first page view, as the source is: B's visit and G's third.
+		const google = await stats(token, site.tracking_id, "referrer=www.google.com");
+		expect({ visitors: google.visitors, visits: google.sessions }).toEqual({ visitors: 2, visits: 2 });
 	});
 
 	it("source=Direct / None keeps the visits that came from no source, whatever the visitor's other visits", async ({ expect }) => {

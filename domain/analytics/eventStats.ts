@@ -134,7 +134,7 @@ const EVENT_LIST_SQL: Record<Exclude<EventList, "referrer_urls">, string> = {
 };
 
 /** What the statistics read of an event. */
-const EVENT_COLUMNS = `${SESSION_COLUMNS}, referrer_host, country, browser, os, device, distinct_id, scroll_depth,
+const EVENT_COLUMNS = `${SESSION_COLUMNS}, country, browser, os, device, distinct_id, scroll_depth,
 	CASE WHEN name = '' AND referrer_host <> '' THEN referrer END AS referrer,
 	CASE WHEN name NOT IN ('', '_leave', '_identify') THEN data END AS data`;
 

@@ -1,11 +1,11 @@
 /**
  * Statistics filters (`?page=/pricing&country=DE&source=Google`), combinable: every one given
  * must hold. Each becomes a condition on analytics_events rows, bound as ?5, ?6... after the
- * site, the range and the list limit (?1-?4). A filter of the visit or the visitor (below) also
+ * site, the range and the list limit (?1-?4). A filter of the visit (below) also
  * reads its list of visitors: a CTE of the statement, one more range scan of
  * analytics_events_site_ts_idx, made once however many conditions name it.
  *
- * Three kinds:
+ * Two kinds:
  * - properties of the event (`country`, `device`, `browser`, `os`): the figures count only
  *   matching events. They match a row's label as the breakdowns show it ("Unknown" for none).
  * - of the visit: the figures count the events of the sessions that meet the filter. The visitors
@@ -13,7 +13,8 @@
  *   (sessionCut.ts, one more CTE), and an event kept when it falls within such a session.
  *   - the visit breakdowns' labels (`entry_page`, `exit_page`, `source`, `utm_*`, `ref`): the
  *     first page view's path, source or campaign value, the last page view's path, so a row of
- *     Entry pages, Exit pages, Sources or a campaign filters to what it counts.
+ *     Entry pages, Exit pages, Sources or a campaign filters to what it counts; `referrer`, the
+ *     first page view's referrer host.
  *     `source=Direct / None` keeps the sessions that came from no source.
  *   - what the visit had (`event`, `property`): a custom event of that name, or one whose data
  *     has the member with the value (`property=plan:pro`, as `event_properties` shows it: the
@@ -22,8 +23,6 @@
  *     figures (sessions, bounce rate, visit duration, entry and exit pages, sources, campaigns)
  *     the visits that had a page view or custom event on it: a visit that reached the pricing
  *     page from Google still came from Google.
- * - of the visitor (`referrer`): the referrer host is known on a page view, and the filter keeps
- *   every event of the visitors who had one from it in the range.
  */
 
 import type { StatsFilterName } from "../api/sites";
@@ -46,7 +45,6 @@ interface FilterDefinition {
 }
 
 const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
-const inList: Condition = (_p, _value, visitors) => `visitor_id IN ${visitors}`;
 
 /**
  * For a filter on sessions: the events of the sessions of the visitors on its list that meet
@@ -85,7 +83,8 @@ const FILTERS = {
 	browser: property("browser"),
 	os: property("os"),
 	source: ofVisits("sources", "source"),
-	referrer: { events: inList, visitors: (p) => `referrer_host = ${p}` },
+	// The visits whose first page view came from that referrer host, as Sources counts visits.
+	referrer: { events: inSessions((p) => `s.entry_referrer = ${p}`), visitors: (p) => `name = '' AND referrer_host = ${p}`, sessions: true },
 	utm_source: ofVisits("utm_source"),
 	utm_medium: ofVisits("utm_medium"),
 	utm_campaign: ofVisits("utm_campaign"),

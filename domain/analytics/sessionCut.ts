@@ -8,7 +8,7 @@
 import { ENGAGED_MS, ENTRY, SESSION_GAP_MS } from "./rollups";
 
 /** What the cut reads of an event: who and when, what kind, the page view's entry columns and the engagement report's time. */
-export const SESSION_COLUMNS = `visitor_id, ts, name, url_path, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref,
+export const SESSION_COLUMNS = `visitor_id, ts, name, url_path, referrer_host, source, utm_source, utm_medium, utm_campaign, utm_content, utm_term, ref,
 	CASE WHEN name = '_leave' THEN ${ENGAGED_MS} END AS engaged`;
 
 /** Orders text by time: a zero-padded `ts` in front of it, so that min() and max() pick the first and last. */
@@ -19,7 +19,8 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * row per session with its visitor, its first and last event's time (`first_ts`, `last_ts`: every
  * event of the visitor between them is the session's), its page views, custom events and engaged
  * time, and, when it has a page view, its first page view's path, source, campaign and ref
- * (`entry`, a JSON array) and its last page view's path, picked by min() and max() of
+ * (`entry`, a JSON array), its first page view's referrer host (`entry_referrer`) and its last
+ * page view's path, picked by min() and max() of
  * time-prefixed text. `starts` marks a row that opens a session, `session` numbers each visitor's
  * sessions. The cut sorts its rows three times (both windows, then the grouping), so each row
  * carries only what the grouping reads: a page view's entry and exit as one text each, not the
@@ -31,6 +32,7 @@ export function sessionCut(events: string, name: string, hits = false): string {
 		SELECT visitor_id, ts, name, engaged,${hits ? " hit," : ""}
 			CASE WHEN name = '' THEN ${byTime(ENTRY)} END AS entry_at,
 			CASE WHEN name = '' THEN ${byTime("url_path")} END AS exit_at,
+			CASE WHEN name = '' THEN ${byTime("referrer_host")} END AS referrer_at,
 			CASE WHEN ts - coalesce(engaged, 0) - lag(ts) OVER (PARTITION BY visitor_id ORDER BY ts) <= ${SESSION_GAP_MS} THEN 0 ELSE 1 END AS starts
 		FROM ${events} WHERE name <> '_identify'
 	), ${name}_numbered AS (
@@ -38,7 +40,7 @@ export function sessionCut(events: string, name: string, hits = false): string {
 	), ${name} AS MATERIALIZED (
 		SELECT visitor_id, min(ts) AS first_ts, max(ts) AS last_ts,
 			sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
-			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path${hits ? ", sum(hit) AS hits" : ""}
+			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path, substr(min(referrer_at), 16) AS entry_referrer${hits ? ", sum(hit) AS hits" : ""}
 		FROM ${name}_numbered GROUP BY visitor_id, session
 	)`;
 }
