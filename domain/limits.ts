@@ -12,6 +12,8 @@ export interface RateWindow {
 
 export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
+const MiB = 1024 * 1024;
+
 // ---------------------------------------------------------------------------------------------
 // Feedback (POST /functions/v1/submit-feedback)
 
@@ -55,6 +57,24 @@ export const LOG_LIMITS = {
 	futureTimestampMs: 60_000,
 	/** Issues one project key may hold; a new one past it is refused (403), events of existing ones are not. */
 	issuesPerProject: 10_000,
+} as const;
+
+/**
+ * Sentry SDKs (POST /api/:project_id/envelope/ and /store/). Sentry bounds one event, not the
+ * envelope around it: an SDK puts breadcrumbs, attachments and screenshots beside the event, and
+ * an envelope refused whole loses the event too. Envelopes are read as they stream in and only
+ * the payloads used are kept (at most one event and one user feedback item, `eventBytes` each),
+ * so memory stays a few MiB however large the envelope; the bounds on the body cap the work one
+ * request costs (reading and inflating it), scaled down from Sentry's 20 MB compressed and 100 MB
+ * decompressed to what a Worker does well within its CPU time.
+ */
+export const SENTRY_LIMITS = {
+	/** One event item, one user feedback item, one store body, decompressed: Sentry's max_event_size. */
+	eventBytes: MiB,
+	/** A body as sent, compressed or not. */
+	sentBytes: 20 * MiB,
+	/** An envelope decompressed. */
+	envelopeBytes: 40 * MiB,
 } as const;
 
 /**
@@ -206,8 +226,6 @@ export const ACCOUNT_RATE = {
 
 // ---------------------------------------------------------------------------------------------
 // Source maps: uploads (sentry-cli's chunk upload and the plain upload) and symbolication
-
-const MiB = 1024 * 1024;
 
 export const ARTIFACT_LIMITS = {
 	/** One uploaded file (a source map, a minified script), uncompressed. */

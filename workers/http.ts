@@ -136,54 +136,97 @@ export async function readTextWithin(request: Request, maxChars: number): Promis
 	}
 }
 
-/** Bodies sent with `Content-Encoding` that `readDecodedBodyWithin` can undo. */
+/** Bodies sent with `Content-Encoding` that `decodedBodyReader` can undo. */
 const DECODABLE = new Set(["identity", "gzip", "x-gzip", "deflate"]);
 
+/** The next chunk of a body, or null at its end. */
+export type ChunkReader = () => Promise<Uint8Array | null>;
+
 /**
- * Reads the body as bytes, undoing its `Content-Encoding` (gzip or deflate; anything else is a
- * 415), within the same limit as `readTextWithin`, counted on the decoded text: a body whose
- * text exceeds `maxChars` characters is a 413 however well it compresses, and decompression stops
- * there, so a compression bomb never inflates past the limit. The body as sent may be at most
- * 3 × `maxChars` bytes, what the largest text within the limit takes in UTF-8.
+ * The body's bytes chunk by chunk as they arrive, its `Content-Encoding` (gzip or deflate;
+ * anything else is a 415) undone on the way. Nothing is buffered here, so what a caller keeps is
+ * all the memory a body costs. The body as sent may be at most `sentBytes` and its decoded bytes
+ * at most `decodedBytes`: a 413 as soon as either is passed, and decompression stops there, so a
+ * compression bomb never inflates further.
  */
-export async function readDecodedBodyWithin(request: Request, maxChars: number): Promise<Uint8Array> {
+export async function decodedBodyReader(request: Request, limits: { sentBytes: number; decodedBytes: number }): Promise<ChunkReader> {
 	const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase() || "identity";
 	if (!DECODABLE.has(encoding)) {
 		const hint = encoding === "br" ? "brotli is not supported here; " : "";
 		throw new HttpError(415, `Unsupported Content-Encoding "${encoding}": ${hint}send the body uncompressed, gzip or deflate`);
 	}
-	const sent = await readBytesWithin(
-		request.body,
-		maxChars * 3,
-		request.headers.get("content-length"),
-		() => new HttpError(413, `Request body exceeds ${maxChars * 3} bytes as sent, the most ${maxChars} characters can take`),
-	);
-	if (encoding === "identity") {
-		if (new TextDecoder().decode(sent).length > maxChars) throw tooLargeText(maxChars);
-		return sent;
-	}
-	// "deflate" means zlib-wrapped data, but some clients send raw deflate: a zlib header tells them apart.
-	const zlibWrapped = sent.length >= 2 && (sent[0] & 0x0f) === 8 && ((sent[0] << 8) | sent[1]) % 31 === 0;
-	const format = encoding === "deflate" ? (zlibWrapped ? "deflate" : "deflate-raw") : "gzip";
-	const chunks: Uint8Array[] = [];
-	const reader = new Blob([sent]).stream().pipeThrough(new DecompressionStream(format)).getReader();
-	const decoder = new TextDecoder();
-	let chars = 0;
-	try {
-		for (;;) {
-			const { done, value } = await reader.read();
-			if (done) break;
-			chunks.push(value);
-			chars += decoder.decode(value, { stream: true }).length;
-			if (chars > maxChars) {
-				await reader.cancel().catch(() => {});
-				throw tooLargeText(maxChars);
-			}
+	const sentTooLarge = () => new HttpError(413, `Request body exceeds ${limits.sentBytes} bytes as sent`);
+	if (Number(request.headers.get("content-length")) > limits.sentBytes) throw sentTooLarge();
+	const body = request.body?.getReader();
+	let sent = 0;
+	const readSent: ChunkReader = async () => {
+		const read = body ? await body.read() : { done: true as const };
+		if (read.done) return null;
+		sent += read.value.byteLength;
+		if (sent > limits.sentBytes) {
+			await body?.cancel().catch(() => {});
+			throw sentTooLarge();
 		}
-	} catch (err) {
-		if (err instanceof HttpError) throw err;
-		throw new HttpError(400, `Request body is not valid ${encoding} data`);
+		return read.value;
+	};
+	const decodedTooLarge = () => new HttpError(413, `Request body exceeds ${limits.decodedBytes} bytes${encoding === "identity" ? "" : " decompressed"}`);
+	let decoded = 0;
+	const counted =
+		(read: ChunkReader, stop: () => Promise<unknown>): ChunkReader =>
+		async () => {
+			const chunk = await read();
+			decoded += chunk?.byteLength ?? 0;
+			if (decoded > limits.decodedBytes) {
+				await stop().catch(() => {});
+				throw decodedTooLarge();
+			}
+			return chunk;
+		};
+	if (encoding === "identity") return counted(readSent, async () => body?.cancel());
+
+	// "deflate" means zlib-wrapped data, but some clients send raw deflate: a zlib header (its
+	// first two bytes) tells them apart.
+	let head = (await readSent()) ?? new Uint8Array();
+	for (let more = head; head.length < 2 && more.length > 0; ) {
+		more = (await readSent()) ?? new Uint8Array();
+		head = concatBytes([head, more]);
 	}
+	const zlibWrapped = head.length >= 2 && (head[0] & 0x0f) === 8 && ((head[0] << 8) | head[1]) % 31 === 0;
+	const format = encoding === "deflate" ? (zlibWrapped ? "deflate" : "deflate-raw") : "gzip";
+	// A refusal met while reading the body reaches the reader below as the stream's error, which
+	// the decompressor need not pass on as the same object: it is kept here.
+	let refusal: HttpError | null = null;
+	let pending: Uint8Array | null = head;
+	const source = new ReadableStream<Uint8Array>({
+		async pull(controller) {
+			try {
+				const chunk = pending ?? (await readSent());
+				pending = null;
+				if (chunk) controller.enqueue(chunk);
+				else controller.close();
+			} catch (err) {
+				if (err instanceof HttpError) refusal = err;
+				controller.error(err);
+			}
+		},
+		cancel: () => body?.cancel(),
+	});
+	const inflated = source.pipeThrough(new DecompressionStream(format)).getReader();
+	const readInflated: ChunkReader = async () => {
+		try {
+			const { done, value } = await inflated.read();
+			return done ? null : value;
+		} catch {
+			throw refusal ?? new HttpError(400, `Request body is not valid ${encoding} data`);
+		}
+	};
+	return counted(readInflated, () => inflated.cancel());
+}
+
+/** Every chunk `read` gives, as one array. */
+export async function readAll(read: ChunkReader): Promise<Uint8Array> {
+	const chunks: Uint8Array[] = [];
+	for (let chunk = await read(); chunk; chunk = await read()) chunks.push(chunk);
 	return concatBytes(chunks);
 }
 

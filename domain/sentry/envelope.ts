@@ -14,12 +14,23 @@ type Json = Record<string, unknown>;
 interface EnvelopeItem {
 	type: string;
 	headers: Json;
-	payload: Uint8Array;
+	/** Null for an item read past without being kept. */
+	payload: Uint8Array | null;
 }
 
 export interface Envelope {
 	headers: Json;
 	items: EnvelopeItem[];
+}
+
+/** What `readEnvelope` keeps. */
+export interface EnvelopeReading {
+	/** Whether an item of this type is kept; asked once per item, in order. */
+	keep(type: string): boolean;
+	/** The most bytes of any one line or payload kept (header lines included). */
+	keptBytes: number;
+	/** The error for a part over `keptBytes`, `what` naming it. */
+	tooLarge(what: string): Error;
 }
 
 const NEWLINE = 0x0a;
@@ -41,45 +52,120 @@ export function jsonPayload(bytes: Uint8Array, what: string, invalidAs = invalid
 	return value as Json;
 }
 
-export function parseEnvelope(bytes: Uint8Array): Envelope {
-	let offset = 0;
-	/** The next line without its newline; at the end, null. */
-	const nextLine = (): Uint8Array | null => {
-		if (offset >= bytes.length) return null;
-		let end = bytes.indexOf(NEWLINE, offset);
-		if (end === -1) end = bytes.length;
-		const line = bytes.subarray(offset, end);
-		offset = end + 1;
-		return line;
-	};
-
-	const headerLine = nextLine();
+/**
+ * Reads an envelope from its chunks as they come. Payloads of items not kept stream past
+ * without being held, so memory is bounded by what is kept, not by the envelope; a kept item
+ * whose `length` is over the bound is refused before its payload is read.
+ */
+export async function readEnvelope(read: () => Promise<Uint8Array | null>, reading: EnvelopeReading): Promise<Envelope> {
+	const body = new ChunkCursor(read);
+	const headerLine = await body.line(reading.keptBytes, () => reading.tooLarge("The envelope header"));
 	if (headerLine === null || headerLine.length === 0) throw invalid("the body is empty; expected a header line of JSON");
 	const headers = jsonPayload(headerLine, "the envelope header");
 
 	const items: EnvelopeItem[] = [];
 	for (;;) {
-		const itemHeaderLine = nextLine();
+		const n = items.length + 1;
+		const itemHeaderLine = await body.line(reading.keptBytes, () => reading.tooLarge(`The header of item ${n}`));
 		if (itemHeaderLine === null) break;
 		// Blank lines between items (an SDK's trailing newline after a payload) carry nothing.
 		if (itemHeaderLine.every((byte) => byte === 0x20 || byte === 0x0d || byte === 0x09)) continue;
-		const n = items.length + 1;
 		const itemHeaders = jsonPayload(itemHeaderLine, `the header of item ${n}`);
 		const type = itemHeaders.type;
 		if (typeof type !== "string" || type === "") throw invalid(`item ${n} has no type`);
+		const keep = reading.keep(type);
+		const tooLarge = () => reading.tooLarge(`Item ${n} (${type})`);
 		const length = itemHeaders.length;
-		let payload: Uint8Array;
+		let payload: Uint8Array | null;
 		if (length === undefined || length === null) {
-			payload = nextLine() ?? new Uint8Array();
+			payload = await body.line(keep ? reading.keptBytes : null, tooLarge);
+			if (!keep) payload = null;
 		} else {
 			if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) throw invalid(`item ${n} has a length that is not a whole number of bytes`);
-			if (offset + length > bytes.length) throw invalid(`item ${n} declares ${length} bytes but ${Math.max(0, bytes.length - offset)} follow`);
-			payload = bytes.subarray(offset, offset + length);
-			offset += length;
-			if (offset < bytes.length && bytes[offset] !== NEWLINE) throw invalid(`item ${n} is longer than the ${length} bytes it declares`);
-			offset += 1;
+			if (keep && length > reading.keptBytes) throw tooLarge();
+			const taken = await body.take(length, keep);
+			if (taken.count < length) throw invalid(`item ${n} declares ${length} bytes but ${taken.count} follow`);
+			payload = taken.bytes;
+			const next = await body.peek();
+			if (next !== null && next !== NEWLINE) throw invalid(`item ${n} is longer than the ${length} bytes it declares`);
+			await body.take(1, false);
 		}
 		items.push({ type, headers: itemHeaders, payload });
 	}
 	return { headers, items };
+}
+
+/** A position in a body that arrives in chunks. */
+class ChunkCursor {
+	private chunk: Uint8Array = new Uint8Array();
+	private at = 0;
+	private ended = false;
+
+	constructor(private readonly read: () => Promise<Uint8Array | null>) {}
+
+	/** Whether a byte is left to read, reading the next chunk when this one is used up. */
+	private async more(): Promise<boolean> {
+		while (this.at >= this.chunk.length) {
+			const chunk = this.ended ? null : await this.read();
+			if (chunk === null) {
+				this.ended = true;
+				return false;
+			}
+			this.chunk = chunk;
+			this.at = 0;
+		}
+		return true;
+	}
+
+	/** The next byte, not consumed; null at the end. */
+	async peek(): Promise<number | null> {
+		return (await this.more()) ? this.chunk[this.at] : null;
+	}
+
+	/**
+	 * The next line without its newline; null at the end. At most `limit` bytes of it are kept
+	 * (`tooLarge` is thrown past that); with no limit it is read past and comes back empty.
+	 */
+	async line(limit: number | null, tooLarge: () => Error): Promise<Uint8Array | null> {
+		if (!(await this.more())) return null;
+		const parts: Uint8Array[] = [];
+		let length = 0;
+		while (await this.more()) {
+			const newline = this.chunk.indexOf(NEWLINE, this.at);
+			const end = newline === -1 ? this.chunk.length : newline;
+			const part = this.chunk.subarray(this.at, end);
+			this.at = newline === -1 ? end : end + 1;
+			if (limit !== null) {
+				length += part.length;
+				if (length > limit) throw tooLarge();
+				parts.push(part);
+			}
+			if (newline !== -1) break;
+		}
+		return joined(parts);
+	}
+
+	/** The next `length` bytes, or fewer at the end (`count` says how many); kept only when asked. */
+	async take(length: number, keep: boolean): Promise<{ count: number; bytes: Uint8Array | null }> {
+		const parts: Uint8Array[] = [];
+		let count = 0;
+		while (count < length && (await this.more())) {
+			const part = this.chunk.subarray(this.at, Math.min(this.chunk.length, this.at + length - count));
+			this.at += part.length;
+			count += part.length;
+			if (keep) parts.push(part);
+		}
+		return { count, bytes: keep ? joined(parts) : null };
+	}
+}
+
+/** The parts copied into one array, so that what is kept holds no whole chunk it came from. */
+function joined(parts: Uint8Array[]): Uint8Array {
+	const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+	let offset = 0;
+	for (const part of parts) {
+		out.set(part, offset);
+		offset += part.length;
+	}
+	return out;
 }

@@ -7,13 +7,13 @@
  */
 import type { IRequest } from "itty-router";
 import { InvalidInput } from "../../domain/errors";
-import { LOG_LIMITS } from "../../domain/limits";
+import { SENTRY_LIMITS } from "../../domain/limits";
 import { clientEventIdOf, normalizeEvent } from "../../domain/logs/normalizeEvent";
-import { jsonPayload, parseEnvelope } from "../../domain/sentry/envelope";
+import { type Envelope, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
 import { readableBody } from "../../domain/feedback/submission";
-import { clientIp, HttpError, json, readDecodedBodyWithin } from "../http";
+import { clientIp, decodedBodyReader, HttpError, json, readAll } from "../http";
 import { type PresentedKey, presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { answerOf, bodyOrProblem, orStorageFailure, refusalError } from "../keys/keyAnswers";
 import { callProjectCollector } from "../keys/projectCalls";
@@ -71,16 +71,16 @@ async function withSentryRateLimits(answer: () => Promise<Response>): Promise<Re
  * POST /api/:project_id/envelope/ → 200 {id}.
  *
  * Order: project id (400); a key presented in X-Sentry-Auth or the query (401/402/403, and the
- * DSN's project id, 401); body, decompressed within the log size limit (413, 415, 400); the
- * envelope (400); a key from the envelope header's DSN when none was presented; then, for an
- * event item, the path of /api/app-logs-ingest.
+ * DSN's project id, 401); the envelope, read as it is decompressed, within Sentry's limits (413,
+ * 415, 400); a key from the envelope header's DSN when none was presented; then, for an event
+ * item, the path of /api/app-logs-ingest.
  */
 export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const presented = sentryKeyOf(request);
 		let key = presented ? await presentedKey(env, presented) : null;
-		const read = await bodyOrProblem(async () => parseEnvelope(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars)));
+		const read = await bodyOrProblem(async () => readEnvelope(await decodedBodyReader(request, { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.envelopeBytes }), envelopeReading()));
 		if (!key) {
 			if ("problem" in read) throw refusalError(read.problem);
 			key = await presentedKey(env, keyOfDsn(read.body.headers.dsn));
@@ -103,17 +103,39 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 	});
 }
 
+const isFeedback = (type: string) => type === "feedback" || type === "user_report";
+
 /**
- * The envelope's one event item, if any (400 for more than one), else the feedback submission its
- * user feedback item makes, and the id its header gives.
+ * What is kept of an envelope: its event (a second one is a 400) and its first user feedback item,
+ * each within Sentry's event size (413, as Sentry answers, since the SDK would only send it again).
+ * Everything else (attachments, screenshots, replays...) streams past unkept.
  */
-function eventItem(envelope: ReturnType<typeof parseEnvelope>): { headerId: string | null; payload: Json | null; feedback: Record<string, unknown> | null } {
+function envelopeReading() {
+	let event = false;
+	let feedback = false;
+	return {
+		keep(type: string): boolean {
+			if (type === "event") {
+				if (event) throw new HttpError(400, "Invalid envelope: more than one event item");
+				event = true;
+				return true;
+			}
+			if (!isFeedback(type) || feedback) return false;
+			feedback = true;
+			return true;
+		},
+		keptBytes: SENTRY_LIMITS.eventBytes,
+		tooLarge: (what: string) => new HttpError(413, `${what} exceeds ${SENTRY_LIMITS.eventBytes} bytes, the most one event may take`),
+	};
+}
+
+/** The envelope's event item, if any, else the feedback submission its user feedback item makes, and the id its header gives. */
+function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: Record<string, unknown> | null } {
 	const headerId = clientEventIdOf(envelope.headers.event_id);
-	const events = envelope.items.filter((item) => item.type === "event");
-	if (events.length > 1) throw new HttpError(400, "Invalid envelope: more than one event item");
-	if (events.length === 1) return { headerId, payload: jsonPayload(events[0].payload, "the event item"), feedback: null };
-	const sent = envelope.items.find((item) => item.type === "feedback" || item.type === "user_report");
-	const feedback = sent ? feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`)) : null;
+	const event = envelope.items.find((item) => item.type === "event" && item.payload);
+	if (event?.payload) return { headerId, payload: jsonPayload(event.payload, "the event item"), feedback: null };
+	const sent = envelope.items.find((item) => isFeedback(item.type) && item.payload);
+	const feedback = sent?.payload ? feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`)) : null;
 	return { headerId, payload: null, feedback };
 }
 
@@ -134,7 +156,9 @@ export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext):
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
-		const read = await bodyOrProblem(async () => jsonPayload(await readDecodedBodyWithin(request, LOG_LIMITS.bodyChars), "the body", invalidEvent));
+		// The body is one event: Sentry's event size bounds it decompressed.
+		const body = async () => readAll(await decodedBodyReader(request, { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.eventBytes }));
+		const read = await bodyOrProblem(async () => jsonPayload(await body(), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body, id);
