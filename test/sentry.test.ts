@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { call, setPlan, uniqueIp } from "./helpers";
 import { issuesOf, storedEvents } from "./logHelpers";
-import { envelope, eventEnvelope, gzip, nodeEvent, type SentryProject, query, sendEnvelope, sentryProject } from "./sentryHelpers";
+import { envelope, eventEnvelope, nodeEvent, type SentryProject, query, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 
