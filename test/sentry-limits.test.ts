@@ -35,6 +35,21 @@ function envelopeOfBytes(bytes: number): Uint8Array {
 	return out;
 }
 
+/**
+ * The start of a gzip stream of at least `bytes` bytes that does not compress: `prefix`, then zeros,
+ * in stored (uncompressed) deflate blocks, without the trailer, which is never reached.
+ */
+function storedGzip(prefix: Uint8Array, bytes: number): Uint8Array {
+	const block = 65_535;
+	const out = new Uint8Array(bytes + block);
+	out.set([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+	for (let at = 10, first = true; at < bytes; at += 5 + block, first = false) {
+		out.set([0, block & 0xff, block >> 8, ~block & 0xff, (~block >> 8) & 0xff], at);
+		if (first) out.set(prefix, at + 5);
+	}
+	return out;
+}
+
 async function feedbackInbox(project: SentryProject): Promise<Json[]> {
 	return (await call(`/api/feedback?project_name=${encodeURIComponent(project.projectName)}`, { token: project.token }).then((r) => r.json<Json>())).feedback;
 }
@@ -93,7 +108,8 @@ describe("Sentry envelope limits", () => {
 	describe("attachments are read past, not kept", () => {
 		it("an event beside a 5 MiB attachment (with newlines and binary) is stored", async ({ expect }) => {
 			const project = await sentryProject();
-			const attachment = new Uint8Array(5 * MiB).map((_, i) => (i % 7 === 0 ? 0x0a : i % 251));
+			const attachment = new Uint8Array(5 * MiB).fill(0xff);
+			for (let at = 0; at < attachment.byteLength; at += 4096) attachment.set([0x0a, 0x00, 0x0d, 0x0a], at);
 			const event = nodeEvent();
 			const res = await sendEnvelope(
 				project,
@@ -140,8 +156,9 @@ describe("Sentry envelope limits", () => {
 		it.for([
 			[ENVELOPE_BYTES, 200],
 			[ENVELOPE_BYTES + 1, 413],
-		] as const)("%d bytes decompressed from gzip → %d", async ([bytes, status], { expect }) => {
+		] as const)("%d bytes decompressed from gzip (about 40 KB as sent) → %d", async ([bytes, status], { expect }) => {
 			const project = await sentryProject();
+			// One byte past is a compression bomb in small: inflating stops there.
 			const body = await gzip(envelopeOfBytes(bytes));
 			expect(body.byteLength).toBeLessThan(MiB);
 			const res = await sendEnvelope(project, body, { headers: { "content-encoding": "gzip" } });
@@ -175,25 +192,6 @@ describe("Sentry envelope limits", () => {
 			expect((await res.json<Json>()).error).toBe("Request body exceeds 20971520 bytes as sent");
 		});
 
-		it("a compression bomb stops inflating at the limit", async ({ expect }) => {
-			const project = await sentryProject();
-			// 64 MiB of zeros declared in an attachment, about 64 KB compressed.
-			const header = encoder.encode(`{}\n${JSON.stringify({ type: "attachment", length: 64 * MiB })}\n`);
-			const stream = new ReadableStream<Uint8Array>({
-				start(controller) {
-					controller.enqueue(header);
-					const zeros = new Uint8Array(MiB);
-					for (let i = 0; i < 64; i++) controller.enqueue(zeros);
-					controller.close();
-				},
-			});
-			const bomb = new Uint8Array(await new Response(stream.pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
-			expect(bomb.byteLength).toBeLessThan(SENT_BYTES);
-			const res = await sendEnvelope(project, bomb, { headers: { "content-encoding": "gzip" } });
-			expect(res.status).toBe(413);
-			expect((await res.json<Json>()).error).toBe("Request body exceeds 41943040 bytes decompressed");
-		});
-
 		it.for([
 			["gzip", "gzip"],
 			["deflate", "deflate"],
@@ -208,11 +206,7 @@ describe("Sentry envelope limits", () => {
 
 		it("a compressed body without a Content-Length stops being read past the limit as sent", async ({ expect }) => {
 			const project = await sentryProject();
-			// Random bytes do not compress: their gzip is larger than they are.
-			const noise = new Uint8Array(SENT_BYTES);
-			for (let at = 0; at < noise.byteLength; at += 65_536) crypto.getRandomValues(noise.subarray(at, at + 65_536));
-			const body = await gzip(envelope({}, [{ type: "attachment", payload: noise, withLength: true }]));
-			expect(body.byteLength).toBeGreaterThan(SENT_BYTES);
+			const body = storedGzip(encoder.encode(`{}\n${JSON.stringify({ type: "attachment", length: 30 * MiB })}\n`), SENT_BYTES + MiB);
 			const stream = new ReadableStream<Uint8Array>({
 				start(controller) {
 					for (let at = 0; at < body.byteLength; at += MiB) controller.enqueue(body.slice(at, at + MiB));
