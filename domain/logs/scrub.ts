@@ -3,11 +3,12 @@
  * local variables), replaced before anything is stored, as Sentry's default server-side scrubbing does: the value of any member, form field or
  * query parameter whose name says it holds a password, a secret, a key, a token, credentials or a
  * session becomes "[Filtered]". Names are compared without case, `-`, `_` or `.`, so `apiKey`,
- * `api_key` and `API-KEY` are one name. Headers that carry credentials are removed whole.
+ * `api_key` and `API-KEY` are one name. Whatever the name, a card number, a private key or a URL's
+ * password in a value is filtered where it stands (secretValues). Headers that carry credentials
+ * are removed whole.
  */
 import { boundedJson, isObject } from "./jsonFields";
-
-const FILTERED = "[Filtered]";
+import { FILTERED, filterSecretValues } from "./secretValues";
 
 /** Removed from `request.headers` before anything is stored, compared case-insensitively. */
 const SECRET_HEADERS: ReadonlySet<string> = new Set(["authorization", "cookie", "set-cookie", "x-svc-key", "x-api-key", "x-auth-token", "proxy-authorization"]);
@@ -25,10 +26,12 @@ function isSecretName(name: string): boolean {
 }
 
 /**
- * Bounded JSON (no cycles, bounded depth) with secret members' values filtered: a copy where one
- * is, else `value` itself, so a caller can tell whether anything was.
+ * Bounded JSON (no cycles, bounded depth) with secret members' values filtered, and the secret
+ * values in every other string: a copy where one is, else `value` itself, so a caller can tell
+ * whether anything was.
  */
 export function scrubJson(value: unknown): unknown {
+	if (typeof value === "string") return filterSecretValues(value);
 	if (Array.isArray(value)) {
 		const items = value.map(scrubJson);
 		return items.some((item, i) => item !== value[i]) ? items : value;
@@ -39,7 +42,28 @@ export function scrubJson(value: unknown): unknown {
 	return entries.some(([key, item]) => item !== value[key]) ? Object.fromEntries(entries) : value;
 }
 
-/** `a=1&password=x`: each secret field's value filtered, the rest as sent; the text itself when none is. */
+const formDecoded = (text: string) => decodeURIComponent(text.replace(/\+/g, " "));
+
+/**
+ * A form field's value with the secrets in it filtered, read decoded (a card number's spaces may be
+ * `+` or `%20`) and written back encoded around each "[Filtered]"; as sent when there is none.
+ */
+function scrubFormValue(value: string): string {
+	let decoded: string;
+	try {
+		decoded = formDecoded(value);
+	} catch {
+		// Not valid percent-encoding: read as it was sent.
+		return filterSecretValues(value);
+	}
+	const filtered = filterSecretValues(decoded);
+	return filtered === decoded ? value : filtered.split(FILTERED).map(encodeURIComponent).join(FILTERED);
+}
+
+/**
+ * `a=1&password=x`: each secret field's value filtered, and the secrets in every other value; the
+ * text itself when nothing is.
+ */
 function scrubFormText(text: string): string {
 	let changed = false;
 	const fields = text.split("&").map((field) => {
@@ -47,24 +71,26 @@ function scrubFormText(text: string): string {
 		if (equals <= 0) return field;
 		let name = field.slice(0, equals);
 		try {
-			name = decodeURIComponent(name.replace(/\+/g, " "));
+			name = formDecoded(name);
 		} catch {
 			// An undecodable name is compared as it was sent.
 		}
-		if (!isSecretName(name) || field.slice(equals + 1) === FILTERED) return field;
+		const value = field.slice(equals + 1);
+		const scrubbed = isSecretName(name) ? FILTERED : scrubFormValue(value);
+		if (scrubbed === value) return field;
 		changed = true;
-		return `${field.slice(0, equals)}=${FILTERED}`;
+		return `${field.slice(0, equals)}=${scrubbed}`;
 	});
 	return changed ? fields.join("&") : text;
 }
 
-/** A URL with its query's secret parameters filtered. */
+/** A URL with its password and the secrets in its path filtered, and its query's as a form's are. */
 export function scrubUrl(url: string): string {
 	const query = url.indexOf("?");
-	if (query < 0) return url;
+	if (query < 0) return filterSecretValues(url);
 	const fragment = url.indexOf("#", query);
 	const end = fragment < 0 ? url.length : fragment;
-	return url.slice(0, query + 1) + scrubFormText(url.slice(query + 1, end)) + url.slice(end);
+	return `${filterSecretValues(url.slice(0, query))}?${scrubFormText(url.slice(query + 1, end))}${url.slice(end)}`;
 }
 
 /**
@@ -76,8 +102,8 @@ const FORM_TEXT = /^[^\s=&]+=\S*$/;
 
 /**
  * A request body as text: JSON with its secret members filtered (in a bounded copy: a body's
- * nesting has no bound of its own), form fields likewise; else as it came. A body with nothing to
- * filter is kept exactly as sent.
+ * nesting has no bound of its own), form fields likewise; else the secrets in the text filtered.
+ * A body with nothing to filter is kept exactly as sent.
  */
 export function scrubBodyText(text: string): string {
 	const trimmed = text.trim();
@@ -86,11 +112,13 @@ export function scrubBodyText(text: string): string {
 		try {
 			parsed = JSON.parse(trimmed);
 		} catch {
-			return text;
+			return filterSecretValues(text);
 		}
 		const copy = boundedJson(parsed);
 		const scrubbed = scrubJson(copy);
-		return scrubbed === copy ? text : JSON.stringify(scrubbed);
+		// Kept as sent, the text also holds what the bounded copy left out (members nested deeper,
+		// the rest of long strings): secret values there are filtered in the text itself.
+		return scrubbed === copy ? filterSecretValues(text) : JSON.stringify(scrubbed);
 	}
-	return FORM_TEXT.test(trimmed) ? scrubFormText(trimmed) : text;
+	return FORM_TEXT.test(trimmed) ? scrubFormText(trimmed) : filterSecretValues(text);
 }
