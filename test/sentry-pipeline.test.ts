@@ -108,6 +108,9 @@ describe("Sentry events in the log pipeline", () => {
 	it.for([
 		["log", "info"],
 		["warning", "warning"],
+		["warn", "warning"],
+		["critical", "fatal"],
+		["Critical", "Critical"],
 	])("level %s is stored as %s", async ([level, stored], { expect }) => {
 		expect((await storedFrom({ exception: undefined, message: "m", level })).level).toBe(stored);
 	});
@@ -126,6 +129,34 @@ describe("Sentry events in the log pipeline", () => {
 		const issues = await issuesOf(project);
 		expect(issues).toHaveLength(1);
 		expect(issues[0]).toMatchObject({ title: "Login failed for user alice from host-2", count: 2 });
+	});
+
+	it("exceptions as a plain list (Sentry's shorthand for {values}) are the chain, the reported one last", async ({ expect }) => {
+		const project = await sentryProject();
+		const frames = [{ filename: "/srv/app/src/orders.js", function: "loadOrders", in_app: true }];
+		const list = [
+			{ type: "Error", value: "db down", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+			{ type: "Error", value: "load failed", stacktrace: { frames }, mechanism: { type: "generic", exception_id: 0 } },
+		];
+		expect((await sendEnvelope(project, eventEnvelope(nodeEvent({ exception: list })))).status).toBe(200);
+		// The same chain as {values}: one issue.
+		expect((await sendEnvelope(project, eventEnvelope(nodeEvent({ exception: { values: list } })))).status).toBe(200);
+		const issues = await issuesOf(project);
+		expect(issues).toHaveLength(1);
+		expect(issues[0]).toMatchObject({ title: "Error: load failed", count: 2 });
+		const [stored] = await storedEvents(project.keyId);
+		expect(stored.event.exception).toMatchObject({ type: "Error", value: "load failed", stacktrace: { frames } });
+		expect(stored.event.chained_exceptions).toEqual([{ type: "Error", value: "db down", stacktrace: null, mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } }]);
+	});
+
+	it.for([
+		["an object, in {values}", { values: [{ type: "ApiError", value: { code: 7, detail: "quota" } }] }, '{"code":7,"detail":"quota"}'],
+		["a list, in a plain list", [{ type: "ApiError", value: ["quota", 7] }], '["quota",7]'],
+		["an object, in a lone exception", { type: "ApiError", value: { code: 7 } }, '{"code":7}'],
+		["a number", { values: [{ type: "ApiError", value: 42 }] }, "42"],
+	] as const)("an exception value that is not text is stored as its JSON: %s", async ([, exception, value], { expect }) => {
+		const stored = await storedFrom({ exception });
+		expect(stored.exception).toMatchObject({ type: "ApiError", value });
 	});
 
 	it("a top-level stacktrace with a message becomes a synthetic exception", async ({ expect }) => {

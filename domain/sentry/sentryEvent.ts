@@ -4,7 +4,7 @@
  * and scrubbing (normalizeEvent). Only Sentry's own shapes are translated here; whatever has the
  * log event's shape already passes as is and is checked there.
  */
-import { isObject, type Json, member } from "../logs/jsonFields";
+import { boundedJson, isObject, type Json, member } from "../logs/jsonFields";
 import { filledIn } from "./printf";
 
 /**
@@ -41,12 +41,29 @@ function threadStack(event: Json): unknown {
 }
 
 /**
- * `exception.values` passes as it is. A message sent with a stack of its own (`stacktrace` at the
- * top, or a thread's, as attach-stacktrace SDKs do) becomes the synthetic exception newer SDKs
- * send instead.
+ * An exception whose `value` is not text (an SDK that put the thrown object there) with that value
+ * as its JSON, bounded like any free-form value, as Sentry keeps it, instead of refusing the event.
+ */
+function withTextValue(exception: unknown): unknown {
+	if (!isObject(exception)) return exception;
+	const value = member(exception, "value");
+	if (typeof value !== "object" || value === null) return exception;
+	return { ...exception, value: JSON.stringify(boundedJson(value)) };
+}
+
+/**
+ * `exception.values` passes as it is, and a plain list of exceptions (Sentry's shorthand for it)
+ * as if it were one; any exception's `value` as text. A message sent with a stack of its own
+ * (`stacktrace` at the top, or a thread's, as attach-stacktrace SDKs do) becomes the synthetic
+ * exception newer SDKs send instead.
  */
 function exceptionOf(event: Json, message: unknown): unknown {
 	const exception = member(event, "exception");
+	if (Array.isArray(exception)) return { values: exception.map(withTextValue) };
+	if (isObject(exception)) {
+		const values = member(exception, "values");
+		return Array.isArray(values) ? { ...exception, values: values.map(withTextValue) } : withTextValue(exception);
+	}
 	if (exception !== undefined && exception !== null) return exception;
 	const stacktrace = member(event, "stacktrace") ?? threadStack(event);
 	if (!isObject(stacktrace)) return undefined;
@@ -106,13 +123,26 @@ function timestampOf(event: Json): unknown {
 	return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
 }
 
+/**
+ * Level names Sentry SDKs send for the five the console knows: the JavaScript SDK's `log` and the
+ * `critical` of Python's logging, which Sentry (Relay) stores as `info` and `fatal`, and `warn`,
+ * which Relay does not know (it stores such an event as an error) but which can only mean
+ * `warning`. Only here: the log event endpoint stores any level as it is sent.
+ */
+const LEVEL_ALIASES: ReadonlyMap<unknown, string> = new Map([
+	["log", "info"],
+	["critical", "fatal"],
+	["warn", "warning"],
+]);
+
+const levelOf = (event: Json): unknown => LEVEL_ALIASES.get(member(event, "level")) ?? member(event, "level");
+
 export function logEventBody(event: Json, clientIp: string): Json {
 	const { message, template } = messageOf(event);
 	const body: Json = {
 		message,
 		message_template: template,
-		// Sentry's JavaScript SDK has a "log" severity, which Sentry itself stores as info.
-		level: member(event, "level") === "log" ? "info" : member(event, "level"),
+		level: levelOf(event),
 		exception: exceptionOf(event, message),
 		tags: tagsOf(event),
 		breadcrumbs: listOf(member(event, "breadcrumbs")),
