@@ -182,7 +182,11 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 	const ctes = [
 		...filters.visitorLists,
 		`counted AS MATERIALIZED (${eventsWhere(filters.events)})`,
-		...(needsSessions ? [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS] : []),
+		...(needsSessions
+			? filters.sessions
+				? [`per_session AS MATERIALIZED (${filters.sessions})`]
+				: [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS]
+			: []),
 	];
 	const series = jsonRows(
 		["t", "pageviews", "visitors"],

@@ -33,32 +33,34 @@ import { DIRECT, label, propertiesOf, RANGE } from "./statsRange";
 
 /** The condition, given the placeholder its value is bound to, the value (for the few that depend on it) and the name of the filter's list of visitors. */
 type Condition = (param: string, value: string, visitors: string) => string;
-interface FilterDefinition {
-	/** The condition on event figures. */
+/** A filter of the event: a condition on the events both kinds of figures count. */
+interface EventFilter {
 	events: Condition;
-	/** The condition on visit figures, when it differs. */
-	visits?: Condition;
-	/** For a filter on visitors: what puts a visitor on its list (an event of theirs in the range that meets it). */
-	visitors?: (param: string, value: string) => string;
-	/** For a filter on sessions: its visitors' events are cut into sessions, which its conditions name. */
-	sessions?: true;
 }
-
-const property = (column: string): FilterDefinition => ({ events: (p) => `${label(column)} = ${p}` });
-
 /**
- * For a filter on sessions: the events of the sessions of the visitors on its list that meet
- * `session`, a condition on the session's row `s` (sessionCut's, with `hits`: how many of its
- * events put the visitor on the list). A session's events are its visitor's from its first event
- * to its last.
+ * A filter of the visit: what puts a visitor on its list (an event of theirs in the range that
+ * meets it), and what a session of theirs must be (a condition on sessionCut's row `s`, with
+ * `hits`: how many of its events put the visitor on the list). The figures count the events of
+ * such sessions (a session's events are its visitor's from its first event to its last), event
+ * figures other ones when `events` says so.
  */
+interface VisitFilter {
+	visitors: (param: string, value: string) => string;
+	session: (param: string) => string;
+	events?: Condition;
+}
+type FilterDefinition = EventFilter | VisitFilter;
+
+const property = (column: string): EventFilter => ({ events: (p) => `${label(column)} = ${p}` });
+
+/** The sessions of a visit filter's list, read through `analytics_events` rows, that meet `session`. */
 const inSessions =
 	(session: (param: string) => string): Condition =>
 	(p, _value, visitors) =>
 		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
 			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${session(p)})`;
 /** The sessions that hold an event that put their visitor on the list: the visits with the page, the conversion. */
-const withHits = inSessions(() => "s.hits > 0");
+const hadHit = () => "s.hits > 0";
 
 /**
  * The visits a row of a visit breakdown counts: the sessions labelled as the row is (their first
@@ -66,16 +68,15 @@ const withHits = inSessions(() => "s.hits > 0");
  * the visitors who had a page view with the value (`column`; a source of Direct / None is none)
  * are cut into sessions.
  */
-const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): FilterDefinition => ({
-	events: inSessions((p) => `${VISIT_BREAKDOWNS[breakdown][0]} = ${p}`),
+const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): VisitFilter => ({
 	visitors: (p, value) => `name = '' AND ${column} = ${breakdown === "sources" && value === DIRECT ? "''" : p}`,
-	sessions: true,
+	session: (p) => `${VISIT_BREAKDOWNS[breakdown][0]} = ${p}`,
 });
 
 const FILTERS = {
 	// Event figures: the page's own page views and custom events. Visit figures: the visits that
 	// had one of them, so that visits never number fewer than visitors.
-	page: { events: (p) => `url_path = ${p}`, visits: withHits, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`, sessions: true },
+	page: { events: (p) => `url_path = ${p}`, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`, session: hadHit },
 	entry_page: ofVisits("entry_pages", "url_path"),
 	exit_page: ofVisits("exit_pages", "url_path"),
 	country: property("country"),
@@ -84,7 +85,7 @@ const FILTERS = {
 	os: property("os"),
 	source: ofVisits("sources", "source"),
 	// The visits whose first page view came from that referrer host, as Sources counts visits.
-	referrer: { events: inSessions((p) => `s.entry_referrer = ${p}`), visitors: (p) => `name = '' AND referrer_host = ${p}`, sessions: true },
+	referrer: { visitors: (p) => `name = '' AND referrer_host = ${p}`, session: (p) => `s.entry_referrer = ${p}` },
 	utm_source: ofVisits("utm_source"),
 	utm_medium: ofVisits("utm_medium"),
 	utm_campaign: ofVisits("utm_campaign"),
@@ -92,14 +93,13 @@ const FILTERS = {
 	utm_term: ofVisits("utm_term"),
 	ref: ofVisits("ref"),
 	// The visits that converted: that had the custom event.
-	event: { events: withHits, visitors: (p) => `name = ${p}`, sessions: true },
+	event: { visitors: (p) => `name = ${p}`, session: hadHit },
 	property: {
-		events: withHits,
 		// The one value "name:value" is bound once and split here, at its first colon.
 		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
 			WHERE p.key = substr(${p}, 1, instr(${p}, ':') - 1) AND p.type NOT IN ('object', 'array')
 				AND CAST(p.value AS TEXT) = substr(${p}, instr(${p}, ':') + 1))`,
-		sessions: true,
+		session: hadHit,
 	},
 } satisfies Record<StatsFilterName, FilterDefinition>;
 
@@ -109,16 +109,23 @@ export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
 
 /**
  * The SQL a set of filters adds to the queries: conditions (" AND ..." or ""), the CTEs of the
- * visitor lists they name (each read once per statement, however often its conditions name it),
- * and the values it binds from ?5 on.
+ * visitor lists they name and their sessions (each read once per statement, however often its
+ * conditions name it), and the values it binds from ?5 on.
  */
 export interface CompiledFilters {
 	/** The events' table as the statement names it. */
 	from: string;
 	events: string;
 	visits: string;
-	/** `name AS MATERIALIZED (SELECT visitor_id ...)` and, for a filter on sessions, its visitors' sessions: to open a statement's WITH. */
+	/** `name AS MATERIALIZED (SELECT visitor_id ...)` and, for a filter of the visit, its visitors' sessions: to open a statement's WITH. */
 	visitorLists: string[];
+	/**
+	 * When every filter is of the visit: the sessions the visit figures count, as rows of
+	 * sessionCut's, already cut by the filters' CTEs. Cutting the events they keep again would give
+	 * the same sessions: each filter cuts every event of its visitors, so a visitor's sessions are
+	 * the same in each.
+	 */
+	sessions?: string;
 	values: string[];
 	/** The placeholder each given filter's value is bound to (`?5`...), for a list that names one (the source's referrer URLs). */
 	params: Filters;
@@ -132,6 +139,8 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 	const events: string[] = [];
 	const visits: string[] = [];
 	const visitorLists: string[] = [];
+	const sessionSets: Array<{ cut: string; condition: string }> = [];
+	let everyFilterOfTheVisit = true;
 	const values: string[] = [];
 	const params: Filters = {};
 	for (const name of FILTER_NAMES) {
@@ -141,18 +150,29 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 		const param = `?${4 + values.length}`;
 		params[name] = param;
 		const definition: FilterDefinition = FILTERS[name];
+		if (!("session" in definition)) {
+			everyFilterOfTheVisit = false;
+			events.push(definition.events(param, value, ""));
+			visits.push(definition.events(param, value, ""));
+			continue;
+		}
 		const list = `visitors_${name}`;
-		if (definition.visitors) {
-			visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${definition.visitors(param, value)})`);
-		}
-		if (definition.sessions && definition.visitors) {
-			// Each event marked with whether it is one that puts its visitor on the list.
-			const events = `(SELECT ${SESSION_COLUMNS}, ${definition.visitors(param, value)} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
-			visitorLists.push(sessionCut(events, `${list}_sessions`, true));
-		}
-		events.push(definition.events(param, value, list));
-		visits.push((definition.visits ?? definition.events)(param, value, list));
+		const cut = `${list}_sessions`;
+		visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${definition.visitors(param, value)})`);
+		// Each event marked with whether it is one that puts its visitor on the list.
+		const marked = `(SELECT ${SESSION_COLUMNS}, ${definition.visitors(param, value)} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
+		visitorLists.push(sessionCut(marked, cut, true));
+		sessionSets.push({ cut, condition: definition.session(param) });
+		const inTheSessions = inSessions(definition.session)(param, value, list);
+		events.push(definition.events ? definition.events(param, value, list) : inTheSessions);
+		visits.push(inTheSessions);
 	}
 	const and = (conditions: string[]) => conditions.map((c) => ` AND ${c}`).join("");
-	return { from, events: inSample + and(events), visits: inSample + and(visits), visitorLists, values, params };
+	// The first filter's sessions that meet it and, by their visitor and start, every other's.
+	const [first, ...others] = sessionSets;
+	const sessions =
+		everyFilterOfTheVisit && first
+			? `SELECT * FROM ${first.cut} AS s WHERE ${first.condition}${and(others.map(({ cut, condition }) => `(s.visitor_id, s.first_ts) IN (SELECT s.visitor_id, s.first_ts FROM ${cut} AS s WHERE ${condition})`))}`
+			: undefined;
+	return { from, events: inSample + and(events), visits: inSample + and(visits), visitorLists, sessions, values, params };
 }
