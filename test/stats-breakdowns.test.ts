@@ -98,6 +98,37 @@ describe("property=<name>:<value>: the visits that had a custom event with that 
 	});
 });
 
+describe("top_pages: the most visitors first, from the rollups and from the events alike", () => {
+	// X reloads /a five times; Y and Z read /b once each; W reads /c once and /b not at all.
+	const RELOADS: Seed[] = [
+		...Array.from({ length: 5 }, (_, i): Seed => ({ visitor: "X", ts: at(`09:0${i}`), path: "/a" })),
+		{ visitor: "Y", ts: at("09:10"), path: "/b" },
+		{ visitor: "Z", ts: at("09:20"), path: "/b" },
+		{ visitor: "W", ts: at("09:30"), path: "/c" },
+		{ visitor: "W", ts: at("09:31"), path: "/c" },
+	];
+	const ranked = [
+		["/b", 2, 2],
+		["/a", 5, 1],
+		["/c", 2, 1],
+	];
+
+	it("ranks by visitors, then page views, then path, in the answer and the CSV export", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, RELOADS);
+		// Unfiltered from the rollups; a filter every event passes counts the same from the events.
+		for (const query of ["", "browser=Chrome"]) {
+			const body = await stats(token, site.tracking_id, query);
+			expect(body.top_pages.map((p: { path: string; pageviews: number; visitors: number }) => [p.path, p.pageviews, p.visitors]), query).toEqual(ranked);
+			const csv = await (await call(`/api/sites/${site.tracking_id}/stats/pages.csv?${RANGE}&${query}`, { token })).text();
+			expect(csv.split("\r\n").slice(1, 4), query).toEqual(ranked.map(([path, views, visitors]) => `${path},${views},${visitors},,`));
+			// A shorter list keeps the pages most people read.
+			const top = await stats(token, site.tracking_id, `${query}&limit=1`);
+			expect(top.top_pages.map((p: { path: string }) => p.path), query).toEqual(["/b"]);
+		}
+	});
+});
+
 /** The list of the JSON answer that a CSV breakdown exports. */
 function listOf(body: any, name: BreakdownName): Array<Record<string, unknown>> {
 	if (name === "pages") return body.top_pages;

@@ -262,11 +262,12 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 		series: `WITH ${rollupRows([""], { hoursOnly: true })}
 			SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(pageviews) AS pageviews, sum(${bucketMs === HOUR_MS ? "hour_visitors" : "visitors"}) AS visitors
 			FROM r GROUP BY 1`,
+		// Pages rank as the events' list does (eventStats.ts): visitors first.
 		pages: `WITH ${rollupRows(["pages"])}
 			SELECT value AS path, sum(pageviews) AS pageviews, sum(visitors) AS visitors,
 				CAST(round(sum(depth_sum) * 1.0 / nullif(sum(depth_n), 0)) AS INTEGER) AS scroll_depth,
 				round(sum(engaged_ms) * 1.0 / nullif(sum(engaged_n), 0) / 1000.0, 1) AS time_on_page
-			FROM r GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY pageviews DESC, visitors DESC, 1 LIMIT ?4`,
+			FROM r GROUP BY 1 HAVING sum(pageviews) > 0 ORDER BY visitors DESC, pageviews DESC, 1 LIMIT ?4`,
 		// Custom events rank by events, the others by visitors; each keeps the labels that counted anything.
 		breakdowns: `WITH ${rollupRows(eventDims)}
 			${topPerDim(
