@@ -43,8 +43,8 @@ function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bou
 	};
 }
 
-/** A period's figures: `totals` holds the session figures too. */
-const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows): PeriodTotalsView => ({
+/** A period's figures: `totals` holds the session figures too; the series stops at the bucket under way at `now`. */
+const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: number): PeriodTotalsView => ({
 	from: new Date(range.from).toISOString(),
 	to: new Date(range.to).toISOString(),
 	pageviews: totals.pageviews,
@@ -52,7 +52,7 @@ const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows): Period
 	events: totals.events,
 	identified_visitors: totals.identified,
 	...visitFigures(totals),
-	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }),
+	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }, now),
 });
 
 export interface StatsRequest {
@@ -77,10 +77,10 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 	const counted = { ...request, range };
 	const fromEvents = request.fromEvents || Object.keys(request.filters).length > 0;
 	const rows = await (fromEvents ? eventStatsRows(env, trackingId, counted) : rollupStatsRows(env, trackingId, counted));
-	const { filters, comparePrevious } = request;
+	const { filters, comparePrevious, now } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
-		...totalsOf(range, rows.totals, rows.series),
+		...totalsOf(range, rows.totals, rows.series, now),
 		visitors_now: rows.visitorsNow,
 		filters,
 		sample_percent: samplePercent(rows.sample),
@@ -104,7 +104,7 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range), rows.previous.totals, rows.previous.series) } : {}),
+		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range), rows.previous.totals, rows.previous.series, now) } : {}),
 	};
 }
 

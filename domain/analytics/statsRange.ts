@@ -33,10 +33,13 @@ function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
 	return starts;
 }
 
-/** Fills a series from rows keyed by bucket start. */
-export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t: number } & T>, zero: T): Array<{ t: string } & T> {
+/**
+ * Fills a series from rows keyed by bucket start. Buckets that start after `now` are left out:
+ * hours still to come have counted nothing yet, and a zero there would chart as a drop.
+ */
+export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t: number } & T>, zero: T, now = Number.POSITIVE_INFINITY): Array<{ t: string } & T> {
 	const byStart = new Map(rows.map((row) => [row.t, row]));
-	return bucketStarts(range).map((t) => {
+	return bucketStarts(range).filter((t) => t <= now).map((t) => {
 		const { t: _, ...values } = (byStart.get(t) ?? { t, ...zero }) as { t: number } & T;
 		return { t: new Date(t).toISOString(), ...(values as T) };
 	});

@@ -49,13 +49,26 @@ function valueAxisSize(plot: uPlot, values: string[] | undefined, axisIndex: num
 /** Every chart counts things: its value axis steps by whole numbers (1, 2, 5, 10, 20, 50...), never 0.5. */
 const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) => [1, 2, 5].map((step) => step * 10 ** power)).flat();
 
-function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline"): uPlot.Options {
+const HOUR_S = 3_600;
+const DAY_S = 24 * HOUR_S;
+/**
+ * uPlot's own time-axis steps from an hour up (seconds; 30 days and more step by months, 365 by
+ * years). A chart of daily buckets keeps to the steps of a day or more: a tick at 8am or 4pm
+ * between two days' points would name an hour no figure is about.
+ */
+const TIME_STEPS = [
+	...[1, 2, 3, 4, 6, 8, 12].map((n) => n * HOUR_S),
+	...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365, 730, 1825].map((n) => n * DAY_S),
+];
+
+function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline", bucketS: number): uPlot.Options {
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
 	const spark = kind === "sparkline";
 	// A sparkline is small bars, like the charts of an issue: an empty hour shows nothing.
 	const bars = kind === "bars" || spark;
 	const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+	const daily = bucketS >= DAY_S;
 	return {
 		width,
 		height,
@@ -70,9 +83,10 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		// land on the evening before west of UTC.
 		tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
 		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-		axes: spark ? [{ show: false }, { show: false }] : [axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
+		axes: spark ? [{ show: false }, { show: false }] : [daily ? { ...axis, incrs: TIME_STEPS.filter((step) => step >= bucketS) } : axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
 		series: [
-			{ label: "Time (UTC)" },
+			// A day's point is the whole day: its time of day (always 12:00am) would mislead.
+			{ label: "Time (UTC)", ...(daily ? { value: "{YYYY}-{MM}-{DD}" } : {}) },
 			...series.map((s) => ({
 				label: s.label,
 				stroke: cssVar(s.color),
@@ -114,7 +128,8 @@ export function TimeChart({
 		const element = box.current;
 		if (!element) return;
 		const width = () => Math.max(60, element.clientWidth);
-		const plot = new uPlot(options(width(), height, series, kind), data, element);
+		const bucketS = times.length > 1 ? (times[1] - times[0]) / 1000 : 0;
+		const plot = new uPlot(options(width(), height, series, kind, bucketS), data, element);
 		const resize = new ResizeObserver(() => plot.setSize({ width: width(), height }));
 		resize.observe(element);
 		return () => {

@@ -71,6 +71,19 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
+/**
+ * The chart's buckets over the whole period, each with its index in both series. The answer's
+ * series stops at the bucket under way (hours to come have counted nothing yet), while the period
+ * before, all past, has every bucket: its times moved on by one period give the rest, where the
+ * period's own lines stop instead of dropping to zero.
+ */
+function chartTimes(data: SiteStatsView): number[] {
+	const old = data.previous;
+	if (!old || old.series.length <= data.series.length) return data.series.map((b) => Date.parse(b.t));
+	const shift = Date.parse(data.from) - Date.parse(old.from);
+	return old.series.map((b, i) => Date.parse(data.series[i]?.t ?? "") || Date.parse(b.t) + shift);
+}
+
 /** Rows of a list counted in visitors and page views (pages, referrers, countries, browsers...). */
 const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], key: (row: T) => string, label: (row: T) => string = key): BreakdownRow[] =>
 	list.map((row) => ({ key: key(row), label: label(row), value: row.visitors, extra: row.pageviews }));
@@ -252,6 +265,7 @@ export function DashboardPage() {
 	// Shares and means of visits compare only with a period that had visits.
 	const oldVisits = old && old.sessions > 0 ? old : undefined;
 	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
+	const times = data ? chartTimes(data) : [];
 
 	return (
 		<section>
@@ -327,12 +341,12 @@ export function DashboardPage() {
 					<section className="card" aria-labelledby="over-time">
 						<h2 id="over-time">Visitors and page views</h2>
 						<TimeChart
-							times={data.series.map((b) => Date.parse(b.t))}
+							times={times}
 							series={[
-								{ label: "Visitors", values: data.series.map((b) => b.visitors), color: "--chart-1" },
-								{ label: "Page views", values: data.series.map((b) => b.pageviews), color: "--chart-2" },
+								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1" },
+								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2" },
 								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
-								...(old ? [{ label: "Visitors, period before", values: data.series.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
+								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
 							]}
 							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views${old ? `; ${old.visitors} visitors in the period before` : ""}`}
 						/>

@@ -1,0 +1,82 @@
+/**
+ * The analytics dashboard beyond the walk-through of console-analytics.test.ts: its chart where the
+ * period has not reached yet, a filter that matches nothing, the site picker, the figures
+ * Plausible users look for, and the custom events' property rows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { type ConsoleUnderTest, openConsole, useSession } from "./consolePage";
+import { api, DESKTOP_CHROME, signUpOwner } from "./stack";
+
+let ui: ConsoleUnderTest;
+let page: Page;
+let worker: ConsoleUnderTest["worker"];
+let checkPage: ConsoleUnderTest["checkPage"];
+let token = "";
+let shop = "";
+/** When the shop's events were sent: the hour they fall in. */
+let collectedAt = 0;
+
+const DAY = 86_400_000;
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const collect = (trackingId: string, body: Record<string, unknown>) =>
+	fetch(`${worker.url}/api/collect`, {
+		method: "POST",
+		headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+		body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "shop.example", ...body }),
+	}).then((res) => expect(res.status).toBe(204));
+
+const figure = (label: string) => page.getByTestId(`figure-${label}`).locator(".value");
+
+// A new owner with a site, signed in. Shop: A views / and /pricing, then signs up on the pro
+// plan; B views / and upgrades to the pro plan.
+beforeAll(async () => {
+	ui = await openConsole();
+	({ page, worker, checkPage } = ui);
+	({ token } = await signUpOwner(worker.url, "dashboard", "10.97.1.1"));
+	shop = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "shop.example", name: "Shop" } })).tracking_id;
+	await collect(shop, { visitor_id: "visitor-a", url_path: "/" });
+	await collect(shop, { visitor_id: "visitor-a", url_path: "/pricing" });
+	await collect(shop, { visitor_id: "visitor-a", url_path: "/pricing", event_name: "signup", event_data: JSON.stringify({ plan: "pro" }) });
+	await collect(shop, { visitor_id: "visitor-b", url_path: "/" });
+	await collect(shop, { visitor_id: "visitor-b", url_path: "/", event_name: "upgrade", event_data: JSON.stringify({ plan: "pro" }) });
+	collectedAt = Date.now();
+	await useSession(page, worker.url, token);
+});
+
+afterAll(async () => {
+	await ui?.close();
+});
+
+/** Points at the chart `fraction` of the way across and answers the legend's text for the series at `index` (0: the time). */
+async function legendAt(fraction: number, index: number): Promise<string> {
+	const plot = page.locator(".chart .u-over").first();
+	const box = await plot.boundingBox();
+	if (!box) throw new Error("no chart");
+	await page.mouse.move(box.x + Math.min(box.width - 1, box.width * fraction), box.y + box.height / 2);
+	return (await page.locator(".chart .u-legend .u-series").nth(index).textContent()) ?? "";
+}
+
+describe("owner console: the dashboard", () => {
+	it("draws the period's hours to come as nothing, not as zeros, and a day's point as its date", async () => {
+		const today = Math.floor(Date.now() / DAY) * DAY;
+		// Today and tomorrow: hourly, and tomorrow's hours are all still to come.
+		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=${utcDate(today)}&to=${utcDate(today + DAY)}`);
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		// Tomorrow's last hour: no figure yet; the period before, all past, still has its zero there.
+		await expect.poll(() => legendAt(1, 1)).toBe("Visitors");
+		expect(await legendAt(1, 0)).toContain(`${utcDate(today + DAY)} 11:00pm`);
+		expect(await legendAt(1, 3)).toBe("Visitors, period before0");
+		// The hour under way (hour h of the 48 is h / 47 of the way across) holds what was collected.
+		const hour = Math.floor((collectedAt - today) / 3_600_000);
+		await expect.poll(() => legendAt(hour / 47, 1)).toBe("Visitors2");
+		await checkPage("dashboard-tomorrow");
+
+		// By day over 30 days: a day's point is its date, with no time of day.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		await expect.poll(() => legendAt(1, 0)).toBe(`Time (UTC)${utcDate(today)}`);
+		await checkPage("dashboard-30-days");
+	});
+});
