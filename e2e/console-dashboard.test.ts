@@ -79,4 +79,18 @@ describe("owner console: the dashboard", () => {
 		await expect.poll(() => legendAt(1, 0)).toBe(`Time (UTC)${utcDate(today)}`);
 		await checkPage("dashboard-30-days");
 	});
+
+	it("says a filter that matches nothing matches nothing (the tag is fine), and removes the filters on request", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&page=%2Fnowhere&country=DE`);
+		const none = page.getByRole("status").filter({ hasText: "Nothing in this period matches the filters" });
+		await none.waitFor();
+		expect(await page.getByText("Nothing was collected in this period").count()).toBe(0);
+		expect(await figure("Visitors").textContent()).toBe("0");
+		await checkPage("dashboard-filtered-to-nothing");
+		await none.getByRole("button", { name: "remove every filter" }).click();
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		const url = new URL(page.url());
+		expect([url.searchParams.get("page"), url.searchParams.get("country"), url.searchParams.get("period")]).toEqual([null, null, "30d"]);
+		expect(await none.count()).toBe(0);
+	});
 });

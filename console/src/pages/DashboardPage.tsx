@@ -259,6 +259,8 @@ export function DashboardPage() {
 	const setParam = (name: string, value: string) => change({ [name]: value });
 	const pick = (name: StatsFilterName) => (value: string) => setParam(name, value);
 	const unpick = (name: string) => change({ [name]: null });
+	// `exact` goes with them: it only chooses how a filtered answer is counted.
+	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_NAMES, "exact"].map((name) => [name, null])));
 	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
 	const old = data?.previous;
@@ -332,12 +334,23 @@ export function DashboardPage() {
 						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
 						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
 					</div>
-					{data.pageviews === 0 && data.events === 0 && (
-						<p className="muted empty">
-							Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is
-							collecting.
-						</p>
-					)}
+					{data.pageviews === 0 &&
+						data.events === 0 &&
+						// Under filters an empty answer says nothing about the tag: the filters left nothing.
+						(active.length > 0 ? (
+							<p className="muted empty" role="status">
+								Nothing in this period matches the filters{data.sample_percent < 100 ? " among the sampled visitors" : ""}. Remove one with its × above, or{" "}
+								<button type="button" className="link" onClick={clearFilters}>
+									remove every filter
+								</button>
+								.
+							</p>
+						) : (
+							<p className="muted empty">
+								Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is
+								collecting.
+							</p>
+						))}
 					<section className="card" aria-labelledby="over-time">
 						<h2 id="over-time">Visitors and page views</h2>
 						<TimeChart
