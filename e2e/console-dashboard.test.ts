@@ -14,6 +14,7 @@ let worker: ConsoleUnderTest["worker"];
 let checkPage: ConsoleUnderTest["checkPage"];
 let token = "";
 let shop = "";
+let blog = "";
 /** When the shop's events were sent: the hour they fall in. */
 let collectedAt = 0;
 
@@ -29,13 +30,14 @@ const collect = (trackingId: string, body: Record<string, unknown>) =>
 
 const figure = (label: string) => page.getByTestId(`figure-${label}`).locator(".value");
 
-// A new owner with a site, signed in. Shop: A views / and /pricing, then signs up on the pro
-// plan; B views / and upgrades to the pro plan.
+// A new owner with two sites, signed in. Shop: A views / and /pricing, then signs up on the pro
+// plan; B views / and upgrades to the pro plan. The blog has nothing yet.
 beforeAll(async () => {
 	ui = await openConsole();
 	({ page, worker, checkPage } = ui);
 	({ token } = await signUpOwner(worker.url, "dashboard", "10.97.1.1"));
 	shop = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "shop.example", name: "Shop" } })).tracking_id;
+	blog = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "blog.example", name: "Blog" } })).tracking_id;
 	await collect(shop, { visitor_id: "visitor-a", url_path: "/" });
 	await collect(shop, { visitor_id: "visitor-a", url_path: "/pricing" });
 	await collect(shop, { visitor_id: "visitor-a", url_path: "/pricing", event_name: "signup", event_data: JSON.stringify({ plan: "pro" }) });
@@ -92,5 +94,22 @@ describe("owner console: the dashboard", () => {
 		const url = new URL(page.url());
 		expect([url.searchParams.get("page"), url.searchParams.get("country"), url.searchParams.get("period")]).toEqual([null, null, "30d"]);
 		expect(await none.count()).toBe(0);
+	});
+
+	it("switches to another site for the same period, leaving the old site's filters behind", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=2026-01-01&to=2026-01-31&page=%2Fpricing`);
+		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).waitFor();
+		await page.getByRole("combobox", { name: /^Site/ }).selectOption({ label: "Blog" });
+		await expect.poll(() => new URL(page.url()).pathname).toBe(`/analytics/${blog}`);
+		expect(new URL(page.url()).search).toBe("?period=custom&from=2026-01-01&to=2026-01-31");
+		expect(await page.getByLabel("From").inputValue()).toBe("2026-01-01");
+		expect(await page.getByRole("button", { name: /remove filter$/ }).count()).toBe(0);
+		// Nothing collected on the blog, and no filter to blame.
+		await page.getByText("Nothing was collected in this period").waitFor();
+		// The crawlers of a site switch the same way.
+		await page.getByRole("link", { name: "AI crawlers of this site" }).click();
+		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();
+		await page.getByRole("combobox", { name: /^Site/ }).selectOption({ label: "Shop" });
+		await expect.poll(() => page.url()).toBe(`${worker.url}/crawlers/${shop}?period=custom&from=2026-01-01&to=2026-01-31`);
 	});
 });

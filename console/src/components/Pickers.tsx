@@ -1,5 +1,6 @@
-import { useNavigate } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 import { useProjects, useSites } from "../queries";
+import { periodQuery } from "./PeriodPicker";
 
 /** Switches the page to another project, keeping the area. */
 export function ProjectPicker({ area, current }: { area: string; current: string }) {
@@ -19,14 +20,19 @@ export function ProjectPicker({ area, current }: { area: string; current: string
 	);
 }
 
-/** Switches the page to another site, keeping the area. */
+/**
+ * Switches the page to another site, keeping the area and the period: comparing two sites means
+ * the same days. The filters stay behind, as they name the old site's pages, sources and events.
+ */
 export function SitePicker({ area, current }: { area: string; current: string }) {
 	const sites = useSites();
 	const navigate = useNavigate();
+	const [search] = useSearchParams();
+	const period = periodQuery(search);
 	return (
 		<label className="inline">
 			Site
-			<select value={current} onChange={(e) => navigate(`/${area}/${e.target.value}`)}>
+			<select value={current} onChange={(e) => navigate(`/${area}/${e.target.value}${period ? `?${period}` : ""}`)}>
 				{(sites.data ?? []).map((site) => (
 					<option key={site.tracking_id} value={site.tracking_id}>
 						{site.name}
