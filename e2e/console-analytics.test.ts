@@ -94,15 +94,17 @@ describe("owner console: analytics", () => {
 		await page.getByRole("button", { name: "Source: Google, remove filter" }).click();
 		await expect.poll(() => sources.getByRole("button", { name: "Referrer URLs" }).count()).toBe(0);
 
-		// A custom event's property filters the page to the visits that had it.
+		// A custom event's property filters the page to the visits that had that event with it.
 		const events = page.getByRole("region", { name: "Custom events" });
 		await events.getByRole("button", { name: "Properties" }).click();
 		await events.getByRole("button", { name: "signup · plan = pro" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
 		expect(page.url()).toContain("property=plan%3Apro");
+		expect(page.url()).toContain("event=signup");
 		expect(await page.getByTestId("figure-Page views").locator(".value").textContent()).toBe("2");
 		await checkPage("dashboard-property");
 		await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).click();
+		await page.getByRole("button", { name: "Custom event: signup, remove filter" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("2");
 
 		// An exit page filters the page to the visits that left from it: A's, with both its page views.

@@ -96,6 +96,23 @@ describe("owner console: the dashboard", () => {
 		expect(await none.count()).toBe(0);
 	});
 
+	it("filters a property row to that event's property value, not another event's that carried the same", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
+		const events = page.getByRole("region", { name: "Custom events" });
+		await events.getByRole("button", { name: "Properties" }).click();
+		// Both events carried plan = pro: A's signup and B's upgrade.
+		await events.getByRole("button", { name: "upgrade · plan = pro" }).waitFor();
+		await events.getByRole("button", { name: "signup · plan = pro" }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("event")).toBe("signup");
+		expect(new URL(page.url()).searchParams.get("property")).toBe("plan:pro");
+		// A alone, with both page views.
+		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
+		expect(await figure("Page views").textContent()).toBe("2");
+		expect(await page.getByRole("button", { name: "Custom event: signup, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).isVisible()).toBe(true);
+		expect(await events.getByRole("button", { name: "upgrade · plan = pro" }).count()).toBe(0);
+	});
+
 	it("switches to another site for the same period, leaving the old site's filters behind", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=2026-01-01&to=2026-01-31&page=%2Fpricing`);
 		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).waitFor();

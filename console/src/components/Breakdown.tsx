@@ -5,6 +5,8 @@ export interface BreakdownRow {
 	key: string;
 	/** What picking the row filters to, when not its key (rows of two events can name one property value). */
 	pick?: string;
+	/** That filter in words, when `pick` is not (its parts put together for the page to take apart). */
+	pickText?: string;
 	label: ReactNode;
 	/** The figure the row is ranked and drawn by. */
 	value: number;
@@ -84,7 +86,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 								<td className="bar-cell">
 									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
 									{tab.onPick ? (
-										<button type="button" className="link" onClick={() => tab.onPick?.(row.pick ?? row.key)} title={`Filter to ${row.pick ?? row.key}`}>
+										<button type="button" className="link" onClick={() => tab.onPick?.(row.pick ?? row.key)} title={`Filter to ${row.pickText ?? row.pick ?? row.key}`}>
 											{row.label}
 										</button>
 									) : (

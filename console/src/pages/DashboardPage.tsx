@@ -109,7 +109,17 @@ const SHOWN_ROWS = 10;
 const VIEWS = { column: "Visitors", extraColumn: "Views" };
 const VISITS = { column: "Visits", extraColumn: "Visitors" };
 
-function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (name: StatsFilterName) => (value: string) => void; download: (csv: string) => () => Promise<void> }) {
+function Breakdowns({
+	stats,
+	pick,
+	pickProperty,
+	download,
+}: {
+	stats: SiteStatsView;
+	pick: (name: StatsFilterName) => (value: string) => void;
+	pickProperty: (event: string, property: string, value: string) => void;
+	download: (csv: string) => () => Promise<void>;
+}) {
 	const source = stats.filters.source;
 	// A source picked (in the URL as its filter) opens on the referrers behind it: the raw referrer one click from the source.
 	const referrerUrls =
@@ -226,12 +236,17 @@ function Breakdowns({ stats, pick, download }: { stats: SiteStatsView; pick: (na
 						title: "Properties",
 						column: "Events",
 						empty: "No custom event carried data.",
-						onPick: pick("property"),
+						onPick: (picked) => {
+							const [event, property, value] = JSON.parse(picked) as [string, string, string];
+							pickProperty(event, property, value);
+						},
 						download: download("event_properties"),
-						// The filter is the property and its value (property=plan:pro), whichever event carried it.
+						// A row is one event's property value: the property filter alone (property=plan:pro) would
+						// also keep the visitors of any other event that carried it, so the event is picked too.
 						rows: stats.event_properties.map((r) => ({
 							key: `${r.name}\u0000${r.property}\u0000${r.value}`,
-							pick: `${r.property}:${r.value}`,
+							pick: JSON.stringify([r.name, r.property, r.value]),
+							pickText: `${r.name} with ${r.property} = ${r.value}`,
 							label: `${r.name} · ${r.property} = ${r.value}`,
 							value: r.events,
 						})),
@@ -258,6 +273,7 @@ export function DashboardPage() {
 
 	const setParam = (name: string, value: string) => change({ [name]: value });
 	const pick = (name: StatsFilterName) => (value: string) => setParam(name, value);
+	const pickProperty = (event: string, property: string, value: string) => change({ event, property: `${property}:${value}` });
 	const unpick = (name: string) => change({ [name]: null });
 	// `exact` goes with them: it only chooses how a filtered answer is counted.
 	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_NAMES, "exact"].map((name) => [name, null])));
@@ -364,7 +380,7 @@ export function DashboardPage() {
 							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views${old ? `; ${old.visitors} visitors in the period before` : ""}`}
 						/>
 					</section>
-					<Breakdowns stats={data} pick={pick} download={download} />
+					<Breakdowns stats={data} pick={pick} pickProperty={pickProperty} download={download} />
 				</div>
 			)}
 		</section>
