@@ -96,6 +96,23 @@ describe("owner console: the dashboard", () => {
 		expect(await none.count()).toBe(0);
 	});
 
+	it("shows views per visit among the figures, and each custom event's conversion rate", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
+		// Three page views in two visits (A's and B's).
+		await expect.poll(() => figure("Views per visit").textContent()).toBe("1.5");
+		const events = page.getByRole("region", { name: "Custom events" });
+		expect(await events.getByRole("columnheader").allTextContents()).toEqual(["Custom events", "Events", "Visitors", "CR"]);
+		// One of the two visitors sent each.
+		expect(await events.getByRole("row", { name: /^signup/ }).getByRole("cell").allTextContents()).toEqual(["signup", "1", "1", "50%"]);
+		expect(await events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "50%"]);
+		// Under a filter, out of the visitors it keeps: B alone, who upgraded.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=upgrade`);
+		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
+		expect(await figure("Views per visit").textContent()).toBe("1");
+		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "100%"]);
+		await checkPage("dashboard-figures");
+	});
+
 	it("filters a property row to that event's property value, not another event's that carried the same", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
 		const events = page.getByRole("region", { name: "Custom events" });

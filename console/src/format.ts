@@ -27,5 +27,8 @@ export function duration(seconds: number): string {
 
 export const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
+/** At most one decimal: "1.5", "2". */
+export const oneDecimal = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 1 });
+
 /** "1 event", "2 events": a count and its noun (regular plurals only). */
 export const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" : "s"}`;

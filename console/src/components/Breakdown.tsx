@@ -14,12 +14,16 @@ export interface BreakdownRow {
 	valueText?: string;
 	/** A second figure shown beside the first (page views beside visitors); text is shown as it is. */
 	extra?: number | string;
+	/** Further figures, as written, one for each of the tab's `moreColumns`. */
+	more?: string[];
 }
 
 export interface BreakdownTab {
 	title: string;
 	column: string;
 	extraColumn?: string;
+	/** Headers of further columns after `extraColumn` (a rate worked out from the row's figures). */
+	moreColumns?: ReactNode[];
 	rows: BreakdownRow[];
 	/** Clicking a row filters the page to it. */
 	onPick?: (key: string) => void;
@@ -72,12 +76,18 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 			{tab.rows.length === 0 ? (
 				<p className="muted">{tab.empty}</p>
 			) : (
-				<table className="breakdown">
+				<table className={tab.moreColumns?.length ? "breakdown more" : "breakdown"}>
 					<thead>
 						<tr>
 							<th>{tabs.length > 1 ? tab.title : ""}</th>
 							<th className="num">{tab.column}</th>
 							{tab.extraColumn && <th className="num">{tab.extraColumn}</th>}
+							{tab.moreColumns?.map((column, i) => (
+								// biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed for the tab
+								<th key={i} className="num">
+									{column}
+								</th>
+							))}
 						</tr>
 					</thead>
 					<tbody>
@@ -95,6 +105,12 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 								</td>
 								<td className="num">{row.valueText ?? count(row.value)}</td>
 								{tab.extraColumn && <td className="num">{typeof row.extra === "string" ? row.extra : count(row.extra ?? 0)}</td>}
+								{tab.moreColumns?.map((_, i) => (
+									// biome-ignore lint/suspicious/noArrayIndexKey: one cell per column of the tab
+									<td key={i} className="num">
+										{row.more?.[i] ?? "–"}
+									</td>
+								))}
 							</tr>
 						))}
 					</tbody>

@@ -8,7 +8,7 @@ import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
-import { count, duration, percent } from "../format";
+import { count, duration, oneDecimal, percent } from "../format";
 import { isoRange } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
@@ -83,6 +83,9 @@ function chartTimes(data: SiteStatsView): number[] {
 	const shift = Date.parse(data.from) - Date.parse(old.from);
 	return old.series.map((b, i) => Date.parse(data.series[i]?.t ?? "") || Date.parse(b.t) + shift);
 }
+
+/** Page views per visit (session), one decimal; 0 without visits. */
+const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
 
 /** Rows of a list counted in visitors and page views (pages, referrers, countries, browsers...). */
 const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], key: (row: T) => string, label: (row: T) => string = key): BreakdownRow[] =>
@@ -227,10 +230,22 @@ function Breakdowns({
 						title: "Custom events",
 						column: "Events",
 						extraColumn: "Visitors",
+						// Of the period's visitors (under the page's filters), the share who sent the event: a goal's conversion rate.
+						moreColumns: [
+							<abbr key="cr" title="Conversion rate: the event's visitors out of all visitors">
+								CR
+							</abbr>,
+						],
 						empty: "No custom events. Send them with svc.track(name, data).",
 						onPick: pick("event"),
 						download: download("custom_events"),
-						rows: stats.custom_events.map((r) => ({ key: r.name, label: r.name, value: r.events, extra: r.visitors })),
+						rows: stats.custom_events.map((r) => ({
+							key: r.name,
+							label: r.name,
+							value: r.events,
+							extra: r.visitors,
+							more: [stats.visitors > 0 ? percent(r.visitors / stats.visitors) : "–"],
+						})),
 					},
 					{
 						title: "Properties",
@@ -347,6 +362,7 @@ export function DashboardPage() {
 						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
 						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
 						<Compared label="Visits" value={data.sessions} previous={old?.sessions} format={count} />
+						<Compared label="Views per visit" value={viewsPerVisit(data)} previous={oldVisits && viewsPerVisit(oldVisits)} format={oneDecimal} />
 						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
 						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
 					</div>
