@@ -72,7 +72,7 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 }
 
 /**
- * The chart's buckets over the whole period, each with its index in both series. The answer's
+ * The start of each of the chart's buckets over the whole period (bucket i is both series' i). The answer's
  * series stops at the bucket under way (hours to come have counted nothing yet), while the period
  * before, all past, has every bucket: its times moved on by one period give the rest, where the
  * period's own lines stop instead of dropping to zero.
