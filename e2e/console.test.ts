@@ -246,6 +246,11 @@ describe("owner console", () => {
 		await waitShown(row);
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).count()).toBe(0);
 		expect(new URL(page.url()).searchParams.get("release")).toBe("1.4.2");
+		// An issue opened from the filtered list leads back to the list as it was left.
+		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await page.getByRole("link", { name: "← Issues of web-app" }).click();
+		await waitShown(row);
+		expect(new URL(page.url()).searchParams.get("release")).toBe("1.4.2");
 		await page.getByRole("button", { name: "Clear" }).click();
 
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();

@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import { Link, useParams } from "react-router";
+import { Link, useLocation, useParams } from "react-router";
 import type { IssueDetailView, IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { EventsOverTime } from "../components/EventsOverTime";
@@ -46,6 +46,9 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 
 export function IssuePage() {
 	const { project = "", hash = "" } = useParams();
+	// Back to the list as it was left (its search, filters and sort), when the list opened this page.
+	const { state } = useLocation();
+	const listQuery = typeof state?.list === "string" ? state.list : "";
 	const [search, change] = useSearch();
 	const issue = useIssue(project, hash);
 	const data = issue.data;
@@ -54,7 +57,7 @@ export function IssuePage() {
 	return (
 		<section>
 			<p>
-				<Link to={`/issues/${encodeURIComponent(project)}`}>← Issues of {project}</Link>
+				<Link to={`/issues/${encodeURIComponent(project)}${listQuery ? `?${listQuery}` : ""}`}>← Issues of {project}</Link>
 			</p>
 			<QueryState query={issue} loading="Loading issue…" empty="" isEmpty={() => false} />
 			{data && (

@@ -136,7 +136,7 @@ export function IssuesPage() {
 						<div>
 							<div className="row">
 								<span className={`level ${issue.level}`}>{issue.level}</span>
-								<Link className="title" to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`}>
+								<Link className="title" to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`} state={{ list: search.toString() }}>
 									{issue.title}
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
