@@ -92,7 +92,7 @@ describe("crawler statistics from the rollups equal the counts of the visits", (
 		const r = range(from, to);
 		const want = expected(list, r);
 		expect(want.visits).toBeGreaterThan(0);
-		const stats = await computeCrawlerStats(env, trackingId, r);
+		const stats = await computeCrawlerStats(env, trackingId, r, Date.now());
 		expect(stats).toMatchObject({
 			visits: want.visits,
 			verified_visits: want.verified_visits,

@@ -97,6 +97,23 @@ describe("GET /api/sites/:tracking_id/crawlers", () => {
 		expect(body.crawlers).toEqual([{ name: "ClaudeBot", operator: "Anthropic", category: "training", visits: 1, verified: 0, unverified: 0 }]);
 		expect(body.recent[0]).toMatchObject({ crawler: "ClaudeBot", url_path: "/docs", country: "FR", status: 404 });
 	});
+
+	it("draws no bucket that starts after now, in the series and each crawler's", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await crawlIngest({ tracking_id: site.tracking_id, url_host: "example.com", url_path: "/", ua: "GPTBot/1.2" });
+		const HOUR = 3_600_000;
+		const before = Date.now();
+		const from = new Date(Math.floor(before / HOUR) * HOUR - HOUR).toISOString();
+		const to = new Date(Math.floor(before / HOUR) * HOUR + 48 * HOUR).toISOString();
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/crawlers?from=${from}&to=${to}`, token);
+		for (const series of [body.series, body.crawler_series[0].series]) {
+			const starts = series.map((b: { t: string }) => Date.parse(b.t));
+			expect(starts[0]).toBe(Date.parse(from));
+			expect(starts.at(-1)).toBeGreaterThanOrEqual(Math.floor(before / HOUR) * HOUR);
+			expect(starts.at(-1)).toBeLessThanOrEqual(Date.now());
+		}
+		expect(body.to).toBe(to);
+	});
 });
 
 describe("GET /api/sites/:tracking_id/pages: people and AI crawlers page by page", () => {

@@ -140,8 +140,8 @@ export const PAGE_CRAWLER_VISITS = `${rollupRowsOf("crawler_rollups", ROLLUP_COU
 		SELECT value ->> 0 AS path, value ->> 1 AS crawler, sum(visits) AS visits FROM crawler_rows GROUP BY value HAVING sum(visits) > 0
 	)`;
 
-/** The crawler statistics (docs/api.md), for the whole hours the range touches. */
-export async function computeCrawlerStats(env: Env, trackingId: string, requested: StatsRange): Promise<CrawlerStatsView> {
+/** The crawler statistics (docs/api.md), for the whole hours the range touches; the series stop at the bucket under way at `now`. */
+export async function computeCrawlerStats(env: Env, trackingId: string, requested: StatsRange, now: number): Promise<CrawlerStatsView> {
 	const range = wholeHours(requested);
 	const rows = await runQueries(env, withParams(crawlerStatsQueries(range.bucketMs), rollupParams(trackingId, range)));
 
@@ -168,10 +168,10 @@ export async function computeCrawlerStats(env: Env, trackingId: string, requeste
 		categories: [...categories].map(([category, visits]) => ({ category, visits })).sort((a, b) => b.visits - a.visits),
 		top_paths: rows.topPaths,
 		statuses: rows.statuses,
-		series: fillSeries(range, rows.series, { visits: 0 }),
+		series: fillSeries(range, rows.series, { visits: 0 }, now),
 		crawler_series: crawlers.flatMap(({ name }) => {
 			const buckets = seriesByCrawler.get(name);
-			return buckets ? [{ name, series: fillSeries(range, buckets, { visits: 0 }) }] : [];
+			return buckets ? [{ name, series: fillSeries(range, buckets, { visits: 0 }, now) }] : [];
 		}),
 		recent: rows.recent.map((visit) => ({ ...visit, verified: visit.verified === null ? null : visit.verified === 1, ts: new Date(visit.ts).toISOString() })),
 	};

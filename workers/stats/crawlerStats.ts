@@ -8,5 +8,6 @@ import { readRange } from "./range";
 export async function crawlerStats(request: IRequest, env: Env): Promise<Response> {
 	const range = readRange(request.query);
 	const site = await ownSiteUpToDate(request, env);
-	return json(await computeCrawlerStats(env, site.trackingId, range));
+	// The series stops at the bucket under way: hours to come are not zeros.
+	return json(await computeCrawlerStats(env, site.trackingId, range, Date.now()));
 }
