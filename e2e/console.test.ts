@@ -295,6 +295,19 @@ describe("owner console", () => {
 			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
 			.toBe(1);
 		await page.getByText("Resolved in release 1.4.2").waitFor();
+
+		// A search by the id an SDK showed someone (the second event's, as a UUID): the list says the
+		// Open filter hides its now resolved issue, and the issue opens on that event.
+		const uuid = "11111111-1111-1111-1111-111111111111";
+		await page.goto(`${worker.url}/issues/${project}?q=${uuid}`);
+		await page.getByText("No open issue holds this event").waitFor();
+		await page.goto(`${worker.url}/issues/${project}?q=${uuid}&status=any`);
+		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
+		await expect.poll(() => page.locator("#event-heading").textContent()).toContain(`ID ${"1".repeat(32)}`);
+		expect(await page.locator("#event-heading").textContent()).not.toContain("(newest)");
+		// The issue's own address, opened afresh, leads back to the plain list (the next test starts here).
+		await page.goto(page.url().split("?")[0]);
+		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
 	});
 
 	it("shows an exception chain: the reported exception, then what caused it", async () => {

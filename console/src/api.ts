@@ -14,6 +14,7 @@ import type { FeedbackStatus } from "../../domain/feedback/statuses";
 export type { UserView as User } from "../../domain/api/accounts";
 export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
 export {
+	clientEventIdOf,
 	ISSUE_STATUSES,
 	type IssueDetailView,
 	type IssueEventView,

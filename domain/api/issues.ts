@@ -1,6 +1,15 @@
 /** Log issues as the owner reads them (docs/api.md#log-issues-owner). Dependency-free: the console bundles it. */
 import type { LogEvent } from "../logs/logEvent";
 
+/**
+ * An event's own id as stored (Sentry's `event_id`): 32 lower-case hex digits, from hex of any
+ * case with or without a UUID's dashes; null for anything else.
+ */
+export function clientEventIdOf(value: unknown): string | null {
+	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
+	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+}
+
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 

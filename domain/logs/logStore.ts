@@ -4,11 +4,10 @@
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { logEvents, logIssueNames, logIssues } from "../../schema";
-import type { IssueSort, IssueStatus } from "../api/issues";
+import { clientEventIdOf, type IssueSort, type IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
-import { clientEventIdOf } from "./normalizeEvent";
 
 /** An accepted event waiting in the ProjectCollector for its move to D1. */
 export interface PendingEvent {

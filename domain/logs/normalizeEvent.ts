@@ -12,6 +12,7 @@
  * - the documented fallbacks apply where there is one (timestamp → now, level → `error`); a
  *   timestamp too far in the future is replaced (eventTimestamp).
  */
+import { clientEventIdOf } from "../api/issues";
 import { InvalidInput } from "../errors";
 import { FRAME_CONTEXT, FRAME_VARS, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../limits";
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
@@ -318,15 +319,6 @@ function readDebugMeta(body: Json): LogEvent["debug_meta"] {
 /** A top-level name (environment, release, platform): strings, or numbers written as strings (`release: 2`). */
 function nameField(body: Json, key: string): string | null {
 	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
-}
-
-/**
- * An event's own id as stored (Sentry's `event_id`): 32 lower-case hex digits, from hex of any
- * case with or without a UUID's dashes; null for anything else.
- */
-export function clientEventIdOf(value: unknown): string | null {
-	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
-	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
 }
 
 /** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */

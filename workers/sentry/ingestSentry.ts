@@ -8,7 +8,8 @@
 import type { IRequest } from "itty-router";
 import { InvalidInput } from "../../domain/errors";
 import { SENTRY_LIMITS } from "../../domain/limits";
-import { clientEventIdOf, normalizeEvent } from "../../domain/logs/normalizeEvent";
+import { clientEventIdOf } from "../../domain/api/issues";
+import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";

@@ -1,6 +1,6 @@
 import { useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
-import type { IssueDetailView, IssueStatus } from "../api";
+import { clientEventIdOf, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
@@ -52,7 +52,11 @@ export function IssuePage() {
 	const [search, change] = useSearch();
 	const issue = useIssue(project, hash);
 	const data = issue.data;
-	const event = data?.events.find((e) => e.id === search.get("event")) ?? data?.events[0];
+	// `event` is a stored event's id (the list below) or the id its SDK gave it (a search by it).
+	const wanted = search.get("event");
+	const wantedEventId = clientEventIdOf(wanted);
+	const chosen = data?.events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
+	const event = chosen ?? data?.events[0];
 
 	return (
 		<section>
@@ -106,6 +110,7 @@ export function IssuePage() {
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
+							{wantedEventId && !chosen && <p className="muted">Event {wantedEventId} is older than the newest events shown here; the newest is shown instead.</p>}
 							<EventDetail event={event} />
 						</>
 					)}

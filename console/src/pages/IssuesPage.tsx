@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { ISSUE_STATUSES, type IssueFilters } from "../api";
+import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters } from "../api";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
@@ -68,6 +68,8 @@ export function IssuesPage() {
 	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
 	const filtered = search.has("q") || search.has("environment") || search.has("release") || status !== "open";
+	// A search by the id an SDK gave an event opens that event on the issue's page.
+	const searchedEvent = clientEventIdOf(filters.q?.trim());
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
@@ -125,7 +127,9 @@ export function IssuesPage() {
 				loading="Loading issues…"
 				empty={
 					filtered
-						? "No issues match these filters."
+						? searchedEvent && status !== "any"
+							? `No ${status} issue holds this event: its issue may have another status (choose Any status).`
+							: "No issues match these filters."
 						: "No open issues. Send a log event with this project's key (see the project's set-up) and it shows here."
 				}
 				isEmpty={(data) => data.pages.every((page) => page.issues.length === 0)}
@@ -136,7 +140,7 @@ export function IssuesPage() {
 						<div>
 							<div className="row">
 								<span className={`level ${issue.level}`}>{issue.level}</span>
-								<Link className="title" to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`} state={{ list: search.toString() }}>
+								<Link className="title" to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}${searchedEvent ? `?event=${searchedEvent}` : ""}`} state={{ list: search.toString() }}>
 									{issue.title}
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
