@@ -190,7 +190,28 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 			expect(starts.at(-1), filter).toBeLessThanOrEqual(Date.now());
 			// The answer still spans the range asked for, and the period before, all past, has every hour.
 			expect(body.to, filter).toBe(to);
-			expect(body.previous.series, filter).toHaveLength(49);
+			// The period before covers as much of it as has passed of this one, hour for hour.
+			expect(body.previous.from, filter).toBe(new Date(Date.parse(from) - 49 * HOUR).toISOString());
+			expect(body.previous.series, filter).toHaveLength(starts.length);
+		}
+	});
+
+	it("compares a period under way with as much of the one before as has passed of it", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		const HOUR = 3_600_000;
+		const from = Math.floor(Date.now() / HOUR) * HOUR - 5 * HOUR;
+		const day = 24 * HOUR;
+		// Yesterday an hour into the period (compared) and ten hours in (not yet reached today).
+		await seedEvents(site.tracking_id, [
+			{ visitor: "a", ts: from + HOUR },
+			{ visitor: "b", ts: from - day + HOUR },
+			{ visitor: "c", ts: from - day + 10 * HOUR },
+		]);
+		for (const filter of ["", "&country=Unknown"]) {
+			const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?from=${new Date(from).toISOString()}&to=${new Date(from + day).toISOString()}&compare=previous${filter}`, token);
+			expect(body.previous, filter).toMatchObject({ from: new Date(from - day).toISOString(), pageviews: 1, visitors: 1 });
+			expect(Date.parse(body.previous.to) - (from - day), filter).toBeGreaterThanOrEqual(6 * HOUR);
+			expect(Date.parse(body.previous.to) - (from - day), filter).toBeLessThanOrEqual(7 * HOUR);
 		}
 	});
 

@@ -26,6 +26,7 @@ export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView 
 export {
 	type CrawlerPurpose,
 	type CrawlerStatsView,
+	seriesBucketStarts,
 	STATS_FILTER_NAMES,
 	type SitePagesView,
 	type SiteStatsView,

@@ -9,6 +9,7 @@ import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW } 
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
 	type EventBreakdown,
+	HOUR_MS,
 	ROLLUP_EVENT_COUNT,
 	rollupParams,
 	rollupQueries,
@@ -104,12 +105,18 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range), rows.previous.totals, rows.previous.series, now) } : {}),
+		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range, now), rows.previous.totals, rows.previous.series, now) } : {}),
 	};
 }
 
 /** The period of equal length just before `range`. */
-const previousOf = (range: StatsRange): StatsRange => ({ ...range, from: range.from - (range.to - range.from), to: range.from });
+const previousOf = (range: StatsRange, now: number): StatsRange => {
+	const length = range.to - range.from;
+	// A period under way ("today", the last 7 days) meets as much of the one before as has passed
+	// of it, in whole hours, so that a morning is not compared with a whole day.
+	const elapsed = now > range.from && now < range.to ? Math.ceil((now - range.from) / HOUR_MS) * HOUR_MS : length;
+	return { ...range, from: range.from - length, to: range.from - length + elapsed };
+};
 
 const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 	sql: VISITORS_NOW,
@@ -137,7 +144,7 @@ async function filteredCounting(env: Env, trackingId: string, filters: Filters, 
  * which the rollups tell first.
  */
 async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
-	const previousRange = comparePrevious ? previousOf(range) : undefined;
+	const previousRange = comparePrevious ? previousOf(range, now) : undefined;
 	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, previousRange ? [range, previousRange] : [range], exact);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
 	const rows = await runQueries(env, {
@@ -160,7 +167,7 @@ async function eventStatsRows(env: Env, trackingId: string, { range, filters, co
 async function rollupStatsRows(env: Env, trackingId: string, { range, comparePrevious, now }: StatsRequest) {
 	const queries = rollupQueries(range.bucketMs);
 	const params = rollupParams(trackingId, range);
-	const previousParams = rollupParams(trackingId, previousOf(range));
+	const previousParams = rollupParams(trackingId, previousOf(range, now));
 	const rows = await runQueries(env, {
 		...withParams(queries, params),
 		visitorsNow: visitorsNowQuery(trackingId, now),

@@ -15,6 +15,19 @@ export type CrawlerPurpose = (typeof CRAWLER_PURPOSES)[number];
 /** A crawler's purpose as the statistics show it: `unknown` where nobody documents what it does. */
 export type CrawlerCategory = CrawlerPurpose | "unknown";
 
+const HOUR_MS = 3_600_000;
+
+/** The statistics' series buckets for a range of `spanMs`: an hour for ranges up to three days, else a UTC day. */
+export const seriesBucketMs = (spanMs: number) => (spanMs <= 72 * HOUR_MS ? HOUR_MS : 24 * HOUR_MS);
+
+/** Every bucket start of a range's series, the hours or days still to come included (the answer's series stop at the one under way). */
+export function seriesBucketStarts(from: number, to: number): number[] {
+	const step = seriesBucketMs(to - from);
+	const starts: number[] = [];
+	for (let t = Math.floor(from / step) * step; t < to; t += step) starts.push(t);
+	return starts;
+}
+
 /** Filters of the statistics (`?page=/pricing&country=DE`): every one given must hold (domain/analytics/filters.ts). */
 export const STATS_FILTER_NAMES = [
 	"page",

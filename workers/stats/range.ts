@@ -1,3 +1,4 @@
+import { seriesBucketMs } from "../../domain/api/sites";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError } from "../http";
 import { limitParam, parseBody, queryParams, queryText } from "../validation";
@@ -40,5 +41,5 @@ export function readRange(query: Record<string, unknown>, now = Date.now()): Sta
 	const from = input.from ?? to - DAY;
 	if (from >= to) throw new HttpError(400, "Invalid request: from must be before to");
 	if (to - from > MAX_RANGE_DAYS * DAY) throw new HttpError(400, `Invalid request: a range covers at most ${MAX_RANGE_DAYS} days`);
-	return { from, to, bucketMs: to - from <= 3 * DAY ? HOUR : DAY, limit: input.limit ?? 10 };
+	return { from, to, bucketMs: seriesBucketMs(to - from), limit: input.limit ?? 10 };
 }

@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { api, type SiteStatsView, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
+import { api, type SiteStatsView, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -72,16 +72,12 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 }
 
 /**
- * The start of each of the chart's buckets over the whole period (bucket i is both series' i). The answer's
- * series stops at the bucket under way (hours to come have counted nothing yet), while the period
- * before, all past, has every bucket: its times moved on by one period give the rest, where the
- * period's own lines stop instead of dropping to zero.
+ * The start of each of the chart's buckets over the whole period (bucket i is both series' i):
+ * the answer's series, and the period before's when the period is under way, stop at the bucket
+ * under way, and the period's lines stop there instead of dropping to zero.
  */
 function chartTimes(data: SiteStatsView): number[] {
-	const old = data.previous;
-	if (!old || old.series.length <= data.series.length) return data.series.map((b) => Date.parse(b.t));
-	const shift = Date.parse(data.from) - Date.parse(old.from);
-	return old.series.map((b, i) => Date.parse(data.series[i]?.t ?? "") || Date.parse(b.t) + shift);
+	return seriesBucketStarts(Date.parse(data.from), Date.parse(data.to));
 }
 
 /** Page views per visit (session), one decimal; 0 without visits. */
