@@ -152,15 +152,17 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 		const definition: FilterDefinition = FILTERS[name];
 		if (!("session" in definition)) {
 			everyFilterOfTheVisit = false;
-			events.push(definition.events(param, value, ""));
-			visits.push(definition.events(param, value, ""));
+			const condition = definition.events(param, value, "");
+			events.push(condition);
+			visits.push(condition);
 			continue;
 		}
 		const list = `visitors_${name}`;
 		const cut = `${list}_sessions`;
-		visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${definition.visitors(param, value)})`);
+		const onTheList = definition.visitors(param, value);
+		visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${onTheList})`);
 		// Each event marked with whether it is one that puts its visitor on the list.
-		const marked = `(SELECT ${SESSION_COLUMNS}, ${definition.visitors(param, value)} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
+		const marked = `(SELECT ${SESSION_COLUMNS}, ${onTheList} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
 		visitorLists.push(sessionCut(marked, cut, true));
 		sessionSets.push({ cut, condition: definition.session(param) });
 		const inTheSessions = inSessions(definition.session)(param, value, list);

@@ -2,8 +2,8 @@
  * The cut of a visitor's events into sessions (visits), as the statistics define them
  * (docs/api.md#statistics): runs of activity with no gap over 30 minutes, where an engagement
  * report counts for the time it reports before it. The statistics cut the events they count
- * (eventStats.ts), and a filter on sessions (`entry_page`, filters.ts) cuts its visitors' events
- * to keep the sessions that meet it.
+ * (eventStats.ts), and a filter of the visit (`entry_page`, `source`..., filters.ts) cuts its
+ * visitors' events to keep the sessions that meet it.
  */
 import { ENGAGED_MS, ENTRY, SESSION_GAP_MS } from "./rollups";
 
@@ -20,9 +20,8 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
  * event of the visitor between them is the session's), its page views, custom events and engaged
  * time, and, when it has a page view, its first page view's path, source, campaign and ref
  * (`entry`, a JSON array), its first page view's referrer host (`entry_referrer`) and its last
- * page view's path, picked by min() and max() of
- * time-prefixed text. `starts` marks a row that opens a session, `session` numbers each visitor's
- * sessions. The cut sorts its rows three times (both windows, then the grouping), so each row
+ * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
+ * opens a session, `session` numbers each visitor's sessions. The cut sorts its rows three times (both windows, then the grouping), so each row
  * carries only what the grouping reads: a page view's entry and exit as one text each, not the
  * eight columns they are made of. With `hits`, `events` has a column `hit` (1 for an event that
  * counts, else 0) and each session its number of such events, `hits`.

@@ -1,4 +1,5 @@
 /** A statistics request's time range and how its figures are bucketed and bound. */
+import { seriesBucketStarts } from "../api/sites";
 
 /** The rows of one site in the range: ?1 the site, ?2 from (inclusive), ?3 to (exclusive); served by the (tracking_id, ts) index. */
 export const RANGE = `tracking_id = ?1 AND ts >= ?2 AND ts < ?3`;
@@ -26,20 +27,14 @@ export interface StatsRange {
 	limit: number;
 }
 
-/** Every bucket start of the range, so a chart gets zeros where nothing happened. */
-function bucketStarts({ from, to, bucketMs }: StatsRange): number[] {
-	const starts: number[] = [];
-	for (let t = Math.floor(from / bucketMs) * bucketMs; t < to; t += bucketMs) starts.push(t);
-	return starts;
-}
-
 /**
- * Fills a series from rows keyed by bucket start. Buckets that start after `now` are left out:
+ * Fills a series from rows keyed by bucket start: every bucket of the range, zeros where nothing
+ * happened, but for those that start after `now`, which are left out:
  * hours still to come have counted nothing yet, and a zero there would chart as a drop.
  */
-export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t: number } & T>, zero: T, now = Number.POSITIVE_INFINITY): Array<{ t: string } & T> {
+export function fillSeries<T extends object>(range: StatsRange, rows: Array<{ t: number } & T>, zero: T, now: number): Array<{ t: string } & T> {
 	const byStart = new Map(rows.map((row) => [row.t, row]));
-	return bucketStarts(range).filter((t) => t <= now).map((t) => {
+	return seriesBucketStarts(range.from, range.to, range.bucketMs).filter((t) => t <= now).map((t) => {
 		const { t: _, ...values } = (byStart.get(t) ?? { t, ...zero }) as { t: number } & T;
 		return { t: new Date(t).toISOString(), ...(values as T) };
 	});

@@ -21,8 +21,7 @@ const HOUR_MS = 3_600_000;
 export const seriesBucketMs = (spanMs: number) => (spanMs <= 72 * HOUR_MS ? HOUR_MS : 24 * HOUR_MS);
 
 /** Every bucket start of a range's series, the hours or days still to come included (the answer's series stop at the one under way). */
-export function seriesBucketStarts(from: number, to: number): number[] {
-	const step = seriesBucketMs(to - from);
+export function seriesBucketStarts(from: number, to: number, step = seriesBucketMs(to - from)): number[] {
 	const starts: number[] = [];
 	for (let t = Math.floor(from / step) * step; t < to; t += step) starts.push(t);
 	return starts;
