@@ -278,8 +278,9 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
 	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
-		if (this.#revoked || !this.#groups.row(groupHash)) return null;
-		const resolvedIn = status === "resolved" ? this.#groups.resolutionRelease(groupHash) : null;
+		const group = !this.#revoked && this.#groups.row(groupHash);
+		if (!group) return null;
+		const resolvedIn = status === "resolved" ? this.#groups.resolutionRelease(group) : null;
 		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
 		this.#groups.drop(groupHash);
 		const updated = this.#groups.row(groupHash);

@@ -224,16 +224,17 @@ export class IssueGroups {
 	 * ordered by when the project first sent them. An issue seen in no release records none: any
 	 * event reopens it.
 	 */
-	resolutionRelease(hash: string): string | null {
-		const own = JSON.parse(this.row(hash)?.releases ?? "[]") as string[];
+	resolutionRelease(group: Pick<GroupRow, "releases">): string | null {
+		const own = JSON.parse(group.releases) as string[];
 		if (own.length === 0) return null;
 		let newest = own.reduce((a, b) => (this.isOlderRelease(a, b) ? b : a));
 		const isVersion = releaseKind(newest) !== null;
+		// In first-seen order: a release that is no version is newer once `newest` has gone by.
+		let passed = false;
 		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
-			const newer = isVersion
-				? releaseKind(name) === "final" && (compareVersions(name, newest) ?? 0) > 0
-				: releaseKind(name) === null && this.isOlderRelease(newest, name);
+			const newer = isVersion ? releaseKind(name) === "final" && (compareVersions(name, newest) ?? 0) > 0 : passed && releaseKind(name) === null;
 			if (newer) newest = name;
+			passed ||= name === newest;
 		}
 		return newest;
 	}
