@@ -3,9 +3,7 @@ import { count } from "../format";
 
 export interface BreakdownRow {
 	key: string;
-	/** What picking the row filters to, when not its key (rows of two events can name one property value). */
-	pick?: string;
-	/** That filter in words, when `pick` is not (its parts put together for the page to take apart). */
+	/** What picking the row filters to, in words, when the key does not say it (a key of parts the page takes apart). */
 	pickText?: string;
 	label: ReactNode;
 	/** The figure the row is ranked and drawn by. */
@@ -96,7 +94,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 								<td className="bar-cell">
 									<span className="bar" style={{ width: `${(row.value / top) * 100}%` }} />
 									{tab.onPick ? (
-										<button type="button" className="link" onClick={() => tab.onPick?.(row.pick ?? row.key)} title={`Filter to ${row.pickText ?? row.pick ?? row.key}`}>
+										<button type="button" className="link" onClick={() => tab.onPick?.(row.key)} title={`Filter to ${row.pickText ?? row.key}`}>
 											{row.label}
 										</button>
 									) : (

@@ -71,15 +71,6 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
 }
 
-/**
- * The start of each of the chart's buckets over the whole period (bucket i is both series' i):
- * the answer's series, and the period before's when the period is under way, stop at the bucket
- * under way, and the period's lines stop there instead of dropping to zero.
- */
-function chartTimes(data: SiteStatsView): number[] {
-	return seriesBucketStarts(Date.parse(data.from), Date.parse(data.to));
-}
-
 /** Page views per visit (session), one decimal; 0 without visits. */
 const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
 
@@ -247,8 +238,8 @@ function Breakdowns({
 						title: "Properties",
 						column: "Events",
 						empty: "No custom event carried data.",
-						onPick: (picked) => {
-							const [event, property, value] = JSON.parse(picked) as [string, string, string];
+						onPick: (key) => {
+							const [event, property, value] = key.split("\u0000");
 							pickProperty(event, property, value);
 						},
 						download: download("event_properties"),
@@ -256,7 +247,6 @@ function Breakdowns({
 						// also keep the visitors of any other event that carried it, so the event is picked too.
 						rows: stats.event_properties.map((r) => ({
 							key: `${r.name}\u0000${r.property}\u0000${r.value}`,
-							pick: JSON.stringify([r.name, r.property, r.value]),
 							pickText: `${r.name} with ${r.property} = ${r.value}`,
 							label: `${r.name} · ${r.property} = ${r.value}`,
 							value: r.events,
@@ -294,7 +284,10 @@ export function DashboardPage() {
 	// Shares and means of visits compare only with a period that had visits.
 	const oldVisits = old && old.sessions > 0 ? old : undefined;
 	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
-	const times = data ? chartTimes(data) : [];
+	// Each of the chart's buckets over the whole period (bucket i is both series' i): the answer's
+	// series, and the period before's while the period is under way, stop at the bucket under way,
+	// and their lines stop there instead of dropping to zero.
+	const times = data ? seriesBucketStarts(Date.parse(data.from), Date.parse(data.to)) : [];
 
 	return (
 		<section>
