@@ -283,13 +283,23 @@ const rangeAround = (now: number) => ({ from: now - 86_400_000, to: now, bucketM
 describe("GET /api/sites/:tracking_id/stats/:breakdown.csv", () => {
 	const csv = (token: string, trackingId: string, file: string, query = RANGE) => call(`/api/sites/${trackingId}/stats/${file}?${query}`, { token });
 
+	it("names the file after the site and the first and last day of the range", async ({ expect }) => {
+		const { token, site } = await ownerWithSite({ name: "Shop: \"spring\" / 2025" });
+		const name = async (query: string) => (await csv(token, site.tracking_id, "pages.csv", query)).headers.get("content-disposition");
+		// No domain: the name, with what a file system or the quoted header cannot take made dashes.
+		expect(await name("from=2025-03-01T00:00:00Z&to=2025-04-01T00:00:00Z")).toBe('attachment; filename="Shop-spring-2025-pages-2025-03-01-2025-03-31.csv"');
+		// A range that ends within a day counts that day; one that ends a millisecond past midnight too.
+		expect(await name("from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00.001Z")).toBe('attachment; filename="Shop-spring-2025-pages-2025-03-01-2025-03-02.csv"');
+	});
+
 	it("answers one breakdown as CSV: a header row, CRLF, a file name with the range", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await seedEvents(site.tracking_id, DAY);
 		const res = await csv(token, site.tracking_id, "sources.csv");
 		expect(res.status).toBe(200);
 		expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-		expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${site.tracking_id}-sources-2025-03-01-2025-03-02.csv"`);
+		// The range ends at the exclusive midnight after its one day: the file names that day alone.
+		expect(res.headers.get("content-disposition")).toBe('attachment; filename="example.com-sources-2025-03-01.csv"');
 		expect(await res.text()).toBe("source,visitors,visits\r\nDirect / None,1,1\r\nGoogle,1,1\r\nHacker News,1,1\r\nnewsletter,1,1\r\n");
 		// A missing figure is an empty field; filters apply as in the JSON answer.
 		expect(await (await csv(token, site.tracking_id, "pages.csv", `${RANGE}&country=DE`)).text()).toBe(

@@ -5,7 +5,7 @@ import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analyt
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError, json } from "../http";
 import { limitParam, parseBody, queryParams, queryText } from "../validation";
-import { csvOf } from "./csv";
+import { csvFileName, csvOf } from "./csv";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
 
@@ -62,11 +62,10 @@ export async function statsCsv(request: IRequest, env: Env): Promise<Response> {
 	const site = await ownSiteUpToDate(request, env);
 	const breakdown = name as BreakdownName;
 	const { rows, samplePercent } = await computeBreakdown(env, site.trackingId, breakdown, { ...range, limit }, filters as Filters, exact === "true");
-	const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 	return new Response(csvOf(BREAKDOWN_COLUMNS[breakdown], rows), {
 		headers: {
 			"content-type": "text/csv; charset=utf-8",
-			"content-disposition": `attachment; filename="${site.trackingId}-${breakdown}-${day(range.from)}-${day(range.to)}.csv"`,
+			"content-disposition": `attachment; filename="${csvFileName(site, breakdown, range)}"`,
 			// What `sample_percent` says in the JSON answer: below 100, the counts are estimates.
 			"x-sample-percent": String(samplePercent),
 		},
