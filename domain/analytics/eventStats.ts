@@ -6,7 +6,7 @@
 import { type CompiledFilters, compileFilters } from "./filters";
 import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
-import { label, propertiesOf, RANGE } from "./statsRange";
+import { IS_PROPERTY, label, propertiesOf, RANGE } from "./statsRange";
 
 /*
  * Definitions (docs/api.md#statistics):
@@ -128,7 +128,7 @@ const EVENT_LIST_SQL: Record<Exclude<EventList, "referrer_urls">, string> = {
 		["name", "property", "value", "events"],
 		`SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
 		FROM counted, ${propertiesOf("data")} AS p
-		WHERE name NOT IN ('', '_leave', '_identify') AND p.type NOT IN ('object', 'array')
+		WHERE name NOT IN ('', '_leave', '_identify') AND ${IS_PROPERTY}
 		GROUP BY 1, 2, 3`,
 		"events DESC, name, property, value",
 		"?4 * 5",

@@ -12,7 +12,7 @@ import { OWNER_LIMITS } from "../limits";
 import { STORED_COLUMNS, type StoredEvent } from "./event";
 import { addingToRollupRows, DAY_MS, HOUR_MS } from "./rollups";
 import { ROLLUP_ADDITIONS, type VisitorDays } from "./rollupWriter";
-import { propertiesOf, type StatsRange } from "./statsRange";
+import { IS_PROPERTY, propertiesOf, type StatsRange } from "./statsRange";
 
 // ---------------------------------------------------------------------------------------------
 // Writes: rows travel as JSON arrays unpacked by json_each (see jsonRows.ts), each event an array
@@ -49,7 +49,7 @@ export const PROPERTY_ADDITIONS = `WITH e AS (
 	SELECT e.tracking_id, 'event_properties', s.value, (e.ts / s.value) * s.value, json_array(e.name, p.key, CAST(p.value AS TEXT)), count(*)
 	FROM e, ${propertiesOf("e.data")} AS p,
 		json_each('[${HOUR_MS},${DAY_MS}]') AS s
-	WHERE p.type NOT IN ('object', 'array')
+	WHERE ${IS_PROPERTY}
 	GROUP BY 1, 2, 3, 4, 5
 	${addingToRollupRows(["events"])}`;
 

@@ -17,8 +17,8 @@
  *     first page view's referrer host.
  *     `source=Direct / None` keeps the sessions that came from no source.
  *   - what the visit had (`event`, `property`): a custom event of that name, or one whose data
- *     has the member with the value (`property=plan:pro`, as `event_properties` shows it: the
- *     name is what comes before the first colon). The visits that converted.
+ *     has the member with the value (`property=plan:pro`, as `event_properties` shows it: its
+ *     name, a colon and its value). The visits that converted.
  *   - `page`: event figures (page views, pages, custom events) count that page's events, visit
  *     figures (sessions, bounce rate, visit duration, entry and exit pages, sources, campaigns)
  *     the visits that had a page view or custom event on it: a visit that reached the pricing
@@ -29,7 +29,7 @@ import type { StatsFilterName } from "../api/sites";
 import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { sampleCondition, type VisitorSample } from "./sampling";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
-import { DIRECT, label, propertiesOf, RANGE } from "./statsRange";
+import { DIRECT, IS_PROPERTY, label, propertiesOf, RANGE } from "./statsRange";
 
 /** The condition, given the placeholder its value is bound to, the value (for the few that depend on it) and the name of the filter's list of visitors. */
 type Condition = (param: string, value: string, visitors: string) => string;
@@ -95,10 +95,10 @@ const FILTERS = {
 	// The visits that converted: that had the custom event.
 	event: { visitors: (p) => `name = ${p}`, session: hadHit },
 	property: {
-		// The one value "name:value" is bound once and split here, at its first colon.
+		// "name:value" is compared whole with each property's name, a colon and its value, so a name
+		// may hold colons too (plan:pro:2 is plan = pro:2 and plan:pro = 2 alike).
 		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
-			WHERE p.key = substr(${p}, 1, instr(${p}, ':') - 1) AND p.type NOT IN ('object', 'array')
-				AND CAST(p.value AS TEXT) = substr(${p}, instr(${p}, ':') + 1))`,
+			WHERE ${IS_PROPERTY} AND p.key || ':' || CAST(p.value AS TEXT) = ${p})`,
 		session: hadHit,
 	},
 } satisfies Record<StatsFilterName, FilterDefinition>;

@@ -25,7 +25,7 @@
  * Reading: a range is counted in whole UTC hours (wholeHours): its whole days from the day rows,
  * the hours either side of them from the hour rows.
  */
-import { DIRECT, propertiesOf, type StatsRange } from "./statsRange";
+import { DIRECT, IS_PROPERTY, propertiesOf, type StatsRange } from "./statsRange";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -152,7 +152,7 @@ function factsCte(touched: string): string {
 		UNION ALL
 		SELECT e.tracking_id, e.ts, 'event_properties', json_array(e.name, p.key, CAST(p.value AS TEXT)), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
 		FROM e, ${propertiesOf("data")} AS p
-		WHERE e.visit AND e.name <> '' AND p.type NOT IN ('object', 'array')
+		WHERE e.visit AND e.name <> '' AND ${IS_PROPERTY}
 	)`;
 }
 
@@ -278,7 +278,7 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 			)}`,
 		event_properties: `WITH ${rollupRows(["event_properties"])}
 			SELECT value ->> 0 AS name, value ->> 1 AS property, value ->> 2 AS value, sum(events) AS events
-			FROM r GROUP BY r.value HAVING sum(events) > 0 ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
+			FROM r GROUP BY r.value HAVING sum(events) > 0 AND value ->> 2 IS NOT NULL ORDER BY events DESC, 1, 2, 3 LIMIT ?4 * 5`,
 		visits: `WITH ${rollupRows(visitDims)}
 			${topPerDim(
 				"SELECT dim, value AS label, sum(visitors) AS visitors, sum(visits) AS visits FROM r GROUP BY 1, 2 HAVING sum(visits) > 0",

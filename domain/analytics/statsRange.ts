@@ -13,10 +13,17 @@ export const label = (column: string) => `coalesce(nullif(${column}, ''), 'Unkno
 /**
  * The members of an event's `data` as json_each rows (key, value, type): none when it is not a JSON
  * object, rather than failing the statement (the nested CASE keeps json_type away from invalid
- * JSON). Properties are the rows whose type is not object or array.
+ * JSON). Properties are the rows that are one (IS_PROPERTY).
  */
 export const propertiesOf = (data: string) =>
 	`json_each(coalesce(CASE WHEN json_valid(${data}) THEN CASE WHEN json_type(${data}) = 'object' THEN ${data} END END, '{}'))`;
+
+/**
+ * Which of propertiesOf's rows, named `p`, are properties: the members with a value to show and to
+ * filter on. Not an object or an array (no one value), nor a JSON null (no value at all; a
+ * `{plan: null}` says the event has no plan, as Plausible drops a property set to null).
+ */
+export const IS_PROPERTY = "p.type NOT IN ('object', 'array', 'null')";
 
 export interface StatsRange {
 	from: number;

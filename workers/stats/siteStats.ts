@@ -10,8 +10,8 @@ import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
 
 const filterValue = queryText().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
-/** `property=plan:pro`: a custom event property's name, a colon, and its value (which may hold colons, or be empty). */
-const propertyValue = filterValue.regex(/^[^:]+:/, "must be a property name, a colon and its value, as plan:pro");
+/** `property=plan:pro`: a custom event property's name, a colon, and its value (either may hold colons, or be empty). */
+const propertyValue = filterValue.regex(/:/, "must be a property name, a colon and its value, as plan:pro");
 const filterFields = {
 	...(Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<z.ZodString>>),
 	property: propertyValue.optional(),
