@@ -1,12 +1,12 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType } from "../api";
+import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { Attachment } from "../components/Attachment";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
-import { ago } from "../format";
+import { ago, plural } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { useSearch } from "../searchParams";
 
@@ -65,7 +65,7 @@ function RelatedIssues({ project, people }: { project: string; people: string[] 
 							<span className={`level ${issue.level}`}>{issue.level}</span>
 							<Link to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`}>{issue.title}</Link>
 							<span className="muted">
-								{issue.status} · {issue.count} events · last seen {ago(issue.last_seen)}
+								{issue.status} · {plural(issue.count, "event")} · last seen {ago(issue.last_seen)}
 							</span>
 						</li>
 					))}
@@ -90,13 +90,27 @@ function FeedbackItem({ id, project, back }: { id: string; project: string; back
 }
 
 /**
- * The labels the project's form gives its fields, by key, as the owner configured them; a field
- * sent beyond the form (or since removed from it) is shown by its key.
+ * The fields of the project's form, by key, as the owner configured them; a field sent beyond the
+ * form (or since removed from it) has none and is shown by its key, as text.
  */
-function useFieldLabels(project: string, type: FeedbackType): Map<string, string> {
+function useFormFields(project: string, type: FeedbackType): Map<string, FieldDefinition> {
 	const projectKey = useProjects().data?.find((key) => key.project_name === project);
 	const fields = type === "feature_request" ? projectKey?.feature_field_config : projectKey?.issue_field_config;
-	return new Map(fields?.map((field) => [field.key, field.label]));
+	return new Map(fields?.map((field) => [field.key, field]));
+}
+
+/** A stored value as the owner acts on it: an address to write to, a page to open (both were checked as submitted), else its text. */
+function FieldValue({ value, type }: { value: unknown; type: FieldDefinition["type"] | undefined }) {
+	if (typeof value !== "string") return <>{JSON.stringify(value)}</>;
+	if (type === "email") return <a href={`mailto:${value}`}>{value}</a>;
+	if (type === "url" && /^https?:\/\//i.test(value)) {
+		return (
+			<a href={value} target="_blank" rel="noopener noreferrer nofollow">
+				{value}
+			</a>
+		);
+	}
+	return <>{value}</>;
 }
 
 /** Every field of one item, its images at full size, and what can be done with it. */
@@ -104,7 +118,8 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 	const setStatus = useSetFeedbackStatus(project);
 	const remove = useDeleteFeedback(project);
 	const navigate = useNavigate();
-	const labels = useFieldLabels(project, item.type);
+	const fields = useFormFields(project, item.type);
+	const labelOf = (key: string) => fields.get(key)?.label ?? key;
 	const title = titleOf(item);
 	return (
 		<article className="card" aria-labelledby="feedback-title">
@@ -128,8 +143,10 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			<dl className="fields">
 				{Object.entries(item.data).map(([key, value]) => (
 					<div key={key}>
-						<dt>{labels.get(key) ?? key}</dt>
-						<dd className="pre">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+						<dt>{labelOf(key)}</dt>
+						<dd className="pre">
+							<FieldValue value={value} type={fields.get(key)?.type} />
+						</dd>
 					</div>
 				))}
 			</dl>
@@ -137,8 +154,8 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 				<div className="attachments">
 					{item.attachments.map((a) => (
 						<figure key={a.id}>
-							<Attachment url={a.url} label={`${labels.get(a.field) ?? a.field} of ${title}`} full />
-							<figcaption className="muted">{labels.get(a.field) ?? a.field}</figcaption>
+							<Attachment url={a.url} label={`${labelOf(a.field)} of ${title}`} full />
+							<figcaption className="muted">{labelOf(a.field)}</figcaption>
 						</figure>
 					))}
 				</div>
@@ -274,7 +291,8 @@ export function FeedbackPage() {
 						</div>
 						<div className="row">
 							<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
-							{item.attachments.length > 0 && <span className="muted">{item.attachments.length} image(s)</span>}
+							{typeof item.data.email === "string" && <span className="muted">from {item.data.email}</span>}
+							{item.attachments.length > 0 && <span className="muted">{plural(item.attachments.length, "image")}</span>}
 							<StatusSelect label={`Status of ${titleOf(item)}`} value={item.status} onChange={(s) => setStatus.mutate({ ids: [item.id], status: s })} />
 						</div>
 						{typeof item.data.description === "string" && <p className="description clamp">{item.data.description}</p>}
