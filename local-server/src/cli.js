@@ -1,6 +1,6 @@
 // The `svc-local` command line: `svc-local [command] [arguments] [options]`.
 // Arguments are parsed by node:util parseArgs in strict mode against what
-// the command declares (commands.js): an unknown option, a missing or extra
+// the command declares (commandSpec.js): an unknown option, a missing or extra
 // argument, or an unknown command is an error that names it and points at
 // --help (exit 2). `main` takes argv and streams, so tests run it as a real
 // process or in-process.
@@ -9,10 +9,10 @@ import { parseArgs } from "node:util";
 import { COMMANDS } from "./commands.js";
 import { isObject } from "./json.js";
 
-/** @typedef {import("./commands.js").Io} Io */
-/** @typedef {import("./commands.js").Command} Command */
-/** @typedef {import("./commands.js").CommandGroup} CommandGroup */
-/** @typedef {import("./commands.js").OptionSpec} OptionSpec */
+/** @typedef {import("./commandSpec.js").Io} Io */
+/** @typedef {import("./commandSpec.js").Command} Command */
+/** @typedef {import("./commandSpec.js").CommandGroup} CommandGroup */
+/** @typedef {import("./commandSpec.js").OptionSpec} OptionSpec */
 
 /** Wrong use of the command line (exit 2). */
 class UsageError extends Error {
@@ -109,7 +109,7 @@ SVC_PORT, SVC_SERVER_HOST, SVC_ALLOW_LAN, SVC_OWNER_TOKEN, SVC_SESSION_TOKEN, SV
 /**
  * parseArgs in strict mode; what it refuses is a usage error of `where`.
  * @param {string[]} argv @param {Record<string, OptionSpec>} options @param {string} where e.g. "svc-local pair"
- * @returns {{options: import("./commands.js").OptionValues, args: string[]}}
+ * @returns {{options: import("./commandSpec.js").OptionValues, args: string[]}}
  */
 function strictParse(argv, options, where) {
 	try {

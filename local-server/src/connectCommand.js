@@ -1,0 +1,60 @@
+// `svc-local connect`: this computer as a paired device, connected until it
+// is stopped or revoked.
+import path from "node:path";
+import { CliError, stringOption } from "./commandSpec.js";
+import { stateDirFrom } from "./config.js";
+import { CREDENTIAL_FILE, DeviceClient, PayloadError } from "./device.js";
+import { readCloudSession } from "./owner.js";
+
+/** @typedef {import("./commandSpec.js").Command} Command */
+
+/** @type {Command} */
+export const connect = {
+	summary: "pair this computer as a device (platform Desktop) and stay connected",
+	args: ["[payload]"],
+	options: {
+		name: { type: "string", value: "name", description: "the device name shown to the owner (default: the host name)" },
+		"credential-file": { type: "string", value: "file", description: `where the credential is kept (default: ${CREDENTIAL_FILE} in SVC_HOME)` },
+		"session-token": { type: "string", value: "token", description: "a session of the desktop's owner, needed when it runs in cloud mode (or SVC_SESSION_TOKEN)" },
+	},
+	details:
+		"payload: the pairing code's JSON, as printed by `svc-local pair`, in single quotes. Without it, it reconnects with the saved credential.\n" +
+		"It exits 3 when the device is revoked or paired again elsewhere: only a new code brings it back.",
+	async run({ args: [payload], options }, io) {
+		const stateDir = stateDirFrom(io.env);
+		const credentialFile = path.resolve(stringOption(options["credential-file"]) ?? path.join(stateDir, CREDENTIAL_FILE));
+		const sessionToken = stringOption(options["session-token"]) ?? io.env.SVC_SESSION_TOKEN ?? readCloudSession(stateDir)?.token;
+		const client = new DeviceClient({
+			credentialFile,
+			name: stringOption(options.name),
+			platform: "Desktop",
+			sessionToken,
+			log: (line) => io.stderr.write(`svc-local connect: ${line}\n`),
+		});
+		if (payload) {
+			try {
+				const saved = await client.pair(payload);
+				io.stdout.write(`paired as ${saved.deviceId}; credential saved in ${credentialFile}\n`);
+			} catch (err) {
+				if (err instanceof PayloadError) throw new CliError(err.message);
+				throw new CliError(`pairing failed: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		} else if (!client.pairing) {
+			throw new CliError(`not paired yet: run svc-local connect '<qr payload JSON>' (no credential in ${credentialFile})`);
+		}
+		client.on("welcome", () => io.stdout.write(`connected (device ${client.deviceId})\n`));
+		client.on("reconnecting", (/** @type {{delayMs: number}} */ r) => io.stderr.write(`svc-local connect: connection lost; retrying in ${Math.round(r.delayMs / 1000)} s\n`));
+		/** @type {Promise<number>} */
+		const ended = new Promise((resolve) => {
+			client.on("revoked", (/** @type {{reason: string}} */ r) => {
+				io.stderr.write(`svc-local connect: ${r.reason}; pair again with a new code\n`);
+				resolve(3);
+			});
+			const stop = () => void client.stop().then(() => resolve(0));
+			process.once("SIGINT", stop);
+			process.once("SIGTERM", stop);
+		});
+		client.connect().catch(() => {});
+		return ended;
+	},
+};

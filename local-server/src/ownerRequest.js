@@ -1,0 +1,63 @@
+// The owner's commands reach the running server (found through its
+// local-server.json) over its own API, with the owner's bearer.
+import fs from "node:fs";
+import path from "node:path";
+import { CliError } from "./commandSpec.js";
+import { stateDirFrom } from "./config.js";
+import { readJsonFile } from "./fsutil.js";
+import { isObject } from "./json.js";
+import { OWNER_TOKEN_FILE, readCloudSession } from "./owner.js";
+import { SERVER_FILE } from "./server.js";
+
+/**
+ * The bearer the owner's own commands use: the cloud session after a login,
+ * else SVC_OWNER_TOKEN, else the owner-token file.
+ * @param {string} stateDir @param {NodeJS.ProcessEnv} env
+ */
+function ownerBearer(stateDir, env) {
+	const cloud = readCloudSession(stateDir);
+	if (cloud) return cloud.token;
+	if (env.SVC_OWNER_TOKEN?.trim()) return env.SVC_OWNER_TOKEN.trim();
+	try {
+		return fs.readFileSync(path.join(stateDir, OWNER_TOKEN_FILE), "utf8").trim();
+	} catch {
+		throw new CliError(`no owner token: set SVC_OWNER_TOKEN or start svc-local once to create ${path.join(stateDir, OWNER_TOKEN_FILE)}`);
+	}
+}
+
+/** @param {number} pid */
+function alive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return /** @type {NodeJS.ErrnoException} */ (err).code === "EPERM";
+	}
+}
+
+/** The running server's local URL, from local-server.json. @param {string} stateDir */
+function runningServerUrl(stateDir) {
+	const info = readJsonFile(path.join(stateDir, SERVER_FILE));
+	if (!isObject(info) || typeof info.port !== "number" || typeof info.pid !== "number" || !alive(info.pid)) {
+		throw new CliError("svc-local is not running (start it with `svc-local`)");
+	}
+	const host = typeof info.host === "string" && info.host !== "0.0.0.0" && info.host !== "::" ? info.host : "127.0.0.1";
+	return `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
+}
+
+/**
+ * Calls the running server's API as its owner; answers the JSON body.
+ * @param {NodeJS.ProcessEnv} env @param {string} method @param {string} pathname @param {unknown} [body] sent as JSON
+ * @returns {Promise<unknown>}
+ */
+export async function ownerRequest(env, method, pathname, body) {
+	const stateDir = stateDirFrom(env);
+	const base = runningServerUrl(stateDir);
+	/** @type {Record<string, string>} */
+	const headers = { authorization: `Bearer ${ownerBearer(stateDir, env)}` };
+	if (body !== undefined) headers["content-type"] = "application/json";
+	const res = await fetch(`${base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const answer = /** @type {unknown} */ (await res.json().catch(() => ({})));
+	if (!res.ok) throw new CliError(`${method} ${pathname}: ${res.status} ${isObject(answer) && typeof answer.error === "string" ? answer.error : res.statusText}`);
+	return answer;
+}

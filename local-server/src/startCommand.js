@@ -1,0 +1,67 @@
+// `svc-local start`: the server in the foreground, with a pairing code on the
+// terminal that a key press renews.
+import path from "node:path";
+import { CLOUD_SESSION_FILE } from "./owner.js";
+import { printCode } from "./pairingCommands.js";
+import { CodeRefresher } from "./refresh.js";
+import { startServer } from "./server.js";
+
+/** @typedef {import("./commandSpec.js").Command} Command */
+
+/** @type {Command} */
+export const start = {
+	summary: "start the server; prints the endpoint, the owner-token hint and a pairing QR code",
+	options: { "no-clear": { type: "boolean", description: "on a terminal, print each new code below the last instead of clearing the screen" } },
+	details: "Keys while it runs: n = a new code now, q (or Ctrl-C) = quit.",
+	async run({ options }, io) {
+		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`) });
+		const o = server.owner;
+		io.stdout.write(`svc-local (${server.mode}) listening on ${server.host}:${server.port}\n`);
+		io.stdout.write(`  endpoint: ${server.baseUrls.join(", ")}\n`);
+		io.stdout.write(`  pairing page: ${server.localUrl}\n`);
+		if (o.mode === "cloud") io.stdout.write(`  owner: ${o.ownerLabel} (cloud session; sign in to the page with your svc session token, saved in ${path.join(server.stateDir, CLOUD_SESSION_FILE)})\n`);
+		else if (o.mintedToken) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
+		else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
+		else io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
+
+		let shown = 0;
+		const refresher = new CodeRefresher({
+			fetchCode: async () => server.createBootstrap(),
+			show: async (b) => {
+				// On a terminal each new code replaces the last one (the first keeps the header above it).
+				if (shown++ > 0 && io.stdout.isTTY && !options["no-clear"]) {
+					io.stdout.write(`\x1b[2J\x1b[Hsvc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
+				}
+				await printCode(io, b);
+				if (io.stdin.isTTY) io.stdout.write("Press n for a new code, q to quit.\n"); // piped or run as a service, nobody can press them
+			},
+			onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${err instanceof Error ? err.message : String(err)}\n`),
+		});
+		await refresher.refresh();
+
+		let stopping = false;
+		const stop = async () => {
+			if (stopping) return;
+			stopping = true;
+			refresher.stop();
+			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(false);
+			io.stdin.pause();
+			await server.close();
+			io.stdout.write("svc-local stopped\n");
+		};
+		await new Promise((resolve) => {
+			process.once("SIGINT", () => void stop().then(resolve));
+			process.once("SIGTERM", () => void stop().then(resolve));
+			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
+			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
+				for (const ch of chunk.toString()) {
+					if (ch === "q" || ch === "\u0003") return void stop().then(resolve);
+					if (ch === "n" || ch === " " || ch === "\r") return void refresher.refresh();
+				}
+			});
+			io.stdin.on("error", () => {});
+			io.stdin.resume();
+		});
+		return 0;
+	},
+};

@@ -1,0 +1,96 @@
+// The workspaces whose setup health svc-local checks, and the health scan
+// itself, through the running server.
+import fs from "node:fs";
+import path from "node:path";
+import { CliError } from "./commandSpec.js";
+import { healthText } from "./healthReport.js";
+import { ownerRequest } from "./ownerRequest.js";
+import { isSshLocation } from "./workspaces.js";
+
+/** @typedef {import("./commandSpec.js").Command} Command */
+/** @typedef {import("./commandSpec.js").CommandGroup} CommandGroup */
+/** @typedef {import("./workspaces.js").Workspace} Workspace */
+/** @typedef {import("./healthReport.js").HealthAnswer} HealthAnswer */
+
+/** @type {CommandGroup} */
+export const workspace = {
+	summary: "the folders whose setup health svc-local checks",
+	subcommands: {
+		add: {
+			summary: "register a workspace: a local folder, or ssh://… or user@host:path (listed, not scanned)",
+			args: ["<dir>"],
+			async run({ args: [dir] }, io) {
+				const where = isSshLocation(dir) ? dir : path.resolve(dir);
+				const w = /** @type {Workspace} */ (await ownerRequest(io.env, "POST", "/api/workspaces", { path: where }));
+				io.stdout.write(`workspace ${w.id}: ${w.path} (${w.kind})\n`);
+				return 0;
+			},
+		},
+		list: {
+			summary: "list the registered workspaces",
+			async run(_input, io) {
+				const { workspaces } = /** @type {{workspaces: Workspace[]}} */ (await ownerRequest(io.env, "GET", "/api/workspaces"));
+				if (workspaces.length === 0) io.stdout.write("no workspaces (add one with svc-local workspace add <dir>)\n");
+				for (const w of workspaces) io.stdout.write(`${w.id}  ${w.kind}  ${w.path}  added ${w.addedAt}\n`);
+				return 0;
+			},
+		},
+		remove: {
+			summary: "forget a workspace (its folder is left alone)",
+			args: ["<id>"],
+			async run({ args: [id] }, io) {
+				await ownerRequest(io.env, "DELETE", `/api/workspaces/${encodeURIComponent(id)}`);
+				io.stdout.write(`removed workspace ${id}\n`);
+				return 0;
+			},
+		},
+	},
+};
+
+/** Exit code of `svc-local health` when a package needs attention. */
+const NEEDS_ATTENTION = 4;
+
+/** @type {Command} */
+export const health = {
+	summary: "scan the setup health of a workspace (all local ones without an argument)",
+	args: ["[workspace]"],
+	options: {
+		force: { type: "boolean", description: "scan again now instead of answering the scan of the last hour" },
+		json: { type: "boolean", description: "print the scan answers as a JSON array" },
+	},
+	details: `workspace: its id or its folder. Exits ${NEEDS_ATTENTION} when a package needs attention (a finding of severity error or warning), so that a script can stop on it.`,
+	async run({ args: [which], options }, io) {
+		const { workspaces } = /** @type {{workspaces: Workspace[]}} */ (await ownerRequest(io.env, "GET", "/api/workspaces"));
+		const chosen = which === undefined ? workspaces.filter((w) => w.kind === "local") : [findWorkspace(workspaces, which)];
+		if (chosen.length === 0) throw new CliError("no local workspace is registered: add one with svc-local workspace add <dir>");
+		/** @type {HealthAnswer[]} */
+		const answers = [];
+		for (const w of chosen) {
+			const query = `workspaceId=${w.id}${options.force ? "&force=1" : ""}`;
+			answers.push(/** @type {HealthAnswer} */ (await ownerRequest(io.env, "GET", `/api/workspace/setup-health?${query}`)));
+		}
+		if (options.json) io.stdout.write(`${JSON.stringify(answers, null, 2)}\n`);
+		else for (const [i, answer] of answers.entries()) io.stdout.write(healthText(answer, chosen[i]));
+		return answers.some((a) => a.packages.some((p) => p.needsAttention)) ? NEEDS_ATTENTION : 0;
+	},
+};
+
+/**
+ * A registered workspace by its id or its folder.
+ * @param {Workspace[]} workspaces @param {string} which
+ */
+function findWorkspace(workspaces, which) {
+	const byId = workspaces.find((w) => w.id === which);
+	if (byId) return byId;
+	/** @type {string} */
+	let real;
+	try {
+		real = fs.realpathSync(path.resolve(which));
+	} catch {
+		real = path.resolve(which);
+	}
+	const byPath = workspaces.find((w) => w.path === real || w.path === which);
+	if (!byPath) throw new CliError(`no workspace is registered with id or folder ${which} (svc-local workspace list shows them; svc-local workspace add <dir> adds one)`);
+	return byPath;
+}
+
