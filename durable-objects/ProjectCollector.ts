@@ -4,10 +4,11 @@ import { sameDigest } from "../domain/crypto";
 import type { IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
-import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
+import { LogOutbox } from "./logOutbox";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
 import {
@@ -22,7 +23,7 @@ import {
 	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
-import { ClientEventIds, type GroupRow, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
+import { ClientEventIds, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
@@ -34,9 +35,6 @@ type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
  */
 const FLUSH_DELAY_MS = 250;
 const FLUSH_RETRY_MS = 10_000;
-/** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
-const FLUSH_EVENTS = 500;
-const FLUSH_ISSUES = 500;
 
 /**
  * Everything ingestion needs of one project key, in one object per key (docs/architecture.md#project-keys),
@@ -65,6 +63,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#outbox: Outbox;
 	#known: KnownKey | null = null;
 	#feedback: FeedbackOutbox;
+	#logs: LogOutbox;
 	/** Moves on every change, so a load from D1 that started before one is not kept. */
 	#generation = 0;
 	#loading: Promise<KnownKey | undefined> | null = null;
@@ -75,6 +74,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
 		this.#feedback = new FeedbackOutbox(this.#sql, env);
+		this.#logs = new LogOutbox(this.#sql);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
@@ -259,17 +259,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
 		}
 		this.#groups.record(c, group);
-		this.#sql.exec(
-			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.eventId,
-			c.groupHash,
-			c.receivedAt,
-			c.timestamp,
-			c.level,
-			c.environment,
-			c.release,
-			c.eventJson,
-		);
+		this.#logs.add(c);
 		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
 	}
 
@@ -342,51 +332,15 @@ export class ProjectCollector extends DurableObject<Env> {
 	 */
 	async #writeBatch(): Promise<boolean> {
 		const owner = this.#revoked ? null : this.#owner;
-		const events = owner
-			? this.#sql
-					.exec<{ seq: number; id: string; hash: string; received_at: number; timestamp: number; level: string; environment: string | null; release: string | null; event: string }>(
-						`SELECT * FROM outbox ORDER BY seq LIMIT ?`,
-						FLUSH_EVENTS,
-					)
-					.toArray()
-			: [];
-		const groups = owner ? this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray() : [];
+		const logs = owner ? this.#logs.nextBatch(this.env.DB, owner) : null;
 		const feedback = this.#feedback.nextBatch(this.env.DB);
-		if (events.length === 0 && groups.length === 0 && feedback.statements.length === 0) return false;
-
-		const pending: PendingEvent[] = events.map((e) => ({
-			id: e.id,
-			groupHash: e.hash,
-			receivedAt: e.received_at,
-			timestamp: e.timestamp,
-			level: e.level,
-			environment: e.environment,
-			release: e.release,
-			eventJson: e.event,
-		}));
+		const statements = [...(logs?.statements ?? []), ...feedback.statements];
+		if (statements.length === 0) return false;
 		// Issues and their events land in one D1 transaction: never an event without its issue.
-		await this.env.DB.batch([
-			...(owner ? writeStatements(this.env.DB, owner, pending, groups.map(toSnapshot)) : []),
-			...feedback.statements,
-		]);
-
-		// Only what was written is marked: rows and changes that arrived meanwhile go next time.
-		const lastEvent = events.at(-1);
-		if (lastEvent) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, lastEvent.seq);
+		await this.env.DB.batch(statements);
+		logs?.written();
 		feedback.written();
-		for (const g of groups) {
-			this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
-		}
-		return events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES || feedback.more;
-	}
-
-	#hasPending(): boolean {
-		const { pending } = this.#sql
-			.exec<{ pending: number }>(
-				`SELECT (EXISTS (SELECT 1 FROM outbox) OR EXISTS (SELECT 1 FROM groups WHERE version > flushed_version) OR EXISTS (SELECT 1 FROM feedback_outbox)) AS pending`,
-			)
-			.one();
-		return pending === 1;
+		return (logs?.more ?? false) || feedback.more;
 	}
 
 	/** Moves the outboxes to D1, and ends the windows' expired hits (one row per hit, per IP). */
@@ -396,6 +350,6 @@ export class ProjectCollector extends DurableObject<Env> {
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 		if (!(await this.#outbox.flushOrRetry())) return;
-		if (!this.#revoked && this.#hasPending()) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		if (!this.#revoked && (this.#logs.hasPending() || this.#feedback.hasPending())) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 	}
 }

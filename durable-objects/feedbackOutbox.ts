@@ -109,6 +109,11 @@ export class FeedbackOutbox {
 		};
 	}
 
+	/** Whether feedback waits for D1. */
+	hasPending(): boolean {
+		return this.#sql.exec<{ pending: number }>(`SELECT EXISTS (SELECT 1 FROM feedback_outbox) AS pending`).one().pending === 1;
+	}
+
 	#pendingAttachmentBytes(): number {
 		return this.#sql.exec<{ bytes: number }>(`SELECT coalesce(sum(attachment_bytes), 0) AS bytes FROM feedback_outbox`).one().bytes;
 	}
