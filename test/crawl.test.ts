@@ -189,9 +189,8 @@ describe("POST /api/bot-crawl-ingest: every documented status", () => {
 
 	it.for([
 		["a request URI: the query and fragment left out", "/docs?ref=x#top", "/docs"],
+		// The decoding's own rules: page-path.test.ts.
 		["percent-encoding that spells characters, decoded", "/intl/gr%C3%B6%C3%9Fe%20caf%C3%A9", "/intl/größe café"],
-		["an encoded slash kept", "/a%2Fb", "/a%2Fb"],
-		["a malformed escape kept as sent", "/100%", "/100%"],
 		["only a query: the root", "?x=1", "/"],
 	])("stores the page a crawler read as the tracker names it: %s", async ([, url_path, stored], { expect }) => {
 		expect((await storedWith({ url_path })).url_path).toBe(stored);

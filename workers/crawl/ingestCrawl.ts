@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { claimedHost, clampedInteger, countryCode, storedHost, text, trackingIdOf } from "../../domain/analytics/fields";
+import { readablePath } from "../../domain/analytics/pagePath";
 import { HttpError, parseJsonObject, readTextWithin } from "../http";
 import { isTrackingIdShaped } from "../../domain/sites/trackingId";
 import { admitVisit } from "../sites/siteBuffer";
@@ -10,19 +11,13 @@ import { CRAWL_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
 
 /**
- * The page a crawler read, as the tracker names it: the path without a query or fragment (an edge
- * often forwards the request URI, `/docs?ref=x`), percent-decoding undone where it spells
- * characters (`/größe`; an encoded `/`, `?` or `#` stays), so it meets the page's views.
+ * The page a crawler read, as the tracker names it (readablePath), so it meets the page's views:
+ * the path without a query or fragment, which an edge forwarding the request URI sends
+ * (`/docs?ref=x`).
  */
 function crawledPath(value: unknown): string {
-	let path = text(value, CRAWL_LIMITS.urlPath) ?? "";
-	path = path.slice(0, path.search(/[?#]|$/));
-	try {
-		path = decodeURI(path);
-	} catch {
-		// Malformed escapes: the path as sent.
-	}
-	return path || "/";
+	const path = text(value, CRAWL_LIMITS.urlPath) ?? "";
+	return readablePath(path.slice(0, path.search(/[?#]|$/))) || "/";
 }
 
 /** `status` as the crawler got it: 100-599, else (absent, malformed, out of range) 200. */

@@ -13,6 +13,7 @@
  * shown. `data-hash` on the tag counts each `#/route` of a hash-routed app as a page of its own.
  * Must never break the page it runs on: a `window.svc` of the site's own is left alone.
  */
+import { readablePath } from "../../../domain/analytics/pagePath";
 
 type Call = [method: "track" | "identify", args: unknown[]];
 interface Api {
@@ -20,22 +21,22 @@ interface Api {
 	identify(id: string): void;
 }
 
-const MAX_NAME = 100;
-const MAX_DATA = 6_000;
-const MAX_IDENTITY = 200;
-
-/** Cut on a whole character: an emoji at the cut is left out, never halved into a lone surrogate. */
-const cut = (text: string, max: number) => text.slice(0, /[\ud800-\udbff]/.test(text[max - 1] ?? "") ? max - 1 : max);
-/** At most BURST events in any WINDOW_MS: a runaway loop on the page cannot flood the collector. */
-const BURST = 30;
-const WINDOW_MS = 10_000;
-/**
- * A hide reports when the page was visible this long since the last report, or was scrolled
- * deeper: quick tab switches add up into the next report instead of each sending one.
- */
-const REPORT_MS = 3_000;
-
 (() => {
+	const MAX_NAME = 100;
+	const MAX_DATA = 6_000;
+	const MAX_IDENTITY = 200;
+
+	/** Cut on a whole character: an emoji at the cut is left out, never halved into a lone surrogate. */
+	const cut = (text: string, max: number) => text.slice(0, /[\ud800-\udbff]/.test(text[max - 1] ?? "") ? max - 1 : max);
+	/** At most BURST events in any WINDOW_MS: a runaway loop on the page cannot flood the collector. */
+	const BURST = 30;
+	const WINDOW_MS = 10_000;
+	/**
+	 * A hide reports when the page was visible this long since the last report, or was scrolled
+	 * deeper: quick tab switches add up into the next report instead of each sending one.
+	 */
+	const REPORT_MS = 3_000;
+
 	const w = window as Window & { svc?: Partial<Api> & { q?: Call[] }; doNotTrack?: string; __svcTracker?: 1 };
 	// The tag included twice (a layout and a page both adding it): the first copy counts, alone.
 	if (w.__svcTracker) return;
@@ -60,13 +61,9 @@ const REPORT_MS = 3_000;
 	// Next to the script by default: https://svc.example/t.js posts to https://svc.example/api/collect.
 	const endpoint = script.getAttribute("data-api") || new URL("api/collect", script.src).href;
 	const hashRoutes = script.hasAttribute("data-hash");
-	// The page's path as people read it (`/größe`, not `/gr%C3%B6%C3%9Fe`; an encoded `/`, `?` or `#`
-	// stays encoded), with the route of a hash-routed app when asked.
+	// The page's path as people read it, with the route of a hash-routed app when asked.
 	const pagePath = () => {
-		let p = loc.pathname;
-		try {
-			p = decodeURI(p);
-		} catch {}
+		const p = readablePath(loc.pathname);
 		return hashRoutes && loc.hash.startsWith("#/") ? p.replace(/\/$/, "") + loc.hash.slice(1) : p;
 	};
 	// Until a prerendered page is shown, calls wait here.
