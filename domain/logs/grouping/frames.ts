@@ -113,10 +113,11 @@ function fileKey(frame: StackFrame): string {
 		segments.push(stripContentHash(segments.pop() ?? ""));
 		return segments.join("/");
 	}
-	return stripContentHash(baseNameOf(pathOf(frame)));
+	return stripContentHash(pathSegments(pathOf(frame)).pop() ?? "");
 }
 
-const baseNameOf = (path: string) => path.split(/[?#]/)[0].split(/[/\\]/).filter(Boolean).pop() ?? "";
+/** A path's or URL's parts between slashes, up to its query or fragment: `/a/b.js?v=1` → `a`, `b.js`. */
+const pathSegments = (path: string) => path.split(/[?#]/)[0].split(/[/\\]/).filter(Boolean);
 
 /** A script's extension: Node runs `orders.js` or `orders.mjs` built from the `orders.ts` a page's source map names. */
 const SCRIPT_EXTENSION = /\.[cm]?[jt]sx?$/i;
@@ -152,8 +153,9 @@ function moduleSegments(module: string): string[] {
  * URL gives (`/assets/orders-8f3a2c.js`), and code shared by both is one bug.
  */
 function sourceFileKey(frame: StackFrame): string {
-	const path = pathOf(frame).replace(URL_ORIGIN_PART, "").split(/[?#]/)[0];
-	const segments = (path ? path.split(/[/\\]/) : moduleSegments(frame.module ?? "")).filter((s) => s && s !== "." && s !== "..");
+	const path = pathOf(frame).replace(URL_ORIGIN_PART, "");
+	// No path before the query (or none at all): the module names the file.
+	const segments = (/^(?:[?#]|$)/.test(path) ? moduleSegments(frame.module ?? "") : pathSegments(path)).filter((s) => s && s !== "." && s !== "..");
 	const base = stripContentHash(segments.pop() ?? "").replace(SCRIPT_EXTENSION, "");
 	const folder = PER_FOLDER_NAME.test(base) ? segments.pop() : undefined;
 	return folder && !CODE_FOLDERS.has(folder.toLowerCase()) ? `${folder}/${base}` : base;
