@@ -2,6 +2,7 @@
  * Shared HTTP pieces: the one error shape, JSON answers, CORS for public ingestion,
  * bounded body reading (compressed bodies too) and the client IP.
  */
+import { concatBytes } from "../domain/bytes";
 import { InvalidInput } from "../domain/errors";
 import { OWNER_LIMITS } from "../domain/limits";
 
@@ -253,16 +254,6 @@ async function readBytesWithin(body: ReadableStream<Uint8Array> | null, maxBytes
 			throw tooLarge();
 		}
 	}
-}
-
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-	const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
-	let offset = 0;
-	for (const chunk of chunks) {
-		out.set(chunk, offset);
-		offset += chunk.byteLength;
-	}
-	return out;
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import type { IRequest } from "itty-router";
 import { z } from "zod";
+import { concatBytes } from "../../domain/bytes";
 import { InvalidInput } from "../../domain/errors";
 import type { ProjectKey } from "../../domain/keys/keyStore";
 import { ARTIFACT_LIMITS, CHUNK_UPLOAD } from "../../domain/limits";
@@ -152,13 +153,7 @@ async function bundleBytes(env: Env, key: ProjectKey, chunks: string[]): Promise
 			throw new HttpError(413, `The bundle is larger than ${CHUNK_UPLOAD.bundleBytes / MiB} MiB`);
 		}
 	}
-	const out = new Uint8Array(objects.reduce((sum, o) => sum + o.byteLength, 0));
-	let offset = 0;
-	for (const o of objects) {
-		out.set(o, offset);
-		offset += o.byteLength;
-	}
-	return out;
+	return concatBytes(objects);
 }
 
 async function forgetChunks(env: Env, key: ProjectKey, chunks: string[]) {
