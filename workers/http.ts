@@ -234,8 +234,23 @@ export async function readAll(read: ChunkReader): Promise<Uint8Array> {
 const tooLargeText = (maxChars: number) => new HttpError(413, `Request body exceeds ${maxChars} characters`);
 
 /** The body as bytes, stopping with a 413 as soon as it exceeds `maxBytes` (never buffering more). */
-export function readBodyBytesWithin(request: Request, maxBytes: number): Promise<Uint8Array> {
+function readBodyBytesWithin(request: Request, maxBytes: number): Promise<Uint8Array> {
 	return readBytesWithin(request.body, maxBytes, request.headers.get("content-length"), () => new HttpError(413, `Request body exceeds ${maxBytes} bytes`));
+}
+
+/**
+ * A multipart/form-data body of at most `maxBytes`: 415 with `sendInstead` (what to send) for any
+ * other content type, 413 past the size, 400 when it does not parse.
+ */
+export async function readMultipartWithin(request: Request, maxBytes: number, sendInstead: string): Promise<FormData> {
+	const contentType = request.headers.get("content-type") ?? "";
+	if (!contentType.toLowerCase().startsWith("multipart/form-data")) throw new HttpError(415, sendInstead);
+	const body = await readBodyBytesWithin(request, maxBytes);
+	try {
+		return await new Response(body, { headers: { "content-type": contentType } }).formData();
+	} catch {
+		throw new HttpError(400, "The body is not valid multipart/form-data");
+	}
 }
 
 async function readBytesWithin(body: ReadableStream<Uint8Array> | null, maxBytes: number, declared: string | null, tooLarge: () => HttpError) {

@@ -21,7 +21,7 @@ import { ARTIFACT_LIMITS, CHUNK_UPLOAD } from "../../domain/limits";
 import { checkSourceMap } from "../../domain/sourcemaps/artifactFiles";
 import { openBundle } from "../../domain/sourcemaps/artifactBundle";
 import { bundleStored, chunkObjectKey, deleteChunks, insertChunk, projectUsage, storedChunks } from "../../domain/sourcemaps/artifactStore";
-import { HttpError, json, readBodyBytesWithin, readJsonObject } from "../http";
+import { HttpError, json, readJsonObject, readMultipartWithin } from "../http";
 import { parseBody } from "../validation";
 import { authenticateUploadToken, requireTokenProjects } from "./authenticateUpload";
 import { storeArtifacts } from "./storeArtifacts";
@@ -103,16 +103,7 @@ async function chunkBytes(part: File, gzipped: boolean): Promise<Uint8Array> {
  */
 export async function uploadChunks(request: IRequest, env: Env): Promise<Response> {
 	const key = await authenticateUploadToken(request, env);
-	if (!request.headers.get("content-type")?.toLowerCase().startsWith("multipart/form-data")) {
-		throw new HttpError(415, 'Send multipart/form-data with one part per chunk in field "file_gzip" or "file"');
-	}
-	const body = await readBodyBytesWithin(request, CHUNK_UPLOAD.requestBytes);
-	let form: FormData;
-	try {
-		form = await new Response(body, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
-	} catch {
-		throw new HttpError(400, "The body is not valid multipart/form-data");
-	}
+	const form = await readMultipartWithin(request, CHUNK_UPLOAD.requestBytes, 'Send multipart/form-data with one part per chunk in field "file_gzip" or "file"');
 	const parts = [...form.getAll("file_gzip").map((part) => ({ part, gzipped: true })), ...form.getAll("file").map((part) => ({ part, gzipped: false }))];
 	if (parts.length > CHUNK_UPLOAD.chunksPerRequest) throw new HttpError(413, `A request carries at most ${CHUNK_UPLOAD.chunksPerRequest} chunks`);
 	const chunks: Array<{ checksum: string; bytes: Uint8Array }> = [];

@@ -11,7 +11,7 @@ import { artifactUrl, factsOfFile } from "../../domain/sourcemaps/artifactFiles"
 import type { ArtifactView } from "../../domain/api/sourcemaps";
 import type { Artifact } from "../../domain/sourcemaps/artifactStore";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
-import { HttpError, json, readBodyBytesWithin } from "../http";
+import { HttpError, json, readMultipartWithin } from "../http";
 import { projectNameSchema } from "../keys/projectKeys";
 import { decodedParam, parseBody } from "../validation";
 import { authenticateUploader } from "./authenticateUpload";
@@ -46,16 +46,7 @@ function releaseParam(request: IRequest): string {
 
 /** The multipart parts in field `file`, as files to store: 400 for a part without a usable name, 413 for one too large. */
 async function filesOf(request: Request): Promise<IncomingFile[]> {
-	if (!request.headers.get("content-type")?.toLowerCase().startsWith("multipart/form-data")) {
-		throw new HttpError(415, "Send multipart/form-data with one part per file in field \"file\"");
-	}
-	const body = await readBodyBytesWithin(request, ARTIFACT_LIMITS.plainUploadBytes);
-	let form: FormData;
-	try {
-		form = await new Response(body, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
-	} catch {
-		throw new HttpError(400, "The body is not valid multipart/form-data");
-	}
+	const form = await readMultipartWithin(request, ARTIFACT_LIMITS.plainUploadBytes, 'Send multipart/form-data with one part per file in field "file"');
 	const parts = form.getAll("file");
 	if (parts.length === 0) throw new HttpError(400, 'No files: send each one as a part in field "file", named by its URL (~/assets/app.js)');
 	return Promise.all(
