@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import type { SiteView } from "../domain/api/sites";
 import { sendBuffered } from "../workers/sites/siteBuffer";
 import { siteCollectorFor } from "../workers/objects";
 import { call, signUp, uniqueIp } from "./helpers";
@@ -12,15 +13,6 @@ export const FIREFOX_LINUX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20
 export const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 export const HEADLESS =
 	"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36";
-
-export interface SiteView {
-	tracking_id: string;
-	name: string;
-	domain: string | null;
-	active: boolean;
-	attack_mode: boolean;
-	created_at: string;
-}
 
 export async function createSite(token: string, body: Record<string, unknown> = { domain: "example.com" }): Promise<SiteView> {
 	const res = await call("/api/sites", { method: "POST", token, json: body });
