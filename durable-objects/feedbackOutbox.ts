@@ -1,6 +1,7 @@
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import type { readSubmission } from "../domain/feedback/submission";
 import { FEEDBACK_LIMITS } from "../domain/limits";
+import type { OutboxBatch } from "./outbox";
 import { type FeedbackOutcome, refused } from "./projectCommands";
 
 type Submission = Extract<ReturnType<typeof readSubmission>, { ok: true }>;
@@ -85,7 +86,7 @@ export class FeedbackOutbox {
 	 * The oldest waiting rows, as statements for the flush's D1 batch; call `written` once D1 has
 	 * them. `more`: a full batch, so more may be waiting.
 	 */
-	nextBatch(db: D1Database): { statements: D1PreparedStatement[]; more: boolean; written: () => void } {
+	nextBatch(db: D1Database): OutboxBatch {
 		const rows = this.#sql
 			.exec<OutboxRow>(`SELECT seq, id, user_id, project_name, type, data, created_at, attachments FROM feedback_outbox ORDER BY seq LIMIT ?`, FLUSH_FEEDBACK)
 			.toArray();

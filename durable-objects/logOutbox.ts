@@ -1,5 +1,6 @@
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import type { LogEventCommand } from "./projectCommands";
+import type { OutboxBatch } from "./outbox";
 import { type GroupRow, toSnapshot } from "./projectStorage";
 
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
@@ -45,11 +46,8 @@ export class LogOutbox {
 		);
 	}
 
-	/**
-	 * The oldest waiting events and the changed issues, as statements for the flush's D1 batch;
-	 * call `written` once D1 has them. `more`: a full batch, so more may be waiting.
-	 */
-	nextBatch(db: D1Database, owner: KeyOwner): { statements: D1PreparedStatement[]; more: boolean; written: () => void } {
+	/** The oldest waiting events and the changed issues, as the flush's next batch. */
+	nextBatch(db: D1Database, owner: KeyOwner): OutboxBatch {
 		const events = this.#sql.exec<OutboxRow>(`SELECT * FROM outbox ORDER BY seq LIMIT ?`, FLUSH_EVENTS).toArray();
 		const groups = this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray();
 		const pending: PendingEvent[] = events.map((e) => ({

@@ -9,6 +9,16 @@ import type { EarliestAlarm } from "./earliestAlarm";
  * now has; it answers whether more may be waiting. Flushes never overlap, and a flush asked for
  * during another runs after it, so it also covers rows accepted meanwhile.
  */
+/**
+ * One table's share of a batch: its statements for the D1 transaction, `written` to call once D1
+ * has them (it removes or marks only those rows), `more` when the batch was full.
+ */
+export interface OutboxBatch {
+	statements: D1PreparedStatement[];
+	more: boolean;
+	written: () => void;
+}
+
 export class Outbox {
 	readonly #alarm: EarliestAlarm;
 	readonly #writeBatch: () => Promise<boolean>;
