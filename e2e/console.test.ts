@@ -154,6 +154,10 @@ describe("owner console", () => {
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).click();
 		await page.getByRole("link", { name: "Crash on save" }).waitFor();
 		expect(await page.getByRole("link", { name: "Dark mode" }).isVisible()).toBe(true);
+		// Each item says who sent it and how many images it carries.
+		const crash = page.getByRole("listitem").filter({ has: page.getByRole("link", { name: "Crash on save" }) });
+		expect(await crash.getByText("from ana@example.com").isVisible()).toBe(true);
+		expect(await crash.getByText("1 image", { exact: true }).isVisible()).toBe(true);
 		await checkPage("feedback");
 
 		await page.getByLabel("Type").selectOption("feature_request");
@@ -174,6 +178,8 @@ describe("owner console", () => {
 		// Fields read as the form labels them; a field beyond the form by its key.
 		const terms = await page.getByRole("term").allTextContents();
 		expect(terms).toEqual(expect.arrayContaining(["Title", "Description", "Email", "App version", "build"]));
+		// The sender's address, an email field, is one click from a reply.
+		expect(await page.getByRole("link", { name: "ana@example.com" }).getAttribute("href")).toBe("mailto:ana@example.com");
 		const image = page.getByRole("img", { name: "Screenshots of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
