@@ -131,10 +131,10 @@ export class ProjectCollector extends DurableObject<Env> {
 		return known;
 	}
 
-	/** The key's checks alone, for a Sentry envelope that carries no event. */
-	async admitLogs(check: KeyCheck): Promise<{ status: "admitted" } | ReturnType<typeof refused>> {
+	/** The key's checks alone (a Sentry envelope without an event, an event an inbound filter may drop), and the filters it has on. */
+	async admitLogs(check: KeyCheck): Promise<{ status: "admitted"; filterBrowserExtensions: boolean } | ReturnType<typeof refused>> {
 		const admitted = await this.#admit(check, { logs: true });
-		return "status" in admitted ? admitted : { status: "admitted" };
+		return "status" in admitted ? admitted : { status: "admitted", filterBrowserExtensions: admitted.key.filterBrowserExtensions };
 	}
 
 	/** A window kept per source IP inside this key's object: one address cannot use up another's share. */

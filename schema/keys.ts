@@ -19,6 +19,11 @@ export const projectKeys = sqliteTable(
 		logsRateLimitPerMinute: integer("logs_rate_limit_per_minute").notNull().default(60),
 		logsEnabled: integer("logs_enabled", { mode: "boolean" }).notNull().default(true),
 		/**
+		 * Sentry's inbound filter "browser extensions" (domain/logs/browserExtensions.ts): on for a new
+		 * key, as Sentry turns it on for a new project; keys older than the filter keep it off.
+		 */
+		filterBrowserExtensions: integer("filter_browser_extensions", { mode: "boolean" }).notNull().default(true),
+		/**
 		 * Counts the changes to the project's source-map artifacts: what an isolate learned about them
 		 * holds until this moves, so ingestion sees an upload at once without asking D1 every event.
 		 */

@@ -8,6 +8,7 @@ const KEY_FIELDS = [
 	"rate_limit_per_minute",
 	"logs_rate_limit_per_minute",
 	"logs_enabled",
+	"filter_browser_extensions",
 	"issue_field_config",
 	"feature_field_config",
 	"created_at",
@@ -31,6 +32,8 @@ describe("create and read", () => {
 			rate_limit_per_minute: 60,
 			logs_rate_limit_per_minute: 60,
 			logs_enabled: true,
+			// On for a new key, as Sentry turns the filter on for a new project.
+			filter_browser_extensions: true,
 		});
 		expect(body.issue_field_config.map((f: any) => [f.key, f.type, f.required])).toEqual([
 			["title", "text", true],
@@ -188,6 +191,7 @@ describe("update configuration", () => {
 		["rate_limit_per_minute", 1.5],
 		["logs_rate_limit_per_minute", "60"],
 		["logs_enabled", "yes"],
+		["filter_browser_extensions", 1],
 	])("refuses %s = %j", async ([field, value], { expect }) => {
 		const { token } = await signUp();
 		const { projectName } = await createProjectKey(token);

@@ -216,7 +216,7 @@ describe("property: owner mutations answer a documented status to any body", () 
 		const siteOwner = await call(`/api/sites/${site.tracking_id}`, { token: owner.token });
 		expect(siteOwner.status).toBe(404);
 		const mutations = [
-			{ method: "PATCH", path: "/api/feedback-key", fields: ["project_name", "issue_field_config", "feature_field_config", "rate_limit_per_minute", "logs_rate_limit_per_minute", "logs_enabled"] },
+			{ method: "PATCH", path: "/api/feedback-key", fields: ["project_name", "issue_field_config", "feature_field_config", "rate_limit_per_minute", "logs_rate_limit_per_minute", "logs_enabled", "filter_browser_extensions"] },
 			{ method: "POST", path: "/api/feedback-key", fields: ["project_name"] },
 			{ method: "POST", path: "/api/sites", fields: ["domain", "name"] },
 			{ method: "PATCH", path: "/api/feedback", fields: ["status", "ids"] },

@@ -19,6 +19,8 @@ export interface ProjectKeyView {
 	rate_limit_per_minute: number;
 	logs_rate_limit_per_minute: number;
 	logs_enabled: boolean;
+	/** Sentry's inbound filter "browser extensions": log events an extension raised are answered and dropped. */
+	filter_browser_extensions: boolean;
 	issue_field_config: FieldDefinition[];
 	feature_field_config: FieldDefinition[];
 	created_at: string;

@@ -12,7 +12,7 @@ export type ProjectKey = typeof projectKeys.$inferSelect;
 
 /** What an owner may change on a key; undefined members stay as they are. */
 export type KeyConfiguration = Partial<
-	Pick<ProjectKey, "issueFieldConfig" | "featureFieldConfig" | "rateLimitPerMinute" | "logsRateLimitPerMinute" | "logsEnabled">
+	Pick<ProjectKey, "issueFieldConfig" | "featureFieldConfig" | "rateLimitPerMinute" | "logsRateLimitPerMinute" | "logsEnabled" | "filterBrowserExtensions">
 >;
 
 /** The key a hash belongs to, and what symbolication must know of it: the ingestion endpoints' first lookup. */

@@ -29,6 +29,7 @@ function keyView(key: ProjectKey, origin: string): ProjectKeyView {
 		rate_limit_per_minute: key.rateLimitPerMinute,
 		logs_rate_limit_per_minute: key.logsRateLimitPerMinute,
 		logs_enabled: key.logsEnabled,
+		filter_browser_extensions: key.filterBrowserExtensions,
 		issue_field_config: key.issueFieldConfig,
 		feature_field_config: key.featureFieldConfig,
 		created_at: key.createdAt.toISOString(),
@@ -98,10 +99,11 @@ const configurationSchema = z
 		rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.feedbackRatePerMinuteMax).optional(),
 		logs_rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.logsRatePerMinuteMax).optional(),
 		logs_enabled: z.boolean().optional(),
+		filter_browser_extensions: z.boolean().optional(),
 	})
 	.refine(({ project_name, ...configuration }) => Object.values(configuration).some((value) => value !== undefined), {
 		message:
-			"at least one configuration field is required: issue_field_config, feature_field_config, rate_limit_per_minute, logs_rate_limit_per_minute or logs_enabled",
+			"at least one configuration field is required: issue_field_config, feature_field_config, rate_limit_per_minute, logs_rate_limit_per_minute, logs_enabled or filter_browser_extensions",
 	});
 
 /** PATCH /api/feedback-key {project_name, ...configuration} */
@@ -114,6 +116,7 @@ export async function updateKeyConfiguration(request: IRequest, env: Env): Promi
 		rateLimitPerMinute: input.rate_limit_per_minute,
 		logsRateLimitPerMinute: input.logs_rate_limit_per_minute,
 		logsEnabled: input.logs_enabled,
+		filterBrowserExtensions: input.filter_browser_extensions,
 	});
 	if (!key) throw noSuchKey(input.project_name);
 	// The key's object answers ingestion from what it loaded: it reloads on its next request.

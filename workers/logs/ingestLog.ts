@@ -1,10 +1,11 @@
 import type { IRequest } from "itty-router";
 import { LOG_LIMITS } from "../../domain/limits";
+import { groupHash } from "../../domain/logs/fingerprint";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { bearerToken, json, parseJsonObject, readTextWithin } from "../http";
 import { presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { bodyOrProblem } from "../keys/keyAnswers";
-import { storeLogEvent } from "./logPipeline";
+import { inboundFilterOf, storeLogEvent } from "./logPipeline";
 
 /** `x-svc-key` is preferred; `Authorization: Bearer` is accepted too. */
 const keyHeader = (request: Request) => request.headers.get("x-svc-key")?.trim() || bearerToken(request);
@@ -14,7 +15,8 @@ const keyHeader = (request: Request) => request.headers.get("x-svc-key")?.trim()
  *
  * Order: key (401/402), App Logs enabled (403), the IP's window (429), body size (413, never
  * buffering more than the limit), JSON and field rules (400), a new issue past the cap (403),
- * the key's window (429). The body is read here; everything from the key on is answered by one
+ * the key's window (429). An event an inbound filter drops is answered 200 once the key's checks
+ * pass, before the windows. The body is read here; everything from the key on is answered by one
  * call to the key's ProjectCollector, which groups the event and stores it durably. 500 only
  * when that storage fails.
  *
@@ -33,6 +35,12 @@ export async function ingestLog(request: IRequest, env: Env, ctx: ExecutionConte
 	const receivedAt = new Date();
 	// The stored event is built from the documented fields only: a body's svc_key is never kept.
 	const event = await bodyOrProblem(async () => normalizeEvent(body ?? parseJsonObject(await readTextWithin(request, LOG_LIMITS.bodyChars)), receivedAt));
+	if ("body" in event) {
+		const filtered = await inboundFilterOf(env, key, event.body);
+		// Answered as a stored event is, as Sentry answers an SDK: with the hash its fingerprint
+		// gives (source maps unread), no issue opened or counted.
+		if (filtered) return json({ ok: true, group_hash: await groupHash(event.body), is_new: false, filtered });
+	}
 	const stored = await storeLogEvent(env, ctx, key, { ip: await sourceAddressTag(key, request) }, event, receivedAt);
 	return json({ ok: true, group_hash: stored.groupHash, is_new: stored.isNew });
 }

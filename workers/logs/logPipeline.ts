@@ -6,6 +6,7 @@
  */
 import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/projectCommands";
 import { culpritOf, groupHash, hasPreviousGroupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
+import { fromBrowserExtension } from "../../domain/logs/browserExtensions";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
@@ -84,10 +85,20 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 	return { command, symbolicated };
 }
 
-/** The key's checks alone (401/402/403, and the DSN's project for Sentry), for a request that stores nothing. */
-export async function admitLogKey(env: Env, key: PresentedKey, dsnId?: number): Promise<void> {
+/** The key's checks alone (401/402/403, and the DSN's project for Sentry), for a request that stores nothing; the filters the key has on. */
+export async function admitLogKey(env: Env, key: PresentedKey, dsnId?: number): Promise<{ filterBrowserExtensions: boolean }> {
 	const outcome = await orStorageFailure(projectCollectorFor(env, key.keyId).admitLogs({ keyId: key.keyId, keyHash: key.keyHash, dsnId }), "The log event");
-	answerOf(key, outcome);
+	return answerOf(key, outcome);
+}
+
+/**
+ * The inbound filter that drops the event, if one does (docs/api.md#inbound-filter-browser-extensions):
+ * decided before symbolication, grouping and the windows, as Sentry's Relay filters before its
+ * quotas, so a dropped event costs the key one check (401/402/403) and counts against nothing.
+ */
+export async function inboundFilterOf(env: Env, key: PresentedKey, event: LogEvent, dsnId?: number): Promise<"browser-extensions" | null> {
+	if (!fromBrowserExtension(event)) return null;
+	return (await admitLogKey(env, key, dsnId)).filterBrowserExtensions ? "browser-extensions" : null;
 }
 
 /** Answers a problem with the request only once the key is known to be good. */

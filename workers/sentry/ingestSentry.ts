@@ -18,7 +18,7 @@ import { clientIp, decodedBodyReader, HttpError, json, readAll } from "../http";
 import { type PresentedKey, presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { answerOf, bodyOrProblem, orStorageFailure, refusalError } from "../keys/keyAnswers";
 import { callProjectCollector } from "../keys/projectCalls";
-import { admitLogKey, refuseAfterKeyChecks, storeLogEvent } from "../logs/logPipeline";
+import { admitLogKey, inboundFilterOf, refuseAfterKeyChecks, storeLogEvent } from "../logs/logPipeline";
 
 type Json = Record<string, unknown>;
 
@@ -42,12 +42,19 @@ function projectIdOf(request: IRequest): number {
 	return Number(id);
 }
 
-/** One error or message event into the log pipeline: key, IP window (429), field rules (400), the key's window and storage. */
+/**
+ * One error or message event into the log pipeline: key, IP window (429), field rules (400), the
+ * key's window and storage. One an inbound filter drops is answered as stored, as Sentry answers
+ * it, once the key's checks pass.
+ */
 async function storeSentryEvent(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, projectId: number, payload: Json, eventId: string): Promise<void> {
 	const receivedAt = new Date();
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
 	// event keeps the id the SDK is answered with.
 	const event = await bodyOrProblem(async () => normalizeEvent({ ...logEventBody(payload, clientIp(request)), event_id: eventId }, receivedAt));
+	// Relay filters by the exceptions an SDK sent, not by a message's stack (made one here).
+	const sentException = payload.exception !== undefined && payload.exception !== null;
+	if ("body" in event && sentException && (await inboundFilterOf(env, key, event.body, projectId))) return;
 	await storeLogEvent(env, ctx, key, { ip: await sourceAddressTag(key, request), dsnId: projectId }, event, receivedAt);
 }
 

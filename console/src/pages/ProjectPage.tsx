@@ -90,6 +90,15 @@ function Limits({ projectKey }: { projectKey: ProjectKey }) {
 				/>
 				App Logs accepted (when off, log ingestion answers 403)
 			</label>
+			<label className="switch">
+				<input
+					type="checkbox"
+					checked={projectKey.filter_browser_extensions}
+					onChange={(e) => update.mutate({ filter_browser_extensions: e.target.checked })}
+					disabled={update.isPending}
+				/>
+				Drop errors raised by visitors' browser extensions (Sentry's inbound filter; turn off if the app is itself an extension)
+			</label>
 			<form className="row" onSubmit={save}>
 				<label>
 					Feedback per minute
