@@ -2,7 +2,7 @@
 import { describe, it } from "vitest";
 import { uniqueIp } from "./helpers";
 import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
-import { eventEnvelope, gzip, nodeEvent, type SentryProject, post, sendEnvelope, sentryProject } from "./sentryHelpers";
+import { eventEnvelope, gzip, nodeEvent, post, query, type SentryProject, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 
@@ -113,6 +113,32 @@ describe("Sentry events in the log pipeline", () => {
 		["Critical", "Critical"],
 	])("level %s is stored as %s", async ([level, stored], { expect }) => {
 		expect((await storedFrom({ exception: undefined, message: "m", level })).level).toBe(stored);
+	});
+
+	it("a level that is Python logging's number is read as Relay reads it; any other number or type is dropped, not refused", async ({ expect }) => {
+		const project = await sentryProject();
+		// [level sent, level stored]: an unknown number keeps the event at the default level, error.
+		const cases: [unknown, string][] = [
+			["notice", "notice"],
+			[10, "debug"],
+			[20, "info"],
+			[30, "warning"],
+			[40, "error"],
+			[50, "fatal"],
+			...[0, 9, 11, 39, 41, 49, 51, 60, -40, 40.5, true, {}, [40], "", null].map((level): [unknown, string] => [level, "error"]),
+		];
+		for (const [i, [level]] of cases.entries()) {
+			const res = await sendEnvelope(project, eventEnvelope(nodeEvent({ exception: undefined, message: `level ${i}`, level })));
+			expect(res.status, `level ${JSON.stringify(level)}: ${await res.clone().text()}`).toBe(200);
+		}
+		await issuesOf(project);
+		const stored = new Map((await storedEvents(project.keyId)).map((row) => [(row.event as Json).message, (row.event as Json).level]));
+		expect(cases.map(([level], i) => [level, stored.get(`level ${i}`)])).toEqual(cases);
+		// The store endpoint reads it the same way.
+		const res = await post(`/api/${project.dsnId}/store/${query(project)}`, JSON.stringify(nodeEvent({ exception: undefined, message: "from store", level: 50 })));
+		expect(res.status).toBe(200);
+		await issuesOf(project);
+		expect((await storedEvents(project.keyId)).find((row) => (row.event as Json).message === "from store")?.level).toBe("fatal");
 	});
 
 	it("messages of one template are one issue whatever filled it, titled as the latest was filled", async ({ expect }) => {

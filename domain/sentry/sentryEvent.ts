@@ -135,7 +135,25 @@ const LEVEL_ALIASES: ReadonlyMap<unknown, string> = new Map([
 	["warn", "warning"],
 ]);
 
-const levelOf = (event: Json): unknown => LEVEL_ALIASES.get(member(event, "level")) ?? member(event, "level");
+/** Python logging's numeric levels (logging.DEBUG ... logging.CRITICAL), which Relay also takes. */
+const PYTHON_LEVELS: ReadonlyMap<unknown, string> = new Map([
+	[10, "debug"],
+	[20, "info"],
+	[30, "warning"],
+	[40, "error"],
+	[50, "fatal"],
+]);
+
+/**
+ * The level as Relay reads it: a name (its aliases above), or a Python logging number. Any other
+ * number, and a value of another type, is dropped as Relay drops it, so the event keeps the
+ * default level (`error`) rather than being refused.
+ */
+function levelOf(event: Json): unknown {
+	const level = member(event, "level");
+	if (typeof level === "string") return LEVEL_ALIASES.get(level) ?? level;
+	return PYTHON_LEVELS.get(level);
+}
 
 export function logEventBody(event: Json, clientIp: string): Json {
 	const { message, template } = messageOf(event);
