@@ -181,14 +181,34 @@ function SymbolicationNotes({ event }: { event: IssueEventView }) {
 	);
 }
 
+/**
+ * Whether the app caught the event's error, as Sentry's `handled` tag says it: "no" when an
+ * exception of the chain says `handled: false` (the SDK's global handler reported it: Sentry's
+ * "Unhandled"), "yes" when one says it was handled and none says otherwise.
+ */
+export function handledOf(event: Pick<IssueEventView, "exception" | "chained_exceptions">): "yes" | "no" | undefined {
+	const flags = [event.exception, ...(event.chained_exceptions ?? [])].map((exception) => exception?.mechanism?.handled);
+	return flags.includes(false) ? "no" : flags.includes(true) ? "yes" : undefined;
+}
+
+export const UnhandledTag = () => (
+	<span className="tag unhandled" title="The app did not catch this error: the SDK's global handler reported it">
+		Unhandled
+	</span>
+);
+
 export function EventDetail({ event }: { event: IssueEventView }) {
 	const { exception, request, user } = event;
 	// A captured message arrives with a made-up exception to carry its stack: its type means nothing.
 	const synthetic = exception?.mechanism?.synthetic === true;
+	const handled = handledOf(event);
 	return (
 		<>
 			<section className="card" aria-labelledby="exception-heading">
-				<h2 id="exception-heading">{(!synthetic && exception?.type) || "Message"}</h2>
+				<h2 id="exception-heading" className="row">
+					{(!synthetic && exception?.type) || "Message"}
+					{handled === "no" && <UnhandledTag />}
+				</h2>
 				<p className="pre">{exception?.value ?? event.message}</p>
 				{exception?.value && event.message && <p className="pre muted">{event.message}</p>}
 				{stackOf(exception)}
@@ -229,7 +249,16 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 				<section className="card" aria-labelledby="tags-heading">
 					<h2 id="tags-heading">Tags</h2>
 					<KeyValues
-						values={{ environment: event.environment, release: event.release, platform: event.platform, level: event.level, ...event.tags }}
+						values={{
+							environment: event.environment,
+							release: event.release,
+							platform: event.platform,
+							level: event.level,
+							// What Sentry derives from the exceptions' mechanisms.
+							handled,
+							mechanism: exception?.mechanism?.type,
+							...event.tags,
+						}}
 						empty="No tags."
 					/>
 				</section>

@@ -1,7 +1,7 @@
 import { useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
 import { clientEventIdOf, type IssueDetailView, type IssueStatus } from "../api";
-import { EventDetail, KeyValues } from "../components/EventDetail";
+import { EventDetail, handledOf, KeyValues, UnhandledTag } from "../components/EventDetail";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { QueryState } from "../components/QueryState";
@@ -141,6 +141,7 @@ export function IssuePage() {
 												>
 													{dateTime(e.timestamp)}
 												</button>
+												{handledOf(e) === "no" && <> <UnhandledTag /></>}
 											</td>
 											<td>{e.release}</td>
 											<td>{e.environment}</td>

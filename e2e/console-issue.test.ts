@@ -1,0 +1,80 @@
+/**
+ * An issue's page in what its walk-through (console.test.ts) does not reach: an error the app did
+ * not catch, marked Unhandled as Sentry marks it. Each starts from a new owner on a page of its own.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
+import { api, launchChromium, signUpOwner, startWorker } from "./stack";
+
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let browser: Browser;
+
+beforeAll(async () => {
+	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await worker?.close();
+});
+
+/** A new owner with a project "shop" whose key has sent `events`, signed in on the issue's page in a browser set to `timezoneId`. */
+async function issuePage(name: string, ip: string, events: object[], timezoneId?: string) {
+	const { token } = await signUpOwner(worker.url, name, ip);
+	const { raw_api_key: key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	let hash = "";
+	for (const event of events) {
+		const res = await fetch(`${worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+		expect(res.status, await res.clone().text()).toBe(200);
+		hash = (await res.json()).group_hash;
+		// Received one after the other: the list puts the last sent first.
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+	const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US", timezoneId });
+	const page = await context.newPage();
+	const pageErrors: string[] = [];
+	page.on("pageerror", (error) => pageErrors.push(error.message));
+	await useSession(page, worker.url, token);
+	await page.goto(`${worker.url}/issues/shop/${hash}`);
+	await page.locator("#exception-heading").waitFor();
+	const issue = await api<{ first_seen: string; last_seen: string; events: { timestamp: string; received_at: string }[] }>(worker.url, `/api/issues/${hash}?project_name=shop`, { token });
+	return { page, context, pageErrors, issue };
+}
+
+const crash = (mechanism: object, extra: object = {}) => ({
+	exception: { type: "TypeError", value: "x is undefined", stacktrace: { frames: [{ filename: "src/pay.ts", function: "pay", in_app: true }] }, mechanism },
+	...extra,
+});
+
+/** A tag's value in the event's Tags card. */
+const tag = (page: Page, name: string) => page.getByRole("region", { name: "Tags" }).locator("div", { has: page.getByRole("term").filter({ hasText: new RegExp(`^${name}$`) }) }).getByRole("definition");
+
+describe("an error the app did not catch", () => {
+	it("is marked Unhandled on its event and in the events list, as Sentry marks it; a handled one of the same issue is not", async () => {
+		const { page, context, pageErrors } = await issuePage("unhandled", "10.97.0.1", [
+			crash({ type: "generic", handled: true }),
+			crash({ type: "onunhandledrejection", handled: false }),
+		]);
+		// The newest event, shown first, is the unhandled one.
+		const heading = page.locator("#exception-heading");
+		expect(await heading.getByText("Unhandled", { exact: true }).isVisible()).toBe(true);
+		expect(await tag(page, "handled").textContent()).toBe("no");
+		expect(await tag(page, "mechanism").textContent()).toBe("onunhandledrejection");
+		const rows = page.getByRole("region", { name: "Newest events table" }).locator("tbody tr");
+		expect(await rows.nth(0).getByText("Unhandled").count()).toBe(1);
+		expect(await rows.nth(1).getByText("Unhandled").count()).toBe(0);
+		expect(await axeViolations(page)).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-unhandled.png"), fullPage: true });
+
+		await rows.nth(1).getByRole("button").click();
+		await expect.poll(() => tag(page, "handled").textContent()).toBe("yes");
+		expect(await heading.getByText("Unhandled").count()).toBe(0);
+		expect(await tag(page, "mechanism").textContent()).toBe("generic");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
