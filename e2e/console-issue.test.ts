@@ -1,6 +1,7 @@
 /**
  * An issue's page in what its walk-through (console.test.ts) does not reach: an error the app did
- * not catch, marked Unhandled as Sentry marks it. Each starts from a new owner on a page of its own.
+ * not catch, marked Unhandled as Sentry marks it, and a browser west of UTC, where every time on
+ * the page is in UTC, as its charts are. Each starts from a new owner on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -75,6 +76,49 @@ describe("an error the app did not catch", () => {
 		expect(await heading.getByText("Unhandled").count()).toBe(0);
 		expect(await tag(page, "mechanism").textContent()).toBe("generic");
 		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("in a browser west of UTC", () => {
+	const utc = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
+	const newYork = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "America/New_York" });
+	const inUtc = (iso: string) => `${utc.format(new Date(iso))} UTC`;
+
+	it("shows first and last seen, the event's times and its breadcrumbs in UTC, said so, as the chart's UTC days", async () => {
+		// Sent two hours before it arrived (an SDK that held it), with a breadcrumb at noon UTC.
+		const sent = new Date(Date.now() - 2 * 3_600_000).toISOString();
+		const { page, context, pageErrors, issue } = await issuePage(
+			"new-york-issue",
+			"10.97.0.2",
+			[crash({ type: "generic", handled: true }, { timestamp: sent, breadcrumbs: [{ timestamp: "2026-06-01T12:00:00Z", category: "ui.click", message: "Pay" }] })],
+			"America/New_York",
+		);
+		const [event] = issue.events;
+		expect(await page.getByText("Last seen", { exact: true }).locator("..").locator(".note").textContent()).toBe(inUtc(issue.last_seen));
+		expect(await page.getByText("First seen", { exact: true }).locator("..").locator(".note").textContent()).toBe(inUtc(issue.first_seen));
+		const eventHeading = page.locator("#event-heading");
+		expect(await eventHeading.textContent()).toContain(inUtc(event.timestamp));
+		expect(await eventHeading.textContent()).toContain(`received ${inUtc(event.received_at)}`);
+		expect(await eventHeading.textContent()).not.toContain(newYork.format(new Date(event.timestamp)));
+		expect(await page.getByRole("region", { name: "Newest events table" }).getByRole("button").textContent()).toBe(inUtc(event.timestamp));
+		const crumbs = page.getByRole("region", { name: "Breadcrumbs table" });
+		expect(await crumbs.getByRole("columnheader").first().textContent()).toBe("Time (UTC)");
+		expect(await crumbs.getByRole("cell").first().textContent()).toBe("12:00:00 PM");
+
+		// The 30-day chart's last bar, today's UTC day, holds the event: the date last seen shows.
+		const overTime = page.getByRole("region", { name: /^Events, last/ });
+		await overTime.getByRole("button", { name: "30 days" }).click();
+		await expect.poll(() => overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per UTC day over the last 30 days: 1 event in all");
+		expect(await overTime.getByText("every time on this page is in UTC").isVisible()).toBe(true);
+		const plot = await overTime.locator(".u-over").boundingBox();
+		await page.mouse.move((plot?.x ?? 0) + (plot?.width ?? 0) - 2, (plot?.y ?? 0) + (plot?.height ?? 0) / 2);
+		const legend = overTime.locator(".u-legend .u-series");
+		await expect.poll(() => legend.nth(1).textContent()).toMatch(/Events\s*1/);
+		expect(await legend.nth(0).textContent()).toContain("Time (UTC)");
+		expect(await legend.nth(0).textContent()).toContain(issue.last_seen.slice(0, 10));
+		expect(pageErrors).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-new-york.png"), fullPage: true });
 		await context.close();
 	});
 });

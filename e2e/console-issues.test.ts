@@ -120,11 +120,11 @@ describe("owner console: issues", () => {
 
 		// Events over time: per hour over the last 24 hours, or per day over the last 30.
 		const overTime = page.getByRole("region", { name: /^Events, last/ });
-		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per hour over the last 24 hours: 3 events in all");
+		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per UTC hour over the last 24 hours: 3 events in all");
 		await overTime.getByRole("button", { name: "30 days" }).click();
 		await page.getByRole("heading", { name: "Events, last 30 days" }).waitFor();
 		expect(await overTime.getByRole("button", { name: "30 days" }).getAttribute("aria-pressed")).toBe("true");
-		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per day over the last 30 days: 3 events in all");
+		expect(await overTime.getByRole("img").getAttribute("aria-label")).toBe("Events per UTC day over the last 30 days: 3 events in all");
 		// A bar's count shows on hover: today's, the last, holds all three.
 		const plot = await overTime.locator(".u-over").boundingBox();
 		await page.mouse.move((plot?.x ?? 0) + (plot?.width ?? 0) - 2, (plot?.y ?? 0) + (plot?.height ?? 0) / 2);

@@ -14,7 +14,17 @@ export function ago(iso: string, now = Date.now()): string {
 	return "just now";
 }
 
-export const dateTime = (iso: string) => new Date(iso).toLocaleString();
+/**
+ * An issue's times, in UTC and saying so: its charts count UTC hours and days (the 30-day chart
+ * can only be drawn in UTC), so every time beside them is in UTC too, and reads the same as the
+ * server's and the SDK's own logs.
+ */
+const utcDateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
+const utcTimeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: "medium", timeZone: "UTC" });
+/** "Jun 1, 2026, 4:00:00 PM UTC". */
+export const utcDateTime = (ms: number | string) => `${utcDateTimeFormat.format(new Date(ms))} UTC`;
+/** "4:00:00 PM", for a column headed as UTC. */
+export const utcTime = (ms: number) => utcTimeFormat.format(new Date(ms));
 
 const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 export const count = (n: number) => (n < 10_000 ? n.toLocaleString() : compact.format(n));

@@ -4,6 +4,7 @@
  * were not mapped), breadcrumbs, tags, user, request, contexts and additional data.
  */
 import type { IssueEventView, StackFrame } from "../api";
+import { utcTime } from "../format";
 import { TableWrap } from "./TableWrap";
 
 function frameLabel(frame: StackFrame): string {
@@ -17,7 +18,7 @@ function frameLabel(frame: StackFrame): string {
 function crumbTime(timestamp: string | number | undefined): string {
 	if (timestamp === undefined) return "";
 	const ms = typeof timestamp === "number" ? timestamp * 1000 : Date.parse(timestamp);
-	return Number.isFinite(ms) ? new Date(ms).toLocaleTimeString() : String(timestamp);
+	return Number.isFinite(ms) ? utcTime(ms) : String(timestamp);
 }
 
 /** A breadcrumb without a message, by its data: a request as `GET /api/order → 500`, else its members as `name: value`. */
@@ -224,7 +225,7 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 						<table>
 							<thead>
 								<tr>
-									<th>Time</th>
+									<th>Time (UTC)</th>
 									<th>Category</th>
 									<th>Message</th>
 									<th>Level</th>

@@ -4,14 +4,15 @@ import { useSearch } from "../searchParams";
 import { TimeChart } from "./TimeChart";
 
 const PERIODS = {
-	"24h": { label: "24 hours", unit: "hour" },
-	"30d": { label: "30 days", unit: "day" },
+	"24h": { label: "24 hours", unit: "UTC hour" },
+	"30d": { label: "30 days", unit: "UTC day" },
 } as const;
 type Period = keyof typeof PERIODS;
 
 /**
- * An issue's events per hour over the last 24 hours, or per UTC day over the last 30, as Sentry's
- * issue chart offers both; the period chosen is kept in the URL (`?period=30d`).
+ * An issue's events per UTC hour over the last 24 hours, or per UTC day over the last 30, as
+ * Sentry's issue chart offers both; the period chosen is kept in the URL (`?period=30d`). The
+ * buckets are the server's UTC ones, so the page shows every time in UTC (format.ts, utcDateTime).
  */
 export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
 	const [search, change] = useSearch();
@@ -42,6 +43,7 @@ export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
 				series={[{ label: "Events", values: buckets.map((b) => b.count), color: "--chart-1" }]}
 				label={`Events per ${unit} over the last ${label}: ${plural(total, "event")} in all`}
 			/>
+			<p className="muted small">One bar per {unit}: every time on this page is in UTC.</p>
 		</section>
 	);
 }

@@ -6,7 +6,7 @@ import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
-import { ago, count, dateTime } from "../format";
+import { ago, count, utcDateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
 import { useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
@@ -84,8 +84,8 @@ export function IssuePage() {
 					<div className="figures">
 						<Figure label="Events" value={count(data.count)} />
 						<Figure label="Users" value={count(data.users)} />
-						<Figure label="First seen" value={ago(data.first_seen)} note={dateTime(data.first_seen)} />
-						<Figure label="Last seen" value={ago(data.last_seen)} note={dateTime(data.last_seen)} />
+						<Figure label="First seen" value={ago(data.first_seen)} note={utcDateTime(data.first_seen)} />
+						<Figure label="Last seen" value={ago(data.last_seen)} note={utcDateTime(data.last_seen)} />
 					</div>
 					<div className="two-col">
 						<EventsOverTime issue={data} />
@@ -100,10 +100,10 @@ export function IssuePage() {
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
-								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{dateTime(event.timestamp)}</span>
+								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
 								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
 								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
-									<span className="muted small"> received {dateTime(event.received_at)}</span>
+									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
 								)}
 								{/* The time the SDK sent, too far ahead to keep: the sender's clock runs fast. */}
 								{event.original_timestamp && <span className="muted small"> dated {dateTime(event.original_timestamp)} by a clock that runs ahead</span>}
@@ -139,7 +139,7 @@ export function IssuePage() {
 														requestAnimationFrame(() => document.getElementById("event-heading")?.focus());
 													}}
 												>
-													{dateTime(e.timestamp)}
+													{utcDateTime(e.timestamp)}
 												</button>
 												{handledOf(e) === "no" && <> <UnhandledTag /></>}
 											</td>
