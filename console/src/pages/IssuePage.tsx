@@ -106,7 +106,7 @@ export function IssuePage() {
 									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
 								)}
 								{/* The time the SDK sent, too far ahead to keep: the sender's clock runs fast. */}
-								{event.original_timestamp && <span className="muted small"> dated {dateTime(event.original_timestamp)} by a clock that runs ahead</span>}
+								{event.original_timestamp && <span className="muted small"> dated {utcDateTime(event.original_timestamp)} by a clock that runs ahead</span>}
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>

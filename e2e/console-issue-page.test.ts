@@ -1,5 +1,5 @@
 /**
- * An issue's page in what its walk-through (console.test.ts) does not reach: an error the app did
+ * An issue's page in what its walk-through (console-issues.test.ts) does not reach: an error the app did
  * not catch, marked Unhandled as Sentry marks it, and a browser west of UTC, where every time on
  * the page is in UTC, as its charts are. Each starts from a new owner on a page of its own.
  */
