@@ -7,6 +7,7 @@
  *     {"type":"event","length":41}\n
  *     {"message":"hello","level":"info"}\n
  */
+import { concatBytes } from "../bytes";
 import { InvalidInput } from "../errors";
 
 type Json = Record<string, unknown>;
@@ -142,7 +143,7 @@ class ChunkCursor {
 			}
 			if (newline !== -1) break;
 		}
-		return joined(parts);
+		return concatBytes(parts);
 	}
 
 	/** The next `length` bytes, or fewer at the end (`count` says how many); kept only when asked. */
@@ -155,17 +156,6 @@ class ChunkCursor {
 			count += part.length;
 			if (keep) parts.push(part);
 		}
-		return { count, bytes: keep ? joined(parts) : null };
+		return { count, bytes: keep ? concatBytes(parts) : null };
 	}
-}
-
-/** The parts copied into one array, so that what is kept holds no whole chunk it came from. */
-function joined(parts: Uint8Array[]): Uint8Array {
-	const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-	let offset = 0;
-	for (const part of parts) {
-		out.set(part, offset);
-		offset += part.length;
-	}
-	return out;
 }
