@@ -76,7 +76,8 @@ describe("owner console: analytics", () => {
 
 		// A list as CSV, with the file name the API gives it.
 		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages" }).click()]);
-		expect(download.suggestedFilename()).toMatch(new RegExp(`^${trackingId}-pages-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+		// Named after the site's domain and the period's first and last day.
+		expect(download.suggestedFilename()).toMatch(/^shop\.example-pages-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
 		const csv = await readFile(await download.path(), "utf8");
 		expect(csv.split("\r\n").slice(0, 3)).toEqual(["path,pageviews,visitors,scroll_depth,time_on_page", "/,2,2,,", "/pricing,1,1,,"]);
 

@@ -1,7 +1,7 @@
 /**
  * An issue's page in what its walk-through (console-issues.test.ts) does not reach: an error the app did
- * not catch, marked Unhandled as Sentry marks it, and a browser west of UTC, where every time on
- * the page is in UTC, as its charts are. Each starts from a new owner on a page of its own.
+ * not catch, marked Unhandled as Sentry marks it; a browser west of UTC, where every time on the
+ * page is in UTC, as its charts are; an action taken while the service cannot be reached. Each starts from a new owner on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -119,6 +119,19 @@ describe("in a browser west of UTC", () => {
 		expect(await legend.nth(0).textContent()).toContain(issue.last_seen.slice(0, 10));
 		expect(pageErrors).toEqual([]);
 		await page.screenshot({ path: join(ARTIFACTS, "issue-new-york.png"), fullPage: true });
+		await context.close();
+	});
+});
+
+describe("an action while the service cannot be reached", () => {
+	it("says so, and that it is the owner's to try again (a read retries by itself; a click does not)", async () => {
+		const { page, context, pageErrors } = await issuePage("offline-resolve", "10.97.0.3", [crash({ type: "generic", handled: true })]);
+		await page.route("**/api/issues/**", (route) => (route.request().method() === "PATCH" ? route.abort("internetdisconnected") : route.continue()));
+		await page.getByRole("button", { name: "Resolve" }).click();
+		const alert = page.getByRole("alert");
+		await alert.waitFor();
+		expect(await alert.textContent()).toBe("The service could not be reached. Check your connection; then try again.");
+		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
 });

@@ -2,11 +2,25 @@ import type { UseQueryResult } from "@tanstack/react-query";
 import { Link, useLocation } from "react-router";
 import { ApiError } from "../api";
 
-/** What a failed request means to the owner, in words. */
-export function describeError(error: unknown): string {
+/**
+ * What a failed request means to the owner, in words. A read retries on its own; an action (a
+ * save, a status change, a delete) is the owner's to try again.
+ */
+export function describeError(error: unknown, { action = false } = {}): string {
 	if (error instanceof ApiError && error.status === 402) return "Your access has ended: your trial is over and this account is not on Pro. Your data is kept.";
 	if (error instanceof ApiError) return error.message;
-	return "The service could not be reached. Check your connection; this page retries on its own.";
+	return `The service could not be reached. Check your connection; ${action ? "then try again" : "this page retries on its own"}.`;
+}
+
+/** An action's failure (`error` of a mutation), in words, as an alert; nothing when there is none. `inline` in a row of controls. */
+export function ActionError({ error, inline = false }: { error: unknown; inline?: boolean }) {
+	if (!error) return null;
+	const Element = inline ? "span" : "p";
+	return (
+		<Element className="error" role="alert">
+			{describeError(error, { action: true })}
+		</Element>
+	);
 }
 
 /**

@@ -4,7 +4,7 @@ import { Link } from "react-router";
 import { api, type SiteView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
-import { QueryState } from "../components/QueryState";
+import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
 import { keys, useSites } from "../queries";
 import { queryClient } from "../queryClient";
@@ -78,11 +78,7 @@ function SiteCard({ site }: { site: SiteView }) {
 					Delete…
 				</ConfirmButton>
 			</div>
-			{(update.error ?? remove.error) && (
-				<p className="error" role="alert">
-					{(update.error ?? remove.error)?.message}
-				</p>
-			)}
+			<ActionError error={update.error ?? remove.error} />
 		</li>
 	);
 }
@@ -117,11 +113,7 @@ export function AnalyticsPage() {
 				<button type="submit" className="primary" disabled={create.isPending}>
 					Add site
 				</button>
-				{create.error && (
-					<span className="error" role="alert">
-						{create.error.message}
-					</span>
-				)}
+				<ActionError error={create.error} inline />
 			</form>
 			<QueryState query={sites} loading="Loading sites…" empty="No sites yet: add one to see its visitors." />
 			<ul className="plain">

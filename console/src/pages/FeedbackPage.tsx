@@ -5,7 +5,7 @@ import { Attachment } from "../components/Attachment";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
-import { describeError, QueryState } from "../components/QueryState";
+import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { ago, plural } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { useSearch } from "../searchParams";
@@ -160,11 +160,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 					))}
 				</div>
 			)}
-			{(setStatus.error ?? remove.error) && (
-				<p className="error" role="alert">
-					{(setStatus.error ?? remove.error)?.message}
-				</p>
-			)}
+			<ActionError error={setStatus.error ?? remove.error} />
 			<RelatedIssues project={project} people={peopleOf(item)} />
 		</article>
 	);
@@ -262,11 +258,7 @@ export function FeedbackPage() {
 					</ConfirmButton>
 				</fieldset>
 			)}
-			{(setStatus.error ?? remove.error) && (
-				<p className="error" role="alert">
-					{(setStatus.error ?? remove.error)?.message}
-				</p>
-			)}
+			<ActionError error={setStatus.error ?? remove.error} />
 			<QueryState
 				query={list}
 				loading="Loading feedback…"

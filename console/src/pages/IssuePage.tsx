@@ -4,7 +4,7 @@ import { clientEventIdOf, type IssueDetailView, type IssueStatus } from "../api"
 import { EventDetail, handledOf, KeyValues, UnhandledTag } from "../components/EventDetail";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
-import { QueryState } from "../components/QueryState";
+import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { ago, count, utcDateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
@@ -35,11 +35,7 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 					Reopen
 				</button>
 			)}
-			{setStatus.error && (
-				<span className="error" role="alert">
-					{setStatus.error.message}
-				</span>
-			)}
+			<ActionError error={setStatus.error} inline />
 		</div>
 	);
 }

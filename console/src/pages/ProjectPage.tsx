@@ -6,7 +6,7 @@ import { api, type ProjectKey } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { FieldEditor } from "../components/FieldEditor";
 import { lastUsed } from "../components/lastUsed";
-import { QueryState } from "../components/QueryState";
+import { ActionError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { SetupSnippets } from "../components/SetupSnippets";
 import { keys, useProjects, useUpdateKey } from "../queries";
@@ -56,11 +56,7 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 					Revoke key…
 				</ConfirmButton>
 			</div>
-			{error && (
-				<p className="error" role="alert">
-					{error.message}
-				</p>
-			)}
+			<ActionError error={error} />
 		</section>
 	);
 }

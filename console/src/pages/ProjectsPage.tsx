@@ -2,7 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../api";
-import { QueryState } from "../components/QueryState";
+import { ActionError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { keys, useProjects } from "../queries";
 import { queryClient } from "../queryClient";
@@ -35,11 +35,7 @@ export function ProjectsPage() {
 				<button type="submit" className="primary" disabled={create.isPending}>
 					Create project key
 				</button>
-				{create.error && (
-					<span className="error" role="alert">
-						{create.error.message}
-					</span>
-				)}
+				<ActionError error={create.error} inline />
 			</form>
 			<QueryState query={projects} loading="Loading projects…" empty="No projects yet: create a key to start receiving feedback and logs." />
 			{projects.data && projects.data.length > 0 && (

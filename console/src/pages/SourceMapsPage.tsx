@@ -4,7 +4,7 @@ import { Link, useParams } from "react-router";
 import { type Artifact, api } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CopyButton } from "../components/CopyButton";
-import { describeError, QueryState } from "../components/QueryState";
+import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { keys, useProjects } from "../queries";
 import { queryClient } from "../queryClient";
@@ -80,11 +80,7 @@ function UploadTokens({ projectName }: { projectName: string }) {
 				<button type="button" className="primary" onClick={() => create.mutate()} disabled={create.isPending}>
 					Create upload token
 				</button>
-				{error && (
-					<span className="error" role="alert">
-						{describeError(error)}
-					</span>
-				)}
+				<ActionError error={error} inline />
 			</div>
 			<QueryState query={tokens} loading="Loading tokens…" empty="No upload tokens yet." />
 			{tokens.data && tokens.data.length > 0 && (
@@ -147,11 +143,7 @@ function Artifacts({ projectName }: { projectName: string }) {
 					period are removed.
 				</p>
 			)}
-			{remove.error && (
-				<p className="error" role="alert">
-					{describeError(remove.error)}
-				</p>
-			)}
+			<ActionError error={remove.error} />
 			<QueryState query={list} loading="Loading files…" empty="Nothing uploaded yet." isEmpty={(data) => data.artifacts.length === 0} />
 			{releases.length > 0 && (
 				<div className="row">
