@@ -137,23 +137,31 @@ function envelopeReading() {
 	};
 }
 
+/** A user feedback item as a feedback submission, and the bytes of the item it came from (as many as the submission's characters, or more). */
+interface SentryFeedback {
+	submission: Record<string, unknown>;
+	bytes: number;
+}
+
 /** The envelope's event item, if any, else the feedback submission its user feedback item makes, and the id its header gives. */
-function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: Record<string, unknown> | null } {
+function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: SentryFeedback | null } {
 	const headerId = clientEventIdOf(envelope.headers.event_id);
 	const event = envelope.items.find((item) => item.type === "event" && item.payload);
 	if (event?.payload) return { headerId, payload: jsonPayload(event.payload, "the event item"), feedback: null };
 	const sent = envelope.items.find((item) => isFeedback(item.type) && item.payload);
-	const feedback = sent?.payload ? feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`)) : null;
-	return { headerId, payload: null, feedback };
+	if (!sent?.payload) return { headerId, payload: null, feedback: null };
+	const submission = feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`));
+	return { headerId, payload: null, feedback: submission && { submission, bytes: sent.payload.byteLength } };
 }
 
 /**
  * User feedback into the project's feedback inbox, as /functions/v1/submit-feedback stores it: the
  * key's and the address's feedback windows (429) and its field rules (400) apply.
  */
-async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, submission: Record<string, unknown>): Promise<void> {
+async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, { submission, bytes }: SentryFeedback): Promise<void> {
 	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), body: readableBody(submission) };
-	answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, JSON.stringify(submission).length), "Feedback"));
+	// The item's size stands for the submission's (a copy made from it): no second serialization to measure it.
+	answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, bytes), "Feedback"));
 }
 
 /** A store request's body is one event, not an envelope: its 400s say so. */
