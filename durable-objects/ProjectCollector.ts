@@ -23,7 +23,7 @@ import {
 	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
-import { ClientEventIds, IssueGroups, SCHEMA, toSnapshot } from "./projectStorage";
+import { ClientEventIds, IssueGroups, SCHEMA, toSnapshot, upgradeSchema } from "./projectStorage";
 
 /** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
 type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
@@ -63,7 +63,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#outbox: Outbox;
 	#known: KnownKey | null = null;
 	#feedback: FeedbackOutbox;
-	#logs: LogOutbox;
+	#logs!: LogOutbox;
 	/** Moves on every change, so a load from D1 that started before one is not kept. */
 	#generation = 0;
 	#loading: Promise<KnownKey | undefined> | null = null;
@@ -74,7 +74,6 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
 		this.#feedback = new FeedbackOutbox(this.#sql, env);
-		this.#logs = new LogOutbox(this.#sql);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
@@ -87,8 +86,10 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#createSchema() {
 		for (const statement of SCHEMA) this.#sql.exec(statement);
+		upgradeSchema(this.#sql);
 		this.#windows = new HeldWindows(this.#sql);
 		this.#groups = new IssueGroups(this.#sql);
+		this.#logs = new LogOutbox(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 	}
 
@@ -315,11 +316,9 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * go in the next call.
 	 */
 	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
-		this.ctx.storage.transactionSync(() => {
-			this.#sql.exec(`DELETE FROM group_users WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
-			this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
-		});
+		this.ctx.storage.transactionSync(() => this.#groups.deleteBefore(cutoff));
 		this.#groups.forget();
+		this.#logs.forget();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 
@@ -332,6 +331,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	 */
 	async #writeBatch(): Promise<boolean> {
 		const owner = this.#revoked ? null : this.#owner;
+		if (owner) await this.#logs.takeSeededUsers(this.env.DB, owner.keyId);
 		const logs = owner ? this.#logs.nextBatch(this.env.DB, owner) : null;
 		const feedback = this.#feedback.nextBatch(this.env.DB);
 		const statements = [...(logs?.statements ?? []), ...feedback.statements];

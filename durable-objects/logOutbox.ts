@@ -1,13 +1,22 @@
+/**
+ * A ProjectCollector's accepted log events on their way to D1 (`outbox`), with the issues they
+ * changed: one batch of each per D1 transaction (docs/architecture.md#moving-rows-to-d1). Each
+ * event also counts into its issue's figures in its environment (log_issue_environments), with
+ * the affected user it adds there, which the object decides from `group_environment_users`.
+ */
+import { type SeededUser, takeSeededUsers } from "../domain/logs/issueEnvironments";
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
-import type { LogEventCommand } from "./projectCommands";
 import type { OutboxBatch } from "./outbox";
-import { type GroupRow, toSnapshot } from "./projectStorage";
+import type { LogEventCommand } from "./projectCommands";
+import { type GroupRow, type IssueGroups, toSnapshot } from "./projectStorage";
 
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
+/** Issue, environment and user triples known to be in `group_environment_users`, forgotten all at once when there are more. */
+const PAIRS_HELD = 10_000;
 
-type OutboxRow = {
+interface OutboxRow extends Record<string, SqlStorageValue> {
 	seq: number;
 	id: string;
 	hash: string;
@@ -17,24 +26,34 @@ type OutboxRow = {
 	environment: string | null;
 	release: string | null;
 	event: string;
-};
+	user_key: string | null;
+}
 
-/**
- * A project key's accepted log events (the `outbox` table of its ProjectCollector) and the issues
- * they changed (`groups` rows past their flushed version) until D1 has them. Issues and their
- * events go in the same batch, so D1 never holds an event without its issue.
- */
+/** Marks that the users of environments counted before migration 0017 have been taken over (or that there were none). */
+const SEEDED = `INSERT OR REPLACE INTO meta (key, value) VALUES ('environment_users', 'seeded')`;
+
 export class LogOutbox {
 	readonly #sql: SqlStorage;
+	readonly #groups: IssueGroups;
+	/** JSON `[hash, environment, user]` triples known to be in `group_environment_users`. */
+	readonly #knownPairs = new Set<string>();
+	#seeded: boolean;
 
-	constructor(sql: SqlStorage) {
+	constructor(sql: SqlStorage, groups: IssueGroups) {
 		this.#sql = sql;
+		this.#groups = groups;
+		this.#seeded = sql.exec(`SELECT 1 FROM meta WHERE key = 'environment_users'`).toArray().length > 0;
+		// An object that holds no issue yet has no users to take over.
+		if (!this.#seeded && sql.exec<{ any: number }>(`SELECT EXISTS (SELECT 1 FROM groups) AS any`).one().any === 0) {
+			sql.exec(SEEDED);
+			this.#seeded = true;
+		}
 	}
 
-	/** Stores an accepted event; counting it into its issue is IssueGroups' part. */
+	/** Queues an accepted event; part of the ingestion's transaction. */
 	add(c: LogEventCommand): void {
 		this.#sql.exec(
-			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event, user_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.eventId,
 			c.groupHash,
 			c.receivedAt,
@@ -43,14 +62,30 @@ export class LogOutbox {
 			c.environment,
 			c.release,
 			c.eventJson,
+			c.userKey,
 		);
 	}
 
-	/** The oldest waiting events and the changed issues, as the flush's next batch. */
+	/**
+	 * Once, before the first batch this object counts environments' users in: the users migration
+	 * 0017 found in the key's stored events, so that one of them seen again is not counted twice.
+	 */
+	async takeSeededUsers(db: D1Database, keyId: string): Promise<void> {
+		if (this.#seeded) return;
+		await takeSeededUsers(db, keyId, (users) => this.#note(users));
+		this.#sql.exec(SEEDED);
+		this.#seeded = true;
+	}
+
+	/**
+	 * The oldest waiting events and up to 500 changed issues, as statements for the flush's D1 batch;
+	 * call `written` once D1 has them. `more`: a full batch, so more may be waiting.
+	 */
 	nextBatch(db: D1Database, owner: KeyOwner): OutboxBatch {
 		const events = this.#sql.exec<OutboxRow>(`SELECT * FROM outbox ORDER BY seq LIMIT ?`, FLUSH_EVENTS).toArray();
 		const groups = this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE version > flushed_version LIMIT ?`, FLUSH_ISSUES).toArray();
-		const pending: PendingEvent[] = events.map((e) => ({
+		const { added, newUsers } = this.#environmentUsers(events);
+		const pending: PendingEvent[] = events.map((e, i) => ({
 			id: e.id,
 			groupHash: e.hash,
 			receivedAt: e.received_at,
@@ -59,17 +94,21 @@ export class LogOutbox {
 			environment: e.environment,
 			release: e.release,
 			eventJson: e.event,
+			environmentUsers: added[i],
 		}));
-		const lastEvent = events.at(-1);
+		const last = events.at(-1);
 		return {
 			statements: writeStatements(db, owner, pending, groups.map(toSnapshot)),
 			more: events.length === FLUSH_EVENTS || groups.length === FLUSH_ISSUES,
 			// Only what was written is marked: rows and changes that arrived meanwhile go next time.
 			written: () => {
-				if (lastEvent) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, lastEvent.seq);
+				if (last) this.#sql.exec(`DELETE FROM outbox WHERE seq <= ?`, last.seq);
 				for (const g of groups) {
 					this.#sql.exec(`UPDATE groups SET flushed_version = ? WHERE hash = ? AND flushed_version < ?`, g.version, g.hash, g.version);
 				}
+				// Noted whether or not D1 counted them now (a batch written again after a crash counts
+				// nothing the second time, but its users must still be noted).
+				this.#note(newUsers);
 			},
 		};
 	}
@@ -80,5 +119,61 @@ export class LogOutbox {
 			.exec<{ pending: number }>(`SELECT (EXISTS (SELECT 1 FROM outbox) OR EXISTS (SELECT 1 FROM groups WHERE version > flushed_version)) AS pending`)
 			.one();
 		return pending === 1;
+	}
+
+	/** The tables changed other than through a batch (the clean-up). */
+	forget(): void {
+		this.#knownPairs.clear();
+	}
+
+	/**
+	 * For each event, what it adds to its issue's figures in its environment: null when it counts in
+	 * none (no environment, or one the issue does not hold: past its first 100), else 1 when its
+	 * user is new there (not yet in `group_environment_users`, nor earlier in the batch), else 0.
+	 */
+	#environmentUsers(events: OutboxRow[]): { added: Array<number | null>; newUsers: SeededUser[] } {
+		const held = new Map<string, string[]>();
+		const inBatch = new Set<string>();
+		const newUsers: SeededUser[] = [];
+		const added = events.map(({ hash, environment, user_key: user }) => {
+			if (environment === null) return null;
+			const environments = held.get(hash) ?? this.#groups.environmentsOf(hash);
+			held.set(hash, environments);
+			if (!environments.includes(environment)) return null;
+			if (user === null) return 0;
+			const pair = JSON.stringify([hash, environment, user]);
+			if (inBatch.has(pair) || this.#isKnown(pair, hash, environment, user)) return 0;
+			inBatch.add(pair);
+			newUsers.push({ groupHash: hash, environment, user });
+			return 1;
+		});
+		return { added, newUsers };
+	}
+
+	#isKnown(pair: string, hash: string, environment: string, user: string): boolean {
+		if (this.#knownPairs.has(pair)) return true;
+		const known =
+			this.#sql.exec(`SELECT 1 FROM group_environment_users WHERE hash = ? AND environment = ? AND user = ?`, hash, environment, user).toArray().length > 0;
+		if (known) this.#hold(pair);
+		return known;
+	}
+
+	/** Notes users affected in environments, of issues the object still holds (one the clean-up forgot meanwhile stays forgotten). */
+	#note(users: SeededUser[]): void {
+		for (const { groupHash, environment, user } of users) {
+			const { rowsWritten } = this.#sql.exec(
+				`INSERT OR IGNORE INTO group_environment_users (hash, environment, user) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM groups WHERE hash = ?)`,
+				groupHash,
+				environment,
+				user,
+				groupHash,
+			);
+			if (rowsWritten > 0) this.#hold(JSON.stringify([groupHash, environment, user]));
+		}
+	}
+
+	#hold(pair: string): void {
+		if (this.#knownPairs.size >= PAIRS_HELD) this.#knownPairs.clear();
+		this.#knownPairs.add(pair);
 	}
 }

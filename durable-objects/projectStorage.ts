@@ -38,12 +38,15 @@ export const SCHEMA = [
 		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
+	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
+	`CREATE TABLE IF NOT EXISTS group_environment_users (hash TEXT NOT NULL, environment TEXT NOT NULL, user TEXT NOT NULL,
+		PRIMARY KEY (hash, environment, user)) WITHOUT ROWID`,
 	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
 	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
-	// Accepted events not yet in D1.
+	// Accepted events not yet in D1, with who was affected (userKey).
 	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
 		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
-		event TEXT NOT NULL)`,
+		event TEXT NOT NULL, user_key TEXT)`,
 	// The ids senders gave the events of the last day (Sentry's event_id): a repeat is not counted again.
 	`CREATE TABLE IF NOT EXISTS client_event_ids (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE INDEX IF NOT EXISTS client_event_ids_received ON client_event_ids (received_at)`,
@@ -52,6 +55,16 @@ export const SCHEMA = [
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
 		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
 ];
+
+/**
+ * Brings an object's tables created by an earlier version up to SCHEMA; run after it. An outbox
+ * from before user_key keeps its waiting events, which count in their environment without a user.
+ */
+export function upgradeSchema(sql: SqlStorage): void {
+	if (sql.exec(`SELECT 1 FROM pragma_table_info('outbox') WHERE name = 'user_key'`).toArray().length === 0) {
+		sql.exec(`ALTER TABLE outbox ADD COLUMN user_key TEXT`);
+	}
+}
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
 function withName(listJson: string, name: string | null): string {
@@ -176,6 +189,20 @@ export class IssueGroups {
 			c.groupHash,
 		);
 		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
+	}
+
+	/** The environments the issue holds (its first 100); none when there is no such issue. */
+	environmentsOf(hash: string): string[] {
+		const state = this.state(hash);
+		return state ? (JSON.parse(state.environments) as string[]) : [];
+	}
+
+	/** Deletes the issues last seen before `cutoff`, with who they affected, in all environments and in each; then call `forget`. */
+	deleteBefore(cutoff: number): void {
+		for (const table of ["group_users", "group_environment_users"]) {
+			this.#sql.exec(`DELETE FROM ${table} WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
+		}
+		this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 	}
 
 	/** The issue's row changed other than through ingestion. */

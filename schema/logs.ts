@@ -73,6 +73,57 @@ export const logIssueNames = sqliteTable(
 	],
 );
 
+/**
+ * An issue's figures in one environment: its events there, their distinct affected users, and when
+ * the first and last of them were received. What the issue list shows, and sorts by, when it is
+ * filtered by environment (docs/data-model.md#log_issue_environments). One row per environment an
+ * issue holds (its `environments`, the first 100); events without an environment count in no row.
+ *
+ * Written with the events: each batch the ProjectCollector moves adds the events D1 did not have
+ * yet, so a batch written twice counts once. Deleted with its issue by the clean-up. The migration
+ * creates it WITHOUT ROWID (by hand: drizzle cannot say so), clustered on its key.
+ */
+export const logIssueEnvironments = sqliteTable(
+	"log_issue_environments",
+	{
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		groupHash: text("group_hash").notNull(),
+		environment: text("environment").notNull(),
+		count: integer("count").notNull(),
+		users: integer("users").notNull(),
+		firstSeen: integer("first_seen", { mode: "timestamp_ms" }).notNull(),
+		lastSeen: integer("last_seen", { mode: "timestamp_ms" }).notNull(),
+	},
+	(t) => [
+		primaryKey({ columns: [t.keyId, t.groupHash, t.environment] }),
+		// The list filtered by environment, in each of its orders, as log_issues' indexes serve it unfiltered.
+		index("log_issue_environments_key_env_last_seen_idx").on(t.keyId, t.environment, t.lastSeen, t.groupHash),
+		index("log_issue_environments_key_env_first_seen_idx").on(t.keyId, t.environment, t.firstSeen, t.groupHash),
+		index("log_issue_environments_key_env_count_idx").on(t.keyId, t.environment, t.count, t.lastSeen, t.groupHash),
+	],
+);
+
+/**
+ * Who each issue had affected in each environment when log_issue_environments was created
+ * (migration 0016), from the events stored then: the key's ProjectCollector takes its rows into
+ * its own list of users per issue and environment on its first move to D1, and deletes them here.
+ */
+export const logIssueEnvironmentUsersSeed = sqliteTable(
+	"log_issue_environment_users_seed",
+	{
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		groupHash: text("group_hash").notNull(),
+		environment: text("environment").notNull(),
+		/** As the ProjectCollector keys a user (`id:…`, `email:…`, `username:…`, `ip:…`), the email not yet lower-cased. */
+		user: text("user").notNull(),
+	},
+	(t) => [index("log_issue_environment_users_seed_key_idx").on(t.keyId)],
+);
+
 export const logEvents = sqliteTable(
 	"log_events",
 	{
@@ -91,8 +142,9 @@ export const logEvents = sqliteTable(
 		event: text("event", { mode: "json" }).$type<LogEvent>().notNull(),
 	},
 	(t) => [
-		// An issue's newest events and its hourly counts; also serves the cascade on key_id.
-		index("log_events_key_group_received_idx").on(t.keyId, t.groupHash, t.receivedAt),
+		// An issue's newest events and its hourly counts, in all environments or one (the list
+		// filtered by environment reads the environment here); also serves the cascade on key_id.
+		index("log_events_key_group_received_env_idx").on(t.keyId, t.groupHash, t.receivedAt, t.environment),
 		// The clean-up deletes expired events of every key, oldest first.
 		index("log_events_received_idx").on(t.receivedAt),
 	],

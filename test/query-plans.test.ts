@@ -16,17 +16,7 @@ import { BREAKDOWN_COLUMNS, type BreakdownName, breakdownQuery } from "../domain
 import { ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
-import { ISSUE_SORTS } from "../domain/api/issues";
-import {
-	DELETE_EXPIRED_ISSUE_NAMES,
-	DELETE_EXPIRED_ISSUES,
-	DELETE_EXPIRED_LOG_EVENTS,
-	HOURLY_COUNTS,
-	ISSUE_NAMES,
-	ISSUES_OF_USER,
-	issueListQuery,
-	KEY_WITH_EXPIRED_ISSUES,
-} from "../domain/logs/logStore";
+import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 
 /**
@@ -34,7 +24,8 @@ import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/source
  * site with 1,000,000 events (and as many crawler visits), one site holding every row, so a plan
  * that would fall back to another index or a scan at that size shows here. A database never
  * analyzed (a new one, or one D1 has not analyzed yet): the planner guesses from the indexes
- * alone, and with the rows still there a wrong guess costs as much.
+ * alone, and with the rows still there a wrong guess costs as much. The log issues' reads, at the
+ * 10,000 issues a key holds, are checked in issue-query-plans.test.ts.
  */
 async function seedBigSiteStatistics() {
 	await env.DB.prepare("ANALYZE").run();
@@ -234,65 +225,6 @@ describe.each([
 		expect(steps).not.toMatch(/SCAN analytics_identities\b/);
 	});
 
-	it("issue list sparklines: one index search per listed issue, never a scan of the key's events", async ({ expect }) => {
-		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${HOURLY_COUNTS}`).bind("k", '["a","b"]', 0).all<{ detail: string }>();
-		const steps = results.map((row) => row.detail).join("\n");
-		expect(steps).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_received_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
-		expect(steps).not.toMatch(/SCAN log_events\b/);
-	});
-
-	describe("the issue list: a page is one walk of its order's index from the cursor, never a sort of the key's issues", () => {
-		const position = { last_seen: [1, "a".repeat(32)], first_seen: [1, "a".repeat(32)], count: [5, 1, "a".repeat(32)] };
-		const everyFilter = { environment: "production", release: "1.0.0", q: "checkout" };
-		const cases = ISSUE_SORTS.flatMap((sort) =>
-			[undefined, "open" as const].flatMap((status) =>
-				[false, true].flatMap((paged) =>
-					[false, true].map((filtered) => [`${sort}${status ? ", by status" : ""}${paged ? ", after a cursor" : ""}${filtered ? ", every filter" : ""}`, { sort, status, paged, filtered }] as const),
-				),
-			),
-		);
-		it.for(cases)("%s", async ([, { sort, status, paged, filtered }], { expect }) => {
-			const filters = { sort, status, limit: 101, after: paged ? { sort, values: position[sort] } : undefined, ...(filtered ? everyFilter : {}) };
-			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, filters, filtered ? ["b".repeat(32)] : undefined).toSQL();
-			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
-			const steps = results.map((row) => row.detail).join("\n");
-			const index = `log_issues_key_${status ? "status_" : ""}${sort}_idx`;
-			const range = paged ? ` AND \\(${sort === "count" ? "count,last_seen,group_hash" : `${sort},group_hash`}\\)<\\(\\?,\\?${sort === "count" ? ",\\?" : ""}\\)` : "";
-			expect(steps).toMatch(new RegExp(`SEARCH log_issues USING INDEX ${index} \\(key_id=\\?${status ? " AND status=\\?" : ""}${range}\\)`));
-			expect(steps).not.toMatch(/SCAN log_issues\b|TEMP B-TREE/);
-		});
-
-		it("a search by an event's own id: its issue found by one search of the event id index, never a scan of the key's events", async ({ expect }) => {
-			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { q: "a".repeat(32), limit: 101 }).toSQL();
-			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
-			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
-			expect(steps).toMatch(/SEARCH log_issues USING INDEX log_issues_key_last_seen_idx \(key_id=\?\)/);
-			expect(steps).not.toMatch(/SCAN log_events\b|SCAN log_issues\b|TEMP B-TREE/);
-		});
-
-		it("the environments or releases its filters offer: a walk of their index, newest first", async ({ expect }) => {
-			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_NAMES}`).bind("k", "release", 1000).all<{ detail: string }>();
-			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_issue_names USING INDEX log_issue_names_key_kind_last_seen_idx \(key_id=\? AND kind=\?\)/);
-			expect(steps).not.toMatch(/SCAN log_issue_names\b|TEMP B-TREE/);
-		});
-
-		it("the clean-up's delete of a key's expired names: a search of their index", async ({ expect }) => {
-			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${DELETE_EXPIRED_ISSUE_NAMES}`).bind(0, "k").all<{ detail: string }>();
-			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_issue_names USING (COVERING )?INDEX log_issue_names_key_kind_last_seen_idx \(key_id=\? AND kind=\? AND last_seen<\?\)/);
-			expect(steps).not.toMatch(/SCAN log_issue_names\b/);
-		});
-	});
-
-	it("one person's issues: a search of each user expression index, never a scan of the key's events", async ({ expect }) => {
-		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUES_OF_USER}`).bind("k", "ana@example.com").all<{ detail: string }>();
-		const steps = results.map((row) => row.detail).join("\n");
-		expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_id_idx \(key_id=\? AND <expr>=\?\)/);
-		expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_email_idx \(key_id=\? AND <expr>=\?\)/);
-		expect(steps).not.toMatch(/SCAN log_events\b/);
-	});
 
 	describe("the clean-up's statements walk an index from the oldest row, never scan or sort", () => {
 		const table = (sql: string) => /FROM (\w+)/.exec(sql)?.[1] ?? "";

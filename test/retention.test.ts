@@ -74,9 +74,9 @@ afterEach(() => {
 describe("log issues", () => {
 	it("an issue outlives its expired events with its counters; one last seen before the cutoff is forgotten, in D1 and in its ProjectCollector", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
-		const kept = await ingestOk(owner.rawKey, { message: "retention: kept issue", user: { id: "u1" } });
+		const kept = await ingestOk(owner.rawKey, { message: "retention: kept issue", user: { id: "u1" }, environment: "production" });
 		await ingestOk(owner.rawKey, { message: "retention: kept issue", user: { id: "u2" } });
-		const expired = await ingestOk(owner.rawKey, { message: "retention: expired issue", user: { id: "u3" } });
+		const expired = await ingestOk(owner.rawKey, { message: "retention: expired issue", user: { id: "u3" }, environment: "production" });
 		const boundary = await ingestOk(owner.rawKey, { message: "retention: issue on the boundary" });
 		expect((await listIssues(owner.token, { project_name: owner.projectName })).status).toBe(200); // moves everything to D1
 
@@ -114,18 +114,24 @@ describe("log issues", () => {
 		expect((await readIssue(owner.token, owner.projectName, expired.group_hash)).status).toBe(404);
 		expect(await env.DB.prepare("SELECT count(*) AS n FROM log_events WHERE key_id = ? AND group_hash = ?").bind(owner.keyId, expired.group_hash).first("n")).toBe(0);
 
-		const remembered = await runInDurableObject(issueGrouper(owner.keyId), (_, state) => ({
-			groups: state.storage.sql.exec<{ hash: string }>("SELECT hash FROM groups ORDER BY hash").toArray().map((r) => r.hash),
-			users: state.storage.sql.exec<{ hash: string }>("SELECT DISTINCT hash FROM group_users ORDER BY hash").toArray().map((r) => r.hash),
-		}));
+		// Its figures per environment go with it; the kept issue's stay.
+		expect(await ids("SELECT group_hash AS id FROM log_issue_environments WHERE key_id = ?", owner.keyId)).toEqual([kept.group_hash]);
+
+		const remembered = await runInDurableObject(issueGrouper(owner.keyId), (_, state) => {
+			const hashesIn = (table: string) => state.storage.sql.exec<{ hash: string }>(`SELECT DISTINCT hash FROM ${table} ORDER BY hash`).toArray().map((r) => r.hash);
+			return { groups: hashesIn("groups"), users: hashesIn("group_users"), environmentUsers: hashesIn("group_environment_users") };
+		});
 		expect(remembered.groups).toEqual([kept.group_hash, boundary.group_hash].sort());
 		expect(remembered.users).toEqual([kept.group_hash]);
+		expect(remembered.environmentUsers).toEqual([kept.group_hash]);
 
-		// Forgotten: the fingerprint is a new issue again, counted from one.
-		const again = await ingestOk(owner.rawKey, { message: "retention: expired issue", user: { id: "u3" } });
+		// Forgotten: the fingerprint is a new issue again, counted from one, in its environment too.
+		const again = await ingestOk(owner.rawKey, { message: "retention: expired issue", user: { id: "u3" }, environment: "production" });
 		expect(again).toMatchObject({ group_hash: expired.group_hash, is_new: true });
 		const revived = await (await readIssue(owner.token, owner.projectName, expired.group_hash)).json<any>();
 		expect(revived).toMatchObject({ count: 1, users: 1 });
+		const inProduction = (await (await listIssues(owner.token, { project_name: owner.projectName, environment: "production" })).json<any>()).issues;
+		expect(inProduction.find((i: any) => i.group_hash === expired.group_hash)).toMatchObject({ count: 1, users: 1 });
 	});
 });
 

@@ -2,12 +2,13 @@
  * D1 access for log issues and events: the ProjectCollector's multi-row writes, the owner's reads,
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
-import { and, desc, eq, or, sql } from "drizzle-orm";
-import { logEvents, logIssueNames, logIssues } from "../../schema";
-import { clientEventIdOf, type IssueSort, type IssueStatus } from "../api/issues";
+import { and, desc, eq } from "drizzle-orm";
+import { logEvents, logIssueEnvironments, logIssueNames, logIssues } from "../../schema";
+import type { IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { OWNER_LIMITS } from "../limits";
+import { ENVIRONMENT_ADDITIONS } from "./issueEnvironments";
 
 /** An accepted event waiting in the ProjectCollector for its move to D1. */
 export interface PendingEvent {
@@ -20,6 +21,12 @@ export interface PendingEvent {
 	release: string | null;
 	/** The stored event document, already JSON. */
 	eventJson: string;
+	/**
+	 * What the event adds to its issue's figures in its environment (log_issue_environments): the
+	 * affected users it adds there (1 for a user not counted there before, else 0), or null when it
+	 * counts in no environment (it has none, or one past the issue's first 100).
+	 */
+	environmentUsers: number | null;
 }
 
 /** An issue as the ProjectCollector holds it; written to D1 whole, so a repeated write is harmless. */
@@ -86,7 +93,9 @@ function nameRows(issues: IssueSnapshot[]): string[] {
 
 /** The statements that move pending events and changed issues to D1; run them as one batch (one transaction). */
 export function writeStatements(db: D1Database, owner: KeyOwner, events: PendingEvent[], issues: IssueSnapshot[]): D1PreparedStatement[] {
-	const eventRows = events.map((e) => JSON.stringify([e.id, e.groupHash, e.receivedAt, e.timestamp, e.level, e.environment, e.release, e.eventJson]));
+	const eventRows = events.map((e) =>
+		JSON.stringify([e.id, e.groupHash, e.receivedAt, e.timestamp, e.level, e.environment, e.release, e.eventJson, e.environmentUsers]),
+	);
 	const issueObjects = issues.map((i) =>
 		JSON.stringify({
 			group_hash: i.groupHash,
@@ -106,7 +115,11 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 	return [
 		...packJsonArrays(issueObjects).map((rows) => db.prepare(UPSERT_ISSUES).bind(owner.keyId, owner.userId, rows)),
 		...packJsonArrays(nameRows(issues)).map((rows) => db.prepare(UPSERT_NAMES).bind(owner.keyId, rows)),
-		...packJsonArrays(eventRows).map((rows) => db.prepare(INSERT_EVENTS).bind(owner.keyId, rows)),
+		// Per chunk, the events D1 does not have yet counted into their environments, then inserted.
+		...packJsonArrays(eventRows).flatMap((rows) => [
+			db.prepare(ENVIRONMENT_ADDITIONS).bind(owner.keyId, rows),
+			db.prepare(INSERT_EVENTS).bind(owner.keyId, rows),
+		]),
 	];
 }
 
@@ -115,6 +128,7 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 	const db = database(env);
 	await db.batch([
 		db.delete(logEvents).where(eq(logEvents.keyId, keyId)),
+		db.delete(logIssueEnvironments).where(eq(logIssueEnvironments.keyId, keyId)),
 		db.delete(logIssues).where(eq(logIssues.keyId, keyId)),
 		db.delete(logIssueNames).where(eq(logIssueNames.keyId, keyId)),
 	]);
@@ -126,117 +140,13 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 export type IssueRow = typeof logIssues.$inferSelect;
 export type EventRow = typeof logEvents.$inferSelect;
 
-/**
- * Where a page of the list starts: after the issue with these sort values (the columns of
- * SORT_COLUMNS[sort], last its group hash), in the order of that sort.
- */
-export interface IssuePosition {
-	sort: IssueSort;
-	values: Array<number | string>;
-}
-
-export interface IssueFilters {
-	status?: IssueStatus;
-	environment?: string;
-	release?: string;
-	q?: string;
-	sort?: IssueSort;
-	/** Issues with an event whose user has this id, or this email in any letter case. */
-	user?: string;
-	after?: IssuePosition;
-	limit?: number;
-}
-
-/**
- * The issues one person ran into: each half is a search of its expression index on log_events
- * (migration 0007), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
- * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
- */
-export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
-	UNION ALL SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)`;
-
-async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<string[]> {
-	const { results } = await env.DB.prepare(ISSUES_OF_USER).bind(owner.keyId, user).all<{ group_hash: string }>();
-	return [...new Set(results.map((row) => row.group_hash))];
-}
-
-/**
- * Each order's columns, all descending, the last the tie-break: the columns of its index after
- * key_id (and status), migration 0012.
- */
-export const SORT_COLUMNS = {
-	last_seen: [logIssues.lastSeen, logIssues.groupHash],
-	first_seen: [logIssues.firstSeen, logIssues.groupHash],
-	count: [logIssues.count, logIssues.lastSeen, logIssues.groupHash],
-} as const;
-
-/** An issue's values in the columns of SORT_COLUMNS[sort]: where the page after it starts. */
-export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {
-	const leading = { last_seen: [issue.lastSeen.getTime()], first_seen: [issue.firstSeen.getTime()], count: [issue.count, issue.lastSeen.getTime()] }[sort];
-	return [...leading, issue.groupHash];
-}
-
-/**
- * The list's statement; `ofUser` the issues of `filters.user`, already looked up. A row-value
- * comparison with the position is a range of the order's index, so a page is one walk of it from
- * there, environment, release and text filters checked per row of this key's issues.
- */
-export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
-	// Text found anywhere in the title or culprit, ASCII letters in either case (SQLite's lower(), as
-	// LIKE would; but LIKE refuses patterns over 50 bytes in D1, and a pasted title is longer).
-	const needle = filters.q || undefined;
-	// A search that could be an event's own id (32 hex digits, or a UUID).
-	const eventId = filters.q ? clientEventIdOf(filters.q.trim()) : null;
-	const sort = filters.sort ?? "last_seen";
-	const columns = SORT_COLUMNS[sort];
-	const after = filters.after;
-	return database(env)
-		.select()
-		.from(logIssues)
-		.where(
-			and(
-				eq(logIssues.keyId, owner.keyId),
-				eq(logIssues.userId, owner.userId),
-				filters.status ? eq(logIssues.status, filters.status) : undefined,
-				filters.environment !== undefined
-					? sql`exists (select 1 from json_each(${logIssues.environments}) where value = ${filters.environment})`
-					: undefined,
-				filters.release !== undefined
-					? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})`
-					: undefined,
-				needle
-					? or(
-							sql`instr(lower(${logIssues.title}), lower(${needle})) > 0`,
-							sql`instr(lower(${logIssues.culprit}), lower(${needle})) > 0`,
-							eq(logIssues.groupHash, needle.toLowerCase()),
-							// The issue of the event the id an SDK showed someone names (log_events_key_event_id_idx).
-							eventId
-								? sql`${logIssues.groupHash} in (select group_hash from log_events where key_id = ${owner.keyId} and json_extract(event, '$.event_id') = ${eventId})`
-								: undefined,
-						)
-					: undefined,
-				ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
-				after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
-			),
-		)
-		.orderBy(...columns.map((column) => desc(column)))
-		.limit(filters.limit ?? OWNER_LIMITS.issueList);
-}
-
-/** Most recently seen first (or newest, or most frequent), `limit` of them from `after` on. */
-export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
-	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
-	if (ofUser?.length === 0) return [];
-	return issueListQuery(env, owner, filters, ofUser);
-}
-
 export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): Promise<IssueRow | undefined> {
 	return database(env).query.logIssues.findFirst({
 		where: and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash)),
 	});
 }
 
-/** Newest first, by log_events_key_group_received_idx. */
+/** Newest first, by log_events_key_group_received_env_idx. */
 export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit = OWNER_LIMITS.issueEvents): Promise<EventRow[]> {
 	return database(env)
 		.select()
@@ -264,27 +174,36 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 // Integer division: a bound JavaScript number would be a REAL and give fractional hours. One seek
-// of log_events_key_group_received_idx per issue named.
-export const HOURLY_COUNTS = `SELECT group_hash, cast(received_at / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
-	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND received_at >= ?3 GROUP BY 1, 2`;
+// of log_events_key_group_received_env_idx per issue named, which holds the environment too: counting
+// one environment's events reads no event.
+const hourlyCounts = (environment: string) => `SELECT group_hash, cast(received_at / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
+	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND received_at >= ?3${environment} GROUP BY 1, 2`;
+export const HOURLY_COUNTS = hourlyCounts("");
+export const HOURLY_COUNTS_IN_ENVIRONMENT = hourlyCounts(" AND environment = ?4");
 
-/** Events per hour of the named issues from `firstHour` (hours since 1970) on. */
-async function countsByHour(env: Env, owner: KeyOwner, groupHashes: string[], firstHour: number) {
-	const { results } = await env.DB.prepare(HOURLY_COUNTS)
-		.bind(owner.keyId, JSON.stringify(groupHashes), firstHour * HOUR_MS)
-		.all<{ group_hash: string; hour: number; count: number }>();
+/** Events per hour of the named issues from `firstHour` (hours since 1970) on, in all environments or in `environment`. */
+async function countsByHour(env: Env, owner: KeyOwner, groupHashes: string[], firstHour: number, environment?: string) {
+	const binds = [owner.keyId, JSON.stringify(groupHashes), firstHour * HOUR_MS];
+	const statement =
+		environment === undefined ? env.DB.prepare(HOURLY_COUNTS).bind(...binds) : env.DB.prepare(HOURLY_COUNTS_IN_ENVIRONMENT).bind(...binds, environment);
+	const { results } = await statement.all<{ group_hash: string; hour: number; count: number }>();
 	return results;
 }
 
 /**
  * Events per hour of each named issue for the 24 hours up to `now`, oldest hour first; the last
- * count is the current hour's.
+ * count is the current hour's. Only those of `environment` when one is given.
  */
-export async function hourlyCountsOf(env: Env, owner: KeyOwner, groupHashes: string[], now = Date.now()): Promise<Map<string, number[]>> {
+export async function hourlyCountsOf(
+	env: Env,
+	owner: KeyOwner,
+	groupHashes: string[],
+	{ environment, now = Date.now() }: { environment?: string; now?: number } = {},
+): Promise<Map<string, number[]>> {
 	const firstHour = Math.floor(now / HOUR_MS) - 23;
 	const byIssue = new Map(groupHashes.map((hash) => [hash, new Array<number>(24).fill(0)]));
 	if (groupHashes.length === 0) return byIssue;
-	for (const row of await countsByHour(env, owner, groupHashes, firstHour)) {
+	for (const row of await countsByHour(env, owner, groupHashes, firstHour, environment)) {
 		const counts = byIssue.get(row.group_hash);
 		if (counts) counts[row.hour - firstHour] = row.count;
 	}
@@ -294,7 +213,7 @@ export async function hourlyCountsOf(env: Env, owner: KeyOwner, groupHashes: str
 /**
  * One issue's events per hour for the 24 hours up to `now` and per UTC day for the 30 days up to
  * it, oldest first, each with its start; the last of each is the current hour or day. Both from
- * one walk of the issue's events of those days in log_events_key_group_received_idx.
+ * one walk of the issue's events of those days in log_events_key_group_received_env_idx.
  */
 export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()) {
 	const firstHour = Math.floor(now / HOUR_MS) - 23;
@@ -319,7 +238,19 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
 
 export const DELETE_EXPIRED_LOG_EVENTS = expiredRowsDelete("log_events", "received_at");
 export const KEY_WITH_EXPIRED_ISSUES = `SELECT key_id FROM log_issues WHERE last_seen < ?1 ORDER BY last_seen LIMIT 1`;
-export const DELETE_EXPIRED_ISSUES = expiredRowsDelete("log_issues", "last_seen", "key_id = ?3 AND ");
+
+/**
+ * The rows per environment of the key's issues last seen before the cutoff, at most ?2, oldest
+ * issues first (a walk of log_issues_key_last_seen_idx, each issue's rows a search of the key).
+ */
+export const DELETE_EXPIRED_ISSUE_ENVIRONMENTS = `DELETE FROM log_issue_environments WHERE (key_id, group_hash, environment) IN (
+	SELECT e.key_id, e.group_hash, e.environment FROM log_issues AS i CROSS JOIN log_issue_environments AS e ON e.key_id = i.key_id AND e.group_hash = i.group_hash
+	WHERE i.key_id = ?3 AND i.last_seen < ?1 ORDER BY i.last_seen LIMIT ?2)`;
+
+/** The key's issues last seen before the cutoff with no row per environment left, at most ?2: an issue never goes before its rows. */
+export const DELETE_EXPIRED_ISSUES = `DELETE FROM log_issues WHERE rowid IN (SELECT rowid FROM log_issues WHERE key_id = ?3 AND last_seen < ?1
+	AND NOT EXISTS (SELECT 1 FROM log_issue_environments AS e WHERE e.key_id = log_issues.key_id AND e.group_hash = log_issues.group_hash)
+	ORDER BY last_seen LIMIT ?2)`;
 
 /** Events received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
 export const deleteExpiredLogEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_LOG_EVENTS, cutoff, limit);
@@ -334,10 +265,16 @@ export async function keyWithExpiredIssues(env: Env, cutoff: number): Promise<st
 export const DELETE_EXPIRED_ISSUE_NAMES = `DELETE FROM log_issue_names WHERE key_id = ?2 AND kind IN ('environment', 'release') AND last_seen < ?1`;
 
 /**
- * The key's issues last seen before `cutoff`, at most `limit`, and the names only they held; run by
- * its ProjectCollector once it has forgotten them. Answers how many issues went.
+ * The key's issues last seen before `cutoff`, at most `limit` of them and of their rows per
+ * environment, and the names only they held; run by its ProjectCollector once it has forgotten
+ * them. Answers how many rows went (issues and their environments' rows): while any do, more may
+ * be left.
  */
 export async function deleteExpiredIssues(db: D1Database, keyId: string, cutoff: number, limit: number): Promise<number> {
-	const [issues] = await db.batch([db.prepare(DELETE_EXPIRED_ISSUES).bind(cutoff, limit, keyId), db.prepare(DELETE_EXPIRED_ISSUE_NAMES).bind(cutoff, keyId)]);
-	return issues.meta.changes;
+	const [environments, issues] = await db.batch([
+		db.prepare(DELETE_EXPIRED_ISSUE_ENVIRONMENTS).bind(cutoff, limit, keyId),
+		db.prepare(DELETE_EXPIRED_ISSUES).bind(cutoff, limit, keyId),
+		db.prepare(DELETE_EXPIRED_ISSUE_NAMES).bind(cutoff, keyId),
+	]);
+	return environments.meta.changes + issues.meta.changes;
 }

@@ -10,6 +10,7 @@ import {
 	type IssueView,
 } from "../../domain/api/issues";
 import { OWNER_LIMITS } from "../../domain/limits";
+import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import {
 	findIssue,
 	hourlyCountsOf,
@@ -19,9 +20,6 @@ import {
 	issueEvents,
 	issueFilterValues,
 	type KeyOwner,
-	SORT_COLUMNS,
-	selectIssues,
-	sortValuesOf,
 } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
 import { cursorSchema, encodeCursor } from "../cursor";
@@ -96,7 +94,9 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
  * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=
  * → {issues, next_cursor}: `limit` issues (default and at most 1,000), most recently seen first
  * unless sorted by first seen or count, each with its last 24 hours' hourly counts; `next_cursor`
- * (null on the last page) reads on from the last of them, in the same sort.
+ * (null on the last page) reads on from the last of them, in the same sort. With `environment`,
+ * each issue's count, users, first and last seen and hourly counts are those of that environment,
+ * and the sorts follow them.
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
@@ -105,7 +105,12 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	// One more than asked says whether another page follows.
 	const rows = await selectIssues(env, owner, { ...filters, q: filters.q || undefined, after: cursor, limit: limit + 1 });
 	const issues = rows.slice(0, limit);
-	const hourly = await hourlyCountsOf(env, owner, issues.map((issue) => issue.groupHash));
+	const hourly = await hourlyCountsOf(
+		env,
+		owner,
+		issues.map((issue) => issue.groupHash),
+		{ environment: filters.environment },
+	);
 	const last = issues.at(-1);
 	return json({
 		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),

@@ -1,0 +1,148 @@
+/**
+ * The issue list (GET /api/issues): a page of a key's issues in one of three orders, each page one
+ * walk of an index from its cursor (docs/data-model.md#log_issues). Filtered by environment, a page
+ * walks that environment's rows instead (log_issue_environments), and each issue's count, users,
+ * first and last seen are its figures there: what the list shows, and sorts by, as Sentry does.
+ */
+import { and, desc, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { logIssueEnvironments, logIssues } from "../../schema";
+import { clientEventIdOf, type IssueSort, type IssueStatus } from "../api/issues";
+import { database } from "../db";
+import { OWNER_LIMITS } from "../limits";
+import type { IssueRow, KeyOwner } from "./logStore";
+
+/**
+ * Where a page of the list starts: after the issue with these sort values (the columns of
+ * SORT_COLUMNS[sort], last its group hash), in the order of that sort.
+ */
+export interface IssuePosition {
+	sort: IssueSort;
+	values: Array<number | string>;
+}
+
+export interface IssueFilters {
+	status?: IssueStatus;
+	environment?: string;
+	release?: string;
+	q?: string;
+	sort?: IssueSort;
+	/** Issues with an event whose user has this id, or this email in any letter case. */
+	user?: string;
+	after?: IssuePosition;
+	limit?: number;
+}
+
+/**
+ * The issues one person ran into: each half is a search of its expression index on log_events
+ * (migration 0007), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
+ * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
+ */
+export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
+	UNION ALL SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)`;
+
+async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<string[]> {
+	const { results } = await env.DB.prepare(ISSUES_OF_USER).bind(owner.keyId, user).all<{ group_hash: string }>();
+	return [...new Set(results.map((row) => row.group_hash))];
+}
+
+/**
+ * Each order's columns, all descending, the last the tie-break: the columns of its index after
+ * key_id (and status), migration 0012.
+ */
+export const SORT_COLUMNS = {
+	last_seen: [logIssues.lastSeen, logIssues.groupHash],
+	first_seen: [logIssues.firstSeen, logIssues.groupHash],
+	count: [logIssues.count, logIssues.lastSeen, logIssues.groupHash],
+} as const;
+
+/** The same orders by an issue's figures in one environment: the columns of its index after key_id and environment, migration 0017. */
+const ENVIRONMENT_SORT_COLUMNS = {
+	last_seen: [logIssueEnvironments.lastSeen, logIssueEnvironments.groupHash],
+	first_seen: [logIssueEnvironments.firstSeen, logIssueEnvironments.groupHash],
+	count: [logIssueEnvironments.count, logIssueEnvironments.lastSeen, logIssueEnvironments.groupHash],
+} as const;
+
+/** An issue as the list filtered by environment shows it: its own columns, with its figures in the environment. */
+const ISSUE_IN_ENVIRONMENT = {
+	...getTableColumns(logIssues),
+	count: logIssueEnvironments.count,
+	users: logIssueEnvironments.users,
+	firstSeen: logIssueEnvironments.firstSeen,
+	lastSeen: logIssueEnvironments.lastSeen,
+};
+
+/** An issue's values in the columns of its sort (the figures the list showed it with): where the page after it starts. */
+export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {
+	const leading = { last_seen: [issue.lastSeen.getTime()], first_seen: [issue.firstSeen.getTime()], count: [issue.count, issue.lastSeen.getTime()] }[sort];
+	return [...leading, issue.groupHash];
+}
+
+/**
+ * The list's statement; `ofUser` the issues of `filters.user`, already looked up. A row-value
+ * comparison with the position is a range of the order's index, so a page is one walk of it from
+ * there, release and text filters checked per row of this key's issues. With an environment the
+ * walk is of that environment's rows, each issue found by its key (CROSS JOIN keeps SQLite from
+ * walking the issues instead and sorting).
+ */
+export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters, ofUser?: string[]) {
+	// Text found anywhere in the title or culprit, ASCII letters in either case (SQLite's lower(), as
+	// LIKE would; but LIKE refuses patterns over 50 bytes in D1, and a pasted title is longer).
+	const needle = filters.q || undefined;
+	// A search that could be an event's own id (32 hex digits, or a UUID).
+	const eventId = filters.q ? clientEventIdOf(filters.q.trim()) : null;
+	const sort = filters.sort ?? "last_seen";
+	const { environment, after } = filters;
+	const columns = (environment === undefined ? SORT_COLUMNS : ENVIRONMENT_SORT_COLUMNS)[sort];
+	const conditions = and(
+		eq(logIssues.userId, owner.userId),
+		filters.status ? eq(logIssues.status, filters.status) : undefined,
+		filters.release !== undefined ? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})` : undefined,
+		needle
+			? or(
+					sql`instr(lower(${logIssues.title}), lower(${needle})) > 0`,
+					sql`instr(lower(${logIssues.culprit}), lower(${needle})) > 0`,
+					eq(logIssues.groupHash, needle.toLowerCase()),
+					// The issue of the event the id an SDK showed someone names (log_events_key_event_id_idx).
+					eventId
+						? sql`${logIssues.groupHash} in (select group_hash from log_events where key_id = ${owner.keyId} and json_extract(event, '$.event_id') = ${eventId})`
+						: undefined,
+				)
+			: undefined,
+		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
+		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
+	);
+	const order = columns.map((column) => desc(column));
+	const limit = filters.limit ?? OWNER_LIMITS.issueList;
+	const db = database(env);
+	if (environment === undefined) {
+		return db
+			.select()
+			.from(logIssues)
+			.where(and(eq(logIssues.keyId, owner.keyId), conditions))
+			.orderBy(...order)
+			.limit(limit);
+	}
+	return db
+		.select(ISSUE_IN_ENVIRONMENT)
+		.from(logIssueEnvironments)
+		.crossJoin(logIssues)
+		.where(
+			and(
+				eq(logIssueEnvironments.keyId, owner.keyId),
+				eq(logIssueEnvironments.environment, environment),
+				eq(logIssues.keyId, logIssueEnvironments.keyId),
+				eq(logIssues.groupHash, logIssueEnvironments.groupHash),
+				conditions,
+			),
+		)
+		.orderBy(...order)
+		.limit(limit);
+}
+
+/** Most recently seen first (or newest, or most frequent), `limit` of them from `after` on. */
+export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
+	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
+	if (ofUser?.length === 0) return [];
+	return issueListQuery(env, owner, filters, ofUser);
+}
+

@@ -1,0 +1,169 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, it } from "vitest";
+import { ISSUE_SORTS } from "../domain/api/issues";
+import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
+import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
+import {
+	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
+	DELETE_EXPIRED_ISSUE_NAMES,
+	HOURLY_COUNTS,
+	HOURLY_COUNTS_IN_ENVIRONMENT,
+	ISSUE_NAMES,
+} from "../domain/logs/logStore";
+
+/**
+ * The log issues' reads and writes, as query-plans.test.ts checks the rest, in two conditions: a
+ * project key with 10,000 issues (the most one holds) in three statuses and three environments
+ * and 100,000 events, as ANALYZE would describe it, so a plan that would fall back to a sort or a
+ * scan at that size shows here; and a database never analyzed, the planner guessing from the
+ * indexes alone. The clean-up's deletes of expired issues and events are in query-plans.test.ts.
+ */
+async function seedIssueStatistics() {
+	await env.DB.prepare("ANALYZE").run();
+	// [table, index, rows, then rows per distinct value of the index's leading columns]
+	const stats = [
+		["log_issues", "sqlite_autoindex_log_issues_1", "10000 10000 1"],
+		...["last_seen", "first_seen"].flatMap((order) => [
+			["log_issues", `log_issues_key_${order}_idx`, "10000 10000 1 1"],
+			["log_issues", `log_issues_key_status_${order}_idx`, "10000 10000 3334 1 1"],
+			["log_issue_environments", `log_issue_environments_key_env_${order}_idx`, "20000 20000 6667 1 1"],
+		]),
+		["log_issues", "log_issues_key_count_idx", "10000 10000 2000 1 1"],
+		["log_issues", "log_issues_key_status_count_idx", "10000 10000 3334 700 1 1"],
+		["log_issue_environments", "log_issue_environments_key_env_count_idx", "20000 20000 6667 1500 1 1"],
+		// A table without rowid: its primary key's statistics go by the table's name.
+		["log_issue_environments", "log_issue_environments", "20000 20000 2 1"],
+		["log_events", "log_events_key_group_received_env_idx", "100000 100000 10 1 1"],
+		["log_events", "sqlite_autoindex_log_events_1", "100000 1"],
+	];
+	await env.DB.batch([
+		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('log_issues', 'log_issue_environments', 'log_events')"),
+		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
+	]);
+	// Makes SQLite read the statistics again.
+	await env.DB.prepare("ANALYZE sqlite_schema").run();
+}
+
+async function forgetStatistics() {
+	await env.DB.prepare("DELETE FROM sqlite_stat1").run();
+	await env.DB.prepare("ANALYZE sqlite_schema").run();
+}
+
+describe.each([
+	["a key with 10,000 issues", seedIssueStatistics],
+	["a database never analyzed", forgetStatistics],
+] as const)("%s", (_, prepareStatistics) => {
+	beforeAll(prepareStatistics);
+
+	it.for([
+		["all environments", HOURLY_COUNTS],
+		["one environment", HOURLY_COUNTS_IN_ENVIRONMENT],
+	])("issue list sparklines, %s: one search of the covering index per listed issue, never a read of the key's events", async ([, sql], { expect }) => {
+		const binds = ["k", '["a","b"]', 0, "production"].slice(0, sql === HOURLY_COUNTS ? 3 : 4);
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
+		const steps = results.map((row) => row.detail).join("\n");
+		expect(steps).toMatch(/SEARCH log_events USING COVERING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
+		expect(steps).not.toMatch(/SCAN log_events\b/);
+	});
+
+	it("a flush counts into the environments' rows only the events D1 does not have, each looked up by its id", async ({ expect }) => {
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ENVIRONMENT_ADDITIONS}`).bind("k", "[]").all<{ detail: string }>();
+		const steps = results.map((row) => row.detail).join("\n");
+		expect(steps).toMatch(/SEARCH e USING COVERING INDEX sqlite_autoindex_log_events_1 \(id=\?\)/);
+		expect(steps).not.toMatch(/SCAN (log_events|log_issue_environments|e)\b/);
+	});
+
+	it("a collector takes over its key's seeded users by a search of the seed's key index, and deletes them by rowid", async ({ expect }) => {
+		for (const [sql, search] of [
+			[SEEDED_USERS, /SEARCH log_issue_environment_users_seed USING INDEX log_issue_environment_users_seed_key_idx \(key_id=\?\)/],
+			[DELETE_SEEDED_USERS, /SEARCH log_issue_environment_users_seed USING INTEGER PRIMARY KEY \(rowid=\?\)/],
+		] as const) {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...(sql === SEEDED_USERS ? ["k", 1000] : ["[1]"])).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(search);
+			expect(steps).not.toMatch(/SCAN log_issue_environment_users_seed\b/);
+		}
+	});
+
+	describe("the issue list: a page is one walk of its order's index from the cursor, never a sort of the key's issues", () => {
+		const position = { last_seen: [1, "a".repeat(32)], first_seen: [1, "a".repeat(32)], count: [5, 1, "a".repeat(32)] };
+		const filterSets = {
+			"": {},
+			", release and text": { release: "1.0.0", q: "checkout" },
+			", one environment": { environment: "production" },
+			", every filter": { environment: "production", release: "1.0.0", q: "checkout" },
+		};
+		const cases = ISSUE_SORTS.flatMap((sort) =>
+			[undefined, "open" as const].flatMap((status) =>
+				[false, true].flatMap((paged) =>
+					Object.entries(filterSets).map(([name, filtered]) => [`${sort}${status ? ", by status" : ""}${paged ? ", after a cursor" : ""}${name}`, { sort, status, paged, filtered }] as const),
+				),
+			),
+		);
+		// Filtered by environment, the walk is of that environment's rows, each issue then found by its key.
+		it.for(cases)("%s", async ([, { sort, status, paged, filtered }], { expect }) => {
+			const filters = { sort, status, limit: 101, after: paged ? { sort, values: position[sort] } : undefined, ...filtered };
+			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, filters).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			const range = paged ? ` AND \\(${sort === "count" ? "count,last_seen,group_hash" : `${sort},group_hash`}\\)<\\(\\?,\\?${sort === "count" ? ",\\?" : ""}\\)` : "";
+			if ("environment" in filtered) {
+				const walk = `SEARCH log_issue_environments USING INDEX log_issue_environments_key_env_${sort}_idx \\(key_id=\\? AND environment=\\?${range}\\)`;
+				expect(steps).toMatch(new RegExp(`${walk}\nSEARCH log_issues USING INDEX sqlite_autoindex_log_issues_1 \\(key_id=\\? AND group_hash=\\?\\)`));
+			} else {
+				const index = `log_issues_key_${status ? "status_" : ""}${sort}_idx`;
+				expect(steps).toMatch(new RegExp(`SEARCH log_issues USING INDEX ${index} \\(key_id=\\?${status ? " AND status=\\?" : ""}${range}\\)`));
+			}
+			expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments)\b|TEMP B-TREE/);
+		});
+
+		it.for([undefined, "production"])("one person's issues (environment %s): each looked up by its key, never a walk of the key's issues", async (environment, { expect }) => {
+			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, status: "open", limit: 101 }, ["b".repeat(32), "c".repeat(32)]).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_issues USING INDEX (sqlite_autoindex_log_issues_1 \(key_id=\? AND group_hash=\?\)|log_issues_key_status_last_seen_idx \(key_id=\? AND status=\?\))/);
+			expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments)\b/);
+		});
+
+		it("a search by an event's own id: its issue found by one search of the event id index, never a scan of the key's events", async ({ expect }) => {
+			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { q: "a".repeat(32), limit: 101 }).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
+			expect(steps).toMatch(/SEARCH log_issues USING INDEX log_issues_key_last_seen_idx \(key_id=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_events\b|SCAN log_issues\b|TEMP B-TREE/);
+		});
+
+		it("the environments or releases its filters offer: a walk of their index, newest first", async ({ expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_NAMES}`).bind("k", "release", 1000).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_issue_names USING INDEX log_issue_names_key_kind_last_seen_idx \(key_id=\? AND kind=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_issue_names\b|TEMP B-TREE/);
+		});
+
+		it("the clean-up's delete of a key's expired names: a search of their index", async ({ expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${DELETE_EXPIRED_ISSUE_NAMES}`).bind(0, "k").all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_issue_names USING (COVERING )?INDEX log_issue_names_key_kind_last_seen_idx \(key_id=\? AND kind=\? AND last_seen<\?\)/);
+			expect(steps).not.toMatch(/SCAN log_issue_names\b/);
+		});
+	});
+
+	it("one person's issues: a search of each user expression index, never a scan of the key's events", async ({ expect }) => {
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUES_OF_USER}`).bind("k", "ana@example.com").all<{ detail: string }>();
+		const steps = results.map((row) => row.detail).join("\n");
+		expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_id_idx \(key_id=\? AND <expr>=\?\)/);
+		expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_user_email_idx \(key_id=\? AND <expr>=\?\)/);
+		expect(steps).not.toMatch(/SCAN log_events\b/);
+	});
+
+	it("the clean-up's delete of one key's expired issues' rows per environment: a walk of the issues' index from the oldest, their rows searched by key", async ({
+		expect,
+	}) => {
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${DELETE_EXPIRED_ISSUE_ENVIRONMENTS}`).bind(0, 1000, "k").all<{ detail: string }>();
+		const steps = results.map((row) => row.detail).join("\n");
+		expect(steps).toMatch(/SEARCH i USING COVERING INDEX log_issues_key_last_seen_idx \(key_id=\? AND last_seen<\?\)\nSEARCH e USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
+		expect(steps).toMatch(/SEARCH log_issue_environments USING PRIMARY KEY \(key_id=\? AND group_hash=\?/);
+		expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments|i|e)\b|TEMP B-TREE/);
+	});
+});
