@@ -67,6 +67,8 @@ export function IssuesPage() {
 
 	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
+	// Filtered by environment, each issue's figures are its figures there (as Sentry shows them).
+	const scope = filters.environment ? ` in ${shortName(filters.environment)}` : "";
 	const filtered = search.has("q") || search.has("environment") || search.has("release") || status !== "open";
 	// A search by the id an SDK gave an event opens that event on the issue's page.
 	const searchedEvent = clientEventIdOf(filters.q?.trim());
@@ -105,6 +107,12 @@ export function IssuesPage() {
 					</select>
 				</label>
 			</div>
+			{filters.environment && (
+				<p className="muted" data-testid="environment-scope">
+					Events, users, first and last seen and the 24-hour chart count only what happened in{" "}
+					<strong title={filters.environment}>{shortName(filters.environment)}</strong>; an issue's status is the same in every environment.
+				</p>
+			)}
 			{names.isError && (
 				<p className="error" role="alert">
 					The environments and releases to filter by could not be read: {describeError(names.error)}
@@ -152,8 +160,12 @@ export function IssuesPage() {
 								</div>
 							)}
 							<div className="facts muted">
-								<span>first seen {ago(issue.first_seen)}</span>
-								<span>last seen {ago(issue.last_seen)}</span>
+								<span>
+									first seen{scope} {ago(issue.first_seen)}
+								</span>
+								<span>
+									last seen{scope} {ago(issue.last_seen)}
+								</span>
 								{issue.resolved_in_release && <span>{issue.status === "open" ? `back after it was resolved in ${issue.resolved_in_release}` : `resolved in ${issue.resolved_in_release}`}</span>}
 							</div>
 						</div>
@@ -163,12 +175,12 @@ export function IssuesPage() {
 								height={32}
 								times={hours}
 								series={[{ label: "events", values: issue.last_24h, color: "--chart-1" }]}
-								label={`${plural(issue.last_24h.reduce((a, b) => a + b, 0), "event")} in the last 24 hours`}
+								label={`${plural(issue.last_24h.reduce((a, b) => a + b, 0), "event")}${scope} in the last 24 hours`}
 							/>
-							<span title="events">
+							<span title={`events${scope}`}>
 								<strong>{count(issue.count)}</strong> <span className="muted">{issue.count === 1 ? "event" : "events"}</span>
 							</span>
-							<span title="users">
+							<span title={`users${scope}`}>
 								<strong>{count(issue.users)}</strong> <span className="muted">{issue.users === 1 ? "user" : "users"}</span>
 							</span>
 						</div>
