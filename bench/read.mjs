@@ -127,6 +127,8 @@ export async function readSide(s) {
 		["issue list (1,000 most recent)", "/api/issues?project_name=issues"],
 		["issue list, a page of 50 after the first, by count", `/api/issues?project_name=issues&sort=count&limit=50&cursor=${encodeURIComponent(secondPage)}`],
 		["issue list, open issues of one environment and release", "/api/issues?project_name=issues&status=open&environment=staging&release=1.4.9"],
+		// Each issue's figures in production, and the list in the order of its events there.
+		["issue list, one environment, by count", "/api/issues?project_name=issues&environment=production&sort=count"],
 		["issue filters' environments and releases", "/api/issues/filter-values?project_name=issues"],
 		["issue detail (2,000 events in 24 h; hourly and daily counts)", `/api/issues/${hotIssue}?project_name=issues`],
 	]) {

@@ -279,8 +279,17 @@ const ENVIRONMENTS = ["production", "staging", "preview"];
 const RELEASES = Array.from({ length: 50 }, (_, i) => `1.${Math.floor(i / 10)}.${i % 10}`);
 
 const INSERT_LOG_EVENTS = `INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, environment, release, event)
-	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 2, value ->> 3, 'production', '1.4.2', ?2
+	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 2, value ->> 3, value ->> 4, '1.4.2', ?2
 	FROM json_each(?3)`;
+
+/**
+ * Each issue's figures in its environment, from its events, as migration 0016 fills them (every
+ * seeded event is the same document, so one user); the issue the app stored itself has its row.
+ */
+const FILL_ISSUE_ENVIRONMENTS = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
+	SELECT key_id, group_hash, environment, count(*), 1, min(received_at), max(received_at) FROM log_events
+	WHERE key_id = ?1 AND environment IS NOT NULL GROUP BY 1, 2, 3
+	ON CONFLICT DO NOTHING`;
 
 const ERRORS = ["TypeError", "RangeError", "ReferenceError", "SyntaxError", "NetworkError", "TimeoutError"];
 
@@ -332,10 +341,11 @@ export async function seedIssues(db, { keyId, userId, count, hotEvents, eventJso
 		for (const issue of issues) {
 			const lastSeen = issue.row[8];
 			const span = issue === hot ? DAY_MS - 1 : lastSeen - issue.row[7];
-			for (let e = 0; e < issue.events; e++) yield [crypto.randomUUID(), issue.hash, lastSeen - random.int(span + 1), "error"];
+			const [environment] = JSON.parse(issue.row[10]);
+			for (let e = 0; e < issue.events; e++) yield [crypto.randomUUID(), issue.hash, lastSeen - random.int(span + 1), "error", environment];
 		}
 	}
 	await writeInBatches(db, eventRows(), (array) => db.prepare(INSERT_LOG_EVENTS).bind(keyId, eventJson, array));
-	await db.batch(FILL_ISSUE_NAMES.map((sql) => db.prepare(sql).bind(keyId)));
+	await db.batch([...FILL_ISSUE_NAMES, FILL_ISSUE_ENVIRONMENTS].map((sql) => db.prepare(sql).bind(keyId)));
 	return { hotIssue: hot.hash };
 }
