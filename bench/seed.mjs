@@ -283,7 +283,7 @@ const INSERT_LOG_EVENTS = `INSERT INTO log_events (id, key_id, group_hash, recei
 	FROM json_each(?3)`;
 
 /**
- * Each issue's figures in its environment, from its events, as migration 0016 fills them (every
+ * Each issue's figures in its environment, from its events, as migration 0017 fills them (every
  * seeded event is the same document, so one user); the issue the app stored itself has its row.
  */
 const FILL_ISSUE_ENVIRONMENTS = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
