@@ -74,6 +74,37 @@ describe("GET /api/issues?environment=", () => {
 		expect(await issuesOf(owner, { environment: "qa" })).toEqual([]);
 	});
 
+	it("an issue read with its environment has its figures, its events and its counts there, as the list filtered by it shows it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { checkout } = await twoEnvironments(owner);
+		const read = async (environment?: string) => {
+			const query = new URLSearchParams({ project_name: owner.projectName, ...(environment === undefined ? {} : { environment }) });
+			return call(`/api/issues/${checkout}?${query}`, { token: owner.token });
+		};
+		for (const environment of ["production", "staging"]) {
+			const [listed] = (await issuesOf(owner, { environment })).filter((i) => i.group_hash === checkout);
+			const res = await read(environment);
+			expect(res.status).toBe(200);
+			const issue = await res.json<Json>();
+			expect(issue).toMatchObject({ environment, count: listed.count, users: listed.users, first_seen: listed.first_seen, last_seen: listed.last_seen });
+			expect(issue.events.map((e: Json) => e.environment)).toEqual(new Array(listed.count).fill(environment));
+			expect(sum(issue.hourly_counts.map((h: Json) => h.count))).toBe(listed.count);
+			expect(sum(issue.daily_counts.map((d: Json) => d.count))).toBe(listed.count);
+		}
+		// Unscoped: the issue's totals, dave's event without an environment among them, and no `environment`.
+		const all = await (await read()).json<Json>();
+		expect(all).toMatchObject({ count: 5, users: 4 });
+		expect(all.environment).toBeUndefined();
+		expect(all.events).toHaveLength(5);
+		// An environment the issue was never seen in, and names the list takes no more than.
+		const none = await read("qa");
+		expect(none.status).toBe(404);
+		expect((await none.json<Json>()).error).toBe("No such issue in this project with events in qa");
+		expect((await read("e".repeat(500))).status).toBe(404);
+		expect((await read("e".repeat(501))).status).toBe(400);
+		expect((await read("")).status).toBe(400);
+	});
+
 	it("sorts by the environment's figures: count, last seen and first seen, page by page", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { checkout, login } = await twoEnvironments(owner);

@@ -7,8 +7,10 @@ import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
 	DELETE_EXPIRED_ISSUE_NAMES,
 	HOURLY_COUNTS,
+	findIssueQuery,
 	HOURLY_COUNTS_IN_ENVIRONMENT,
 	ISSUE_NAMES,
+	issueEvents,
 } from "../domain/logs/logStore";
 
 /**
@@ -132,6 +134,23 @@ describe.each([
 			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
 			expect(steps).toMatch(/SEARCH log_issues USING INDEX log_issues_key_last_seen_idx \(key_id=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b|SCAN log_issues\b|TEMP B-TREE/);
+		});
+
+		it.for([undefined, "production"])("an issue's newest events (environment %s): a walk of the issue's events in their index, never a scan", async (environment, { expect }) => {
+			const { sql, params } = issueEvents(env, { keyId: "k", userId: "u" }, "a".repeat(32), { environment }).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_events\b/);
+		});
+
+		it("an issue in one environment: its row found by its key, and the environment's row by its primary key", async ({ expect }) => {
+			const { sql, params } = findIssueQuery(env, { keyId: "k", userId: "u" }, "a".repeat(32), "production").toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_issues USING INDEX sqlite_autoindex_log_issues_1 \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).toMatch(/SEARCH log_issue_environments USING PRIMARY KEY \(key_id=\? AND group_hash=\? AND environment=\?\)/);
+			expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments)\b/);
 		});
 
 		it("the environments or releases its filters offer: a walk of their index, newest first", async ({ expect }) => {

@@ -57,6 +57,8 @@ export interface IssueFilterValuesView {
 export type IssueEventView = LogEvent & { id: string; received_at: string };
 
 export interface IssueDetailView extends IssueView {
+	/** The environment asked for: then count, users, first and last seen, the events and the counts are that environment's alone. */
+	environment?: string;
 	/** The newest 100, newest first. */
 	events: IssueEventView[];
 	/** 24 entries, oldest hour first; the last is the current hour. */

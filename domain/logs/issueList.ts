@@ -4,12 +4,12 @@
  * walks that environment's rows instead (log_issue_environments), and each issue's count, users,
  * first and last seen are its figures there: what the list shows, and sorts by, as Sentry does.
  */
-import { and, desc, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
 import { clientEventIdOf, type IssueSort, type IssueStatus } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
-import type { IssueRow, KeyOwner } from "./logStore";
+import { ISSUE_IN_ENVIRONMENT, type IssueRow, type KeyOwner } from "./logStore";
 
 /**
  * Where a page of the list starts: after the issue with these sort values (the columns of
@@ -61,15 +61,6 @@ const ENVIRONMENT_SORT_COLUMNS = {
 	first_seen: [logIssueEnvironments.firstSeen, logIssueEnvironments.groupHash],
 	count: [logIssueEnvironments.count, logIssueEnvironments.lastSeen, logIssueEnvironments.groupHash],
 } as const;
-
-/** An issue as the list filtered by environment shows it: its own columns, with its figures in the environment. */
-const ISSUE_IN_ENVIRONMENT = {
-	...getTableColumns(logIssues),
-	count: logIssueEnvironments.count,
-	users: logIssueEnvironments.users,
-	firstSeen: logIssueEnvironments.firstSeen,
-	lastSeen: logIssueEnvironments.lastSeen,
-};
 
 /** An issue's values in the columns of its sort (the figures the list showed it with): where the page after it starts. */
 export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {

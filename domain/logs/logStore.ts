@@ -2,7 +2,7 @@
  * D1 access for log issues and events: the ProjectCollector's multi-row writes, the owner's reads,
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import { logEvents, logIssueEnvironments, logIssueNames, logIssues } from "../../schema";
 import type { IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
@@ -138,20 +138,54 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 // Owner reads. Every query is bounded to one key found through the signed-in owner.
 
 export type IssueRow = typeof logIssues.$inferSelect;
-export type EventRow = typeof logEvents.$inferSelect;
 
-export async function findIssue(env: Env, owner: KeyOwner, groupHash: string): Promise<IssueRow | undefined> {
-	return database(env).query.logIssues.findFirst({
-		where: and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash)),
-	});
+/** An issue as it reads in one environment: its own columns, with its figures there. */
+export const ISSUE_IN_ENVIRONMENT = {
+	...getTableColumns(logIssues),
+	count: logIssueEnvironments.count,
+	users: logIssueEnvironments.users,
+	firstSeen: logIssueEnvironments.firstSeen,
+	lastSeen: logIssueEnvironments.lastSeen,
+};
+
+/**
+ * The issue, or with `environment` the issue with its count, users, first and last seen there
+ * (its row of log_issue_environments, as the list filtered by environment shows it); undefined
+ * when there is no such issue, or it has no events in that environment.
+ */
+export async function findIssue(env: Env, owner: KeyOwner, groupHash: string, environment?: string): Promise<IssueRow | undefined> {
+	if (environment === undefined) return database(env).query.logIssues.findFirst({ where: issueCondition(owner, groupHash) });
+	const [row] = await findIssueQuery(env, owner, groupHash, environment);
+	return row;
 }
 
-/** Newest first, by log_events_key_group_received_env_idx. */
-export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, limit = OWNER_LIMITS.issueEvents): Promise<EventRow[]> {
+const issueCondition = (owner: KeyOwner, groupHash: string) =>
+	and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash));
+
+/** The issue with its figures in `environment`: its row, joined to its row there (none when it has no events there). */
+export function findIssueQuery(env: Env, owner: KeyOwner, groupHash: string, environment: string) {
+	return database(env)
+		.select(ISSUE_IN_ENVIRONMENT)
+		.from(logIssues)
+		.innerJoin(
+			logIssueEnvironments,
+			and(eq(logIssueEnvironments.keyId, logIssues.keyId), eq(logIssueEnvironments.groupHash, logIssues.groupHash), eq(logIssueEnvironments.environment, environment)),
+		)
+		.where(issueCondition(owner, groupHash));
+}
+
+/** Newest first, of every environment or of `environment`, by log_events_key_group_received_env_idx. */
+export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, { environment, limit = OWNER_LIMITS.issueEvents }: { environment?: string; limit?: number } = {}) {
 	return database(env)
 		.select()
 		.from(logEvents)
-		.where(and(eq(logEvents.keyId, owner.keyId), eq(logEvents.groupHash, groupHash)))
+		.where(
+			and(
+				eq(logEvents.keyId, owner.keyId),
+				eq(logEvents.groupHash, groupHash),
+				environment === undefined ? undefined : eq(logEvents.environment, environment),
+			),
+		)
 		.orderBy(desc(logEvents.receivedAt), desc(logEvents.id))
 		.limit(limit);
 }
@@ -213,14 +247,15 @@ export async function hourlyCountsOf(
 /**
  * One issue's events per hour for the 24 hours up to `now` and per UTC day for the 30 days up to
  * it, oldest first, each with its start; the last of each is the current hour or day. Both from
- * one walk of the issue's events of those days in log_events_key_group_received_env_idx.
+ * one walk of the issue's events of those days in log_events_key_group_received_env_idx; only
+ * those of `environment` when one is given.
  */
-export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, now = Date.now()) {
+export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, { environment, now = Date.now() }: { environment?: string; now?: number } = {}) {
 	const firstHour = Math.floor(now / HOUR_MS) - 23;
 	const firstDay = Math.floor(now / DAY_MS) - 29;
 	const hours = new Array<number>(24).fill(0);
 	const days = new Array<number>(30).fill(0);
-	for (const row of await countsByHour(env, owner, [groupHash], (firstDay * DAY_MS) / HOUR_MS)) {
+	for (const row of await countsByHour(env, owner, [groupHash], (firstDay * DAY_MS) / HOUR_MS, environment)) {
 		const day = Math.floor((row.hour * HOUR_MS) / DAY_MS) - firstDay;
 		if (day < days.length) days[day] += row.count;
 		if (row.hour >= firstHour && row.hour - firstHour < hours.length) hours[row.hour - firstHour] = row.count;

@@ -41,11 +41,14 @@ const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,1
 	values: [...match[2].split(":").filter(Boolean).map(Number), match[3]],
 }));
 
+/** An environment's name as an event gives it (docs/limits.md): what the list and an issue can be filtered by. */
+const environmentSchema = z.string().min(1).max(500);
+
 const listQuerySchema = z
 	.object({
 		project_name: projectNameSchema,
 		status: z.enum(ISSUE_STATUSES).optional(),
-		environment: z.string().min(1).max(500).optional(),
+		environment: environmentSchema.optional(),
 		release: z.string().min(1).max(500).optional(),
 		q: z.string().trim().max(200).optional(),
 		sort: z.enum(ISSUE_SORTS).default("last_seen"),
@@ -129,17 +132,24 @@ export async function listIssueFilterValues(request: IRequest, env: Env): Promis
 	return json((await issueFilterValues(env, owner)) satisfies IssueFilterValuesView);
 }
 
-/** GET /api/issues/:group_hash?project_name= → the issue, its newest events, 24 hourly and 30 daily counts. */
+const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSchema.optional() });
+
+/**
+ * GET /api/issues/:group_hash?project_name=&environment= → the issue, its newest events, 24 hourly
+ * and 30 daily counts; with `environment`, its figures, events and counts there, as the list
+ * filtered by it shows the issue (404 when it has none there).
+ */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const owner = await ownKeyFlushed(env, user.id, project_name);
-	const issue = await findIssue(env, owner, groupHash);
-	if (!issue) throw new HttpError(404, "No such issue in this project");
-	const [events, counts] = await Promise.all([issueEvents(env, owner, groupHash), issueCounts(env, owner, groupHash)]);
+	const issue = await findIssue(env, owner, groupHash, environment);
+	if (!issue) throw new HttpError(404, environment === undefined ? "No such issue in this project" : `No such issue in this project with events in ${environment}`);
+	const [events, counts] = await Promise.all([issueEvents(env, owner, groupHash, { environment }), issueCounts(env, owner, groupHash, { environment })]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
+		...(environment === undefined ? {} : { environment }),
 		events: events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
 		hourly_counts: counts.hourly,
 		daily_counts: counts.daily,
