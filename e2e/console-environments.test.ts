@@ -1,7 +1,8 @@
 /**
  * The console's issue list filtered by environment, in a real browser against the real Worker:
  * each row's events, users and 24-hour chart are the issue's in that environment, the order by
- * events follows them, and the page says so. A new owner with one project, signed in through the API.
+ * events follows them, and the page says so; an issue opened from it reads as it did there. A new
+ * owner with one project, signed in through the API.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -64,4 +65,25 @@ it("filtered by environment, each issue shows and is sorted by its events, users
 	expect(await titles()).toEqual(["Slow checkout render", "TypeError: Cannot read properties of undefined (reading 'id')"]);
 	expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
 	await ui.checkPage("issues-environment");
+});
+
+it("an issue opened from the list filtered by environment reads as the list showed it there, and shows all environments on request", async () => {
+	// The list is still filtered by staging (the test before): the checkout crash has one event there.
+	await page.goto(`${worker.url}/issues/${project}?sort=count&environment=staging`);
+	await page.getByRole("link", { name: /^TypeError: Cannot read properties/ }).click();
+	await page.getByTestId("environment-scope").waitFor();
+	expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
+	const events = page.getByRole("region", { name: "Newest events table" }).locator("tbody tr");
+	expect(await page.locator(".figures").textContent()).toMatch(/Events\s*1\s*Users\s*1/);
+	expect(await events.count()).toBe(1);
+	expect(await events.first().textContent()).toContain("staging");
+
+	await page.getByRole("link", { name: "Show all environments" }).click();
+	await page.getByTestId("environment-scope").waitFor({ state: "detached" });
+	await expect.poll(() => page.locator(".figures").textContent()).toMatch(/Events\s*4\s*Users\s*3/);
+	expect(await events.count()).toBe(4);
+	// Back to the list as it was left, staging and all.
+	await page.getByRole("link", { name: `← Issues of ${project}` }).click();
+	await page.getByTestId("environment-scope").waitFor();
+	expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
 });

@@ -106,7 +106,8 @@ export const api = {
 	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>
 		request<IssuePageView>("GET", `/api/issues?${q({ project_name, ...filters, cursor: page.cursor, limit: page.limit?.toString() })}`, undefined, signal),
 	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
-	readIssue: (project_name: string, groupHash: string) => request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name })}`),
+	readIssue: (project_name: string, groupHash: string, environment?: string) =>
+		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
 

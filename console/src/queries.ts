@@ -84,8 +84,9 @@ export const useIssuesOfPeople = (project: string, people: string[]) =>
 		},
 	});
 
-export const useIssue = (project: string, groupHash: string) =>
-	useQuery({ queryKey: [...keys.issues(project), "one", groupHash], queryFn: () => api.readIssue(project, groupHash) });
+/** One issue; with `environment`, as it reads there (its figures, events and counts in it). */
+export const useIssue = (project: string, groupHash: string, environment?: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "one", groupHash, environment], queryFn: () => api.readIssue(project, groupHash, environment) });
 
 export const useSiteStats = (trackingId: string, query: StatsQuery) =>
 	useQuery({

@@ -22,3 +22,11 @@ export function useSearch() {
 	);
 	return [search, change] as const;
 }
+
+/** An issue's page: `event` opens one of its events (a stored id, or the id its SDK gave it), `environment` shows the issue as it reads there. */
+export function issueLink(project: string, groupHash: string, { event, environment }: { event?: string | null; environment?: string | null } = {}): string {
+	const query = new URLSearchParams();
+	if (environment) query.set("environment", environment);
+	if (event) query.set("event", event);
+	return `/issues/${encodeURIComponent(project)}/${groupHash}${query.size ? `?${query}` : ""}`;
+}

@@ -8,7 +8,7 @@ import { ProjectPicker } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { ago, plural } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
-import { useSearch } from "../searchParams";
+import { issueLink, useSearch } from "../searchParams";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -63,7 +63,7 @@ function RelatedIssues({ project, people }: { project: string; people: string[] 
 					{issues.slice(0, 10).map((issue) => (
 						<li key={issue.group_hash} className="row">
 							<span className={`level ${issue.level}`}>{issue.level}</span>
-							<Link to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}`}>{issue.title}</Link>
+							<Link to={issueLink(project, issue.group_hash)}>{issue.title}</Link>
 							<span className="muted">
 								{issue.status} · {plural(issue.count, "event")} · last seen {ago(issue.last_seen)}
 							</span>

@@ -8,7 +8,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { ago, count, utcDateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
-import { useSearch } from "../searchParams";
+import { issueLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
@@ -46,7 +46,9 @@ export function IssuePage() {
 	const { state } = useLocation();
 	const listQuery = typeof state?.list === "string" ? state.list : "";
 	const [search, change] = useSearch();
-	const issue = useIssue(project, hash);
+	// Opened from the list filtered by environment: the issue as it reads there, as the list showed it.
+	const environment = search.get("environment") || undefined;
+	const issue = useIssue(project, hash, environment);
 	const data = issue.data;
 	// `event` is a stored event's id (the list below) or the id its SDK gave it (a search by it).
 	const wanted = search.get("event");
@@ -77,6 +79,14 @@ export function IssuePage() {
 						)}
 					</p>
 					<StatusActions issue={data} project={project} />
+					{environment && (
+						<p className="muted" data-testid="environment-scope">
+							Events, users, first and last seen, the chart and the newest events are those of <strong>{environment}</strong>.{" "}
+							<Link to={issueLink(project, hash)} state={state}>
+								Show all environments
+							</Link>
+						</p>
+					)}
 					<div className="figures">
 						<Figure label="Events" value={count(data.count)} />
 						<Figure label="Users" value={count(data.users)} />

@@ -7,7 +7,7 @@ import { describeError, QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
 import { useIssueFilterValues, useIssues } from "../queries";
-import { useSearch } from "../searchParams";
+import { issueLink, useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
 /** The 24 hour starts a `last_24h` list counts, oldest first. */
@@ -148,7 +148,7 @@ export function IssuesPage() {
 						<div>
 							<div className="row">
 								<span className={`level ${issue.level}`}>{issue.level}</span>
-								<Link className="title" to={`/issues/${encodeURIComponent(project)}/${issue.group_hash}${searchedEvent ? `?event=${searchedEvent}` : ""}`} state={{ list: search.toString() }}>
+								<Link className="title" to={issueLink(project, issue.group_hash, { event: searchedEvent, environment: filters.environment })} state={{ list: search.toString() }}>
 									{issue.title}
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
