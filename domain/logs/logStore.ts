@@ -148,6 +148,10 @@ export const ISSUE_IN_ENVIRONMENT = {
 	lastSeen: logIssueEnvironments.lastSeen,
 };
 
+/** The owner's issue of the key by its hash. */
+const issueCondition = (owner: KeyOwner, groupHash: string) =>
+	and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash));
+
 /**
  * The issue, or with `environment` the issue with its count, users, first and last seen there
  * (its row of log_issue_environments, as the list filtered by environment shows it); undefined
@@ -158,9 +162,6 @@ export async function findIssue(env: Env, owner: KeyOwner, groupHash: string, en
 	const [row] = await findIssueQuery(env, owner, groupHash, environment);
 	return row;
 }
-
-const issueCondition = (owner: KeyOwner, groupHash: string) =>
-	and(eq(logIssues.keyId, owner.keyId), eq(logIssues.userId, owner.userId), eq(logIssues.groupHash, groupHash));
 
 /** The issue with its figures in `environment`: its row, joined to its row there (none when it has no events there). */
 export function findIssueQuery(env: Env, owner: KeyOwner, groupHash: string, environment: string) {
