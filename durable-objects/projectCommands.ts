@@ -40,6 +40,11 @@ export interface LogEventCommand {
 	release: string | null;
 	/** Who was affected (user id, else email, username or IP), for the distinct user count. */
 	userKey: string | null;
+	/**
+	 * An exception of the event's chain says the app did not catch it (`mechanism.handled: false`):
+	 * its issue is marked unhandled from then on. Decided here so the object never parses the event.
+	 */
+	unhandled: boolean;
 	eventId: string;
 	/**
 	 * The id the sender gave the event (a Sentry SDK's event_id, 32 hex digits): an event whose id

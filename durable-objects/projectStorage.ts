@@ -25,6 +25,8 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	environments: string;
 	releases: string;
 	resolved_in_release: string | null;
+	/** 1 once an event of the issue was unhandled (LogEventCommand.unhandled); never cleared. */
+	unhandled: number;
 	version: number;
 }
 
@@ -35,7 +37,7 @@ export const SCHEMA = [
 		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
-		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+		unhandled INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
 	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
@@ -59,11 +61,13 @@ export const SCHEMA = [
 /**
  * Brings an object's tables created by an earlier version up to SCHEMA; run after it. An outbox
  * from before user_key keeps its waiting events, which count in their environment without a user.
+ * Issues from before `unhandled` start handled here: D1 keeps what migration 0018 found in their
+ * stored events (the flag is only ever raised there), and their next unhandled event raises it here.
  */
 export function upgradeSchema(sql: SqlStorage): void {
-	if (sql.exec(`SELECT 1 FROM pragma_table_info('outbox') WHERE name = 'user_key'`).toArray().length === 0) {
-		sql.exec(`ALTER TABLE outbox ADD COLUMN user_key TEXT`);
-	}
+	const missing = (table: string, column: string) => sql.exec(`SELECT 1 FROM pragma_table_info(?) WHERE name = ?`, table, column).toArray().length === 0;
+	if (missing("outbox", "user_key")) sql.exec(`ALTER TABLE outbox ADD COLUMN user_key TEXT`);
+	if (missing("groups", "unhandled")) sql.exec(`ALTER TABLE groups ADD COLUMN unhandled INTEGER NOT NULL DEFAULT 0`);
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
@@ -89,6 +93,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		environments: JSON.parse(g.environments) as string[],
 		releases: JSON.parse(g.releases) as string[],
 		resolvedInRelease: g.resolved_in_release,
+		unhandled: g.unhandled === 1,
 	};
 }
 
@@ -149,8 +154,8 @@ export class IssueGroups {
 
 		if (!group) {
 			this.#sql.exec(
-				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases)
-				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases, unhandled)
+				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
 				c.groupHash,
 				c.title,
 				c.culprit,
@@ -160,6 +165,7 @@ export class IssueGroups {
 				c.receivedAt,
 				environments,
 				releases,
+				c.unhandled ? 1 : 0,
 			);
 			this.#hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
 			return;
@@ -174,7 +180,7 @@ export class IssueGroups {
 		this.#sql.exec(
 			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
 			 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
-			 environments = ?, releases = ?, version = version + 1
+			 environments = ?, releases = ?, unhandled = max(unhandled, ?), version = version + 1
 			 WHERE hash = ?`,
 			c.title,
 			c.culprit,
@@ -186,6 +192,7 @@ export class IssueGroups {
 			c.receivedAt,
 			environments,
 			releases,
+			c.unhandled ? 1 : 0,
 			c.groupHash,
 		);
 		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });

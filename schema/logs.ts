@@ -35,6 +35,11 @@ export const logIssues = sqliteTable(
 		releases: text("releases", { mode: "json" }).$type<string[]>().notNull(),
 		/** The project's newest release when the issue was resolved; events from older releases do not reopen it. */
 		resolvedInRelease: text("resolved_in_release"),
+		/**
+		 * An event of the issue was unhandled (an exception of its chain said `mechanism.handled: false`):
+		 * set by the ProjectCollector, never cleared. Migration 0018 set it from the events stored then.
+		 */
+		unhandled: integer("unhandled", { mode: "boolean" }).notNull().default(false),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

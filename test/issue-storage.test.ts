@@ -104,6 +104,7 @@ describe("moving events to D1", () => {
 								environment: null,
 								release: null,
 								userKey: `id:${i % 11}`,
+								unhandled: false,
 								eventId: crypto.randomUUID(),
 								clientEventId: null,
 								receivedAt: 1_700_000_000_000 + i,

@@ -49,6 +49,7 @@ describe("what an issue keeps", () => {
 			environments: ["staging", "production"],
 			releases: ["1.0.0", "1.1.0"],
 			resolved_in_release: null,
+			unhandled: false,
 			last_24h: expect.any(Array),
 		});
 		expect(Date.parse(listed.first_seen)).toBeLessThanOrEqual(Date.parse(listed.last_seen));

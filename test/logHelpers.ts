@@ -132,6 +132,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		environments: i.environments ?? [],
 		releases: i.releases ?? [],
 		resolvedInRelease: null,
+		unhandled: false,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

@@ -10,6 +10,16 @@ export function clientEventIdOf(value: unknown): string | null {
 	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
 }
 
+/**
+ * Whether the app caught the event's error, as Sentry's `handled` tag says it: "no" when an
+ * exception of the chain says `handled: false` (the SDK's global handler reported it: Sentry's
+ * "Unhandled"), "yes" when one says it was handled and none says otherwise.
+ */
+export function handledOf(event: Pick<LogEvent, "exception" | "chained_exceptions">): "yes" | "no" | undefined {
+	const flags = [event.exception, ...(event.chained_exceptions ?? [])].map((exception) => exception?.mechanism?.handled);
+	return flags.includes(false) ? "no" : flags.includes(true) ? "yes" : undefined;
+}
+
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 
@@ -31,6 +41,8 @@ export interface IssueView {
 	releases: string[];
 	/** The project's newest release when the issue was resolved; on an open issue, a regression. */
 	resolved_in_release: string | null;
+	/** An event of the issue was unhandled (`handledOf` says "no"): once set, never cleared. */
+	unhandled: boolean;
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */

@@ -43,6 +43,8 @@ export interface IssueSnapshot {
 	environments: string[];
 	releases: string[];
 	resolvedInRelease: string | null;
+	/** An event of the issue was unhandled. */
+	unhandled: boolean;
 }
 
 export interface KeyOwner {
@@ -58,18 +60,30 @@ const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 	SELECT value ->> 0, ?1, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7
 	FROM json_each(?2)`;
 
-// `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
+// `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join. `unhandled` is
+// only ever raised: an object from before the flag holds it unset for issues migration 0018 marked.
 const UPSERT_ISSUES = `INSERT INTO log_issues
-	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release)
+	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, unhandled)
 	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
 		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
 		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
-		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release')
+		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.unhandled')
 	FROM json_each(?3) WHERE true
 	ON CONFLICT (key_id, group_hash) DO UPDATE SET
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
-		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release`;
+		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release,
+		unhandled = max(log_issues.unhandled, excluded.unhandled)`;
+
+/**
+ * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
+ * chain with `mechanism.handled: false`, as handledOf reads it), marked so: one pass over log_events.
+ */
+export const UNHANDLED_BACKFILL = `UPDATE log_issues SET unhandled = 1 FROM (
+	SELECT DISTINCT key_id, group_hash FROM log_events
+	WHERE event ->> '$.exception.mechanism.handled' = 0
+		OR EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') WHERE value ->> '$.mechanism.handled' = 0)
+) AS u WHERE log_issues.key_id = u.key_id AND log_issues.group_hash = u.group_hash`;
 
 // The names of the issues written, each with the latest last_seen of one holding it; a name
 // only ever seen later (max), as an issue's last_seen only grows.
@@ -110,6 +124,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 			environments: i.environments,
 			releases: i.releases,
 			resolved_in_release: i.resolvedInRelease,
+			unhandled: i.unhandled ? 1 : 0,
 		}),
 	);
 	return [

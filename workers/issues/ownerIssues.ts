@@ -90,6 +90,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		environments: issue.environments,
 		releases: issue.releases,
 		resolved_in_release: issue.resolvedInRelease,
+		unhandled: issue.unhandled,
 	};
 }
 

@@ -9,6 +9,7 @@ import { culpritOf, groupHash, hasPreviousGroupHash, previousGroupHash, titleOf 
 import { fromBrowserExtension } from "../../domain/logs/browserExtensions";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
+import { handledOf } from "../../domain/api/issues";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
 import { answerOf, orStorageFailure, refusalError } from "../keys/keyAnswers";
 import { callProjectCollector } from "../keys/projectCalls";
@@ -76,6 +77,7 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 		environment: symbolicated.environment,
 		release: symbolicated.release,
 		userKey: userKey(symbolicated.user),
+		unhandled: handledOf(symbolicated) === "no",
 		eventId: crypto.randomUUID(),
 		clientEventId: symbolicated.event_id ?? null,
 		receivedAt: receivedAt.getTime(),
