@@ -15,6 +15,7 @@ export type { UserView as User } from "../../domain/api/accounts";
 export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
 export {
 	clientEventIdOf,
+	handledOf,
 	ISSUE_STATUSES,
 	type IssueDetailView,
 	type IssueEventView,

@@ -3,9 +3,10 @@
  * library frames folded, each mapped frame beside the minified one it came as, and why frames
  * were not mapped), breadcrumbs, tags, user, request, contexts and additional data.
  */
-import type { IssueEventView, StackFrame } from "../api";
+import { handledOf, type IssueEventView, type StackFrame } from "../api";
 import { utcTime } from "../format";
 import { TableWrap } from "./TableWrap";
+import { UnhandledTag } from "./UnhandledTag";
 
 function frameLabel(frame: StackFrame): string {
 	const where = frame.filename ?? frame.abs_path ?? frame.module ?? "?";
@@ -181,22 +182,6 @@ function SymbolicationNotes({ event }: { event: IssueEventView }) {
 		</div>
 	);
 }
-
-/**
- * Whether the app caught the event's error, as Sentry's `handled` tag says it: "no" when an
- * exception of the chain says `handled: false` (the SDK's global handler reported it: Sentry's
- * "Unhandled"), "yes" when one says it was handled and none says otherwise.
- */
-export function handledOf(event: Pick<IssueEventView, "exception" | "chained_exceptions">): "yes" | "no" | undefined {
-	const flags = [event.exception, ...(event.chained_exceptions ?? [])].map((exception) => exception?.mechanism?.handled);
-	return flags.includes(false) ? "no" : flags.includes(true) ? "yes" : undefined;
-}
-
-export const UnhandledTag = () => (
-	<span className="tag unhandled" title="The app did not catch this error: the SDK's global handler reported it">
-		Unhandled
-	</span>
-);
 
 export function EventDetail({ event }: { event: IssueEventView }) {
 	const { exception, request, user } = event;

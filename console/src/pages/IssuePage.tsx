@@ -1,11 +1,12 @@
 import { useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
-import { clientEventIdOf, type IssueDetailView, type IssueStatus } from "../api";
-import { EventDetail, handledOf, KeyValues, UnhandledTag } from "../components/EventDetail";
+import { clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus } from "../api";
+import { EventDetail, KeyValues } from "../components/EventDetail";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
+import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, utcDateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
@@ -77,6 +78,7 @@ export function IssuePage() {
 						{data.status === "open" && data.resolved_in_release && (
 							<span className="tag regression">Regression: resolved in {data.resolved_in_release}, seen again</span>
 						)}
+						{data.unhandled && <UnhandledTag issue />}
 					</p>
 					<StatusActions issue={data} project={project} />
 					{environment && (

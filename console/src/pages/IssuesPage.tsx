@@ -5,6 +5,7 @@ import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
+import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural } from "../format";
 import { useIssueFilterValues, useIssues } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
@@ -153,6 +154,7 @@ export function IssuesPage() {
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
 								{issue.status === "open" && issue.resolved_in_release && <span className="tag regression">Regression</span>}
+								{issue.unhandled && <UnhandledTag issue />}
 							</div>
 							{issue.culprit && (
 								<div className="muted culprit" title={issue.culprit}>
