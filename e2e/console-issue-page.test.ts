@@ -1,6 +1,6 @@
 /**
  * An issue's page in what its walk-through (console-issues.test.ts) does not reach: an error the app did
- * not catch, marked Unhandled as Sentry marks it; a browser west of UTC, where every time on the
+ * not catch, marked Unhandled as Sentry marks it, on its event and on its issue (there and in the list); a browser west of UTC, where every time on the
  * page is in UTC, as its charts are; an action taken while the service cannot be reached. Each starts from a new owner on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
@@ -75,6 +75,29 @@ describe("an error the app did not catch", () => {
 		await expect.poll(() => tag(page, "handled").textContent()).toBe("yes");
 		expect(await heading.getByText("Unhandled").count()).toBe(0);
 		expect(await tag(page, "mechanism").textContent()).toBe("generic");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+
+	it("marks its issue Unhandled in the issue list and the issue's header, for good; an issue with handled events only is not", async () => {
+		const { page, context, pageErrors } = await issuePage("unhandled-list", "10.97.0.2", [
+			{ exception: { type: "RangeError", value: "x is undefined", stacktrace: null, mechanism: { type: "generic", handled: true } } },
+			crash({ type: "generic", handled: true }),
+			crash({ type: "onerror", handled: false }),
+			// The newest event was handled: the issue stays unhandled.
+			crash({ type: "generic", handled: true }),
+		]);
+		const header = page.locator("p.row", { has: page.getByTestId("issue-status") });
+		expect(await header.getByText("Unhandled", { exact: true }).isVisible()).toBe(true);
+		expect(await page.locator("#exception-heading").getByText("Unhandled").count()).toBe(0);
+
+		await page.getByRole("link", { name: "← Issues of shop" }).click();
+		const row = (title: string) => page.locator("li.issue-row", { has: page.getByRole("link", { name: title }) });
+		await row("TypeError: x is undefined").waitFor();
+		expect(await row("TypeError: x is undefined").getByText("Unhandled", { exact: true }).isVisible()).toBe(true);
+		expect(await row("RangeError: x is undefined").isVisible()).toBe(true);
+		expect(await row("RangeError: x is undefined").getByText("Unhandled").count()).toBe(0);
+		expect(await axeViolations(page)).toEqual([]);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
