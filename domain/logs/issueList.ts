@@ -45,22 +45,18 @@ async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<st
 	return [...new Set(results.map((row) => row.group_hash))];
 }
 
-/**
- * Each order's columns, all descending, the last the tie-break: the columns of its index after
- * key_id (and status), migration 0012.
- */
-export const SORT_COLUMNS = {
-	last_seen: [logIssues.lastSeen, logIssues.groupHash],
-	first_seen: [logIssues.firstSeen, logIssues.groupHash],
-	count: [logIssues.count, logIssues.lastSeen, logIssues.groupHash],
-} as const;
+/** Each order's columns, all descending, the last the tie-break, in the issues' table or their rows per environment. */
+const sortColumnsOf = (t: typeof logIssues | typeof logIssueEnvironments) =>
+	({
+		last_seen: [t.lastSeen, t.groupHash],
+		first_seen: [t.firstSeen, t.groupHash],
+		count: [t.count, t.lastSeen, t.groupHash],
+	}) as const;
 
-/** The same orders by an issue's figures in one environment: the columns of its index after key_id and environment, migration 0017. */
-const ENVIRONMENT_SORT_COLUMNS = {
-	last_seen: [logIssueEnvironments.lastSeen, logIssueEnvironments.groupHash],
-	first_seen: [logIssueEnvironments.firstSeen, logIssueEnvironments.groupHash],
-	count: [logIssueEnvironments.count, logIssueEnvironments.lastSeen, logIssueEnvironments.groupHash],
-} as const;
+/** The orders of the whole list: the columns of their indexes after key_id (and status), migration 0012. */
+export const SORT_COLUMNS = sortColumnsOf(logIssues);
+/** The same orders by an issue's figures in one environment: the columns of their indexes after key_id and environment, migration 0017. */
+const ENVIRONMENT_SORT_COLUMNS = sortColumnsOf(logIssueEnvironments);
 
 /** An issue's values in the columns of its sort (the figures the list showed it with): where the page after it starts. */
 export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {
