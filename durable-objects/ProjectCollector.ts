@@ -4,7 +4,7 @@ import { sameDigest } from "../domain/crypto";
 import type { IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
-import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner } from "../domain/logs/logStore";
+import { deleteExpiredIssues, findIssue, type IssueSnapshot, type KeyOwner } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
@@ -282,7 +282,23 @@ export class ProjectCollector extends DurableObject<Env> {
 			console.error("issue status saved but not yet written to D1:", err);
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 		});
+		if (!snapshot.unhandled && (await this.#unhandledInD1(groupHash))) {
+			this.#sql.exec(`UPDATE groups SET unhandled = 1 WHERE hash = ?`, groupHash);
+			this.#groups.drop(groupHash);
+			snapshot.unhandled = true;
+		}
 		return snapshot;
+	}
+
+	/**
+	 * An issue from before the unhandled flag starts handled in this object, while D1 holds what
+	 * its stored events said (migration 0018). An owner's answer asks D1 once and learns it; when D1
+	 * cannot answer, the object's own flag stands.
+	 */
+	async #unhandledInD1(groupHash: string): Promise<boolean> {
+		if (!this.#owner) return false;
+		const stored = await findIssue(this.env, this.#owner, groupHash).catch(() => undefined);
+		return stored?.unhandled === true;
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */

@@ -109,6 +109,19 @@ describe("an issue's unhandled flag", () => {
 		expect(await flags()).toEqual({ [top]: 1, [cause]: 1, [handled]: 0, [plain]: 0 });
 		await runInDurableObject(issueGrouper(owner.keyId), (_, state) => state.abort("restart as the new version")).catch(() => {});
 
+		// A status change answers as the list does: the object learns the flag D1 found, and keeps it.
+		const patched = async (groupHash: string, status: string) => {
+			const res = await setIssueStatus(owner.token, owner.projectName, groupHash, status);
+			expect(res.status).toBe(200);
+			return ((await res.json()) as Json).unhandled;
+		};
+		expect(await patched(top, "resolved")).toBe(true);
+		expect(await patched(plain, "resolved")).toBe(false);
+		await env.DB.prepare("UPDATE log_issues SET unhandled = 0 WHERE key_id = ? AND group_hash = ?").bind(owner.keyId, top).run();
+		expect(await patched(top, "open")).toBe(true);
+		expect(await unhandledOf(owner, top)).toBe(true);
+		expect(await unhandledOf(owner, plain)).toBe(false);
+
 		// A handled event of a marked issue leaves it marked (its object holds it unset); an unhandled one marks a handled issue.
 		await ingestOk(owner.rawKey, crash(true));
 		await ingestOk(owner.rawKey, timeout(false));
