@@ -2,6 +2,7 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
+import { LOG_RATE } from "../domain/limits";
 import { ingestLog } from "../workers/logs/ingestLog";
 import { call, configureKey, ORIGIN, setPlan, uniqueIp } from "./helpers";
 import { ingest, ingestOk, issueGrouper, listIssues, ownerWithLogKey } from "./logHelpers";
@@ -114,6 +115,23 @@ describe("POST /api/app-logs-ingest: every documented status", () => {
 		expect(await res.json()).toEqual({ error: "App Logs are disabled for this project" });
 		await configureKey(owner.token, owner.projectName, { logs_enabled: true });
 		expect((await ingest(owner.rawKey, { message: "m" })).status).toBe(200);
+	});
+
+	it("the key's checks and the address's window come before the event's field rules, as before its JSON", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const fieldless = { level: "error" };
+		const fieldlessError = "Invalid log event: either message or exception (with a type, value or stack trace) is required";
+		expect(await (await ingest(owner.rawKey, fieldless)).json()).toEqual({ error: fieldlessError });
+		await configureKey(owner.token, owner.projectName, { logs_enabled: false });
+		expect((await ingest(owner.rawKey, fieldless)).status).toBe(403);
+		await configureKey(owner.token, owner.projectName, { logs_enabled: true });
+		await setPlan(owner.email, "free", new Date(Date.now() - 1000).toISOString());
+		expect((await ingest(owner.rawKey, fieldless)).status).toBe(402);
+		await setPlan(owner.email, "pro");
+		await configureKey(owner.token, owner.projectName, { logs_rate_limit_per_minute: 6_000 });
+		const ip = uniqueIp();
+		for (let i = 0; i < LOG_RATE.perIp.limit; i++) await ingestOk(owner.rawKey, { message: `m${i % 2}` }, ip);
+		expect((await ingest(owner.rawKey, fieldless, { ip })).status).toBe(429);
 	});
 
 	it.for(["GET", "PUT", "PATCH", "DELETE"])("405 for %s, with Allow", async (method, { expect }) => {

@@ -3,14 +3,19 @@
  * object (which answers key and window checks first), and a refusal comes back as the answer.
  */
 import type { Refusal } from "../../durable-objects/projectCommands";
+import { InvalidInput } from "../../domain/errors";
 import { HttpError, tooManyRequests } from "../http";
 import { forgetPresentedKey, type PresentedKey } from "./authenticateKey";
 
-/** The body `read` gives, or the 413/400 it failed with, for the object to answer in its turn. */
+/**
+ * The body `read` gives, or the 413/400 it failed with (the body's size and JSON, or the field
+ * rules of what it holds), for the object to answer in its turn, after the key and the windows.
+ */
 export async function bodyOrProblem<T>(read: () => Promise<T>): Promise<{ body: T } | { problem: Refusal }> {
 	try {
 		return { body: await read() };
 	} catch (err) {
+		if (err instanceof InvalidInput) return { problem: { status: 400, message: err.message } };
 		if (!(err instanceof HttpError)) throw err;
 		return { problem: { status: err.status, message: err.message, body: err.body } };
 	}
