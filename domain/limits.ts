@@ -187,6 +187,8 @@ export const OWNER_LIMITS = {
 	/** Environments, and releases, the issue list's filters offer (the most recently seen). */
 	issueFilterValues: 1_000,
 	issueEvents: 100,
+	/** Days of log event outcomes a key's object keeps, and the most one request reads (`days`; 30 unless asked). */
+	logOutcomeDays: 90,
 	analyticsEvents: 1_000,
 	recentCrawlerVisits: 50,
 	/** Rows per breakdown list in the statistics answer (`limit`, default 10). */

@@ -9,6 +9,7 @@ import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
 import { LogOutbox } from "./logOutbox";
+import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
 import {
@@ -64,6 +65,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#known: KnownKey | null = null;
 	#feedback: FeedbackOutbox;
 	#logs!: LogOutbox;
+	#outcomes!: LogOutcomes;
 	/** Moves on every change, so a load from D1 that started before one is not kept. */
 	#generation = 0;
 	#loading: Promise<KnownKey | undefined> | null = null;
@@ -91,6 +93,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#groups = new IssueGroups(this.#sql);
 		this.#logs = new LogOutbox(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
+		this.#outcomes = new LogOutcomes(this.#sql);
 	}
 
 	// -----------------------------------------------------------------------
@@ -132,10 +135,26 @@ export class ProjectCollector extends DurableObject<Env> {
 		return known;
 	}
 
-	/** The key's checks alone (a Sentry envelope without an event, an event an inbound filter may drop), and the filters it has on. */
-	async admitLogs(check: KeyCheck): Promise<{ status: "admitted"; filterBrowserExtensions: boolean } | ReturnType<typeof refused>> {
+	/**
+	 * The key's checks alone, for a request that stores nothing: a Sentry envelope without an
+	 * event, an event the Worker found unreadable (`dropping: "invalid"`), or one raised in a
+	 * browser extension, which is dropped when the key filters them (`filtered`). The event
+	 * dropped is counted as its outcome.
+	 */
+	async admitLogs(check: KeyCheck, dropping?: "invalid" | "browser-extension"): Promise<{ status: "admitted"; filtered: boolean } | ReturnType<typeof refused>> {
 		const admitted = await this.#admit(check, { logs: true });
-		return "status" in admitted ? admitted : { status: "admitted", filterBrowserExtensions: admitted.key.filterBrowserExtensions };
+		if ("status" in admitted) return admitted;
+		const filtered = dropping === "browser-extension" && admitted.key.filterBrowserExtensions;
+		if (filtered || dropping === "invalid") {
+			this.#outcomes.count(filtered ? "filtered" : "invalid", Date.now());
+			this.#outcomes.write();
+		}
+		return { status: "admitted", filtered };
+	}
+
+	/** The key's log events of the last `days` UTC days, by outcome (docs/api.md#log-outcomes). */
+	async logOutcomes(days: number) {
+		return this.#outcomes.recent(days);
 	}
 
 	/** A window kept per source IP inside this key's object: one address cannot use up another's share. */
@@ -162,9 +181,10 @@ export class ProjectCollector extends DurableObject<Env> {
 		}
 		try {
 			this.#windows.writeTaken();
+			this.#outcomes.write();
 		} catch (err) {
-			// The windows still count these hits in memory; only a restart would forget them.
-			console.error("window hits not stored:", err);
+			// The windows still count these hits in memory, as the outcomes do; only a restart would forget them.
+			console.error("window hits or outcomes not stored:", err);
 		}
 		return results;
 	}
@@ -210,8 +230,14 @@ export class ProjectCollector extends DurableObject<Env> {
 	async #ingestLog(c: LogCommand): Promise<LogOutcome> {
 		const admitted = await this.#admit(c, { logs: true });
 		if ("status" in admitted) return admitted;
-		const { key } = admitted;
 		const now = Date.now();
+		const outcome = await this.#ingestAdmitted(c, admitted.key, now);
+		const counted = countedAs(outcome);
+		if (counted) this.#outcomes.count(counted, now);
+		return outcome;
+	}
+
+	async #ingestAdmitted(c: LogCommand, key: KnownKey["key"], now: number): Promise<LogOutcome> {
 		const ipWindow = { ...LOG_RATE.perIp, name: `logs-ip:${c.ip}` };
 		const ip = this.#windows.peek(now, ipWindow);
 		if (ip.used >= ipWindow.limit) return refused(429, "Too many log events from this address", { retryAfterSeconds: ip.retryAfterSeconds });

@@ -9,6 +9,8 @@ import {
 	type IssueSort,
 	type IssueView,
 } from "../../domain/api/issues";
+import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
+import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import {
@@ -156,6 +158,24 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		daily_counts: counts.daily,
 	};
 	return json(detail);
+}
+
+const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });
+
+/**
+ * GET /api/log-outcomes?project_name=&days= → {days, totals}: what became of the key's log events
+ * on each of the last `days` UTC days (30 unless asked, at most 90), today last: accepted,
+ * filtered, rate limited, invalid, over the issue cap; counted by the key's object as it answers.
+ */
+export async function readLogOutcomes(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name, days } = parseBody(outcomesQuerySchema, request.query);
+	const key = await requireOwnKey(env, user.id, project_name);
+	const rows = await projectCollectorFor(env, key.id).logOutcomes(days);
+	const totals = noOutcomes();
+	for (const row of rows) for (const outcome of LOG_OUTCOMES) totals[outcome] += row[outcome];
+	const view: LogOutcomesView = { days: rows.map(({ day, ...counts }) => ({ day: new Date(day * DAY_MS).toISOString().slice(0, 10), ...counts })), totals };
+	return json(view);
 }
 
 /** PATCH /api/issues/:group_hash {project_name, status} → the issue. */

@@ -87,24 +87,28 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 	return { command, symbolicated };
 }
 
-/** The key's checks alone (401/402/403, and the DSN's project for Sentry), for a request that stores nothing; the filters the key has on. */
-export async function admitLogKey(env: Env, key: PresentedKey, dsnId?: number): Promise<{ filterBrowserExtensions: boolean }> {
-	const outcome = await orStorageFailure(projectCollectorFor(env, key.keyId).admitLogs({ keyId: key.keyId, keyHash: key.keyHash, dsnId }), "The log event");
+/**
+ * The key's checks alone (401/402/403, and the DSN's project for Sentry), for a request that
+ * stores nothing; `dropping` names why its event is not stored, which the object counts.
+ */
+export async function admitLogKey(env: Env, key: PresentedKey, dsnId?: number, dropping?: "invalid" | "browser-extension"): Promise<{ filtered: boolean }> {
+	const outcome = await orStorageFailure(projectCollectorFor(env, key.keyId).admitLogs({ keyId: key.keyId, keyHash: key.keyHash, dsnId }, dropping), "The log event");
 	return answerOf(key, outcome);
 }
 
 /**
  * The inbound filter that drops the event, if one does (docs/api.md#inbound-filter-browser-extensions):
  * decided before symbolication, grouping and the windows, as Sentry's Relay filters before its
- * quotas, so a dropped event costs the key one check (401/402/403) and counts against nothing.
+ * quotas, so a dropped event costs the key one check (401/402/403) and counts against nothing but
+ * the key's filtered events.
  */
 export async function inboundFilterOf(env: Env, key: PresentedKey, event: LogEvent, dsnId?: number): Promise<"browser-extensions" | null> {
 	if (!fromBrowserExtension(event)) return null;
-	return (await admitLogKey(env, key, dsnId)).filterBrowserExtensions ? "browser-extensions" : null;
+	return (await admitLogKey(env, key, dsnId, "browser-extension")).filtered ? "browser-extensions" : null;
 }
 
-/** Answers a problem with the request only once the key is known to be good. */
+/** Answers a problem with the request's event only once the key is known to be good; counted as an invalid event. */
 export async function refuseAfterKeyChecks(env: Env, key: PresentedKey, problem: Refusal, dsnId?: number): Promise<never> {
-	await admitLogKey(env, key, dsnId);
+	await admitLogKey(env, key, dsnId, "invalid");
 	throw refusalError(problem);
 }
