@@ -6,6 +6,7 @@ import type { SessionView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
 import type { IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
+import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
 import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
@@ -111,6 +112,7 @@ export const api = {
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
+	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),
 
 	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),
 	createSite: (domain: string, name?: string) => request<SiteView>("POST", "/api/sites", { domain, name: name || undefined }),

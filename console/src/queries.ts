@@ -29,6 +29,10 @@ export const keys = {
 
 export const useProjects = () => useQuery({ queryKey: keys.projects, queryFn: api.listKeys });
 
+/** What became of the project's log events over the last `days` days (accepted, filtered, rate limited...). */
+export const useLogOutcomes = (project: string, days: number) =>
+	useQuery({ queryKey: [...keys.issues(project), "outcomes", days], queryFn: () => api.logOutcomes(project, days) });
+
 export const useSites = () => useQuery({ queryKey: keys.sites, queryFn: api.listSites });
 
 /** Feedback items read per request; more are read on demand with the list's cursor. */

@@ -6,6 +6,7 @@ import { api, type ProjectKey } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { FieldEditor } from "../components/FieldEditor";
 import { lastUsed } from "../components/lastUsed";
+import { LogOutcomes } from "../components/LogOutcomes";
 import { ActionError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { SetupSnippets } from "../components/SetupSnippets";
@@ -140,6 +141,7 @@ export function ProjectPage() {
 					</p>
 					<KeyActions projectKey={projectKey} />
 					<Limits projectKey={projectKey} />
+					<LogOutcomes projectName={name} />
 					<FieldEditor projectKey={projectKey} config="issue_field_config" title="Issue form" />
 					<FieldEditor projectKey={projectKey} config="feature_field_config" title="Feature request form" />
 					<SetupSnippets projectKey={projectKey} />
