@@ -140,35 +140,22 @@ function countedEnv(env, caller) {
 	return counted;
 }
 
-export class RateLimiter extends AppRateLimiter {
-	constructor(ctx, env) {
-		super(ctx, countedEnv(env, "RateLimiter"));
-	}
-	alarm() {
-		bump(tally.alarms, "RateLimiter");
-		return super.alarm();
-	}
+/** The app's Durable Object class, unchanged but for its env (counted) and its alarms (tallied). */
+function counted(AppObject, className) {
+	return class extends AppObject {
+		constructor(ctx, env) {
+			super(ctx, countedEnv(env, className));
+		}
+		alarm() {
+			bump(tally.alarms, className);
+			return super.alarm();
+		}
+	};
 }
 
-export class ProjectCollector extends AppProjectCollector {
-	constructor(ctx, env) {
-		super(ctx, countedEnv(env, "ProjectCollector"));
-	}
-	alarm() {
-		bump(tally.alarms, "ProjectCollector");
-		return super.alarm();
-	}
-}
-
-export class SiteCollector extends AppSiteCollector {
-	constructor(ctx, env) {
-		super(ctx, countedEnv(env, "SiteCollector"));
-	}
-	alarm() {
-		bump(tally.alarms, "SiteCollector");
-		return super.alarm();
-	}
-}
+export const RateLimiter = counted(AppRateLimiter, "RateLimiter");
+export const ProjectCollector = counted(AppProjectCollector, "ProjectCollector");
+export const SiteCollector = counted(AppSiteCollector, "SiteCollector");
 
 export default {
 	async fetch(request, env, ctx) {
