@@ -9,7 +9,7 @@ import type { LogOutcome } from "./projectCommands";
  * by `write`, which the object calls once per batch of calls: one statement for the batch, not
  * one per event. Counts an object that restarts before its `write` forgets are those of calls
  * whose answers had not left. Days older than the API reads are deleted as the days go by, so
- * the table holds at most `outcomeDays` rows per outcome.
+ * the table holds at most `OWNER_LIMITS.logOutcomeDays` rows per outcome.
  */
 export class LogOutcomes {
 	readonly #sql: SqlStorage;
