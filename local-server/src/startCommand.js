@@ -15,19 +15,11 @@ export const start = {
 	details: "Keys while it runs: n = a new code now, q (or Ctrl-C) = quit.",
 	async run({ options }, io) {
 		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`) });
-		const o = server.owner;
-		io.stdout.write(`svc-local (${server.mode}) listening on ${server.host}:${server.port}\n`);
-		io.stdout.write(`  endpoint: ${server.baseUrls.join(", ")}\n`);
-		io.stdout.write(`  pairing page: ${server.localUrl}\n`);
-		if (o.mode === "cloud") io.stdout.write(`  owner: ${o.ownerLabel} (cloud session; sign in to the page with your svc session token, saved in ${path.join(server.stateDir, CLOUD_SESSION_FILE)})\n`);
-		else if (o.mintedToken) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
-		else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
-		else io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
-
 		let shown = 0;
 		const refresher = new CodeRefresher({
 			fetchCode: async () => server.createBootstrap(),
 			show: async (b) => {
+				if (stopping) return; // made as a stop came: nobody can pair with it
 				// On a terminal each new code replaces the last one (the first keeps the header above it).
 				if (shown++ > 0 && io.stdout.isTTY && !options["no-clear"]) {
 					io.stdout.write(`\x1b[2J\x1b[Hsvc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
@@ -37,9 +29,12 @@ export const start = {
 			},
 			onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${err instanceof Error ? err.message : String(err)}\n`),
 		});
-		await refresher.refresh();
-
+		// Listening from here on, with local-server.json written: a signal from now (a service
+		// manager's stop right after start) closes the server and removes the file, never kills it mid-way.
 		let stopping = false;
+		/** @type {(value?: unknown) => void} */
+		let stopped = () => {};
+		const done = new Promise((resolve) => (stopped = resolve));
 		const stop = async () => {
 			if (stopping) return;
 			stopping = true;
@@ -48,20 +43,35 @@ export const start = {
 			io.stdin.pause();
 			await server.close();
 			io.stdout.write("svc-local stopped\n");
+			stopped();
 		};
-		await new Promise((resolve) => {
-			process.once("SIGINT", () => void stop().then(resolve));
-			process.once("SIGTERM", () => void stop().then(resolve));
+		process.once("SIGINT", () => void stop());
+		process.once("SIGTERM", () => void stop());
+
+		const o = server.owner;
+		io.stdout.write(`svc-local (${server.mode}) listening on ${server.host}:${server.port}\n`);
+		io.stdout.write(`  endpoint: ${server.baseUrls.join(", ")}\n`);
+		io.stdout.write(`  pairing page: ${server.localUrl}\n`);
+		if (o.mode === "cloud") io.stdout.write(`  owner: ${o.ownerLabel} (cloud session; sign in to the page with your svc session token, saved in ${path.join(server.stateDir, CLOUD_SESSION_FILE)})\n`);
+		else if (o.mintedToken) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
+		else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
+		else io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
+
+		await refresher.refresh();
+		// Stopped while the first code was made: its refresh may have set a timer after stop() ran.
+		if (stopping) refresher.stop();
+		else {
 			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
 			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
 				for (const ch of chunk.toString()) {
-					if (ch === "q" || ch === "\u0003") return void stop().then(resolve);
+					if (ch === "q" || ch === "\u0003") return void stop();
 					if (ch === "n" || ch === " " || ch === "\r") return void refresher.refresh();
 				}
 			});
 			io.stdin.on("error", () => {});
 			io.stdin.resume();
-		});
+		}
+		await done;
 		return 0;
 	},
 };

@@ -110,6 +110,18 @@ describe("svc-local command line", () => {
 		expect(await again.exited).toBe(0);
 	});
 
+	it("a stop the moment it says it is listening (a service manager's) closes it cleanly, before its first code", async () => {
+		const home = path.join(tempDir(), "stopped-early");
+		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" });
+		let signalled = false;
+		server.child.stdout.on("data", () => {
+			if (!signalled && server.out.stdout.includes("listening on")) signalled = server.child.kill("SIGTERM");
+		});
+		expect(await server.exited).toBe(0);
+		expect(server.out.stdout.trimEnd().endsWith("svc-local stopped")).toBe(true);
+		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
+	});
+
 	it("workspace add, list and remove, and health with its exit code", async () => {
 		const registry = await startLocalRegistry();
 		registry.publish("1.2.0");
