@@ -295,12 +295,7 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
 	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
-		const group = !this.#revoked && this.#groups.row(groupHash);
-		if (!group) return null;
-		const resolvedIn = status === "resolved" ? this.#groups.resolutionRelease(group) : null;
-		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, groupHash);
-		this.#groups.drop(groupHash);
-		const updated = this.#groups.row(groupHash);
+		const updated = !this.#revoked && this.#groups.setStatus(groupHash, status);
 		if (!updated) return null;
 		const snapshot = toSnapshot(updated);
 		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
@@ -309,8 +304,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 		});
 		if (!snapshot.unhandled && (await this.#unhandledInD1(groupHash))) {
-			this.#sql.exec(`UPDATE groups SET unhandled = 1 WHERE hash = ?`, groupHash);
-			this.#groups.drop(groupHash);
+			this.#groups.markUnhandled(groupHash);
 			snapshot.unhandled = true;
 		}
 		return snapshot;

@@ -212,6 +212,22 @@ export class IssueGroups {
 		this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 	}
 
+	/** Sets an issue's status; resolving records the release it was resolved in. The row as changed; null when there is no such issue. */
+	setStatus(hash: string, status: IssueStatus): GroupRow | null {
+		const group = this.row(hash);
+		if (!group) return null;
+		const resolvedIn = status === "resolved" ? this.#resolutionRelease(group) : null;
+		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, hash);
+		this.drop(hash);
+		return this.row(hash);
+	}
+
+	/** Raises the issue's unhandled flag where D1 already holds it: no change to move there. */
+	markUnhandled(hash: string): void {
+		this.#sql.exec(`UPDATE groups SET unhandled = 1 WHERE hash = ?`, hash);
+		this.drop(hash);
+	}
+
 	/** The issue's row changed other than through ingestion. */
 	drop(hash: string): void {
 		this.#held.delete(hash);
@@ -258,7 +274,7 @@ export class IssueGroups {
 	 * ordered by when the project first sent them. An issue seen in no release records none: any
 	 * event reopens it.
 	 */
-	resolutionRelease(group: Pick<GroupRow, "releases">): string | null {
+	#resolutionRelease(group: Pick<GroupRow, "releases">): string | null {
 		const own = JSON.parse(group.releases) as string[];
 		if (own.length === 0) return null;
 		let newest = own.reduce((a, b) => (this.isOlderRelease(a, b) ? b : a));
