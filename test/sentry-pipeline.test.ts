@@ -238,6 +238,23 @@ describe("Sentry events in the log pipeline", () => {
 	});
 
 	it.for([
+		["infer_ip auto (the JavaScript SDKs' sendDefaultPii), a user without an address", "auto", "javascript", { id: "u1" }, { id: "u1", ip_address: "IP" }],
+		["infer_ip auto, no user at all", "auto", "javascript", undefined, { ip_address: "IP" }],
+		["infer_ip auto, {{auto}}", "auto", "node", { id: "u1", ip_address: "{{auto}}" }, { id: "u1", ip_address: "IP" }],
+		["infer_ip auto, an address the SDK sent", "auto", "javascript", { id: "u1", ip_address: "203.0.113.9" }, { id: "u1", ip_address: "203.0.113.9" }],
+		["infer_ip never (their default), no address", "never", "javascript", { id: "u1" }, { id: "u1" }],
+		["infer_ip never, {{auto}} dropped", "never", "javascript", { id: "u1", ip_address: "{{auto}}" }, { id: "u1" }],
+		["an infer_ip Relay does not know counts as never", "sometimes", "javascript", { id: "u1" }, { id: "u1" }],
+		["no infer_ip, a browser SDK's user without an address", undefined, "javascript", { id: "u1" }, { id: "u1", ip_address: "IP" }],
+		["no infer_ip, a server SDK's user without an address", undefined, "node", { id: "u1" }, { id: "u1" }],
+	] as const)("the user's address as Relay infers it: %s", async ([, inferIp, platform, user, expected], { expect }) => {
+		const ip = uniqueIp();
+		const sdk = { name: "sentry.javascript.browser", version: "11.12.0", ...(inferIp === undefined ? {} : { settings: { infer_ip: inferIp } }) };
+		const event = await storedFrom({ sdk, platform, user }, { ip });
+		expect(event.user).toEqual(JSON.parse(JSON.stringify(expected).replace('"IP"', JSON.stringify(ip))));
+	});
+
+	it.for([
 		["a parsed body", { data: { username: "ann", password: "hunter2", nested: { apiKey: "k-1", author: "ann" } } }, '{"username":"ann","password":"[Filtered]","nested":{"apiKey":"[Filtered]","author":"ann"}}'],
 		["a JSON body as text", { data: '{"user":"ann","Session-Id":"s-9"}' }, '{"user":"ann","Session-Id":"[Filtered]"}'],
 		["a form body", { data: "user=ann&pass_word=hunter2&remember=1" }, "user=ann&pass_word=[Filtered]&remember=1"],

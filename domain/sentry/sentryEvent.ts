@@ -108,11 +108,38 @@ function requestOf(event: Json): unknown {
 	return data === undefined || Object.hasOwn(rest, "body") ? rest : { ...rest, body: data };
 }
 
-/** `ip_address: "{{auto}}"` asks for the address the event came from, as Sentry fills it in. */
+/** Platforms whose SDKs, before `sdk.settings.infer_ip`, left the address out and meant `{{auto}}`. */
+const LEGACY_AUTO_IP_PLATFORMS: ReadonlySet<unknown> = new Set(["javascript", "cocoa", "objc"]);
+
+/**
+ * The user's address as Relay fills it in, from `sdk.settings.infer_ip`: `"auto"` (what the
+ * JavaScript SDKs 9+ send with `sendDefaultPii`) asks for the address the event came from when the
+ * user has none; `"never"` (their default, or a value Relay does not know) for no address, an
+ * `{{auto}}` one dropped; without the setting, `ip_address: "{{auto}}"` asks for it, and so does
+ * no address at all from a browser or Apple SDK (the older ones sent none and relied on that).
+ */
 function userOf(event: Json, clientIp: string): unknown {
 	const user = member(event, "user");
-	if (!isObject(user) || member(user, "ip_address") !== "{{auto}}") return user;
-	return { ...user, ip_address: clientIp };
+	if (user !== undefined && user !== null && !isObject(user)) return user;
+	const sent = isObject(user) ? member(user, "ip_address") : undefined;
+	const absent = sent === undefined || sent === null || sent === "";
+	const setting = inferIpSetting(event);
+	const inferred =
+		setting === undefined
+			? sent === "{{auto}}" || (absent && LEGACY_AUTO_IP_PLATFORMS.has(member(event, "platform")))
+			: setting === "auto" && (sent === "{{auto}}" || absent);
+	if (inferred) return { ...user, ip_address: clientIp };
+	if (!isObject(user) || sent !== "{{auto}}") return user;
+	const { ip_address: _auto, ...rest } = user;
+	return rest;
+}
+
+/** `sdk.settings.infer_ip`, undefined when not sent. */
+function inferIpSetting(event: Json): unknown {
+	const sdk = member(event, "sdk");
+	const settings = isObject(sdk) ? member(sdk, "settings") : undefined;
+	const setting = isObject(settings) ? member(settings, "infer_ip") : undefined;
+	return setting === null ? undefined : setting;
 }
 
 /** Seconds since the epoch (what the SDKs send) as ISO 8601; strings pass as they are. */
