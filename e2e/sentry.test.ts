@@ -71,6 +71,7 @@ interface StoredEvent {
 	sdk: { name: string | null; version: string | null };
 	tags: Record<string, string>;
 	user: Record<string, string> | null;
+	contexts: Record<string, Record<string, unknown>>;
 	breadcrumbs: { category?: string; message?: string }[];
 	request: { url?: string } | null;
 	exception: StoredException | null;
@@ -190,6 +191,10 @@ describe("@sentry/browser in a page", () => {
 		const [event] = await eventsOf(p, uncaught);
 		expect(event).toMatchObject({ platform: "javascript", sdk: { name: "sentry.javascript.browser" }, tags: { side: "browser" }, user: { id: "browser-user" } });
 		expect(event.request?.url).toBe(`${shop.origin}/?dsn=${encodeURIComponent(p.dsn)}`);
+		// What Relay adds: the address of a user who opted in (sendDefaultPii), the browser and OS of the User-Agent.
+		expect(event.user?.ip_address).toBe("127.0.0.1");
+		const chromeVersion = browser.version().split(".").slice(0, 3).join(".");
+		expect(event.contexts).toMatchObject({ browser: { name: expect.stringMatching(/Chrome/), version: chromeVersion }, os: { name: expect.any(String) } });
 		expect(event.breadcrumbs).toContainEqual(expect.objectContaining({ category: "cart", message: "added 3 items" }));
 		expect(event.breadcrumbs).toContainEqual(expect.objectContaining({ category: "ui.click" }));
 		const [chainEvent] = await eventsOf(p, chained);

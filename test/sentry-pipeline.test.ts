@@ -237,6 +237,28 @@ describe("Sentry events in the log pipeline", () => {
 		expect(event.user).toEqual({ id: "u7", ip_address: ip });
 	});
 
+	const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.135 Mobile Safari/537.36";
+
+	it("the browser, OS and device the request's User-Agent names fill the contexts a browser SDK leaves to Relay", async ({ expect }) => {
+		const fromBrowser = await storedFrom({ platform: "javascript", contexts: undefined, request: { url: "https://shop.example/", headers: { "user-agent": ANDROID_CHROME } } });
+		expect(fromBrowser.contexts).toEqual({
+			browser: { name: "Chrome", version: "131.0.6778" },
+			os: { name: "Android", version: "14" },
+			device: { family: "SM-S918B", model: "SM-S918B", brand: "Samsung" },
+		});
+		// Headers as pairs; the contexts the SDK sent win; a server's event keeps its own os and gets its client's as client_os.
+		const fromServer = await storedFrom({
+			platform: "node",
+			contexts: { os: { name: "Debian" }, browser: { name: "Sent" } },
+			request: { url: "https://shop.example/api", headers: [["User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"]] },
+		});
+		expect(fromServer.contexts).toEqual({ os: { name: "Debian" }, browser: { name: "Sent" } });
+		expect(fromServer.custom_contexts).toEqual({ client_os: { name: "Windows", version: "10" } });
+		// A User-Agent that names nothing adds nothing.
+		const bare = await storedFrom({ platform: "javascript", contexts: undefined, request: { headers: { "User-Agent": "Mozilla/5.0" } } });
+		expect(bare.contexts).toEqual({});
+	});
+
 	it.for([
 		["infer_ip auto (the JavaScript SDKs' sendDefaultPii), a user without an address", "auto", "javascript", { id: "u1" }, { id: "u1", ip_address: "IP" }],
 		["infer_ip auto, no user at all", "auto", "javascript", undefined, { ip_address: "IP" }],

@@ -6,6 +6,7 @@
  */
 import { boundedJson, isObject, type Json, member } from "../logs/jsonFields";
 import { filledIn } from "./printf";
+import { userAgentContexts } from "./userAgentContexts";
 
 /**
  * The event's text: `message` as a string, or `message` / `logentry` as `{message, params,
@@ -108,6 +109,39 @@ function requestOf(event: Json): unknown {
 	return data === undefined || Object.hasOwn(rest, "body") ? rest : { ...rest, body: data };
 }
 
+/** The User-Agent among the request's headers (an object, or `[name, value]` pairs), in any letter case. */
+function userAgentOf(request: unknown): string | undefined {
+	const headers = isObject(request) ? member(request, "headers") : undefined;
+	const pairs = Array.isArray(headers) ? headers : isObject(headers) ? Object.entries(headers) : [];
+	for (const pair of pairs) {
+		if (Array.isArray(pair) && typeof pair[0] === "string" && pair[0].toLowerCase() === "user-agent" && typeof pair[1] === "string") return pair[1];
+	}
+	return undefined;
+}
+
+/**
+ * The contexts, with those the request's User-Agent names where the SDK sent none, as Relay adds
+ * them: `browser`, `device`, and the operating system as `os` for a browser event, else as
+ * `client_os` (a server SDK's `os` is the server's; the User-Agent is its client's).
+ */
+function contextsOf(event: Json): unknown {
+	const contexts = member(event, "contexts");
+	if (contexts !== undefined && contexts !== null && !isObject(contexts)) return contexts;
+	const userAgent = userAgentOf(member(event, "request"));
+	if (userAgent === undefined) return contexts;
+	const named = userAgentContexts(userAgent);
+	const osKey = member(event, "platform") === "javascript" ? "os" : "client_os";
+	const filled: Json = { ...contexts };
+	for (const [key, value] of [
+		["browser", named.browser],
+		["device", named.device],
+		[osKey, named.os],
+	] as const) {
+		if (value && (member(filled, key) === undefined || member(filled, key) === null)) filled[key] = { ...value };
+	}
+	return filled;
+}
+
 /** Platforms whose SDKs, before `sdk.settings.infer_ip`, left the address out and meant `{{auto}}`. */
 const LEGACY_AUTO_IP_PLATFORMS: ReadonlySet<unknown> = new Set(["javascript", "cocoa", "objc"]);
 
@@ -197,7 +231,7 @@ export function logEventBody(event: Json, clientIp: string): Json {
 		platform: member(event, "platform"),
 		timestamp: timestampOf(event),
 		user: userOf(event, clientIp),
-		contexts: member(event, "contexts"),
+		contexts: contextsOf(event),
 		extra: member(event, "extra"),
 		fingerprint: member(event, "fingerprint"),
 		debug_meta: member(event, "debug_meta"),
