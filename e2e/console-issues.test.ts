@@ -70,6 +70,14 @@ describe("owner console: issues", () => {
 		await page.getByRole("button", { name: "Search" }).click();
 		await row.waitFor({ state: "detached" });
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
+		// A search as typed in Sentry: is: and environment: set the filters above, the rest stays the search.
+		await page.getByRole("searchbox").fill("is:unresolved environment:staging level:warning");
+		await page.getByRole("button", { name: "Search" }).click();
+		await expect.poll(() => new URL(page.url()).search).toBe("?q=level%3Awarning&environment=staging");
+		await expect.poll(() => page.getByRole("combobox", { name: /^Environment/ }).inputValue()).toBe("staging");
+		expect(await page.getByRole("searchbox").inputValue()).toBe("level:warning");
+		await page.getByRole("link", { name: "Slow checkout render" }).waitFor();
+		expect(await page.locator("li.issue-row").count()).toBe(1);
 
 		// Environment and release offer every name the project holds, apply at once and stay in the URL.
 		const environment = page.getByRole("combobox", { name: /^Environment/ });

@@ -97,6 +97,36 @@ describe("GET /api/issues", () => {
 		expect(await issuesOf(owner, { status: "resolved" })).toEqual([]);
 	});
 
+	it("q takes a search as a Sentry user types it: is:, level:, environment:, release:, user: and text", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const checkout = await ingestOk(owner.rawKey, { message: "Checkout failed", level: "warning", environment: "production", release: "shop@2.0.0", user: { email: "ana@example.com" } });
+		const crash = await ingestOk(owner.rawKey, {
+			exception: { type: "TypeError", value: "Checkout crashed", mechanism: { type: "onerror", handled: false } },
+			environment: "my env",
+			user: { id: "u_7" },
+		});
+		const login = await ingestOk(owner.rawKey, { message: "Login throttled: see http://auth.example/x", environment: "production" });
+		await setIssueStatus(owner.token, owner.projectName, login.group_hash, "resolved");
+
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(owner, { ...query, q })).map((i) => i.group_hash);
+		expect(await found("is:unresolved checkout")).toEqual([crash.group_hash, checkout.group_hash]);
+		expect(await found("checkout level:Warning")).toEqual([checkout.group_hash]);
+		expect(await found("is:unhandled")).toEqual([crash.group_hash]);
+		expect(await found('environment:"my env"')).toEqual([crash.group_hash]);
+		expect(await found("release:shop@2.0.0 is:unresolved")).toEqual([checkout.group_hash]);
+		expect(await found("user.email:ANA@example.com")).toEqual([checkout.group_hash]);
+		expect(await found("user.id:u_7 checkout")).toEqual([crash.group_hash]);
+		expect(await found("is:resolved")).toEqual([login.group_hash]);
+		expect(await found("is:archived")).toEqual([]);
+		// The search's keys win over the parameters of the same names (the console's status is open unless changed).
+		expect(await found("is:resolved", { status: "open" })).toEqual([login.group_hash]);
+		expect(await found("environment:production", { environment: "my env" })).toEqual([login.group_hash, checkout.group_hash]);
+		// Any other key:value, and a title's "Type: value", stay text.
+		expect(await found("TypeError: Checkout")).toEqual([crash.group_hash]);
+		expect(await found("http://auth.example/x")).toEqual([login.group_hash]);
+		expect(await found("is:nothing")).toEqual([]);
+	});
+
 	it("sorts by last seen, first seen or count, each issue with its last 24 hours per hour", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const alpha = await ingestOk(owner.rawKey, { message: "alpha broke" });

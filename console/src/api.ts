@@ -23,6 +23,7 @@ export {
 	type IssuePageView,
 	type IssueStatus,
 	type IssueView,
+	parseIssueSearch,
 } from "../../domain/api/issues";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
 export {

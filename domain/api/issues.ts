@@ -23,6 +23,55 @@ export function handledOf(event: Pick<LogEvent, "exception" | "chained_exception
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 
+/** What a Sentry search (`is:unresolved level:error checkout`) asks of the issue list. */
+export interface IssueSearch {
+	status?: IssueStatus;
+	unhandled?: boolean;
+	level?: string;
+	environment?: string;
+	release?: string;
+	/** A user's id or email, as the list's `user` filter takes it. */
+	user?: string;
+	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
+	text?: string;
+}
+
+/** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
+const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
+const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+
+/** The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text. */
+function searchField(key: string, value: string): [Exclude<keyof IssueSearch, "text">, string | boolean] | null {
+	if (key === "is") {
+		const is = value.toLowerCase();
+		if (is === "unhandled") return ["unhandled", true];
+		return Object.hasOwn(IS_STATUS, is) ? ["status", IS_STATUS[is]] : null;
+	}
+	if (value === "") return null;
+	if (key === "level" || key === "environment" || key === "release") return [key, value];
+	return ["user", value];
+}
+
+/**
+ * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
+ * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
+ * `release:`, `user:`, `user.id:`, `user.email:`, values quoted when they hold spaces), and the
+ * rest as text. Any other `key:value` (a URL, a title such as `TypeError: x`) stays text, and so
+ * do the keys of fields not in `only` when it is given.
+ */
+export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
+	const search: Record<string, unknown> = {};
+	// A token goes with the space before it, so the words around it stay as they were typed.
+	const text = q.replace(SEARCH_TOKEN, (token, _space: string, key: string, quoted: string | undefined, bare: string | undefined) => {
+		const field = searchField(key.toLowerCase(), quoted ?? bare ?? "");
+		if (!field || (only && !only.has(field[0]))) return token;
+		search[field[0]] = field[1];
+		return "";
+	});
+	const rest = text.trim();
+	return (rest ? { ...search, text: rest } : search) as IssueSearch;
+}
+
 /** Orders of the issue list: most recently seen, newest, most events. */
 export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];

@@ -25,6 +25,10 @@ export interface IssueFilters {
 	environment?: string;
 	release?: string;
 	q?: string;
+	/** The issue's level, in any letter case (Sentry's `level:`). */
+	level?: string;
+	/** Only issues with an unhandled event (Sentry's `is:unhandled`). */
+	unhandled?: boolean;
 	sort?: IssueSort;
 	/** Issues with an event whose user has this id, or this email in any letter case. */
 	user?: string;
@@ -83,6 +87,8 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 	const conditions = and(
 		eq(logIssues.userId, owner.userId),
 		filters.status ? eq(logIssues.status, filters.status) : undefined,
+		filters.level !== undefined ? sql`lower(${logIssues.level}) = lower(${filters.level})` : undefined,
+		filters.unhandled ? eq(logIssues.unhandled, true) : undefined,
 		filters.release !== undefined ? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})` : undefined,
 		needle
 			? or(

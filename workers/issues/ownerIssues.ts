@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
 	ISSUE_SORTS,
 	ISSUE_STATUSES,
+	parseIssueSearch,
 	type IssueDetailView,
 	type IssueFilterValuesView,
 	type IssuePageView,
@@ -106,10 +107,13 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name, cursor, limit, ...filters } = parseBody(listQuerySchema, request.query);
+	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
+	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
+	const { text, ...searched } = q ? parseIssueSearch(q) : {};
+	const filters = { ...given, ...searched, q: text };
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	// One more than asked says whether another page follows.
-	const rows = await selectIssues(env, owner, { ...filters, q: filters.q || undefined, after: cursor, limit: limit + 1 });
+	const rows = await selectIssues(env, owner, { ...filters, after: cursor, limit: limit + 1 });
 	const issues = rows.slice(0, limit);
 	const hourly = await hourlyCountsOf(
 		env,

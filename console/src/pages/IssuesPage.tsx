@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters } from "../api";
+import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters, parseIssueSearch } from "../api";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
@@ -46,6 +46,9 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 	);
 }
 
+/** The keys of a Sentry search that the filters above the list stand for. */
+const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release"> = new Set(["status", "environment", "release"]);
+
 /** Everything the list's address can choose: Clear puts each back to its default (open issues, last seen first). */
 const CHOICES = ["q", "environment", "release", "status", "sort"] as const;
 
@@ -76,7 +79,16 @@ export function IssuesPage() {
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
-		set("q", String(new FormData(event.currentTarget).get("q") ?? "").trim());
+		const typed = String(new FormData(event.currentTarget).get("q") ?? "").trim();
+		// Sentry's is:, environment: and release: set the filters above, which then show them; the
+		// rest (text, level:, is:unhandled, user:) is searched as typed.
+		const { text, status: searched, environment, release } = parseIssueSearch(typed, SEARCH_FILTERS);
+		change({
+			q: text ?? "",
+			...(searched && { status: searched === "open" ? "" : searched }),
+			...(environment && { environment }),
+			...(release && { release }),
+		});
 	}
 
 	return (
@@ -121,8 +133,8 @@ export function IssuesPage() {
 			)}
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
 				<label className="inline">
-					<span className="visually-hidden">Search title, culprit, hash or event id</span>
-					<input type="search" name="q" placeholder="Search title, culprit, hash or event id" defaultValue={filters.q} maxLength={200} size={28} />
+					<span className="visually-hidden">Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release: and user: too</span>
+					<input type="search" name="q" placeholder="Search: text, hash, event id, is:unresolved, level:error…" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (
