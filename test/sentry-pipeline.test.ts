@@ -237,6 +237,21 @@ describe("Sentry events in the log pipeline", () => {
 		expect(event.user).toEqual({ id: "u7", ip_address: ip });
 	});
 
+	it("the project key a traced page passes to its server in baggage (sentry-public_key, the DSN's key) is filtered, as the key's own headers are removed", async ({ expect }) => {
+		const project = await sentryProject();
+		// What @sentry/node records of a request from a page traced by @sentry/browser with the same DSN.
+		const baggage = `sentry-environment=production,sentry-public_key=${project.rawKey},sentry-trace_id=${"a".repeat(32)}, api_token=t-1;ttl=5, plan=pro`;
+		const res = await sendEnvelope(project, eventEnvelope(nodeEvent({ request: { url: "https://shop.example/api/pay", headers: { Baggage: baggage, "sentry-trace": `${"a".repeat(32)}-${"b".repeat(16)}-1` } } })));
+		expect(res.status).toBe(200);
+		await issuesOf(project);
+		const [stored] = await storedEvents(project.keyId);
+		expect((stored.event as Json).request.headers).toEqual({
+			Baggage: `sentry-environment=production,sentry-public_key=[Filtered],sentry-trace_id=${"a".repeat(32)}, api_token=[Filtered];ttl=5, plan=pro`,
+			"sentry-trace": `${"a".repeat(32)}-${"b".repeat(16)}-1`,
+		});
+		expect(JSON.stringify(stored.event)).not.toContain(project.rawKey);
+	});
+
 	const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.135 Mobile Safari/537.36";
 
 	it("the browser, OS and device the request's User-Agent names fill the contexts a browser SDK leaves to Relay", async ({ expect }) => {

@@ -19,7 +19,7 @@ import { arrayField, bad, boundedJson, isObject, type Json, looseString, member,
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
 import { readTimestamp } from "./eventTimestamp";
-import { isSecretHeader, scrubBodyText, scrubJson, scrubUrl } from "./scrub";
+import { isSecretHeader, scrubBodyText, scrubHeaderValue, scrubJson, scrubUrl } from "./scrub";
 import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
 // ---------------------------------------------------------------------------
@@ -208,7 +208,7 @@ function readHeaders(request: Json): Record<string, string> {
 		const text = Array.isArray(value)
 			? cutText(value.filter((v) => typeof v === "string").join(", "), LOG_LIMITS.headerValue)
 			: looseString(value, LOG_LIMITS.headerValue);
-		if (text !== undefined) headers.push([name, text]);
+		if (text !== undefined) headers.push([name, scrubHeaderValue(name, text)]);
 	}
 	return Object.fromEntries(headers);
 }

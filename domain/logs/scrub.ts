@@ -15,6 +15,21 @@ const SECRET_HEADERS: ReadonlySet<string> = new Set(["authorization", "cookie", 
 
 export const isSecretHeader = (name: string) => SECRET_HEADERS.has(name.trim().toLowerCase());
 
+/** A W3C baggage member, `key=value` and optional `;properties`, as a traced app passes it on. */
+const BAGGAGE_MEMBER = /(^|,)(\s*)([^=,;\s]+)(\s*=\s*)([^,;]*)/g;
+
+/**
+ * A header's value with the secrets in it filtered: in `baggage`, the `sentry-public_key` that
+ * Sentry's SDKs pass from page to server with every traced request (a DSN's key here is the
+ * project key, removed wherever else it is sent) and any member a secret's name names.
+ */
+export function scrubHeaderValue(name: string, value: string): string {
+	if (name.trim().toLowerCase() !== "baggage") return value;
+	return value.replace(BAGGAGE_MEMBER, (member, start: string, space: string, key: string, equals: string) =>
+		key.toLowerCase() === "sentry-public_key" || isSecretName(key) ? `${start}${space}${key}${equals}${FILTERED}` : member,
+	);
+}
+
 /** Names that are a secret's wherever they appear in a longer name (`user_password`, `accessToken`). */
 const SECRET_PART = /password|passwd|passphrase|secret|apikey|accesskey|privatekey|credential|token|mysqlpwd|sessionid|csrf|xsrf|cookie|authorization|authentication/;
 /** Names that are a secret's only whole: `auth` but not `author`, `pwd` but not `pwdHint`... */
