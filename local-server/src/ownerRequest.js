@@ -4,10 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { CliError } from "./commandSpec.js";
 import { stateDirFrom } from "./config.js";
-import { readJsonFile } from "./fsutil.js";
+import { recordedServer } from "./instance.js";
 import { isObject } from "./json.js";
 import { OWNER_TOKEN_FILE, readCloudSession } from "./owner.js";
-import { SERVER_FILE } from "./server.js";
 
 /**
  * The bearer the owner's own commands use: the cloud session after a login,
@@ -25,24 +24,11 @@ function ownerBearer(stateDir, env) {
 	}
 }
 
-/** @param {number} pid */
-function alive(pid) {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (err) {
-		return /** @type {NodeJS.ErrnoException} */ (err).code === "EPERM";
-	}
-}
-
 /** The running server's local URL, from local-server.json. @param {string} stateDir */
 function runningServerUrl(stateDir) {
-	const info = readJsonFile(path.join(stateDir, SERVER_FILE));
-	if (!isObject(info) || typeof info.port !== "number" || typeof info.pid !== "number" || !alive(info.pid)) {
-		throw new CliError("svc-local is not running (start it with `svc-local`)");
-	}
-	const host = typeof info.host === "string" && info.host !== "0.0.0.0" && info.host !== "::" ? info.host : "127.0.0.1";
-	return `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
+	const server = recordedServer(stateDir);
+	if (!server) throw new CliError("svc-local is not running (start it with `svc-local`)");
+	return server.url;
 }
 
 /**

@@ -13,6 +13,7 @@ import { MODE_PORTS, envHost, isLoopbackHost, parseMode, parsePort, stateDirFrom
 import { classifyEndpoints, legacyBaseUrl, machineInterfaces, tailscaleHostname } from "./endpoints.js";
 import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { HostGuard, plainAddress } from "./guard.js";
+import { otherRunningServer, SERVER_FILE } from "./instance.js";
 import { isObject } from "./json.js";
 import { OwnerAuth } from "./owner.js";
 import { PairingService } from "./pairing.js";
@@ -22,9 +23,6 @@ import { DeviceSockets } from "./socket.js";
 import { Store } from "./store.js";
 import { Throttle } from "./throttle.js";
 import { Workspaces } from "./workspaces.js";
-
-/** Written to the state directory while the server runs: how the CLI finds it. */
-export const SERVER_FILE = "local-server.json";
 
 /**
  * @typedef {object} ServerOptions
@@ -118,6 +116,8 @@ export class LocalServer {
 
 	/** Starts listening: the mode's port, else another free one. */
 	async listen() {
+		const other = await otherRunningServer(this.stateDir);
+		if (other) throw new Error(`svc-local is already running for ${this.stateDir} (pid ${other.pid}, ${other.url}); stop it first, or give this one its own SVC_HOME`);
 		this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
 		await this.#bind(this.host, this.preferredPort);
 		this.#writeServerFile();

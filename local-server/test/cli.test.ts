@@ -122,6 +122,38 @@ describe("svc-local command line", () => {
 		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
 	});
 
+	it("a second start on the same state directory is refused, and the running one keeps its local-server.json", async () => {
+		const home = path.join(tempDir(), "desk");
+		const first = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(first.out.stdout).length === 1, "the first server");
+		const info = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
+
+		// Same state, even asked for the same port: it stops at once and says why, before listening.
+		const second = await runCli([], { SVC_HOME: home, SVC_PORT: String(info.port) });
+		expect(second.code).toBe(1);
+		expect(second.stderr).toContain(`svc-local: svc-local is already running for ${home} (pid ${first.child.pid}, http://127.0.0.1:${info.port}); stop it first, or give this one its own SVC_HOME`);
+		expect(second.stdout).not.toContain("listening");
+		expect(JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"))).toEqual(info);
+		const devices = await runCli(["devices"], { SVC_HOME: home });
+		expect(devices.code, devices.stderr).toBe(0);
+
+		// Another state directory on that port is another server: it takes another free port.
+		const other = spawnCli([], { SVC_HOME: path.join(tempDir(), "other"), SVC_PORT: String(info.port) });
+		await until(() => payloads(other.out.stdout).length === 1, "the server of another state directory");
+		expect(other.out.stderr).toContain(`port ${info.port} is taken`);
+		other.child.kill("SIGTERM");
+		expect(await other.exited).toBe(0);
+
+		// A stale local-server.json (a process that died without removing it, its pid now another program's) is no obstacle.
+		first.child.kill("SIGKILL");
+		await first.exited;
+		fs.writeFileSync(path.join(home, "local-server.json"), JSON.stringify({ ...info, pid: process.pid }));
+		const after = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(after.out.stdout).length === 1, "a start after a crash");
+		after.child.kill("SIGTERM");
+		expect(await after.exited).toBe(0);
+	});
+
 	it("workspace add, list and remove, and health with its exit code", async () => {
 		const registry = await startLocalRegistry();
 		registry.publish("1.2.0");
