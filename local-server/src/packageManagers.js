@@ -118,9 +118,17 @@ export function registryEnv(registry) {
  * @returns {"dependencies" | "devDependencies" | "optionalDependencies" | null}
  */
 export function loggerListedIn(manifest) {
+	return listedIn(manifest, LOGGER_PACKAGE);
+}
+
+/**
+ * Where a manifest lists a package: dependencies, devDependencies or optionalDependencies, else null.
+ * @param {Record<string, unknown>} manifest @param {string} name
+ */
+export function listedIn(manifest, name) {
 	for (const field of /** @type {const} */ (["dependencies", "devDependencies", "optionalDependencies"])) {
 		const deps = manifest[field];
-		if (typeof deps === "object" && deps !== null && Object.hasOwn(deps, LOGGER_PACKAGE)) return field;
+		if (typeof deps === "object" && deps !== null && Object.hasOwn(deps, name)) return field;
 	}
 	return null;
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import semver from "semver";
 import { isObject } from "./json.js";
 import { findInitCalls, isEnvFile, isSourceFile, readEnvFile } from "./loggerInit.js";
-import { findPackageManager, LOGGER_PACKAGE, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
+import { findPackageManager, LOGGER_PACKAGE, listedIn, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
 import { BoundedReader, walk } from "./walk.js";
 
 /** @typedef {import("./loggerInit.js").InitCall} InitCall */
@@ -135,6 +135,12 @@ export async function scanWorkspace(root, latestVersion) {
 		importers.set(pkg, [...(importers.get(pkg) ?? []), ...f.importsLogger]);
 	}
 
+	// A library of the workspace that another of its packages depends on: its errors are
+	// thrown in that package, whose logger reports them.
+	const manifests = packageDirs.flatMap((dir) => (folder(dir).manifest ? [{ dir, manifest: /** @type {Record<string, unknown>} */ (folder(dir).manifest) }] : []));
+	/** @param {string} dir @param {string | null} name the dirs of the packages that list `name` */
+	const dependents = (dir, name) => (name === null ? [] : manifests.filter((m) => m.dir !== dir && listedIn(m.manifest, name)).map((m) => m.dir));
+
 	/** @type {Latest | undefined} */
 	let latest;
 	/** @type {Omit<PackageHealth, "needsAttention">[]} */
@@ -157,9 +163,17 @@ export async function scanWorkspace(root, latestVersion) {
 			continue;
 		}
 		const name = typeof manifest.name === "string" ? manifest.name : null;
-		const listedIn = loggerListedIn(manifest);
-		if (!listedIn) {
-			if (!isMonorepoRoot(manifest, f)) {
+		const loggerField = loggerListedIn(manifest);
+		if (!loggerField) {
+			const usedBy = dependents(dir, name);
+			if (usedBy.length > 0) {
+				findings.push({
+					code: "library_of_workspace",
+					severity: "info",
+					message: `A library of this workspace, used by ${usedBy.join(", ")}: its errors are reported by the logger of the package that uses it.`,
+					action: `Nothing to do here; set the logger up in ${usedBy.join(", ")}.`,
+				});
+			} else if (!isMonorepoRoot(manifest, f)) {
 				findings.push({
 					code: "logger_not_listed",
 					severity: "warning",
@@ -172,7 +186,7 @@ export async function scanWorkspace(root, latestVersion) {
 		}
 
 		latest ??= await latestVersion();
-		const range = /** @type {Record<string, unknown>} */ (manifest[listedIn])[LOGGER_PACKAGE];
+		const range = /** @type {Record<string, unknown>} */ (manifest[loggerField])[LOGGER_PACKAGE];
 		const installed = await installedVersion(reader, chain, pm, typeof range === "string" ? range : undefined);
 		if (!installed) {
 			findings.push({
@@ -194,7 +208,7 @@ export async function scanWorkspace(root, latestVersion) {
 				code: "logger_outdated",
 				severity: "warning",
 				message: `${LOGGER_PACKAGE} ${installed} is installed; ${latest.version} is the latest.`,
-				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, listedIn).join(" "), dir)}.`,
+				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, loggerField).join(" "), dir)}.`,
 			});
 		}
 		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings);

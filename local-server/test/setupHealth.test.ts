@@ -278,6 +278,41 @@ describe("setup-health scan", () => {
 		expect(codes(packagesByDir["pnpm-repo/apps/web"])).toContain("logger_not_installed");
 	});
 
+	it("a library that another package of the workspace depends on needs no logger of its own; an app without one does", async () => {
+		const root = tempDir("svc-libs-");
+		const key = keyEndingIn("wxyz");
+		writeTree(root, {
+			"package.json": json({ name: "acme", private: true, workspaces: ["apps/*", "packages/*"] }),
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"apps/web/package.json": json({ name: "@acme/web", dependencies: { "@svcapp/logger": "^1.2.0", "@acme/ui": "*" } }),
+			"apps/web/.env": `SVC_KEY=${key}\n`,
+			"apps/web/src/main.ts": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+			"apps/admin/package.json": json({ name: "@acme/admin", dependencies: { react: "19.0.0" }, devDependencies: { "@acme/config": "*" } }),
+			"packages/ui/package.json": json({ name: "@acme/ui", version: "0.0.0" }),
+			"packages/config/package.json": json({ name: "@acme/config", version: "0.0.0" }),
+			// Named like a dependency of nobody here: still a package that reports nothing.
+			"packages/orphan/package.json": json({ name: "@acme/orphan", version: "0.0.0" }),
+		});
+		const t = await serverWithRegistry();
+		const answer = (await scan(t, await addWorkspace(t, root))).json;
+		const p = byDir(answer);
+		expect(p["packages/ui"].findings).toEqual([
+			{
+				code: "library_of_workspace",
+				severity: "info",
+				message: "A library of this workspace, used by apps/web: its errors are reported by the logger of the package that uses it.",
+				action: "Nothing to do here; set the logger up in apps/web.",
+			},
+		]);
+		expect(p["packages/ui"].needsAttention).toBe(false);
+		expect(codes(p["packages/config"])).toEqual(["library_of_workspace"]);
+		expect(p["packages/config"].findings[0].message).toContain("used by apps/admin");
+		expect(codes(p["apps/admin"])).toEqual(["logger_not_listed"]);
+		expect(codes(p["packages/orphan"])).toEqual(["logger_not_listed"]);
+		expect(p["apps/web"].needsAttention).toBe(false);
+		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
+	});
+
 	it("refuses bad input with a 4xx that says why", async () => {
 		const t = await serverWithRegistry();
 		const root = tempDir("svc-bad-");
