@@ -1,7 +1,8 @@
 // One setup-health scan of a workspace: every package (folder with a
 // package.json) within the walk's limits, and for each whether it lists
 // @svcapp/logger, the version installed and the latest, its package manager,
-// whether it starts the logger with a key and an endpoint, and what to do
+// whether it starts the logger with a key and an endpoint (or, without the
+// logger, whether a Sentry SDK's DSN sends its errors to svc), and what to do
 // about anything missing. A key is never repeated: only the file it was found
 // in and its last four characters.
 import path from "node:path";
@@ -9,6 +10,7 @@ import semver from "semver";
 import { isObject } from "./json.js";
 import { findInitCalls, isEnvFile, isSourceFile, readEnvFile } from "./loggerInit.js";
 import { findPackageManager, LOGGER_PACKAGE, listedIn, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
+import { dsnLiterals, dsnsOf, PROJECT_KEY, sentryFinding, sentrySdkOf } from "./sentrySdk.js";
 import { BoundedReader, walk } from "./walk.js";
 
 /** @typedef {import("./loggerInit.js").InitCall} InitCall */
@@ -42,7 +44,7 @@ import { BoundedReader, walk } from "./walk.js";
  * @typedef {{ok: boolean, init: string | null, key: string | null, endpoint: string | null}} Configured
  */
 
-/** What the walk keeps of one folder. @typedef {{files: string[], env: {file: string, vars: Record<string, string>}[], manifest: Record<string, unknown> | null, manifestError: string | null, initCalls: {file: string, call: InitCall}[], importsLogger: string[]}} Folder */
+/** What the walk keeps of one folder. @typedef {{files: string[], env: {file: string, vars: Record<string, string>}[], manifest: Record<string, unknown> | null, manifestError: string | null, initCalls: {file: string, call: InitCall}[], importsLogger: string[], dsns: {file: string, value: string}[]}} Folder */
 
 /** @param {string} rel a file's path in the workspace */
 const dirOf = (rel) => path.posix.dirname(rel);
@@ -62,13 +64,6 @@ function lastFour(value) {
 	return value.length >= 12 ? `…${value.slice(-4)}` : "…";
 }
 
-/**
- * What a project key looks like: svc_ and 43 characters. Keys are minted as
- * letters and digits now; ones created before may also hold `-` and `_`,
- * and still work.
- */
-const PROJECT_KEY = /^svc_[A-Za-z0-9_-]{43}$/;
-
 /** @param {string} command @param {string} dir */
 const inDir = (command, dir) => (dir === "." ? `\`${command}\` in the workspace folder` : `\`${command}\` in ${dir}`);
 
@@ -86,7 +81,7 @@ export async function scanWorkspace(root, latestVersion) {
 	const folder = (dir) => {
 		let f = folders.get(dir);
 		if (!f) {
-			f = { files: [], env: [], manifest: null, manifestError: null, initCalls: [], importsLogger: [] };
+			f = { files: [], env: [], manifest: null, manifestError: null, initCalls: [], importsLogger: [], dsns: [] };
 			folders.set(dir, f);
 		}
 		return f;
@@ -112,6 +107,7 @@ export async function scanWorkspace(root, latestVersion) {
 			} else if (isEnvFile(name)) {
 				folder(dir).env.push({ file: rel, vars: readEnvFile(text) });
 			} else {
+				for (const value of dsnLiterals(text)) folder(dir).dsns.push({ file: rel, value });
 				const calls = findInitCalls(text);
 				if (calls === null) return;
 				folder(dir).importsLogger.push(rel);
@@ -128,11 +124,14 @@ export async function scanWorkspace(root, latestVersion) {
 	const initCalls = new Map();
 	/** @type {Map<string, string[]>} */
 	const importers = new Map();
+	/** @type {Map<string, {file: string, value: string}[]>} */
+	const dsnLiteralsOf = new Map();
 	for (const [dir, f] of folders) {
 		const pkg = packageOf(dir);
 		if (pkg === undefined) continue;
 		initCalls.set(pkg, [...(initCalls.get(pkg) ?? []), ...f.initCalls]);
 		importers.set(pkg, [...(importers.get(pkg) ?? []), ...f.importsLogger]);
+		dsnLiteralsOf.set(pkg, [...(dsnLiteralsOf.get(pkg) ?? []), ...f.dsns]);
 	}
 
 	// A library of the workspace that another of its packages depends on: its errors are
@@ -166,7 +165,10 @@ export async function scanWorkspace(root, latestVersion) {
 		const loggerField = loggerListedIn(manifest);
 		if (!loggerField) {
 			const usedBy = dependents(dir, name);
-			if (usedBy.length > 0) {
+			const sentrySdk = sentrySdkOf(manifest);
+			if (sentrySdk) {
+				findings.push(sentryFinding(sentrySdk, dsnsOf(chain.flatMap((c) => c.env), dsnLiteralsOf.get(dir) ?? [])));
+			} else if (usedBy.length > 0) {
 				findings.push({
 					code: "library_of_workspace",
 					severity: "info",

@@ -313,6 +313,53 @@ describe("setup-health scan", () => {
 		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
 	});
 
+	it("an app reporting with a Sentry SDK: its errors reach svc when its DSN carries a project key, not when it names another service", async () => {
+		const root = tempDir("svc-sentry-");
+		const key = keyEndingIn("dsn1");
+		const sentryIo = "https://0123456789abcdef0123456789abcdef@o4504.ingest.sentry.io/4505";
+		writeTree(root, {
+			// Next.js with the DSN in .env.local, as Sentry's wizard sets it up.
+			"next/package.json": json({ name: "shop", dependencies: { next: "15.0.3", "@sentry/nextjs": "^8.40.0" }, devDependencies: { "@sentry/cli": "^2" } }),
+			"next/.env.local": `NEXT_PUBLIC_SENTRY_DSN=https://${key}@svc.example.com/12\nDATABASE_URL=https://user:pw@db.example.com/5\n`,
+			"next/sentry.client.config.ts": 'import * as Sentry from "@sentry/nextjs";\nSentry.init({ dsn: process.env.NEXT_PUBLIC_SENTRY_DSN });\n',
+			// Still sending to sentry.io, from a literal.
+			"node/package.json": json({ name: "jobs", dependencies: { "@sentry/node": "^8" } }),
+			"node/src/index.js": `const Sentry = require("@sentry/node");\nSentry.init({ dsn: "${sentryIo}" });\n`,
+			// Both: production still goes elsewhere.
+			"mixed/package.json": json({ name: "mixed", dependencies: { "@sentry/react": "^8" } }),
+			"mixed/.env": `VITE_SENTRY_DSN=https://${key}@svc.example.com/12\n`,
+			"mixed/.env.production": `VITE_SENTRY_DSN=${sentryIo}\n`,
+			// The SDK without a DSN anywhere it is looked for.
+			"nodsn/package.json": json({ name: "nodsn", dependencies: { "@sentry/browser": "^8" } }),
+			// Only Sentry's build tool: no SDK reports anything.
+			"cli-only/package.json": json({ name: "cli-only", devDependencies: { "@sentry/cli": "^2" } }),
+		});
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		const p = byDir(r.json);
+		expect(p.next.findings).toEqual([
+			{
+				code: "sentry_sdk",
+				severity: "info",
+				message: "Errors reach svc through @sentry/nextjs: NEXT_PUBLIC_SENTRY_DSN in next/.env.local carries a project key and sends to svc.example.com.",
+				action: "Nothing to do; @svcapp/logger, svc's own SDK, is the alternative.",
+			},
+		]);
+		expect(p.next.needsAttention).toBe(false);
+		expect(p.node.findings).toEqual([
+			{
+				code: "sentry_dsn_not_svc",
+				severity: "warning",
+				message: "@sentry/node sends to o4504.ingest.sentry.io: the dsn in node/src/index.js does not carry an svc project key, so those errors do not reach svc.",
+				action: "Set the DSN to your project key's DSN (https://<project key>@<your svc address>/<dsn id>; the console shows it with the key), or add @svcapp/logger.",
+			},
+		]);
+		expect(p.mixed.findings[0]).toMatchObject({ code: "sentry_dsn_not_svc", message: expect.stringContaining("VITE_SENTRY_DSN in mixed/.env.production") });
+		expect(p.nodsn.findings[0]).toMatchObject({ code: "sentry_dsn_not_found", severity: "warning" });
+		expect(codes(p["cli-only"])).toEqual(["logger_not_listed"]);
+		expect(r.text).not.toContain(key);
+	});
+
 	it("refuses bad input with a 4xx that says why", async () => {
 		const t = await serverWithRegistry();
 		const root = tempDir("svc-bad-");
