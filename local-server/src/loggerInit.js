@@ -8,7 +8,7 @@ import { parseEnv } from "node:util";
 import { LOGGER_PACKAGE } from "./packageManagers.js";
 
 /**
- * @typedef {{kind: "literal", value: string} | {kind: "env", name: string, fallback?: string} | {kind: "expression"}} OptionValue
+ * @typedef {{kind: "literal", value: string} | {kind: "env", name: string, fallback?: string} | {kind: "binding", name: string} | {kind: "expression"}} OptionValue
  * @typedef {{key: OptionValue | null, endpoint: OptionValue | null}} InitCall
  */
 
@@ -20,8 +20,10 @@ const ARGS_MAX = 4000;
 
 /** Source files that may start the logger. */
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|html|vue|svelte|astro)$/i;
-/** Environment files, but not the examples committed beside them. */
-const ENV_FILE = /^\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?$/i;
+/** Environment files, but not the examples committed beside them; and a Worker's local secrets, in the same format. */
+const ENV_FILE = /^(?:\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?|\.dev\.vars(?:\.[\w-]+)?)$/i;
+/** A Cloudflare Worker's configuration, whose [vars] are the Worker's plain-text bindings. */
+export const WRANGLER_CONFIG = "wrangler.toml";
 
 /** @param {string} name */
 export const isSourceFile = (name) => SOURCE_FILE.test(name);
@@ -109,6 +111,9 @@ function optionValue(args, option) {
 		const fallback = or ? leadingLiteral(value.slice(env[0].length + or[0].length)) : null;
 		return fallback === null ? { kind: "env", name } : { kind: "env", name, fallback };
 	}
+	// A Worker's binding: `env.SVC_KEY` in its fetch handler, `c.env.SVC_KEY` in Hono.
+	const binding = new RegExp(`^(?:${IDENT}\\s*\\.\\s*)?env\\.(${IDENT})(?![\\w$.(])`).exec(value);
+	if (binding) return { kind: "binding", name: binding[1] };
 	return { kind: "expression" };
 }
 
@@ -184,5 +189,26 @@ export function readEnvFile(text) {
 	/** @type {Record<string, string>} */
 	const vars = {};
 	for (const [name, value] of Object.entries(parseEnv(text))) if (value !== undefined) vars[name] = value;
+	return vars;
+}
+
+/**
+ * The plain-text variables of a wrangler.toml: `NAME = "value"` in its [vars]
+ * table and in each environment's ([env.<name>.vars]).
+ * @param {string} text
+ * @returns {Record<string, string>}
+ */
+export function readWranglerVars(text) {
+	/** @type {Record<string, string>} */
+	const vars = {};
+	let inVars = false;
+	for (const line of text.split(/\r?\n/)) {
+		const table = /^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$/.exec(line);
+		if (table) inVars = /^(?:env\.[\w-]+\.)?vars$/.test(table[1]);
+		else if (inVars) {
+			const entry = /^\s*([A-Za-z_][\w]*)\s*=\s*(?:"((?:\\.|[^"\\])*)"|'([^']*)')/.exec(line);
+			if (entry && !(entry[1] in vars)) vars[entry[1]] = entry[2] ?? entry[3];
+		}
+	}
 	return vars;
 }

@@ -360,6 +360,43 @@ describe("setup-health scan", () => {
 		expect(r.text).not.toContain(key);
 	});
 
+	it("a Cloudflare Worker's bindings: env.X is looked up in wrangler.toml [vars] and .dev.vars, and else is a secret", async () => {
+		const root = tempDir("svc-worker-");
+		const key = keyEndingIn("wk01");
+		const worker = (init: string) => `import * as logger from "@svcapp/logger";\nexport default {\n  async fetch(request, env) {\n    ${init}\n    return new Response("ok");\n  },\n};\n`;
+		const logger = { "@svcapp/logger": "^1.2.0" };
+		writeTree(root, {
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"edge/package.json": json({ name: "edge", dependencies: logger }),
+			"edge/wrangler.toml": 'name = "edge"\nmain = "src/index.ts"\n\n[vars]\nSVC_ENDPOINT = "https://svc.example.com" # where errors go\n\n[[kv_namespaces]]\nbinding = "CACHE"\nSVC_KEY = "not-a-var"\n',
+			"edge/.dev.vars": `SVC_KEY=${key}\n`,
+			"edge/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// A wrong key kept for local development is caught like one in .env.
+			"wrong/package.json": json({ name: "wrong", dependencies: logger }),
+			"wrong/wrangler.toml": "[env.production.vars]\nSVC_ENDPOINT = 'svc.example.com'\n",
+			"wrong/.dev.vars": "SVC_KEY=sk_live_expired\n",
+			"wrong/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// Hono's context, and a key that only Cloudflare holds.
+			"hono/package.json": json({ name: "hono-app", dependencies: logger }),
+			"hono/src/index.ts": 'import { init } from "@svcapp/logger";\napp.use(async (c, next) => { init({ key: c.env.SVC_KEY, endpoint: "https://svc.example.com" }); await next(); });\n',
+		});
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		const p = byDir(r.json);
+		expect(p.edge.logger.configured).toEqual({
+			ok: true,
+			init: "edge/src/index.ts",
+			key: "found in edge/.dev.vars (…wk01)",
+			endpoint: "found in edge/wrangler.toml (https://svc.example.com)",
+		});
+		expect(p.edge.findings).toEqual([]);
+		expect(codes(p.wrong).sort()).toEqual(["endpoint_invalid", "key_invalid"]);
+		expect(p.wrong.findings.find((f: any) => f.code === "key_invalid").message).toBe("SVC_KEY in wrong/.dev.vars is not a project key: a project key is svc_ and 43 letters and digits.");
+		expect(p.hono.logger.configured).toMatchObject({ ok: true, key: "the Worker secret SVC_KEY (not in wrangler.toml [vars] nor .dev.vars)" });
+		expect(p.hono.findings).toEqual([]);
+		expect(r.text).not.toContain(key);
+	});
+
 	it("refuses bad input with a 4xx that says why", async () => {
 		const t = await serverWithRegistry();
 		const root = tempDir("svc-bad-");
