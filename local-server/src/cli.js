@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { COMMANDS } from "./commands.js";
 import { isObject } from "./json.js";
+import { start } from "./startCommand.js";
 
 /** @typedef {import("./commandSpec.js").Io} Io */
 /** @typedef {import("./commandSpec.js").Command} Command */
@@ -28,6 +29,9 @@ const COMMON_OPTIONS = {
 	help: { type: "boolean", short: "h", description: "show this help and exit" },
 	version: { type: "boolean", short: "v", description: "print the version of svc-local and exit" },
 };
+
+/** The options of start, which `svc-local` alone runs. */
+const START_OPTIONS = Object.keys(start.options ?? {}).map((name) => `--${name}`);
 
 function version() {
 	const pkg = /** @type {unknown} */ (JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")));
@@ -154,7 +158,8 @@ function parseErrorMessage(err, where) {
 export async function main(argv, io) {
 	try {
 		const [first, ...rest] = argv;
-		if (first === undefined) return await runCommand("start", [], io);
+		// `svc-local` alone runs start, and so do start's own options alone: `svc-local --no-clear`.
+		if (argv.every((a) => START_OPTIONS.includes(a))) return await runCommand("start", argv, io);
 		if (first.startsWith("-")) {
 			// The common options before any command: `svc-local --help [command]`, `svc-local --version`.
 			const { options, args } = strictParse(argv, COMMON_OPTIONS, "svc-local");

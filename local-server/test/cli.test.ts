@@ -327,6 +327,16 @@ describe("svc-local arguments", () => {
 		expect(short.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
 	});
 
+	it("`svc-local` alone is start, with start's options too: svc-local --no-clear starts the server", async () => {
+		const home = path.join(tempDir(), "desk");
+		const server = spawnCli(["--no-clear"], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(server.out.stdout).length === 1, "the server to start");
+		expect(server.out.stderr).toBe("");
+		server.child.kill("SIGTERM");
+		expect(await server.exited).toBe(0);
+		expect(server.out.stdout).toContain("svc-local stopped");
+	});
+
 	it("unknown options are errors that name the option and point at --help, and nothing runs", async () => {
 		const home = path.join(tempDir(), "absent");
 		const cases: [string[], string, string][] = [
