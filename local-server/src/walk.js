@@ -1,6 +1,6 @@
 // A bounded walk of a workspace: at most 8 folders deep, 6,000 files, 512 KiB
 // read per file and 48 MiB read in all (docs/limits.md, "Setup health").
-// `node_modules`, `.git` and the folders a `.gitignore` lists are skipped; a
+// `node_modules`, `.git`, tools' output (`.next`, `.wrangler`...) and the folders a `.gitignore` lists are skipped; a
 // symbolic link is followed only when its target is inside the workspace, and
 // a linked folder only after the rest, so that a folder is reported under its
 // own path rather than a link's (each folder is walked once). A limit that is reached is recorded with where, never
@@ -17,7 +17,11 @@ export const SCAN_LIMITS = Object.freeze({ depth: 8, files: 6000, bytesPerFile: 
 /** @typedef {keyof typeof SCAN_LIMITS} LimitName */
 /** @typedef {{limit: LimitName, count: number, paths: string[], message: string}} LimitHit */
 
-const ALWAYS_SKIPPED = new Set(["node_modules", ".git"]);
+/**
+ * Dependencies, git's store, and what frameworks and tools generate (Next.js writes a
+ * package.json into .next): never a package of the owner's, even where no .gitignore lists it.
+ */
+const ALWAYS_SKIPPED = new Set(["node_modules", ".git", ".next", ".nuxt", ".output", ".svelte-kit", ".astro", ".angular", ".wrangler", ".vercel", ".netlify", ".turbo", ".parcel-cache", ".expo"]);
 /** Paths kept per limit hit; the count says how many there were. */
 const HIT_PATHS_KEPT = 10;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;

@@ -397,6 +397,23 @@ describe("setup-health scan", () => {
 		expect(r.text).not.toContain(key);
 	});
 
+	it("skips what frameworks and tools generate, even where no .gitignore lists it", async () => {
+		const root = tempDir("svc-built-");
+		const generated = [".next", ".nuxt", ".output", ".svelte-kit", ".astro", ".angular", ".wrangler/tmp/dev-x", ".vercel/output", ".netlify", ".turbo", ".parcel-cache", ".expo"];
+		const files: Record<string, string> = { "package.json": json({ name: "app" }), "next/.next/package.json": json({ type: "commonjs" }) };
+		for (const dir of generated) {
+			files[`${dir}/package.json`] = json({ name: `built-${dir}` });
+			files[`${dir}/server.js`] = 'const { init } = require("@svcapp/logger");\ninit({ key: "svc_old", endpoint: "https://old.example.com" });\n';
+		}
+		files["next/package.json"] = json({ name: "next-app" });
+		files["next-like/package.json"] = json({ name: "next-like" }); // a folder merely named like one is walked
+		writeTree(root, files);
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		expect(r.json.packages.map((p: any) => p.dir)).toEqual([".", "next", "next-like"]);
+		expect(r.json.limits.used.files).toBe(3);
+	});
+
 	it("refuses bad input with a 4xx that says why", async () => {
 		const t = await serverWithRegistry();
 		const root = tempDir("svc-bad-");
