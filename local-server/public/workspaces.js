@@ -102,8 +102,12 @@ function showScan(r) {
 	const attention = r.packages.filter((p) => p.needsAttention).length;
 	const summary = attention === 0 ? "Every package is set up." : `${attention} of ${r.packages.length} packages need attention.`;
 	$("health-status").textContent = `${summary} Scanned ${new Date(r.scannedAt).toLocaleString()}${r.cached ? " (from the last hour's scan)" : ""}; access: ${r.access}.`;
+	/** @param {{count: number, paths: string[]}} h */
+	const paths = (h) => `${h.paths.join(", ")}${h.count > h.paths.length ? ` and ${h.count - h.paths.length} more` : ""}`;
+	const unreadable = r.limits.unreadable;
 	$("health-limits").replaceChildren(
-		...r.limits.hit.map((h) => el("li", `Limit reached: ${h.message}: ${h.paths.join(", ")}${h.count > h.paths.length ? ` and ${h.count - h.paths.length} more` : ""}`)),
+		...r.limits.hit.map((h) => el("li", `Limit reached: ${h.message}: ${paths(h)}`)),
+		...(unreadable?.count > 0 ? [el("li", `Could not be read (skipped): ${paths(unreadable)}`)] : []),
 	);
 	$("health-packages").querySelector("tbody").replaceChildren(...r.packages.map(packageRow));
 	$("health-packages").hidden = r.packages.length === 0;

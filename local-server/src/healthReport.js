@@ -37,6 +37,11 @@ export function healthText(answer, workspace) {
 		const more = hit.count > hit.paths.length ? ` and ${hit.count - hit.paths.length} more` : "";
 		lines.push(`  limit reached: ${hit.message}: ${hit.paths.join(", ")}${more}`);
 	}
+	const { unreadable } = answer.limits;
+	if (unreadable.count > 0) {
+		const more = unreadable.count > unreadable.paths.length ? ` and ${unreadable.count - unreadable.paths.length} more` : "";
+		lines.push(`  could not be read (skipped): ${unreadable.paths.join(", ")}${more}`);
+	}
 	const attention = answer.packages.filter((p) => p.needsAttention).length;
 	// With no package there is nothing to call set up: "no package.json found" above says it all.
 	if (answer.packages.length > 0) lines.push(`  ${attention === 0 ? "every package is set up" : `${attention} of ${answer.packages.length} packages need attention`}`);

@@ -94,7 +94,11 @@ export async function scanWorkspace(root, latestVersion) {
 		onFile(rel, name, text) {
 			const dir = dirOf(rel);
 			folder(dir).files.push(name);
-			if (text === null) return;
+			if (text === null) {
+				// A package whose package.json cannot be read is still a package, to be told about.
+				if (name === "package.json" && reader.unreadable.has(rel)) packageDirs.push(dir);
+				return;
+			}
 			if (name === "package.json") {
 				packageDirs.push(dir);
 				try {
@@ -154,11 +158,13 @@ export async function scanWorkspace(root, latestVersion) {
 		const findings = [];
 		const manifest = f.manifest;
 		if (!manifest) {
+			const file = `${dir === "." ? "" : `${dir}/`}package.json`;
+			const denied = reader.unreadable.get(file);
 			findings.push({
 				code: "package_json_unreadable",
 				severity: "error",
-				message: `package.json cannot be read: ${f.manifestError}`,
-				action: `Fix the JSON of ${dir === "." ? "" : `${dir}/`}package.json and scan again.`,
+				message: `package.json cannot be read: ${denied ?? f.manifestError}`,
+				action: denied ? `Let the user svc-local runs as read ${file}, then scan again.` : `Fix the JSON of ${file} and scan again.`,
 			});
 			packages.push({ dir, name: null, packageManager: pm.manager, logger: { listed: false, installed: null, latest: null, configured: notConfigured() }, findings });
 			continue;
@@ -215,7 +221,8 @@ export async function scanWorkspace(root, latestVersion) {
 				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, loggerField).join(" "), dir)}.`,
 			});
 		}
-		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings);
+		const unreadSources = [...reader.unreadable.keys()].filter((rel) => isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir);
+		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings, unreadSources);
 		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
 	}
 	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
@@ -305,17 +312,19 @@ function describeOption(name, option, file, findings) {
  * @param {string[]} importers files that import the logger
  * @param {({dir: string} & Folder)[]} chain
  * @param {Finding[]} findings
+ * @param {string[]} unreadSources source files of the package that could not be read
  * @returns {Configured}
  */
-function configuration(calls, importers, chain, findings) {
+function configuration(calls, importers, chain, findings, unreadSources) {
 	if (calls.length === 0) {
+		const unread = unreadSources.length > 0 ? ` ${unreadSources.join(", ")} could not be read: the call may be there.` : "";
 		findings.push({
 			code: "logger_not_initialised",
 			severity: "error",
 			message:
-				importers.length > 0
+				(importers.length > 0
 					? `${importers[0]} imports ${LOGGER_PACKAGE} but no call to its init was found.`
-					: `No source file of this package imports ${LOGGER_PACKAGE} and calls its init.`,
+					: `No source file of this package imports ${LOGGER_PACKAGE} and calls its init.`) + unread,
 			action: 'Call init({ key: process.env.SVC_KEY, endpoint: "https://<your svc address>" }) from @svcapp/logger when the app starts.',
 		});
 		return notConfigured();

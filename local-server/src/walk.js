@@ -57,6 +57,15 @@ export class BoundedReader {
 		this.stopped = false;
 		/** @type {Map<LimitName, LimitHit>} */
 		this.hits = new Map();
+		/** Files and folders the walk met but could not read, with why ("permission denied"). @type {Map<string, string>} */
+		this.unreadable = new Map();
+	}
+
+	/** @param {string} rel @param {unknown} err */
+	cannotRead(rel, err) {
+		const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+		if (code === "ENOENT") return; // gone since it was listed
+		this.unreadable.set(rel, code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? String(err)));
 	}
 
 	/** @param {LimitName} limit @param {string} rel */
@@ -91,7 +100,8 @@ export class BoundedReader {
 		let real;
 		try {
 			real = await fsp.realpath(path.join(this.root, rel));
-		} catch {
+		} catch (err) {
+			this.cannotRead(rel, err);
 			return null;
 		}
 		if (!isInside(this.root, real)) return null;
@@ -99,7 +109,8 @@ export class BoundedReader {
 		let file;
 		try {
 			file = await fsp.open(real, OPEN_FLAGS);
-		} catch {
+		} catch (err) {
+			this.cannotRead(rel, err);
 			return null;
 		}
 		try {
@@ -126,9 +137,15 @@ export class BoundedReader {
 		}
 	}
 
-	/** The limits, what was used of them, and which were reached. */
+	/** The limits, what was used of them, which were reached, and what could not be read. */
 	report() {
-		return { ...SCAN_LIMITS, used: { files: this.files, bytes: this.bytes }, hit: [...this.hits.values()] };
+		const unreadable = [...this.unreadable.keys()];
+		return {
+			...SCAN_LIMITS,
+			used: { files: this.files, bytes: this.bytes },
+			hit: [...this.hits.values()],
+			unreadable: { count: unreadable.length, paths: unreadable.slice(0, HIT_PATHS_KEPT) },
+		};
 	}
 }
 
@@ -156,7 +173,8 @@ export async function walk(reader, visitor) {
 		let entries;
 		try {
 			entries = await fsp.readdir(path.join(reader.root, dir), { withFileTypes: true });
-		} catch {
+		} catch (err) {
+			reader.cannotRead(dir || ".", err);
 			return;
 		}
 		entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -1,0 +1,75 @@
+// What the setup-health scan cannot read (a package.json, a source file, a
+// folder the server's user may not open) is said, not passed over: the
+// package is still listed, the missing init is not asserted, and the answer
+// and `svc-local health` name the paths. The server runs as a real process
+// without the right to read others' files: as root (where mode 0 stops
+// nothing) it is started without the capabilities that bypass file modes.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir, until } from "./helpers.js";
+import { json, writeTree } from "./setupHealthHelpers.js";
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
+const DROP_FILE_RIGHTS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"];
+const asRoot = process.getuid?.() === 0;
+const canDrop = !asRoot || spawnSync(DROP_FILE_RIGHTS[0], ["--version"]).status === 0;
+const stops: (() => void)[] = [];
+afterEach(() => {
+	for (const stop of stops.splice(0)) stop();
+});
+
+function run(args: string[], env: NodeJS.ProcessEnv) {
+	const r = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: "utf8" });
+	return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("setup health of what cannot be read", () => {
+	it.skipIf(!canDrop)("lists the package whose package.json is unreadable, names unread sources and folders, and says so in the text", async () => {
+		const root = tempDir("svc-unreadable-");
+		const home = path.join(tempDir(), "desk");
+		writeTree(root, {
+			"package.json": json({ name: "perm", private: true, workspaces: ["apps/*"] }),
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.0.0" }),
+			"apps/secret/package.json": json({ name: "secret", dependencies: { "@svcapp/logger": "^1.0.0" } }),
+			"apps/ok/package.json": json({ name: "ok", dependencies: { "@svcapp/logger": "^1.0.0" } }),
+			"apps/ok/src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+			"apps/locked/package.json": json({ name: "locked" }),
+		});
+		fs.chmodSync(path.join(root, "apps/secret/package.json"), 0);
+		fs.chmodSync(path.join(root, "apps/ok/src/index.js"), 0);
+		fs.chmodSync(path.join(root, "apps/locked"), 0);
+		stops.push(() => fs.chmodSync(path.join(root, "apps/locked"), 0o755));
+
+		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
+		const [command, ...prefix] = asRoot ? [...DROP_FILE_RIGHTS, process.execPath] : [process.execPath];
+		const server = spawn(command, [...prefix, BIN, "start"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
+		stops.push(() => server.kill("SIGKILL"));
+		let out = "";
+		server.stdout.on("data", (c) => (out += c));
+		await until(() => out.includes("svc-local connect '"), "the server to start");
+
+		expect(run(["workspace", "add", root], env).code).toBe(0);
+		const answer = JSON.parse(run(["health", "--json"], env).stdout)[0];
+		const byDir = Object.fromEntries(answer.packages.map((p: any) => [p.dir, p]));
+		expect(Object.keys(byDir)).toEqual([".", "apps/ok", "apps/secret"]);
+		expect(byDir["apps/secret"].findings).toEqual([
+			{
+				code: "package_json_unreadable",
+				severity: "error",
+				message: "package.json cannot be read: permission denied",
+				action: "Let the user svc-local runs as read apps/secret/package.json, then scan again.",
+			},
+		]);
+		const notInit = byDir["apps/ok"].findings.find((f: any) => f.code === "logger_not_initialised");
+		expect(notInit.message).toBe("No source file of this package imports @svcapp/logger and calls its init. apps/ok/src/index.js could not be read: the call may be there.");
+		expect(answer.limits.unreadable).toEqual({ count: 3, paths: ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"].sort() });
+
+		const text = run(["health"], env);
+		expect(text.code).toBe(4);
+		expect(text.stdout).toContain("  could not be read (skipped): ");
+		for (const p of ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"]) expect(text.stdout).toContain(p);
+	});
+});
