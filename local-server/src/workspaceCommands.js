@@ -58,20 +58,29 @@ export const health = {
 		force: { type: "boolean", description: "scan again now instead of answering the scan of the last hour" },
 		json: { type: "boolean", description: "print the scan answers as a JSON array" },
 	},
-	details: `workspace: its id or its folder. Exits ${NEEDS_ATTENTION} when a package needs attention (a finding of severity error or warning), so that a script can stop on it.`,
+	details: `workspace: its id or its folder. Exits ${NEEDS_ATTENTION} when a package needs attention (a finding of severity error or warning), so that a script can stop on it; 1 when a workspace could not be scanned (the others are still printed).`,
 	async run({ args: [which], options }, io) {
 		const { workspaces } = /** @type {{workspaces: Workspace[]}} */ (await ownerRequest(io.env, "GET", "/api/workspaces"));
 		const chosen = which === undefined ? workspaces.filter((w) => w.kind === "local") : [findWorkspace(workspaces, which)];
 		if (chosen.length === 0) throw new CliError("no local workspace is registered: add one with svc-local workspace add <dir>");
-		/** @type {HealthAnswer[]} */
-		const answers = [];
+		/** @type {{answer: HealthAnswer, workspace: Workspace}[]} */
+		const scanned = [];
+		let failed = false;
 		for (const w of chosen) {
 			const query = `workspaceId=${w.id}${options.force ? "&force=1" : ""}`;
-			answers.push(/** @type {HealthAnswer} */ (await ownerRequest(io.env, "GET", `/api/workspace/setup-health?${query}`)));
+			try {
+				scanned.push({ answer: /** @type {HealthAnswer} */ (await ownerRequest(io.env, "GET", `/api/workspace/setup-health?${query}`)), workspace: w });
+			} catch (err) {
+				// One workspace that cannot be scanned (its folder gone...) does not hide the others'.
+				if (which !== undefined || !(err instanceof CliError)) throw err;
+				io.stderr.write(`svc-local: workspace ${w.id} (${w.path}) not scanned: ${err.message.replace(/^GET \S+: /, "")}\n`);
+				failed = true;
+			}
 		}
-		if (options.json) io.stdout.write(`${JSON.stringify(answers, null, 2)}\n`);
-		else for (const [i, answer] of answers.entries()) io.stdout.write(healthText(answer, chosen[i]));
-		return answers.some((a) => a.packages.some((p) => p.needsAttention)) ? NEEDS_ATTENTION : 0;
+		if (options.json) io.stdout.write(`${JSON.stringify(scanned.map((s) => s.answer), null, 2)}\n`);
+		else for (const { answer, workspace } of scanned) io.stdout.write(healthText(answer, workspace));
+		if (failed) return 1;
+		return scanned.some((s) => s.answer.packages.some((p) => p.needsAttention)) ? NEEDS_ATTENTION : 0;
 	},
 };
 

@@ -237,6 +237,15 @@ describe("svc-local command line", () => {
 			const none = await runCli(["health", "."], env, empty);
 			expect(none.stdout).toContain("no package.json found");
 			expect(none.stdout).not.toContain("set up");
+
+			// One folder gone: the others are still scanned and printed; the gone one is named, exit 1.
+			const emptyId = (await runCli(["workspace", "list"], env)).stdout.split("\n").find((l) => l.includes(fs.realpathSync(empty)))!.split("  ")[0];
+			fs.rmdirSync(empty);
+			const partial = await runCli(["health"], env);
+			expect(partial.code).toBe(1);
+			expect(partial.stdout).toContain(`workspace ${goodId[1]}  ${goodId[2]}`);
+			expect(partial.stderr).toBe(`svc-local: workspace ${emptyId} (${fs.realpathSync(code)}/empty) not scanned: 409 the folder of workspace ${emptyId} (${fs.realpathSync(code)}/empty) is gone or is not a folder; restore it or remove the workspace\n`);
+			expect(JSON.parse((await runCli(["health", "--json"], env)).stdout).map((a: any) => a.workspaceId)).toEqual([goodId[1]]);
 		} finally {
 			server.child.kill("SIGTERM");
 			await server.exited;
