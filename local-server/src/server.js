@@ -3,6 +3,7 @@
 // 0.0.0.0, same port), or where SVC_SERVER_HOST / SVC_ALLOW_LAN put it. HTTP
 // requests go to requests.js (guard, page, route table in routes.js),
 // WebSocket upgrades to socket.js. The HTTP API is listed in README.md.
+import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -44,9 +45,11 @@ import { Workspaces } from "./workspaces.js";
  * @property {number} [requestTimeoutMs] time a request has to arrive whole, body included (default 30 s); for tests only
  */
 
-export class LocalServer {
+/** Emits "endpoints" when the listener moved (the LAN toggle): codes shown before name the old addresses. */
+export class LocalServer extends EventEmitter {
 	/** @param {ServerOptions} [options] */
 	constructor(options = {}) {
+		super();
 		const env = options.env ?? process.env;
 		this.stateDir = options.stateDir ?? stateDirFrom(env);
 		this.mode = parseMode(options.mode ?? env.SVC_MODE);
@@ -253,6 +256,7 @@ export class LocalServer {
 		if (enabled) this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
 		this.#writeServerFile();
 		this.log(`listening on ${host}:${this.port} (LAN ${enabled ? "enabled" : "disabled"})`);
+		this.emit("endpoints");
 	}
 
 	/** With LAN off, connections from other machines end. */

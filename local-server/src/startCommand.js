@@ -61,6 +61,8 @@ export const start = {
 		// Stopped while the first code was made: its refresh may have set a timer after stop() ran.
 		if (stopping) refresher.stop();
 		else {
+			// LAN turned on or off (from the page): the code on screen names addresses that changed.
+			server.on("endpoints", () => void refresher.refresh());
 			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
 			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
 				for (const ch of chunk.toString()) {
