@@ -31,12 +31,20 @@ export const login = {
 		if (!token) {
 			const email = stringOption(options.email) ?? (await prompt(io, "Email: "));
 			const password = io.env.SVC_PASSWORD ?? (await prompt(io, "Password: ", { hidden: true }));
-			const res = await fetch(`${apiUrl}/api/auth/login`, {
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				body: JSON.stringify({ email, password }),
-				signal: AbortSignal.timeout(10_000),
-			});
+			/** @type {Response} */
+			let res;
+			try {
+				res = await fetch(`${apiUrl}/api/auth/login`, {
+					method: "POST",
+					headers: { "content-type": "application/json" },
+					body: JSON.stringify({ email, password }),
+					signal: AbortSignal.timeout(10_000),
+				});
+			} catch (err) {
+				// fetch's own "fetch failed" names neither the address nor the cause.
+				const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+				throw new CliError(`cannot reach ${apiUrl}: ${cause}`);
+			}
 			const body = /** @type {unknown} */ (await res.json().catch(() => ({})));
 			if (!res.ok || !isObject(body) || typeof body.token !== "string") {
 				throw new CliError(`sign-in failed: ${res.status} ${isObject(body) && typeof body.error === "string" ? body.error : res.statusText}`);

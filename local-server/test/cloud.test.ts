@@ -99,6 +99,19 @@ describe("svc-local login", () => {
 		expect(bad.code).toBe(1);
 		expect(bad.err).toMatch(/not valid/);
 		expect((await run(["login", "ftp://x"], { SVC_HOME: home })).code).toBe(1);
+
+		// An address where nothing answers is named, with either way of signing in.
+		const closed = await new Promise<number>((resolve) => {
+			const s = net.createServer().listen(0, "127.0.0.1", () => {
+				const { port } = s.address() as net.AddressInfo;
+				s.close(() => resolve(port));
+			});
+		});
+		for (const how of [["--email", owner.user.email], ["--token", owner.token]]) {
+			const down = await run(["login", `http://127.0.0.1:${closed}`, ...how], { SVC_HOME: home, SVC_PASSWORD: PASSWORD });
+			expect(down.code, how[0]).toBe(1);
+			expect(down.err, how[0]).toMatch(new RegExp(`^svc-local: cannot reach http://127\\.0\\.0\\.1:${closed}: `));
+		}
 	});
 
 	it("on a terminal, asks for the email and the password, and does not echo the password", async () => {
