@@ -121,7 +121,9 @@ function packageRow(p) {
 	const name = el("td");
 	name.append(el("div", p.dir), el("div", p.name ?? "", "hint"));
 	const { listed, installed, latest, configured } = p.logger;
-	const logger = listed ? `${installed ?? "not installed"} (latest ${latest ?? "unknown"})` : "not listed";
+	// A package.json that could not be read or parsed says nothing about the logger either way.
+	const unread = p.findings.some((f) => f.code === "package_json_unreadable");
+	const logger = listed ? `${installed ?? "not installed"} (latest ${latest ?? "unknown"})` : unread ? "unknown" : "not listed";
 	const setup = el("td", undefined, "setup");
 	if (configured.init) {
 		setup.append(el("div", `init: ${configured.init}`), el("div", `key: ${configured.key ?? "none"}`), el("div", `endpoint: ${configured.endpoint ?? "none"}`));

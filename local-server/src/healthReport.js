@@ -16,7 +16,8 @@
 /** @param {import("./scan.js").PackageHealth} p */
 function loggerLine(p) {
 	const { listed, installed, latest } = p.logger;
-	if (!listed) return "logger not listed";
+	// A package.json that could not be read or parsed says nothing about the logger either way.
+	if (!listed) return p.findings.some((f) => f.code === "package_json_unreadable") ? "logger unknown" : "logger not listed";
 	return `logger ${installed ?? "not installed"}, latest ${latest ?? "unknown"}`;
 }
 

@@ -70,6 +70,7 @@ describe("setup health of what cannot be read", () => {
 		const text = run(["health"], env);
 		expect(text.code).toBe(4);
 		expect(text.stdout).toContain("  could not be read (skipped): ");
+		expect(text.stdout).toContain("  apps/secret  npm  logger unknown\n"); // not "not listed": nothing is known
 		for (const p of ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"]) expect(text.stdout).toContain(p);
 	});
 });
