@@ -5,6 +5,7 @@
 // expression this reading does not follow. A reading of the text, not a
 // parser: it finds the usual ways of importing and calling the logger.
 import { parseEnv } from "node:util";
+import { isObject } from "./json.js";
 import { LOGGER_PACKAGE } from "./packageManagers.js";
 
 /**
@@ -22,8 +23,11 @@ const ARGS_MAX = 4000;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|html|vue|svelte|astro)$/i;
 /** Environment files, but not the examples committed beside them; and a Worker's local secrets, in the same format. */
 const ENV_FILE = /^(?:\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?|\.dev\.vars(?:\.[\w-]+)?)$/i;
-/** A Cloudflare Worker's configuration, whose [vars] are the Worker's plain-text bindings. */
-export const WRANGLER_CONFIG = "wrangler.toml";
+/** A Cloudflare Worker's configuration (TOML, or JSON with comments), whose vars are the Worker's plain-text bindings. */
+const WRANGLER_CONFIG = /^wrangler\.(?:toml|jsonc?)$/;
+
+/** @param {string} name */
+export const isWranglerConfig = (name) => WRANGLER_CONFIG.test(name);
 
 /** @param {string} name */
 export const isSourceFile = (name) => SOURCE_FILE.test(name);
@@ -193,14 +197,31 @@ export function readEnvFile(text) {
 }
 
 /**
- * The plain-text variables of a wrangler.toml: `NAME = "value"` in its [vars]
- * table and in each environment's ([env.<name>.vars]).
- * @param {string} text
+ * The plain-text variables of a Worker's configuration: its `vars` and each
+ * environment's (`[env.<name>.vars]` in TOML, `env.<name>.vars` in JSON).
+ * @param {string} name the file's name @param {string} text
  * @returns {Record<string, string>}
  */
-export function readWranglerVars(text) {
+export function readWranglerVars(name, text) {
 	/** @type {Record<string, string>} */
 	const vars = {};
+	if (!name.endsWith(".toml")) {
+		/** @type {unknown} */
+		let config;
+		try {
+			// JSON with comments and trailing commas, as wrangler reads it.
+			config = JSON.parse(withoutComments(text).replace(/,(\s*[}\]])/g, "$1"));
+		} catch {
+			return vars;
+		}
+		if (!isObject(config)) return vars;
+		const envs = isObject(config.env) ? Object.values(config.env) : [];
+		for (const table of [config.vars, ...envs.map((e) => (isObject(e) ? e.vars : undefined))]) {
+			if (!isObject(table)) continue;
+			for (const [key, value] of Object.entries(table)) if (typeof value === "string" && !(key in vars)) vars[key] = value;
+		}
+		return vars;
+	}
 	let inVars = false;
 	for (const line of text.split(/\r?\n/)) {
 		const table = /^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$/.exec(line);

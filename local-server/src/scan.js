@@ -8,7 +8,7 @@
 import path from "node:path";
 import semver from "semver";
 import { isObject } from "./json.js";
-import { findInitCalls, isEnvFile, isSourceFile, readEnvFile, readWranglerVars, WRANGLER_CONFIG } from "./loggerInit.js";
+import { findInitCalls, isEnvFile, isSourceFile, isWranglerConfig, readEnvFile, readWranglerVars } from "./loggerInit.js";
 import { findPackageManager, LOGGER_PACKAGE, listedIn, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
 import { dsnLiterals, dsnsOf, PROJECT_KEY, sentryFinding, sentrySdkOf } from "./sentrySdk.js";
 import { BoundedReader, walk } from "./walk.js";
@@ -90,7 +90,7 @@ export async function scanWorkspace(root, latestVersion) {
 	const packageDirs = [];
 
 	await walk(reader, {
-		wants: (name) => name === "package.json" || name === WRANGLER_CONFIG || isEnvFile(name) || isSourceFile(name),
+		wants: (name) => name === "package.json" || isWranglerConfig(name) || isEnvFile(name) || isSourceFile(name),
 		onFile(rel, name, text) {
 			const dir = dirOf(rel);
 			folder(dir).files.push(name);
@@ -108,8 +108,8 @@ export async function scanWorkspace(root, latestVersion) {
 				} catch (err) {
 					folder(dir).manifestError = err instanceof Error ? err.message : String(err);
 				}
-			} else if (name === WRANGLER_CONFIG) {
-				folder(dir).env.push({ file: rel, vars: readWranglerVars(text) });
+			} else if (isWranglerConfig(name)) {
+				folder(dir).env.push({ file: rel, vars: readWranglerVars(name, text) });
 			} else if (isEnvFile(name)) {
 				folder(dir).env.push({ file: rel, vars: readEnvFile(text) });
 			} else {
@@ -339,7 +339,7 @@ function configuration(calls, importers, chain, findings, unreadSources) {
 		const env = envFiles.find((e) => e.vars[option.name]);
 		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name], file: env.file };
 		// A binding in none of them is a secret kept by Cloudflare, which no file here can show.
-		if (option.kind === "binding") return { ...none, found: true, where: `the Worker secret ${option.name} (not in wrangler.toml [vars] nor .dev.vars)`, variable: option.name };
+		if (option.kind === "binding") return { ...none, found: true, where: `the Worker secret ${option.name} (not in the vars of a wrangler configuration nor .dev.vars)`, variable: option.name };
 		if (option.fallback) return { ...none, found: true, where: `${option.name} is not set: the fallback in ${file}`, literal: true, variable: option.name, value: option.fallback, file };
 		return { ...none, variable: option.name };
 	};

@@ -376,6 +376,10 @@ describe("setup-health scan", () => {
 			"wrong/wrangler.toml": "[env.production.vars]\nSVC_ENDPOINT = 'svc.example.com'\n",
 			"wrong/.dev.vars": "SVC_KEY=sk_live_expired\n",
 			"wrong/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// wrangler.jsonc, what `npm create cloudflare` writes now: comments, trailing commas, an environment's vars.
+			"jsonc/package.json": json({ name: "jsonc", dependencies: logger }),
+			"jsonc/wrangler.jsonc": `{\n  // the Worker\n  "name": "jsonc", /* main */ "main": "src/index.ts",\n  "env": { "production": { "vars": { "SVC_KEY": "${key}", }, }, },\n  "vars": { "SVC_ENDPOINT": "https://svc.example.com/", "N": 3 },\n}\n`,
+			"jsonc/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
 			// Hono's context, and a key that only Cloudflare holds.
 			"hono/package.json": json({ name: "hono-app", dependencies: logger }),
 			"hono/src/index.ts": 'import { init } from "@svcapp/logger";\napp.use(async (c, next) => { init({ key: c.env.SVC_KEY, endpoint: "https://svc.example.com" }); await next(); });\n',
@@ -392,7 +396,13 @@ describe("setup-health scan", () => {
 		expect(p.edge.findings).toEqual([]);
 		expect(codes(p.wrong).sort()).toEqual(["endpoint_invalid", "key_invalid"]);
 		expect(p.wrong.findings.find((f: any) => f.code === "key_invalid").message).toBe("SVC_KEY in wrong/.dev.vars is not a project key: a project key is svc_ and 43 letters and digits.");
-		expect(p.hono.logger.configured).toMatchObject({ ok: true, key: "the Worker secret SVC_KEY (not in wrangler.toml [vars] nor .dev.vars)" });
+		expect(p.jsonc.logger.configured).toEqual({
+			ok: true,
+			init: "jsonc/src/index.ts",
+			key: "found in jsonc/wrangler.jsonc (…wk01)",
+			endpoint: "found in jsonc/wrangler.jsonc (https://svc.example.com/)",
+		});
+		expect(p.hono.logger.configured).toMatchObject({ ok: true, key: "the Worker secret SVC_KEY (not in the vars of a wrangler configuration nor .dev.vars)" });
 		expect(p.hono.findings).toEqual([]);
 		expect(r.text).not.toContain(key);
 	});
