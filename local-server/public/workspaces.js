@@ -108,6 +108,7 @@ function showScan(r) {
 	$("health-limits").replaceChildren(
 		...r.limits.hit.map((h) => el("li", `Limit reached: ${h.message}: ${paths(h)}`)),
 		...(unreadable?.count > 0 ? [el("li", `Could not be read (skipped): ${paths(unreadable)}`)] : []),
+		...(r.limits.linksOut?.count > 0 ? [el("li", `Links out of the workspace (not followed): ${paths(r.limits.linksOut)}`)] : []),
 	);
 	$("health-packages").querySelector("tbody").replaceChildren(...r.packages.map(packageRow));
 	$("health-packages").hidden = r.packages.length === 0;

@@ -34,15 +34,11 @@ export function healthText(answer, workspace) {
 		if (init) lines.push(`    init in ${init}; key: ${key ?? "none"}; endpoint: ${endpoint ?? "none"}`);
 		for (const f of p.findings) lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
 	}
-	for (const hit of answer.limits.hit) {
-		const more = hit.count > hit.paths.length ? ` and ${hit.count - hit.paths.length} more` : "";
-		lines.push(`  limit reached: ${hit.message}: ${hit.paths.join(", ")}${more}`);
-	}
-	const { unreadable } = answer.limits;
-	if (unreadable.count > 0) {
-		const more = unreadable.count > unreadable.paths.length ? ` and ${unreadable.count - unreadable.paths.length} more` : "";
-		lines.push(`  could not be read (skipped): ${unreadable.paths.join(", ")}${more}`);
-	}
+	/** @param {{count: number, paths: string[]}} h */
+	const paths = (h) => `${h.paths.join(", ")}${h.count > h.paths.length ? ` and ${h.count - h.paths.length} more` : ""}`;
+	for (const hit of answer.limits.hit) lines.push(`  limit reached: ${hit.message}: ${paths(hit)}`);
+	if (answer.limits.unreadable.count > 0) lines.push(`  could not be read (skipped): ${paths(answer.limits.unreadable)}`);
+	if (answer.limits.linksOut.count > 0) lines.push(`  links out of the workspace (not followed): ${paths(answer.limits.linksOut)}`);
 	const attention = answer.packages.filter((p) => p.needsAttention).length;
 	// With no package there is nothing to call set up: "no package.json found" above says it all.
 	if (answer.packages.length > 0) lines.push(`  ${attention === 0 ? "every package is set up" : `${attention} of ${answer.packages.length} packages need attention`}`);

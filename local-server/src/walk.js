@@ -59,6 +59,8 @@ export class BoundedReader {
 		this.hits = new Map();
 		/** Files and folders the walk met but could not read, with why ("permission denied"). @type {Map<string, string>} */
 		this.unreadable = new Map();
+		/** Symbolic links whose target is out of the workspace: not followed, but said. @type {string[]} */
+		this.linksOut = [];
 	}
 
 	/** @param {string} rel @param {unknown} err */
@@ -137,7 +139,7 @@ export class BoundedReader {
 		}
 	}
 
-	/** The limits, what was used of them, which were reached, and what could not be read. */
+	/** The limits, what was used of them, which were reached, what could not be read, and the links not followed. */
 	report() {
 		const unreadable = [...this.unreadable.keys()];
 		return {
@@ -145,6 +147,7 @@ export class BoundedReader {
 			used: { files: this.files, bytes: this.bytes },
 			hit: [...this.hits.values()],
 			unreadable: { count: unreadable.length, paths: unreadable.slice(0, HIT_PATHS_KEPT) },
+			linksOut: { count: this.linksOut.length, paths: this.linksOut.slice(0, HIT_PATHS_KEPT) },
 		};
 	}
 }
@@ -184,6 +187,7 @@ export async function walk(reader, visitor) {
 			const rel = dir ? `${dir}/${entry.name}` : entry.name;
 			const kind = entry.isSymbolicLink() ? await linkKind(reader.root, rel) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : "other";
 			if (kind === "dir") subdirs.push({ name: entry.name, link: entry.isSymbolicLink() });
+			if (kind === "outside") reader.linksOut.push(rel);
 			if (kind !== "file") continue;
 			if (!reader.countFile(rel)) return;
 			const text = entry.name === ".gitignore" || visitor.wants(entry.name) ? await reader.read(rel) : null;

@@ -140,6 +140,8 @@ describe("setup-health scan", () => {
 		// Nothing behind the links out of the workspace was read.
 		expect(r.text).not.toContain(outsideKey.slice(-4));
 		expect(r.text).not.toContain("outside");
+		// Not followed, but said: the owner learns why a linked package is missing.
+		expect(answer.limits.linksOut).toEqual({ count: 2, paths: ["linked", "packages/plain-lib/.env"] });
 		// The latest version was asked for once.
 		expect(registry().packumentRequests()).toBeGreaterThanOrEqual(1);
 	});

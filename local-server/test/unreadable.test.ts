@@ -38,6 +38,7 @@ describe("setup health of what cannot be read", () => {
 			"apps/ok/src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
 			"apps/locked/package.json": json({ name: "locked" }),
 		});
+		fs.symlinkSync(tempDir(), path.join(root, "apps/ok/shared"));
 		fs.chmodSync(path.join(root, "apps/secret/package.json"), 0);
 		fs.chmodSync(path.join(root, "apps/ok/src/index.js"), 0);
 		fs.chmodSync(path.join(root, "apps/locked"), 0);
@@ -70,6 +71,7 @@ describe("setup health of what cannot be read", () => {
 		const text = run(["health"], env);
 		expect(text.code).toBe(4);
 		expect(text.stdout).toContain("  could not be read (skipped): ");
+		expect(text.stdout).toContain("  links out of the workspace (not followed): apps/ok/shared\n");
 		expect(text.stdout).toContain("  apps/secret  npm  logger unknown\n"); // not "not listed": nothing is known
 		for (const p of ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"]) expect(text.stdout).toContain(p);
 	});
