@@ -86,6 +86,17 @@ export function sentryFinding(sdk, dsns) {
 			action: `${setTo}, or add @svcapp/logger.`,
 		};
 	}
+	// Sentry's SDKs take only letters, digits and _ as a DSN's key and turn themselves off,
+	// silently, for any other: a key minted before svc's keys had that alphabet.
+	const refused = dsns.find((d) => /[^A-Za-z0-9_]/.test(d.key));
+	if (refused) {
+		return {
+			code: "sentry_dsn_key_refused",
+			severity: "error",
+			message: `The project key in ${refused.where} holds "-", which ${sdk} does not accept in a DSN: it turns itself off and sends nothing.`,
+			action: "Regenerate the key in the console (keys are letters and digits now) and set the DSN it shows.",
+		};
+	}
 	const hosts = [...new Set(dsns.map((d) => d.host))].join(", ");
 	return {
 		code: "sentry_sdk",

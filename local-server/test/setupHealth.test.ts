@@ -331,6 +331,9 @@ describe("setup-health scan", () => {
 			"mixed/package.json": json({ name: "mixed", dependencies: { "@sentry/react": "^8" } }),
 			"mixed/.env": `VITE_SENTRY_DSN=https://${key}@svc.example.com/12\n`,
 			"mixed/.env.production": `VITE_SENTRY_DSN=${sentryIo}\n`,
+			// A key minted before keys were letters and digits: the SDK refuses the DSN and sends nothing.
+			"dashed/package.json": json({ name: "dashed", dependencies: { "@sentry/node": "^8" } }),
+			"dashed/.env": `SENTRY_DSN=https://svc_${"a".repeat(20)}-${"b".repeat(22)}@svc.example.com/3\n`,
 			// The SDK without a DSN anywhere it is looked for.
 			"nodsn/package.json": json({ name: "nodsn", dependencies: { "@sentry/browser": "^8" } }),
 			// Only Sentry's build tool: no SDK reports anything.
@@ -357,6 +360,14 @@ describe("setup-health scan", () => {
 			},
 		]);
 		expect(p.mixed.findings[0]).toMatchObject({ code: "sentry_dsn_not_svc", message: expect.stringContaining("VITE_SENTRY_DSN in mixed/.env.production") });
+		expect(p.dashed.findings).toEqual([
+			{
+				code: "sentry_dsn_key_refused",
+				severity: "error",
+				message: 'The project key in SENTRY_DSN in dashed/.env holds "-", which @sentry/node does not accept in a DSN: it turns itself off and sends nothing.',
+				action: "Regenerate the key in the console (keys are letters and digits now) and set the DSN it shows.",
+			},
+		]);
 		expect(p.nodsn.findings[0]).toMatchObject({ code: "sentry_dsn_not_found", severity: "warning" });
 		expect(codes(p["cli-only"])).toEqual(["logger_not_listed"]);
 		expect(r.text).not.toContain(key);
