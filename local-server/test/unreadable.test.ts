@@ -15,7 +15,13 @@ import { json, writeTree } from "./setupHealthHelpers.js";
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
 const DROP_FILE_RIGHTS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"];
 const asRoot = process.getuid?.() === 0;
-const canDrop = !asRoot || spawnSync(DROP_FILE_RIGHTS[0], ["--version"]).status === 0;
+/** Whether a process started so is refused a file of mode 0 (setpriv present, and allowed to drop them here). */
+function dropsFileRights(): boolean {
+	const probe = path.join(tempDir("svc-unreadable-probe-"), "locked");
+	fs.writeFileSync(probe, "x", { mode: 0 });
+	return spawnSync(DROP_FILE_RIGHTS[0], [...DROP_FILE_RIGHTS.slice(1), "cat", probe]).status === 1;
+}
+const canDrop = !asRoot || dropsFileRights();
 const stops: (() => void)[] = [];
 afterEach(() => {
 	for (const stop of stops.splice(0)) stop();
