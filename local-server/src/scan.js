@@ -207,9 +207,11 @@ export async function scanWorkspace(root, latestVersion) {
 			});
 		}
 		if (!latest.ok) {
+			// Nothing is wrong with the package for it: offline, or a registry without the logger,
+			// it is not told it needs attention (nor does `svc-local health` exit 4).
 			findings.push({
 				code: "registry_unreachable",
-				severity: "warning",
+				severity: "info",
 				message: `The latest version of ${LOGGER_PACKAGE} is unknown: ${latest.error}.`,
 				action: `Check that the registry (SVC_NPM_REGISTRY, else npm's configured registry) can be reached and serves ${LOGGER_PACKAGE}, then scan again.`,
 			});

@@ -139,7 +139,7 @@ describe("setup-health scan: limits and caches", () => {
 		const downAnswer = (await scan(down, await addWorkspace(down, root))).json;
 		expect(downAnswer.packages[0].logger.latest).toBeNull();
 		const unreachable = downAnswer.packages[0].findings.find((f: any) => f.code === "registry_unreachable");
-		expect(unreachable).toMatchObject({ severity: "warning" });
+		expect(unreachable).toMatchObject({ severity: "info" });
 		expect(unreachable.message).toContain(`${closedUrl} cannot be reached`);
 
 		const empty = await startLocalRegistry();
