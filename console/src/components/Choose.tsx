@@ -1,11 +1,13 @@
 import { Link, Navigate } from "react-router";
 import { useProjects, useSites } from "../queries";
 import { lastUsed } from "./lastUsed";
+import { usePageTitle } from "./pageTitle";
 import { QueryState } from "./QueryState";
 
 /** /feedback or /issues without a project: opens the last one used, else the first, else says what to do. */
 export function ChooseProject({ area, title }: { area: string; title: string }) {
 	const projects = useProjects();
+	usePageTitle(title);
 	const names = projects.data?.map((k) => k.project_name) ?? [];
 	const last = lastUsed.project.get();
 	const pick = last && names.includes(last) ? last : names[0];
@@ -26,6 +28,7 @@ export function ChooseProject({ area, title }: { area: string; title: string }) 
 /** /crawlers without a site: the last one used, else the first, else a pointer to Analytics. */
 export function ChooseSite({ area, title }: { area: string; title: string }) {
 	const sites = useSites();
+	usePageTitle(title);
 	const ids = sites.data?.map((s) => s.tracking_id) ?? [];
 	const last = lastUsed.site.get();
 	const pick = last && ids.includes(last) ? last : ids[0];

@@ -1,8 +1,10 @@
 import { planLabel } from "../components/Layout";
+import { usePageTitle } from "../components/pageTitle";
 import { useSession } from "../session";
 
 export function AccountPage() {
 	const { user, signOut } = useSession();
+	usePageTitle("Account");
 	if (!user) return null;
 	const trialEnd = new Date(user.trial_ends_at);
 	return (

@@ -3,6 +3,7 @@ import { type FormEvent, useRef } from "react";
 import { Link } from "react-router";
 import { api, type SiteView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
@@ -85,6 +86,7 @@ function SiteCard({ site }: { site: SiteView }) {
 
 export function AnalyticsPage() {
 	const sites = useSites();
+	usePageTitle("Analytics");
 	const create = useMutation({
 		mutationFn: ({ domain, name }: { domain: string; name: string }) => api.createSite(domain, name),
 		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.sites }),

@@ -3,6 +3,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import type { CrawlerStatsView, PagesOnly, PagesSort } from "../../../domain/api/sites";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { Breakdown } from "../components/Breakdown";
+import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
@@ -15,7 +16,7 @@ import { type Series, TimeChart } from "../components/TimeChart";
 import { ago, count, plural } from "../format";
 import { isoRange } from "../period";
 import type { CrawlerPurpose } from "../api";
-import { useCrawlerStats, useSitePages } from "../queries";
+import { useCrawlerStats, useSitePages, useSites } from "../queries";
 import { useSearch } from "../searchParams";
 
 const PURPOSES: Record<CrawlerPurpose | "unknown", string> = {
@@ -159,6 +160,7 @@ export function CrawlersPage() {
 	const range = isoRange(current);
 	const stats = useCrawlerStats(site, { ...range, limit: "20" });
 	useEffect(() => lastUsed.site.set(site), [site]);
+	usePageTitle(useSites().data?.find((s) => s.tracking_id === site)?.name, "AI crawlers");
 	const data = stats.data;
 
 	return (

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { api, type SiteStatsView, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
 import { Breakdown, type BreakdownRow } from "../components/Breakdown";
+import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
@@ -269,7 +270,9 @@ export function DashboardPage() {
 	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
 	// One row more than a card shows: a card whose list holds it says there are more.
 	const stats = useSiteStats(site, { ...query, compare: "previous", limit: String(SHOWN_ROWS + 1) });
-	const paused = useSites().data?.find((s) => s.tracking_id === site)?.active === false;
+	const siteView = useSites().data?.find((s) => s.tracking_id === site);
+	const paused = siteView?.active === false;
+	usePageTitle(siteView?.name, "Analytics");
 	useEffect(() => lastUsed.site.set(site), [site]);
 
 	const setParam = (name: string, value: string) => change({ [name]: value });

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { Attachment } from "../components/Attachment";
+import { usePageTitle } from "../components/pageTitle";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
@@ -78,6 +79,7 @@ function RelatedIssues({ project, people }: { project: string; people: string[] 
 /** One item read whole (the list cuts long text), or why it cannot be shown. */
 function FeedbackItem({ id, project, back }: { id: string; project: string; back: string }) {
 	const item = useFeedbackItem(project, id);
+	usePageTitle(item.data && titleOf(item.data), "Feedback", project);
 	if (item.data) return <FeedbackDetail item={item.data} project={project} back={back} />;
 	if (item.error instanceof ApiError && item.error.status === 404) {
 		return (
@@ -182,6 +184,8 @@ export function FeedbackPage() {
 	const unknownProject = projects.data !== undefined && !projects.data.some((key) => key.project_name === project);
 
 	useEffect(() => lastUsed.project.set(project), [project]);
+	// An item's page is named by FeedbackItem, which knows the item's title.
+	usePageTitle(...(id ? [] : ["Feedback", project]));
 	// A selection belongs to the list it was made in.
 	// biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the list's filters change
 	useEffect(() => setSelected(new Set()), [project, type, status]);

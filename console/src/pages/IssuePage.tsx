@@ -2,6 +2,7 @@ import { useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
 import { clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
+import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -51,6 +52,7 @@ export function IssuePage() {
 	const environment = search.get("environment") || undefined;
 	const issue = useIssue(project, hash, environment);
 	const data = issue.data;
+	usePageTitle(data?.title, "Issues", project);
 	// `event` is a stored event's id (the list below) or the id its SDK gave it (a search by it).
 	const wanted = search.get("event");
 	const wantedEventId = clientEventIdOf(wanted);

@@ -2,6 +2,7 @@ import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters, parseIssueSearch } from "../api";
 import { lastUsed } from "../components/lastUsed";
+import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker } from "../components/Pickers";
 import { describeError, QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
@@ -54,6 +55,7 @@ const CHOICES = ["q", "environment", "release", "status", "sort"] as const;
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
+	usePageTitle("Issues", project);
 	const [search, change] = useSearch();
 	// Open issues unless another status, or all ("any"), is asked for.
 	const status = search.get("status") ?? "open";

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from "react-router";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { api, type ProjectKey } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { usePageTitle } from "../components/pageTitle";
 import { FieldEditor } from "../components/FieldEditor";
 import { lastUsed } from "../components/lastUsed";
 import { LogOutcomes } from "../components/LogOutcomes";
@@ -120,6 +121,7 @@ export function ProjectPage() {
 	const name = useParams().project ?? "";
 	const projects = useProjects();
 	const projectKey = projects.data?.find((k) => k.project_name === name);
+	usePageTitle(name, "Projects");
 	useEffect(() => {
 		if (projectKey) lastUsed.project.set(name);
 	}, [projectKey, name]);

@@ -3,12 +3,14 @@ import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../api";
 import { ActionError, QueryState } from "../components/QueryState";
+import { usePageTitle } from "../components/pageTitle";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { keys, useProjects } from "../queries";
 import { queryClient } from "../queryClient";
 
 export function ProjectsPage() {
 	const projects = useProjects();
+	usePageTitle("Projects");
 	const [created, setCreated] = useState<{ projectName: string; rawKey: string; dsn: string | null }>();
 	const create = useMutation({
 		mutationFn: api.createKey,

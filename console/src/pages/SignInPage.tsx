@@ -1,9 +1,11 @@
 import { type FormEvent, useState } from "react";
+import { usePageTitle } from "../components/pageTitle";
 import { useSession } from "../session";
 
 export function SignInPage() {
 	const { signIn } = useSession();
 	const [mode, setMode] = useState<"signin" | "signup">("signin");
+	usePageTitle(mode === "signin" ? "Sign in" : "Create account");
 	const [error, setError] = useState<string>();
 	const [busy, setBusy] = useState(false);
 

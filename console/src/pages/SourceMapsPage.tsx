@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { type Artifact, api } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
@@ -191,6 +192,7 @@ function Artifacts({ projectName }: { projectName: string }) {
 export function SourceMapsPage() {
 	const projectName = useParams().project ?? "";
 	const projects = useProjects();
+	usePageTitle("Source maps", projectName);
 	const dsnId = projects.data?.find((k) => k.project_name === projectName)?.dsn_template?.split("/").pop() ?? null;
 	return (
 		<section>
