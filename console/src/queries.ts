@@ -14,7 +14,7 @@ import {
 	type ProjectKey,
 	type StatsQuery,
 } from "./api";
-import { queryClient } from "./queryClient";
+import { queryClient, refreshAfter } from "./queryClient";
 
 export const keys = {
 	projects: ["projects"] as const,
@@ -120,7 +120,7 @@ export const useUpdateKey = (project: string) =>
 	useMutation({
 		mutationFn: (changes: KeyChanges) => api.updateKey(project, changes),
 		onSuccess: (key) => queryClient.setQueryData<ProjectKey[]>(keys.projects, (list) => list?.map((k) => (k.project_name === key.project_name ? key : k))),
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.projects }),
 	});
 
 /** A cached feedback answer (a list's pages or one item) with the chosen items' status changed. */
@@ -150,7 +150,7 @@ export const useSetFeedbackStatus = (project: string) =>
 		onError: (_error, _vars, context) => {
 			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
 		},
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.feedback(project) }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.feedback(project) }),
 	});
 
 export const useDeleteFeedback = (project: string) =>
@@ -158,8 +158,8 @@ export const useDeleteFeedback = (project: string) =>
 		mutationFn: (ids: string[]) => api.deleteFeedback(ids),
 		// Everything but the deleted items is read again: an item's page, still open until the owner is
 		// taken back, would ask for it and get a 404.
-		onSettled: (_answer, _error, ids) =>
-			queryClient.invalidateQueries({
+		onSettled: (_answer, error, ids) =>
+			refreshAfter(error, {
 				queryKey: keys.feedback(project),
 				predicate: ({ queryHash }) => !ids.some((id) => queryHash === hashKey(feedbackItemKey(project, id))),
 			}),
@@ -185,5 +185,5 @@ export const useSetIssueStatus = (project: string) =>
 		onError: (_error, _vars, context) => {
 			for (const [key, data] of context?.previous ?? []) queryClient.setQueryData(key, data);
 		},
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.issues(project) }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
 	});

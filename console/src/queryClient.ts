@@ -1,4 +1,4 @@
-import { MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
+import { type InvalidateQueryFilters, MutationCache, QueryCache, QueryClient } from "@tanstack/react-query";
 import { ApiError } from "./api";
 
 /** Listeners for answers that concern the whole session rather than one page. */
@@ -24,3 +24,14 @@ export const queryClient = new QueryClient({
 		},
 	},
 });
+
+/**
+ * A mutation's `onSettled`: reads what the change touched again (`filters`). After a success the
+ * action stays pending until the new answer is in, so it ends with its result on screen. After a
+ * failure it does not wait: the error shows at once, beside the change the page has just undone,
+ * not after the read's own retries (seconds while the service fails or cannot be reached).
+ */
+export function refreshAfter(error: unknown, filters: InvalidateQueryFilters): Promise<void> | undefined {
+	const refreshed = queryClient.invalidateQueries(filters);
+	return error ? undefined : refreshed;
+}

@@ -8,10 +8,10 @@ import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
 import { keys, useSites } from "../queries";
-import { queryClient } from "../queryClient";
+import { refreshAfter } from "../queryClient";
 
 function SiteCard({ site }: { site: SiteView }) {
-	const settled = () => queryClient.invalidateQueries({ queryKey: keys.sites });
+	const settled = (_answer: unknown, error: unknown) => refreshAfter(error, { queryKey: keys.sites });
 	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
 	const remove = useMutation({ mutationFn: () => api.deleteSite(site.tracking_id), onSettled: settled });
 	const tag = trackerTag(site.tracking_id);
@@ -89,7 +89,7 @@ export function AnalyticsPage() {
 	usePageTitle("Analytics");
 	const create = useMutation({
 		mutationFn: ({ domain, name }: { domain: string; name: string }) => api.createSite(domain, name),
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.sites }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.sites }),
 	});
 
 	function submit(event: FormEvent<HTMLFormElement>) {

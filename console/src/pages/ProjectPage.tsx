@@ -12,7 +12,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { SetupSnippets } from "../components/SetupSnippets";
 import { keys, useProjects, useUpdateKey } from "../queries";
-import { queryClient } from "../queryClient";
+import { queryClient, refreshAfter } from "../queryClient";
 
 function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	const name = projectKey.project_name;
@@ -21,7 +21,7 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	const regenerate = useMutation({
 		mutationFn: () => api.regenerateKey(name),
 		onSuccess: (key) => setCreated({ rawKey: key.raw_api_key, dsn: key.dsn }),
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.projects }),
 	});
 	const revoke = useMutation({
 		mutationFn: () => api.revokeKey(name),

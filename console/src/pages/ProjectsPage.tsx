@@ -6,7 +6,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { usePageTitle } from "../components/pageTitle";
 import { RawKeyNotice } from "../components/RawKeyNotice";
 import { keys, useProjects } from "../queries";
-import { queryClient } from "../queryClient";
+import { refreshAfter } from "../queryClient";
 
 export function ProjectsPage() {
 	const projects = useProjects();
@@ -15,7 +15,7 @@ export function ProjectsPage() {
 	const create = useMutation({
 		mutationFn: api.createKey,
 		onSuccess: (key) => setCreated({ projectName: key.project_name, rawKey: key.raw_api_key, dsn: key.dsn }),
-		onSettled: () => queryClient.invalidateQueries({ queryKey: keys.projects }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.projects }),
 	});
 
 	function submit(event: FormEvent<HTMLFormElement>) {

@@ -8,7 +8,7 @@ import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { keys, useProjects } from "../queries";
-import { queryClient } from "../queryClient";
+import { refreshAfter } from "../queryClient";
 
 const MiB = 1024 * 1024;
 const size = (bytes: number) => (bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
@@ -52,11 +52,11 @@ function UploadTokens({ projectName }: { projectName: string }) {
 	const create = useMutation({
 		mutationFn: () => api.createUploadToken(projectName),
 		onSuccess: (token) => setCreated(token.token),
-		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey }),
 	});
 	const revoke = useMutation({
 		mutationFn: (id: string) => api.revokeUploadToken(id),
-		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey }),
 	});
 	const error = create.error ?? revoke.error;
 
@@ -131,7 +131,7 @@ function Artifacts({ projectName }: { projectName: string }) {
 	const remove = useMutation({
 		mutationFn: (target: { id: string } | { release: string }) =>
 			"id" in target ? api.deleteArtifact(projectName, target.id) : api.deleteRelease(projectName, target.release),
-		onSettled: () => queryClient.invalidateQueries({ queryKey }),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey }),
 	});
 	const releases = [...new Set((list.data?.artifacts ?? []).flatMap((a) => (a.release === null ? [] : [a.release])))];
 
