@@ -1,7 +1,7 @@
 /**
  * The analytics dashboard beyond the walk-through of console-analytics.test.ts: its chart where the
  * period has not reached yet, a filter that matches nothing, the site picker, the figures
- * Plausible users look for, and the custom events' property rows.
+ * Plausible users look for, the custom events' property rows, and the list each card opens on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -129,6 +129,23 @@ describe("owner console: the dashboard", () => {
 		expect(await page.getByRole("button", { name: "Custom event: signup, remove filter" }).isVisible()).toBe(true);
 		expect(await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).isVisible()).toBe(true);
 		expect(await events.getByRole("button", { name: "upgrade · plan = pro" }).count()).toBe(0);
+	});
+
+	it("opens each card on the list its filter was picked from, after a reload or from a shared link too", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
+		const pages = page.getByRole("region", { name: "Pages" });
+		await pages.getByRole("button", { name: "Entry pages", exact: true }).click();
+		await pages.getByRole("button", { name: "/", exact: true }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("entry_page")).toBe("/");
+		await page.reload();
+		await page.getByRole("button", { name: "Entry page: /, remove filter" }).waitFor();
+		expect(await pages.getByRole("button", { name: "Entry pages", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		// A link with a property and with an OS: the Properties and OS lists.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=signup&property=plan%3Apro&os=Linux`);
+		const events = page.getByRole("region", { name: "Custom events" });
+		await events.getByRole("button", { name: "signup · plan = pro" }).waitFor();
+		expect(await events.getByRole("button", { name: "Properties", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
 	});
 
 	it("switches to another site for the same period, leaving the old site's filters behind", async () => {

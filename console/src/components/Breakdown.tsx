@@ -28,6 +28,8 @@ export interface BreakdownTab {
 	empty: string;
 	/** Downloads the whole list as CSV. */
 	download?: () => Promise<void>;
+	/** The page is filtered to one of this tab's rows: the card opens on it (a reload or a shared link shows the list the filter was picked from). */
+	picked?: boolean;
 }
 
 function DownloadButton({ title, download }: { title: string; download: () => Promise<void> }) {
@@ -52,7 +54,7 @@ function DownloadButton({ title, download }: { title: string; download: () => Pr
  * one more) says so.
  */
 export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs: BreakdownTab[]; shownRows?: number }) {
-	const [shown, setShown] = useState(0);
+	const [shown, setShown] = useState(() => Math.max(0, tabs.findIndex((t) => t.picked)));
 	const tab = tabs[Math.min(shown, tabs.length - 1)];
 	const rows = shownRows === undefined ? tab.rows : tab.rows.slice(0, shownRows);
 	const more = rows.length < tab.rows.length;

@@ -133,8 +133,8 @@ function Breakdowns({
 				heading="Pages"
 				tabs={[
 					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
-					{ title: "Entry pages", ...VISITS, empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
-					{ title: "Exit pages", ...VISITS, empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
+					{ title: "Entry pages", ...VISITS, picked: stats.filters.entry_page !== undefined, empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
+					{ title: "Exit pages", ...VISITS, picked: stats.filters.exit_page !== undefined, empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
 					{
 						title: "Engagement",
 						column: "Time on page",
@@ -168,6 +168,7 @@ function Breakdowns({
 					{
 						title: "Referrers",
 						...VIEWS,
+						picked: stats.filters.referrer !== undefined,
 						empty: "No visits came from another site.",
 						onPick: pick("referrer"),
 						download: download("referrers"),
@@ -181,6 +182,7 @@ function Breakdowns({
 				tabs={CAMPAIGN_NAMES.map((name) => ({
 					title: CAMPAIGN_TABS[name],
 					...VISITS,
+					picked: stats.filters[name] !== undefined,
 					empty: `No visit arrived with ${name}.`,
 					onPick: pick(name),
 					download: download(name),
@@ -206,8 +208,8 @@ function Breakdowns({
 				heading="Devices"
 				tabs={[
 					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
-					{ title: "OS", ...VIEWS, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
-					{ title: "Devices", ...VIEWS, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
+					{ title: "OS", ...VIEWS, picked: stats.filters.os !== undefined, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
+					{ title: "Devices", ...VIEWS, picked: stats.filters.device !== undefined, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
 				]}
 			/>
 			<Breakdown
@@ -238,6 +240,7 @@ function Breakdowns({
 					{
 						title: "Properties",
 						column: "Events",
+						picked: stats.filters.property !== undefined,
 						empty: "No custom event carried data.",
 						onPick: (key) => {
 							const [event, property, value] = key.split("\u0000");
