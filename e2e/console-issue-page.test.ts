@@ -1,7 +1,7 @@
 /**
  * An issue's page in what its walk-through (console-issues.test.ts) does not reach: an error the app did
  * not catch, marked Unhandled as Sentry marks it, on its event and on its issue (there and in the list); a browser west of UTC, where every time on the
- * page is in UTC, as its charts are; an action taken while the service cannot be reached. Each starts from a new owner on a page of its own.
+ * page is in UTC, as its charts are; an action taken while the service cannot be reached, or from the keyboard. Each starts from a new owner on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -154,6 +154,23 @@ describe("an action while the service cannot be reached", () => {
 		const alert = page.getByRole("alert");
 		await alert.waitFor();
 		expect(await alert.textContent()).toBe("The service could not be reached. Check your connection; then try again.");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a status change from the keyboard", () => {
+	it("leaves focus on the first action left, not on the page: the pressed button went with the status it set", async () => {
+		const { page, context, pageErrors } = await issuePage("keyboard-resolve", "10.97.0.4", [crash({ type: "generic", handled: true })]);
+		const focused = () => page.evaluate(() => (document.activeElement instanceof HTMLButtonElement ? document.activeElement.textContent : document.activeElement?.tagName));
+		await page.getByRole("button", { name: "Resolve" }).focus();
+		await page.keyboard.press("Enter");
+		await page.getByRole("button", { name: "Reopen" }).waitFor();
+		await expect.poll(focused).toBe("Ignore");
+		// And on from there: Enter on Ignore, then on Reopen.
+		await page.keyboard.press("Enter");
+		await expect.poll(focused).toBe("Resolve");
+		expect(await page.getByRole("button", { name: "Ignore" }).count()).toBe(0);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});

@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { useEffect, useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
 import { clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
@@ -17,9 +17,18 @@ import { STATUS_LABELS } from "./IssuesPage";
 function StatusActions({ issue, project }: { issue: IssueDetailView; project: string }) {
 	const setStatus = useSetIssueStatus(project);
 	const actions = useRef<HTMLDivElement>(null);
-	// The pressed button goes away with the status it set: keyboard focus moves to the first action left.
-	const act = (status: IssueStatus) =>
-		setStatus.mutate({ groupHash: issue.group_hash, status }, { onSettled: () => actions.current?.querySelector("button")?.focus() });
+	const refocus = useRef(false);
+	const act = (status: IssueStatus) => {
+		refocus.current = true;
+		setStatus.mutate({ groupHash: issue.group_hash, status });
+	};
+	// The pressed button goes away with the status it set: keyboard focus moves to the first action
+	// left, once the actions are enabled again (a disabled button takes no focus, so not before).
+	useEffect(() => {
+		if (setStatus.isPending || !refocus.current) return;
+		refocus.current = false;
+		actions.current?.querySelector("button")?.focus();
+	}, [setStatus.isPending]);
 	return (
 		<div className="row" ref={actions}>
 			{issue.status !== "resolved" && (
