@@ -27,13 +27,15 @@ export const keys = {
 	artifacts: (project: string) => ["artifacts", project] as const,
 };
 
-export const useProjects = () => useQuery({ queryKey: keys.projects, queryFn: api.listKeys });
+/** The owner's project keys; `{ read: false }` follows what pages read without reading it itself. */
+export const useProjects = ({ read = true } = {}) => useQuery({ queryKey: keys.projects, queryFn: api.listKeys, enabled: read });
 
 /** What became of the project's log events over the last `days` days (accepted, filtered, rate limited...). */
 export const useLogOutcomes = (project: string, days: number) =>
 	useQuery({ queryKey: [...keys.issues(project), "outcomes", days], queryFn: () => api.logOutcomes(project, days) });
 
-export const useSites = () => useQuery({ queryKey: keys.sites, queryFn: api.listSites });
+/** The owner's sites; `{ read: false }` follows what pages read without reading it itself. */
+export const useSites = ({ read = true } = {}) => useQuery({ queryKey: keys.sites, queryFn: api.listSites, enabled: read });
 
 /** Feedback items read per request; more are read on demand with the list's cursor. */
 const FEEDBACK_PAGE = 50;

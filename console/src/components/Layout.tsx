@@ -2,6 +2,7 @@ import { type ReactNode, Suspense } from "react";
 import { ErrorBoundary, type FallbackProps } from "react-error-boundary";
 import { NavLink, useLocation } from "react-router";
 import type { User } from "../api";
+import { useProjects, useSites } from "../queries";
 import { useSession } from "../session";
 import { lastUsed } from "./lastUsed";
 
@@ -11,11 +12,19 @@ export function planLabel(user: User): string {
 	return user.access ? `trial until ${new Date(user.trial_ends_at).toLocaleDateString()}` : "trial ended";
 }
 
-/** The project or site in the current URL, so every area's link keeps it. */
+/**
+ * The project or site in the current URL, so every area's link keeps it; else the one last opened,
+ * unless the lists pages last read no longer hold it (revoked or deleted, here or in another tab):
+ * a link to it would open a page that is gone. The lists are not read for the links alone.
+ */
 function useCurrentScope() {
 	const [, area, id] = useLocation().pathname.split("/").map(decodeURIComponent);
-	const project = ["projects", "feedback", "issues"].includes(area) && id ? id : lastUsed.project.get();
-	const site = ["analytics", "crawlers"].includes(area) && id ? id : lastUsed.site.get();
+	const projects = useProjects({ read: false }).data;
+	const sites = useSites({ read: false }).data;
+	const lastProject = lastUsed.project.get();
+	const lastSite = lastUsed.site.get();
+	const project = ["projects", "feedback", "issues"].includes(area) && id ? id : projects?.some((k) => k.project_name === lastProject) === false ? null : lastProject;
+	const site = ["analytics", "crawlers"].includes(area) && id ? id : sites?.some((s) => s.tracking_id === lastSite) === false ? null : lastSite;
 	return { project, site };
 }
 
