@@ -109,6 +109,10 @@ describe("owner console: the dashboard", () => {
 		// Under a filter, out of the visitors it keeps: B alone, who upgraded.
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=upgrade`);
 		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
+		// The chart as a screen reader reads it: one visitor and one page view in the singular.
+		expect(await page.getByRole("img", { name: /^Visitors and page views over the period/ }).getAttribute("aria-label")).toBe(
+			"Visitors and page views over the period: 1 visitor, 1 page view; 0 visitors in the period before",
+		);
 		expect(await figure("Views per visit").textContent()).toBe("1");
 		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "100%"]);
 		await checkPage("dashboard-figures");

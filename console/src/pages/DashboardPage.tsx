@@ -9,7 +9,7 @@ import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { TimeChart } from "../components/TimeChart";
-import { count, duration, oneDecimal, percent } from "../format";
+import { count, duration, oneDecimal, percent, plural } from "../format";
 import { isoRange } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
@@ -388,7 +388,7 @@ export function DashboardPage() {
 								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
 								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
 							]}
-							label={`Visitors and page views over the period: ${data.visitors} visitors, ${data.pageviews} page views${old ? `; ${old.visitors} visitors in the period before` : ""}`}
+							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
 						/>
 					</section>
 					<Breakdowns stats={data} pick={pick} pickProperty={pickProperty} download={download} />
