@@ -103,6 +103,30 @@ describe("an error the app did not catch", () => {
 	});
 });
 
+describe("the event's tags", () => {
+	it("include those Sentry derives from its contexts and request; the tags the app sent win", async () => {
+		const { page, context, pageErrors } = await issuePage("derived-tags", "10.97.0.9", [
+			crash(
+				{ type: "onerror", handled: false },
+				{
+					contexts: { browser: { name: "Chrome", version: "153.0.0" }, os: { name: "Mac OS X", version: "15.1" }, device: { family: "Mac" } },
+					request: { url: "https://shop.example/checkout?step=2", method: "GET" },
+					tags: { "os.name": "macOS" },
+				},
+			),
+		]);
+		expect(await tag(page, "browser").textContent()).toBe("Chrome 153.0.0");
+		expect(await tag(page, "browser.name").textContent()).toBe("Chrome");
+		expect(await tag(page, "os").textContent()).toBe("Mac OS X 15.1");
+		expect(await tag(page, "os.name").textContent()).toBe("macOS");
+		expect(await tag(page, "device").textContent()).toBe("Mac");
+		expect(await tag(page, "url").textContent()).toBe("https://shop.example/checkout");
+		expect(await tag(page, "runtime").count()).toBe(0);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("in a browser west of UTC", () => {
 	const utc = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 	const newYork = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "America/New_York" });

@@ -183,6 +183,28 @@ function SymbolicationNotes({ event }: { event: IssueEventView }) {
 	);
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The tags Sentry derives from an event's contexts and request: `browser` ("Chrome 153.0.0") and
+ * `browser.name` ("Chrome"), alike for `os`, `client_os` (a server event's client) and `runtime`;
+ * `device` (its family or model) and `url`.
+ */
+function derivedTags(event: IssueEventView): Record<string, string | undefined> {
+	const contexts: Record<string, unknown> = { ...event.contexts, ...event.custom_contexts };
+	const tags: Record<string, string | undefined> = {};
+	for (const key of ["browser", "os", "client_os", "runtime"]) {
+		const context = contexts[key];
+		if (!isRecord(context) || typeof context.name !== "string") continue;
+		tags[key] = typeof context.version === "string" ? `${context.name} ${context.version}` : context.name;
+		tags[`${key}.name`] = context.name;
+	}
+	const device = contexts.device;
+	if (isRecord(device)) tags.device = [device.family, device.model].find((name): name is string => typeof name === "string");
+	tags.url = event.request?.url?.split("?")[0] || undefined;
+	return tags;
+}
+
 export function EventDetail({ event }: { event: IssueEventView }) {
 	const { exception, request, user } = event;
 	// A captured message arrives with a made-up exception to carry its stack: its type means nothing.
@@ -243,6 +265,7 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 							// What Sentry derives from the exceptions' mechanisms.
 							handled,
 							mechanism: exception?.mechanism?.type,
+							...derivedTags(event),
 							...event.tags,
 						}}
 						empty="No tags."
