@@ -10,7 +10,7 @@ import { payloadText, terminalQr } from "./qr.js";
 
 /** @param {Io} io @param {Bootstrap} b */
 export async function printCode(io, b) {
-	const qr = await terminalQr(b.payload);
+	const qr = await terminalQr(b.payload, io.stdout.isTTY === true);
 	const expires = new Date(b.expiresAt).toLocaleTimeString();
 	io.stdout.write(`\nScan with the svc app to pair (code expires at ${expires}):\n${qr}\n`);
 	io.stdout.write(`Or on another computer: svc-local connect '${payloadText(b.payload)}'\n`);

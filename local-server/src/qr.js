@@ -7,9 +7,14 @@ export function payloadText(payload) {
 	return JSON.stringify(payload);
 }
 
-/** @param {object} payload @returns {Promise<string>} */
-export function terminalQr(payload) {
-	return QRCode.toString(payloadText(payload), { type: "terminal", small: true, errorCorrectionLevel: "M" });
+/**
+ * On a terminal, colours keep the code light on dark and light themes alike; written to a file or
+ * a pipe (a service's log), it is the same blocks as plain text, with no escape codes.
+ * @param {object} payload @param {boolean} toTerminal @returns {Promise<string>}
+ */
+export function terminalQr(payload, toTerminal) {
+	const text = payloadText(payload);
+	return toTerminal ? QRCode.toString(text, { type: "terminal", small: true, errorCorrectionLevel: "M" }) : QRCode.toString(text, { type: "utf8", errorCorrectionLevel: "M" });
 }
 
 /** @param {object} payload @returns {Promise<string>} data:image/svg+xml URL */

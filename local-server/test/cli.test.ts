@@ -54,6 +54,7 @@ describe("svc-local command line", () => {
 		expect(out).toContain(`pairing page: http://127.0.0.1:${info.port}/`);
 		expect(out).toContain(token); // shown once, on the first start
 		expect(out).toMatch(/\u2584|\u2580|\u2588/); // a terminal QR code (block characters)
+		expect(out).not.toContain("\x1b["); // to a pipe: plain text, no colour codes
 		const first = payloads(out)[0];
 		expect(first).toMatchObject({ v: 3, baseUrl: `http://127.0.0.1:${info.port}`, baseUrls: [`http://127.0.0.1:${info.port}`] });
 		// Its stdin is a pipe, not a terminal: nobody there can press n or q, so they are not offered.
