@@ -97,8 +97,8 @@ export async function ownerWithSite(base: string, domain: string) {
 	return { token, trackingId: site.tracking_id };
 }
 
-/** What a test site answers for a path: a file, or text made in the test. */
-export type SitePage = { type: string } & ({ file: string } | { text: string });
+/** What a test site answers for a path: a file, or text made in the test, and any headers of its own. */
+export type SitePage = { type: string; headers?: Record<string, string> } & ({ file: string } | { text: string });
 
 /**
  * A site on its own origin: "localhost", while the Worker is reached on 127.0.0.1, so its pages
@@ -109,7 +109,7 @@ export async function serveSite(route: (url: URL) => SitePage | null | Promise<S
 		const page = await route(new URL(req.url ?? "/", "http://x"));
 		if (!page) return res.writeHead(404).end();
 		const body = "file" in page ? await readFile(page.file) : page.text;
-		res.writeHead(200, { "content-type": `${page.type}; charset=utf-8` }).end(body);
+		res.writeHead(200, { ...page.headers, "content-type": `${page.type}; charset=utf-8` }).end(body);
 	});
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address() as AddressInfo;

@@ -8,6 +8,7 @@
  *     POST   /api/bot-crawl-ingest                 AI-crawler visit telemetry
  *     POST   /api/:project_id/envelope/            Sentry SDKs' envelopes: error and message events → {id}
  *     POST   /api/:project_id/store/               Sentry SDKs' single events (older SDKs) → {id}
+ *     POST   /api/:project_id/security/?sentry_key=   browsers' CSP violation reports → 201
  *
  *   Tracker
  *     GET    /t.js                                 the browser tracker script
@@ -83,7 +84,7 @@ import { listIssueFilterValues, listIssues, readIssue, readLogOutcomes, updateIs
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
-import { ingestEnvelope, ingestStore } from "./sentry/ingestSentry";
+import { ingestEnvelope, ingestSecurityReport, ingestStore } from "./sentry/ingestSentry";
 import { assembleBundle, chunkUploadOptions, forSentryCli, uploadChunks } from "./sourcemaps/chunkUpload";
 import { sentryDeploy, sentryRelease, sentryRepositories } from "./sourcemaps/sentryReleases";
 import { deleteProjectArtifact, deleteReleaseArtifacts, listProjectArtifacts } from "./sourcemaps/ownerArtifacts";
@@ -209,6 +210,7 @@ router
 // After the owner routes, so `/api/sites/store` and the like stay theirs.
 ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);
 ingestion("/api/:project_id/store", ingestStore, SENTRY_CORS_HEADERS);
+ingestion("/api/:project_id/security", ingestSecurityReport, SENTRY_CORS_HEADERS);
 
 /**
  * A console page whose address names a project (wrangler.toml sends these here first): the

@@ -12,6 +12,7 @@ import { clientEventIdOf } from "../../domain/api/issues";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
+import { securityEvents } from "../../domain/sentry/securityReport";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
 import { readableBody } from "../../domain/feedback/submission";
 import { clientIp, decodedBodyReader, HttpError, json, readAll } from "../http";
@@ -179,5 +180,38 @@ export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext):
 		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body, id);
 		return json({ id });
+	});
+}
+
+const invalidReport = (problem: string) => new InvalidInput(`Invalid security report: ${problem}`);
+
+/**
+ * POST /api/:project_id/security/?sentry_key= → 201: a browser's Content-Security-Policy
+ * violation reports (docs/api.md#csp-reports), from a site's `report-uri` or `report-to`. Each
+ * violation takes the store endpoint's path as an event (the key's checks, the windows, grouping);
+ * a body of reports that are no violations stores nothing once the key's checks pass.
+ */
+export function ingestSecurityReport(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+	return withSentryRateLimits(async () => {
+		const projectId = projectIdOf(request);
+		const key = await presentedKey(env, sentryKeyOf(request));
+		const read = await bodyOrProblem(async () => {
+			const bytes = await readAll(await decodedBodyReader(request, { sentBytes: SENTRY_LIMITS.eventBytes, decodedBytes: SENTRY_LIMITS.eventBytes }));
+			let body: unknown;
+			try {
+				body = JSON.parse(new TextDecoder().decode(bytes));
+			} catch {
+				throw invalidReport("the body is not valid JSON");
+			}
+			try {
+				return securityEvents(body, request.headers.get("user-agent"));
+			} catch (err) {
+				throw invalidReport(err instanceof Error ? err.message : String(err));
+			}
+		});
+		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
+		if (read.body.length === 0) await admitLogKey(env, key, projectId);
+		for (const payload of read.body) await storeSentryEvent(env, ctx, request, key, projectId, payload, newEventId());
+		return new Response(null, { status: 201 });
 	});
 }
