@@ -3,31 +3,20 @@
  * project key is no longer where Crawlers, Analytics, Issues or Feedback lead, so they open one the
  * owner still has instead of a page that answers "not found".
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { DESKTOP, useSession } from "./consolePage";
-import { api, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+const stack = workerAndBrowser();
 
 /** A new owner signed in on a page of their own; `setUp` runs first with their token. */
 async function signedIn(name: string, ip: string, setUp: (token: string) => Promise<unknown>) {
-	const { token } = await signUpOwner(worker.url, name, ip);
+	const { token } = await signUpOwner(stack.worker.url, name, ip);
 	await setUp(token);
-	const page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	const page = await stack.browser.newPage({ viewport: DESKTOP, locale: "en-US" });
 	const pageErrors: string[] = [];
 	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await useSession(page, worker.url, token);
+	await useSession(page, stack.worker.url, token);
 	return { page, pageErrors };
 }
 
@@ -37,12 +26,12 @@ it("leads Crawlers and Analytics to a site the owner still has once the last one
 	const sites: Record<string, string> = {};
 	const { page, pageErrors } = await signedIn("gone-site", "10.94.0.1", async (token) => {
 		for (const [domain, name] of [["blog.example", "Blog"], ["shop.example", "Shop"]]) {
-			sites[name] = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain, name } })).tracking_id;
+			sites[name] = (await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain, name } })).tracking_id;
 		}
 	});
-	await page.goto(`${worker.url}/analytics/${sites.Shop}`);
+	await page.goto(`${stack.worker.url}/analytics/${sites.Shop}`);
 	await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-	await page.goto(`${worker.url}/analytics`);
+	await page.goto(`${stack.worker.url}/analytics`);
 	const shop = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Shop" }) });
 	await shop.getByRole("button", { name: "Delete…" }).click();
 	await page.getByRole("button", { name: "Delete site" }).click();
@@ -59,11 +48,11 @@ it("leads Crawlers and Analytics to a site the owner still has once the last one
 
 it("leads Issues and Feedback to a project the owner still has once the last one opened is revoked", async () => {
 	const { page, pageErrors } = await signedIn("gone-project", "10.94.0.2", async (token) => {
-		for (const project_name of ["app", "shop"]) await api(worker.url, "/api/feedback-key", { token, json: { project_name } });
+		for (const project_name of ["app", "shop"]) await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name } });
 	});
-	await page.goto(`${worker.url}/issues/shop`);
+	await page.goto(`${stack.worker.url}/issues/shop`);
 	await page.getByRole("heading", { name: "Issues" }).waitFor();
-	await page.goto(`${worker.url}/projects/shop`);
+	await page.goto(`${stack.worker.url}/projects/shop`);
 	await page.getByRole("button", { name: "Revoke key…" }).click();
 	await page.getByRole("button", { name: "Revoke key", exact: true }).click();
 	await expect.poll(() => new URL(page.url()).pathname).toBe("/projects");

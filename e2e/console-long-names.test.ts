@@ -3,33 +3,22 @@
  * the pages whose project or site picker shows the name stay within the screen, the picker cutting
  * the name rather than the page scrolling sideways.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { useSession } from "./consolePage";
-import { api, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+const stack = workerAndBrowser();
 
 const LONGEST = "International documentation portal for enterprise customers and partners worldwide, EMEA and APAC".padEnd(100, "!");
 
 it("keeps the pages with a 100-character project or site name in the picker within 390 px", async () => {
 	expect(LONGEST).toHaveLength(100);
-	const { token } = await signUpOwner(worker.url, "long-names", "10.96.0.1");
-	await api(worker.url, "/api/feedback-key", { token, json: { project_name: LONGEST } });
-	const site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "long.example", name: LONGEST } });
+	const { token } = await signUpOwner(stack.worker.url, "long-names", "10.96.0.1");
+	await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: LONGEST } });
+	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "long.example", name: LONGEST } });
 
-	const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US" });
-	await useSession(page, worker.url, token);
+	const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
 	const project = encodeURIComponent(LONGEST);
 	for (const [path, picker] of [
 		[`/feedback/${project}`, "Project"],
@@ -37,7 +26,7 @@ it("keeps the pages with a 100-character project or site name in the picker with
 		[`/analytics/${site.tracking_id}`, "Site"],
 		[`/crawlers/${site.tracking_id}`, "Site"],
 	]) {
-		await page.goto(`${worker.url}${path}`);
+		await page.goto(`${stack.worker.url}${path}`);
 		const select = page.getByRole("combobox", { name: picker, exact: true });
 		await expect.poll(() => select.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe(LONGEST);
 		await page.waitForLoadState("networkidle");

@@ -3,22 +3,12 @@
  * shows, then where, then "svc"), on a deep link opened directly and after navigating inside the
  * console, back and forward included, so several tabs and Back's list tell pages apart.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
 import { checkoutCrash, DESKTOP, useSession } from "./consolePage";
-import { api, issuesOnceThereAre, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, issuesOnceThereAre, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium()]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+const stack = workerAndBrowser();
 
 /** Waits until the page's title is `title` (titles follow the data they name, which loads after the page). */
 async function titled(page: Page, title: string) {
@@ -26,20 +16,20 @@ async function titled(page: Page, title: string) {
 }
 
 it("names each page by what it shows, on a deep link and after navigating, back and forward included", async () => {
-	const { token } = await signUpOwner(worker.url, "titles", "10.97.0.1");
-	const { raw_api_key: key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-	const { id: feedbackId } = await api<{ id: string }>(worker.url, "/functions/v1/submit-feedback", {
+	const { token } = await signUpOwner(stack.worker.url, "titles", "10.97.0.1");
+	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	const { id: feedbackId } = await api<{ id: string }>(stack.worker.url, "/functions/v1/submit-feedback", {
 		token: key,
 		json: { type: "issue", title: "Crash on save", description: "Pressing save crashes" },
 	});
-	await api(worker.url, "/api/app-logs-ingest", { token: key, json: checkoutCrash("u_1") });
-	const [issue] = await issuesOnceThereAre(expect, worker.url, token, "shop", 1);
-	const site = await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "titles.example", name: "Titles blog" } });
+	await api(stack.worker.url, "/api/app-logs-ingest", { token: key, json: checkoutCrash("u_1") });
+	const [issue] = await issuesOnceThereAre(expect, stack.worker.url, token, "shop", 1);
+	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "titles.example", name: "Titles blog" } });
 
-	const page = await browser.newPage({ viewport: DESKTOP, locale: "en-US" });
-	await page.goto(`${worker.url}/`);
+	const page = await stack.browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	await page.goto(`${stack.worker.url}/`);
 	await titled(page, "Sign in · svc");
-	await useSession(page, worker.url, token);
+	await useSession(page, stack.worker.url, token);
 
 	const deepLinks: Array<[string, string]> = [
 		["/projects", "Projects · svc"],
@@ -55,12 +45,12 @@ it("names each page by what it shows, on a deep link and after navigating, back 
 		["/account", "Account · svc"],
 	];
 	for (const [path, title] of deepLinks) {
-		await page.goto(`${worker.url}${path}`);
+		await page.goto(`${stack.worker.url}${path}`);
 		await titled(page, title);
 	}
 
 	// Inside the console: a list's item, then Back and Forward, each entry named as it was.
-	await page.goto(`${worker.url}/feedback/shop`);
+	await page.goto(`${stack.worker.url}/feedback/shop`);
 	await titled(page, "Feedback · shop · svc");
 	await page.getByRole("link", { name: "Crash on save" }).click();
 	await titled(page, "Crash on save · Feedback · shop · svc");

@@ -4,28 +4,16 @@
  * script from another host and runs inline code, and each violation the browser reports becomes
  * an issue, titled as Sentry titles it.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchBrowser } from "./browser";
-import { api, issuesOnceThereAre, serveSite, signUpOwner, startWorker } from "./stack";
+import { expect, it } from "vitest";
+import { api, issuesOnceThereAre, serveSite, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchBrowser()]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+const stack = workerAndBrowser();
 
 it("each violation Chromium reports to the policy's report-uri is an issue event, grouped by what was blocked", async () => {
-	const { token } = await signUpOwner(worker.url, "csp", "10.98.0.1");
-	const created = await api<{ raw_api_key: string; dsn: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	const { token } = await signUpOwner(stack.worker.url, "csp", "10.98.0.1");
+	const created = await api<{ raw_api_key: string; dsn: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
 	const dsnId = created.dsn.split("/").pop();
-	const reportUri = `${worker.url}/api/${dsnId}/security/?sentry_key=${created.raw_api_key}`;
+	const reportUri = `${stack.worker.url}/api/${dsnId}/security/?sentry_key=${created.raw_api_key}`;
 	const page = `<!doctype html><html><head><title>Shop</title>
 <script src="https://cdn.evil.example/steal.js"></script>
 <script>document.title = "ran inline";</script>
@@ -34,10 +22,10 @@ it("each violation Chromium reports to the policy's report-uri is an issue event
 		pathname === "/" ? { type: "text/html", text: page, headers: { "content-security-policy": `script-src 'self'; report-uri ${reportUri}` } } : null,
 	);
 	try {
-		const tab = await browser.newPage();
+		const tab = await stack.browser.newPage();
 		await tab.goto(`${shop.origin}/`);
 		expect(await tab.title()).toBe("Shop"); // the inline script was blocked
-		const issues = await issuesOnceThereAre(expect, worker.url, token, "shop", 2);
+		const issues = await issuesOnceThereAre(expect, stack.worker.url, token, "shop", 2);
 		expect(issues.map((issue) => issue.title).sort()).toEqual(["Blocked 'script' from 'cdn.evil.example'", "Blocked unsafe inline 'script'"]);
 		expect(issues.every((issue) => issue.level === "error")).toBe(true);
 		await tab.close();

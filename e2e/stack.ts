@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
-import type { ExpectStatic } from "vitest";
+import { afterAll, beforeAll, type ExpectStatic } from "vitest";
 import { createTestHarness } from "wrangler";
 // With its extension: local-server's tests import this file under Node's own module resolution.
 import { launchBrowser } from "./browser.js";
@@ -158,4 +158,17 @@ export function launchChromium({ headlessUserAgent = false, backForwardCache = f
 			...(headlessUserAgent ? [] : [`--user-agent=${DESKTOP_CHROME}`]),
 		],
 	});
+}
+
+/** A Worker and a Chromium for one file's tests: started before the first, closed after the last. */
+export function workerAndBrowser(): { readonly worker: Awaited<ReturnType<typeof startWorker>>; readonly browser: Browser } {
+	const started = {} as { worker: Awaited<ReturnType<typeof startWorker>>; browser: Browser };
+	beforeAll(async () => {
+		[started.worker, started.browser] = await Promise.all([startWorker(), launchChromium()]);
+	});
+	afterAll(async () => {
+		await started.browser?.close();
+		await started.worker?.close();
+	});
+	return started;
 }
