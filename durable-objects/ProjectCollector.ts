@@ -152,6 +152,15 @@ export class ProjectCollector extends DurableObject<Env> {
 		return { status: "admitted", filtered };
 	}
 
+	/** The key's checks, then the events its Sentry SDK says it dropped (a client report), counted as `client_discard`. */
+	async clientDiscarded(check: KeyCheck, events: number): Promise<{ status: "admitted" } | ReturnType<typeof refused>> {
+		const admitted = await this.#admit(check, { logs: true });
+		if ("status" in admitted) return admitted;
+		this.#outcomes.count("client_discard", Date.now(), events);
+		this.#outcomes.write();
+		return { status: "admitted" };
+	}
+
 	/** The key's log events of the last `days` UTC days, by outcome (docs/api.md#log-outcomes). */
 	async logOutcomes(days: number) {
 		return this.#outcomes.recent(days);

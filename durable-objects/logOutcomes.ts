@@ -24,9 +24,9 @@ export class LogOutcomes {
 			PRIMARY KEY (day, outcome)) WITHOUT ROWID`);
 	}
 
-	count(outcome: LogOutcomeName, at: number): void {
+	count(outcome: LogOutcomeName, at: number, events = 1): void {
 		const key = `${Math.floor(at / DAY_MS)} ${outcome}`;
-		this.#unwritten.set(key, (this.#unwritten.get(key) ?? 0) + 1);
+		this.#unwritten.set(key, (this.#unwritten.get(key) ?? 0) + events);
 	}
 
 	write(now = Date.now()): void {

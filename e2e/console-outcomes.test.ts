@@ -52,6 +52,7 @@ it("says no events arrived, then counts each by what became of it, with the way 
 	expect(await figure("rate_limited")).toBe("1");
 	expect(await figure("invalid")).toBe("1");
 	expect(await figure("over_issue_cap")).toBe("0");
+	expect(await figure("client_discard")).toBe("0");
 	expect(await card.getByRole("img").getAttribute("aria-label")).toBe("Log events per day over the last 30 days: 3 accepted, 1 filtered, 2 dropped");
 	expect(await card.textContent()).toContain("raise “Log events per minute” above to accept more");
 	await ui.checkPage("project-log-outcomes");

@@ -3,10 +3,11 @@
 // ProjectCollector as it answers each event, read by the owner at GET /api/log-outcomes.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, it } from "vitest";
-import { LOG_LIMITS, LOG_RATE, OWNER_LIMITS } from "../domain/limits";
+import { LOG_LIMITS, LOG_RATE, OWNER_LIMITS, SENTRY_LIMITS } from "../domain/limits";
+import { MAX_REPORTED_EVENTS } from "../domain/sentry/clientReport";
 import { call, configureKey, signUp } from "./helpers";
 import { ingest, ingestOk, issueGrouper, issuesOf, ownerWithLogKey } from "./logHelpers";
-import { eventEnvelope, envelope, nodeEvent, sendEnvelope, sentryProject } from "./sentryHelpers";
+import { envelope, eventEnvelope, nodeEvent, post, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 const DAY_MS = 86_400_000;
@@ -27,7 +28,7 @@ const extensionCrash = {
 	level: "error",
 	exception: { type: "TypeError", value: "x is undefined", stacktrace: { frames: [{ abs_path: "chrome-extension://abc/content.js", function: "inject", lineno: 1 }] } },
 };
-const none = { accepted: 0, filtered: 0, rate_limited: 0, invalid: 0, over_issue_cap: 0 };
+const none = { accepted: 0, filtered: 0, rate_limited: 0, invalid: 0, over_issue_cap: 0, client_discard: 0 };
 
 describe("GET /api/log-outcomes", () => {
 	it("counts each event the key's checks let through by what became of it, and nothing refused for the key", async ({ expect }) => {
@@ -46,17 +47,17 @@ describe("GET /api/log-outcomes", () => {
 
 		const outcomes = await outcomesOf(owner);
 		expect(outcomes.days).toHaveLength(30);
-		expect(outcomes.days.at(-1)).toEqual({ day: today(), accepted: 3, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0 });
+		expect(outcomes.days.at(-1)).toEqual({ day: today(), accepted: 3, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0, client_discard: 0 });
 		expect(outcomes.days[0].day).toBe(new Date(Date.now() - 29 * DAY_MS).toISOString().slice(0, 10));
 		expect(outcomes.days.slice(0, -1).every((day: Json) => Object.values({ ...day, day: 0 }).every((n) => n === 0))).toBe(true);
-		expect(outcomes.totals).toEqual({ accepted: 3, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0 });
+		expect(outcomes.totals).toEqual({ accepted: 3, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0, client_discard: 0 });
 
 		// With the filter off the extension's error is an event like any other; App Logs off count nothing.
 		await configureKey(owner.token, owner.projectName, { filter_browser_extensions: false, logs_rate_limit_per_minute: 100 });
 		await ingestOk(owner.rawKey, extensionCrash);
 		await configureKey(owner.token, owner.projectName, { logs_enabled: false });
 		expect((await ingest(owner.rawKey, crash("f"))).status).toBe(403);
-		expect((await outcomesOf(owner)).totals).toEqual({ accepted: 4, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0 });
+		expect((await outcomesOf(owner)).totals).toEqual({ accepted: 4, filtered: 1, rate_limited: 1, invalid: 2, over_issue_cap: 0, client_discard: 0 });
 	});
 
 	it("an address's window counts as rate limited", async ({ expect }) => {
@@ -76,6 +77,38 @@ describe("GET /api/log-outcomes", () => {
 		const sessionOnly = envelope({ sent_at: new Date().toISOString() }, [{ type: "session", payload: JSON.stringify({ sid: crypto.randomUUID(), status: "ok" }) }]);
 		expect((await sendEnvelope(project, sessionOnly)).status).toBe(200);
 		expect((await outcomesOf(project)).totals).toEqual({ ...none, accepted: 1, filtered: 1, invalid: 1 });
+	});
+
+	it(`the events a Sentry SDK's client reports say it dropped count as client_discard: errors and messages only, at most ${MAX_REPORTED_EVENTS} a report`, async ({ expect }) => {
+		const project = await sentryProject();
+		const clientReport = (report: unknown) =>
+			envelope({ sent_at: new Date().toISOString() }, [{ type: "client_report", payload: typeof report === "string" ? report : JSON.stringify(report) }]);
+		const discarded = (quantity: unknown, category = "error") => ({ timestamp: Date.now() / 1000, discarded_events: [{ reason: "ratelimit_backoff", category, quantity }] });
+		const send = async (body: Uint8Array, key = project.rawKey) => (await post(`/api/${project.dsnId}/envelope/?sentry_key=${key}`, body)).status;
+		expect(
+			await send(
+				clientReport({
+					discarded_events: [
+						{ reason: "ratelimit_backoff", category: "error", quantity: 3 },
+						{ reason: "sample_rate", category: "transaction", quantity: 50 },
+						{ reason: "queue_overflow", category: "default", quantity: 2 },
+					],
+				}),
+			),
+		).toBe(200);
+		// Beside an event, both count; reports that are no such list, or hold no whole number, count nothing and refuse nothing.
+		expect(await send(envelope({}, [{ type: "event", payload: JSON.stringify(nodeEvent()) }, { type: "client_report", payload: JSON.stringify(discarded(1)) }]))).toBe(200);
+		for (const report of ["{not json", { discarded_events: "many" }, discarded(-4), discarded(1.5), discarded("7"), discarded(9, "span")]) expect(await send(clientReport(report))).toBe(200);
+		expect((await outcomesOf(project)).totals).toEqual({ ...none, accepted: 1, client_discard: 6 });
+		expect(await send(clientReport(discarded(MAX_REPORTED_EVENTS)))).toBe(200);
+		expect(await send(clientReport(discarded(MAX_REPORTED_EVENTS + 1)))).toBe(200);
+		expect(await send(clientReport(discarded(5)), "svc_nothing")).toBe(401);
+		// A report over an event's size is read past, with or without its length: the event beside it is stored.
+		const oversized = JSON.stringify({ ...discarded(7), padding: "x".repeat(SENTRY_LIMITS.eventBytes) });
+		for (const withLength of [true, false]) {
+			expect(await send(envelope({}, [{ type: "client_report", payload: oversized, withLength }, { type: "event", payload: JSON.stringify(nodeEvent()) }]))).toBe(200);
+		}
+		expect((await outcomesOf(project)).totals).toEqual({ ...none, accepted: 3, client_discard: 6 + 2 * MAX_REPORTED_EVENTS });
 	});
 
 	it("a new issue past the project's cap counts as over the cap; events of its issues are still accepted", async ({ expect }) => {

@@ -26,8 +26,12 @@ export interface Envelope {
 
 /** What `readEnvelope` keeps. */
 export interface EnvelopeReading {
-	/** Whether an item of this type is kept; asked once per item, in order. */
-	keep(type: string): boolean;
+	/**
+	 * Whether an item of this type is kept, asked once per item, in order: `true` within
+	 * `keptBytes` (`tooLarge` past it), `"if-within"` when within them (read past like an item not
+	 * kept when larger).
+	 */
+	keep(type: string): boolean | "if-within";
 	/** The most bytes of any one line or payload kept (header lines included). */
 	keptBytes: number;
 	/** The error for a part over `keptBytes`, `what` naming it. */
@@ -74,16 +78,18 @@ export async function readEnvelope(read: () => Promise<Uint8Array | null>, readi
 		const itemHeaders = jsonPayload(itemHeaderLine, `the header of item ${n}`);
 		const type = itemHeaders.type;
 		if (typeof type !== "string" || type === "") throw invalid(`item ${n} has no type`);
-		const keep = reading.keep(type);
+		const wanted = reading.keep(type);
 		const tooLarge = () => reading.tooLarge(`Item ${n} (${type})`);
 		const length = itemHeaders.length;
 		let payload: Uint8Array | null;
 		if (length === undefined || length === null) {
-			payload = await body.line(keep ? reading.keptBytes : null, tooLarge);
-			if (!keep) payload = null;
+			const line = await body.line(wanted ? reading.keptBytes : null, wanted === "if-within" ? null : tooLarge);
+			payload = wanted ? line : null;
 		} else {
 			if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) throw invalid(`item ${n} has a length that is not a whole number of bytes`);
-			if (keep && length > reading.keptBytes) throw tooLarge();
+			const fits = length <= reading.keptBytes;
+			if (wanted === true && !fits) throw tooLarge();
+			const keep = wanted !== false && fits;
 			const taken = await body.take(length, keep);
 			if (taken.count < length) throw invalid(`item ${n} declares ${length} bytes but ${taken.count} follow`);
 			payload = taken.bytes;
@@ -124,26 +130,31 @@ class ChunkCursor {
 	}
 
 	/**
-	 * The next line without its newline; null at the end. At most `limit` bytes of it are kept
-	 * (`tooLarge` is thrown past that); with no limit it is read past and comes back empty.
+	 * The next line without its newline; null at the end. At most `limit` bytes of it are kept:
+	 * past that `tooLarge` is thrown, or without one the line is read past and comes back null.
+	 * With no limit it is read past and comes back empty.
 	 */
-	async line(limit: number | null, tooLarge: () => Error): Promise<Uint8Array | null> {
+	async line(limit: number | null, tooLarge: (() => Error) | null): Promise<Uint8Array | null> {
 		if (!(await this.more())) return null;
 		const parts: Uint8Array[] = [];
 		let length = 0;
+		let kept = limit !== null;
 		while (await this.more()) {
 			const newline = this.chunk.indexOf(NEWLINE, this.at);
 			const end = newline === -1 ? this.chunk.length : newline;
 			const part = this.chunk.subarray(this.at, end);
 			this.at = newline === -1 ? end : end + 1;
-			if (limit !== null) {
+			if (kept) {
 				length += part.length;
-				if (length > limit) throw tooLarge();
-				parts.push(part);
+				if (length > (limit as number)) {
+					if (tooLarge) throw tooLarge();
+					kept = false;
+					parts.length = 0;
+				} else parts.push(part);
 			}
 			if (newline !== -1) break;
 		}
-		return concatBytes(parts);
+		return limit !== null && !kept ? null : concatBytes(parts);
 	}
 
 	/** The next `length` bytes, or fewer at the end (`count` says how many); kept only when asked. */

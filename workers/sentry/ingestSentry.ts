@@ -13,6 +13,8 @@ import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { securityEvents } from "../../domain/sentry/securityReport";
+import { discardedEvents } from "../../domain/sentry/clientReport";
+import { projectCollectorFor } from "../objects";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
 import { readableBody } from "../../domain/feedback/submission";
 import { clientIp, decodedBodyReader, HttpError, json, readAll } from "../http";
@@ -97,37 +99,48 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 		// Everything the envelope can be refused for, answered once the key's own checks pass.
 		const item = "problem" in read ? read : await bodyOrProblem(async () => eventItem(read.body));
 		if ("problem" in item) return refuseAfterKeyChecks(env, key, item.problem, projectId);
-		const { headerId, payload, feedback } = item.body;
-		if (feedback) {
-			await storeSentryFeedback(env, ctx, request, key, feedback);
-			return json({ id: headerId });
+		const { headerId, payload, feedback, discarded } = item.body;
+		let id = headerId;
+		if (feedback) await storeSentryFeedback(env, ctx, request, key, feedback);
+		else if (payload) {
+			id = clientEventIdOf(payload.event_id) ?? headerId ?? newEventId();
+			await storeSentryEvent(env, ctx, request, key, projectId, payload, id);
 		}
-		if (!payload) {
-			await admitLogKey(env, key, projectId);
-			return json({ id: headerId });
-		}
-		const id = clientEventIdOf(payload.event_id) ?? headerId ?? newEventId();
-		await storeSentryEvent(env, ctx, request, key, projectId, payload, id);
+		if (discarded > 0) await countClientDiscards(env, key, projectId, discarded);
+		// Nothing kept (a session, a transaction...): the key's checks alone.
+		else if (!feedback && !payload) await admitLogKey(env, key, projectId);
 		return json({ id });
 	});
+}
+
+/** The events the SDK says it dropped (its client report), counted as the key's `client_discard` outcome once the key's checks pass. */
+async function countClientDiscards(env: Env, key: PresentedKey, dsnId: number, events: number): Promise<void> {
+	const check = { keyId: key.keyId, keyHash: key.keyHash, dsnId };
+	answerOf(key, await orStorageFailure(projectCollectorFor(env, key.keyId).clientDiscarded(check, events), "The client report"));
 }
 
 const isFeedback = (type: string) => type === "feedback" || type === "user_report";
 
 /**
- * What is kept of an envelope: its event (a second one is a 400) and its first user feedback item,
- * each within Sentry's event size (413, as Sentry answers, since the SDK would only send it again).
- * Everything else (attachments, screenshots, replays...) streams past unkept.
+ * What is kept of an envelope: its event (a second one is a 400), its first user feedback item and
+ * its first client report, each within Sentry's event size (413, as Sentry answers, since the SDK
+ * would only send it again). Everything else (attachments, screenshots, replays...) streams past unkept.
  */
 function envelopeReading() {
 	let event = false;
 	let feedback = false;
+	let clientReport = false;
 	return {
-		keep(type: string): boolean {
+		keep(type: string): boolean | "if-within" {
 			if (type === "event") {
 				if (event) throw new HttpError(400, "Invalid envelope: more than one event item");
 				event = true;
 				return true;
+			}
+			// The SDK's word on what it dropped: counted when it fits, never a reason to refuse the envelope.
+			if (type === "client_report" && !clientReport) {
+				clientReport = true;
+				return "if-within";
 			}
 			if (!isFeedback(type) || feedback) return false;
 			feedback = true;
@@ -144,15 +157,29 @@ interface SentryFeedback {
 	bytes: number;
 }
 
-/** The envelope's event item, if any, else the feedback submission its user feedback item makes, and the id its header gives. */
-function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: SentryFeedback | null } {
+/**
+ * The envelope's event item, if any, else the feedback submission its user feedback item makes;
+ * the id its header gives; and the error events its client report says the SDK dropped.
+ */
+function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: SentryFeedback | null; discarded: number } {
 	const headerId = clientEventIdOf(envelope.headers.event_id);
+	const report = envelope.items.find((item) => item.type === "client_report" && item.payload)?.payload;
+	// A report is the SDK's word: one that is no JSON object counts nothing, and refuses nothing.
+	const discarded = report ? discardedEvents(tryJsonPayload(report) ?? {}) : 0;
 	const event = envelope.items.find((item) => item.type === "event" && item.payload);
-	if (event?.payload) return { headerId, payload: jsonPayload(event.payload, "the event item"), feedback: null };
+	if (event?.payload) return { headerId, payload: jsonPayload(event.payload, "the event item"), feedback: null, discarded };
 	const sent = envelope.items.find((item) => isFeedback(item.type) && item.payload);
-	if (!sent?.payload) return { headerId, payload: null, feedback: null };
+	if (!sent?.payload) return { headerId, payload: null, feedback: null, discarded };
 	const submission = feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`));
-	return { headerId, payload: null, feedback: submission && { submission, bytes: sent.payload.byteLength } };
+	return { headerId, payload: null, feedback: submission && { submission, bytes: sent.payload.byteLength }, discarded };
+}
+
+function tryJsonPayload(bytes: Uint8Array): Json | null {
+	try {
+		return jsonPayload(bytes, "the client report");
+	} catch {
+		return null;
+	}
 }
 
 /**

@@ -16,9 +16,10 @@ const OUTCOMES = {
 	rate_limited: { label: "Rate limited", note: "over a per-minute limit" },
 	invalid: { label: "Invalid", note: "not an event, or too large" },
 	over_issue_cap: { label: "Over the issue cap", note: `new issues past ${LOG_LIMITS.issuesPerProject.toLocaleString()}` },
-} as const;
+	client_discard: { label: "Dropped by the SDK", note: "sampled out, or backing off" },
+} as const satisfies Record<keyof LogOutcomesView["totals"], { label: string; note: string }>;
 
-const dropped = (day: LogOutcomesView["totals"]) => day.rate_limited + day.invalid + day.over_issue_cap;
+const dropped = (day: LogOutcomesView["totals"]) => day.rate_limited + day.invalid + day.over_issue_cap + day.client_discard;
 
 function OutcomesChart({ data }: { data: LogOutcomesView }) {
 	const { totals } = data;
