@@ -93,6 +93,22 @@ function runNode(file: string, env: Record<string, string>) {
 const byTitle = (issues: Issue[], title: string | RegExp) => issues.filter((issue) => (typeof title === "string" ? issue.title === title : title.test(issue.title)));
 
 describe("@sentry/node in a Node process", () => {
+	it("past the key's window: what was stored, refused and dropped by the SDK adds up in the log outcomes", async ({ expect }) => {
+		const p = await project("rate-limited");
+		await api(worker.url, "/api/feedback-key", { token: p.token, method: "PATCH", json: { project_name: p.name, logs_rate_limit_per_minute: 2 } });
+		const run = await runNode(join(FIXTURES, "rate-limited-app.mjs"), { SENTRY_DSN: p.dsn });
+		expect(run.code, run.stderr).toBe(0);
+		const outcomes = await api<{ totals: Record<string, number> }>(worker.url, `/api/log-outcomes?project_name=${p.name}&days=1`, { token: p.token });
+		// Two stored; the next refused with 429 and X-Sentry-Rate-Limits, and the rest never sent (the
+		// SDK's backoff) but those it had sent before that answer came, refused too: six in all.
+		const { accepted, rate_limited, client_discard, ...others } = outcomes.totals;
+		expect({ accepted, others }).toEqual({ accepted: 2, others: { filtered: 0, invalid: 0, over_issue_cap: 0 } });
+		expect(rate_limited).toBeGreaterThanOrEqual(1);
+		expect(client_discard).toBeGreaterThanOrEqual(1);
+		expect(rate_limited + client_discard).toBe(4);
+	});
+
+
 	it("captureException, captureMessage, chained errors, breadcrumbs, user and tags arrive and group", async ({ expect }) => {
 		const p = await project("node-service");
 		const child = spawn(process.execPath, [join(FIXTURES, "node-app.mjs")], { env: { ...process.env, SENTRY_DSN: p.dsn } });
