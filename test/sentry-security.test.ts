@@ -53,10 +53,13 @@ describe("POST /api/:project_id/security/", () => {
 		expect((await sendReport(project, report("/cart", "https://cdn.other.example/z.js"))).status).toBe(201);
 		expect((await sendReport(project, report("/cart", "inline", "style-src-attr"))).status).toBe(201);
 		expect((await sendReport(project, report("/cart", "eval", "script-src"))).status).toBe(201);
+		// A directive no browser sends is named as it came, whatever it is called.
+		expect((await sendReport(project, report("/cart", "https://evil.example/a", "__proto__"))).status).toBe(201);
 
 		const issues = await issuesOf(project);
 		const byTitle = Object.fromEntries(issues.map((issue) => [issue.title, issue]));
 		expect(Object.keys(byTitle).sort()).toEqual([
+			"Blocked '__proto__' from 'evil.example'",
 			"Blocked 'script' from 'cdn.other.example'",
 			"Blocked 'script' from 'evil.example'",
 			"Blocked unsafe eval() 'script'",

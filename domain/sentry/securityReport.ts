@@ -57,7 +57,7 @@ function blockedSource(blockedUri: string): string {
 
 /** The event's title: "Blocked 'script' from 'cdn.example'", "Blocked unsafe inline 'style'". */
 function titleOf({ directive, blockedUri }: Violation): string {
-	const kind = KINDS[directive] ?? directive;
+	const kind = Object.hasOwn(KINDS, directive) ? KINDS[directive] : directive;
 	const source = blockedSource(blockedUri);
 	if (source === "inline") return `Blocked unsafe inline '${kind}'`;
 	if (source === "eval") return `Blocked unsafe eval() '${kind}'`;
