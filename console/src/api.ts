@@ -86,13 +86,16 @@ export type StatsQuery = Record<string, string | undefined>;
 
 export type KeyChanges = Partial<Omit<ProjectKeyView, "project_name" | "key_hint" | "created_at">>;
 
+const byName = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+
 export const api = {
 	signUp: (email: string, password: string) => request<SessionView>("POST", "/api/auth/signup", { email, password }),
 	signIn: (email: string, password: string) => request<SessionView>("POST", "/api/auth/login", { email, password }),
 	me: () => request<{ user: UserView }>("GET", "/api/auth/me"),
 	signOut: () => request<void>("POST", "/api/auth/logout"),
 
-	listKeys: () => request<{ keys: ProjectKeyView[] }>("GET", "/api/feedback-keys").then((r) => r.keys),
+	/** In the order people read names: letter case aside, and `app 2` before `app 10`. */
+	listKeys: () => request<{ keys: ProjectKeyView[] }>("GET", "/api/feedback-keys").then((r) => r.keys.sort((a, b) => byName.compare(a.project_name, b.project_name))),
 	createKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key", { project_name }),
 	regenerateKey: (project_name: string) => request<NewProjectKeyView>("POST", "/api/feedback-key/regenerate", { project_name }),
 	updateKey: (project_name: string, changes: KeyChanges) => request<ProjectKeyView>("PATCH", "/api/feedback-key", { project_name, ...changes }),
