@@ -56,7 +56,7 @@ export const health = {
 	args: ["[workspace]"],
 	options: {
 		force: { type: "boolean", description: "scan again now instead of answering the scan of the last hour" },
-		json: { type: "boolean", description: "print the scan answers as a JSON array" },
+		json: { type: "boolean", description: "print the scan answers as a JSON array, each with its workspace's folder as path" },
 	},
 	details: `workspace: its id or its folder. Exits ${NEEDS_ATTENTION} when a package needs attention (a finding of severity error or warning), so that a script can stop on it; 1 when a workspace could not be scanned (the others are still printed).`,
 	async run({ args: [which], options }, io) {
@@ -77,7 +77,8 @@ export const health = {
 				failed = true;
 			}
 		}
-		if (options.json) io.stdout.write(`${JSON.stringify(scanned.map((s) => s.answer), null, 2)}\n`);
+		// Each answer names its workspace's folder too, so a script need not ask `workspace list`.
+		if (options.json) io.stdout.write(`${JSON.stringify(scanned.map((s) => ({ path: s.workspace.path, ...s.answer })), null, 2)}\n`);
 		else for (const { answer, workspace } of scanned) io.stdout.write(healthText(answer, workspace));
 		if (failed) return 1;
 		return scanned.some((s) => s.answer.packages.some((p) => p.needsAttention)) ? NEEDS_ATTENTION : 0;

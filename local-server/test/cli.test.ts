@@ -213,9 +213,9 @@ describe("svc-local command line", () => {
 			const all = await runCli(["health", "--json", "--force"], env);
 			expect(all.code).toBe(4);
 			const answers = JSON.parse(all.stdout);
-			expect(answers.map((a: any) => [a.workspaceId, a.cached])).toEqual([
-				[goodId[1], false],
-				[badId, false],
+			expect(answers.map((a: any) => [a.workspaceId, a.path, a.cached])).toEqual([
+				[goodId[1], fs.realpathSync(path.join(code, "good")), false],
+				[badId, fs.realpathSync(path.join(code, "bad")), false],
 			]);
 
 			const sshHealth = await runCli(["health", "dev@box:code/app"], env);
