@@ -44,6 +44,7 @@ export async function ownerRequest(env, method, pathname, body) {
 	if (body !== undefined) headers["content-type"] = "application/json";
 	const res = await fetch(`${base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 	const answer = /** @type {unknown} */ (await res.json().catch(() => ({})));
-	if (!res.ok) throw new CliError(`${method} ${pathname}: ${res.status} ${isObject(answer) && typeof answer.error === "string" ? answer.error : res.statusText}`);
+	// What the server said, as a person reads it: the request itself is the command's, not the user's.
+	if (!res.ok) throw new CliError(`${isObject(answer) && typeof answer.error === "string" ? answer.error : res.statusText} (HTTP ${res.status})`);
 	return answer;
 }

@@ -73,7 +73,7 @@ export const health = {
 			} catch (err) {
 				// One workspace that cannot be scanned (its folder gone...) does not hide the others'.
 				if (which !== undefined || !(err instanceof CliError)) throw err;
-				io.stderr.write(`svc-local: workspace ${w.id} (${w.path}) not scanned: ${err.message.replace(/^GET \S+: /, "")}\n`);
+				io.stderr.write(`svc-local: workspace ${w.id} (${w.path}) not scanned: ${err.message}\n`);
 				failed = true;
 			}
 		}

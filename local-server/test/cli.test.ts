@@ -220,7 +220,7 @@ describe("svc-local command line", () => {
 
 			const sshHealth = await runCli(["health", "dev@box:code/app"], env);
 			expect(sshHealth.code).toBe(1);
-			expect(sshHealth.stderr).toMatch(/400 workspace [0-9a-f]{8} is on another machine/);
+			expect(sshHealth.stderr).toMatch(/^svc-local: workspace [0-9a-f]{8} is on another machine.* \(HTTP 400\)\n$/);
 			const unknown = await runCli(["health", "0000aaaa"], env);
 			expect(unknown.code).toBe(1);
 			expect(unknown.stderr).toContain("no workspace is registered with id or folder 0000aaaa");
@@ -228,7 +228,9 @@ describe("svc-local command line", () => {
 			expect((await runCli(["workspace", "remove", badId], env)).stdout).toBe(`removed workspace ${badId}\n`);
 			const again = await runCli(["workspace", "remove", badId], env);
 			expect(again.code).toBe(1);
-			expect(again.stderr).toContain(`404 no workspace with id ${badId}`);
+			expect(again.stderr).toContain(`no workspace with id ${badId}`);
+			expect(again.stderr).toContain("(HTTP 404)");
+			expect(again.stderr).not.toContain("/api/");
 			expect(await runCli(["health"], env)).toMatchObject({ code: 0 });
 
 			// A folder without a package: said so, and nothing called set up.
@@ -245,7 +247,7 @@ describe("svc-local command line", () => {
 			const partial = await runCli(["health"], env);
 			expect(partial.code).toBe(1);
 			expect(partial.stdout).toContain(`workspace ${goodId[1]}  ${goodId[2]}`);
-			expect(partial.stderr).toBe(`svc-local: workspace ${emptyId} (${fs.realpathSync(code)}/empty) not scanned: 409 the folder of workspace ${emptyId} (${fs.realpathSync(code)}/empty) is gone or is not a folder; restore it or remove the workspace\n`);
+			expect(partial.stderr).toBe(`svc-local: workspace ${emptyId} (${fs.realpathSync(code)}/empty) not scanned: the folder of workspace ${emptyId} (${fs.realpathSync(code)}/empty) is gone or is not a folder; restore it or remove the workspace (HTTP 409)\n`);
 			expect(JSON.parse((await runCli(["health", "--json"], env)).stdout).map((a: any) => a.workspaceId)).toEqual([goodId[1]]);
 		} finally {
 			server.child.kill("SIGTERM");
