@@ -5,44 +5,36 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "./axe";
 import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
+const stack = workerAndBrowser();
 
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+beforeAll(() => mkdir(ARTIFACTS, { recursive: true }));
 
 /** A new owner with a project "shop" whose key has sent `events`, signed in on the issue's page in a browser set to `timezoneId`. */
 async function issuePage(name: string, ip: string, events: object[], timezoneId?: string) {
-	const { token } = await signUpOwner(worker.url, name, ip);
-	const { raw_api_key: key } = await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	const { token } = await signUpOwner(stack.worker.url, name, ip);
+	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
 	let hash = "";
 	for (const event of events) {
-		const res = await fetch(`${worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
 		expect(res.status, await res.clone().text()).toBe(200);
 		hash = (await res.json()).group_hash;
 		// Received one after the other: the list puts the last sent first.
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
-	const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US", timezoneId });
+	const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US", timezoneId });
 	const page = await context.newPage();
 	const pageErrors: string[] = [];
 	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await useSession(page, worker.url, token);
-	await page.goto(`${worker.url}/issues/shop/${hash}`);
+	await useSession(page, stack.worker.url, token);
+	await page.goto(`${stack.worker.url}/issues/shop/${hash}`);
 	await page.locator("#exception-heading").waitFor();
-	const issue = await api<{ first_seen: string; last_seen: string; events: { timestamp: string; received_at: string }[] }>(worker.url, `/api/issues/${hash}?project_name=shop`, { token });
+	const issue = await api<{ first_seen: string; last_seen: string; events: { timestamp: string; received_at: string }[] }>(stack.worker.url, `/api/issues/${hash}?project_name=shop`, { token });
 	return { page, context, pageErrors, issue };
 }
 

@@ -5,24 +5,15 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
 import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, type Database, DESKTOP_CHROME, launchChromium, signUpOwner, startWorker } from "./stack";
+import { api, type Database, DESKTOP_CHROME, signUpOwner, workerAndBrowser } from "./stack";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let browser: Browser;
+const stack = workerAndBrowser();
 
-beforeAll(async () => {
-	[worker, browser] = await Promise.all([startWorker(), launchChromium(), mkdir(ARTIFACTS, { recursive: true })]);
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await worker?.close();
-});
+beforeAll(() => mkdir(ARTIFACTS, { recursive: true }));
 
 /**
  * A new owner (`before` runs with their token first) signed in on a page of a context of its own,
@@ -33,36 +24,36 @@ async function signedIn(
 	ip: string,
 	{ locale = "en-US", timezoneId, before }: { locale?: string; timezoneId?: string; before?: (token: string) => Promise<unknown> } = {},
 ) {
-	const { email, token } = await signUpOwner(worker.url, name, ip);
+	const { email, token } = await signUpOwner(stack.worker.url, name, ip);
 	await before?.(token);
-	const context = await browser.newContext({ viewport: DESKTOP, locale, timezoneId });
+	const context = await stack.browser.newContext({ viewport: DESKTOP, locale, timezoneId });
 	const page = await context.newPage();
 	const pageErrors: string[] = [];
 	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await useSession(page, worker.url, token);
+	await useSession(page, stack.worker.url, token);
 	return { email, context, page, pageErrors };
 }
 
 /** A project key "shop" of the owner whose token this is; its raw key. */
-const addShopKey = async (token: string) => (await api<{ raw_api_key: string }>(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } })).raw_api_key;
+const addShopKey = async (token: string) => (await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } })).raw_api_key;
 
 /** A new analytics site of the owner whose token this is; its tracking id. */
-const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
+const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
 
 describe("when access has lapsed", () => {
 	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
 		let site = { tracking_id: "" };
 		const { email, context, page: lapsed, pageErrors } = await signedIn("lapsed", "10.98.0.1", {
 			before: async (token) => {
-				await api(worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
+				await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "old-app" } });
 				site = { tracking_id: await addSite(token, "lapsed.example") };
 			},
 		});
-		await lapsed.goto(`${worker.url}/projects`);
+		await lapsed.goto(`${stack.worker.url}/projects`);
 		await lapsed.getByRole("link", { name: "old-app", exact: true }).waitFor();
 
 		// The trial ends while the page is open: the next request is refused with 402.
-		const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+		const env = await stack.worker.server.getWorker<{ DB: Database }>().getEnv();
 		await env.DB.prepare("UPDATE users SET trial_ends_at = ? WHERE email = ?").bind(Date.now() - 1000, email).run();
 		await lapsed.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
 		await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
@@ -80,7 +71,7 @@ describe("when access has lapsed", () => {
 			"/account",
 		];
 		for (const path of pages) {
-			await lapsed.goto(`${worker.url}${path}`);
+			await lapsed.goto(`${stack.worker.url}${path}`);
 			await lapsed.getByRole("alert").filter({ hasText: "Your access has ended" }).first().waitFor();
 			expect(await lapsed.getByText("This page could not be shown").count(), path).toBe(0);
 		}
@@ -95,7 +86,7 @@ describe("when access has lapsed", () => {
 describe("a link to a project the owner does not have", () => {
 	it("says there is no such project instead of an empty inbox", async () => {
 		const { context, page, pageErrors } = await signedIn("unknown-project", "10.98.0.5");
-		await page.goto(`${worker.url}/feedback/gone-app`);
+		await page.goto(`${stack.worker.url}/feedback/gone-app`);
 		await page.getByText('You have no project named "gone-app"').waitFor();
 		expect(await axeViolations(page)).toEqual([]);
 		expect(pageErrors).toEqual([]);
@@ -108,7 +99,7 @@ describe("an address with a filter value the service does not take", () => {
 		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
 			before: addShopKey,
 		});
-		await page.goto(`${worker.url}/feedback/shop?status=bogus`);
+		await page.goto(`${stack.worker.url}/feedback/shop?status=bogus`);
 		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (status:" });
 		await alert.waitFor();
 		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
@@ -122,7 +113,7 @@ describe("an address with a filter value the service does not take", () => {
 describe("a project whose name holds a slash", () => {
 	it("opens from a link to any of its pages, as it does by clicking", async () => {
 		const { context, page, pageErrors } = await signedIn("slash-project", "10.98.0.8", {
-			before: (token) => api(worker.url, "/api/feedback-key", { token, json: { project_name: "ios/beta #2" } }),
+			before: (token) => api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "ios/beta #2" } }),
 		});
 		const encoded = encodeURIComponent("ios/beta #2");
 		for (const [path, shown] of [
@@ -131,8 +122,8 @@ describe("a project whose name holds a slash", () => {
 			[`/issues/${encoded}`, "No open issues."],
 		]) {
 			// The asset server would redirect a %2F in the path to a "/", splitting the name.
-			expect((await fetch(worker.url + path, { redirect: "manual" })).status).toBe(200);
-			await page.goto(worker.url + path);
+			expect((await fetch(stack.worker.url + path, { redirect: "manual" })).status).toBe(200);
+			await page.goto(stack.worker.url + path);
 			await page.getByText(shown).first().waitFor();
 			expect(new URL(page.url()).pathname).toBe(path);
 		}
@@ -150,7 +141,7 @@ describe("a breakdown longer than its card", () => {
 			},
 		});
 		const view = (path: string) =>
-			fetch(`${worker.url}/api/collect`, {
+			fetch(`${stack.worker.url}/api/collect`, {
 				method: "POST",
 				headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
 				body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "many.example", url_path: path, visitor_id: `visitor-${path}` }),
@@ -158,7 +149,7 @@ describe("a breakdown longer than its card", () => {
 		const pages = page.getByRole("region", { name: "Pages" });
 		const more = pages.getByText("The top 10 of more; the CSV holds every one.");
 		for (let i = 1; i <= 10; i++) await view(`/p${i}`);
-		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		await page.goto(`${stack.worker.url}/analytics/${trackingId}`);
 		await expect.poll(() => pages.locator("tbody tr").count()).toBe(10);
 		expect(await more.count()).toBe(0);
 		await view("/p11");
@@ -176,10 +167,10 @@ describe("a site whose collection is off", () => {
 		const { context, page, pageErrors } = await signedIn("paused-site", "10.98.0.9", {
 			before: async (token) => {
 				trackingId = await addSite(token, "paused.example");
-				await api(worker.url, `/api/sites/${trackingId}`, { method: "PATCH", token, json: { active: false } });
+				await api(stack.worker.url, `/api/sites/${trackingId}`, { method: "PATCH", token, json: { active: false } });
 			},
 		});
-		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		await page.goto(`${stack.worker.url}/analytics/${trackingId}`);
 		await page.getByRole("status").filter({ hasText: "Collection is off for this site" }).waitFor();
 		expect(await axeViolations(page)).toEqual([]);
 		expect(pageErrors).toEqual([]);
@@ -192,10 +183,10 @@ describe("the issue list's Clear", () => {
 		const { context, page, pageErrors } = await signedIn("clears-issues", "10.98.0.12", {
 			before: addShopKey,
 		});
-		await page.goto(`${worker.url}/issues/shop`);
+		await page.goto(`${stack.worker.url}/issues/shop`);
 		await page.getByText("No open issues.").waitFor();
 		expect(await page.getByRole("button", { name: "Clear" }).count()).toBe(0);
-		await page.goto(`${worker.url}/issues/shop?status=resolved&sort=count`);
+		await page.goto(`${stack.worker.url}/issues/shop?status=resolved&sort=count`);
 		await page.getByText("No issues match these filters.").waitFor();
 		await page.getByRole("button", { name: "Clear" }).click();
 		await page.getByText("No open issues.").waitFor();
@@ -209,14 +200,14 @@ describe("deleting feedback from its own page", () => {
 	it("takes the owner back to the list without asking for the deleted item again", async () => {
 		const { context, page, pageErrors } = await signedIn("deletes-feedback", "10.98.0.10", {
 			before: async (token) => {
-				await api(worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
+				await api(stack.worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
 			},
 		});
 		const notFound: string[] = [];
 		page.on("response", (response) => {
 			if (response.status() === 404) notFound.push(response.url());
 		});
-		await page.goto(`${worker.url}/feedback/shop`);
+		await page.goto(`${stack.worker.url}/feedback/shop`);
 		await page.getByRole("link", { name: "Crash on save" }).click();
 		await page.getByRole("button", { name: "Delete…" }).click();
 		await page.getByRole("button", { name: "Delete feedback" }).click();
@@ -232,10 +223,10 @@ describe("an issue with a 1,000-character title", () => {
 		const title = `Error: ${"the cart could not be saved because ".repeat(30)}`.slice(0, 1_000);
 		const { context, page, pageErrors } = await signedIn("long-title", "10.98.0.13", {
 			before: async (token) => {
-				await api(worker.url, "/api/app-logs-ingest", { token: await addShopKey(token), json: { message: title } });
+				await api(stack.worker.url, "/api/app-logs-ingest", { token: await addShopKey(token), json: { message: title } });
 			},
 		});
-		await page.goto(`${worker.url}/issues/shop`);
+		await page.goto(`${stack.worker.url}/issues/shop`);
 		const link = page.locator(".issue-row .title");
 		await link.waitFor();
 		const lineHeight = await link.evaluate((element) => Number.parseFloat(getComputedStyle(element).lineHeight));
@@ -250,7 +241,7 @@ describe("an issue with a 1,000-character title", () => {
 describe("signing out, then in as someone else", () => {
 	it("starts the next owner at their own projects, and the sign-in form forgets the other form's error", async () => {
 		const { context, page, pageErrors } = await signedIn("signs-out", "10.98.0.7");
-		await page.goto(`${worker.url}/feedback/gone-app`);
+		await page.goto(`${stack.worker.url}/feedback/gone-app`);
 		await page.getByRole("button", { name: "Sign out" }).first().click();
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
 		// The root, which opens the next owner's projects once they sign in.
@@ -274,7 +265,7 @@ describe("when a page's code cannot load", () => {
 		const { context, page: broken } = await signedIn("broken", "10.98.0.2");
 		// As after a deploy that replaced the chunks an open console still asks for.
 		await broken.route(/\/assets\/(AnalyticsPage|TimeChart)-[\w-]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
-		await broken.goto(`${worker.url}/analytics`);
+		await broken.goto(`${stack.worker.url}/analytics`);
 		await broken.getByRole("alert").filter({ hasText: "This page could not be shown" }).waitFor();
 		await broken.getByRole("button", { name: "Reload" }).waitFor();
 		expect(await axeViolations(broken)).toEqual([]);
@@ -293,7 +284,7 @@ describe("in a browser that reports a POSIX locale", () => {
 				site = { tracking_id: await addSite(token, "posix.example") };
 			},
 		});
-		await posix.goto(`${worker.url}/analytics/${site.tracking_id}`);
+		await posix.goto(`${stack.worker.url}/analytics/${site.tracking_id}`);
 		await posix.getByRole("heading", { name: "Dashboard" }).waitFor();
 		await posix.locator(".chart canvas").first().waitFor();
 		expect(await posix.getByText("This page could not be shown").count()).toBe(0);
@@ -311,7 +302,7 @@ describe("in a browser west of UTC", () => {
 			timezoneId: "America/New_York",
 			before: async (token) => {
 				trackingId = await addSite(token, "west.example");
-				const res = await fetch(`${worker.url}/api/collect`, {
+				const res = await fetch(`${stack.worker.url}/api/collect`, {
 					method: "POST",
 					headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
 					body: JSON.stringify({ tracking_id: trackingId, v: "2", url_host: "west.example", url_path: "/" }),
@@ -320,7 +311,7 @@ describe("in a browser west of UTC", () => {
 			},
 		});
 		const asked = page.waitForRequest((request) => request.url().includes(`/api/sites/${trackingId}/stats?`));
-		await page.goto(`${worker.url}/analytics/${trackingId}`);
+		await page.goto(`${stack.worker.url}/analytics/${trackingId}`);
 		const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
 		const query = new URL((await asked).url()).searchParams;
 		expect([query.get("from"), query.get("to")]).toEqual([new Date(today - 6 * 86_400_000).toISOString(), new Date(today + 86_400_000).toISOString()]);
@@ -345,7 +336,7 @@ describe("a filtered view over more events than the statistics count one by one"
 		const { context, page, pageErrors } = await signedIn("sampled", "10.98.0.4", {
 			before: async (token) => {
 				site = { tracking_id: await addSite(token, "sampled.example") };
-				const env = await worker.server.getWorker<{ DB: Database }>().getEnv();
+				const env = await stack.worker.server.getWorker<{ DB: Database }>().getEnv();
 				// The rollups (the hour's row and its UTC day's, as the collector writes both) say the hour
 				// held one event more than a filtered answer counts one by one; the two events themselves
 				// are of visitors in the sample's first bucket and in its last.
@@ -361,7 +352,7 @@ describe("a filtered view over more events than the statistics count one by one"
 				}
 			},
 		});
-		await page.goto(`${worker.url}/analytics/${site.tracking_id}?country=DE`);
+		await page.goto(`${stack.worker.url}/analytics/${site.tracking_id}?country=DE`);
 		const note = page.getByTestId("sample-note");
 		await note.waitFor();
 		expect(await note.textContent()).toContain("Estimated from 99.6 % of visitors");
