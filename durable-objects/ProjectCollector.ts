@@ -145,10 +145,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		const admitted = await this.#admit(check, { logs: true });
 		if ("status" in admitted) return admitted;
 		const filtered = dropping === "browser-extension" && admitted.key.filterBrowserExtensions;
-		if (filtered || dropping === "invalid") {
-			this.#outcomes.count(filtered ? "filtered" : "invalid", Date.now());
-			this.#outcomes.write();
-		}
+		if (filtered || dropping === "invalid") this.#outcomes.store(filtered ? "filtered" : "invalid");
 		return { status: "admitted", filtered };
 	}
 
@@ -156,8 +153,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	async clientDiscarded(check: KeyCheck, events: number): Promise<{ status: "admitted" } | ReturnType<typeof refused>> {
 		const admitted = await this.#admit(check, { logs: true });
 		if ("status" in admitted) return admitted;
-		this.#outcomes.count("client_discard", Date.now(), events);
-		this.#outcomes.write();
+		this.#outcomes.store("client_discard", events);
 		return { status: "admitted" };
 	}
 

@@ -8,13 +8,11 @@ import { type SeededUser, takeSeededUsers } from "../domain/logs/issueEnvironmen
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import type { OutboxBatch } from "./outbox";
 import type { LogEventCommand } from "./projectCommands";
-import { type GroupRow, type IssueGroups, toSnapshot } from "./projectStorage";
+import { type GroupRow, type IssueGroups, KnownMembers, toSnapshot } from "./projectStorage";
 
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;
 const FLUSH_ISSUES = 500;
-/** Issue, environment and user triples known to be in `group_environment_users`, forgotten all at once when there are more. */
-const PAIRS_HELD = 10_000;
 
 interface OutboxRow extends Record<string, SqlStorageValue> {
 	seq: number;
@@ -36,7 +34,7 @@ export class LogOutbox {
 	readonly #sql: SqlStorage;
 	readonly #groups: IssueGroups;
 	/** JSON `[hash, environment, user]` triples known to be in `group_environment_users`. */
-	readonly #knownPairs = new Set<string>();
+	readonly #knownPairs = new KnownMembers();
 	#seeded: boolean;
 
 	constructor(sql: SqlStorage, groups: IssueGroups) {
@@ -154,7 +152,7 @@ export class LogOutbox {
 		if (this.#knownPairs.has(pair)) return true;
 		const known =
 			this.#sql.exec(`SELECT 1 FROM group_environment_users WHERE hash = ? AND environment = ? AND user = ?`, hash, environment, user).toArray().length > 0;
-		if (known) this.#hold(pair);
+		if (known) this.#knownPairs.add(pair);
 		return known;
 	}
 
@@ -168,12 +166,7 @@ export class LogOutbox {
 				user,
 				groupHash,
 			);
-			if (rowsWritten > 0) this.#hold(JSON.stringify([groupHash, environment, user]));
+			if (rowsWritten > 0) this.#knownPairs.add(JSON.stringify([groupHash, environment, user]));
 		}
-	}
-
-	#hold(pair: string): void {
-		if (this.#knownPairs.size >= PAIRS_HELD) this.#knownPairs.clear();
-		this.#knownPairs.add(pair);
 	}
 }

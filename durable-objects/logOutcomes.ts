@@ -29,6 +29,13 @@ export class LogOutcomes {
 		this.#unwritten.set(key, (this.#unwritten.get(key) ?? 0) + events);
 	}
 
+	/** Counts events of a call answered outside a batch, and stores them at once. */
+	store(outcome: LogOutcomeName, events = 1): void {
+		const now = Date.now();
+		this.count(outcome, now, events);
+		this.write(now);
+	}
+
 	write(now = Date.now()): void {
 		if (this.#unwritten.size > 0) {
 			const rows = [...this.#unwritten].map(([key, n]) => [...key.split(" "), n]);

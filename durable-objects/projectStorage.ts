@@ -99,8 +99,19 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 
 /** Issues whose grouping state is held in memory, least recently seen out first. */
 const GROUPS_HELD = 1_000;
-/** Affected users known to be in `group_users`, forgotten all at once when there are more. */
-const USERS_HELD = 10_000;
+/** Members known to be in a table (affected users...), held up to this many, then forgotten all at once. */
+const KNOWN_HELD = 10_000;
+
+/**
+ * What memory knows a table holds, so a member seen again costs no read: at most KNOWN_HELD of
+ * them, forgotten all at once when one more comes (the table still has them; a read finds them).
+ */
+export class KnownMembers extends Set<string> {
+	override add(member: string): this {
+		if (this.size >= KNOWN_HELD && !this.has(member)) this.clear();
+		return super.add(member);
+	}
+}
 
 /**
  * The issues' rows, affected users and releases in the object's SQLite, with what is known of them
@@ -113,7 +124,7 @@ export class IssueGroups {
 	/** The grouping state of recently seen issues as `groups` holds it. */
 	readonly #held = new Map<string, GroupState>();
 	/** `<group hash><user>` pairs known to be in `group_users`. */
-	readonly #knownUsers = new Set<string>();
+	readonly #knownUsers = new KnownMembers();
 	/** Releases known to be in `releases`. */
 	readonly #knownReleases = new Set<string>();
 
@@ -245,7 +256,6 @@ export class IssueGroups {
 		const pair = hash + user;
 		if (this.#knownUsers.has(pair)) return false;
 		const isNew = this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, hash, user).rowsWritten > 0;
-		if (this.#knownUsers.size >= USERS_HELD) this.#knownUsers.clear();
 		this.#knownUsers.add(pair);
 		return isNew;
 	}
