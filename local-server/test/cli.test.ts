@@ -1,42 +1,15 @@
 // The command line as real processes: `svc-local` (start, QR, key press,
 // quit), `svc-local pair`, `svc-local devices`, `svc-local revoke`, and
 // `svc-local connect` on a second "computer" (its own SVC_HOME).
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { cliProcesses, payloads } from "./cliProcesses.js";
 import { mode, tempDir, until } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
-const children: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-	for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-	children.length = 0;
-});
+const { spawnCli, runCli } = cliProcesses();
 
-function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
-	const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe", cwd });
-	children.push(child);
-	const out = { stdout: "", stderr: "" };
-	child.stdout.on("data", (c) => (out.stdout += c));
-	child.stderr.on("data", (c) => (out.stderr += c));
-	// "close", not "exit": output still in the pipes when the process exits arrives before close.
-	const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)));
-	return { child, out, exited };
-}
-
-async function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
-	const p = spawnCli(args, env, cwd);
-	const code = await p.exited;
-	return { code, ...p.out };
-}
-
-/** The payloads printed after "svc-local connect '" in the output, in order. */
-function payloads(text: string) {
-	return [...text.matchAll(/svc-local connect '([^']+)'/g)].map((m) => JSON.parse(m[1]));
-}
 
 describe("svc-local command line", () => {
 	it("start, pair, connect, devices, new code on a key press, revoke, quit", async () => {
@@ -263,142 +236,5 @@ describe("svc-local command line", () => {
 		const unknown = await runCli(["frobnicate"], {});
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain('unknown command "frobnicate"');
-	});
-});
-
-describe("svc-local arguments", () => {
-	const VERSION = JSON.parse(fs.readFileSync(path.join(path.dirname(BIN), "..", "package.json"), "utf8")).version;
-	const COMMANDS = ["start", "pair", "devices", "revoke", "login", "logout", "connect", "workspace add", "workspace list", "workspace remove", "health"];
-
-	it("--version and -v print the package version, for the program and for any command", async () => {
-		expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
-		for (const args of [["--version"], ["-v"], ["pair", "--version"], ["start", "-v"]]) {
-			const r = await runCli(args, {});
-			expect(r, args.join(" ")).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
-		}
-	});
-
-	it("--help, -h and help list every command", async () => {
-		for (const args of [["--help"], ["-h"], ["help"]]) {
-			const r = await runCli(args, {});
-			expect(r.code, args.join(" ")).toBe(0);
-			expect(r.stderr).toBe("");
-			for (const command of COMMANDS) expect(r.stdout).toContain(`svc-local ${command}`);
-			expect(r.stdout).toContain(VERSION);
-		}
-		const before = await runCli(["--help", "revoke"], {});
-		expect(before.code).toBe(0);
-		expect(before.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
-	});
-
-	it("the repository's `npm run local` passes its arguments on to svc-local", async () => {
-		const root = path.join(path.dirname(BIN), "..", "..");
-		const npm = spawn("npm", ["run", "--silent", "local", "--", "health", "--help"], { cwd: root, env: process.env, stdio: "pipe" });
-		let stdout = "";
-		npm.stdout.on("data", (c) => (stdout += c));
-		const code = await new Promise<number>((resolve) => npm.on("close", (c) => resolve(c ?? -1)));
-		expect(code).toBe(0);
-		expect(stdout).toMatch(/^Usage: svc-local health \[workspace\]/m);
-	});
-
-	it("every command has --help, which prints its usage and does nothing else", async () => {
-		// A state directory with a cloud session in it: `logout --help` must leave it, `start --help`
-		// must not start (no local-server.json, no owner token, and the process ends).
-		const home = path.join(tempDir(), "home");
-		fs.mkdirSync(home, { mode: 0o700 });
-		const session = JSON.stringify({ apiUrl: "http://127.0.0.1:9", token: "t", user: { id: "u" } });
-		fs.writeFileSync(path.join(home, "cloud-session.json"), session, { mode: 0o600 });
-		const results = await Promise.all(
-			COMMANDS.flatMap((command) => [
-				runCli([...command.split(" "), "--help"], { SVC_HOME: home }).then((r) => ({ args: `${command} --help`, command, r })),
-				runCli(["help", ...command.split(" ")], { SVC_HOME: home }).then((r) => ({ args: `help ${command}`, command, r })),
-			]),
-		);
-		for (const { args, command, r } of results) {
-			expect(r.code, args).toBe(0);
-			expect(r.stderr, args).toBe("");
-			expect(r.stdout, args).toMatch(new RegExp(`^Usage: svc-local ${command}\\b`));
-			expect(r.stdout, args).toContain("--help");
-		}
-		expect(results.find((x) => x.command === "login")!.r.stdout).toContain("--email <email>");
-		expect(results.find((x) => x.command === "connect")!.r.stdout).toContain("--credential-file <file>");
-		expect(results.find((x) => x.command === "start")!.r.stdout).toContain("--no-clear");
-		expect(results.find((x) => x.command === "health")!.r.stdout).toContain("--force");
-		// A group's help lists its commands.
-		for (const args of [["workspace", "--help"], ["help", "workspace"], ["workspace", "-h"]]) {
-			const group = await runCli(args, { SVC_HOME: home });
-			expect(group.code, args.join(" ")).toBe(0);
-			expect(group.stdout).toMatch(/^Usage: svc-local workspace <command>/);
-			for (const sub of ["add <dir>", "list", "remove <id>"]) expect(group.stdout).toContain(`svc-local workspace ${sub}`);
-		}
-		expect(fs.readdirSync(home)).toEqual(["cloud-session.json"]);
-		expect(fs.readFileSync(path.join(home, "cloud-session.json"), "utf8")).toBe(session);
-		// -h is --help too, after other arguments as well.
-		const short = await runCli(["revoke", "some-device", "-h"], { SVC_HOME: home });
-		expect(short.code).toBe(0);
-		expect(short.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
-	});
-
-	it("`svc-local` alone is start, with start's options too: svc-local --no-clear starts the server, and a LAN toggle renews its code", async () => {
-		const home = path.join(tempDir(), "desk");
-		const server = spawnCli(["--no-clear"], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(server.out.stdout).length === 1, "the server to start");
-		expect(server.out.stderr).toBe("");
-		// LAN turned on from the page: the terminal shows a new code with the new addresses at once.
-		const { port } = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
-		const owner = { authorization: `Bearer ${fs.readFileSync(path.join(home, "owner-token"), "utf8").trim()}`, "content-type": "application/json" };
-		const lan = await (await fetch(`http://127.0.0.1:${port}/api/pairing/lan`, { method: "PUT", headers: owner, body: '{"enabled":true}' })).json();
-		await until(() => payloads(server.out.stdout).length === 2, "a new code after LAN was turned on");
-		expect(payloads(server.out.stdout)[1].baseUrls).toEqual(lan.baseUrls);
-		server.child.kill("SIGTERM");
-		expect(await server.exited).toBe(0);
-		expect(server.out.stdout).toContain("svc-local stopped");
-	});
-
-	it("unknown options are errors that name the option and point at --help, and nothing runs", async () => {
-		const home = path.join(tempDir(), "absent");
-		const cases: [string[], string, string][] = [
-			[["start", "--bogus"], "--bogus", "svc-local start --help"],
-			[["pair", "--frobnicate=1"], "--frobnicate", "svc-local pair --help"],
-			[["logout", "-x"], "-x", "svc-local logout --help"],
-			[["connect", "{}", "--nmae", "Box"], "--nmae", "svc-local connect --help"],
-			[["--bogus"], "--bogus", "svc-local --help"],
-		];
-		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: home })));
-		results.forEach((r, i) => {
-			const [args, option, hint] = cases[i];
-			expect(r.code, args.join(" ")).toBe(2);
-			expect(r.stdout, args.join(" ")).toBe("");
-			expect(r.stderr, args.join(" ")).toContain(`unknown option ${option}`);
-			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
-		});
-		expect(fs.existsSync(home)).toBe(false); // start did not start, logout did not run
-	});
-
-	it("unknown commands, missing and extra arguments, and missing option values are errors with a hint", async () => {
-		const cases: [string[], RegExp, string][] = [
-			[["frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
-			[["help", "frobnicate"], /unknown command "frobnicate"/, "svc-local --help"],
-			[["revoke"], /missing argument <deviceId> for svc-local revoke/, "svc-local revoke --help"],
-			[["revoke", "a", "b"], /unexpected argument "b" for svc-local revoke/, "svc-local revoke --help"],
-			[["pair", "now"], /unexpected argument "now" for svc-local pair/, "svc-local pair --help"],
-			[["login"], /missing argument <api_url> for svc-local login/, "svc-local login --help"],
-			[["connect", "--name"], /--name/, "svc-local connect --help"],
-			[["start", "--no-clear=yes"], /--no-clear/, "svc-local start --help"],
-			[["workspace"], /missing command for svc-local workspace: one of add, list, remove/, "svc-local workspace --help"],
-			[["workspace", "frob"], /unknown command "workspace frob"/, "svc-local workspace --help"],
-			[["workspace", "add"], /missing argument <dir> for svc-local workspace add/, "svc-local workspace add --help"],
-			[["workspace", "remove", "a", "b"], /unexpected argument "b" for svc-local workspace remove/, "svc-local workspace remove --help"],
-			[["workspace", "list", "--bogus"], /unknown option --bogus for svc-local workspace list/, "svc-local workspace list --help"],
-			[["health", "a", "b"], /unexpected argument "b" for svc-local health/, "svc-local health --help"],
-			[["health", "--force=1"], /--force/, "svc-local health --help"],
-		];
-		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: path.join(tempDir(), "absent") })));
-		results.forEach((r, i) => {
-			const [args, message, hint] = cases[i];
-			expect(r.code, args.join(" ")).toBe(2);
-			expect(r.stderr, args.join(" ")).toMatch(message);
-			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
-		});
 	});
 });

@@ -1,0 +1,172 @@
+// The setup-health scan over real HTTP, of workspaces generated in temporary
+// folders, where a package reports its errors other than with its own logger
+// or is no package of the owner's: a library of the workspace, an app that
+// reports with a Sentry SDK, a Cloudflare Worker's bindings, and the folders
+// frameworks and tools generate. The rest is in setupHealth.test.ts.
+import { describe, expect, it } from "vitest";
+import { tempDir } from "./helpers.js";
+import { addWorkspace, byDir, codes, json, scan, scanningServers, writeTree } from "./setupHealthHelpers.js";
+
+const { serverWithRegistry } = scanningServers();
+
+/** A key of a project key's shape (svc_ and 43 letters and digits) that ends in `tail`. */
+const keyEndingIn = (tail: string) => `svc_${"K".repeat(43 - tail.length)}${tail}`;
+
+describe("setup-health scan of what reports otherwise", () => {
+	it("a library that another package of the workspace depends on needs no logger of its own; an app without one does", async () => {
+		const root = tempDir("svc-libs-");
+		const key = keyEndingIn("wxyz");
+		writeTree(root, {
+			"package.json": json({ name: "acme", private: true, workspaces: ["apps/*", "packages/*"] }),
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"apps/web/package.json": json({ name: "@acme/web", dependencies: { "@svcapp/logger": "^1.2.0", "@acme/ui": "*" } }),
+			"apps/web/.env": `SVC_KEY=${key}\n`,
+			"apps/web/src/main.ts": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+			"apps/admin/package.json": json({ name: "@acme/admin", dependencies: { react: "19.0.0" }, devDependencies: { "@acme/config": "*" } }),
+			"packages/ui/package.json": json({ name: "@acme/ui", version: "0.0.0" }),
+			"packages/config/package.json": json({ name: "@acme/config", version: "0.0.0" }),
+			// Named like a dependency of nobody here: still a package that reports nothing.
+			"packages/orphan/package.json": json({ name: "@acme/orphan", version: "0.0.0" }),
+		});
+		const t = await serverWithRegistry();
+		const answer = (await scan(t, await addWorkspace(t, root))).json;
+		const p = byDir(answer);
+		expect(p["packages/ui"].findings).toEqual([
+			{
+				code: "library_of_workspace",
+				severity: "info",
+				message: "A library of this workspace, used by apps/web: its errors are reported by the logger of the package that uses it.",
+				action: "Nothing to do here; set the logger up in apps/web.",
+			},
+		]);
+		expect(p["packages/ui"].needsAttention).toBe(false);
+		expect(codes(p["packages/config"])).toEqual(["library_of_workspace"]);
+		expect(p["packages/config"].findings[0].message).toContain("used by apps/admin");
+		expect(codes(p["apps/admin"])).toEqual(["logger_not_listed"]);
+		expect(codes(p["packages/orphan"])).toEqual(["logger_not_listed"]);
+		expect(p["apps/web"].needsAttention).toBe(false);
+		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
+	});
+
+	it("an app reporting with a Sentry SDK: its errors reach svc when its DSN carries a project key, not when it names another service", async () => {
+		const root = tempDir("svc-sentry-");
+		const key = keyEndingIn("dsn1");
+		const sentryIo = "https://0123456789abcdef0123456789abcdef@o4504.ingest.sentry.io/4505";
+		writeTree(root, {
+			// Next.js with the DSN in .env.local, as Sentry's wizard sets it up.
+			"next/package.json": json({ name: "shop", dependencies: { next: "15.0.3", "@sentry/nextjs": "^8.40.0" }, devDependencies: { "@sentry/cli": "^2" } }),
+			"next/.env.local": `NEXT_PUBLIC_SENTRY_DSN=https://${key}@svc.example.com/12\nDATABASE_URL=https://user:pw@db.example.com/5\n`,
+			"next/sentry.client.config.ts": 'import * as Sentry from "@sentry/nextjs";\nSentry.init({ dsn: process.env.NEXT_PUBLIC_SENTRY_DSN });\n',
+			// Still sending to sentry.io, from a literal.
+			"node/package.json": json({ name: "jobs", dependencies: { "@sentry/node": "^8" } }),
+			"node/src/index.js": `const Sentry = require("@sentry/node");\nSentry.init({ dsn: "${sentryIo}" });\n`,
+			// Both: production still goes elsewhere.
+			"mixed/package.json": json({ name: "mixed", dependencies: { "@sentry/react": "^8" } }),
+			"mixed/.env": `VITE_SENTRY_DSN=https://${key}@svc.example.com/12\n`,
+			"mixed/.env.production": `VITE_SENTRY_DSN=${sentryIo}\n`,
+			// A key minted before keys were letters and digits: the SDK refuses the DSN and sends nothing.
+			"dashed/package.json": json({ name: "dashed", dependencies: { "@sentry/node": "^8" } }),
+			"dashed/.env": `SENTRY_DSN=https://svc_${"a".repeat(20)}-${"b".repeat(22)}@svc.example.com/3\n`,
+			// The SDK without a DSN anywhere it is looked for.
+			"nodsn/package.json": json({ name: "nodsn", dependencies: { "@sentry/browser": "^8" } }),
+			// Only Sentry's build tool: no SDK reports anything.
+			"cli-only/package.json": json({ name: "cli-only", devDependencies: { "@sentry/cli": "^2" } }),
+		});
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		const p = byDir(r.json);
+		expect(p.next.findings).toEqual([
+			{
+				code: "sentry_sdk",
+				severity: "info",
+				message: "Errors reach svc through @sentry/nextjs: NEXT_PUBLIC_SENTRY_DSN in next/.env.local carries a project key and sends to svc.example.com.",
+				action: "Nothing to do; @svcapp/logger, svc's own SDK, is the alternative.",
+			},
+		]);
+		expect(p.next.needsAttention).toBe(false);
+		expect(p.node.findings).toEqual([
+			{
+				code: "sentry_dsn_not_svc",
+				severity: "warning",
+				message: "@sentry/node sends to o4504.ingest.sentry.io: the dsn in node/src/index.js does not carry an svc project key, so those errors do not reach svc.",
+				action: "Set the DSN to your project key's DSN (https://<project key>@<your svc address>/<dsn id>; the console shows it with the key), or add @svcapp/logger.",
+			},
+		]);
+		expect(p.mixed.findings[0]).toMatchObject({ code: "sentry_dsn_not_svc", message: expect.stringContaining("VITE_SENTRY_DSN in mixed/.env.production") });
+		expect(p.dashed.findings).toEqual([
+			{
+				code: "sentry_dsn_key_refused",
+				severity: "error",
+				message: 'The project key in SENTRY_DSN in dashed/.env holds "-", which @sentry/node does not accept in a DSN: it turns itself off and sends nothing.',
+				action: "Regenerate the key in the console (keys are letters and digits now) and set the DSN it shows.",
+			},
+		]);
+		expect(p.nodsn.findings[0]).toMatchObject({ code: "sentry_dsn_not_found", severity: "warning" });
+		expect(codes(p["cli-only"])).toEqual(["logger_not_listed"]);
+		expect(r.text).not.toContain(key);
+	});
+
+	it("a Cloudflare Worker's bindings: env.X is looked up in wrangler.toml [vars] and .dev.vars, and else is a secret", async () => {
+		const root = tempDir("svc-worker-");
+		const key = keyEndingIn("wk01");
+		const worker = (init: string) => `import * as logger from "@svcapp/logger";\nexport default {\n  async fetch(request, env) {\n    ${init}\n    return new Response("ok");\n  },\n};\n`;
+		const logger = { "@svcapp/logger": "^1.2.0" };
+		writeTree(root, {
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"edge/package.json": json({ name: "edge", dependencies: logger }),
+			"edge/wrangler.toml": 'name = "edge"\nmain = "src/index.ts"\n\n[vars]\nSVC_ENDPOINT = "https://svc.example.com" # where errors go\n\n[[kv_namespaces]]\nbinding = "CACHE"\nSVC_KEY = "not-a-var"\n',
+			"edge/.dev.vars": `SVC_KEY=${key}\n`,
+			"edge/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// A wrong key kept for local development is caught like one in .env.
+			"wrong/package.json": json({ name: "wrong", dependencies: logger }),
+			"wrong/wrangler.toml": "[env.production.vars]\nSVC_ENDPOINT = 'svc.example.com'\n",
+			"wrong/.dev.vars": "SVC_KEY=sk_live_expired\n",
+			"wrong/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// wrangler.jsonc, what `npm create cloudflare` writes now: comments, trailing commas, an environment's vars.
+			"jsonc/package.json": json({ name: "jsonc", dependencies: logger }),
+			"jsonc/wrangler.jsonc": `{\n  // the Worker\n  "name": "jsonc", /* main */ "main": "src/index.ts",\n  "env": { "production": { "vars": { "SVC_KEY": "${key}", }, }, },\n  "vars": { "SVC_ENDPOINT": "https://svc.example.com/", "N": 3 },\n}\n`,
+			"jsonc/src/index.ts": worker("logger.init({ key: env.SVC_KEY, endpoint: env.SVC_ENDPOINT });"),
+			// Hono's context, and a key that only Cloudflare holds.
+			"hono/package.json": json({ name: "hono-app", dependencies: logger }),
+			"hono/src/index.ts": 'import { init } from "@svcapp/logger";\napp.use(async (c, next) => { init({ key: c.env.SVC_KEY, endpoint: "https://svc.example.com" }); await next(); });\n',
+		});
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		const p = byDir(r.json);
+		expect(p.edge.logger.configured).toEqual({
+			ok: true,
+			init: "edge/src/index.ts",
+			key: "found in edge/.dev.vars (…wk01)",
+			endpoint: "found in edge/wrangler.toml (https://svc.example.com)",
+		});
+		expect(p.edge.findings).toEqual([]);
+		expect(codes(p.wrong).sort()).toEqual(["endpoint_invalid", "key_invalid"]);
+		expect(p.wrong.findings.find((f: any) => f.code === "key_invalid").message).toBe("SVC_KEY in wrong/.dev.vars is not a project key: a project key is svc_ and 43 letters and digits.");
+		expect(p.jsonc.logger.configured).toEqual({
+			ok: true,
+			init: "jsonc/src/index.ts",
+			key: "found in jsonc/wrangler.jsonc (…wk01)",
+			endpoint: "found in jsonc/wrangler.jsonc (https://svc.example.com/)",
+		});
+		expect(p.hono.logger.configured).toMatchObject({ ok: true, key: "the Worker secret SVC_KEY (not in the vars of a wrangler configuration nor .dev.vars)" });
+		expect(p.hono.findings).toEqual([]);
+		expect(r.text).not.toContain(key);
+	});
+
+	it("skips what frameworks and tools generate, even where no .gitignore lists it", async () => {
+		const root = tempDir("svc-built-");
+		const generated = [".next", ".nuxt", ".output", ".svelte-kit", ".astro", ".angular", ".wrangler/tmp/dev-x", ".vercel/output", ".netlify", ".turbo", ".parcel-cache", ".expo"];
+		const files: Record<string, string> = { "package.json": json({ name: "app" }), "next/.next/package.json": json({ type: "commonjs" }) };
+		for (const dir of generated) {
+			files[`${dir}/package.json`] = json({ name: `built-${dir}` });
+			files[`${dir}/server.js`] = 'const { init } = require("@svcapp/logger");\ninit({ key: "svc_old", endpoint: "https://old.example.com" });\n';
+		}
+		files["next/package.json"] = json({ name: "next-app" });
+		files["next-like/package.json"] = json({ name: "next-like" }); // a folder merely named like one is walked
+		writeTree(root, files);
+		const t = await serverWithRegistry();
+		const r = await scan(t, await addWorkspace(t, root));
+		expect(r.json.packages.map((p: any) => p.dir)).toEqual([".", "next", "next-like"]);
+		expect(r.json.limits.used.files).toBe(3);
+	});
+});
