@@ -1,0 +1,124 @@
+// An issue's status as its owner sets it (PATCH /api/issues/:group_hash): resolved, ignored and
+// open again, the release an issue is resolved in, and the events that reopen it (a regression).
+import { describe, it } from "vitest";
+import { ingestOk, issueOf, issuesOf, ownerWithLogKey, setIssueStatus } from "./logHelpers";
+
+type Json = Record<string, any>;
+
+describe("PATCH /api/issues/:group_hash", () => {
+	it("sets open, resolved and ignored; refuses other statuses", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		for (const status of ["resolved", "ignored", "open"]) {
+			const res = await setIssueStatus(owner.token, owner.projectName, group_hash, status);
+			expect(res.status).toBe(200);
+			expect(await res.json<Json>()).toMatchObject({ group_hash, status });
+			expect((await issueOf(owner, group_hash)).status).toBe(status);
+		}
+		for (const bad of ["closed", "", 5, null]) {
+			expect((await setIssueStatus(owner.token, owner.projectName, group_hash, bad)).status).toBe(400);
+		}
+		expect((await setIssueStatus(owner.token, owner.projectName, "f".repeat(32), "resolved")).status).toBe(404);
+		expect((await setIssueStatus(owner.token, "no-such-project", group_hash, "resolved")).status).toBe(404);
+	});
+
+	it("a new event on a resolved issue reopens it (a regression)", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		expect((await ingestOk(owner.rawKey, { message: "m" })).is_new).toBe(false);
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+
+	it("a regression keeps the release it was resolved in; reopening by hand clears it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "m", release: "2.1.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+		expect((await issuesOf(owner))[0]).toMatchObject({ status: "open", resolved_in_release: "2.0.0" });
+
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "open");
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: null });
+	});
+
+	it("an ignored issue stays ignored while events keep counting", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "ignored");
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 2 });
+	});
+
+	it("events from releases older than the one it was resolved in do not reopen it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const event = (release: string) => ({ exception: { type: "E", value: "v" }, release });
+		const { group_hash } = await ingestOk(owner.rawKey, event("1.2.0"));
+		await ingestOk(owner.rawKey, event("1.10.0"));
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		// 1.10.0 is newer than 1.2.0 (compared as versions, not as text).
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: "1.10.0" });
+
+		await ingestOk(owner.rawKey, event("1.9.3"));
+		await ingestOk(owner.rawKey, event("1.10.0-rc.1"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", count: 4 });
+
+		await ingestOk(owner.rawKey, event("1.10.0"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
+	});
+
+	it("resolving records the newest final release of the issue's package, even one this issue never saw", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
+		await ingestOk(owner.rawKey, { message: "another bug", release: "web@3.1.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", resolved_in_release: "web@3.1.0" });
+		await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.2.0" });
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+
+	it("another app's releases and prereleases in the project do not count: the bug recurring in its own release reopens it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.4.0" });
+		await ingestOk(owner.rawKey, { message: "staging only", release: "shop@2.0.0-beta.1", environment: "staging" });
+		await ingestOk(owner.rawKey, { message: "the web app", release: "web@9.0.0" });
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: "shop@1.4.0" });
+		await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.3.9" });
+		expect((await issueOf(owner, group_hash)).status).toBe("resolved");
+		await ingestOk(owner.rawKey, { message: "gateway timeout", release: "shop@1.4.0" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", resolved_in_release: "shop@1.4.0" });
+	});
+
+	it("an issue seen in no release is resolved in none: an event from any release reopens it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await ingestOk(owner.rawKey, { message: "other", release: "2.0.0" });
+		const resolved = await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved").then((r) => r.json<Json>());
+		expect(resolved).toMatchObject({ status: "resolved", resolved_in_release: null });
+		await ingestOk(owner.rawKey, { message: "m", release: "1.0.0" });
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+
+	it("releases that are not versions are ordered by when the project first sent them", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const event = (release: string) => ({ message: "m", release });
+		const { group_hash } = await ingestOk(owner.rawKey, event("a1b2c3d"));
+		await ingestOk(owner.rawKey, event("f00ba47"));
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, event("a1b2c3d"));
+		expect((await issueOf(owner, group_hash)).status).toBe("resolved");
+		await ingestOk(owner.rawKey, event("9e8d7c6"));
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+
+	it("an event without a release reopens an issue resolved in a release", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "2.0.0" });
+		await setIssueStatus(owner.token, owner.projectName, group_hash, "resolved");
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+	});
+});
