@@ -12,6 +12,7 @@ import {
 	ISSUE_NAMES,
 	issueEvents,
 } from "../domain/logs/logStore";
+import { describeTables, forgetStatistics } from "./plannerStatistics";
 
 /**
  * The log issues' reads and writes, as query-plans.test.ts checks the rest, in two conditions: a
@@ -20,10 +21,8 @@ import {
  * scan at that size shows here; and a database never analyzed, the planner guessing from the
  * indexes alone. The clean-up's deletes of expired issues and events are in query-plans.test.ts.
  */
-async function seedIssueStatistics() {
-	await env.DB.prepare("ANALYZE").run();
-	// [table, index, rows, then rows per distinct value of the index's leading columns]
-	const stats = [
+function seedIssueStatistics() {
+	return describeTables([
 		["log_issues", "sqlite_autoindex_log_issues_1", "10000 10000 1"],
 		...["last_seen", "first_seen"].flatMap((order) => [
 			["log_issues", `log_issues_key_${order}_idx`, "10000 10000 1 1"],
@@ -37,18 +36,7 @@ async function seedIssueStatistics() {
 		["log_issue_environments", "log_issue_environments", "20000 20000 2 1"],
 		["log_events", "log_events_key_group_received_env_idx", "100000 100000 10 1 1"],
 		["log_events", "sqlite_autoindex_log_events_1", "100000 1"],
-	];
-	await env.DB.batch([
-		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('log_issues', 'log_issue_environments', 'log_events')"),
-		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
 	]);
-	// Makes SQLite read the statistics again.
-	await env.DB.prepare("ANALYZE sqlite_schema").run();
-}
-
-async function forgetStatistics() {
-	await env.DB.prepare("DELETE FROM sqlite_stat1").run();
-	await env.DB.prepare("ANALYZE sqlite_schema").run();
 }
 
 describe.each([

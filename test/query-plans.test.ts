@@ -18,6 +18,7 @@ import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupW
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
+import { describeTables, forgetStatistics } from "./plannerStatistics";
 
 /**
  * The planner is checked in two conditions. A big site: statistics as ANALYZE writes them for a
@@ -27,10 +28,8 @@ import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/source
  * alone, and with the rows still there a wrong guess costs as much. The log issues' reads, at the
  * 10,000 issues a key holds, are checked in issue-query-plans.test.ts.
  */
-async function seedBigSiteStatistics() {
-	await env.DB.prepare("ANALYZE").run();
-	// [table, index, rows, then rows per distinct value of the index's leading columns]
-	const stats = [
+function seedBigSiteStatistics() {
+	return describeTables([
 		["analytics_events", "analytics_events_site_ts_idx", "1000000 1000000 1"],
 		["analytics_events", "sqlite_autoindex_analytics_events_1", "1000000 1000000 1"],
 		// About 125,000 visitors, eight events each.
@@ -44,18 +43,7 @@ async function seedBigSiteStatistics() {
 		["crawler_rollups", "crawler_rollups_start_idx", "3000000 200"],
 		["crawler_visits", "crawler_visits_site_ts_idx", "1000000 1000000 1"],
 		["crawler_visits", "sqlite_autoindex_crawler_visits_1", "1000000 1"],
-	];
-	await env.DB.batch([
-		env.DB.prepare("DELETE FROM sqlite_stat1 WHERE tbl IN ('analytics_events', 'analytics_rollups', 'crawler_visits', 'crawler_rollups')"),
-		...stats.map(([table, index, stat]) => env.DB.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)").bind(table, index, stat)),
 	]);
-	// Makes SQLite read the statistics again.
-	await env.DB.prepare("ANALYZE sqlite_schema").run();
-}
-
-async function forgetStatistics() {
-	await env.DB.prepare("DELETE FROM sqlite_stat1").run();
-	await env.DB.prepare("ANALYZE sqlite_schema").run();
 }
 
 /** SQLite's plan for a statement, one line per step, its parameters bound as far as it uses them. */
