@@ -116,6 +116,11 @@ describe("GET /api/issues", () => {
 		expect(await found("release:shop@2.0.0 is:unresolved")).toEqual([checkout.group_hash]);
 		expect(await found("user.email:ANA@example.com")).toEqual([checkout.group_hash]);
 		expect(await found("user.id:u_7 checkout")).toEqual([crash.group_hash]);
+		// Each field key matches its own field only; `user:` matches either.
+		expect(await found("user.id:ana@example.com")).toEqual([]);
+		expect(await found("user.email:u_7")).toEqual([]);
+		expect(await found("user:ana@example.com")).toEqual([checkout.group_hash]);
+		expect(await found("user.id:ana@example.com user:ana@example.com")).toEqual([checkout.group_hash]);
 		expect(await found("is:resolved")).toEqual([login.group_hash]);
 		expect(await found("is:archived")).toEqual([]);
 		// The search's keys win over the parameters of the same names (the console's status is open unless changed).

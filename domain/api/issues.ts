@@ -32,24 +32,29 @@ export interface IssueSearch {
 	release?: string;
 	/** A user's id or email, as the list's `user` filter takes it. */
 	user?: string;
+	/** Which of the user's fields `user` must match (Sentry's `user.id:`, `user.email:`); either when absent. */
+	user_field?: UserField;
 	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
 	text?: string;
 }
+
+export type UserField = "id" | "email";
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
 
 /** The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text. */
-function searchField(key: string, value: string): [Exclude<keyof IssueSearch, "text">, string | boolean] | null {
+function searchField(key: string, value: string): Partial<IssueSearch> | null {
 	if (key === "is") {
 		const is = value.toLowerCase();
-		if (is === "unhandled") return ["unhandled", true];
-		return Object.hasOwn(IS_STATUS, is) ? ["status", IS_STATUS[is]] : null;
+		if (is === "unhandled") return { unhandled: true };
+		return Object.hasOwn(IS_STATUS, is) ? { status: IS_STATUS[is] } : null;
 	}
 	if (value === "") return null;
-	if (key === "level" || key === "environment" || key === "release") return [key, value];
-	return ["user", value];
+	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
+	if (key === "user") return { user: value };
+	return { user: value, user_field: key === "user.id" ? "id" : "email" };
 }
 
 /**
@@ -63,9 +68,11 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 	const search: Record<string, unknown> = {};
 	// A token goes with the space before it, so the words around it stay as they were typed.
 	const text = q.replace(SEARCH_TOKEN, (token, _space: string, key: string, quoted: string | undefined, bare: string | undefined) => {
-		const field = searchField(key.toLowerCase(), quoted ?? bare ?? "");
-		if (!field || (only && !only.has(field[0]))) return token;
-		search[field[0]] = field[1];
+		const fields = searchField(key.toLowerCase(), quoted ?? bare ?? "");
+		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
+		// A later `user:` token replaces an earlier `user.id:` whole, field included.
+		if ("user" in fields) delete search.user_field;
+		Object.assign(search, fields);
 		return "";
 	});
 	const rest = text.trim();

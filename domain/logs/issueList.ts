@@ -6,7 +6,7 @@
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
-import { clientEventIdOf, type IssueSort, type IssueStatus } from "../api/issues";
+import { clientEventIdOf, type IssueSort, type IssueStatus, type UserField } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import { ISSUE_IN_ENVIRONMENT, type IssueRow, type KeyOwner } from "./logStore";
@@ -32,6 +32,8 @@ export interface IssueFilters {
 	sort?: IssueSort;
 	/** Issues with an event whose user has this id, or this email in any letter case. */
 	user?: string;
+	/** Only the id, or only the email, must match `user`. */
+	user_field?: UserField;
 	after?: IssuePosition;
 	limit?: number;
 }
@@ -41,11 +43,14 @@ export interface IssueFilters {
  * (migration 0007), whose expressions these must repeat exactly. UNION ALL, deduplicated after:
  * a plain UNION makes SQLite prefer the index sorted by group_hash and scan the key's events.
  */
-export const ISSUES_OF_USER = `SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2
-	UNION ALL SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)`;
+const OF_USER_ID = "SELECT group_hash FROM log_events WHERE key_id = ?1 AND json_extract(event, '$.user.id') = ?2";
+const OF_USER_EMAIL = "SELECT group_hash FROM log_events WHERE key_id = ?1 AND lower(json_extract(event, '$.user.email')) = lower(?2)";
+export const ISSUES_OF_USER = `${OF_USER_ID} UNION ALL ${OF_USER_EMAIL}`;
+const ISSUES_OF_USER_FIELD: Readonly<Record<UserField, string>> = { id: OF_USER_ID, email: OF_USER_EMAIL };
 
-async function issuesOfUser(env: Env, owner: KeyOwner, user: string): Promise<string[]> {
-	const { results } = await env.DB.prepare(ISSUES_OF_USER).bind(owner.keyId, user).all<{ group_hash: string }>();
+async function issuesOfUser(env: Env, owner: KeyOwner, user: string, field?: UserField): Promise<string[]> {
+	const statement = field ? ISSUES_OF_USER_FIELD[field] : ISSUES_OF_USER;
+	const { results } = await env.DB.prepare(statement).bind(owner.keyId, user).all<{ group_hash: string }>();
 	return [...new Set(results.map((row) => row.group_hash))];
 }
 
@@ -134,7 +139,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 
 /** Most recently seen first (or newest, or most frequent), `limit` of them from `after` on. */
 export async function selectIssues(env: Env, owner: KeyOwner, filters: IssueFilters): Promise<IssueRow[]> {
-	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user);
+	const ofUser = filters.user === undefined ? undefined : await issuesOfUser(env, owner, filters.user, filters.user_field);
 	if (ofUser?.length === 0) return [];
 	return issueListQuery(env, owner, filters, ofUser);
 }
