@@ -182,6 +182,8 @@ export const OWNER_LIMITS = {
 	/** In a list a text value is cut to this many characters; the whole record is one request away. */
 	feedbackListText: 500,
 	feedbackMutationIds: 500,
+	/** Issues one status change may name (PATCH /api/issues). */
+	issueMutationHashes: 100,
 	/** Issues per list page: `limit`'s default and ceiling (GET /api/issues). */
 	issueList: 1_000,
 	/** Environments, and releases, the issue list's filters offer (the most recently seen). */

@@ -4,7 +4,7 @@ import { sameDigest } from "../domain/crypto";
 import type { IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
-import { deleteExpiredIssues, findIssue, type IssueSnapshot, type KeyOwner } from "../domain/logs/logStore";
+import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
@@ -298,32 +298,39 @@ export class ProjectCollector extends DurableObject<Env> {
 	// -----------------------------------------------------------------------
 	// Owner operations
 
-	/** Sets an issue's status; resolving records the release it was resolved in. Null when there is no such issue. */
-	async setStatus(groupHash: string, status: IssueStatus): Promise<IssueSnapshot | null> {
-		const updated = !this.#revoked && this.#groups.setStatus(groupHash, status);
-		if (!updated) return null;
-		const snapshot = toSnapshot(updated);
+	/**
+	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
+	 * resolving records the release each was resolved in. The issues as changed, in the order
+	 * named; hashes of no issue of the key's are left out.
+	 */
+	async setStatus(groupHashes: string[], status: IssueStatus): Promise<IssueSnapshot[]> {
+		if (this.#revoked) return [];
+		const snapshots = [...new Set(groupHashes)].flatMap((hash) => {
+			const updated = this.#groups.setStatus(hash, status);
+			return updated ? [toSnapshot(updated)] : [];
+		});
+		if (snapshots.length === 0) return [];
 		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
 		await this.flush().catch(async (err) => {
 			console.error("issue status saved but not yet written to D1:", err);
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 		});
-		if (!snapshot.unhandled && (await this.#unhandledInD1(groupHash))) {
-			this.#groups.markUnhandled(groupHash);
-			snapshot.unhandled = true;
+		for (const hash of await this.#unhandledInD1(snapshots.filter((s) => !s.unhandled).map((s) => s.groupHash))) {
+			this.#groups.markUnhandled(hash);
+			const snapshot = snapshots.find((s) => s.groupHash === hash);
+			if (snapshot) snapshot.unhandled = true;
 		}
-		return snapshot;
+		return snapshots;
 	}
 
 	/**
-	 * An issue from before the unhandled flag starts handled in this object, while D1 holds what
-	 * its stored events said (migration 0018). An owner's answer asks D1 once and learns it; when D1
-	 * cannot answer, the object's own flag stands.
+	 * Issues from before the unhandled flag start handled in this object, while D1 holds what
+	 * their stored events said (migration 0018). An owner's answer asks D1 once and learns it; when
+	 * D1 cannot answer, the object's own flags stand.
 	 */
-	async #unhandledInD1(groupHash: string): Promise<boolean> {
-		if (!this.#owner) return false;
-		const stored = await findIssue(this.env, this.#owner, groupHash).catch(() => undefined);
-		return stored?.unhandled === true;
+	async #unhandledInD1(groupHashes: string[]): Promise<string[]> {
+		if (!this.#owner || groupHashes.length === 0) return [];
+		return unhandledIssuesOf(this.env, this.#owner, groupHashes).catch(() => []);
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */

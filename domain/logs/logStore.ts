@@ -2,7 +2,7 @@
  * D1 access for log issues and events: the ProjectCollector's multi-row writes, the owner's reads,
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
-import { and, desc, eq, getTableColumns } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import { logEvents, logIssueEnvironments, logIssueNames, logIssues } from "../../schema";
 import type { IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
@@ -188,6 +188,23 @@ export function findIssueQuery(env: Env, owner: KeyOwner, groupHash: string, env
 			and(eq(logIssueEnvironments.keyId, logIssues.keyId), eq(logIssueEnvironments.groupHash, logIssues.groupHash), eq(logIssueEnvironments.environment, environment)),
 		)
 		.where(issueCondition(owner, groupHash));
+}
+
+/** Of the issues named, those D1 holds as unhandled (its flag, as its stored events said). */
+export async function unhandledIssuesOf(env: Env, owner: KeyOwner, groupHashes: string[]): Promise<string[]> {
+	const rows = await database(env)
+		.select({ groupHash: logIssues.groupHash })
+		.from(logIssues)
+		.where(
+			and(
+				eq(logIssues.keyId, owner.keyId),
+				eq(logIssues.userId, owner.userId),
+				eq(logIssues.unhandled, true),
+				// One bound parameter for any number of hashes: D1 takes at most 100 a statement.
+				sql`${logIssues.groupHash} IN (SELECT value FROM json_each(${JSON.stringify(groupHashes)}))`,
+			),
+		);
+	return rows.map((row) => row.groupHash);
 }
 
 /** Newest first, of every environment or of `environment`, by log_events_key_group_received_env_idx. */

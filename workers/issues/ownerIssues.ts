@@ -8,6 +8,7 @@ import {
 	type IssueFilterValuesView,
 	type IssuePageView,
 	type IssueSort,
+	type IssueStatus,
 	type IssueView,
 } from "../../domain/api/issues";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
@@ -31,12 +32,11 @@ import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { projectCollectorFor } from "../objects";
 import { limitParam, parseBody } from "../validation";
 
-const groupHashParams = z.object({
-	group_hash: z
-		.string()
-		.regex(/^[0-9a-fA-F]{32}$/, "must be 32 hexadecimal characters")
-		.transform((hash) => hash.toLowerCase()),
-});
+const groupHashSchema = z
+	.string()
+	.regex(/^[0-9a-fA-F]{32}$/, "must be 32 hexadecimal characters")
+	.transform((hash) => hash.toLowerCase());
+const groupHashParams = z.object({ group_hash: groupHashSchema });
 
 /** A page's position: the sort it follows and the last issue's values in it, its group hash last. */
 const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,15}:){1,2})([0-9a-f]{32})$/, (match) => ({
@@ -67,6 +67,7 @@ const listQuerySchema = z
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
 const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.enum(ISSUE_STATUSES) });
+const bulkStatusBodySchema = statusBodySchema.extend({ group_hashes: z.array(groupHashSchema).min(1).max(OWNER_LIMITS.issueMutationHashes) });
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
@@ -187,9 +188,25 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
 	const { user } = request as OwnerRequest;
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const { project_name, status } = parseBody(statusBodySchema, await readJsonObject(request));
-	const key = await requireOwnKey(env, user.id, project_name);
-	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	const issue = await projectCollectorFor(env, key.id).setStatus(groupHash, status);
+	const [issue] = await setIssueStatuses(env, user.id, project_name, [groupHash], status);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
 	return json(issueView(issue));
+}
+
+/**
+ * PATCH /api/issues {project_name, group_hashes, status} → {issues}: one status for up to
+ * OWNER_LIMITS.issueMutationHashes issues at once, as Sentry's bulk Resolve and Ignore; the issues
+ * as changed, in the order named, without hashes of no issue of the project's.
+ */
+export async function updateIssueStatuses(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name, status, group_hashes } = parseBody(bulkStatusBodySchema, await readJsonObject(request));
+	const issues = await setIssueStatuses(env, user.id, project_name, group_hashes, status);
+	return json({ issues: issues.map(issueView) });
+}
+
+async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], status: IssueStatus) {
+	const key = await requireOwnKey(env, userId, projectName);
+	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
+	return projectCollectorFor(env, key.id).setStatus(groupHashes, status);
 }
