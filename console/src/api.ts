@@ -11,6 +11,7 @@ import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from ".
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
 import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
+import { OWNER_LIMITS } from "../../domain/limits";
 
 export type { UserView as User } from "../../domain/api/accounts";
 export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
@@ -116,6 +117,15 @@ export const api = {
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
+	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */
+	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus): Promise<IssueView[]> {
+		const changed: IssueView[] = [];
+		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
+			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
+			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status })).issues);
+		}
+		return changed;
+	},
 	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),
 
 	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),

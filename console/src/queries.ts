@@ -167,16 +167,18 @@ export const useDeleteFeedback = (project: string) =>
 			}),
 	});
 
-/** Resolve, ignore or reopen an issue, shown at once everywhere it is cached. */
+/** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({
-		mutationFn: ({ groupHash, status }: { groupHash: string; status: IssueStatus }) => api.setIssueStatus(project, groupHash, status),
-		onMutate: async ({ groupHash, status }) => {
+		mutationFn: ({ groupHashes, status }: { groupHashes: string[]; status: IssueStatus }) =>
+			groupHashes.length === 1 ? api.setIssueStatus(project, groupHashes[0], status).then((issue) => [issue]) : api.setIssueStatuses(project, groupHashes, status),
+		onMutate: async ({ groupHashes, status }) => {
 			const key = keys.issues(project);
 			await queryClient.cancelQueries({ queryKey: key });
 			const previous = queryClient.getQueriesData({ queryKey: key });
+			const chosen = new Set(groupHashes);
 			queryClient.setQueriesData<InfiniteData<IssuePageView> | IssuePageView | IssueView>({ queryKey: key }, (data) => {
-				const change = <T extends IssueView>(issue: T) => (issue.group_hash === groupHash ? { ...issue, status } : issue);
+				const change = <T extends IssueView>(issue: T) => (chosen.has(issue.group_hash) ? { ...issue, status } : issue);
 				const changePage = (page: IssuePageView) => ({ ...page, issues: page.issues.map(change) });
 				if (!data) return data;
 				if ("pages" in data) return { ...data, pages: data.pages.map(changePage) };

@@ -20,7 +20,7 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 	const refocus = useRef(false);
 	const act = (status: IssueStatus) => {
 		refocus.current = true;
-		setStatus.mutate({ groupHash: issue.group_hash, status });
+		setStatus.mutate({ groupHashes: [issue.group_hash], status });
 	};
 	// The pressed button goes away with the status it set: keyboard focus moves to the first action
 	// left, once the actions are enabled again (a disabled button takes no focus, so not before).

@@ -1,14 +1,15 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters, parseIssueSearch } from "../api";
+import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters, type IssueStatus, parseIssueSearch } from "../api";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker } from "../components/Pickers";
-import { describeError, QueryState } from "../components/QueryState";
+import { ActionError, describeError, QueryState } from "../components/QueryState";
+import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural } from "../format";
-import { useIssueFilterValues, useIssues } from "../queries";
+import { useIssueFilterValues, useIssues, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
@@ -19,6 +20,12 @@ function last24Hours(now = Date.now()): number[] {
 }
 
 export const STATUS_LABELS = { open: "Open", resolved: "Resolved", ignored: "Ignored" } as const;
+/** The buttons that set a status on the list's selection, in the order Sentry shows them. */
+const STATUS_ACTIONS: ReadonlyArray<[IssueStatus, string]> = [
+	["resolved", "Resolve"],
+	["ignored", "Ignore"],
+	["open", "Reopen"],
+];
 
 /** A name short enough for a select at 390 px: its start and end, which tell releases apart (cut on whole characters). */
 function shortName(name: string): string {
@@ -69,6 +76,11 @@ export function IssuesPage() {
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
 	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
+	const setStatus = useSetIssueStatus(project);
+	const selection = useSelection(
+		items.map((issue) => issue.group_hash),
+		JSON.stringify([project, filters]),
+	);
 	useEffect(() => lastUsed.project.set(project), [project]);
 
 	const set = (name: string, value: string) => change({ [name]: value });
@@ -145,6 +157,25 @@ export function IssuesPage() {
 					</button>
 				)}
 			</form>
+			{items.length > 0 && (
+				<SelectionBar selection={selection} label="Selected issues">
+					{STATUS_ACTIONS.map(([next, action]) => (
+						<button
+							key={next}
+							type="button"
+							disabled={selection.ids.length === 0 || setStatus.isPending}
+							// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
+							onClick={() => {
+								const groupHashes = selection.ids;
+								setStatus.mutate({ groupHashes, status: next }, { onSuccess: () => selection.toggle(groupHashes, false) });
+							}}
+						>
+							{action}
+						</button>
+					))}
+				</SelectionBar>
+			)}
+			<ActionError error={setStatus.error} />
 			<QueryState
 				query={issues}
 				loading="Loading issues…"
@@ -162,6 +193,12 @@ export function IssuesPage() {
 					<li key={issue.group_hash} className="card issue-row">
 						<div>
 							<div className="row">
+								<input
+									type="checkbox"
+									checked={selection.has(issue.group_hash)}
+									onChange={(e) => selection.toggle([issue.group_hash], e.target.checked)}
+									aria-label={`Select ${issue.title}`}
+								/>
 								<span className={`level ${issue.level}`}>{issue.level}</span>
 								<Link className="title" to={issueLink(project, issue.group_hash, { event: searchedEvent, environment: filters.environment })} state={{ list: search.toString() }}>
 									{issue.title}
