@@ -33,7 +33,12 @@ if (process.env.ADMIN_TOKEN) {
 	args.push("--env-file", envFile);
 }
 
-const dev = spawn("wrangler", args, { cwd: root, stdio: "inherit" });
+// Wrangler would fetch a `request.cf` object from Cloudflare at start: the machine's own location,
+// which no visitor has, and a failed fetch and an error in the log on a machine without a network
+// (or a three-second wait behind a firewall). A self-hosted service does not call out at start: every
+// visitor takes the runtime's placeholder (README, "Running locally"), the same online or not.
+const devEnv = { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env };
+const dev = spawn("wrangler", args, { cwd: root, stdio: "inherit", env: devEnv });
 
 // The local runtime fires no cron triggers: run the clean-up of expired data (the Worker's
 // scheduled handler) every 15 minutes, as wrangler.toml schedules it, through its local trigger.
