@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 // - local-server: the desktop server, listening for real, driven by real HTTP and WebSocket clients;
 // - e2e: pages, the tracker and the logger in a headless Chromium against the Worker on the local runtime;
 // - logger: the @svcapp/logger SDK in Node processes against a recording HTTP server;
-// - repository: checks of the repository as a whole (the licences of what it ships).
+// - repository: checks of the repository as a whole (the licences of what it ships, `npm start` as a user runs it).
 export default defineConfig({
 	test: {
 		projects: [

@@ -1,6 +1,6 @@
 // `npm start`: build the console, apply the D1 migrations to the local database, then serve the
 // API and the console on the embedded local runtime at http://127.0.0.1:$PORT (default 8787).
-// State persists in .wrangler/state between runs.
+// State persists in .wrangler/state between runs, or in the directory STATE_DIR names.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,10 +13,12 @@ function run(command, args) {
 	if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-run("npm", ["run", "build", "--silent"]);
-run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
+const persistTo = process.env.STATE_DIR ? ["--persist-to", process.env.STATE_DIR] : [];
 
-const args = ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"];
+run("npm", ["run", "build", "--silent"]);
+run("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...persistTo]);
+
+const args = ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false", ...persistTo];
 
 // Retention settings from the environment override wrangler.toml's [vars].
 for (const name of ["ANALYTICS_RETENTION_DAYS", "CRAWLER_RETENTION_DAYS", "LOG_RETENTION_DAYS"]) {
