@@ -184,6 +184,10 @@ export const OWNER_LIMITS = {
 	feedbackMutationIds: 500,
 	/** Issues one status change may name (PATCH /api/issues). */
 	issueMutationHashes: 100,
+	/** The longest an issue can be ignored for (`ignore_for_minutes`): a year. */
+	ignoreMinutesMax: 525_600,
+	/** The most events an issue can be ignored until (`ignore_until_events`). */
+	ignoreEventsMax: 1_000_000,
 	/** Issues per list page: `limit`'s default and ceiling (GET /api/issues). */
 	issueList: 1_000,
 	/** Environments, and releases, the issue list's filters offer (the most recently seen). */

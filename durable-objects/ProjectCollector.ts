@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
-import type { IssueStatus } from "../domain/api/issues";
+import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import { findKeyWithOwner } from "../domain/keys/keyStore";
 import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
@@ -300,13 +300,13 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	/**
 	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
-	 * resolving records the release each was resolved in. The issues as changed, in the order
-	 * named; hashes of no issue of the key's are left out.
+	 * resolving records the release each was resolved in, ignoring how long it lasts. The issues as
+	 * changed, in the order named; hashes of no issue of the key's are left out.
 	 */
-	async setStatus(groupHashes: string[], status: IssueStatus): Promise<IssueSnapshot[]> {
+	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
 		if (this.#revoked) return [];
 		const snapshots = [...new Set(groupHashes)].flatMap((hash) => {
-			const updated = this.#groups.setStatus(hash, status);
+			const updated = this.#groups.setStatus(hash, status, ignoring);
 			return updated ? [toSnapshot(updated)] : [];
 		});
 		if (snapshots.length === 0) return [];

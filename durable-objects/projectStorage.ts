@@ -2,7 +2,7 @@
  * A ProjectCollector's own SQLite: its tables, the issues' rows with what is held of them in
  * memory, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
-import type { IssueStatus } from "../domain/api/issues";
+import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import type { LogEventCommand } from "./projectCommands";
 import { compareVersions, releaseKind } from "../domain/logs/releases";
@@ -10,7 +10,7 @@ import { compareVersions, releaseKind } from "../domain/logs/releases";
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
 /** What grouping an event into a known issue needs of its row: the rest it changes in place. */
-export type GroupState = Pick<GroupRow, "status" | "resolved_in_release" | "environments" | "releases">;
+export type GroupState = Pick<GroupRow, "status" | "resolved_in_release" | "environments" | "releases" | "count" | "ignored_until" | "ignored_until_count">;
 
 export interface GroupRow extends Record<string, SqlStorageValue> {
 	hash: string;
@@ -27,6 +27,9 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	resolved_in_release: string | null;
 	/** 1 once an event of the issue was unhandled (LogEventCommand.unhandled); never cleared. */
 	unhandled: number;
+	/** An ignored issue reopens at its first event from this time on (ms), or at the event that brings its count to `ignored_until_count`. */
+	ignored_until: number | null;
+	ignored_until_count: number | null;
 	version: number;
 }
 
@@ -37,7 +40,8 @@ export const SCHEMA = [
 		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
-		unhandled INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER,
+		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
 	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
@@ -68,6 +72,10 @@ export function upgradeSchema(sql: SqlStorage): void {
 	const missing = (table: string, column: string) => sql.exec(`SELECT 1 FROM pragma_table_info(?) WHERE name = ?`, table, column).toArray().length === 0;
 	if (missing("outbox", "user_key")) sql.exec(`ALTER TABLE outbox ADD COLUMN user_key TEXT`);
 	if (missing("groups", "unhandled")) sql.exec(`ALTER TABLE groups ADD COLUMN unhandled INTEGER NOT NULL DEFAULT 0`);
+	if (missing("groups", "ignored_until")) {
+		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until INTEGER`);
+		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_count INTEGER`);
+	}
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
@@ -94,6 +102,8 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		releases: JSON.parse(g.releases) as string[],
 		resolvedInRelease: g.resolved_in_release,
 		unhandled: g.unhandled === 1,
+		ignoredUntil: g.ignored_until,
+		ignoredUntilCount: g.ignored_until_count,
 	};
 }
 
@@ -141,7 +151,7 @@ export class IssueGroups {
 		const held = this.#held.get(hash);
 		if (held) return held;
 		const row = this.#sql
-			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases FROM groups WHERE hash = ?`, hash)
+			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases, count, ignored_until, ignored_until_count FROM groups WHERE hash = ?`, hash)
 			.toArray()[0];
 		return row ?? null;
 	}
@@ -178,19 +188,26 @@ export class IssueGroups {
 				releases,
 				c.unhandled ? 1 : 0,
 			);
-			this.#hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases });
+			this.#hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases, count: 1, ignored_until: null, ignored_until_count: null });
 			return;
 		}
-		let { status, resolved_in_release: resolvedIn } = group;
+		let { status, resolved_in_release: resolvedIn, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount } = group;
+		const count = group.count + 1;
 		// A regression: a resolved issue seen again reopens, unless the event comes from an older
 		// release than the one it was resolved in (an old client still running). It keeps the
 		// release it was resolved in, which is how an open issue shows it came back.
 		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
 			status = "open";
 		}
+		// Ignored for a while, or until it occurs so many times: the event that ends it reopens it.
+		if (status === "ignored" && ((ignoredUntil !== null && c.receivedAt >= ignoredUntil) || (ignoredUntilCount !== null && count >= ignoredUntilCount))) {
+			status = "open";
+			ignoredUntil = null;
+			ignoredUntilCount = null;
+		}
 		this.#sql.exec(
-			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?,
-			 count = count + 1, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
+			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?,
+			 count = ?, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
 			 environments = ?, releases = ?, unhandled = max(unhandled, ?), version = version + 1
 			 WHERE hash = ?`,
 			c.title,
@@ -198,6 +215,9 @@ export class IssueGroups {
 			c.level,
 			status,
 			resolvedIn,
+			ignoredUntil,
+			ignoredUntilCount,
+			count,
 			isNewUser ? 1 : 0,
 			c.receivedAt,
 			c.receivedAt,
@@ -206,7 +226,7 @@ export class IssueGroups {
 			c.unhandled ? 1 : 0,
 			c.groupHash,
 		);
-		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases });
+		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases, count, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount });
 	}
 
 	/** The environments the issue holds (its first 100); none when there is no such issue. */
@@ -223,12 +243,25 @@ export class IssueGroups {
 		this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 	}
 
-	/** Sets an issue's status; resolving records the release it was resolved in. The row as changed; null when there is no such issue. */
-	setStatus(hash: string, status: IssueStatus): GroupRow | null {
+	/**
+	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
+	 * `ignoring` (a time, or the count of `events` more). The row as changed; null when there is no such issue.
+	 */
+	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, now = Date.now()): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
 		const resolvedIn = status === "resolved" ? this.#resolutionRelease(group) : null;
-		this.#sql.exec(`UPDATE groups SET status = ?, resolved_in_release = ?, version = version + 1 WHERE hash = ?`, status, resolvedIn, hash);
+		const ignored = status === "ignored";
+		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
+		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
+		this.#sql.exec(
+			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, version = version + 1 WHERE hash = ?`,
+			status,
+			resolvedIn,
+			until,
+			untilCount,
+			hash,
+		);
 		this.drop(hash);
 		return this.row(hash);
 	}

@@ -40,6 +40,10 @@ export const logIssues = sqliteTable(
 		 * set by the ProjectCollector, never cleared. Migration 0018 set it from the events stored then.
 		 */
 		unhandled: integer("unhandled", { mode: "boolean" }).notNull().default(false),
+		/** An ignored issue reopens at its first event from this time on (Sentry's "ignore for a while"). */
+		ignoredUntil: integer("ignored_until", { mode: "timestamp_ms" }),
+		/** An ignored issue reopens at the event that brings its count to this (Sentry's "until it occurs N more times"). */
+		ignoredUntilCount: integer("ignored_until_count"),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

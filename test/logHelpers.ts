@@ -133,6 +133,8 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		releases: i.releases ?? [],
 		resolvedInRelease: null,
 		unhandled: false,
+		ignoredUntil: null,
+		ignoredUntilCount: null,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

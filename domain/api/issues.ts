@@ -40,6 +40,12 @@ export interface IssueSearch {
 
 export type UserField = "id" | "email";
 
+/** How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, or until `events` more; forever when neither. */
+export interface IgnoreCondition {
+	minutes?: number;
+	events?: number;
+}
+
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
@@ -99,6 +105,10 @@ export interface IssueView {
 	resolved_in_release: string | null;
 	/** An event of the issue was unhandled (`handledOf` says "no"): once set, never cleared. */
 	unhandled: boolean;
+	/** An ignored issue's first event from this time on reopens it; absent unless it was ignored for a while. */
+	ignored_until?: string;
+	/** An ignored issue reopens at the event that brings its count (in all environments) to this; absent unless it was ignored until a count. */
+	ignored_until_count?: number;
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */

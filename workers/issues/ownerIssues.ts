@@ -66,8 +66,25 @@ const listQuerySchema = z
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
-const statusBodySchema = z.object({ project_name: projectNameSchema, status: z.enum(ISSUE_STATUSES) });
-const bulkStatusBodySchema = statusBodySchema.extend({ group_hashes: z.array(groupHashSchema).min(1).max(OWNER_LIMITS.issueMutationHashes) });
+/** A status, and with `ignored` how long it lasts: for so many minutes, or until so many more events (Sentry's ignore options). */
+const statusFields = {
+	project_name: projectNameSchema,
+	status: z.enum(ISSUE_STATUSES),
+	ignore_for_minutes: z.number().int().min(1).max(OWNER_LIMITS.ignoreMinutesMax).optional(),
+	ignore_until_events: z.number().int().min(1).max(OWNER_LIMITS.ignoreEventsMax).optional(),
+};
+const ignoringRule = <T extends { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number }>(schema: z.ZodType<T>) =>
+	schema
+		.refine((b) => b.ignore_for_minutes === undefined || b.ignore_until_events === undefined, {
+			path: ["ignore_until_events"],
+			message: "cannot be given with ignore_for_minutes: choose one",
+		})
+		.refine((b) => b.status === "ignored" || (b.ignore_for_minutes === undefined && b.ignore_until_events === undefined), {
+			path: ["status"],
+			message: "must be ignored when ignore_for_minutes or ignore_until_events is given",
+		});
+const statusBodySchema = ignoringRule(z.object(statusFields));
+const bulkStatusBodySchema = ignoringRule(z.object({ ...statusFields, group_hashes: z.array(groupHashSchema).min(1).max(OWNER_LIMITS.issueMutationHashes) }));
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
@@ -95,6 +112,8 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		releases: issue.releases,
 		resolved_in_release: issue.resolvedInRelease,
 		unhandled: issue.unhandled,
+		...(issue.ignoredUntil !== null && { ignored_until: date(issue.ignoredUntil) }),
+		...(issue.ignoredUntilCount !== null && { ignored_until_count: issue.ignoredUntilCount }),
 	};
 }
 
@@ -187,8 +206,8 @@ export async function readLogOutcomes(request: IRequest, env: Env): Promise<Resp
 export async function updateIssueStatus(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const { project_name, status } = parseBody(statusBodySchema, await readJsonObject(request));
-	const [issue] = await setIssueStatuses(env, user.id, project_name, [groupHash], status);
+	const { project_name, ...change } = parseBody(statusBodySchema, await readJsonObject(request));
+	const [issue] = await setIssueStatuses(env, user.id, project_name, [groupHash], change);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
 	return json(issueView(issue));
 }
@@ -200,13 +219,15 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
  */
 export async function updateIssueStatuses(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name, status, group_hashes } = parseBody(bulkStatusBodySchema, await readJsonObject(request));
-	const issues = await setIssueStatuses(env, user.id, project_name, group_hashes, status);
+	const { project_name, group_hashes, ...change } = parseBody(bulkStatusBodySchema, await readJsonObject(request));
+	const issues = await setIssueStatuses(env, user.id, project_name, group_hashes, change);
 	return json({ issues: issues.map(issueView) });
 }
 
-async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], status: IssueStatus) {
+type StatusChange = { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number };
+
+async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {
 	const key = await requireOwnKey(env, userId, projectName);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	return projectCollectorFor(env, key.id).setStatus(groupHashes, status);
+	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, { minutes: change.ignore_for_minutes, events: change.ignore_until_events });
 }

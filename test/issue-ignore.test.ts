@@ -1,0 +1,122 @@
+// An issue ignored for a while, or until it occurs so many more times, as Sentry's ignore options:
+// the key's ProjectCollector holds the condition, and the event that ends it reopens the issue.
+import { runInDurableObject } from "cloudflare:test";
+import { describe, it } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
+import { call } from "./helpers";
+import { ingestOk, issueGrouper, issueOf, issuesOf, ownerWithLogKey } from "./logHelpers";
+
+type Json = Record<string, any>;
+
+const patch = (owner: { token: string; projectName: string }, groupHash: string, body: Json) =>
+	call(`/api/issues/${groupHash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, ...body } });
+
+/** The object starts again from its SQLite, as after a deploy: nothing it held in memory is left. */
+async function restart(keyId: string, change: string) {
+	await runInDurableObject(issueGrouper(keyId), (_, state) => void state.storage.sql.exec(change));
+	await runInDurableObject(issueGrouper(keyId), (_, state) => state.abort("restart")).catch(() => {});
+}
+
+describe("ignoring an issue for a while or until it occurs again", () => {
+	it("ignore_until_events: N more events: the Nth reopens it, the one before does not", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await ingestOk(owner.rawKey, { message: "m" });
+
+		const res = await patch(owner, group_hash, { status: "ignored", ignore_until_events: 3 });
+		expect(res.status).toBe(200);
+		expect(await res.json<Json>()).toMatchObject({ status: "ignored", count: 2, ignored_until_count: 5 });
+		expect((await issuesOf(owner, { status: "ignored" }))[0]).toMatchObject({ group_hash, ignored_until_count: 5 });
+
+		await ingestOk(owner.rawKey, { message: "m" });
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 4, ignored_until_count: 5 });
+		await ingestOk(owner.rawKey, { message: "m" });
+		const reopened = await issueOf(owner, group_hash);
+		expect(reopened).toMatchObject({ status: "open", count: 5 });
+		expect(reopened).not.toHaveProperty("ignored_until_count");
+	});
+
+	it("ignore_for_minutes: events within the time keep it ignored; the first after reopens it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		const before = Date.now();
+		const ignored = await (await patch(owner, group_hash, { status: "ignored", ignore_for_minutes: 30 })).json<Json>();
+		const until = Date.parse(ignored.ignored_until);
+		expect(until).toBeGreaterThanOrEqual(before + 30 * 60_000);
+		expect(until).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
+
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 2, ignored_until: ignored.ignored_until });
+
+		// The half hour passes.
+		await restart(owner.keyId, `UPDATE groups SET ignored_until = ${Date.now() - 1}`);
+		await ingestOk(owner.rawKey, { message: "m" });
+		const reopened = await issueOf(owner, group_hash);
+		expect(reopened).toMatchObject({ status: "open", count: 3 });
+		expect(reopened).not.toHaveProperty("ignored_until");
+	});
+
+	it("ignoring without a condition lasts; any other status, or ignoring again, replaces the condition", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await patch(owner, group_hash, { status: "ignored", ignore_until_events: 1 });
+		const forever = await (await patch(owner, group_hash, { status: "ignored" })).json<Json>();
+		expect(forever).not.toHaveProperty("ignored_until_count");
+		for (let i = 0; i < 3; i++) await ingestOk(owner.rawKey, { message: "m" });
+		expect((await issueOf(owner, group_hash)).status).toBe("ignored");
+
+		await patch(owner, group_hash, { status: "ignored", ignore_for_minutes: 5 });
+		const resolved = await (await patch(owner, group_hash, { status: "resolved" })).json<Json>();
+		expect(resolved).not.toHaveProperty("ignored_until");
+		expect(await issuesOf(owner, { status: "resolved" })).toEqual([expect.not.objectContaining({ ignored_until: expect.anything() })]);
+	});
+
+	it("applies to every issue of a bulk change, each from its own count", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const once = await ingestOk(owner.rawKey, { message: "once" });
+		const twice = await ingestOk(owner.rawKey, { message: "twice" });
+		await ingestOk(owner.rawKey, { message: "twice" });
+		const res = await call("/api/issues", {
+			method: "PATCH",
+			token: owner.token,
+			json: { project_name: owner.projectName, group_hashes: [once.group_hash, twice.group_hash], status: "ignored", ignore_until_events: 10 },
+		});
+		expect((await res.json<Json>()).issues.map((i: Json) => i.ignored_until_count)).toEqual([11, 12]);
+	});
+
+	it(`takes 1 to ${OWNER_LIMITS.ignoreMinutesMax.toLocaleString("en")} minutes or 1 to ${OWNER_LIMITS.ignoreEventsMax.toLocaleString("en")} events, one of them, with ignored only`, async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		for (const taken of [{ ignore_for_minutes: OWNER_LIMITS.ignoreMinutesMax }, { ignore_for_minutes: 1 }, { ignore_until_events: OWNER_LIMITS.ignoreEventsMax }, { ignore_until_events: 1 }]) {
+			expect((await patch(owner, group_hash, { status: "ignored", ...taken })).status, JSON.stringify(taken)).toBe(200);
+		}
+		const refused: Json[] = [
+			{ status: "ignored", ignore_for_minutes: OWNER_LIMITS.ignoreMinutesMax + 1 },
+			{ status: "ignored", ignore_for_minutes: 0 },
+			{ status: "ignored", ignore_for_minutes: 1.5 },
+			{ status: "ignored", ignore_for_minutes: "5" },
+			{ status: "ignored", ignore_until_events: OWNER_LIMITS.ignoreEventsMax + 1 },
+			{ status: "ignored", ignore_until_events: 0 },
+			{ status: "ignored", ignore_until_events: null },
+			{ status: "ignored", ignore_for_minutes: 5, ignore_until_events: 5 },
+			{ status: "resolved", ignore_for_minutes: 5 },
+			{ status: "open", ignore_until_events: 5 },
+		];
+		for (const body of refused) {
+			const res = await patch(owner, group_hash, body);
+			expect(res.status, JSON.stringify(body)).toBe(400);
+			expect((await res.json<Json>()).error).toEqual(expect.any(String));
+		}
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", ignored_until_count: 2 });
+	});
+
+	it("an object from before the conditions gains their columns and keeps its issues", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await restart(owner.keyId, "ALTER TABLE groups DROP COLUMN ignored_until; ALTER TABLE groups DROP COLUMN ignored_until_count");
+		expect(await (await patch(owner, group_hash, { status: "ignored", ignore_until_events: 1 })).json<Json>()).toMatchObject({ count: 1, ignored_until_count: 2 });
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 2 });
+	});
+});
