@@ -4,7 +4,7 @@
  */
 import type { SessionView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
-import type { IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
@@ -18,6 +18,7 @@ export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackTy
 export {
 	clientEventIdOf,
 	handledOf,
+	type IgnoreCondition,
 	ISSUE_STATUSES,
 	type IssueDetailView,
 	type IssueEventView,
@@ -56,6 +57,9 @@ export const sessionToken = {
 	set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
 	clear: () => localStorage.removeItem(TOKEN_KEY),
 };
+
+/** An ignore condition as the API's fields name it. */
+const ignoreFields = ({ minutes, events }: IgnoreCondition) => ({ ignore_for_minutes: minutes, ignore_until_events: events });
 
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
 	const headers: Record<string, string> = {};
@@ -115,14 +119,14 @@ export const api = {
 	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
 	readIssue: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
-	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus) =>
-		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status }),
+	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
+		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */
-	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus): Promise<IssueView[]> {
+	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus, ignoring: IgnoreCondition = {}): Promise<IssueView[]> {
 		const changed: IssueView[] = [];
 		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
 			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
-			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status })).issues);
+			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status, ...ignoreFields(ignoring) })).issues);
 		}
 		return changed;
 	},

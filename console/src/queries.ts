@@ -8,6 +8,7 @@ import {
 	type FeedbackType,
 	type IssueFilters,
 	type IssuePageView,
+	type IgnoreCondition,
 	type IssueStatus,
 	type IssueView,
 	type KeyChanges,
@@ -170,8 +171,10 @@ export const useDeleteFeedback = (project: string) =>
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({
-		mutationFn: ({ groupHashes, status }: { groupHashes: string[]; status: IssueStatus }) =>
-			groupHashes.length === 1 ? api.setIssueStatus(project, groupHashes[0], status).then((issue) => [issue]) : api.setIssueStatuses(project, groupHashes, status),
+		mutationFn: ({ groupHashes, status, ignoring }: { groupHashes: string[]; status: IssueStatus; ignoring?: IgnoreCondition }) =>
+			groupHashes.length === 1
+				? api.setIssueStatus(project, groupHashes[0], status, ignoring).then((issue) => [issue])
+				: api.setIssueStatuses(project, groupHashes, status, ignoring),
 		onMutate: async ({ groupHashes, status }) => {
 			const key = keys.issues(project);
 			await queryClient.cancelQueries({ queryKey: key });

@@ -1,10 +1,11 @@
 import { useEffect, useRef } from "react";
 import { Link, useLocation, useParams } from "react-router";
-import { clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus } from "../api";
+import { clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
+import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { UnhandledTag } from "../components/UnhandledTag";
@@ -18,9 +19,9 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 	const setStatus = useSetIssueStatus(project);
 	const actions = useRef<HTMLDivElement>(null);
 	const refocus = useRef(false);
-	const act = (status: IssueStatus) => {
+	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
 		refocus.current = true;
-		setStatus.mutate({ groupHashes: [issue.group_hash], status });
+		setStatus.mutate({ groupHashes: [issue.group_hash], status, ignoring });
 	};
 	// The pressed button goes away with the status it set: keyboard focus moves to the first action
 	// left, once the actions are enabled again (a disabled button takes no focus, so not before).
@@ -36,11 +37,11 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 					Resolve
 				</button>
 			)}
-			{issue.status !== "ignored" && (
-				<button type="button" onClick={() => act("ignored")} disabled={setStatus.isPending}>
-					Ignore
-				</button>
-			)}
+			<IgnoreActions
+				onIgnore={(ignoring) => act("ignored", ignoring)}
+				disabled={setStatus.isPending}
+				ignoredForGood={issue.status === "ignored" && ignoredUntil(issue) === null}
+			/>
 			{issue.status !== "open" && (
 				<button type="button" onClick={() => act("open")} disabled={setStatus.isPending}>
 					Reopen
@@ -83,6 +84,7 @@ export function IssuePage() {
 						<span className={`tag ${data.status}`} data-testid="issue-status">
 							{STATUS_LABELS[data.status]}
 						</span>
+						{data.status === "ignored" && ignoredUntil(data) && <span data-testid="ignored-until">Ignored {ignoredUntil(data)}</span>}
 						{data.status === "resolved" && (
 							<span>{data.resolved_in_release ? `Resolved in release ${data.resolved_in_release}` : "Resolved (no release recorded)"}</span>
 						)}

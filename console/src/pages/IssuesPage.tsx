@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, ISSUE_STATUSES, type IssueFilters, type IssueStatus, parseIssueSearch } from "../api";
+import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssueStatus, parseIssueSearch } from "../api";
+import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker } from "../components/Pickers";
@@ -20,12 +21,7 @@ function last24Hours(now = Date.now()): number[] {
 }
 
 export const STATUS_LABELS = { open: "Open", resolved: "Resolved", ignored: "Ignored" } as const;
-/** The buttons that set a status on the list's selection, in the order Sentry shows them. */
-const STATUS_ACTIONS: ReadonlyArray<[IssueStatus, string]> = [
-	["resolved", "Resolve"],
-	["ignored", "Ignore"],
-	["open", "Reopen"],
-];
+
 
 /** A name short enough for a select at 390 px: its start and end, which tell releases apart (cut on whole characters). */
 function shortName(name: string): string {
@@ -82,6 +78,12 @@ export function IssuesPage() {
 		JSON.stringify([project, filters]),
 	);
 	useEffect(() => lastUsed.project.set(project), [project]);
+	const none = selection.ids.length === 0 || setStatus.isPending;
+	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
+	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
+		const groupHashes = selection.ids;
+		setStatus.mutate({ groupHashes, status, ignoring }, { onSuccess: () => selection.toggle(groupHashes, false) });
+	};
 
 	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
@@ -159,20 +161,13 @@ export function IssuesPage() {
 			</form>
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
-					{STATUS_ACTIONS.map(([next, action]) => (
-						<button
-							key={next}
-							type="button"
-							disabled={selection.ids.length === 0 || setStatus.isPending}
-							// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
-							onClick={() => {
-								const groupHashes = selection.ids;
-								setStatus.mutate({ groupHashes, status: next }, { onSuccess: () => selection.toggle(groupHashes, false) });
-							}}
-						>
-							{action}
-						</button>
-					))}
+					<button type="button" disabled={none} onClick={() => act("resolved")}>
+						Resolve
+					</button>
+					<IgnoreActions disabled={none} onIgnore={(ignoring) => act("ignored", ignoring)} />
+					<button type="button" disabled={none} onClick={() => act("open")}>
+						Reopen
+					</button>
 				</SelectionBar>
 			)}
 			<ActionError error={setStatus.error} />
@@ -219,6 +214,7 @@ export function IssuesPage() {
 								<span>
 									last seen{scope} {ago(issue.last_seen)}
 								</span>
+								{issue.status === "ignored" && ignoredUntil(issue) && <span>ignored {ignoredUntil(issue)}</span>}
 								{issue.resolved_in_release && <span>{issue.status === "open" ? `back after it was resolved in ${issue.resolved_in_release}` : `resolved in ${issue.resolved_in_release}`}</span>}
 							</div>
 						</div>

@@ -1,0 +1,52 @@
+import { useRef } from "react";
+import type { IgnoreCondition, IssueView } from "../api";
+import { count, utcDateTime } from "../format";
+
+/** How long an issue can be ignored from the menu, as Sentry offers it. */
+const IGNORE_CHOICES: ReadonlyArray<[string, IgnoreCondition]> = [
+	["For 30 minutes", { minutes: 30 }],
+	["For 2 hours", { minutes: 120 }],
+	["For 24 hours", { minutes: 1_440 }],
+	["For 7 days", { minutes: 10_080 }],
+	["Until it occurs 10 more times", { events: 10 }],
+	["Until it occurs 100 more times", { events: 100 }],
+	["Until it occurs 1,000 more times", { events: 1_000 }],
+];
+
+/**
+ * "Ignore" (until reopened by hand; left out where that is what holds already), and a menu of how
+ * long to ignore for.
+ */
+export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { onIgnore: (ignoring: IgnoreCondition) => void; disabled: boolean; ignoredForGood?: boolean }) {
+	const menu = useRef<HTMLDetailsElement>(null);
+	const choose = (ignoring: IgnoreCondition) => {
+		if (menu.current) menu.current.open = false;
+		onIgnore(ignoring);
+	};
+	return (
+		<>
+			{!ignoredForGood && (
+				<button type="button" onClick={() => choose({})} disabled={disabled}>
+					Ignore
+				</button>
+			)}
+			<details className="menu" ref={menu}>
+				<summary aria-disabled={disabled}>Ignore for…</summary>
+				<div className="menu-items">
+					{IGNORE_CHOICES.map(([label, ignoring]) => (
+						<button key={label} type="button" onClick={() => choose(ignoring)} disabled={disabled}>
+							{label}
+						</button>
+					))}
+				</div>
+			</details>
+		</>
+	);
+}
+
+/** What ends an ignored issue's ignoring, when something does: "until Jun 1, 2026, 4:00:00 PM UTC". */
+export function ignoredUntil(issue: Pick<IssueView, "ignored_until" | "ignored_until_count">): string | null {
+	if (issue.ignored_until) return `until ${utcDateTime(issue.ignored_until)}`;
+	if (issue.ignored_until_count !== undefined) return `until seen ${count(issue.ignored_until_count)} times`;
+	return null;
+}
