@@ -79,7 +79,7 @@ describe("the issue list's bulk actions", () => {
 		await page.getByRole("heading", { name: "east failed" }).waitFor();
 		await page.locator("summary", { hasText: "Ignore for…" }).click();
 		await page.getByRole("button", { name: "Until it occurs 10 more times" }).click();
-		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("Ignored until seen 11 times");
+		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until seen 11 times");
 		expect((await issues()).map((i) => [i.title, i.ignored_until_count])).toEqual([["east failed", 11]]);
 		expect(await axeViolations(page)).toEqual([]);
 

@@ -84,7 +84,7 @@ export function IssuePage() {
 						<span className={`tag ${data.status}`} data-testid="issue-status">
 							{STATUS_LABELS[data.status]}
 						</span>
-						{data.status === "ignored" && ignoredUntil(data) && <span data-testid="ignored-until">Ignored {ignoredUntil(data)}</span>}
+						{data.status === "ignored" && ignoredUntil(data) && <span data-testid="ignored-until">{ignoredUntil(data)}</span>}
 						{data.status === "resolved" && (
 							<span>{data.resolved_in_release ? `Resolved in release ${data.resolved_in_release}` : "Resolved (no release recorded)"}</span>
 						)}
