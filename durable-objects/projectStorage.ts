@@ -247,12 +247,12 @@ export class IssueGroups {
 	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
 	 * `ignoring` (a time, or the count of `events` more). The row as changed; null when there is no such issue.
 	 */
-	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, now = Date.now()): GroupRow | null {
+	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
 		const resolvedIn = status === "resolved" ? this.#resolutionRelease(group) : null;
 		const ignored = status === "ignored";
-		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
+		const until = ignored && ignoring.minutes !== undefined ? Date.now() + ignoring.minutes * 60_000 : null;
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
 		this.#sql.exec(
 			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, version = version + 1 WHERE hash = ?`,
