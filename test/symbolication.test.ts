@@ -254,7 +254,7 @@ describe("when symbolication cannot run, the event is stored as it came, with a 
 		const q = await projectWithUploadToken();
 		await uploadShop(q.uploadToken, scriptA, padded(8 * MiB));
 		expect((await storedWithNotes(q, shopError(scriptA))).event.symbolication).toEqual({ frames: 6, mapped: 6, notes: [] });
-	});
+	}, 60_000); // Two 8 MiB uploads and a parse of one: seconds on a loaded machine, not the 5 s default.
 
 	it("a map gone from storage", async ({ expect }) => {
 		const p = await projectWithUploadToken();
@@ -312,7 +312,7 @@ describe("the budgets of one event", () => {
 		// The first two are cached now: the next event parses only the third (the cache keeps 16 MiB, so the oldest goes).
 		const second = await symbolicate(event, artifactMapResolver(env, key));
 		expect(second.symbolication).toEqual({ frames: 6, mapped: 6, notes: [] });
-	});
+	}, 60_000); // Three 6 MiB uploads and parses: seconds on a loaded machine.
 
 	it("waits for storage at most 2 s: what is not read by then is left as it came", async ({ expect }) => {
 		const { key, event } = await threeScripts(400_000);
