@@ -5,6 +5,7 @@
 // one stopping last would remove the file the other is found by.
 import path from "node:path";
 import { readJsonFile } from "./fsutil.js";
+import { alive } from "./instanceLock.js";
 import { isObject } from "./json.js";
 
 /** Written to the state directory while the server runs: how the CLI finds it. */
@@ -12,16 +13,6 @@ export const SERVER_FILE = "local-server.json";
 
 /** How long a server named in local-server.json has to answer before it counts as gone. */
 const PROBE_TIMEOUT_MS = 2000;
-
-/** @param {number} pid */
-function alive(pid) {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (err) {
-		return /** @type {NodeJS.ErrnoException} */ (err).code === "EPERM";
-	}
-}
 
 /**
  * The server local-server.json names, when its process is alive.

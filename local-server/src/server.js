@@ -15,6 +15,7 @@ import { classifyEndpoints, legacyBaseUrl, machineInterfaces, tailscaleHostname 
 import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { HostGuard, plainAddress } from "./guard.js";
 import { otherRunningServer, SERVER_FILE } from "./instance.js";
+import { alive, LockBusy, takeInstanceLock } from "./instanceLock.js";
 import { isObject } from "./json.js";
 import { OwnerAuth } from "./owner.js";
 import { PairingService } from "./pairing.js";
@@ -43,6 +44,7 @@ import { Workspaces } from "./workspaces.js";
  * @property {(line: string) => void} [log]
  * @property {number} [updateTimeoutMs] time limit of a logger update (default 300,000 ms); for tests only
  * @property {number} [requestTimeoutMs] time a request has to arrive whole, body included (default 30 s); for tests only
+ * @property {string} [staleLock] the lock content startServer judged stale (old, its process not serving): taken over
  */
 
 /** Emits "endpoints" when the listener moved (the LAN toggle): codes shown before name the old addresses. */
@@ -69,8 +71,15 @@ export class LocalServer extends EventEmitter {
 		this.setupHealth = new SetupHealth({ env, now: this.now, log: this.log, updateTimeoutMs: options.updateTimeoutMs });
 
 		ensurePrivateDir(this.stateDir);
-		this.store = new Store(this.stateDir);
-		this.owner = new OwnerAuth({ stateDir: this.stateDir, store: this.store, env, now: this.now, fetch: options.fetch });
+		// Before any state is read: a second start on this directory stops here (LockBusy).
+		this.instanceLock = takeInstanceLock(this.stateDir, options.staleLock);
+		try {
+			this.store = new Store(this.stateDir);
+			this.owner = new OwnerAuth({ stateDir: this.stateDir, store: this.store, env, now: this.now, fetch: options.fetch });
+		} catch (err) {
+			this.instanceLock.release();
+			throw err;
+		}
 		this.pairing = new PairingService({ store: this.store, now: this.now, ownerId: this.owner.ownerId });
 		this.workspaces = new Workspaces(this.stateDir, this.now);
 		this.host = this.managedHost ?? (this.store.data.lanEnabled ? "0.0.0.0" : "127.0.0.1");
@@ -119,8 +128,9 @@ export class LocalServer extends EventEmitter {
 
 	/** Starts listening: the mode's port, else another free one. */
 	async listen() {
+		// Holding the lock, still ask local-server.json: a server of a version before the lock takes none.
 		const other = await otherRunningServer(this.stateDir);
-		if (other) throw new Error(`svc-local is already running for ${this.stateDir} (pid ${other.pid}, ${other.url}); stop it first, or give this one its own SVC_HOME`);
+		if (other) throw alreadyRunning(this.stateDir, other);
 		this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
 		await this.#bind(this.host, this.preferredPort);
 		this.#writeServerFile();
@@ -285,6 +295,7 @@ export class LocalServer extends EventEmitter {
 		} catch {
 			// best effort
 		}
+		this.instanceLock.release();
 	}
 }
 
@@ -292,8 +303,8 @@ export class LocalServer extends EventEmitter {
  * Creates and starts a server.
  * @param {ServerOptions} [options]
  */
-export async function startServer(options) {
-	const server = new LocalServer(options);
+export async function startServer(options = {}) {
+	const server = await lockedServer(options);
 	try {
 		await server.listen();
 	} catch (err) {
@@ -301,4 +312,38 @@ export async function startServer(options) {
 		throw err;
 	}
 	return server;
+}
+
+/** A lock younger than this may belong to a server still starting (not listening yet). */
+const START_GRACE_MS = 15_000;
+
+/**
+ * The server, once it holds the state directory's lock. While another live process holds it:
+ * refused, naming that server, as soon as it answers; taken over when the lock is older than a
+ * start takes and nothing answers (its pid now another program's after a crash and a reboot).
+ * @param {ServerOptions} options
+ */
+async function lockedServer(options) {
+	/** @type {string | undefined} */
+	let staleLock;
+	for (;;) {
+		try {
+			return new LocalServer({ ...options, staleLock });
+		} catch (err) {
+			if (!(err instanceof LockBusy)) throw err;
+			const { pid, text, ageMs } = err.held;
+			if (pid !== null && alive(pid)) {
+				const stateDir = path.dirname(err.file);
+				const other = await otherRunningServer(stateDir);
+				if (other?.pid === pid) throw alreadyRunning(stateDir, other);
+			}
+			if (ageMs > START_GRACE_MS) staleLock = text;
+			else await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	}
+}
+
+/** @param {string} stateDir @param {{pid: number, url: string}} other */
+function alreadyRunning(stateDir, other) {
+	return new Error(`svc-local is already running for ${stateDir} (pid ${other.pid}, ${other.url}); stop it first, or give this one its own SVC_HOME`);
 }
