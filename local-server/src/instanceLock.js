@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { isObject } from "./json.js";
 
 /** The lock file in the state directory. */
-export const LOCK_FILE = "local-server.lock";
+const LOCK_FILE = "local-server.lock";
 
 /** A takeover of a stale lock older than this was left by a process that died mid-way. */
 const STALE_TAKEOVER_MS = 5_000;
@@ -65,7 +65,7 @@ function readLock(file) {
 }
 
 /** The state directory's lock, held by this process. */
-export class InstanceLock {
+class InstanceLock {
 	/** @param {string} file @param {string} text what this process wrote into it */
 	constructor(file, text) {
 		this.file = file;
