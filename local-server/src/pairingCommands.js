@@ -29,8 +29,24 @@ export const pair = {
 /** @type {Command} */
 export const devices = {
 	summary: "list paired devices",
-	async run(_input, io) {
+	options: { json: { type: "boolean", description: "print the devices as a JSON array (deviceId, name, platform, state, remoteAddress, lastSeen, pairedAt)" } },
+	details: "With --json, remoteAddress and lastSeen are null when unknown; times are ISO 8601.",
+	async run({ options }, io) {
 		const { devices } = /** @type {{devices: DeviceListing[]}} */ (await ownerRequest(io.env, "GET", "/api/pairing/devices"));
+		if (options.json) {
+			// The fields the text shows, named and ordered the same whatever the server adds later.
+			const rows = devices.map((d) => ({
+				deviceId: d.deviceId,
+				name: d.name,
+				platform: d.platform,
+				state: d.state,
+				remoteAddress: d.remoteAddress ?? null,
+				lastSeen: d.lastSeen ?? null,
+				pairedAt: d.pairedAt,
+			}));
+			io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+			return 0;
+		}
 		if (devices.length === 0) io.stdout.write("no paired devices\n");
 		for (const d of devices) {
 			io.stdout.write(`${d.deviceId}  ${d.name}  ${d.platform}  ${d.state}  ${d.remoteAddress ?? "-"}  last seen ${d.lastSeen ?? "-"}  paired ${d.pairedAt}\n`);

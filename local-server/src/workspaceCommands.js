@@ -28,8 +28,14 @@ export const workspace = {
 		},
 		list: {
 			summary: "list the registered workspaces",
-			async run(_input, io) {
+			options: { json: { type: "boolean", description: "print the workspaces as a JSON array (id, kind, path, addedAt)" } },
+			async run({ options }, io) {
 				const { workspaces } = /** @type {{workspaces: Workspace[]}} */ (await ownerRequest(io.env, "GET", "/api/workspaces"));
+				if (options.json) {
+					const rows = workspaces.map((w) => ({ id: w.id, kind: w.kind, path: w.path, addedAt: w.addedAt }));
+					io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+					return 0;
+				}
 				if (workspaces.length === 0) io.stdout.write("no workspaces (add one with svc-local workspace add <dir>)\n");
 				for (const w of workspaces) io.stdout.write(`${w.id}  ${w.kind}  ${w.path}  added ${w.addedAt}\n`);
 				return 0;
