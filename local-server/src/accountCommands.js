@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CliError, stringOption } from "./commandSpec.js";
 import { stateDirFrom } from "./config.js";
+import { fetchFailure } from "./fetchError.js";
 import { ensurePrivateDir } from "./fsutil.js";
 import { isObject } from "./json.js";
 import { CLOUD_SESSION_FILE, cloudWhoAmI, normalizeApiUrl, writeCloudSession } from "./owner.js";
@@ -41,9 +42,7 @@ export const login = {
 					signal: AbortSignal.timeout(10_000),
 				});
 			} catch (err) {
-				// fetch's own "fetch failed" names neither the address nor the cause.
-				const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-				throw new CliError(`cannot reach ${apiUrl}: ${cause}`);
+				throw new CliError(`cannot reach ${apiUrl}: ${fetchFailure(err)}`);
 			}
 			const body = /** @type {unknown} */ (await res.json().catch(() => ({})));
 			if (!res.ok || !isObject(body) || typeof body.token !== "string") {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { CliError, stringOption } from "./commandSpec.js";
 import { stateDirFrom } from "./config.js";
 import { CREDENTIAL_FILE, DeviceClient, PayloadError } from "./device.js";
+import { fetchFailure } from "./fetchError.js";
 import { readCloudSession } from "./owner.js";
 
 /** @typedef {import("./commandSpec.js").Command} Command */
@@ -37,7 +38,7 @@ export const connect = {
 				io.stdout.write(`paired as ${saved.deviceId}; credential saved in ${credentialFile}\n`);
 			} catch (err) {
 				if (err instanceof PayloadError) throw new CliError(err.message);
-				throw new CliError(`pairing failed: ${err instanceof Error ? err.message : String(err)}`);
+				throw new CliError(`pairing failed: ${fetchFailure(err)}`);
 			}
 		} else if (!client.pairing) {
 			throw new CliError(`not paired yet: run svc-local connect '<qr payload JSON>' (no credential in ${credentialFile})`);

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
 import { CLOSE } from "./closeCodes.js";
+import { fetchFailure } from "./fetchError.js";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { isObject } from "./json.js";
 import { SECRET_MAX } from "./secrets.js";
@@ -182,7 +183,7 @@ export class DeviceClient extends EventEmitter {
 				this.log(`${url} answered ${res.status}${error ? `: ${error}` : ""}`);
 			} catch (err) {
 				lastError = /** @type {Error} */ (err);
-				this.log(`${url} unreachable: ${lastError.message}`);
+				this.log(`${url} unreachable: ${fetchFailure(err)}`);
 			}
 		}
 		throw httpError ?? lastError ?? new Error("no base URL to try");

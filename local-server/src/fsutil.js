@@ -6,10 +6,39 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { isObject } from "./json.js";
 
-/** Creates `dir` if needed and makes it mode 0700. @param {string} dir */
+/**
+ * A state directory that cannot be used, said as the owner can act on it (Node's own message is
+ * an errno and a system call): which folder, why, and what to do.
+ * @param {string} dir @param {unknown} err
+ */
+export function stateDirError(dir, err) {
+	const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+	const why =
+		code === "EACCES" || code === "EPERM"
+			? "permission denied (it or a folder above it belongs to another user or is read-only)"
+			: code === "ENOTDIR" || code === "EEXIST"
+				? "it or a folder above it is a file, not a folder"
+				: code === "EROFS"
+					? "its file system is read-only"
+					: err instanceof Error
+						? err.message
+						: String(err);
+	return new Error(`cannot use the state directory ${dir}: ${why}; fix it, or set SVC_HOME to a folder of yours`);
+}
+
+/**
+ * Creates `dir` if needed and makes it mode 0700.
+ * @param {string} dir
+ * @throws {Error} stateDirError's message when it cannot be made or is not this user's
+ */
 export function ensurePrivateDir(dir) {
-	fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-	fs.chmodSync(dir, 0o700);
+	try {
+		fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+		fs.chmodSync(dir, 0o700);
+		fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+	} catch (err) {
+		throw stateDirError(dir, err);
+	}
 }
 
 /**

@@ -4,7 +4,7 @@
 // servers would each keep their own copy of the credential store, and the
 // one stopping last would remove the file the other is found by.
 import path from "node:path";
-import { readJsonFile } from "./fsutil.js";
+import { readJsonFile, stateDirError } from "./fsutil.js";
 import { alive } from "./instanceLock.js";
 import { isObject } from "./json.js";
 
@@ -20,7 +20,14 @@ const PROBE_TIMEOUT_MS = 2000;
  * @returns {{pid: number, url: string} | null}
  */
 export function recordedServer(stateDir) {
-	const info = readJsonFile(path.join(stateDir, SERVER_FILE));
+	/** @type {unknown} */
+	let info;
+	try {
+		info = readJsonFile(path.join(stateDir, SERVER_FILE));
+	} catch (err) {
+		// The folder itself unusable (a file, another user's), not its content.
+		throw /** @type {NodeJS.ErrnoException} */ (err).code ? stateDirError(stateDir, err) : err;
+	}
 	if (!isObject(info) || typeof info.port !== "number" || typeof info.pid !== "number" || !alive(info.pid)) return null;
 	const host = typeof info.host === "string" && info.host !== "0.0.0.0" && info.host !== "::" ? info.host : "127.0.0.1";
 	return { pid: info.pid, url: `http://${host.includes(":") ? `[${host}]` : host}:${info.port}` };

@@ -13,6 +13,7 @@ import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { isObject } from "./json.js";
 import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
+import { fetchFailure } from "./fetchError.js";
 
 export const OWNER_TOKEN_FILE = "owner-token";
 export const CLOUD_SESSION_FILE = "cloud-session.json";
@@ -77,7 +78,7 @@ export async function cloudWhoAmI(apiUrl, token, fetchImpl = fetch) {
 	try {
 		res = await fetchImpl(`${apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
 	} catch (err) {
-		return { status: "unreachable", error: /** @type {Error} */ (err).message };
+		return { status: "unreachable", error: fetchFailure(err) };
 	}
 	if (res.status === 401 || res.status === 403) return { status: "invalid" };
 	if (!res.ok) return { status: "unreachable", error: `HTTP ${res.status}` };

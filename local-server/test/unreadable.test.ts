@@ -9,19 +9,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { canDrop, withoutFileRights } from "./fileRights.js";
 import { tempDir, until } from "./helpers.js";
 import { json, writeTree } from "./setupHealthHelpers.js";
 
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "svc-local.js");
-const DROP_FILE_RIGHTS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"];
-const asRoot = process.getuid?.() === 0;
-/** Whether a process started so is refused a file of mode 0 (setpriv present, and allowed to drop them here). */
-function dropsFileRights(): boolean {
-	const probe = path.join(tempDir("svc-unreadable-probe-"), "locked");
-	fs.writeFileSync(probe, "x", { mode: 0 });
-	return spawnSync(DROP_FILE_RIGHTS[0], [...DROP_FILE_RIGHTS.slice(1), "cat", probe]).status === 1;
-}
-const canDrop = !asRoot || dropsFileRights();
 const stops: (() => void)[] = [];
 afterEach(() => {
 	for (const stop of stops.splice(0)) stop();
@@ -51,8 +43,8 @@ describe("setup health of what cannot be read", () => {
 		stops.push(() => fs.chmodSync(path.join(root, "apps/locked"), 0o755));
 
 		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
-		const [command, ...prefix] = asRoot ? [...DROP_FILE_RIGHTS, process.execPath] : [process.execPath];
-		const server = spawn(command, [...prefix, BIN, "start"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
+		const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
+		const server = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
 		stops.push(() => server.kill("SIGKILL"));
 		let out = "";
 		server.stdout.on("data", (c) => (out += c));
