@@ -15,14 +15,18 @@ export function ago(iso: string, now = Date.now()): string {
 }
 
 /**
- * An issue's times, in UTC and saying so: its charts count UTC hours and days (the 30-day chart
- * can only be drawn in UTC), so every time beside them is in UTC too, and reads the same as the
- * server's and the SDK's own logs.
+ * Every absolute time the console shows is in UTC and says so: the charts count UTC hours and days
+ * (the 30-day chart can only be drawn in UTC), so a time beside them, or on any other page, names
+ * the same day they do, whatever the browser's time zone, and reads as the server's and the SDK's
+ * own logs. Relative times ("3 minutes ago") need no zone.
  */
+const utcDateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 const utcDateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 const utcTimeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: "medium", timeZone: "UTC" });
 /** "Jun 1, 2026, 4:00:00 PM UTC". */
 export const utcDateTime = (ms: number | string) => `${utcDateTimeFormat.format(new Date(ms))} UTC`;
+/** "Jun 1, 2026 UTC". */
+export const utcDate = (ms: number | string) => `${utcDateFormat.format(new Date(ms))} UTC`;
 /** "4:00:00 PM", for a column headed as UTC. */
 export const utcTime = (ms: number) => utcTimeFormat.format(new Date(ms));
 

@@ -2,6 +2,7 @@ import { type ReactNode, Suspense } from "react";
 import { ErrorBoundary, type FallbackProps } from "react-error-boundary";
 import { NavLink, useLocation } from "react-router";
 import type { User } from "../api";
+import { utcDate, utcDateTime } from "../format";
 import { useProjects, useSites } from "../queries";
 import { useSession } from "../session";
 import { lastUsed } from "./lastUsed";
@@ -9,7 +10,7 @@ import { lastUsed } from "./lastUsed";
 /** "Pro", "trial until 3 Dec", or "trial ended". */
 export function planLabel(user: User): string {
 	if (user.plan === "pro") return "Pro";
-	return user.access ? `trial until ${new Date(user.trial_ends_at).toLocaleDateString()}` : "trial ended";
+	return user.access ? `trial until ${utcDate(user.trial_ends_at)}` : "trial ended";
 }
 
 /**
@@ -74,7 +75,7 @@ export function Layout({ children }: { children: ReactNode }) {
 			</header>
 			{user.access && user.plan !== "pro" && Date.parse(user.trial_ends_at) - Date.now() < 3 * 86_400_000 && (
 				<p className="banner" role="status">
-					Your trial ends {new Date(user.trial_ends_at).toLocaleString()}. After that nothing is collected until the account is on Pro.
+					Your trial ends {utcDateTime(user.trial_ends_at)}. After that nothing is collected until the account is on Pro.
 				</p>
 			)}
 			{!user.access && (

@@ -1,4 +1,5 @@
 import { planLabel } from "../components/Layout";
+import { utcDateTime } from "../format";
 import { usePageTitle } from "../components/pageTitle";
 import { useSession } from "../session";
 
@@ -6,7 +7,6 @@ export function AccountPage() {
 	const { user, signOut } = useSession();
 	usePageTitle("Account");
 	if (!user) return null;
-	const trialEnd = new Date(user.trial_ends_at);
 	return (
 		<section>
 			<h1>Account</h1>
@@ -25,7 +25,7 @@ export function AccountPage() {
 						<dd>
 							{user.plan === "pro"
 								? "Not needed on Pro"
-								: `${user.access ? "ends" : "ended"} ${trialEnd.toLocaleDateString()} at ${trialEnd.toLocaleTimeString()}`}
+								: `${user.access ? "ends" : "ended"} ${utcDateTime(user.trial_ends_at)}`}
 						</dd>
 					</div>
 					<div>

@@ -13,7 +13,7 @@ import { QueryState } from "../components/QueryState";
 import { crawlerForwarder } from "../crawlerForwarder";
 import { TableWrap } from "../components/TableWrap";
 import { type Series, TimeChart } from "../components/TimeChart";
-import { ago, count, plural } from "../format";
+import { ago, count, plural, utcDateTime } from "../format";
 import { isoRange } from "../period";
 import type { CrawlerPurpose } from "../api";
 import { useCrawlerStats, useSitePages, useSites } from "../queries";
@@ -260,7 +260,7 @@ export function CrawlersPage() {
 										{data.recent.map((v, i) => (
 											// biome-ignore lint/suspicious/noArrayIndexKey: visits have no id in the answer, and one answer's rows never reorder
 											<tr key={i}>
-												<td title={new Date(v.ts).toLocaleString()}>{ago(v.ts)}</td>
+												<td title={utcDateTime(v.ts)}>{ago(v.ts)}</td>
 												<td>{v.crawler}</td>
 												<td>
 													{v.url_host}

@@ -7,7 +7,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
-import { ago, plural } from "../format";
+import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 
@@ -131,7 +131,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			<h2 id="feedback-title" className="row">
 				<TypeTag type={item.type} /> {title}
 			</h2>
-			<p className="muted">Received {new Date(item.created_at).toLocaleString()}</p>
+			<p className="muted">Received {utcDateTime(item.created_at)}</p>
 			<div className="row">
 				<StatusSelect label="Status" value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
 				<ConfirmButton
@@ -286,7 +286,7 @@ export function FeedbackPage() {
 							</Link>
 						</div>
 						<div className="row">
-							<span className="muted">{new Date(item.created_at).toLocaleString()}</span>
+							<span className="muted">{utcDateTime(item.created_at)}</span>
 							{typeof item.data.email === "string" && <span className="muted">from {item.data.email}</span>}
 							{item.attachments.length > 0 && <span className="muted">{plural(item.attachments.length, "image")}</span>}
 							<StatusSelect label={`Status of ${titleOf(item)}`} value={item.status} onChange={(s) => setStatus.mutate({ ids: [item.id], status: s })} />

@@ -10,6 +10,7 @@ import { lastUsed } from "../components/lastUsed";
 import { LogOutcomes } from "../components/LogOutcomes";
 import { ActionError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
+import { utcDate } from "../format";
 import { SetupSnippets } from "../components/SetupSnippets";
 import { keys, useProjects, useUpdateKey } from "../queries";
 import { queryClient, refreshAfter } from "../queryClient";
@@ -35,7 +36,7 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 		<section className="card" aria-labelledby="key-heading">
 			<h2 id="key-heading">Project key</h2>
 			<p>
-				Key ending in <code>…{projectKey.key_hint}</code>, created {new Date(projectKey.created_at).toLocaleDateString()}. The full key was shown
+				Key ending in <code>…{projectKey.key_hint}</code>, created {utcDate(projectKey.created_at)}. The full key was shown
 				once, when it was made.
 			</p>
 			{created && <RawKeyNotice projectName={name} {...created} onDone={() => setCreated(undefined)} />}

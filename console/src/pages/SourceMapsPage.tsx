@@ -7,6 +7,7 @@ import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
+import { utcDate, utcDateTime } from "../format";
 import { keys, useProjects } from "../queries";
 import { refreshAfter } from "../queryClient";
 
@@ -89,7 +90,7 @@ function UploadTokens({ projectName }: { projectName: string }) {
 					{tokens.data.map((token) => (
 						<li key={token.id} className="row">
 							<code>…{token.token_hint}</code>
-							<span className="muted">created {new Date(token.created_at).toLocaleString()}</span>
+							<span className="muted">created {utcDateTime(token.created_at)}</span>
 							<ConfirmButton
 								question={`Revoke the upload token ending in ${token.token_hint}? Uploads with it stop working at once.`}
 								confirmLabel="Revoke token"
@@ -115,7 +116,7 @@ function ArtifactRow({ artifact, onDelete }: { artifact: Artifact; onDelete: () 
 			<td>{artifact.type.replace("_", " ")}</td>
 			<td className="num">{size(artifact.size)}</td>
 			<td>{artifact.debug_id ? <code>{artifact.debug_id}</code> : <span className="muted">none</span>}</td>
-			<td>{new Date(artifact.used_at).toLocaleDateString()}</td>
+			<td>{utcDate(artifact.used_at)}</td>
 			<td>
 				<ConfirmButton question={`Delete ${artifact.url}?`} confirmLabel="Delete file" onConfirm={onDelete}>
 					Delete…
