@@ -1,8 +1,11 @@
 import { type ReactNode, useRef } from "react";
+import { keepFocusThroughRemoval } from "../focus";
 
 /**
  * A button for a destructive action that asks first, in a modal dialog: the platform's <dialog>
- * traps focus, puts it on Cancel (the first button) and closes on Escape.
+ * traps focus, puts it on Cancel (the first button) and closes on Escape. `removes`: the action
+ * removes the item the button is in (or, for a selection, disables the button), and focus then
+ * goes to the item in its place rather than to the body.
  */
 export function ConfirmButton({
 	children,
@@ -11,6 +14,7 @@ export function ConfirmButton({
 	onConfirm,
 	disabled,
 	className = "danger",
+	removes = false,
 }: {
 	children: ReactNode;
 	question: ReactNode;
@@ -18,11 +22,13 @@ export function ConfirmButton({
 	onConfirm: () => void;
 	disabled?: boolean;
 	className?: string;
+	removes?: boolean;
 }) {
 	const dialog = useRef<HTMLDialogElement>(null);
+	const opener = useRef<HTMLButtonElement>(null);
 	return (
 		<>
-			<button type="button" className={className} disabled={disabled} onClick={() => dialog.current?.showModal()}>
+			<button ref={opener} type="button" className={className} disabled={disabled} onClick={() => dialog.current?.showModal()}>
 				{children}
 			</button>
 			<dialog ref={dialog} className="confirm" aria-label={confirmLabel}>
@@ -36,6 +42,7 @@ export function ConfirmButton({
 						className="danger solid"
 						onClick={() => {
 							dialog.current?.close();
+							if (removes && opener.current) keepFocusThroughRemoval(opener.current);
 							onConfirm();
 						}}
 					>

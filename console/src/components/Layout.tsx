@@ -1,7 +1,8 @@
-import { type ReactNode, Suspense } from "react";
+import { type ReactNode, Suspense, useEffect, useRef } from "react";
 import { ErrorBoundary, type FallbackProps } from "react-error-boundary";
-import { NavLink, useLocation } from "react-router";
+import { NavLink, useLocation, useNavigationType } from "react-router";
 import type { User } from "../api";
+import { focusPageHeading } from "../focus";
 import { utcDate, utcDateTime } from "../format";
 import { useProjects, useSites } from "../queries";
 import { useSession } from "../session";
@@ -29,12 +30,27 @@ function useCurrentScope() {
 	return { project, site };
 }
 
+/**
+ * Focus on the new page's heading after each navigation the owner makes (a link, the picker, Back):
+ * not on the first page loaded, where the browser starts at the top, nor on a redirect.
+ */
+function useFocusOnNavigation(pathname: string) {
+	const navigationType = useNavigationType();
+	const shown = useRef(pathname);
+	useEffect(() => {
+		if (shown.current === pathname) return;
+		shown.current = pathname;
+		if (navigationType !== "REPLACE") return focusPageHeading();
+	}, [pathname, navigationType]);
+}
+
 const scoped = (area: string, id: string | null) => (id ? `/${area}/${encodeURIComponent(id)}` : `/${area}`);
 
 export function Layout({ children }: { children: ReactNode }) {
 	const { user, signOut } = useSession();
 	const { project, site } = useCurrentScope();
 	const { pathname } = useLocation();
+	useFocusOnNavigation(pathname);
 	if (!user) return null;
 	const areas: Array<[string, string]> = [
 		["Projects", "/projects"],

@@ -73,6 +73,7 @@ function SiteCard({ site }: { site: SiteView }) {
 				<ConfirmButton
 					question={`Delete ${site.name}? Its analytics events and crawler visits are deleted with it.`}
 					confirmLabel="Delete site"
+					removes
 					onConfirm={() => remove.mutate()}
 					disabled={remove.isPending}
 				>

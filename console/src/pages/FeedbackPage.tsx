@@ -256,6 +256,7 @@ export function FeedbackPage() {
 						disabled={ids.length === 0}
 						question={ids.length === 1 ? "Delete 1 feedback item? It cannot be brought back." : `Delete ${ids.length} feedback items? They cannot be brought back.`}
 						confirmLabel="Delete selected"
+						removes
 						onConfirm={() => remove.mutate(ids, { onSuccess: () => setSelected(new Set()) })}
 					>
 						Delete…

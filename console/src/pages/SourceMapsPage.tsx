@@ -94,6 +94,7 @@ function UploadTokens({ projectName }: { projectName: string }) {
 							<ConfirmButton
 								question={`Revoke the upload token ending in ${token.token_hint}? Uploads with it stop working at once.`}
 								confirmLabel="Revoke token"
+								removes
 								onConfirm={() => revoke.mutate(token.id)}
 							>
 								Revoke…
@@ -118,7 +119,7 @@ function ArtifactRow({ artifact, onDelete }: { artifact: Artifact; onDelete: () 
 			<td>{artifact.debug_id ? <code>{artifact.debug_id}</code> : <span className="muted">none</span>}</td>
 			<td>{utcDate(artifact.used_at)}</td>
 			<td>
-				<ConfirmButton question={`Delete ${artifact.url}?`} confirmLabel="Delete file" onConfirm={onDelete}>
+				<ConfirmButton question={`Delete ${artifact.url}?`} confirmLabel="Delete file" removes onConfirm={onDelete}>
 					Delete…
 				</ConfirmButton>
 			</td>
@@ -154,6 +155,7 @@ function Artifacts({ projectName }: { projectName: string }) {
 							key={release}
 							question={`Delete every file of release ${release}?`}
 							confirmLabel="Delete release"
+							removes
 							onConfirm={() => remove.mutate({ release })}
 						>
 							Delete release {release}…

@@ -1,0 +1,84 @@
+/**
+ * Where keyboard focus goes when what held it leaves the page: a browser drops it on the body, and
+ * a keyboard or screen-reader user starts again from the top. After a navigation it goes to the
+ * new page's heading; after a delete, to the item now in the deleted one's place.
+ */
+
+const FOCUSABLE = "a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled), summary";
+
+/** Focus is nowhere: on the body, as after the focused element was removed or disabled. */
+const focusLost = () => document.activeElement === null || document.activeElement === document.body;
+
+/** Focuses a heading, made focusable by script only (tabindex -1), so Tab does not stop on it. */
+function focusHeading(heading: HTMLElement) {
+	heading.tabIndex = -1;
+	heading.focus();
+}
+
+/**
+ * Runs `found` with the first element under `root` matching `selector`, now or once it appears;
+ * the answer stops waiting.
+ */
+function whenPresent(root: Element, selector: string, found: (element: HTMLElement) => void): () => void {
+	const now = root.querySelector<HTMLElement>(selector);
+	if (now) {
+		found(now);
+		return () => {};
+	}
+	const observer = new MutationObserver(() => {
+		const element = root.querySelector<HTMLElement>(selector);
+		if (!element) return;
+		observer.disconnect();
+		found(element);
+	});
+	observer.observe(root, { childList: true, subtree: true });
+	return () => observer.disconnect();
+}
+
+/**
+ * After a navigation, focus goes to the new page's main heading (once the page shows it), unless
+ * it is on a control that is still there, as the project picker that made the navigation: only
+ * focus on the body, or on the link followed, is moved. The answer stops waiting.
+ */
+export function focusPageHeading(): () => void {
+	const main = document.querySelector("main");
+	if (!main) return () => {};
+	return whenPresent(main, "h1", (heading) => {
+		if (focusLost() || document.activeElement instanceof HTMLAnchorElement) focusHeading(heading);
+	});
+}
+
+/** How long a delete may take before focus is left where the browser puts it. */
+const REMOVAL_WAIT_MS = 30_000;
+
+/**
+ * Call as a delete starts from `control`. When the item holding it (its list item or table row)
+ * is gone, or the control is removed or disabled, and focus fell to the body (or stays on the
+ * disabled control), focus goes to the item now in its place (the next one, else the one before),
+ * on its first control; for a control outside the items (a selection's), or once none is left, to
+ * the heading of its section. A delete that fails leaves the item, and focus, where they were.
+ */
+export function keepFocusThroughRemoval(control: HTMLElement) {
+	const item = control.closest("li, tr");
+	const list = item?.parentElement ?? null;
+	const index = item && list ? Array.from(list.children).indexOf(item) : -1;
+	const heading = (control.closest("section") ?? document.querySelector("main"))?.querySelector<HTMLElement>("h1, h2") ?? null;
+	const gone = () => (item ? !item.isConnected : !control.isConnected || control.matches(":disabled"));
+	const observer = new MutationObserver(() => {
+		if (!gone()) return;
+		stop();
+		// A disabled control may still hold focus for a moment, but nothing can be done from it.
+		if (!focusLost() && document.activeElement !== control) return;
+		const items = list?.isConnected ? Array.from(list.children) : [];
+		const next = index >= 0 ? items[Math.min(index, items.length - 1)]?.querySelector<HTMLElement>(FOCUSABLE) : null;
+		if (next) next.focus();
+		else if (heading?.isConnected) focusHeading(heading);
+		else whenPresent(document.querySelector("main") ?? document.body, "h1", focusHeading);
+	});
+	const timer = setTimeout(() => stop(), REMOVAL_WAIT_MS);
+	function stop() {
+		observer.disconnect();
+		clearTimeout(timer);
+	}
+	observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
+}

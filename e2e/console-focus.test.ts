@@ -1,0 +1,108 @@
+/**
+ * Keyboard focus through the console, driven from the keyboard: after a navigation it is on the
+ * new page's heading (not the body, where a screen reader starts again from the top), except on the
+ * first page loaded and on the picker that navigated; after a delete it is on the item now in the
+ * deleted one's place, or on the list's heading once none is left.
+ */
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { useSession } from "./consolePage";
+import { api, type Database, signUpOwner, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+
+/** The focused element, as "tag: text" (its label for a checkbox). */
+const focused = (page: Page) =>
+	page.evaluate(() => {
+		const element = document.activeElement;
+		if (!element || element === document.body) return "body";
+		// A select's own text is its options': it is named by its label's first words.
+		const label = element instanceof HTMLSelectElement ? element.labels?.[0]?.firstChild?.textContent : null;
+		const name = element.getAttribute("aria-label") ?? label ?? element.textContent;
+		return `${element.tagName.toLowerCase()}: ${name?.trim()}`;
+	});
+
+/** Opens the confirm dialog of the focused button and confirms it, from the keyboard. */
+async function confirmFromKeyboard(page: Page, confirmLabel: string) {
+	await page.keyboard.press("Enter");
+	await page.getByRole("dialog", { name: confirmLabel }).waitFor();
+	await page.keyboard.press("Tab");
+	expect(await focused(page)).toBe(`button: ${confirmLabel}`);
+	await page.keyboard.press("Enter");
+}
+
+it("puts focus on the new page's heading after a navigation, and on the next item after a delete", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "focus", "10.94.0.1");
+	for (const name of ["Shop", "Blog"]) await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: name } });
+	for (const domain of ["first.example", "second.example"]) await api(stack.worker.url, "/api/sites", { token, json: { domain, name: domain } });
+	const { user } = await api<{ user: { id: string } }>(stack.worker.url, "/api/auth/me", { token });
+	const env = await stack.worker.server.getWorker<{ DB: Database }>().getEnv();
+	for (const [i, title] of ["Report A", "Report B", "Report C"].entries()) {
+		await env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, 'Shop', 'issue', 'open', ?, ?)")
+			.bind(`focus-${i}`, user.id, JSON.stringify({ title }), Date.now() - i * 60_000)
+			.run();
+	}
+
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	await page.goto(`${stack.worker.url}/projects`);
+	await page.getByRole("heading", { name: "Projects", level: 1 }).waitFor();
+	// The first page loaded: the browser's own start, at the top.
+	expect(await focused(page)).toBe("body");
+
+	// A project's link, then a link in the navigation, from the keyboard: focus on each page's heading.
+	await page.getByRole("main").getByRole("link", { name: "Shop", exact: true }).focus();
+	await page.keyboard.press("Enter");
+	await expect.poll(() => focused(page)).toBe("h1: Shop");
+	await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Feedback" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByRole("link", { name: "Report A" }).waitFor();
+	await expect.poll(() => focused(page)).toBe("h1: Feedback");
+	// Tab goes on from the heading into the page, not back to the top.
+	await page.keyboard.press("Tab");
+	expect(await focused(page)).toBe("select: Project");
+
+	// The picker navigates to another project, and focus stays on it.
+	await page.getByRole("combobox", { name: "Project", exact: true }).selectOption("Blog");
+	await page.waitForURL(/\/feedback\/Blog$/);
+	await page.getByText("No feedback yet for this project.").waitFor();
+	expect(await focused(page)).toBe("select: Project");
+	await page.goBack();
+	await page.getByRole("link", { name: "Report A" }).waitFor();
+
+	// Report B, ticked and deleted from the keyboard: the selection's Delete button is disabled
+	// once nothing is selected, and focus goes to the list's heading.
+	await page.getByRole("checkbox", { name: "Select Report B" }).focus();
+	await page.keyboard.press("Space");
+	await page.getByRole("group", { name: "Selected feedback" }).getByRole("button", { name: "Delete…" }).focus();
+	await confirmFromKeyboard(page, "Delete selected");
+	await page.getByRole("link", { name: "Report B" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("h1: Feedback");
+
+	// An item's own page: following its link puts focus on the page's heading; deleting it goes
+	// back to the list, focus on the list's heading.
+	await page.getByRole("link", { name: "Report A" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByText(/^Received/).waitFor();
+	await expect.poll(() => focused(page)).toBe("h1: Feedback");
+	await page.getByRole("button", { name: "Delete…" }).focus();
+	await confirmFromKeyboard(page, "Delete feedback");
+	await page.getByRole("link", { name: "Report A" }).waitFor({ state: "detached" });
+	await page.getByRole("link", { name: "Report C" }).waitFor();
+	await expect.poll(() => focused(page)).toBe("h1: Feedback");
+
+	// Sites: the first deleted, focus on the next site's first control; the last, on the heading.
+	await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Analytics" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByRole("link", { name: "second.example" }).waitFor();
+	await expect.poll(() => focused(page)).toBe("h1: Analytics");
+	const siteCard = (name: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { name }) });
+	await siteCard("first.example").getByRole("button", { name: "Delete…" }).focus();
+	await confirmFromKeyboard(page, "Delete site");
+	await page.getByRole("link", { name: "first.example" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("a: second.example");
+	await siteCard("second.example").getByRole("button", { name: "Delete…" }).focus();
+	await confirmFromKeyboard(page, "Delete site");
+	await page.getByText("No sites yet: add one to see its visitors.").waitFor();
+	await expect.poll(() => focused(page)).toBe("h1: Analytics");
+});
