@@ -36,3 +36,30 @@ it("keeps the pages with a 100-character project or site name in the picker with
 		expect((box?.x ?? 0) + (box?.width ?? 0), `the ${picker} picker of ${path} ends within the screen`).toBeLessThanOrEqual(390);
 	}
 });
+
+it("keeps the project and site pickers narrow on a desktop screen, the name cut and whole in the title", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "long-names-desktop", "10.96.0.2");
+	await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: LONGEST } });
+	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "long.example", name: LONGEST } });
+
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	const project = encodeURIComponent(LONGEST);
+	for (const [path, picker] of [
+		[`/feedback/${project}`, "Project"],
+		[`/issues/${project}`, "Project"],
+		[`/analytics/${site.tracking_id}`, "Site"],
+		[`/crawlers/${site.tracking_id}`, "Site"],
+	]) {
+		await page.goto(`${stack.worker.url}${path}`);
+		const select = page.getByRole("combobox", { name: picker, exact: true });
+		await expect.poll(() => select.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe(LONGEST);
+		await page.waitForLoadState("networkidle");
+		// 20rem: a short name's width, not most of the 1,280 px the name alone would take.
+		expect((await select.boundingBox())?.width, `the ${picker} picker of ${path}`).toBeLessThanOrEqual(320);
+		expect(await select.getAttribute("title")).toBe(LONGEST);
+		expect(await select.evaluate((s) => getComputedStyle(s).textOverflow)).toBe("ellipsis");
+		const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }));
+		expect(widths.page, `${path} scrolls sideways at 1280 px`).toBeLessThanOrEqual(widths.screen);
+	}
+});

@@ -2,16 +2,20 @@ import { useNavigate, useSearchParams } from "react-router";
 import { useProjects, useSites } from "../queries";
 import { periodQuery } from "./PeriodPicker";
 
-/** Switches the page to another project, keeping the area. */
+/**
+ * Switches the page to another project, keeping the area. This picker and the site's are at most
+ * as wide as a short name (`.picker` in styles.css): a long one is cut with an ellipsis and reads
+ * whole in the select's title and in its list.
+ */
 export function ProjectPicker({ area, current }: { area: string; current: string }) {
 	const projects = useProjects();
 	const navigate = useNavigate();
 	const names = projects.data?.map((k) => k.project_name) ?? [current];
 	if (!names.includes(current)) names.unshift(current);
 	return (
-		<label className="inline">
+		<label className="inline picker">
 			Project
-			<select value={current} onChange={(e) => navigate(`/${area}/${encodeURIComponent(e.target.value)}`)}>
+			<select value={current} title={current} onChange={(e) => navigate(`/${area}/${encodeURIComponent(e.target.value)}`)}>
 				{names.map((name) => (
 					<option key={name}>{name}</option>
 				))}
@@ -29,10 +33,11 @@ export function SitePicker({ area, current }: { area: string; current: string })
 	const navigate = useNavigate();
 	const [search] = useSearchParams();
 	const period = periodQuery(search);
+	const name = sites.data?.find((s) => s.tracking_id === current)?.name ?? current;
 	return (
-		<label className="inline">
+		<label className="inline picker">
 			Site
-			<select value={current} onChange={(e) => navigate(`/${area}/${e.target.value}${period ? `?${period}` : ""}`)}>
+			<select value={current} title={name} onChange={(e) => navigate(`/${area}/${e.target.value}${period ? `?${period}` : ""}`)}>
 				{(sites.data ?? []).map((site) => (
 					<option key={site.tracking_id} value={site.tracking_id}>
 						{site.name}
