@@ -1,7 +1,8 @@
 /**
  * A project and a site with the longest names the API takes (100 characters): on a phone (390 px)
  * the pages whose project or site picker shows the name stay within the screen, the picker cutting
- * the name rather than the page scrolling sideways.
+ * the name rather than the page scrolling sideways; on a desktop screen (1280 px) the picker stays
+ * as narrow as a short name.
  */
 import { expect, it } from "vitest";
 import { useSession } from "./consolePage";
