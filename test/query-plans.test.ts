@@ -13,7 +13,7 @@ import {
 import { PAGES_QUERIES } from "../domain/analytics/pagesReport";
 import { siteStatsQueries, VISITORS_NOW } from "../domain/analytics/eventStats";
 import { BREAKDOWN_COLUMNS, type BreakdownName, breakdownQuery } from "../domain/analytics/siteStats";
-import { ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
+import { OWNER_SITES_HOURS, ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
@@ -153,6 +153,13 @@ describe.each([
 		});
 		it("the count that decides on a sample reads the site's whole-range rollup rows", async ({ expect }) => {
 			for (const line of (await plan(ROLLUP_EVENT_COUNT)).split("\n").filter((l) => /analytics_rollups/.test(l))) expect(line).toMatch(ROLLUP_SEARCH);
+		});
+		it("the sites list's last 24 hours: the owner's sites by their index, then each site's hour rows by key", async ({ expect }) => {
+			const steps = await plan(OWNER_SITES_HOURS);
+			expect(steps).toMatch(/SEARCH sites USING (COVERING )?INDEX sites_user_idx \(user_id=\?\)/);
+			const reads = steps.split("\n").filter((l) => /analytics_rollups/.test(l));
+			expect(reads.length).toBeGreaterThan(0);
+			for (const line of reads) expect(line).toMatch(/SEARCH \w+ USING PRIMARY KEY \(tracking_id=\? AND dim=\? AND span=\? AND start>\? AND start<\?\)/);
 		});
 	});
 

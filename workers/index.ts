@@ -38,7 +38,7 @@
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
- *     GET    /api/sites                            the owner's analytics sites
+ *     GET    /api/sites                            the owner's analytics sites, ?figures=last_24h with their visitors
  *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
  *     GET    /api/sites/:tracking_id               one site
  *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}

@@ -193,18 +193,20 @@ function rollupPieces({ from, to }: StatsRange) {
  * The rows of a rollup table (this one, or crawler_rollups) of the given dims in the range, as
  * CTE `name` (start, dim, value, counters): ?1 the site, ?2 from, ?3 to (whole hours), ?4 the
  * list limit, ?5 dayFrom, ?6 dayTo (rollupParams). `hoursOnly`: every hour from hour rows (the
- * hourly detail a series needs).
+ * hourly detail a series needs). `sites`: a statement selecting the tracking IDs to read, in place
+ * of ?1 the site, the rows then carrying their tracking_id.
  */
 export function rollupRowsOf(
 	table: string,
 	counters: readonly string[],
 	dims: readonly string[],
-	{ hoursOnly = false, name = "r" } = {},
+	{ hoursOnly = false, name = "r", sites = "" } = {},
 ): string {
 	const dimIn = dims.map((d) => `'${d}'`).join(", ");
+	const site = sites ? `tracking_id IN (${sites})` : "tracking_id = ?1";
 	const stored = (span: number, from: string, to: string) =>
-		`SELECT start, dim, value, ${counters.join(", ")} FROM ${table}
-		WHERE tracking_id = ?1 AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
+		`SELECT ${sites ? "tracking_id, " : ""}start, dim, value, ${counters.join(", ")} FROM ${table}
+		WHERE ${site} AND dim IN (${dimIn}) AND span = ${span} AND start >= ${from} AND start < ${to}`;
 	const pieces = hoursOnly
 		? [stored(HOUR_MS, "?2", "?3")]
 		: [stored(HOUR_MS, "?2", "?5"), stored(DAY_MS, "?5", "?6"), stored(HOUR_MS, "?6", "?3")];
@@ -286,6 +288,18 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 			)}`,
 	};
 }
+
+/**
+ * The visitors of every site of an owner (?1 the owner, ?2 from, ?3 to: whole hours), per site and
+ * hour, from the hour rows: `visitors` adds up to the range's visitors as the dashboard counts them
+ * (`totals`), `hour_visitors` is an hour's own, as its hourly series shows. Through sites_user_idx,
+ * then each site's rows in key order.
+ */
+export const OWNER_SITES_HOURS = `WITH ${rollupRowsOf("analytics_rollups", ["visitors", "hour_visitors"], [""], {
+	hoursOnly: true,
+	sites: "SELECT tracking_id FROM sites WHERE user_id = ?1",
+})}
+	SELECT tracking_id, start AS t, visitors, hour_visitors FROM r`;
 
 /** Page views and custom events in the range (?1-?6 as rollupParams binds them): what a filtered answer would read, about. */
 export const ROLLUP_EVENT_COUNT = `WITH ${rollupRows([""])} SELECT coalesce(sum(pageviews + events), 0) AS events FROM r`;

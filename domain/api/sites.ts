@@ -9,6 +9,14 @@ export interface SiteView {
 	created_at: string;
 }
 
+/**
+ * A site in the list with its figures (`GET /api/sites?figures=last_24h`): its visitors in the last
+ * 24 hours, counted as the dashboard counts them, and each hour's own.
+ */
+export interface SiteWithFiguresView extends SiteView {
+	last_24h: { visitors: number; series: Array<{ t: string; visitors: number }> };
+}
+
 /** What AI crawlers come for: training data, an AI search index, a user's live question, an agent's task, an open archive. */
 export const CRAWLER_PURPOSES = ["training", "search", "user_fetch", "agent", "archiver"] as const;
 export type CrawlerPurpose = (typeof CRAWLER_PURPOSES)[number];

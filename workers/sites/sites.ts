@@ -1,6 +1,8 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import type { SiteView } from "../../domain/api/sites";
+import type { SiteView, SiteWithFiguresView } from "../../domain/api/sites";
+import { HOUR_MS, OWNER_SITES_HOURS, wholeHours } from "../../domain/analytics/rollups";
+import { fillSeries } from "../../domain/analytics/statsRange";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
 import { OWNER_LIMITS } from "../../domain/limits";
@@ -10,7 +12,7 @@ import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
 import { siteChangedHere } from "./siteBuffer";
-import { parseBody } from "../validation";
+import { parseBody, queryParams } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 /** The site as every answer shows it. */
@@ -77,10 +79,34 @@ export async function createSite(request: IRequest, env: Env): Promise<Response>
 	return json(siteView(site), { status: 201 });
 }
 
-/** GET /api/sites → {sites: [...]}, the owner's own, newest first. Uses sites_user_idx. */
+const listQuery = queryParams({ figures: z.literal("last_24h", { error: 'must be "last_24h"' }).optional() });
+
+/**
+ * GET /api/sites?figures=last_24h → {sites: [...]}, the owner's own, newest first (sites_user_idx);
+ * with `figures`, each with its visitors in the last 24 hours, from one statement over every site's
+ * hour rollups. Unlike the dashboard it does not first move each site's accepted events to D1 (a
+ * call per site): the figures may miss the last second or so.
+ */
 export async function listSites(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	return json({ sites: (await listOwnSites(env, user.id)).map(siteView) });
+	const { figures } = parseBody(listQuery, request.query);
+	const sites = (await listOwnSites(env, user.id)).map(siteView);
+	return json({ sites: figures ? await withLastDay(env, user.id, sites) : sites });
+}
+
+/** The sites with their last 24 hours' visitors: the dashboard's default period, in whole hours. */
+async function withLastDay(env: Env, userId: string, sites: SiteView[]): Promise<SiteWithFiguresView[]> {
+	const now = Date.now();
+	const range = wholeHours({ from: now - 24 * HOUR_MS, to: now, bucketMs: HOUR_MS, limit: 0 });
+	const { results } = await env.DB.prepare(OWNER_SITES_HOURS)
+		.bind(userId, range.from, range.to)
+		.all<{ tracking_id: string; t: number; visitors: number; hour_visitors: number }>();
+	return sites.map((site) => {
+		const rows = results.filter((row) => row.tracking_id === site.tracking_id);
+		const hours = rows.map(({ t, hour_visitors }) => ({ t, visitors: hour_visitors }));
+		const visitors = rows.reduce((sum, row) => sum + row.visitors, 0);
+		return { ...site, last_24h: { visitors, series: fillSeries(range, hours, { visitors: 0 }, now) } };
+	});
 }
 
 /** GET /api/sites/:tracking_id */
