@@ -7,7 +7,7 @@ import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../d
 import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
-import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView } from "../../domain/api/sites";
+import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
 import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
 import type { FeedbackStatus } from "../../domain/feedback/statuses";
@@ -36,6 +36,7 @@ export {
 	type SitePagesView,
 	type SiteStatsView,
 	type SiteView,
+	type SiteWithFiguresView,
 	type StatsFilterName,
 	UTM_NAMES,
 } from "../../domain/api/sites";
@@ -133,6 +134,7 @@ export const api = {
 	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),
 
 	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),
+	listSitesWithFigures: () => request<{ sites: SiteWithFiguresView[] }>("GET", "/api/sites?figures=last_24h").then((r) => r.sites),
 	createSite: (domain: string, name?: string) => request<SiteView>("POST", "/api/sites", { domain, name: name || undefined }),
 	updateSite: (trackingId: string, changes: Partial<Pick<SiteView, "name" | "domain" | "active" | "attack_mode">>) =>
 		request<SiteView>("PATCH", `/api/sites/${trackingId}`, changes),

@@ -38,6 +38,17 @@ export const useLogOutcomes = (project: string, days: number) =>
 /** The owner's sites; `{ read: false }` follows what pages read without reading it itself. */
 export const useSites = ({ read = true } = {}) => useQuery({ queryKey: keys.sites, queryFn: api.listSites, enabled: read });
 
+/**
+ * Each site's visitors in the last 24 hours, by tracking ID: read beside the list, which shows at
+ * once, and refreshed with it (its key is under the list's).
+ */
+export const useSiteFigures = () =>
+	useQuery({
+		queryKey: [...keys.sites, "last_24h"],
+		queryFn: api.listSitesWithFigures,
+		select: (sites) => new Map(sites.map((site) => [site.tracking_id, site.last_24h])),
+	});
+
 /** Feedback items read per request; more are read on demand with the list's cursor. */
 const FEEDBACK_PAGE = 50;
 

@@ -1,16 +1,38 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useRef } from "react";
 import { Link } from "react-router";
-import { api, type SiteView } from "../api";
+import { api, type SiteView, type SiteWithFiguresView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
-import { keys, useSites } from "../queries";
+import { TimeChart } from "../components/TimeChart";
+import { count, plural } from "../format";
+import { keys, useSiteFigures, useSites } from "../queries";
 import { refreshAfter } from "../queryClient";
 
-function SiteCard({ site }: { site: SiteView }) {
+/** A site's visitors in the last 24 hours: the figure, and a bar per hour with its words for those who cannot see it. */
+function SiteFigures({ figures }: { figures: SiteWithFiguresView["last_24h"] }) {
+	const values = figures.series.map((point) => point.visitors);
+	const busiest = Math.max(0, ...values);
+	return (
+		<div className="row">
+			<TimeChart
+				kind="sparkline"
+				height={32}
+				times={figures.series.map((point) => Date.parse(point.t))}
+				series={[{ label: "visitors", values, color: "--chart-1" }]}
+				label={busiest ? `Visitors per hour over the last 24 hours: at most ${plural(busiest, "visitor")} in an hour` : "No visitors in any hour of the last 24 hours"}
+			/>
+			<span>
+				<strong>{count(figures.visitors)}</strong> <span className="muted">{figures.visitors === 1 ? "visitor" : "visitors"} in the last 24 hours</span>
+			</span>
+		</div>
+	);
+}
+
+function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFiguresView["last_24h"] }) {
 	const settled = (_answer: unknown, error: unknown) => refreshAfter(error, { queryKey: keys.sites });
 	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
 	const remove = useMutation({ mutationFn: () => api.deleteSite(site.tracking_id), onSettled: settled });
@@ -32,6 +54,7 @@ function SiteCard({ site }: { site: SiteView }) {
 			<p className="muted">
 				{site.domain ?? "No domain: collection is refused until one is set"} · tracking ID <code>{site.tracking_id}</code>
 			</p>
+			{figures && <SiteFigures figures={figures} />}
 			<p className="row">
 				<Link to={`/analytics/${site.tracking_id}`}>Dashboard</Link>
 				<Link to={`/crawlers/${site.tracking_id}`}>Crawlers</Link>
@@ -87,6 +110,7 @@ function SiteCard({ site }: { site: SiteView }) {
 
 export function AnalyticsPage() {
 	const sites = useSites();
+	const figures = useSiteFigures().data;
 	usePageTitle("Analytics");
 	const create = useMutation({
 		mutationFn: ({ domain, name }: { domain: string; name: string }) => api.createSite(domain, name),
@@ -121,7 +145,7 @@ export function AnalyticsPage() {
 			<QueryState query={sites} loading="Loading sites…" empty="No sites yet: add one to see its visitors." />
 			<ul className="plain">
 				{sites.data?.map((site) => (
-					<SiteCard key={site.tracking_id} site={site} />
+					<SiteCard key={site.tracking_id} site={site} figures={figures?.get(site.tracking_id)} />
 				))}
 			</ul>
 		</section>
