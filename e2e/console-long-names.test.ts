@@ -4,6 +4,7 @@
  * the name rather than the page scrolling sideways; on a desktop screen (1280 px) the picker stays
  * as narrow as a short name.
  */
+import type { Locator } from "playwright-core";
 import { expect, it } from "vitest";
 import { useSession } from "./consolePage";
 import { api, signUpOwner, workerAndBrowser } from "./stack";
@@ -12,13 +13,17 @@ const stack = workerAndBrowser();
 
 const LONGEST = "International documentation portal for enterprise customers and partners worldwide, EMEA and APAC".padEnd(100, "!");
 
-it("keeps the pages with a 100-character project or site name in the picker within 390 px", async () => {
+/**
+ * Each page whose picker shows the 100-character name, at `width` px: the page does not scroll
+ * sideways, and `check` gets the picker and the page's path.
+ */
+async function eachPickerPage(width: number, ip: string, check: (select: Locator, path: string) => Promise<void>) {
 	expect(LONGEST).toHaveLength(100);
-	const { token } = await signUpOwner(stack.worker.url, "long-names", "10.96.0.1");
+	const { token } = await signUpOwner(stack.worker.url, `long-names-${width}`, ip);
 	await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: LONGEST } });
 	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "long.example", name: LONGEST } });
 
-	const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+	const page = await stack.browser.newPage({ viewport: { width, height: 844 }, locale: "en-US" });
 	await useSession(page, stack.worker.url, token);
 	const project = encodeURIComponent(LONGEST);
 	for (const [path, picker] of [
@@ -32,35 +37,23 @@ it("keeps the pages with a 100-character project or site name in the picker with
 		await expect.poll(() => select.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe(LONGEST);
 		await page.waitForLoadState("networkidle");
 		const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }));
-		expect(widths.page, `${path} scrolls sideways at 390 px`).toBeLessThanOrEqual(widths.screen);
-		const box = await select.boundingBox();
-		expect((box?.x ?? 0) + (box?.width ?? 0), `the ${picker} picker of ${path} ends within the screen`).toBeLessThanOrEqual(390);
+		expect(widths.page, `${path} scrolls sideways at ${width} px`).toBeLessThanOrEqual(widths.screen);
+		await check(select, `the ${picker} picker of ${path}`);
 	}
+}
+
+it("keeps the pages with a 100-character project or site name in the picker within 390 px", async () => {
+	await eachPickerPage(390, "10.96.0.1", async (select, which) => {
+		const box = await select.boundingBox();
+		expect((box?.x ?? 0) + (box?.width ?? 0), `${which} ends within the screen`).toBeLessThanOrEqual(390);
+	});
 });
 
 it("keeps the project and site pickers narrow on a desktop screen, the name cut and whole in the title", async () => {
-	const { token } = await signUpOwner(stack.worker.url, "long-names-desktop", "10.96.0.2");
-	await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: LONGEST } });
-	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "long.example", name: LONGEST } });
-
-	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
-	await useSession(page, stack.worker.url, token);
-	const project = encodeURIComponent(LONGEST);
-	for (const [path, picker] of [
-		[`/feedback/${project}`, "Project"],
-		[`/issues/${project}`, "Project"],
-		[`/analytics/${site.tracking_id}`, "Site"],
-		[`/crawlers/${site.tracking_id}`, "Site"],
-	]) {
-		await page.goto(`${stack.worker.url}${path}`);
-		const select = page.getByRole("combobox", { name: picker, exact: true });
-		await expect.poll(() => select.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe(LONGEST);
-		await page.waitForLoadState("networkidle");
+	await eachPickerPage(1280, "10.96.0.2", async (select, which) => {
 		// 20rem: a short name's width, not most of the 1,280 px the name alone would take.
-		expect((await select.boundingBox())?.width, `the ${picker} picker of ${path}`).toBeLessThanOrEqual(320);
+		expect((await select.boundingBox())?.width, which).toBeLessThanOrEqual(320);
 		expect(await select.getAttribute("title")).toBe(LONGEST);
 		expect(await select.evaluate((s) => getComputedStyle(s).textOverflow)).toBe("ellipsis");
-		const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }));
-		expect(widths.page, `${path} scrolls sideways at 1280 px`).toBeLessThanOrEqual(widths.screen);
-	}
+	});
 });
