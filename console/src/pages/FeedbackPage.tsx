@@ -7,6 +7,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
+import { SelectionBar, useSelection } from "../components/Selection";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
@@ -176,7 +177,6 @@ export function FeedbackPage() {
 	const list = useFeedback(project, type, status);
 	const setStatus = useSetFeedbackStatus(project);
 	const remove = useDeleteFeedback(project);
-	const [selected, setSelected] = useState<Set<string>>(new Set());
 	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
 	const items = list.data?.pages.flatMap((page) => page.feedback) ?? [];
 	// Feedback outlives a revoked key, so an unknown name is only worth saying when nothing is listed.
@@ -186,20 +186,16 @@ export function FeedbackPage() {
 	useEffect(() => lastUsed.project.set(project), [project]);
 	// An item's page is named by FeedbackItem, which knows the item's title.
 	usePageTitle(...(id ? [] : ["Feedback", project]));
-	// A selection belongs to the list it was made in.
-	// biome-ignore lint/correctness/useExhaustiveDependencies: cleared whenever the list's filters change
-	useEffect(() => setSelected(new Set()), [project, type, status]);
+	const selection = useSelection(
+		items.map((item) => item.id),
+		JSON.stringify([project, type, status]),
+	);
 
 	const setFilter = (name: string, value: string) => change({ [name]: value });
 	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
-	const ids = [...selected].filter((i) => items.some((item) => item.id === i));
-	const allShown = items.length > 0 && items.every((item) => selected.has(item.id));
-	const toggle = (ids: string[], on: boolean) =>
-		setSelected((prev) => {
-			const next = new Set(prev);
-			for (const i of ids) on ? next.add(i) : next.delete(i);
-			return next;
-		});
+	const { ids } = selection;
+	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
+	const untick = (acted: string[]) => () => selection.toggle(acted, false);
 
 	if (id) {
 		return (
@@ -241,15 +237,10 @@ export function FeedbackPage() {
 				</label>
 			</div>
 			{items.length > 0 && (
-				<fieldset className="row bulk" aria-label="Selected feedback">
-					<label className="switch">
-						<input type="checkbox" checked={allShown} onChange={(e) => toggle(items.map((item) => item.id), e.target.checked)} />
-						Select all shown
-					</label>
-					<span aria-live="polite">{ids.length} selected</span>
+				<SelectionBar selection={selection} label="Selected feedback">
 					<span aria-hidden="true">→</span>
 					<StatusSelect label="New status for selected" value={bulkStatus} onChange={setBulkStatus} />
-					<button type="button" disabled={ids.length === 0} onClick={() => setStatus.mutate({ ids, status: bulkStatus }, { onSuccess: () => setSelected(new Set()) })}>
+					<button type="button" disabled={ids.length === 0} onClick={() => setStatus.mutate({ ids, status: bulkStatus }, { onSuccess: untick(ids) })}>
 						Set status
 					</button>
 					<ConfirmButton
@@ -257,11 +248,11 @@ export function FeedbackPage() {
 						question={ids.length === 1 ? "Delete 1 feedback item? It cannot be brought back." : `Delete ${ids.length} feedback items? They cannot be brought back.`}
 						confirmLabel="Delete selected"
 						removes
-						onConfirm={() => remove.mutate(ids, { onSuccess: () => setSelected(new Set()) })}
+						onConfirm={() => remove.mutate(ids, { onSuccess: untick(ids) })}
 					>
 						Delete…
 					</ConfirmButton>
-				</fieldset>
+				</SelectionBar>
 			)}
 			<ActionError error={setStatus.error ?? remove.error} />
 			<QueryState
@@ -280,7 +271,7 @@ export function FeedbackPage() {
 				{items.map((item) => (
 					<li key={item.id} className="card feedback">
 						<div className="row">
-							<input type="checkbox" checked={selected.has(item.id)} onChange={(e) => toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
+							<input type="checkbox" checked={selection.has(item.id)} onChange={(e) => selection.toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
 							<TypeTag type={item.type} />
 							<Link to={`/feedback/${encodeURIComponent(project)}/${item.id}${search.size ? `?${search}` : ""}`} className="title">
 								{titleOf(item)}
