@@ -77,6 +77,16 @@ describe("the issue list's bulk actions", () => {
 		await page.locator(".issue-row").nth(2).waitFor();
 		await page.getByRole("link", { name: "east failed" }).click();
 		await page.getByRole("heading", { name: "east failed" }).waitFor();
+		// The menu closes on Escape, and when focus leaves it.
+		const menu = page.locator("details.menu");
+		await page.locator("summary", { hasText: "Ignore for…" }).click();
+		await page.keyboard.press("Escape");
+		expect(await menu.evaluate((details: HTMLDetailsElement) => details.open)).toBe(false);
+		await page.locator("summary", { hasText: "Ignore for…" }).click();
+		await page.keyboard.press("Tab");
+		expect(await menu.evaluate((details: HTMLDetailsElement) => details.open)).toBe(true);
+		await page.getByRole("heading", { name: "east failed" }).click();
+		expect(await menu.evaluate((details: HTMLDetailsElement) => details.open)).toBe(false);
 		await page.locator("summary", { hasText: "Ignore for…" }).click();
 		await page.getByRole("button", { name: "Until it occurs 10 more times" }).click();
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until seen 11 times");

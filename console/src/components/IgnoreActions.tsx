@@ -30,7 +30,19 @@ export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { 
 					Ignore
 				</button>
 			)}
-			<details className="menu" ref={menu}>
+			<details
+				className="menu"
+				ref={menu}
+				// A menu closes as menus do: when focus leaves it, or on Escape (back to its summary).
+				onBlur={(e) => {
+					if (!e.currentTarget.contains(e.relatedTarget)) e.currentTarget.open = false;
+				}}
+				onKeyDown={(e) => {
+					if (e.key !== "Escape" || !e.currentTarget.open) return;
+					e.currentTarget.open = false;
+					e.currentTarget.querySelector("summary")?.focus();
+				}}
+			>
 				<summary aria-disabled={disabled}>Ignore for…</summary>
 				<div className="menu-items">
 					{IGNORE_CHOICES.map(([label, ignoring]) => (
