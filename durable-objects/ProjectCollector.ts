@@ -315,22 +315,17 @@ export class ProjectCollector extends DurableObject<Env> {
 			console.error("issue status saved but not yet written to D1:", err);
 			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
 		});
-		for (const hash of await this.#unhandledInD1(snapshots.filter((s) => !s.unhandled).map((s) => s.groupHash))) {
-			this.#groups.markUnhandled(hash);
-			const snapshot = snapshots.find((s) => s.groupHash === hash);
-			if (snapshot) snapshot.unhandled = true;
+		// Issues from before the unhandled flag start handled here, while D1 holds what their stored
+		// events said (migration 0018): an owner's answer asks D1 once and learns it; when D1 cannot
+		// answer, the object's own flags stand.
+		const handledHere = snapshots.filter((s) => !s.unhandled);
+		const owner = this.#owner;
+		const inD1 = owner && handledHere.length > 0 ? await unhandledIssuesOf(this.env, owner, handledHere.map((s) => s.groupHash)).catch(() => []) : [];
+		for (const snapshot of handledHere.filter((s) => inD1.includes(s.groupHash))) {
+			this.#groups.markUnhandled(snapshot.groupHash);
+			snapshot.unhandled = true;
 		}
 		return snapshots;
-	}
-
-	/**
-	 * Issues from before the unhandled flag start handled in this object, while D1 holds what
-	 * their stored events said (migration 0018). An owner's answer asks D1 once and learns it; when
-	 * D1 cannot answer, the object's own flags stand.
-	 */
-	async #unhandledInD1(groupHashes: string[]): Promise<string[]> {
-		if (!this.#owner || groupHashes.length === 0) return [];
-		return unhandledIssuesOf(this.env, this.#owner, groupHashes).catch(() => []);
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
