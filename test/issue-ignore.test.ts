@@ -1,7 +1,7 @@
 // An issue ignored for a while, or until it occurs so many more times, as Sentry's ignore options:
 // the key's ProjectCollector holds the condition, and the event that ends it reopens the issue.
 import { runInDurableObject } from "cloudflare:test";
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
 import { ingestOk, issueGrouper, issueOf, issuesOf, ownerWithLogKey } from "./logHelpers";
@@ -15,6 +15,14 @@ const patch = (owner: { token: string; projectName: string }, groupHash: string,
 async function restart(keyId: string, change: string) {
 	await runInDurableObject(issueGrouper(keyId), (_, state) => void state.storage.sql.exec(change));
 	await runInDurableObject(issueGrouper(keyId), (_, state) => state.abort("restart")).catch(() => {});
+}
+
+/** The event that ends the condition: counted, the issue open again and `condition` gone from it. */
+async function reopensAt(owner: Awaited<ReturnType<typeof ownerWithLogKey>>, groupHash: string, count: number, condition: string) {
+	await ingestOk(owner.rawKey, { message: "m" });
+	const reopened = await issueOf(owner, groupHash);
+	expect(reopened).toMatchObject({ status: "open", count });
+	expect(reopened).not.toHaveProperty(condition);
 }
 
 describe("ignoring an issue for a while or until it occurs again", () => {
@@ -31,10 +39,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		await ingestOk(owner.rawKey, { message: "m" });
 		await ingestOk(owner.rawKey, { message: "m" });
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 4, ignored_until_count: 5 });
-		await ingestOk(owner.rawKey, { message: "m" });
-		const reopened = await issueOf(owner, group_hash);
-		expect(reopened).toMatchObject({ status: "open", count: 5 });
-		expect(reopened).not.toHaveProperty("ignored_until_count");
+		await reopensAt(owner, group_hash, 5, "ignored_until_count");
 	});
 
 	it("ignore_for_minutes: events within the time keep it ignored; the first after reopens it", async ({ expect }) => {
@@ -51,10 +56,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 
 		// The half hour passes.
 		await restart(owner.keyId, `UPDATE groups SET ignored_until = ${Date.now() - 1}`);
-		await ingestOk(owner.rawKey, { message: "m" });
-		const reopened = await issueOf(owner, group_hash);
-		expect(reopened).toMatchObject({ status: "open", count: 3 });
-		expect(reopened).not.toHaveProperty("ignored_until");
+		await reopensAt(owner, group_hash, 3, "ignored_until");
 	});
 
 	it("ignoring without a condition lasts; any other status, or ignoring again, replaces the condition", async ({ expect }) => {
