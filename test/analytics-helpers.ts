@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { SiteView } from "../domain/api/sites";
-import { sendBuffered } from "../workers/sites/siteBuffer";
-import { siteCollectorFor } from "../workers/objects";
+import { siteUpToDate } from "../workers/sites/siteBuffer";
 import { call, signUp, uniqueIp } from "./helpers";
 
 /** A desktop Chrome, as a real visitor sends it. */
@@ -81,10 +80,7 @@ export async function getJson<T = any>(path: string, token: string): Promise<{ s
  * Moves what the site accepted to D1, as an owner read does: this isolate's buffer (the tests and
  * the Worker they call share one isolate), then the collector's outbox.
  */
-export async function flushSite(trackingId: string) {
-	await sendBuffered(env, trackingId);
-	await siteCollectorFor(env, trackingId).flush();
-}
+export const flushSite = (trackingId: string) => siteUpToDate(env, trackingId);
 
 /** Stored events of a site straight from D1, oldest first (flushes the site first). */
 export async function storedEvents(trackingId: string) {

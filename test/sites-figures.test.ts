@@ -39,6 +39,16 @@ describe("GET /api/sites?figures=last_24h", () => {
 		expect(plain.body.sites.every((s) => !("last_24h" in s))).toBe(true);
 	});
 
+	it("counts the events accepted a moment ago, as the site's dashboard does", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// Still in this isolate's buffer when the list is asked for: nothing has moved it to D1.
+		expect((await collect(pageview(site.tracking_id), { ip: uniqueIp() })).status).toBe(204);
+
+		const { body } = await getJson<{ sites: SiteWithFiguresView[] }>("/api/sites?figures=last_24h", token);
+		expect(body.sites[0].last_24h.visitors).toBe(1);
+		expect(body.sites[0].last_24h.series.at(-1)?.visitors).toBe(1);
+	});
+
 	it.for([
 		["figures=last_7d", 'figures: must be "last_24h"'],
 		["figures=last_24h&figures=last_24h", 'figures: must be "last_24h"'],

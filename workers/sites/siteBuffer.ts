@@ -82,8 +82,8 @@ export async function admitVisit(
 	return { status: "accepted" };
 }
 
-/** Owner reads: hands the site's collector everything this isolate accepted for it, and waits for that. */
-export async function sendBuffered(env: Env, trackingId: string): Promise<void> {
+/** Hands the site's collector everything this isolate accepted for it, and waits for that. */
+async function sendBuffered(env: Env, trackingId: string): Promise<void> {
 	const batch = takePending(trackingId) ?? { trackingId, events: [], visits: [] };
 	// Sent by another request and not confirmed yet: that request's call cannot be waited on here.
 	for (const sent of inFlight) {
@@ -92,6 +92,15 @@ export async function sendBuffered(env: Env, trackingId: string): Promise<void> 
 		batch.visits.push(...sent.visits);
 	}
 	if (batch.events.length + batch.visits.length > 0) await send(env, batch);
+}
+
+/**
+ * Owner reads: every event accepted for the site so far is in D1, from this isolate's buffer and
+ * the collector's outbox alike (other isolates' buffers arrive within a second).
+ */
+export async function siteUpToDate(env: Env, trackingId: string): Promise<void> {
+	await sendBuffered(env, trackingId);
+	await siteCollectorFor(env, trackingId).flush();
 }
 
 /**
