@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { COMMANDS } from "./commands.js";
 import { isObject } from "./json.js";
+import { PromptCancelled } from "./prompt.js";
 import { start } from "./startCommand.js";
 
 /** @typedef {import("./commandSpec.js").Io} Io */
@@ -178,6 +179,8 @@ export async function main(argv, io) {
 		}
 		return await runCommand(first, rest, io);
 	} catch (err) {
+		// The terminal's raw mode turns Ctrl-C into a key: end as SIGINT would have, and say nothing more.
+		if (err instanceof PromptCancelled) return 130;
 		if (err instanceof UsageError) {
 			io.stderr.write(`svc-local: ${err.message}\nRun \`${err.helpCommand} --help\` for usage.\n`);
 			return 2;

@@ -11,8 +11,8 @@ import { Writable } from "node:stream";
  * @property {NodeJS.ReadableStream & {isTTY?: boolean}} stdin
  */
 
-/** Ctrl-C at a prompt: the answer was refused. */
-class PromptCancelled extends Error {
+/** Ctrl-C at a prompt: the answer was refused, and the command ends as an interrupt would. */
+export class PromptCancelled extends Error {
 	constructor() {
 		super("cancelled");
 	}

@@ -136,6 +136,25 @@ describe("svc-local login", () => {
 		expect(rawModes.at(-1)).toBe(false); // the terminal is given back as it was
 		expect(readCloudSession(home)?.user.id).toBe(owner.user.id);
 	});
+
+	it.for(["Email: ", "Password: "])("Ctrl-C at %s ends the command as an interrupt does (130), signed in to nothing", async (question, { expect }) => {
+		const home = path.join(tempDir(), "home");
+		const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {} });
+		const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+		let [out, err] = ["", ""];
+		stdout.on("data", (c) => (out += c));
+		stderr.on("data", (c) => (err += c));
+		const done = main(["login", apiUrl], { env: { SVC_HOME: home }, stdout, stderr, stdin });
+		await until(() => out.includes("Email: "), "the email prompt");
+		if (question === "Password: ") {
+			stdin.write("someone@example.com\r");
+			await until(() => out.includes("Password: "), "the password prompt");
+		}
+		stdin.write("\x03"); // Ctrl-C, as a terminal in raw mode passes it
+		expect(await done).toBe(130);
+		expect(err).toBe("");
+		expect(readCloudSession(home)).toBeNull();
+	});
 });
 
 describe("cloud owner session", () => {
