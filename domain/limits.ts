@@ -75,6 +75,10 @@ export const SENTRY_LIMITS = {
 	sentBytes: 20 * MiB,
 	/** An envelope decompressed. */
 	envelopeBytes: 40 * MiB,
+	/** Files attached to one user feedback item (the widget's screenshot) kept for its images: as many as a form's field takes. */
+	feedbackFiles: FEEDBACK_LIMITS.imagesPerField,
+	/** …and their bytes together, as a submission's body may hold its images. */
+	feedbackFileBytes: 5 * MiB,
 } as const;
 
 /**

@@ -216,7 +216,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		await this.#tookHits(now, windows);
 
 		if ("problem" in c) return { status: "refused", refusal: c.problem };
-		const submission = readSubmission(c.body, key);
+		const submission = readSubmission(c.body, key, c.files);
 		if (!submission.ok) return refused(400, submission.error, { body: { fields: submission.fields } });
 
 		const outcome = await this.#feedback.accept(key, submission);

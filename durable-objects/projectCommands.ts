@@ -70,7 +70,8 @@ export type LogOutcome =
 	/** The event would open an issue: send it again with `previousGroupHash`. */
 	| { status: "previous_hash_needed" };
 
-export type FeedbackCommand = KeyCheck & { ip: string } & BodyOrProblem<Record<string, unknown>>;
+/** `files`: attached files (a Sentry feedback widget's screenshot), images for the form's first attachment field if they are. */
+export type FeedbackCommand = KeyCheck & { ip: string; files?: Uint8Array[] } & BodyOrProblem<Record<string, unknown>>;
 
 export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
 

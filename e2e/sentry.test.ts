@@ -109,6 +109,23 @@ describe("@sentry/node in a Node process", () => {
 	});
 
 
+	it("captureFeedback with a screenshot attached lands in the feedback inbox with the image", async ({ expect }) => {
+		const p = await project("feedback-service");
+		const run = await runNode(join(FIXTURES, "feedback-app.mjs"), { SENTRY_DSN: p.dsn });
+		expect(run.code, run.stderr).toBe(0);
+		const { feedback } = await api<{ feedback: Array<{ data: Record<string, unknown>; attachments: Array<{ content_type: string; url: string }> }> }>(
+			worker.url,
+			`/api/feedback?project_name=${p.name}`,
+			{ token: p.token },
+		);
+		expect(feedback).toHaveLength(1);
+		expect(feedback[0].data).toMatchObject({ title: "The chart is empty", email: "ana@example.com", name: "Ana", page_url: "https://shop.example/reports" });
+		expect(feedback[0].attachments.map((a) => a.content_type)).toEqual(["image/png"]);
+		const image = await fetch(new URL(feedback[0].attachments[0].url, worker.url), { headers: { authorization: `Bearer ${p.token}` } });
+		expect(image.headers.get("content-type")).toBe("image/png");
+		expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+	});
+
 	it("captureException, captureMessage, chained errors, breadcrumbs, user and tags arrive and group", async ({ expect }) => {
 		const p = await project("node-service");
 		const child = spawn(process.execPath, [join(FIXTURES, "node-app.mjs")], { env: { ...process.env, SENTRY_DSN: p.dsn } });

@@ -18,12 +18,13 @@ export type SentryProject = Awaited<ReturnType<typeof sentryProject>>;
 const encoder = new TextEncoder();
 const bytesOf = (part: string | Uint8Array) => (typeof part === "string" ? encoder.encode(part) : part);
 
-/** An envelope: the header line, then each item's header line and payload (with `length` when asked). */
-export function envelope(headers: Json, items: Array<{ type: string; payload: string | Uint8Array; withLength?: boolean }>): Uint8Array {
+/** An envelope: the header line, then each item's header line (`headers` added) and payload (with `length` when asked). */
+export function envelope(headers: Json, items: Array<{ type: string; payload: string | Uint8Array; withLength?: boolean; headers?: Json }>): Uint8Array {
 	const parts: Uint8Array[] = [encoder.encode(`${JSON.stringify(headers)}\n`)];
-	for (const { type, payload, withLength } of items) {
+	for (const { type, payload, withLength, headers: more } of items) {
 		const body = bytesOf(payload);
-		parts.push(encoder.encode(`${JSON.stringify(withLength ? { type, length: body.byteLength } : { type })}\n`), body, encoder.encode("\n"));
+		const itemHeaders = { type, ...(withLength ? { length: body.byteLength } : {}), ...more };
+		parts.push(encoder.encode(`${JSON.stringify(itemHeaders)}\n`), body, encoder.encode("\n"));
 	}
 	return concat(parts);
 }

@@ -73,8 +73,9 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 
 const DATA_URI = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
 
+
 /** Magic numbers: a data URI that claims PNG must hold a PNG. */
-const looksLike: Record<string, (b: Uint8Array) => boolean> = {
+const looksLike: Record<"png" | "jpeg" | "webp", (b: Uint8Array) => boolean> = {
 	png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
 	jpeg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
 	webp: (b) =>
@@ -101,8 +102,22 @@ function decodeImages(field: string, value: unknown): Image[] {
 		} catch {
 			continue;
 		}
-		if (!looksLike[match[1]](bytes)) continue;
+		if (!looksLike[match[1] as keyof typeof looksLike](bytes)) continue;
 		images.push({ field, contentType: `image/${match[1]}`, bytes });
+	}
+	return images;
+}
+
+/**
+ * Up to 5 images from files sent as they are (a Sentry feedback widget's screenshot), their type
+ * told by their bytes; files of another kind are skipped. The Worker bounds their bytes.
+ */
+function imagesOfFiles(field: string, files: Uint8Array[]): Image[] {
+	const images: Image[] = [];
+	for (const bytes of files) {
+		if (images.length === FEEDBACK_LIMITS.imagesPerField) break;
+		const type = Object.keys(looksLike).find((name) => looksLike[name as keyof typeof looksLike](bytes));
+		if (type) images.push({ field, contentType: `image/${type}`, bytes });
 	}
 	return images;
 }
@@ -129,10 +144,13 @@ export function readableBody(body: Record<string, unknown>): Record<string, unkn
 export function readSubmission(
 	body: Record<string, unknown>,
 	config: { issueFieldConfig: FieldDefinition[]; featureFieldConfig: FieldDefinition[] },
+	files: Uint8Array[] = [],
 ): Submission {
 	const type: FeedbackType = body.type === "feature_request" ? "feature_request" : "issue";
 	const fields = type === "issue" ? config.issueFieldConfig : config.featureFieldConfig;
 	const configuredKeys = new Set(fields.map((field) => field.key));
+	// Files sent beside the body are the images of the form's first attachment field.
+	const filesField = files.length > 0 ? fields.find((field) => field.type === "attachment") : undefined;
 
 	const data: Record<string, unknown> = {};
 	const images: Image[] = [];
@@ -141,7 +159,7 @@ export function readSubmission(
 	for (const field of fields) {
 		const value = Object.hasOwn(body, field.key) ? body[field.key] : undefined;
 		if (field.type === "attachment") {
-			const decoded = isBlank(value) ? [] : decodeImages(field.key, value);
+			const decoded = field === filesField ? imagesOfFiles(field.key, files) : isBlank(value) ? [] : decodeImages(field.key, value);
 			if (field.required && decoded.length === 0) problems.push({ key: field.key, reason: "needs at least one PNG, JPEG or WebP image" });
 			images.push(...decoded);
 			continue;

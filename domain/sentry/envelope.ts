@@ -24,17 +24,16 @@ export interface Envelope {
 	items: EnvelopeItem[];
 }
 
+/** How an item's payload is kept: whole up to `upTo` bytes; past them refused (`tooLarge`), or read past unkept. */
+type Keeping = false | { upTo: number; larger: "refuse" | "skip" };
+
 /** What `readEnvelope` keeps. */
 export interface EnvelopeReading {
-	/**
-	 * Whether an item of this type is kept, asked once per item, in order: `true` within
-	 * `keptBytes` (`tooLarge` past it), `"if-within"` when within them (read past like an item not
-	 * kept when larger).
-	 */
-	keep(type: string): boolean | "if-within";
-	/** The most bytes of any one line or payload kept (header lines included). */
-	keptBytes: number;
-	/** The error for a part over `keptBytes`, `what` naming it. */
+	/** How an item is kept, asked once per item, in order, with its header (its `length`, when it declares one). */
+	keep(type: string, headers: Json): Keeping;
+	/** The most bytes of any header line, the envelope's or an item's. */
+	headerBytes: number;
+	/** The error for a part over its bound, `what` naming it. */
 	tooLarge(what: string): Error;
 }
 
@@ -64,33 +63,32 @@ export function jsonPayload(bytes: Uint8Array, what: string, invalidAs = invalid
  */
 export async function readEnvelope(read: () => Promise<Uint8Array | null>, reading: EnvelopeReading): Promise<Envelope> {
 	const body = new ChunkCursor(read);
-	const headerLine = await body.line(reading.keptBytes, () => reading.tooLarge("The envelope header"));
+	const headerLine = await body.line(reading.headerBytes, () => reading.tooLarge("The envelope header"));
 	if (headerLine === null || headerLine.length === 0) throw invalid("the body is empty; expected a header line of JSON");
 	const headers = jsonPayload(headerLine, "the envelope header");
 
 	const items: EnvelopeItem[] = [];
 	for (;;) {
 		const n = items.length + 1;
-		const itemHeaderLine = await body.line(reading.keptBytes, () => reading.tooLarge(`The header of item ${n}`));
+		const itemHeaderLine = await body.line(reading.headerBytes, () => reading.tooLarge(`The header of item ${n}`));
 		if (itemHeaderLine === null) break;
 		// Blank lines between items (an SDK's trailing newline after a payload) carry nothing.
 		if (itemHeaderLine.every((byte) => byte === 0x20 || byte === 0x0d || byte === 0x09)) continue;
 		const itemHeaders = jsonPayload(itemHeaderLine, `the header of item ${n}`);
 		const type = itemHeaders.type;
 		if (typeof type !== "string" || type === "") throw invalid(`item ${n} has no type`);
-		const wanted = reading.keep(type);
-		const tooLarge = () => reading.tooLarge(`Item ${n} (${type})`);
+		const keeping = reading.keep(type, itemHeaders);
+		const tooLarge = keeping && keeping.larger === "refuse" ? () => reading.tooLarge(`Item ${n} (${type})`) : null;
 		const length = itemHeaders.length;
 		let payload: Uint8Array | null;
 		if (length === undefined || length === null) {
-			const line = await body.line(wanted ? reading.keptBytes : null, wanted === "if-within" ? null : tooLarge);
-			payload = wanted ? line : null;
+			const line = await body.line(keeping ? keeping.upTo : null, tooLarge);
+			payload = keeping ? line : null;
 		} else {
 			if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) throw invalid(`item ${n} has a length that is not a whole number of bytes`);
-			const fits = length <= reading.keptBytes;
-			if (wanted === true && !fits) throw tooLarge();
-			const keep = wanted !== false && fits;
-			const taken = await body.take(length, keep);
+			const fits = keeping !== false && length <= keeping.upTo;
+			if (tooLarge && !fits) throw tooLarge();
+			const taken = await body.take(length, fits);
 			if (taken.count < length) throw invalid(`item ${n} declares ${length} bytes but ${taken.count} follow`);
 			payload = taken.bytes;
 			const next = await body.peek();

@@ -10,7 +10,7 @@ import { InvalidInput } from "../../domain/errors";
 import { SENTRY_LIMITS } from "../../domain/limits";
 import { clientEventIdOf } from "../../domain/api/issues";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
-import { type Envelope, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
+import { type Envelope, type EnvelopeReading, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { securityEvents } from "../../domain/sentry/securityReport";
 import { discardedEvents } from "../../domain/sentry/clientReport";
@@ -124,36 +124,52 @@ const isFeedback = (type: string) => type === "feedback" || type === "user_repor
 /**
  * What is kept of an envelope: its event (a second one is a 400), its first user feedback item and
  * its first client report, each within Sentry's event size (413, as Sentry answers, since the SDK
- * would only send it again). Everything else (attachments, screenshots, replays...) streams past unkept.
+ * would only send it again), and the files attached after the feedback item (the widget's
+ * screenshot), within the feedback's images. Everything else (attachments of events, replays...)
+ * streams past unkept.
  */
-function envelopeReading() {
+function envelopeReading(): EnvelopeReading {
+	const whole = { upTo: SENTRY_LIMITS.eventBytes, larger: "refuse" } as const;
 	let event = false;
 	let feedback = false;
 	let clientReport = false;
+	const files = { count: 0, bytes: 0 };
 	return {
-		keep(type: string): boolean | "if-within" {
+		keep(type, headers) {
 			if (type === "event") {
 				if (event) throw new HttpError(400, "Invalid envelope: more than one event item");
 				event = true;
-				return true;
+				return whole;
 			}
 			// The SDK's word on what it dropped: counted when it fits, never a reason to refuse the envelope.
 			if (type === "client_report" && !clientReport) {
 				clientReport = true;
-				return "if-within";
+				return { ...whole, larger: "skip" };
 			}
-			if (!isFeedback(type) || feedback) return false;
-			feedback = true;
-			return true;
+			if (isFeedback(type) && !feedback) {
+				feedback = true;
+				return whole;
+			}
+			// A file that would pass the feedback's images is read past, as one of another kind would be.
+			const { length } = headers;
+			if (type !== "attachment" || !feedback || typeof length !== "number") return false;
+			if (files.count === SENTRY_LIMITS.feedbackFiles || files.bytes + length > SENTRY_LIMITS.feedbackFileBytes) return false;
+			files.count++;
+			files.bytes += length;
+			return { upTo: length, larger: "skip" };
 		},
-		keptBytes: SENTRY_LIMITS.eventBytes,
+		headerBytes: SENTRY_LIMITS.eventBytes,
 		tooLarge: (what: string) => new HttpError(413, `${what} exceeds ${SENTRY_LIMITS.eventBytes} bytes, the most one event may take`),
 	};
 }
 
-/** A user feedback item as a feedback submission, and the bytes of the item it came from (as many as the submission's characters, or more). */
+/**
+ * A user feedback item as a feedback submission, the files attached after it (images for the key's
+ * form, if they are), and the bytes of all of them (as many as the submission's characters, or more).
+ */
 interface SentryFeedback {
 	submission: Record<string, unknown>;
+	files: Uint8Array[];
 	bytes: number;
 }
 
@@ -171,7 +187,9 @@ function eventItem(envelope: Envelope): { headerId: string | null; payload: Json
 	const sent = envelope.items.find((item) => isFeedback(item.type) && item.payload);
 	if (!sent?.payload) return { headerId, payload: null, feedback: null, discarded };
 	const submission = feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`));
-	return { headerId, payload: null, feedback: submission && { submission, bytes: sent.payload.byteLength }, discarded };
+	const files = envelope.items.flatMap((item) => (item.type === "attachment" && item.payload ? [item.payload] : []));
+	const bytes = files.reduce((sum, file) => sum + file.byteLength, sent.payload.byteLength);
+	return { headerId, payload: null, feedback: submission && { submission, files, bytes }, discarded };
 }
 
 function tryJsonPayload(bytes: Uint8Array): Json | null {
@@ -186,8 +204,8 @@ function tryJsonPayload(bytes: Uint8Array): Json | null {
  * User feedback into the project's feedback inbox, as /functions/v1/submit-feedback stores it: the
  * key's and the address's feedback windows (429) and its field rules (400) apply.
  */
-async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, { submission, bytes }: SentryFeedback): Promise<void> {
-	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), body: readableBody(submission) };
+async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, { submission, files, bytes }: SentryFeedback): Promise<void> {
+	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), body: readableBody(submission), files };
 	// The item's size stands for the submission's (a copy made from it): no second serialization to measure it.
 	answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, bytes), "Feedback"));
 }
