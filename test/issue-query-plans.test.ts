@@ -3,6 +3,7 @@ import { beforeAll, describe, it } from "vitest";
 import { ISSUE_SORTS } from "../domain/api/issues";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
+import { ISSUE_TAGS } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
 	DELETE_EXPIRED_ISSUE_NAMES,
@@ -130,6 +131,13 @@ describe.each([
 			const steps = results.map((row) => row.detail).join("\n");
 			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b/);
+		});
+
+		it.for([null, "production"])("an issue's tags (environment %s): its newest events by a walk of their index, newest first, never a scan or a sort of them", async (environment, { expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_TAGS}`).bind("k", "a".repeat(32), environment, 1000, 10).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_events\b|TEMP B-TREE FOR ORDER BY\n.*log_events/);
 		});
 
 		it("an issue in one environment: its row found by its key, and the environment's row by its primary key", async ({ expect }) => {

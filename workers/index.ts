@@ -35,6 +35,7 @@
  *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000
  *     GET    /api/issues/filter-values?project_name=   the project's environments and releases
  *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly and 30 daily counts
+ *     GET    /api/issues/:group_hash/tags?project_name=   its newest 1,000 events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
@@ -81,7 +82,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
-import { listIssueFilterValues, listIssues, readIssue, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
+import { listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -170,6 +171,7 @@ router
 	.get("/api/issues", ...ownerWithAccess, listIssues)
 	.get("/api/issues/filter-values", ...ownerWithAccess, listIssueFilterValues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
+	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 	.get("/api/log-outcomes", ...ownerWithAccess, readLogOutcomes)

@@ -4,7 +4,7 @@
  */
 import type { SessionView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
-import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueView } from "../../domain/api/issues";
+import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
@@ -120,6 +120,8 @@ export const api = {
 	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
 	readIssue: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
+	issueTags: (project_name: string, groupHash: string, environment?: string) =>
+		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */

@@ -106,6 +106,10 @@ export const useIssuesOfPeople = (project: string, people: string[]) =>
 export const useIssue = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "one", groupHash, environment], queryFn: () => api.readIssue(project, groupHash, environment) });
 
+/** The tags of the issue's newest events (in `environment` when named). */
+export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });
+
 export const useSiteStats = (trackingId: string, query: StatsQuery) =>
 	useQuery({
 		queryKey: [...keys.site(trackingId), "stats", query],

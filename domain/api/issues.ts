@@ -134,6 +134,23 @@ export interface IssueFilterValuesView {
 /** A stored event with its id and the time it was received. */
 export type IssueEventView = LogEvent & { id: string; received_at: string };
 
+/** One tag of an issue's events: how many carry it, how many values it takes, and its most common ones. */
+export interface IssueTagView {
+	key: string;
+	/** Events of those counted that carry the tag. */
+	total: number;
+	/** Distinct values among them. */
+	distinct: number;
+	/** The most common values, most events first (ties by value). */
+	values: Array<{ value: string; count: number }>;
+}
+
+/** GET /api/issues/:group_hash/tags: the tags of the issue's newest events (`events` of them). */
+export interface IssueTagsView {
+	events: number;
+	tags: IssueTagView[];
+}
+
 export interface IssueDetailView extends IssueView {
 	/** The environment asked for: then count, users, first and last seen, the events and the counts are that environment's alone. */
 	environment?: string;

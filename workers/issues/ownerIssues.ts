@@ -15,6 +15,7 @@ import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api
 import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
+import { issueTags } from "../../domain/logs/issueTags";
 import {
 	findIssue,
 	hourlyCountsOf,
@@ -182,6 +183,19 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		daily_counts: counts.daily,
 	};
 	return json(detail);
+}
+
+/**
+ * GET /api/issues/:group_hash/tags?project_name=&environment= → the tags of the issue's newest
+ * 1,000 events (in `environment` when named), each with its 10 most common values.
+ */
+export async function readIssueTags(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
+	const groupHash = parseBody(groupHashParams, request.params).group_hash;
+	const owner = await ownKeyFlushed(env, user.id, project_name);
+	if (!(await findIssue(env, owner, groupHash))) throw new HttpError(404, "No such issue in this project");
+	return json(await issueTags(env, owner, groupHash, environment));
 }
 
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });

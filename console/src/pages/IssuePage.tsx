@@ -8,6 +8,7 @@ import { Figure } from "../components/Figure";
 import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
+import { IssueTags } from "../components/IssueTags";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, utcDateTime } from "../format";
 import { useIssue, useSetIssueStatus } from "../queries";
@@ -118,6 +119,7 @@ export function IssuePage() {
 							/>
 						</section>
 					</div>
+					<IssueTags project={project} groupHash={hash} environment={environment} />
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>

@@ -1,0 +1,58 @@
+/**
+ * An issue's tags on its page, as a Sentry user reads them to tell "only Safari" or "only the
+ * last release" at a glance: each tag's most common values with their share of the events.
+ */
+import { describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { join } from "node:path";
+import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+
+const browsers = [
+	{ name: "Chrome", version: "131.0.0" },
+	{ name: "Chrome", version: "131.0.0" },
+	{ name: "Safari", version: "18.1" },
+	{ name: "Firefox", version: "133.0" },
+];
+
+describe("an issue's tags", () => {
+	it("show each tag's values with their share of the events, the first three and the rest behind a toggle", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "tags", "10.97.0.1");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		let groupHash = "";
+		for (const [i, browser] of browsers.entries()) {
+			const event = { message: "Checkout failed", level: "error", release: i < 3 ? "1.2.1" : "1.2.0", tags: { shard: `shard-${i}` }, contexts: { browser } };
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+			expect(res.status).toBe(200);
+			groupHash = (await res.json()).group_hash;
+		}
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop/${groupHash}`);
+
+		const tags = page.getByRole("region", { name: "Tags" });
+		await tags.getByText("Of all 4 events.").waitFor();
+		const rowsOf = async (key: string) =>
+			(await page.getByRole("region", { name: `Tag ${key}` }).locator("tbody tr").allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
+		expect(await rowsOf("release")).toEqual(["1.2.1 75%", "1.2.0 25%"]);
+		expect(await rowsOf("browser")).toEqual(["Chrome 131.0.0 50%", "Firefox 133.0 25%", "Safari 18.1 25%"]);
+		// Four values: three shown, the fourth behind "1 more value".
+		const shard = page.getByRole("region", { name: "Tag shard" });
+		expect(await shard.getByText("4 values").isVisible()).toBe(true);
+		expect(await shard.getByText("shard-3").isVisible()).toBe(false);
+		await shard.getByText("1 more value").click();
+		expect(await shard.getByText("shard-3").isVisible()).toBe(true);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-tags.png"), fullPage: true });
+		expect(await axeViolations(page)).toEqual([]);
+
+		await page.setViewportSize({ width: 390, height: 844 });
+		await page.waitForTimeout(150);
+		expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-tags-390.png"), fullPage: true });
+		expect(await axeViolations(page)).toEqual([]);
+		await context.close();
+	});
+});

@@ -1,0 +1,117 @@
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import type { IssueTagsView } from "../domain/api/issues";
+import { OWNER_LIMITS } from "../domain/limits";
+import { call, ownerWithKey } from "./helpers";
+import { ingestOk, ownerWithLogKey } from "./logHelpers";
+
+type Project = { token: string; projectName: string };
+
+function readTags(project: Project, groupHash: string, query: Record<string, string> = {}) {
+	return call(`/api/issues/${groupHash}/tags?${new URLSearchParams({ project_name: project.projectName, ...query })}`, { token: project.token });
+}
+
+async function tagsOf(project: Project, groupHash: string, query: Record<string, string> = {}): Promise<IssueTagsView> {
+	const res = await readTags(project, groupHash, query);
+	if (res.status !== 200) throw new Error(`tags failed: ${res.status} ${await res.text()}`);
+	return res.json();
+}
+
+const valuesOf = (view: IssueTagsView, key: string) => view.tags.find((tag) => tag.key === key);
+
+/** An error event of one issue (the same message and stack), with what varies between its events. */
+const checkoutError = (more: Record<string, unknown> = {}) => ({
+	message: "Checkout failed",
+	level: "error",
+	exception: { type: "TypeError", value: "x is undefined", stacktrace: { frames: [{ filename: "src/checkout.ts", function: "pay", lineno: 3, in_app: true }] } },
+	...more,
+});
+
+describe("GET /api/issues/:group_hash/tags", () => {
+	it("counts each tag of the issue's events: the ones drawn from the event first, then the event's own by name", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const chrome = { browser: { name: "Chrome", version: "131.0.0" }, os: { name: "Windows", version: "11" } };
+		const safari = { browser: { name: "Safari", version: "18.1" }, os: { name: "iOS", version: "18.1" }, device: { model: "iPhone15,2" } };
+		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", release: "1.2.0", tags: { route: "/pay", plan: "pro" }, user: { email: "ana@example.com" }, contexts: chrome, request: { url: "https://shop.example/pay" } }));
+		await ingestOk(project.rawKey, checkoutError({ environment: "production", release: "1.2.1", tags: { route: "/pay" }, user: { id: "u_7" }, contexts: safari }));
+		await ingestOk(project.rawKey, checkoutError({ environment: "staging", release: "1.2.1", tags: { route: "/cart", level: "not the event's level" }, contexts: chrome }));
+		// Another issue's event, counted nowhere here.
+		await ingestOk(project.rawKey, { message: "Another bug", level: "warning", tags: { route: "/elsewhere" } });
+
+		const view = await tagsOf(project, group_hash);
+		expect(view.events).toBe(3);
+		expect(view.tags.map((tag) => tag.key)).toEqual(["level", "environment", "release", "browser", "os", "device", "url", "user", "plan", "route"]);
+		expect(valuesOf(view, "level")).toEqual({ key: "level", total: 3, distinct: 1, values: [{ value: "error", count: 3 }] });
+		expect(valuesOf(view, "release")).toEqual({ key: "release", total: 3, distinct: 2, values: [{ value: "1.2.1", count: 2 }, { value: "1.2.0", count: 1 }] });
+		expect(valuesOf(view, "browser")?.values).toEqual([{ value: "Chrome 131.0.0", count: 2 }, { value: "Safari 18.1", count: 1 }]);
+		expect(valuesOf(view, "os")?.values).toEqual([{ value: "Windows 11", count: 2 }, { value: "iOS 18.1", count: 1 }]);
+		expect(valuesOf(view, "device")).toEqual({ key: "device", total: 1, distinct: 1, values: [{ value: "iPhone15,2", count: 1 }] });
+		expect(valuesOf(view, "user")?.values).toEqual([{ value: "ana@example.com", count: 1 }, { value: "u_7", count: 1 }]);
+		expect(valuesOf(view, "route")).toEqual({ key: "route", total: 3, distinct: 2, values: [{ value: "/pay", count: 2 }, { value: "/cart", count: 1 }] });
+
+		// In one environment, as the issue page opened from a filtered list reads it.
+		const staging = await tagsOf(project, group_hash, { environment: "staging" });
+		expect(staging.events).toBe(1);
+		expect(valuesOf(staging, "route")?.values).toEqual([{ value: "/cart", count: 1 }]);
+	});
+
+	it("handled: no when any exception of the event was not handled, yes when one was and none is not", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const exception = (handled: boolean) => ({ type: "TypeError", value: "x is undefined", mechanism: { type: "generic", handled }, stacktrace: { frames: [{ filename: "src/a.ts", function: "f", lineno: 1, in_app: true }] } });
+		const { group_hash } = await ingestOk(project.rawKey, { level: "error", exception: exception(true) });
+		await ingestOk(project.rawKey, { level: "error", exception: exception(false) });
+		await ingestOk(project.rawKey, { level: "error", exception: exception(true) });
+		expect(valuesOf(await tagsOf(project, group_hash), "handled")?.values).toEqual([{ value: "yes", count: 2 }, { value: "no", count: 1 }]);
+	});
+
+	it.for([
+		[OWNER_LIMITS.issueTagValues, OWNER_LIMITS.issueTagValues],
+		[OWNER_LIMITS.issueTagValues + 1, OWNER_LIMITS.issueTagValues],
+	] as const)("a tag of %i values answers its %i most common, the rest counted in its total", async ([distinct, shown], { expect }) => {
+		const project = await ownerWithLogKey();
+		// v00 twice, then v01, v02… once each: v00 leads, and the ties go by value.
+		const values = ["v00", ...Array.from({ length: distinct }, (_, i) => `v${String(i).padStart(2, "0")}`)];
+		let groupHash = "";
+		for (const value of values) groupHash = (await ingestOk(project.rawKey, checkoutError({ tags: { shard: value } }))).group_hash;
+		const shard = valuesOf(await tagsOf(project, groupHash), "shard");
+		expect(shard).toMatchObject({ total: values.length, distinct });
+		expect(shard?.values.map((v) => v.value)).toEqual(values.slice(1, shown + 1));
+		expect(shard?.values[0].count).toBe(2);
+	});
+
+	it.for([
+		[OWNER_LIMITS.issueTagEvents, true],
+		[OWNER_LIMITS.issueTagEvents + 1, false],
+	] as const)("with %i events, the oldest is counted: %s (the newest 1,000 are)", async ([events, oldestCounted], { expect }) => {
+		const project = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ tags: { first: "yes" } }));
+		// The rest written straight to D1, as the key's object moves events there, each newer than the
+		// first (which a read has moved there).
+		await tagsOf(project, group_hash);
+		const { received_at } = (await env.DB.prepare("SELECT received_at FROM log_events WHERE key_id = ?").bind(project.keyId).first<{ received_at: number }>())!;
+		const event = JSON.stringify({ ...checkoutError(), tags: { first: "no" } });
+		const insert = env.DB.prepare("INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, event) VALUES (?, ?, ?, ?, ?, 'error', ?)");
+		await env.DB.batch(Array.from({ length: events - 1 }, (_, i) => insert.bind(crypto.randomUUID(), project.keyId, group_hash, received_at + 1 + i, received_at, event)));
+
+		const view = await tagsOf(project, group_hash);
+		expect(view.events).toBe(OWNER_LIMITS.issueTagEvents);
+		expect(valuesOf(view, "first")?.values.some((v) => v.value === "yes")).toBe(oldestCounted);
+	});
+
+	it("400 for a hash that is none or an empty environment; 404 for an unknown issue or another owner's project", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(project.rawKey, checkoutError());
+		const bad = await readTags(project, "not-a-hash");
+		expect(bad.status).toBe(400);
+		expect((await bad.json<{ error: string }>()).error).toContain("32 hexadecimal characters");
+		expect((await readTags(project, group_hash, { environment: "" })).status).toBe(400);
+		// An issue with no events in the environment asked for has no tags there.
+		expect(await tagsOf(project, group_hash, { environment: "nowhere" })).toEqual({ events: 0, tags: [] });
+		const unknown = await readTags(project, "f".repeat(32));
+		expect(unknown.status).toBe(404);
+		expect((await unknown.json<{ error: string }>()).error).toBe("No such issue in this project");
+		const stranger = await ownerWithKey();
+		expect((await readTags({ token: stranger.token, projectName: project.projectName }, group_hash)).status).toBe(404);
+		expect((await call(`/api/issues/${group_hash}/tags?project_name=${project.projectName}`)).status).toBe(401);
+	});
+});
