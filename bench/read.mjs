@@ -131,6 +131,7 @@ export async function readSide(s) {
 		["issue list, one environment, by count", "/api/issues?project_name=issues&environment=production&sort=count"],
 		["issue filters' environments and releases", "/api/issues/filter-values?project_name=issues"],
 		["issue detail (2,000 events in 24 h; hourly and daily counts)", `/api/issues/${hotIssue}?project_name=issues`],
+		["issue tags (the newest 1,000 of its 2,000 events)", `/api/issues/${hotIssue}/tags?project_name=issues`],
 	]) {
 		endpoints.push(await measureRead(s, title, path));
 	}
