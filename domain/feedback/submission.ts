@@ -73,7 +73,6 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 
 const DATA_URI = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
 
-
 /** Magic numbers: a data URI that claims PNG must hold a PNG. */
 const looksLike: Record<"png" | "jpeg" | "webp", (b: Uint8Array) => boolean> = {
 	png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
