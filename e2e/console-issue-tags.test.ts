@@ -23,7 +23,7 @@ describe("an issue's tags", () => {
 		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
 		let groupHash = "";
 		for (const [i, browser] of browsers.entries()) {
-			const event = { message: "Checkout failed", level: "error", release: i < 3 ? "1.2.1" : "1.2.0", tags: { shard: `shard-${i}` }, contexts: { browser } };
+			const event = { message: "Checkout failed", level: "error", environment: i < 3 ? "production" : "staging", release: i < 3 ? "1.2.1" : "1.2.0", tags: { shard: `shard-${i}` }, contexts: { browser } };
 			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
 			expect(res.status).toBe(200);
 			groupHash = (await res.json()).group_hash;
@@ -47,6 +47,12 @@ describe("an issue's tags", () => {
 		expect(await shard.getByText("shard-3").isVisible()).toBe(true);
 		await page.screenshot({ path: join(ARTIFACTS, "issue-tags.png"), fullPage: true });
 		expect(await axeViolations(page)).toEqual([]);
+
+		// An environment's value opens the issue as it reads there, tags and all.
+		await page.getByRole("region", { name: "Tag environment" }).getByRole("link", { name: "staging" }).click();
+		await tags.getByText("Of all 1 event in staging.").waitFor();
+		expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
+		expect(await rowsOf("browser")).toEqual(["Firefox 133.0 100%"]);
 
 		await page.setViewportSize({ width: 390, height: 844 });
 		await page.waitForTimeout(150);

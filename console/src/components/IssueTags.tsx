@@ -1,18 +1,23 @@
+import { Link } from "react-router";
 import type { IssueTagView } from "../../../domain/api/issues";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { count, percent } from "../format";
 import { useIssueTags } from "../queries";
+import { issueLink } from "../searchParams";
 import { QueryState } from "./QueryState";
 
 /** Values shown before a tag's "more" opens: enough to tell one browser, release or user from many. */
 const FIRST_VALUES = 3;
 
-function ValueRows({ values, events }: { values: IssueTagView["values"]; events: number }) {
+/** Where a value leads, if anywhere: an environment's value to the issue as it reads there. */
+type LinkOf = ((value: string) => string) | undefined;
+
+function ValueRows({ values, events, linkOf }: { values: IssueTagView["values"]; events: number; linkOf: LinkOf }) {
 	return values.map(({ value, count: n }) => (
 		<tr key={value}>
 			<td className="bar-cell">
 				<span className="bar" style={{ width: `${(n / events) * 100}%` }} />
-				<span>{value}</span>
+				{linkOf ? <Link to={linkOf(value)}>{value}</Link> : <span>{value}</span>}
 			</td>
 			<td className="num" title={`${count(n)} of ${count(events)} events`}>
 				{percent(n / events)}
@@ -22,7 +27,7 @@ function ValueRows({ values, events }: { values: IssueTagView["values"]; events:
 }
 
 /** One tag: its first values, the rest behind "more", and the events that carry none of these. */
-function Tag({ tag, events }: { tag: IssueTagView; events: number }) {
+function Tag({ tag, events, linkOf }: { tag: IssueTagView; events: number; linkOf: LinkOf }) {
 	const others = tag.total - tag.values.reduce((sum, v) => sum + v.count, 0);
 	const rest = tag.values.slice(FIRST_VALUES);
 	return (
@@ -37,7 +42,7 @@ function Tag({ tag, events }: { tag: IssueTagView; events: number }) {
 					</tr>
 				</thead>
 				<tbody>
-					<ValueRows values={tag.values.slice(0, FIRST_VALUES)} events={events} />
+					<ValueRows values={tag.values.slice(0, FIRST_VALUES)} events={events} linkOf={linkOf} />
 				</tbody>
 			</table>
 			{rest.length > 0 && (
@@ -45,7 +50,7 @@ function Tag({ tag, events }: { tag: IssueTagView; events: number }) {
 					<summary className="small">{rest.length === 1 ? "1 more value" : `${rest.length} more values`}</summary>
 					<table className="breakdown">
 						<tbody>
-							<ValueRows values={rest} events={events} />
+							<ValueRows values={rest} events={events} linkOf={linkOf} />
 						</tbody>
 					</table>
 				</details>
@@ -62,6 +67,7 @@ function Tag({ tag, events }: { tag: IssueTagView; events: number }) {
 export function IssueTags({ project, groupHash, environment }: { project: string; groupHash: string; environment?: string }) {
 	const tags = useIssueTags(project, groupHash, environment);
 	const data = tags.data;
+	const inEnvironment = (value: string) => issueLink(project, groupHash, { environment: value });
 	return (
 		<section className="issue-tags" aria-labelledby="tags-heading">
 			<h2 id="tags-heading">Tags</h2>
@@ -75,7 +81,7 @@ export function IssueTags({ project, groupHash, environment }: { project: string
 					</p>
 					<div className="breakdowns">
 						{data.tags.map((tag) => (
-							<Tag key={tag.key} tag={tag} events={data.events} />
+							<Tag key={tag.key} tag={tag} events={data.events} linkOf={tag.key === "environment" && !environment ? inEnvironment : undefined} />
 						))}
 					</div>
 				</>
