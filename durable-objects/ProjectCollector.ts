@@ -3,8 +3,7 @@ import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
-import { findKeyWithOwner } from "../domain/keys/keyStore";
-import { deleteExpiredIssues, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
+import { deleteExpiredIssues, deleteIssueRows, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
@@ -12,6 +11,7 @@ import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
+import { KnownKeyCache, type KnownKey } from "./knownKey";
 import {
 	type FeedbackCommand,
 	type FeedbackOutcome,
@@ -25,9 +25,6 @@ import {
 	refused,
 } from "./projectCommands";
 import { ClientEventIds, IssueGroups, SCHEMA, toSnapshot, upgradeSchema } from "./projectStorage";
-
-/** The key and its owner's access as this object answers for them, loaded from D1 on first use and dropped on every change. */
-type KnownKey = NonNullable<Awaited<ReturnType<typeof findKeyWithOwner>>>;
 
 /**
  * Accepted events reach D1 this long after the first of them, or sooner when an owner reads. A
@@ -62,13 +59,10 @@ export class ProjectCollector extends DurableObject<Env> {
 	#revoked = false;
 	#alarm: EarliestAlarm;
 	#outbox: Outbox;
-	#known: KnownKey | null = null;
+	#key: KnownKeyCache;
 	#feedback: FeedbackOutbox;
 	#logs!: LogOutbox;
 	#outcomes!: LogOutcomes;
-	/** Moves on every change, so a load from D1 that started before one is not kept. */
-	#generation = 0;
-	#loading: Promise<KnownKey | undefined> | null = null;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -76,6 +70,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#alarm = new EarliestAlarm(ctx.storage);
 		this.#outbox = new Outbox(this.#alarm, () => this.#writeBatch(), { retryMs: FLUSH_RETRY_MS });
 		this.#feedback = new FeedbackOutbox(this.#sql, env);
+		this.#key = new KnownKeyCache(env);
 		ctx.blockConcurrencyWhile(async () => {
 			this.#createSchema();
 			const meta = new Map(this.#sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`).toArray().map((r) => [r.key, r.value]));
@@ -101,27 +96,13 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	/** The key changed in D1 (configuration, secret, owner's plan, source maps): the next request reloads it. */
 	async keyChanged(): Promise<void> {
-		this.#generation++;
-		this.#known = null;
-	}
-
-	async #knownKey(keyId: string): Promise<KnownKey | undefined> {
-		while (!this.#known) {
-			const generation = this.#generation;
-			this.#loading ??= findKeyWithOwner(this.env, keyId).finally(() => {
-				this.#loading = null;
-			});
-			const loaded = await this.#loading;
-			if (!loaded) return undefined;
-			if (generation === this.#generation) this.#known = loaded;
-		}
-		return this.#known;
+		this.#key.changed();
 	}
 
 	/** 401 (not this key's current hash, revoked, deleted), 402 (owner without access), 403 for logs when App Logs are off, 401 for a DSN of another project. */
 	async #admit(check: KeyCheck, { logs }: { logs: boolean }): Promise<KnownKey | ReturnType<typeof refused>> {
 		if (this.#revoked) return INVALID_KEY;
-		const known = await this.#knownKey(check.keyId);
+		const known = await this.#key.get(check.keyId);
 		if (this.#revoked || !known || known.key.id !== check.keyId || !sameDigest(check.keyHash, known.key.keyHash)) return INVALID_KEY;
 		if (!hasAccess(known.owner)) return refused(402, "The project owner has neither a Pro subscription nor an active trial");
 		if (logs && !known.key.logsEnabled) return refused(403, "App Logs are disabled for this project");
@@ -363,6 +344,23 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#groups.forget();
 		this.#logs.forget();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
+	}
+
+	/**
+	 * Deletes the issue and its events, here (its counters, who it affected, its events not yet in
+	 * D1) and then in D1, with no move to D1 under way meanwhile: an event that arrives meanwhile
+	 * opens it anew, as after Sentry's delete. Answers how many of its events D1 held.
+	 */
+	async deleteIssue(keyId: string, groupHash: string): Promise<number> {
+		return this.#outbox.exclusive(async () => {
+			this.ctx.storage.transactionSync(() => {
+				this.#groups.delete(groupHash);
+				this.#logs.dropPending(groupHash);
+			});
+			this.#groups.forget();
+			this.#logs.forget();
+			return deleteIssueRows(this.env.DB, keyId, groupHash);
+		});
 	}
 
 	// -----------------------------------------------------------------------

@@ -64,6 +64,11 @@ export class LogOutbox {
 		);
 	}
 
+	/** Drops the issue's events not yet in D1 (the issue is being deleted); part of that transaction. */
+	dropPending(hash: string): void {
+		this.#sql.exec(`DELETE FROM outbox WHERE hash = ?`, hash);
+	}
+
 	/**
 	 * Once, before the first batch this object counts environments' users in: the users migration
 	 * 0017 found in the key's stored events, so that one of them seen again is not counted twice.

@@ -41,6 +41,25 @@ export class Outbox {
 	}
 
 	/**
+	 * Runs `task` (a delete of rows D1 holds) with no flush under way, and holds off flushes until
+	 * it ends: rows accepted meanwhile reach D1 after it, so it never deletes them.
+	 */
+	async exclusive<T>(task: () => Promise<T>): Promise<T> {
+		while (this.#flushing) await this.#flushing.catch(() => {});
+		const running = task();
+		// Its failure is the caller's to see (`running`), not the flushes' that wait on it.
+		this.#flushing = running
+			.then(
+				() => {},
+				() => {},
+			)
+			.finally(() => {
+				this.#flushing = null;
+			});
+		return running;
+	}
+
+	/**
 	 * The flush an alarm runs: on failure the rows stay and the next attempt is scheduled here,
 	 * since the runtime's own alarm retries give up after a few. Answers whether it succeeded.
 	 */

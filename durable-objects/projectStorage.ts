@@ -243,6 +243,11 @@ export class IssueGroups {
 		this.#sql.exec(`DELETE FROM groups WHERE last_seen < ?`, cutoff);
 	}
 
+	/** Deletes the issue, with who it affected, in all environments and in each; then call `forget`. */
+	delete(hash: string): void {
+		for (const table of ["group_users", "group_environment_users", "groups"]) this.#sql.exec(`DELETE FROM ${table} WHERE hash = ?`, hash);
+	}
+
 	/**
 	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
 	 * `ignoring` (a time, or the count of `events` more). The row as changed; null when there is no such issue.

@@ -38,6 +38,7 @@
  *     GET    /api/issues/:group_hash/tags?project_name=   its newest 1,000 events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
+ *     DELETE /api/issues/:group_hash?project_name= the issue and its events
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
  *     GET    /api/sites                            the owner's analytics sites, ?figures=last_24h with their visitors
  *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
@@ -82,7 +83,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
-import { listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
+import { deleteIssue, listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -174,6 +175,7 @@ router
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
+	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
 	.get("/api/log-outcomes", ...ownerWithAccess, readLogOutcomes)
 
 	.get("/api/sites", ...ownerWithAccess, listSites)

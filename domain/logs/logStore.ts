@@ -306,6 +306,20 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
 	};
 }
 
+/**
+ * Deletes an issue and everything of it from D1 in one transaction: its events, its rows per
+ * environment and their seeded users, its row. Run by its ProjectCollector once it has forgotten
+ * it, with no move to D1 under way. Answers how many events went.
+ */
+export async function deleteIssueRows(db: D1Database, keyId: string, groupHash: string): Promise<number> {
+	const [events] = await db.batch(
+		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issues"].map((table) =>
+			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash = ?`).bind(keyId, groupHash),
+		),
+	);
+	return events.meta.changes;
+}
+
 // ---------------------------------------------------------------------------
 // Retention. Events expire by age alone, so an issue keeps its counters while some of its events
 // are gone. An issue last seen before the cutoff (every event of it has expired) goes too, from

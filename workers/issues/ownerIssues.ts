@@ -198,6 +198,20 @@ export async function readIssueTags(request: IRequest, env: Env): Promise<Respon
 	return json(await issueTags(env, owner, groupHash, environment));
 }
 
+/**
+ * DELETE /api/issues/:group_hash?project_name= → {deleted: 1, events}: the issue and every event of
+ * it, as Sentry's delete does; an event of its fingerprint that arrives later opens it anew.
+ */
+export async function deleteIssue(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const groupHash = parseBody(groupHashParams, request.params).group_hash;
+	const owner = await ownKeyFlushed(env, user.id, project_name);
+	if (!(await findIssue(env, owner, groupHash))) throw new HttpError(404, "No such issue in this project");
+	const events = await projectCollectorFor(env, owner.keyId).deleteIssue(owner.keyId, groupHash);
+	return json({ deleted: 1, events });
+}
+
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });
 
 /**
