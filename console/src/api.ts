@@ -122,6 +122,7 @@ export const api = {
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
+	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */

@@ -183,6 +183,14 @@ export const useDeleteFeedback = (project: string) =>
 			}),
 	});
 
+/** Deletes an issue with its events; every issue query but the deleted one's own is read again. */
+export const useDeleteIssue = (project: string) =>
+	useMutation({
+		mutationFn: (groupHash: string) => api.deleteIssue(project, groupHash),
+		onSettled: (_answer, error, groupHash) =>
+			refreshAfter(error, { queryKey: keys.issues(project), predicate: ({ queryKey }) => !queryKey.includes(groupHash) }),
+	});
+
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({

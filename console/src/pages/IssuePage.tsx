@@ -1,23 +1,26 @@
 import { useEffect, useRef } from "react";
-import { Link, useLocation, useParams } from "react-router";
+import { Link, useLocation, useNavigate, useParams } from "react-router";
 import { clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, utcDateTime } from "../format";
-import { useIssue, useSetIssueStatus } from "../queries";
+import { useDeleteIssue, useIssue, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
-function StatusActions({ issue, project }: { issue: IssueDetailView; project: string }) {
+function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; project: string; listLink: string }) {
 	const setStatus = useSetIssueStatus(project);
+	const remove = useDeleteIssue(project);
+	const navigate = useNavigate();
 	const actions = useRef<HTMLDivElement>(null);
 	const refocus = useRef(false);
 	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
@@ -48,7 +51,15 @@ function StatusActions({ issue, project }: { issue: IssueDetailView; project: st
 					Reopen
 				</button>
 			)}
-			<ActionError error={setStatus.error} inline />
+			<ConfirmButton
+				question="Delete this issue and every event of it? This cannot be undone; an event like them that arrives later opens it again."
+				confirmLabel="Delete issue"
+				onConfirm={() => remove.mutate(issue.group_hash, { onSuccess: () => navigate(listLink) })}
+				disabled={remove.isPending}
+			>
+				Delete…
+			</ConfirmButton>
+			<ActionError error={setStatus.error ?? remove.error} inline />
 		</div>
 	);
 }
@@ -58,6 +69,7 @@ export function IssuePage() {
 	// Back to the list as it was left (its search, filters and sort), when the list opened this page.
 	const { state } = useLocation();
 	const listQuery = typeof state?.list === "string" ? state.list : "";
+	const listLink = `/issues/${encodeURIComponent(project)}${listQuery ? `?${listQuery}` : ""}`;
 	const [search, change] = useSearch();
 	// Opened from the list filtered by environment: the issue as it reads there, as the list showed it.
 	const environment = search.get("environment") || undefined;
@@ -73,7 +85,7 @@ export function IssuePage() {
 	return (
 		<section>
 			<p>
-				<Link to={`/issues/${encodeURIComponent(project)}${listQuery ? `?${listQuery}` : ""}`}>← Issues of {project}</Link>
+				<Link to={listLink}>← Issues of {project}</Link>
 			</p>
 			<QueryState query={issue} loading="Loading issue…" empty="" isEmpty={() => false} />
 			{data && (
@@ -94,7 +106,7 @@ export function IssuePage() {
 						)}
 						{data.unhandled && <UnhandledTag issue />}
 					</p>
-					<StatusActions issue={data} project={project} />
+					<StatusActions issue={data} project={project} listLink={listLink} />
 					{environment && (
 						<p className="muted" data-testid="environment-scope">
 							Events, users, first and last seen, the chart and the newest events are those of <strong>{environment}</strong>.{" "}
