@@ -152,6 +152,28 @@ describe("owner console: the dashboard", () => {
 		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
 	});
 
+	it("keeps the list each card shows in the address: a reload or a shared link opens the same lists", async () => {
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
+		const card = (name: string) => page.getByRole("region", { name, exact: true });
+		const tab = (region: string, name: string) => card(region).getByRole("button", { name, exact: true });
+		await tab("Pages", "Exit pages").click();
+		await tab("Devices", "OS").click();
+		await tab("Custom events", "Properties").click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("custom_events_tab")).toBe("properties");
+		expect(new URL(page.url()).searchParams.get("pages_tab")).toBe("exit-pages");
+		expect(new URL(page.url()).searchParams.get("devices_tab")).toBe("os");
+		await page.reload();
+		await card("Custom events").getByRole("button", { name: "signup · plan = pro" }).waitFor();
+		for (const [region, name] of [["Pages", "Exit pages"], ["Devices", "OS"], ["Custom events", "Properties"], ["Sources", "Sources"]]) {
+			expect(await tab(region, name).getAttribute("aria-pressed"), `${region}: ${name}`).toBe("true");
+		}
+		// Back to the first list of a card, and the next reload shows it.
+		await tab("Pages", "Top pages").click();
+		await page.reload();
+		await card("Custom events").getByRole("button", { name: "signup · plan = pro" }).waitFor();
+		expect(await tab("Pages", "Top pages").getAttribute("aria-pressed")).toBe("true");
+	});
+
 	it("switches to another site for the same period, leaving the old site's filters behind", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=2026-01-01&to=2026-01-31&page=%2Fpricing`);
 		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).waitFor();

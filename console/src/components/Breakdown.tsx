@@ -1,5 +1,6 @@
 import { type ReactNode, useState } from "react";
 import { count } from "../format";
+import { useSearch } from "../searchParams";
 
 export interface BreakdownRow {
 	key: string;
@@ -32,6 +33,11 @@ export interface BreakdownTab {
 	picked?: boolean;
 }
 
+const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+
+/** The query parameter that holds which tab a card of several shows (`pages_tab=entry-pages`), so a reload or a shared link opens the same list. */
+export const tabParam = (heading: string) => `${slug(heading).replace(/-/g, "_")}_tab`;
+
 function DownloadButton({ title, download }: { title: string; download: () => Promise<void> }) {
 	const [failed, setFailed] = useState<string>();
 	return (
@@ -54,8 +60,12 @@ function DownloadButton({ title, download }: { title: string; download: () => Pr
  * one more) says so.
  */
 export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs: BreakdownTab[]; shownRows?: number }) {
-	const [shown, setShown] = useState(() => Math.max(0, tabs.findIndex((t) => t.picked)));
-	const tab = tabs[Math.min(shown, tabs.length - 1)];
+	const [search, change] = useSearch();
+	const param = tabParam(heading);
+	const named = tabs.findIndex((t) => slug(t.title) === search.get(param));
+	// The tab the address names, else the one the page is filtered by, else the first.
+	const shown = named >= 0 ? named : Math.max(0, tabs.findIndex((t) => t.picked));
+	const tab = tabs[shown];
 	const rows = shownRows === undefined ? tab.rows : tab.rows.slice(0, shownRows);
 	const more = rows.length < tab.rows.length;
 	const top = Math.max(1, ...rows.map((r) => r.value));
@@ -66,7 +76,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 				{tabs.length > 1 && (
 					<div className="tabs">
 						{tabs.map((t, i) => (
-							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => setShown(i)}>
+							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => change({ [param]: slug(t.title) }, { replace: true })}>
 								{t.title}
 							</button>
 						))}

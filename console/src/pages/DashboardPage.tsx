@@ -1,7 +1,7 @@
 import { useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { api, type SiteStatsView, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
-import { Breakdown, type BreakdownRow } from "../components/Breakdown";
+import { Breakdown, type BreakdownRow, tabParam } from "../components/Breakdown";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -153,7 +153,6 @@ function Breakdowns({
 			/>
 			<Breakdown
 				shownRows={SHOWN_ROWS}
-				key={source ?? ""}
 				heading="Sources"
 				tabs={[
 					...referrerUrls,
@@ -279,7 +278,8 @@ export function DashboardPage() {
 	useEffect(() => lastUsed.site.set(site), [site]);
 
 	const setParam = (name: string, value: string) => change({ [name]: value });
-	const pick = (name: StatsFilterName) => (value: string) => setParam(name, value);
+	// A source picked opens its card on the referrer URLs behind it, whichever list it was picked from.
+	const pick = (name: StatsFilterName) => (value: string) => (name === "source" ? change({ source: value, [tabParam("Sources")]: null }) : setParam(name, value));
 	const pickProperty = (event: string, property: string, value: string) => change({ event, property: `${property}:${value}` });
 	const unpick = (name: string) => change({ [name]: null });
 	// `exact` goes with them: it only chooses how a filtered answer is counted.
