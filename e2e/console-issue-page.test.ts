@@ -162,6 +162,34 @@ describe("in a browser west of UTC", () => {
 	});
 });
 
+describe("breadcrumbs on a phone", () => {
+	it("keep each word of a message whole: the table scrolls sideways rather than squeeze the message column", async () => {
+		const breadcrumbs = [
+			{ timestamp: "2026-06-01T12:00:00Z", category: "navigation", data: { from: "/cart", to: "/checkout" } },
+			{ timestamp: "2026-06-01T12:00:05Z", category: "console", level: "warning", message: "Retrying payment with another provider" },
+		];
+		const { page, context, pageErrors } = await issuePage("phone-crumbs", "10.97.0.5", [crash({ type: "generic", handled: true }, { breadcrumbs })]);
+		await page.setViewportSize({ width: 390, height: 844 });
+		const cells = page.getByRole("region", { name: "Breadcrumbs table" }).locator("td:nth-child(3)");
+		await expect.poll(() => cells.count()).toBe(2);
+		// Each message cell against the widest word in it, measured in the cell's own font.
+		const fits = await cells.evaluateAll((tds) =>
+			tds.map((td) => {
+				const style = getComputedStyle(td);
+				const context = document.createElement("canvas").getContext("2d") as CanvasRenderingContext2D;
+				context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+				const widest = Math.max(...(td.textContent ?? "").split(/\s+/).map((word) => context.measureText(word).width));
+				const room = td.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+				return { text: td.textContent, widest: Math.ceil(widest), room };
+			}),
+		);
+		for (const cell of fits) expect(cell.room, JSON.stringify(cell)).toBeGreaterThanOrEqual(cell.widest);
+		expect(pageErrors).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-breadcrumbs-390.png"), fullPage: true });
+		await context.close();
+	});
+});
+
 describe("an action while the service cannot be reached", () => {
 	it("says so, and that it is the owner's to try again (a read retries by itself; a click does not)", async () => {
 		const { page, context, pageErrors } = await issuePage("offline-resolve", "10.97.0.3", [crash({ type: "generic", handled: true })]);

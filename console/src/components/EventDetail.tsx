@@ -244,7 +244,7 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 									<tr key={i}>
 										<td>{crumbTime(crumb.timestamp)}</td>
 										<td>{crumb.category ?? crumb.type}</td>
-										<td className="pre">{crumb.message ?? crumbData(crumb.data)}</td>
+										<td className="pre crumb-message">{crumb.message ?? crumbData(crumb.data)}</td>
 										<td>{crumb.level}</td>
 									</tr>
 								))}
