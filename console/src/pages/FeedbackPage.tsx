@@ -103,14 +103,28 @@ function useFormFields(project: string, type: FeedbackType): Map<string, FieldDe
 }
 
 /** A stored value as the owner acts on it: an address to write to, a page to open (both were checked as submitted), else its text. */
-function FieldValue({ value, type }: { value: unknown; type: FieldDefinition["type"] | undefined }) {
+/**
+ * The fields a Sentry SDK's user feedback arrives with beside the configured ones (the feedback
+ * widget's name and page, and the error event it was given for), in words.
+ */
+const SENTRY_FIELD_LABELS: Record<string, string> = { name: "Name", page_url: "Page", sentry_event_id: "Error event" };
+
+function FieldValue({ field, value, type, project }: { field: string; value: unknown; type: FieldDefinition["type"] | undefined; project: string }) {
 	if (typeof value !== "string") return <>{JSON.stringify(value)}</>;
 	if (type === "email") return <a href={`mailto:${value}`}>{value}</a>;
-	if (type === "url" && /^https?:\/\//i.test(value)) {
+	if ((type === "url" || (type === undefined && field === "page_url")) && /^https?:\/\//i.test(value)) {
 		return (
 			<a href={value} target="_blank" rel="noopener noreferrer nofollow">
 				{value}
 			</a>
+		);
+	}
+	// The event the feedback was given for: the issue search finds the issue that holds it, whatever its status, and opens that event.
+	if (type === undefined && field === "sentry_event_id" && /^[0-9a-f]{32}$/i.test(value)) {
+		return (
+			<>
+				{value} <Link to={`/issues/${encodeURIComponent(project)}?${new URLSearchParams({ status: "any", q: value })}`}>Open its issue</Link>
+			</>
 		);
 	}
 	return <>{value}</>;
@@ -122,7 +136,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 	const remove = useDeleteFeedback(project);
 	const navigate = useNavigate();
 	const fields = useFormFields(project, item.type);
-	const labelOf = (key: string) => fields.get(key)?.label ?? key;
+	const labelOf = (key: string) => fields.get(key)?.label ?? SENTRY_FIELD_LABELS[key] ?? key;
 	const title = titleOf(item);
 	return (
 		<article className="card" aria-labelledby="feedback-title">
@@ -148,7 +162,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 					<div key={key}>
 						<dt>{labelOf(key)}</dt>
 						<dd className="pre">
-							<FieldValue value={value} type={fields.get(key)?.type} />
+							<FieldValue field={key} value={value} type={fields.get(key)?.type} project={project} />
 						</dd>
 					</div>
 				))}
