@@ -46,7 +46,7 @@ it("leads Crawlers and Analytics to a site the owner still has once the last one
 	await page.close();
 });
 
-it("leads Issues and Feedback to a project the owner still has once the last one opened is revoked", async () => {
+it("leads Issues and Feedback to a project the owner still has once the last one opened is revoked, and says the old one is gone", async () => {
 	const { page, pageErrors } = await signedIn("gone-project", "10.94.0.2", async (token) => {
 		for (const project_name of ["app", "shop"]) await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name } });
 	});
@@ -62,6 +62,16 @@ it("leads Issues and Feedback to a project the owner still has once the last one
 	await expect.poll(() => new URL(page.url()).pathname).toBe("/issues/app");
 	await areaLink(page, "Feedback").click();
 	await expect.poll(() => new URL(page.url()).pathname).toBe("/feedback/app");
+
+	// A link kept from before (a bookmark, the history) says, once and in words, that the project is gone, as Feedback does.
+	const gone = 'You have no project named "shop" (its key may have been revoked). Pick another above.';
+	for (const area of ["issues", "feedback"]) {
+		await page.goto(`${stack.worker.url}/${area}/shop`);
+		await page.getByText(gone).waitFor();
+		await page.waitForLoadState("networkidle");
+		expect(await page.getByRole("alert").count(), area).toBe(0);
+		expect(await page.locator("main").textContent(), area).not.toContain("No project key for project");
+	}
 	expect(pageErrors).toEqual([]);
 	await page.close();
 });

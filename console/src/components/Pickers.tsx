@@ -25,6 +25,16 @@ export function ProjectPicker({ area, current }: { area: string; current: string
 }
 
 /**
+ * What an area's page says for a project the owner has no key for (revoked, or a mistyped link),
+ * once the projects are known; undefined for one of theirs.
+ */
+export function useUnknownProjectText(project: string): string | undefined {
+	const projects = useProjects();
+	const unknown = projects.data !== undefined && !projects.data.some((key) => key.project_name === project);
+	return unknown ? `You have no project named "${project}" (its key may have been revoked). Pick another above.` : undefined;
+}
+
+/**
  * Switches the page to another site, keeping the area and the period: comparing two sites means
  * the same days. The filters stay behind, as they name the old site's pages, sources and events.
  */

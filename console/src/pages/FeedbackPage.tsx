@@ -5,7 +5,7 @@ import { Attachment } from "../components/Attachment";
 import { usePageTitle } from "../components/pageTitle";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { lastUsed } from "../components/lastUsed";
-import { ProjectPicker } from "../components/Pickers";
+import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { ago, plural, utcDateTime } from "../format";
@@ -194,8 +194,7 @@ export function FeedbackPage() {
 	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
 	const items = list.data?.pages.flatMap((page) => page.feedback) ?? [];
 	// Feedback outlives a revoked key, so an unknown name is only worth saying when nothing is listed.
-	const projects = useProjects();
-	const unknownProject = projects.data !== undefined && !projects.data.some((key) => key.project_name === project);
+	const unknownProject = useUnknownProjectText(project);
 
 	useEffect(() => lastUsed.project.set(project), [project]);
 	// An item's page is named by FeedbackItem, which knows the item's title.
@@ -273,11 +272,7 @@ export function FeedbackPage() {
 				query={list}
 				loading="Loading feedback…"
 				empty={
-					unknownProject
-						? `You have no project named "${project}" (its key may have been revoked). Pick another above.`
-						: type || status
-							? "No feedback matches these filters."
-							: "No feedback yet for this project."
+					unknownProject ?? (type || status ? "No feedback matches these filters." : "No feedback yet for this project.")
 				}
 				isEmpty={(data) => data.pages.every((page) => page.feedback.length === 0)}
 			/>

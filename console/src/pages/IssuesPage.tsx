@@ -4,7 +4,7 @@ import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilter
 import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
-import { ProjectPicker } from "../components/Pickers";
+import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
@@ -71,6 +71,8 @@ export function IssuesPage() {
 	};
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
+	// A revoked key takes its issues with it: its list and filters answer "not found", said once in words.
+	const unknownProject = useUnknownProjectText(project);
 	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
 	const setStatus = useSetIssueStatus(project);
 	const selection = useSelection(
@@ -142,7 +144,7 @@ export function IssuesPage() {
 					<strong title={filters.environment}>{shortName(filters.environment)}</strong>; an issue's status is the same in every environment.
 				</p>
 			)}
-			{names.isError && (
+			{names.isError && !unknownProject && (
 				<p className="error" role="alert">
 					The environments and releases to filter by could not be read: {describeError(names.error)}
 				</p>
@@ -171,18 +173,22 @@ export function IssuesPage() {
 				</SelectionBar>
 			)}
 			<ActionError error={setStatus.error} />
-			<QueryState
-				query={issues}
-				loading="Loading issues…"
-				empty={
-					filtered
-						? searchedEvent && status !== "any"
-							? `No ${status} issue holds this event: its issue may have another status (choose Any status).`
-							: "No issues match these filters."
-						: "No open issues. Send a log event with this project's key (see the project's set-up) and it shows here."
-				}
-				isEmpty={(data) => data.pages.every((page) => page.issues.length === 0)}
-			/>
+			{unknownProject ? (
+				<p className="muted empty">{unknownProject}</p>
+			) : (
+				<QueryState
+					query={issues}
+					loading="Loading issues…"
+					empty={
+						filtered
+							? searchedEvent && status !== "any"
+								? `No ${status} issue holds this event: its issue may have another status (choose Any status).`
+								: "No issues match these filters."
+							: "No open issues. Send a log event with this project's key (see the project's set-up) and it shows here."
+					}
+					isEmpty={(data) => data.pages.every((page) => page.issues.length === 0)}
+				/>
+			)}
 			<ul className="plain">
 				{items.map((issue) => (
 					<li key={issue.group_hash} className="card issue-row">
