@@ -87,3 +87,17 @@ it("an issue opened from the list filtered by environment reads as the list show
 	await page.getByTestId("environment-scope").waitFor();
 	expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
 });
+
+it("an issue linked with an environment it has no events in says so and offers all environments", async () => {
+	// The slow render was only ever seen in staging (the first test).
+	await page.goto(`${worker.url}/issues/${project}?environment=staging`);
+	await page.getByRole("link", { name: "Slow checkout render" }).click();
+	await page.getByTestId("environment-scope").waitFor();
+	const hash = new URL(page.url()).pathname.split("/").pop();
+	await page.goto(`${worker.url}/issues/${project}/${hash}?environment=production`);
+	await page.getByText("No such issue in this project with events in production").waitFor();
+	await page.getByRole("link", { name: "Show all environments" }).click();
+	await page.getByRole("heading", { name: "Slow checkout render" }).waitFor();
+	expect(new URL(page.url()).searchParams.get("environment")).toBeNull();
+	expect(await page.locator(".figures").textContent()).toMatch(/Events\s*2\s*Users\s*2/);
+});

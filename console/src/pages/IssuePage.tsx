@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
-import { clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
+import { ApiError, clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
@@ -88,6 +88,14 @@ export function IssuePage() {
 				<Link to={listLink}>← Issues of {project}</Link>
 			</p>
 			<QueryState query={issue} loading="Loading issue…" empty="" isEmpty={() => false} />
+			{/* A link kept from a list filtered by an environment the issue has no events in (any more): the issue is still there, in the others. */}
+			{environment && issue.error instanceof ApiError && issue.error.status === 404 && !data && (
+				<p>
+					<Link to={issueLink(project, hash)} state={state}>
+						Show all environments
+					</Link>
+				</p>
+			)}
 			{data && (
 				<>
 					<h1 className="pre">{data.title}</h1>
