@@ -96,8 +96,9 @@ describe("owner console: analytics", () => {
 		await expect.poll(() => sources.getByRole("button", { name: "Referrer URLs" }).count()).toBe(0);
 
 		// A custom event's property filters the page to the visits that had that event with it.
+		// Still on Properties, chosen above: the address kept it through the reload.
 		const events = page.getByRole("region", { name: "Custom events" });
-		await events.getByRole("button", { name: "Properties" }).click();
+		await events.getByRole("button", { name: "Properties", exact: true, pressed: true }).click();
 		await events.getByRole("button", { name: "signup · plan = pro" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
 		expect(page.url()).toContain("property=plan%3Apro");

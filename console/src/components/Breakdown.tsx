@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { count } from "../format";
 import { useSearch } from "../searchParams";
 
@@ -62,9 +62,18 @@ function DownloadButton({ title, download }: { title: string; download: () => Pr
 export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs: BreakdownTab[]; shownRows?: number }) {
 	const [search, change] = useSearch();
 	const param = tabParam(heading);
-	const named = tabs.findIndex((t) => slug(t.title) === search.get(param));
+	const inAddress = search.get(param);
+	// A click shows its tab at once; the address follows as a navigation, which renders the whole
+	// page in a transition. A change of address from elsewhere (Back, a source picked) wins.
+	const [chosen, setChosen] = useState(inAddress);
+	useEffect(() => setChosen(inAddress), [inAddress]);
+	const named = tabs.findIndex((t) => slug(t.title) === chosen);
 	// The tab the address names, else the one the page is filtered by, else the first.
 	const shown = named >= 0 ? named : Math.max(0, tabs.findIndex((t) => t.picked));
+	const choose = (title: string) => {
+		setChosen(slug(title));
+		change({ [param]: slug(title) }, { replace: true });
+	};
 	const tab = tabs[shown];
 	const rows = shownRows === undefined ? tab.rows : tab.rows.slice(0, shownRows);
 	const more = rows.length < tab.rows.length;
@@ -76,7 +85,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 				{tabs.length > 1 && (
 					<div className="tabs">
 						{tabs.map((t, i) => (
-							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => change({ [param]: slug(t.title) }, { replace: true })}>
+							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => choose(t.title)}>
 								{t.title}
 							</button>
 						))}
