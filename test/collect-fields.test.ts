@@ -131,6 +131,9 @@ describe("browser event field rules, each at its boundary and one past it", () =
 		expect((await storedWith({ url_host: host(501) })).url_host).toBe(host(501).slice(0, 500));
 		// A fully qualified name's trailing dot is no part of the host.
 		expect((await storedWith({ url_host: "WWW.Example.com." })).url_host).toBe("www.example.com");
+		// Stored as the host check read it: no spaces, port, or trailing dot before the port.
+		expect((await storedWith({ url_host: "  WWW.Example.com.:8443 " })).url_host).toBe("www.example.com");
+		expect((await storedWith({ url_host: "example.com:" })).url_host).toBe("example.com");
 	});
 
 	it("event_data: 8,000 characters are kept, 8,001 become {}", async ({ expect }) => {

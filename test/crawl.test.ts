@@ -183,6 +183,10 @@ describe("POST /api/bot-crawl-ingest: every documented status", () => {
 		expect((await crawlIngest(visit(site.tracking_id, { url_host: "docs.example.com" }))).status).toBe(204);
 	});
 
+	it("stores url_host as the host check read it: trimmed, lower-case, without port or trailing dot", async ({ expect }) => {
+		expect((await storedWith({ url_host: " Docs.Example.com.:443 " })).url_host).toBe("docs.example.com");
+	});
+
 	it("lets a visit without url_host through and stores no host", async ({ expect }) => {
 		expect((await storedWith({ url_host: undefined })).url_host).toBeNull();
 	});

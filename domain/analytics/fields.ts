@@ -2,6 +2,7 @@
  * Reading untrusted ingestion fields without ever failing on their shape: a string field takes
  * a string (or a number or boolean, as text) cut to its limit; anything else counts as absent.
  */
+import { hostOnly } from "../sites/hostnames";
 import { cutText } from "../text";
 
 
@@ -20,11 +21,12 @@ export function clampedInteger(value: unknown, min: number, max: number): number
 }
 
 /**
- * `url_host` as stored: cut, lower-case, without the trailing dot of a fully qualified name
- * (`Shop.Example.` is `shop.example`, as the host check already reads it); null when absent.
+ * `url_host` as stored: the host the host check read (trimmed, lower-case, without a port or the
+ * trailing dot of a fully qualified name: ` Shop.Example.:8443` is `shop.example`), cut; null when
+ * absent. Storing what was checked keeps one site's host one value, whatever a client added to it.
  */
 export function storedHost(value: unknown, max: number): string | null {
-	return typeof value === "string" ? cutText(value, max).toLowerCase().replace(/\.+$/, "") : null;
+	return typeof value === "string" ? cutText(hostOnly(value), max).replace(/\.+$/, "") : null;
 }
 
 /**
