@@ -2,7 +2,7 @@
 // checked the same way in the exchange body and in the hello message.
 import { HttpError } from "./answers.js";
 
-export const DEVICE_ID_MAX = 200;
+const DEVICE_ID_MAX = 200;
 const NAME_MAX = 100;
 const PLATFORM_MAX = 64;
 const PLATFORMS = Object.freeze(["iOS", "Android", "Web", "Desktop", "Unknown platform"]);

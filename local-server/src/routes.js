@@ -3,7 +3,7 @@
 // the handler's own input checks beside it. requests.js applies the table in
 // that order: throttle, access, body, handler.
 import { HttpError } from "./answers.js";
-import { DEVICE_ID_MAX, optionalDeviceId, optionalName, optionalPlatform } from "./deviceInfo.js";
+import { optionalDeviceId, optionalName, optionalPlatform } from "./deviceInfo.js";
 import { isObject } from "./json.js";
 import { svgDataUrl } from "./qr.js";
 import { SECRET_MAX } from "./secrets.js";
@@ -87,8 +87,8 @@ function decodeParam(param, what) {
 
 /** @param {LocalServer} server @param {Call} call @returns {Answer} */
 function revoke(server, { param }) {
-	const deviceId = decodeParam(param, "deviceId");
-	if (!deviceId || [...deviceId].length > DEVICE_ID_MAX) throw new HttpError(400, `deviceId must be 1 to ${DEVICE_ID_MAX} characters`);
+	// An id the exchange would refuse (empty, too long, a control character…) is malformed, not unknown.
+	const deviceId = /** @type {string} */ (optionalDeviceId(decodeParam(param, "deviceId")));
 	if (!server.pairing.revoke(deviceId)) throw new HttpError(404, "no paired device with this deviceId");
 	server.log(`revoked device ${deviceId}`);
 	return { body: { ok: true } };

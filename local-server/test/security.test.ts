@@ -230,6 +230,9 @@ describe("bad input gets a clear 4xx, never a crash, never a lost device", () =>
 			["POST", "/api/pairing/devices", 405],
 			["GET", "/api/pairing/devices/keeper", 405],
 			["DELETE", "/api/pairing/devices/%E0%A4%A", 400],
+			// Ids the exchange would refuse are malformed here too: a control character, a lone surrogate.
+			["DELETE", "/api/pairing/devices/a%01b", 400],
+			["DELETE", "/api/pairing/devices/a%ED%A0%80b", 400],
 			["DELETE", "/api/pairing/devices/no-such-device", 404],
 			["GET", "/api/nothing-here", 404],
 			["GET", "/api/pairing/ws", 426],
