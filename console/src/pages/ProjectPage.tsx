@@ -27,6 +27,8 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	const revoke = useMutation({
 		mutationFn: () => api.revokeKey(name),
 		onSuccess: () => {
+			// Gone at once wherever the list is read (the areas' links choose from it), not when it is read again.
+			queryClient.setQueryData<ProjectKey[]>(keys.projects, (projects) => projects?.filter((p) => p.project_name !== name));
 			queryClient.invalidateQueries({ queryKey: keys.projects });
 			navigate("/projects");
 		},
