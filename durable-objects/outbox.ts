@@ -23,7 +23,7 @@ export class Outbox {
 	readonly #alarm: EarliestAlarm;
 	readonly #writeBatch: () => Promise<boolean>;
 	readonly #retryMs: number;
-	#flushing: Promise<void> | null = null;
+	#running: Promise<void> | null = null;
 
 	constructor(alarm: EarliestAlarm, writeBatch: () => Promise<boolean>, { retryMs }: { retryMs: number }) {
 		this.#alarm = alarm;
@@ -32,29 +32,25 @@ export class Outbox {
 	}
 
 	/** Writes everything accepted so far to D1; rejects when D1 fails (the rows stay). */
-	async flush(): Promise<void> {
-		while (this.#flushing) await this.#flushing.catch(() => {});
-		this.#flushing = this.#drain().finally(() => {
-			this.#flushing = null;
-		});
-		await this.#flushing;
+	flush(): Promise<void> {
+		return this.exclusive(() => this.#drain());
 	}
 
 	/**
-	 * Runs `task` (a delete of rows D1 holds) with no flush under way, and holds off flushes until
-	 * it ends: rows accepted meanwhile reach D1 after it, so it never deletes them.
+	 * Runs `task` (a flush, or a delete of rows D1 holds) once no other is under way, and holds the
+	 * others off until it ends: rows accepted during a delete reach D1 after it, so it never deletes them.
 	 */
 	async exclusive<T>(task: () => Promise<T>): Promise<T> {
-		while (this.#flushing) await this.#flushing.catch(() => {});
+		while (this.#running) await this.#running;
 		const running = task();
 		// Its failure is the caller's to see (`running`), not the flushes' that wait on it.
-		this.#flushing = running
+		this.#running = running
 			.then(
 				() => {},
 				() => {},
 			)
 			.finally(() => {
-				this.#flushing = null;
+				this.#running = null;
 			});
 		return running;
 	}
