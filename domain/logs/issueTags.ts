@@ -7,7 +7,7 @@
  */
 import type { IssueTagsView, IssueTagView } from "../api/issues";
 import { OWNER_LIMITS } from "../limits";
-import type { KeyOwner } from "./logStore";
+import { anExceptionHandledIs, type KeyOwner } from "./logStore";
 
 /**
  * The tags drawn from the event, each as SQL over a row's `event` (its document in JSONB, parsed
@@ -15,12 +15,7 @@ import type { KeyOwner } from "./logStore";
  */
 const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["level", "event ->> '$.level'"],
-	// As the issue list's `handled` reads it: "no" when any exception of the chain was not handled.
-	[
-		"handled",
-		`CASE WHEN EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') c WHERE c.value ->> '$.mechanism.handled' = 0) OR event ->> '$.exception.mechanism.handled' = 0 THEN 'no'
-		WHEN EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') c WHERE c.value ->> '$.mechanism.handled' = 1) OR event ->> '$.exception.mechanism.handled' = 1 THEN 'yes' END`,
-	],
+	["handled", `CASE WHEN ${anExceptionHandledIs(false)} THEN 'no' WHEN ${anExceptionHandledIs(true)} THEN 'yes' END`],
 	["environment", "event ->> '$.environment'"],
 	["release", "event ->> '$.release'"],
 	["browser", "trim(concat_ws(' ', event ->> '$.contexts.browser.name', event ->> '$.contexts.browser.version'))"],

@@ -81,13 +81,20 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count`;
 
 /**
+ * SQL over a row's stored `event`: whether an exception of its chain says `mechanism.handled` is
+ * `handled`, as handledOf reads it (not handled wins over handled where both are said).
+ */
+export const anExceptionHandledIs = (handled: boolean) =>
+	`event ->> '$.exception.mechanism.handled' = ${Number(handled)}
+		OR EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') WHERE value ->> '$.mechanism.handled' = ${Number(handled)})`;
+
+/**
  * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
  * chain with `mechanism.handled: false`, as handledOf reads it), marked so: one pass over log_events.
  */
 export const UNHANDLED_BACKFILL = `UPDATE log_issues SET unhandled = 1 FROM (
 	SELECT DISTINCT key_id, group_hash FROM log_events
-	WHERE event ->> '$.exception.mechanism.handled' = 0
-		OR EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') WHERE value ->> '$.mechanism.handled' = 0)
+	WHERE ${anExceptionHandledIs(false)}
 ) AS u WHERE log_issues.key_id = u.key_id AND log_issues.group_hash = u.group_hash`;
 
 // The names of the issues written, each with the latest last_seen of one holding it; a name
