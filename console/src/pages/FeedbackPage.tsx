@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { ApiError, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
+import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { Attachment } from "../components/Attachment";
 import { usePageTitle } from "../components/pageTitle";
 import { ConfirmButton } from "../components/ConfirmButton";
@@ -120,10 +120,11 @@ function FieldValue({ field, value, type, project }: { field: string; value: unk
 		);
 	}
 	// The event the feedback was given for: the issue search finds the issue that holds it, whatever its status, and opens that event.
-	if (type === undefined && field === "sentry_event_id" && /^[0-9a-f]{32}$/i.test(value)) {
+	const eventId = type === undefined && field === "sentry_event_id" ? clientEventIdOf(value) : null;
+	if (eventId) {
 		return (
 			<>
-				{value} <Link to={`/issues/${encodeURIComponent(project)}?${new URLSearchParams({ status: "any", q: value })}`}>Open its issue</Link>
+				{value} <Link to={`/issues/${encodeURIComponent(project)}?${new URLSearchParams({ status: "any", q: eventId })}`}>Open its issue</Link>
 			</>
 		);
 	}
