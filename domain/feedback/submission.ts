@@ -71,15 +71,21 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 	}
 }
 
-const DATA_URI = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
+const IMAGE_TYPES = ["png", "jpeg", "webp"] as const;
+type ImageType = (typeof IMAGE_TYPES)[number];
+
+const DATA_URI = new RegExp(`^data:image/(${IMAGE_TYPES.join("|")});base64,([A-Za-z0-9+/]*={0,2})$`);
 
 /** Magic numbers: a data URI that claims PNG must hold a PNG. */
-const looksLike: Record<"png" | "jpeg" | "webp", (b: Uint8Array) => boolean> = {
+const looksLike: Record<ImageType, (b: Uint8Array) => boolean> = {
 	png: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
 	jpeg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
 	webp: (b) =>
 		String.fromCharCode(b[0], b[1], b[2], b[3]) === "RIFF" && String.fromCharCode(b[8], b[9], b[10], b[11]) === "WEBP",
 };
+
+/** The accepted image type the bytes are, by their magic number; undefined for anything else. */
+const imageTypeOf = (bytes: Uint8Array) => IMAGE_TYPES.find((type) => looksLike[type](bytes));
 
 /**
  * Up to 5 images from an attachment field's values. Values that are not image data URIs of an
@@ -101,7 +107,7 @@ function decodeImages(field: string, value: unknown): Image[] {
 		} catch {
 			continue;
 		}
-		if (!looksLike[match[1] as keyof typeof looksLike](bytes)) continue;
+		if (imageTypeOf(bytes) !== match[1]) continue;
 		images.push({ field, contentType: `image/${match[1]}`, bytes });
 	}
 	return images;
@@ -115,7 +121,7 @@ function imagesOfFiles(field: string, files: Uint8Array[]): Image[] {
 	const images: Image[] = [];
 	for (const bytes of files) {
 		if (images.length === FEEDBACK_LIMITS.imagesPerField) break;
-		const type = Object.keys(looksLike).find((name) => looksLike[name as keyof typeof looksLike](bytes));
+		const type = imageTypeOf(bytes);
 		if (type) images.push({ field, contentType: `image/${type}`, bytes });
 	}
 	return images;
