@@ -163,17 +163,26 @@ export async function listIssueFilterValues(request: IRequest, env: Env): Promis
 const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSchema.optional() });
 
 /**
+ * The issue the path names, of the signed-in owner's project (its events moved to D1 first), as it
+ * reads in `environment` when one is named; 404 for an unknown project or issue, or an issue with
+ * no events in `environment`.
+ */
+async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string) {
+	const groupHash = parseBody(groupHashParams, request.params).group_hash;
+	const owner = await ownKeyFlushed(env, (request as OwnerRequest).user.id, projectName);
+	const issue = await findIssue(env, owner, groupHash, environment);
+	if (!issue) throw new HttpError(404, environment === undefined ? "No such issue in this project" : `No such issue in this project with events in ${environment}`);
+	return { owner, groupHash, issue };
+}
+
+/**
  * GET /api/issues/:group_hash?project_name=&environment= → the issue, its newest events, 24 hourly
  * and 30 daily counts; with `environment`, its figures, events and counts there, as the list
  * filtered by it shows the issue (404 when it has none there).
  */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
-	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const owner = await ownKeyFlushed(env, user.id, project_name);
-	const issue = await findIssue(env, owner, groupHash, environment);
-	if (!issue) throw new HttpError(404, environment === undefined ? "No such issue in this project" : `No such issue in this project with events in ${environment}`);
+	const { owner, groupHash, issue } = await ownIssue(request, env, project_name, environment);
 	const [events, counts] = await Promise.all([issueEvents(env, owner, groupHash, { environment }), issueCounts(env, owner, groupHash, { environment })]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
@@ -190,11 +199,9 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
  * 1,000 events (in `environment` when named), each with its 10 most common values.
  */
 export async function readIssueTags(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
-	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const owner = await ownKeyFlushed(env, user.id, project_name);
-	if (!(await findIssue(env, owner, groupHash))) throw new HttpError(404, "No such issue in this project");
+	// An issue with no events in the environment has no tags there, not a 404.
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
 	return json(await issueTags(env, owner, groupHash, environment));
 }
 
@@ -203,11 +210,8 @@ export async function readIssueTags(request: IRequest, env: Env): Promise<Respon
  * it, as Sentry's delete does; an event of its fingerprint that arrives later opens it anew.
  */
 export async function deleteIssue(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
 	const { project_name } = parseBody(projectQuerySchema, request.query);
-	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const owner = await ownKeyFlushed(env, user.id, project_name);
-	if (!(await findIssue(env, owner, groupHash))) throw new HttpError(404, "No such issue in this project");
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
 	const events = await projectCollectorFor(env, owner.keyId).deleteIssue(owner.keyId, groupHash);
 	return json({ deleted: 1, events });
 }
