@@ -15,6 +15,13 @@ export interface FeedbackRecordView {
 	attachments: Array<{ id: string; field: string; content_type: string; url: string }>;
 }
 
+/**
+ * The fields a Sentry SDK's user feedback adds beside the form's (docs/api.md#sentry-sdks), each
+ * with the label the console gives it: who sent it, from which page, about which error event.
+ */
+export const SENTRY_FEEDBACK_FIELDS = { name: "Name", page_url: "Page", sentry_event_id: "Error event" } as const;
+export type SentryFeedbackField = keyof typeof SENTRY_FEEDBACK_FIELDS;
+
 /** A record in the list: text over 500 characters cut, and the names of the fields that were cut. */
 export type FeedbackListItemView = FeedbackRecordView & { truncated_fields: string[] };
 

@@ -6,6 +6,7 @@
  * project's feedback inbox as an issue report, through the same field rules and windows as
  * /functions/v1/submit-feedback.
  */
+import type { SentryFeedbackField } from "../api/feedback";
 import { isObject, type Json, member } from "../logs/jsonFields";
 import { cutText } from "../text";
 
@@ -54,8 +55,7 @@ export function feedbackSubmission(type: string, payload: Json): Record<string, 
 	const submission: Record<string, unknown> = { type: "issue", title: titleOf(sent.message), description: sent.message };
 	if (sent.email && EMAIL.test(sent.email)) submission.email = sent.email;
 	// Extra fields, kept as the inbox keeps any: who sent it, from where, about which error.
-	if (sent.name) submission.name = sent.name;
-	if (sent.url) submission.page_url = sent.url;
-	if (sent.about) submission.sentry_event_id = sent.about;
+	const extras: Record<SentryFeedbackField, string | undefined> = { name: sent.name, page_url: sent.url, sentry_event_id: sent.about };
+	for (const [field, value] of Object.entries(extras)) if (value) submission[field] = value;
 	return submission;
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
+import { SENTRY_FEEDBACK_FIELDS, type SentryFeedbackField } from "../../../domain/api/feedback";
 import { Attachment } from "../components/Attachment";
 import { usePageTitle } from "../components/pageTitle";
 import { ConfirmButton } from "../components/ConfirmButton";
@@ -103,16 +104,13 @@ function useFormFields(project: string, type: FeedbackType): Map<string, FieldDe
 }
 
 /** A stored value as the owner acts on it: an address to write to, a page to open (both were checked as submitted), else its text. */
-/**
- * The fields a Sentry SDK's user feedback arrives with beside the configured ones (the feedback
- * widget's name and page, and the error event it was given for), in words.
- */
-const SENTRY_FIELD_LABELS: Record<string, string> = { name: "Name", page_url: "Page", sentry_event_id: "Error event" };
+/** The field's label when a Sentry SDK's feedback added it beside the form's. */
+const sentryFieldLabel = (key: string): string | undefined => (Object.hasOwn(SENTRY_FEEDBACK_FIELDS, key) ? SENTRY_FEEDBACK_FIELDS[key as SentryFeedbackField] : undefined);
 
 function FieldValue({ field, value, type, project }: { field: string; value: unknown; type: FieldDefinition["type"] | undefined; project: string }) {
 	if (typeof value !== "string") return <>{JSON.stringify(value)}</>;
 	if (type === "email") return <a href={`mailto:${value}`}>{value}</a>;
-	if ((type === "url" || (type === undefined && field === "page_url")) && /^https?:\/\//i.test(value)) {
+	if ((type === "url" || (type === undefined && field === ("page_url" satisfies SentryFeedbackField))) && /^https?:\/\//i.test(value)) {
 		return (
 			<a href={value} target="_blank" rel="noopener noreferrer nofollow">
 				{value}
@@ -120,7 +118,7 @@ function FieldValue({ field, value, type, project }: { field: string; value: unk
 		);
 	}
 	// The event the feedback was given for: the issue search finds the issue that holds it, whatever its status, and opens that event.
-	const eventId = type === undefined && field === "sentry_event_id" ? clientEventIdOf(value) : null;
+	const eventId = type === undefined && field === ("sentry_event_id" satisfies SentryFeedbackField) ? clientEventIdOf(value) : null;
 	if (eventId) {
 		return (
 			<>
@@ -137,7 +135,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 	const remove = useDeleteFeedback(project);
 	const navigate = useNavigate();
 	const fields = useFormFields(project, item.type);
-	const labelOf = (key: string) => fields.get(key)?.label ?? SENTRY_FIELD_LABELS[key] ?? key;
+	const labelOf = (key: string) => fields.get(key)?.label ?? sentryFieldLabel(key) ?? key;
 	const title = titleOf(item);
 	return (
 		<article className="card" aria-labelledby="feedback-title">
