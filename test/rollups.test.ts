@@ -166,7 +166,8 @@ const rollupRows = async (trackingId: string) =>
 			.all()
 	).results;
 
-describe("statistics from the rollups equal those from the events", () => {
+// Seeding thousands of events takes a second or two alone and many times that on a loaded machine.
+describe("statistics from the rollups equal those from the events", { timeout: 60_000 }, () => {
 	const slot = (day: number, slotOfDay: number) => T0 + day * DAY + slotOfDay * 3 * HOUR;
 	const ranges: Array<[string, number, number]> = [
 		["the three days (hourly buckets)", T0, T0 + 3 * DAY],
@@ -206,7 +207,8 @@ describe("statistics from the rollups equal those from the events", () => {
 	});
 });
 
-describe("writing the rollups", () => {
+// Seeding thousands of events takes a second or two alone and many times that on a loaded machine.
+describe("writing the rollups", { timeout: 60_000 }, () => {
 	it("the same rows however the events are batched, and a batch flushed twice (a crash after D1 committed) counts once", async ({ expect }) => {
 		const one = await ownerWithSite();
 		const two = await ownerWithSite();

@@ -46,7 +46,8 @@ function estimate(visits: Visit[], buckets: number) {
 const exactly = (visits: Visit[]) => estimate(visits, SAMPLE_BUCKETS);
 const ofCountry = (visits: Visit[], country: string) => visits.filter((v) => v.country === country);
 
-describe("filtered statistics over many events: a sample of the visitors, counts scaled up", () => {
+// Seeding tens of thousands of events takes seconds alone and many times that on a loaded machine.
+describe("filtered statistics over many events: a sample of the visitors, counts scaled up", { timeout: 60_000 }, () => {
 	const stats = async (token: string, trackingId: string, query: string) => {
 		const { status, body } = await getJson(`/api/sites/${trackingId}/stats?${RANGE}&${query}`, token);
 		if (status !== 200) throw new Error(`${status}: ${JSON.stringify(body)}`);
