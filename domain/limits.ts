@@ -55,6 +55,10 @@ export const LOG_LIMITS = {
 	userField: 500,
 	/** How far ahead of the time received a `timestamp` may be (a sender's clock running fast), as in Sentry; further is replaced by that time. */
 	futureTimestampMs: 60_000,
+	/** The least difference between a Sentry envelope's `sent_at` and the time received that is a sender's clock set wrong, corrected in its events' timestamps, as Relay does. */
+	clockDriftMs: 55 * 60_000,
+	/** How far behind the time received a `timestamp` may be (an SDK that held events offline), as in Sentry; further is replaced by that time. */
+	pastTimestampMs: 30 * 24 * 3_600_000,
 	/** Issues one project key may hold; a new one past it is refused (403), events of existing ones are not. */
 	issuesPerProject: 10_000,
 } as const;

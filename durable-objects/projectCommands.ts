@@ -52,6 +52,7 @@ export interface LogEventCommand {
 	 */
 	clientEventId: string | null;
 	receivedAt: number;
+	/** When the event happened, as its issue counts it (occurredAt): its first and last seen, its place among the issue's events. */
 	timestamp: number;
 	eventJson: string;
 }

@@ -20,6 +20,7 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	status: IssueStatus;
 	count: number;
 	users: number;
+	/** When its earliest and its latest event happened (LogEventCommand.timestamp), not when they came. */
 	first_seen: number;
 	last_seen: number;
 	environments: string;
@@ -182,8 +183,8 @@ export class IssueGroups {
 				c.culprit,
 				c.level,
 				isNewUser ? 1 : 0,
-				c.receivedAt,
-				c.receivedAt,
+				c.timestamp,
+				c.timestamp,
 				environments,
 				releases,
 				c.unhandled ? 1 : 0,
@@ -219,8 +220,8 @@ export class IssueGroups {
 			ignoredUntilCount,
 			count,
 			isNewUser ? 1 : 0,
-			c.receivedAt,
-			c.receivedAt,
+			c.timestamp,
+			c.timestamp,
 			environments,
 			releases,
 			c.unhandled ? 1 : 0,

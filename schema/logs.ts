@@ -142,7 +142,10 @@ export const logEvents = sqliteTable(
 			.references(() => projectKeys.id, { onDelete: "cascade" }),
 		groupHash: text("group_hash").notNull(),
 		receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
-		/** The event's own time (its ISO `timestamp`, else when it was received). */
+		/**
+		 * When the event happened, as its issue counts it: its own `timestamp`, but never after it was
+		 * received, nor more than 30 days before (then when it was received; occurredAt in eventTimestamp.ts).
+		 */
 		timestamp: integer("timestamp", { mode: "timestamp_ms" }).notNull(),
 		level: text("level").notNull(),
 		environment: text("environment"),
@@ -151,10 +154,10 @@ export const logEvents = sqliteTable(
 		event: text("event", { mode: "json" }).$type<LogEvent>().notNull(),
 	},
 	(t) => [
-		// An issue's newest events and its hourly counts, in all environments or one (the list
+		// An issue's latest events and its hourly counts, in all environments or one (the list
 		// filtered by environment reads the environment here); also serves the cascade on key_id.
-		index("log_events_key_group_received_env_idx").on(t.keyId, t.groupHash, t.receivedAt, t.environment),
+		index("log_events_key_group_timestamp_env_idx").on(t.keyId, t.groupHash, t.timestamp, t.environment),
 		// The clean-up deletes expired events of every key, oldest first.
-		index("log_events_received_idx").on(t.receivedAt),
+		index("log_events_timestamp_idx").on(t.timestamp),
 	],
 );

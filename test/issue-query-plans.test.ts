@@ -35,7 +35,7 @@ function seedIssueStatistics() {
 		["log_issue_environments", "log_issue_environments_key_env_count_idx", "20000 20000 6667 1500 1 1"],
 		// A table without rowid: its primary key's statistics go by the table's name.
 		["log_issue_environments", "log_issue_environments", "20000 20000 2 1"],
-		["log_events", "log_events_key_group_received_env_idx", "100000 100000 10 1 1"],
+		["log_events", "log_events_key_group_timestamp_env_idx", "100000 100000 10 1 1"],
 		["log_events", "sqlite_autoindex_log_events_1", "100000 1"],
 	]);
 }
@@ -53,7 +53,7 @@ describe.each([
 		const binds = ["k", '["a","b"]', 0, "production"].slice(0, sql === HOURLY_COUNTS ? 3 : 4);
 		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
 		const steps = results.map((row) => row.detail).join("\n");
-		expect(steps).toMatch(/SEARCH log_events USING COVERING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\? AND received_at>\?\)/);
+		expect(steps).toMatch(/SEARCH log_events USING COVERING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\? AND timestamp>\?\)/);
 		expect(steps).not.toMatch(/SCAN log_events\b/);
 	});
 
@@ -129,14 +129,14 @@ describe.each([
 			const { sql, params } = issueEvents(env, { keyId: "k", userId: "u" }, "a".repeat(32), { environment }).toSQL();
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
 			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b/);
 		});
 
 		it.for([null, "production"])("an issue's tags (environment %s): its newest events by a walk of their index, newest first, never a scan or a sort of them", async (environment, { expect }) => {
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_TAGS}`).bind("k", "a".repeat(32), environment, 1000, 10).all<{ detail: string }>();
 			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_received_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b|TEMP B-TREE FOR ORDER BY\n.*log_events/);
 		});
 

@@ -170,10 +170,20 @@ describe("log event field rules, at each boundary", () => {
 		expect(event.user).toEqual({ id: "8812" });
 	});
 
-	it("a valid ISO 8601 timestamp is kept", async ({ expect }) => {
+	it("a valid ISO 8601 timestamp is kept; one older than 30 days counts when it came", async ({ expect }) => {
 		const stored = await storedAfter({ message: "m", timestamp: "2024-02-29T12:34:56.789+01:00" });
 		expect(stored.event.timestamp).toBe("2024-02-29T11:34:56.789Z");
-		expect(stored.timestamp).toBe(Date.parse("2024-02-29T11:34:56.789Z"));
+		expect(stored.timestamp).toBe(stored.received_at);
+	});
+
+	it("a valid ISO 8601 timestamp of last week is kept, and the event counts then", async ({ expect }) => {
+		const lastWeek = new Date(Date.now() - 7 * 86_400_000);
+		lastWeek.setUTCMilliseconds(789);
+		// The same instant written at UTC+01:00.
+		const written = `${new Date(lastWeek.getTime() + 3_600_000).toISOString().slice(0, -1)}+01:00`;
+		const stored = await storedAfter({ message: "m", timestamp: written });
+		expect(stored.event.timestamp).toBe(lastWeek.toISOString());
+		expect(stored.timestamp).toBe(lastWeek.getTime());
 	});
 
 	it.for([

@@ -230,7 +230,7 @@ describe.each([
 			["analytics rollups", DELETE_EXPIRED_ROLLUPS, "analytics_rollups_start_idx", "start<?"],
 			["crawler visits", DELETE_EXPIRED_VISITS, "crawler_visits_ts_idx", "ts<?"],
 			["crawler rollups", DELETE_EXPIRED_CRAWLER_ROLLUPS, "crawler_rollups_start_idx", "start<?"],
-			["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_received_idx", "received_at<?"],
+			["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_timestamp_idx", "timestamp<?"],
 			["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
 			["one key's expired issues", DELETE_EXPIRED_ISSUES, "log_issues_key_last_seen_idx", "key_id=? AND last_seen<?"],
 			["unused source-map artifacts", UNUSED_ARTIFACTS, "artifacts_used_idx", "used_at<?"],

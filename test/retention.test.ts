@@ -54,12 +54,13 @@ function insertEvents(trackingId: string, timestamps: Record<string, number>) {
 	);
 }
 
-function insertLogEvents(keyId: string, timestamps: Record<string, number>) {
+/** Log events that happened at the times given, received then or all at `receivedAt`: they expire by when they happened. */
+function insertLogEvents(keyId: string, timestamps: Record<string, number>, receivedAt?: number) {
 	return env.DB.batch(
 		Object.entries(timestamps).map(([id, ts]) =>
 			env.DB.prepare(
 				"INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, event) VALUES (?, ?, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', ?, ?, 'error', '{}')",
-			).bind(id, keyId, ts, ts),
+			).bind(id, keyId, receivedAt ?? ts, ts),
 		),
 	);
 }
@@ -88,16 +89,16 @@ describe("log issues", () => {
 			});
 			await env.DB.batch([
 				env.DB.prepare("UPDATE log_issues SET first_seen = ?1, last_seen = ?1 WHERE key_id = ?2 AND group_hash = ?3").bind(lastSeen, owner.keyId, groupHash),
-				env.DB.prepare("UPDATE log_events SET received_at = ?1 WHERE key_id = ?2 AND group_hash = ?3").bind(lastSeen, owner.keyId, groupHash),
+				env.DB.prepare("UPDATE log_events SET received_at = ?1, timestamp = ?1 WHERE key_id = ?2 AND group_hash = ?3").bind(lastSeen, owner.keyId, groupHash),
 			]);
 		};
 		await age(expired.group_hash, cutoff - 1);
 		await age(boundary.group_hash, cutoff);
 		// The kept issue's first event expires; its second, and the issue, stay.
 		const [firstKept] = (
-			await env.DB.prepare("SELECT id FROM log_events WHERE key_id = ? AND group_hash = ? ORDER BY received_at, id LIMIT 1").bind(owner.keyId, kept.group_hash).all<{ id: string }>()
+			await env.DB.prepare("SELECT id FROM log_events WHERE key_id = ? AND group_hash = ? ORDER BY timestamp, id LIMIT 1").bind(owner.keyId, kept.group_hash).all<{ id: string }>()
 		).results;
-		await env.DB.prepare("UPDATE log_events SET received_at = ? WHERE id = ?").bind(cutoff - 1, firstKept.id).run();
+		await env.DB.prepare("UPDATE log_events SET received_at = ?1, timestamp = ?1 WHERE id = ?2").bind(cutoff - 1, firstKept.id).run();
 
 		await runCleanUp(now);
 
@@ -176,7 +177,7 @@ describe("what each run deletes", () => {
 				env.DB.prepare("INSERT INTO crawler_rollups (tracking_id, dim, span, start, value, visits) VALUES (?, 'paths', 3600000, ?, ?, 1)").bind(site, start, value),
 			),
 		);
-		await insertLogEvents(owner.keyId, { [`${site}-old`]: logCutoff - 1, [`${site}-edge`]: logCutoff, [`${site}-inside`]: logCutoff + 1 });
+		await insertLogEvents(owner.keyId, { [`${site}-old`]: logCutoff - 1, [`${site}-edge`]: logCutoff, [`${site}-inside`]: logCutoff + 1 }, now);
 		// Issues only in D1, none in the ProjectCollector: the D1 rows still go by last_seen.
 		await env.DB.batch(
 			Object.entries(around(logCutoff)).map(([name, lastSeen]) =>

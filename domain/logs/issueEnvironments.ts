@@ -11,7 +11,7 @@
  * last member is null (no environment, or one past the issue's first 100) counts in no row.
  */
 export const ENVIRONMENT_ADDITIONS = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
-	SELECT ?1, b.value ->> 1, b.value ->> 5, count(*), sum(b.value ->> 8), min(b.value ->> 2), max(b.value ->> 2)
+	SELECT ?1, b.value ->> 1, b.value ->> 5, count(*), sum(b.value ->> 8), min(b.value ->> 3), max(b.value ->> 3)
 	FROM json_each(?2) AS b
 	WHERE b.value ->> 8 IS NOT NULL AND NOT EXISTS (SELECT 1 FROM log_events AS e WHERE e.id = b.value ->> 0)
 	GROUP BY 2, 3

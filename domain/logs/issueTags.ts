@@ -28,13 +28,13 @@ const DRAWN_ORDER = new Map(DRAWN_TAGS.map(([key], i) => [key, i]));
 
 /**
  * ?1 key, ?2 group hash, ?3 environment or null, ?4 events counted, ?5 values per tag. The newest
- * events walk the (key, group, received) index; each tag's values are ranked in one pass.
+ * events walk the (key, group, timestamp) index; each tag's values are ranked in one pass.
  */
 export const ISSUE_TAGS = `
 WITH recent AS (
 	SELECT jsonb(event) AS event FROM log_events
 	WHERE key_id = ?1 AND group_hash = ?2 AND (?3 IS NULL OR environment = ?3)
-	ORDER BY received_at DESC LIMIT ?4
+	ORDER BY timestamp DESC LIMIT ?4
 ), pairs AS (
 	SELECT t.key AS key, t.value AS value FROM recent, json_each(recent.event, '$.tags') t WHERE t.key NOT IN (${DRAWN_TAGS.map(([key]) => `'${key}'`).join(", ")})
 	UNION ALL

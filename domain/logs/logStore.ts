@@ -7,7 +7,7 @@ import { logEvents, logIssueEnvironments, logIssueNames, logIssues } from "../..
 import type { IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
-import { OWNER_LIMITS } from "../limits";
+import { LOG_LIMITS, OWNER_LIMITS } from "../limits";
 import { ENVIRONMENT_ADDITIONS } from "./issueEnvironments";
 
 /** An accepted event waiting in the ProjectCollector for its move to D1. */
@@ -96,6 +96,13 @@ export const UNHANDLED_BACKFILL = `UPDATE log_issues SET unhandled = 1 FROM (
 	SELECT DISTINCT key_id, group_hash FROM log_events
 	WHERE ${anExceptionHandledIs(false)}
 ) AS u WHERE log_issues.key_id = u.key_id AND log_issues.group_hash = u.group_hash`;
+
+/**
+ * Migration 0020: events count at the time they happened (occurredAt); one stored before with a
+ * timestamp more than 30 days before it was received, or after it, counts at the time received.
+ */
+export const EVENT_TIME_BACKFILL = `UPDATE log_events SET timestamp = received_at
+	WHERE timestamp < received_at - ${LOG_LIMITS.pastTimestampMs} OR timestamp > received_at`;
 
 // The names of the issues written, each with the latest last_seen of one holding it; a name
 // only ever seen later (max), as an issue's last_seen only grows.
@@ -221,7 +228,7 @@ export async function unhandledIssuesOf(env: Env, owner: KeyOwner, groupHashes: 
 	return rows.map((row) => row.groupHash);
 }
 
-/** Newest first, of every environment or of `environment`, by log_events_key_group_received_env_idx. */
+/** Latest first (by when they happened), of every environment or of `environment`, by log_events_key_group_timestamp_env_idx. */
 export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, { environment, limit = OWNER_LIMITS.issueEvents }: { environment?: string; limit?: number } = {}) {
 	return database(env)
 		.select()
@@ -233,7 +240,7 @@ export function issueEvents(env: Env, owner: KeyOwner, groupHash: string, { envi
 				environment === undefined ? undefined : eq(logEvents.environment, environment),
 			),
 		)
-		.orderBy(desc(logEvents.receivedAt), desc(logEvents.id))
+		.orderBy(desc(logEvents.timestamp), desc(logEvents.id))
 		.limit(limit);
 }
 
@@ -254,11 +261,11 @@ export async function issueFilterValues(env: Env, owner: KeyOwner, limit = OWNER
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-// Integer division: a bound JavaScript number would be a REAL and give fractional hours. One seek
-// of log_events_key_group_received_env_idx per issue named, which holds the environment too: counting
-// one environment's events reads no event.
-const hourlyCounts = (environment: string) => `SELECT group_hash, cast(received_at / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
-	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND received_at >= ?3${environment} GROUP BY 1, 2`;
+// Events count in the hour they happened. Integer division: a bound JavaScript number would be a
+// REAL and give fractional hours. One seek of log_events_key_group_timestamp_env_idx per issue
+// named, which holds the environment too: counting one environment's events reads no event.
+const hourlyCounts = (environment: string) => `SELECT group_hash, cast(timestamp / ${HOUR_MS} AS integer) AS hour, count(*) AS count FROM log_events
+	WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2)) AND timestamp >= ?3${environment} GROUP BY 1, 2`;
 export const HOURLY_COUNTS = hourlyCounts("");
 export const HOURLY_COUNTS_IN_ENVIRONMENT = hourlyCounts(" AND environment = ?4");
 
@@ -294,7 +301,7 @@ export async function hourlyCountsOf(
 /**
  * One issue's events per hour for the 24 hours up to `now` and per UTC day for the 30 days up to
  * it, oldest first, each with its start; the last of each is the current hour or day. Both from
- * one walk of the issue's events of those days in log_events_key_group_received_env_idx; only
+ * one walk of the issue's events of those days in log_events_key_group_timestamp_env_idx; only
  * those of `environment` when one is given.
  */
 export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, { environment, now = Date.now() }: { environment?: string; now?: number } = {}) {
@@ -328,11 +335,11 @@ export async function deleteIssueRows(db: D1Database, keyId: string, groupHash: 
 }
 
 // ---------------------------------------------------------------------------
-// Retention. Events expire by age alone, so an issue keeps its counters while some of its events
-// are gone. An issue last seen before the cutoff (every event of it has expired) goes too, from
-// D1 and from the key's ProjectCollector, so the fingerprint is new again if it ever recurs.
+// Retention. Events expire by when they happened alone, so an issue keeps its counters while some
+// of its events are gone. An issue last seen before the cutoff (every event of it has expired) goes
+// too, from D1 and from the key's ProjectCollector, so the fingerprint is new again if it recurs.
 
-export const DELETE_EXPIRED_LOG_EVENTS = expiredRowsDelete("log_events", "received_at");
+export const DELETE_EXPIRED_LOG_EVENTS = expiredRowsDelete("log_events", "timestamp");
 export const KEY_WITH_EXPIRED_ISSUES = `SELECT key_id FROM log_issues WHERE last_seen < ?1 ORDER BY last_seen LIMIT 1`;
 
 /**
@@ -348,7 +355,7 @@ export const DELETE_EXPIRED_ISSUES = `DELETE FROM log_issues WHERE rowid IN (SEL
 	AND NOT EXISTS (SELECT 1 FROM log_issue_environments AS e WHERE e.key_id = log_issues.key_id AND e.group_hash = log_issues.group_hash)
 	ORDER BY last_seen LIMIT ?2)`;
 
-/** Events received before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
+/** Events that happened before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
 export const deleteExpiredLogEvents = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_LOG_EVENTS, cutoff, limit);
 
 /** The key with the oldest issue last seen before `cutoff`, or null when no issue has expired. */

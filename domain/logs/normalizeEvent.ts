@@ -321,8 +321,11 @@ function nameField(body: Json, key: string): string | null {
 	return stringField(body, key, "", LOG_STORAGE_BOUNDS.name, { numbers: true })?.trim() || null;
 }
 
-/** Applies every field rule of a log event; throws a 400 for input that cannot be an event. */
-export function normalizeEvent(body: Json, now = new Date()): LogEvent {
+/**
+ * Applies every field rule of a log event; throws a 400 for input that cannot be an event.
+ * `clockDrift`: how far the sender's clock is behind (clockDriftOf), corrected in the timestamp.
+ */
+export function normalizeEvent(body: Json, now = new Date(), clockDrift = 0): LogEvent {
 	const givenTemplate = stringField(body, "message_template", "", LOG_LIMITS.message);
 	const template = givenTemplate?.trim() ? givenTemplate : undefined;
 	// Without its filled-in form (absent or blank), the template is the message.
@@ -354,7 +357,7 @@ export function normalizeEvent(body: Json, now = new Date()): LogEvent {
 		release: nameField(body, "release") ?? fromTag("release"),
 		platform,
 		sdk: { name: fromTag("sdk_name") ?? platform, version: fromTag("sdk_version") },
-		...readTimestamp(body, now),
+		...readTimestamp(body, now, clockDrift),
 		user: readUser(body),
 		...readContexts(body),
 		...readExtra(body),

@@ -7,6 +7,7 @@
 import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/projectCommands";
 import { culpritOf, groupHash, hasPreviousGroupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
 import { fromBrowserExtension } from "../../domain/logs/browserExtensions";
+import { occurredAt } from "../../domain/logs/eventTimestamp";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { handledOf } from "../../domain/api/issues";
@@ -81,7 +82,7 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 		eventId: crypto.randomUUID(),
 		clientEventId: symbolicated.event_id ?? null,
 		receivedAt: receivedAt.getTime(),
-		timestamp: Date.parse(symbolicated.timestamp),
+		timestamp: occurredAt(symbolicated.timestamp, receivedAt.getTime()),
 		eventJson: JSON.stringify(symbolicated),
 	};
 	return { command, symbolicated };

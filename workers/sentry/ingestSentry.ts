@@ -9,6 +9,7 @@ import type { IRequest } from "itty-router";
 import { InvalidInput } from "../../domain/errors";
 import { SENTRY_LIMITS } from "../../domain/limits";
 import { clientEventIdOf } from "../../domain/api/issues";
+import { clockDriftOf } from "../../domain/logs/eventTimestamp";
 import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, type EnvelopeReading, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
@@ -50,11 +51,20 @@ function projectIdOf(request: IRequest): number {
  * key's window and storage. One an inbound filter drops is answered as stored, as Sentry answers
  * it, once the key's checks pass.
  */
-async function storeSentryEvent(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, projectId: number, payload: Json, eventId: string): Promise<void> {
+async function storeSentryEvent(
+	env: Env,
+	ctx: ExecutionContext,
+	request: Request,
+	key: PresentedKey,
+	projectId: number,
+	payload: Json,
+	{ eventId, sentAt }: { eventId: string; sentAt?: unknown },
+): Promise<void> {
 	const receivedAt = new Date();
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
-	// event keeps the id the SDK is answered with.
-	const event = await bodyOrProblem(async () => normalizeEvent({ ...logEventBody(payload, clientIp(request)), event_id: eventId }, receivedAt));
+	// event keeps the id the SDK is answered with, and its time is corrected by the sender's clock.
+	const body = { ...logEventBody(payload, clientIp(request)), event_id: eventId };
+	const event = await bodyOrProblem(async () => normalizeEvent(body, receivedAt, clockDriftOf(sentAt, receivedAt)));
 	// Relay filters by the exceptions an SDK sent, not by a message's stack (made one here).
 	const sentException = payload.exception !== undefined && payload.exception !== null;
 	if ("body" in event && sentException && (await inboundFilterOf(env, key, event.body, projectId))) return;
@@ -99,12 +109,12 @@ export function ingestEnvelope(request: IRequest, env: Env, ctx: ExecutionContex
 		// Everything the envelope can be refused for, answered once the key's own checks pass.
 		const item = "problem" in read ? read : await bodyOrProblem(async () => eventItem(read.body));
 		if ("problem" in item) return refuseAfterKeyChecks(env, key, item.problem, projectId);
-		const { headerId, payload, feedback, discarded } = item.body;
+		const { headerId, sentAt, payload, feedback, discarded } = item.body;
 		let id = headerId;
 		if (feedback) await storeSentryFeedback(env, ctx, request, key, feedback);
 		else if (payload) {
 			id = clientEventIdOf(payload.event_id) ?? headerId ?? newEventId();
-			await storeSentryEvent(env, ctx, request, key, projectId, payload, id);
+			await storeSentryEvent(env, ctx, request, key, projectId, payload, { eventId: id, sentAt });
 		}
 		if (discarded > 0) await countClientDiscards(env, key, projectId, discarded);
 		// Nothing kept (a session, a transaction...): the key's checks alone.
@@ -175,21 +185,29 @@ interface SentryFeedback {
 
 /**
  * The envelope's event item, if any, else the feedback submission its user feedback item makes;
- * the id its header gives; and the error events its client report says the SDK dropped.
+ * the id and the time sent its header gives; and the error events its client report says the SDK
+ * dropped.
  */
-function eventItem(envelope: Envelope): { headerId: string | null; payload: Json | null; feedback: SentryFeedback | null; discarded: number } {
+function eventItem(envelope: Envelope): {
+	headerId: string | null;
+	sentAt: unknown;
+	payload: Json | null;
+	feedback: SentryFeedback | null;
+	discarded: number;
+} {
 	const headerId = clientEventIdOf(envelope.headers.event_id);
+	const sentAt = envelope.headers.sent_at;
 	const report = envelope.items.find((item) => item.type === "client_report" && item.payload)?.payload;
 	// A report is the SDK's word: one that is no JSON object counts nothing, and refuses nothing.
 	const discarded = report ? discardedEvents(tryJsonPayload(report) ?? {}) : 0;
 	const event = envelope.items.find((item) => item.type === "event" && item.payload);
-	if (event?.payload) return { headerId, payload: jsonPayload(event.payload, "the event item"), feedback: null, discarded };
+	if (event?.payload) return { headerId, sentAt, payload: jsonPayload(event.payload, "the event item"), feedback: null, discarded };
 	const sent = envelope.items.find((item) => isFeedback(item.type) && item.payload);
-	if (!sent?.payload) return { headerId, payload: null, feedback: null, discarded };
+	if (!sent?.payload) return { headerId, sentAt, payload: null, feedback: null, discarded };
 	const submission = feedbackSubmission(sent.type, jsonPayload(sent.payload, `the ${sent.type} item`));
 	const files = envelope.items.flatMap((item) => (item.type === "attachment" && item.payload ? [item.payload] : []));
 	const bytes = files.reduce((sum, file) => sum + file.byteLength, sent.payload.byteLength);
-	return { headerId, payload: null, feedback: submission && { submission, files, bytes }, discarded };
+	return { headerId, sentAt, payload: null, feedback: submission && { submission, files, bytes }, discarded };
 }
 
 function tryJsonPayload(bytes: Uint8Array): Json | null {
@@ -223,7 +241,7 @@ export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext):
 		const read = await bodyOrProblem(async () => jsonPayload(await body(), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
-		await storeSentryEvent(env, ctx, request, key, projectId, read.body, id);
+		await storeSentryEvent(env, ctx, request, key, projectId, read.body, { eventId: id });
 		return json({ id });
 	});
 }
@@ -256,7 +274,7 @@ export function ingestSecurityReport(request: IRequest, env: Env, ctx: Execution
 		});
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		if (read.body.length === 0) await admitLogKey(env, key, projectId);
-		for (const payload of read.body) await storeSentryEvent(env, ctx, request, key, projectId, payload, newEventId());
+		for (const payload of read.body) await storeSentryEvent(env, ctx, request, key, projectId, payload, { eventId: newEventId() });
 		return new Response(null, { status: 201 });
 	});
 }

@@ -143,13 +143,18 @@ export function IssuePage() {
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
-								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
+								Event {event === data.events[0] ? "(latest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
 								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
 								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
 									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
 								)}
-								{/* The time the SDK sent, too far ahead to keep: the sender's clock runs fast. */}
-								{event.original_timestamp && <span className="muted small"> dated {utcDateTime(event.original_timestamp)} by a clock that runs ahead</span>}
+								{/* The time the SDK sent, corrected: the sender's clock runs fast, or is set hours off. */}
+								{event.original_timestamp && (
+									<span className="muted small">
+										{" "}
+										dated {utcDateTime(event.original_timestamp)} by a clock that runs {event.original_timestamp > event.timestamp ? "ahead" : "behind"}
+									</span>
+								)}
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
