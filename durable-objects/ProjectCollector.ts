@@ -347,19 +347,21 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	/**
-	 * Deletes the issue and its events, here (its counters, who it affected, its events not yet in
-	 * D1) and then in D1, with no move to D1 under way meanwhile: an event that arrives meanwhile
-	 * opens it anew, as after Sentry's delete. Answers how many of its events D1 held.
+	 * Deletes the issues and their events, here (counters, who they affected, events not yet in D1)
+	 * and then in D1, with no move to D1 under way meanwhile: an event that arrives meanwhile opens
+	 * its issue anew, as after Sentry's delete. Answers how many of them, and of their events, D1 held.
 	 */
-	async deleteIssue(keyId: string, groupHash: string): Promise<number> {
+	async deleteIssues(keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
 		return this.#outbox.exclusive(async () => {
 			this.ctx.storage.transactionSync(() => {
-				this.#groups.delete(groupHash);
-				this.#logs.dropPending(groupHash);
+				for (const hash of groupHashes) {
+					this.#groups.delete(hash);
+					this.#logs.dropPending(hash);
+				}
 			});
 			this.#groups.forget();
 			this.#logs.forget();
-			return deleteIssueRows(this.env.DB, keyId, groupHash);
+			return deleteIssueRows(this.env.DB, keyId, groupHashes);
 		});
 	}
 

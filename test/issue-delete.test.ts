@@ -1,7 +1,9 @@
-// Deleting an issue with every event of it (DELETE /api/issues/:group_hash), as Sentry's delete:
-// gone from the list, D1 and the key's object, and opened anew by the next event of its fingerprint.
+// Deleting an issue with every event of it (DELETE /api/issues/:group_hash), or many at once
+// (DELETE /api/issues), as Sentry's delete: gone from the list, D1 and the key's object, and
+// opened anew by the next event of its fingerprint.
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
 import { call, ownerWithKey } from "./helpers";
 import { ingest, ingestOk, issueGrouper, issueOf, issuesOf, ownerWithLogKey, readIssue } from "./logHelpers";
 
@@ -54,7 +56,7 @@ describe("DELETE /api/issues/:group_hash", () => {
 		// Accepted into the key's object; the move to D1 waits for its alarm or an owner read.
 		expect((await ingest(project.rawKey, crash("u2"))).status).toBe(200);
 		expect((await ingest(project.rawKey, crash("u3"))).status).toBe(200);
-		expect(await issueGrouper(project.keyId).deleteIssue(project.keyId, group_hash)).toBe(1);
+		expect(await issueGrouper(project.keyId).deleteIssues(project.keyId, [group_hash])).toEqual({ issues: 1, events: 1 });
 		await issueGrouper(project.keyId).flush();
 		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0 });
 	});
@@ -77,5 +79,68 @@ describe("DELETE /api/issues/:group_hash", () => {
 
 		expect((await deleteIssue(project, group_hash)).status).toBe(200);
 		expect((await deleteIssue(project, group_hash)).status).toBe(404);
+	});
+});
+
+const deleteIssues = (token: string | undefined, body: unknown) => call("/api/issues", { method: "DELETE", token, json: body });
+
+describe("DELETE /api/issues", () => {
+	it("deletes every issue named with its events, those just accepted too; the others, and other projects', stay", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const first = await ingestOk(project.rawKey, crash("u1"));
+		await ingestOk(project.rawKey, crash("u2"));
+		const second = await ingestOk(project.rawKey, { message: "Second bug" });
+		const kept = await ingestOk(project.rawKey, { message: "Kept bug" });
+		const other = await ownerWithLogKey();
+		const othersIssue = await ingestOk(other.rawKey, { message: "Second bug" });
+		expect(othersIssue.group_hash).toBe(second.group_hash);
+		// Accepted, not yet moved to D1: the delete moves it first, so it goes with its issue.
+		expect((await ingest(project.rawKey, { message: "Second bug" })).status).toBe(200);
+
+		const res = await deleteIssues(project.token, {
+			project_name: project.projectName,
+			// Upper case is the same hash; one named twice counts once; one of no issue counts for nothing.
+			group_hashes: [first.group_hash.toUpperCase(), second.group_hash, first.group_hash, "f".repeat(32)],
+		});
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ deleted: 2, events: 4 });
+		expect((await issuesOf(project)).map((i) => i.group_hash)).toEqual([kept.group_hash]);
+		for (const { group_hash } of [first, second]) {
+			expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0 });
+		}
+		expect(await issuesOf(other)).toMatchObject([{ group_hash: othersIssue.group_hash, count: 1 }]);
+		// Forgotten by the key's object too: each opens anew.
+		expect(await ingestOk(project.rawKey, crash("u1"))).toMatchObject({ group_hash: first.group_hash, is_new: true });
+		expect(await issueOf(project, first.group_hash)).toMatchObject({ count: 1, users: 1 });
+	});
+
+	it(`takes 1 to ${OWNER_LIMITS.issueMutationHashes} hashes; 400 for more, none, a malformed hash, no project; 404 for another owner's project; 401 signed out`, async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(project.rawKey, crash("u1"));
+		const named = (n: number) => [group_hash, ...Array.from({ length: n - 1 }, (_, i) => i.toString(16).padStart(32, "0"))];
+		const body = (changes: Record<string, unknown>) => ({ project_name: project.projectName, group_hashes: [group_hash], ...changes });
+
+		for (const refused of [
+			body({ group_hashes: named(OWNER_LIMITS.issueMutationHashes + 1) }),
+			body({ group_hashes: [] }),
+			body({ group_hashes: "not a list" }),
+			body({ group_hashes: [group_hash.slice(1)] }),
+			body({ group_hashes: [42] }),
+			body({ project_name: undefined }),
+		]) {
+			const res = await deleteIssues(project.token, refused);
+			expect(res.status, JSON.stringify(refused).slice(0, 80)).toBe(400);
+			expect((await res.json<{ error: string }>()).error).toMatch(/group_hashes|project_name/);
+		}
+		const stranger = await ownerWithKey();
+		expect((await deleteIssues(stranger.token, body({}))).status).toBe(404);
+		expect((await deleteIssues(undefined, body({}))).status).toBe(401);
+		// Nothing of it was deleted by those.
+		expect(await issuesOf(project)).toMatchObject([{ group_hash, count: 1 }]);
+
+		const atLimit = await deleteIssues(project.token, body({ group_hashes: named(OWNER_LIMITS.issueMutationHashes) }));
+		expect(atLimit.status).toBe(200);
+		expect(await atLimit.json()).toEqual({ deleted: 1, events: 1 });
+		expect(await issuesOf(project)).toEqual([]);
 	});
 });

@@ -83,7 +83,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
-import { deleteIssue, listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
+import { deleteIssue, deleteIssues, listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -176,6 +176,7 @@ router
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
+	.delete("/api/issues", ...ownerWithAccess, deleteIssues)
 	.get("/api/log-outcomes", ...ownerWithAccess, readLogOutcomes)
 
 	.get("/api/sites", ...ownerWithAccess, listSites)

@@ -123,6 +123,17 @@ export const api = {
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
 	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),
+	/** Many issues at once, OWNER_LIMITS.issueMutationHashes a request, as setIssueStatuses. */
+	async deleteIssues(project_name: string, groupHashes: string[]): Promise<{ deleted: number; events: number }> {
+		const total = { deleted: 0, events: 0 };
+		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
+			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
+			const { deleted, events } = await request<{ deleted: number; events: number }>("DELETE", "/api/issues", { project_name, group_hashes });
+			total.deleted += deleted;
+			total.events += events;
+		}
+		return total;
+	},
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */

@@ -183,12 +183,13 @@ export const useDeleteFeedback = (project: string) =>
 			}),
 	});
 
-/** Deletes an issue with its events; every issue query but the deleted one's own is read again. */
-export const useDeleteIssue = (project: string) =>
+/** Deletes issues with their events (the issue page's one, or the list's selection); every issue query but the deleted ones' own is read again. */
+export const useDeleteIssues = (project: string) =>
 	useMutation({
-		mutationFn: (groupHash: string) => api.deleteIssue(project, groupHash),
-		onSettled: (_answer, error, groupHash) =>
-			refreshAfter(error, { queryKey: keys.issues(project), predicate: ({ queryKey }) => !queryKey.includes(groupHash) }),
+		mutationFn: (groupHashes: string[]) =>
+			groupHashes.length === 1 ? api.deleteIssue(project, groupHashes[0]) : api.deleteIssues(project, groupHashes),
+		onSettled: (_answer, error, groupHashes) =>
+			refreshAfter(error, { queryKey: keys.issues(project), predicate: ({ queryKey }) => !groupHashes.some((hash) => queryKey.includes(hash)) }),
 	});
 
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */

@@ -321,17 +321,18 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
 }
 
 /**
- * Deletes an issue and everything of it from D1 in one transaction: its events, its rows per
- * environment and their seeded users, its row. Run by its ProjectCollector once it has forgotten
- * it, with no move to D1 under way. Answers how many events went.
+ * Deletes issues and everything of them from D1 in one transaction: their events, their rows per
+ * environment and their seeded users, their rows. Run by their ProjectCollector once it has
+ * forgotten them, with no move to D1 under way. Answers how many issues and events went.
  */
-export async function deleteIssueRows(db: D1Database, keyId: string, groupHash: string): Promise<number> {
-	const [events] = await db.batch(
+export async function deleteIssueRows(db: D1Database, keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
+	// One bound parameter for any number of hashes, as unhandledIssuesOf.
+	const results = await db.batch(
 		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issues"].map((table) =>
-			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash = ?`).bind(keyId, groupHash),
+			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash IN (SELECT value FROM json_each(?))`).bind(keyId, JSON.stringify(groupHashes)),
 		),
 	);
-	return events.meta.changes;
+	return { issues: results[3].meta.changes, events: results[0].meta.changes };
 }
 
 // ---------------------------------------------------------------------------

@@ -84,8 +84,15 @@ const ignoringRule = <T extends { status: IssueStatus; ignore_for_minutes?: numb
 			path: ["status"],
 			message: "must be ignored when ignore_for_minutes or ignore_until_events is given",
 		});
+/** The issues a bulk action names: as Sentry's bulk actions, up to OWNER_LIMITS.issueMutationHashes at once; one named twice counts once. */
+const groupHashesSchema = z
+	.array(groupHashSchema)
+	.min(1)
+	.max(OWNER_LIMITS.issueMutationHashes)
+	.transform((hashes) => [...new Set(hashes)]);
 const statusBodySchema = ignoringRule(z.object(statusFields));
-const bulkStatusBodySchema = ignoringRule(z.object({ ...statusFields, group_hashes: z.array(groupHashSchema).min(1).max(OWNER_LIMITS.issueMutationHashes) }));
+const bulkStatusBodySchema = ignoringRule(z.object({ ...statusFields, group_hashes: groupHashesSchema }));
+const bulkDeleteBodySchema = z.object({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
@@ -212,8 +219,20 @@ export async function readIssueTags(request: IRequest, env: Env): Promise<Respon
 export async function deleteIssue(request: IRequest, env: Env): Promise<Response> {
 	const { project_name } = parseBody(projectQuerySchema, request.query);
 	const { owner, groupHash } = await ownIssue(request, env, project_name);
-	const events = await projectCollectorFor(env, owner.keyId).deleteIssue(owner.keyId, groupHash);
+	const { events } = await projectCollectorFor(env, owner.keyId).deleteIssues(owner.keyId, [groupHash]);
 	return json({ deleted: 1, events });
+}
+
+/**
+ * DELETE /api/issues {project_name, group_hashes} → {deleted, events}: the issues named and every
+ * event of them, as Sentry's bulk delete; hashes of no issue of the project's count for nothing.
+ */
+export async function deleteIssues(request: IRequest, env: Env): Promise<Response> {
+	const { project_name, group_hashes } = parseBody(bulkDeleteBodySchema, await readJsonObject(request));
+	// Moved to D1 first, so every issue the owner was shown is there to count.
+	const owner = await ownKeyFlushed(env, (request as OwnerRequest).user.id, project_name);
+	const { issues, events } = await projectCollectorFor(env, owner.keyId).deleteIssues(owner.keyId, group_hashes);
+	return json({ deleted: issues, events });
 }
 
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });

@@ -12,14 +12,14 @@ import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, utcDateTime } from "../format";
-import { useDeleteIssue, useIssue, useSetIssueStatus } from "../queries";
+import { useDeleteIssues, useIssue, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
 function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; project: string; listLink: string }) {
 	const setStatus = useSetIssueStatus(project);
-	const remove = useDeleteIssue(project);
+	const remove = useDeleteIssues(project);
 	const navigate = useNavigate();
 	const actions = useRef<HTMLDivElement>(null);
 	const refocus = useRef(false);
@@ -54,7 +54,7 @@ function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; p
 			<ConfirmButton
 				question="Delete this issue and every event of it? This cannot be undone; an event like them that arrives later opens it again."
 				confirmLabel="Delete issue"
-				onConfirm={() => remove.mutate(issue.group_hash, { onSuccess: () => navigate(listLink) })}
+				onConfirm={() => remove.mutate([issue.group_hash], { onSuccess: () => navigate(listLink) })}
 				disabled={remove.isPending}
 			>
 				Delete…

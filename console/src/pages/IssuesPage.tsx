@@ -5,12 +5,13 @@ import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural } from "../format";
-import { useIssueFilterValues, useIssues, useSetIssueStatus } from "../queries";
+import { useDeleteIssues, useIssueFilterValues, useIssues, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
@@ -75,17 +76,20 @@ export function IssuesPage() {
 	const unknownProject = useUnknownProjectText(project);
 	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
 	const setStatus = useSetIssueStatus(project);
+	const remove = useDeleteIssues(project);
 	const selection = useSelection(
 		items.map((issue) => issue.group_hash),
 		JSON.stringify([project, filters]),
 	);
 	useEffect(() => lastUsed.project.set(project), [project]);
-	const none = selection.ids.length === 0 || setStatus.isPending;
+	const none = selection.ids.length === 0 || setStatus.isPending || remove.isPending;
 	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
+	const untick = (groupHashes: string[]) => () => selection.toggle(groupHashes, false);
 	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
 		const groupHashes = selection.ids;
-		setStatus.mutate({ groupHashes, status, ignoring }, { onSuccess: () => selection.toggle(groupHashes, false) });
+		setStatus.mutate({ groupHashes, status, ignoring }, { onSuccess: untick(groupHashes) });
 	};
+	const selected = selection.ids.length;
 
 	const set = (name: string, value: string) => change({ [name]: value });
 	const hours = last24Hours();
@@ -170,9 +174,22 @@ export function IssuesPage() {
 					<button type="button" disabled={none} onClick={() => act("open")}>
 						Reopen
 					</button>
+					<ConfirmButton
+						disabled={none}
+						question={
+							selected === 1
+								? "Delete 1 issue and every event of it? This cannot be undone; an event like them that arrives later opens it again."
+								: `Delete ${count(selected)} issues and every event of them? This cannot be undone; an event like theirs that arrives later opens its issue again.`
+						}
+						confirmLabel="Delete selected"
+						removes
+						onConfirm={() => remove.mutate(selection.ids, { onSuccess: untick(selection.ids) })}
+					>
+						Delete…
+					</ConfirmButton>
 				</SelectionBar>
 			)}
-			<ActionError error={setStatus.error} />
+			<ActionError error={setStatus.error ?? remove.error} />
 			{unknownProject ? (
 				<p className="muted empty">{unknownProject}</p>
 			) : (
