@@ -220,7 +220,7 @@ describe("owner console: analytics", () => {
 		await page.getByRole("link", { name: "Shop EU", exact: true }).waitFor();
 		expect(await page.getByText("shop.example.eu · tracking ID").isVisible()).toBe(true);
 		// Saved, and folded away.
-		expect(await page.getByRole("form", { name: "Settings of Shop EU" }).isVisible()).toBe(false);
+		await expect.poll(() => page.getByRole("form", { name: "Settings of Shop EU" }).isVisible()).toBe(false);
 
 		const collectFrom = (url_host: string) =>
 			fetch(`${worker.url}/api/collect`, {
