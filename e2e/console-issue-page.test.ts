@@ -119,6 +119,38 @@ describe("the event's tags", () => {
 	});
 });
 
+describe("stepping through its events", () => {
+	it("goes newest to oldest by when they happened, as Sentry's Newer and Older do, whenever they came", async () => {
+		const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+		// Sent in this order; one held for an hour and one for two, as an app offline sends them.
+		const { page, context, pageErrors } = await issuePage("steps", "10.97.0.9", [
+			crash({ type: "generic", handled: true }, { tags: { step: "an hour ago" }, timestamp: at(1) }),
+			crash({ type: "generic", handled: true }, { tags: { step: "now" } }),
+			crash({ type: "generic", handled: true }, { tags: { step: "two hours ago" }, timestamp: at(2) }),
+		]);
+		const steps = page.getByRole("navigation", { name: "Events of this issue" });
+		const button = (name: string) => steps.getByRole("button", { name });
+		expect(await tag(page, "step").textContent()).toBe("now");
+		expect(await steps.getByText("1 of the 3 newest").isVisible()).toBe(true);
+		expect([await button("Newest").isDisabled(), await button("‹ Newer").isDisabled()]).toEqual([true, true]);
+
+		await button("Older ›").click();
+		await expect.poll(() => tag(page, "step").textContent()).toBe("an hour ago");
+		expect(await page.locator("#event-heading").textContent()).toContain("received");
+		await button("Older ›").click();
+		await expect.poll(() => tag(page, "step").textContent()).toBe("two hours ago");
+		expect(await steps.getByText("3 of the 3 newest").isVisible()).toBe(true);
+		expect([await button("Older ›").isDisabled(), await button("Oldest").isDisabled()]).toEqual([true, true]);
+		await button("‹ Newer").click();
+		await expect.poll(() => tag(page, "step").textContent()).toBe("an hour ago");
+		await button("Newest").click();
+		await expect.poll(() => tag(page, "step").textContent()).toBe("now");
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("in a browser west of UTC", () => {
 	const utc = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 	const newYork = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "America/New_York" });

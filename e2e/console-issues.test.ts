@@ -43,7 +43,7 @@ afterAll(async () => {
 describe("owner console: issues", () => {
 	it("lists logged issues with their counts, shows one with its stack trace, and resolves it", async () => {
 		for (const [i, user] of ["ana@example.com", "bo@example.com", "ana@example.com"].entries()) {
-			// Each with the id its SDK gave it: the latest, the third, is 2222… and comes from a clock a day ahead.
+			// Each with the id its SDK gave it: the newest, the third, is 2222… and comes from a clock a day ahead.
 			const ahead = i === 2 ? { timestamp: new Date(Date.now() + 86_400_000).toISOString() } : {};
 			const res = await fetch(`${worker.url}/api/app-logs-ingest`, {
 				method: "POST",
@@ -156,7 +156,7 @@ describe("owner console: issues", () => {
 		await page.goto(`${worker.url}/issues/${project}?q=${uuid}&status=any`);
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await expect.poll(() => page.locator("#event-heading").textContent()).toContain(`ID ${"1".repeat(32)}`);
-		expect(await page.locator("#event-heading").textContent()).not.toContain("(latest)");
+		expect(await page.locator("#event-heading").textContent()).not.toContain("(newest)");
 		// The issue's own address, opened afresh, leads back to the plain list (the next test starts here).
 		await page.goto(page.url().split("?")[0]);
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();

@@ -17,6 +17,29 @@ import { issueLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
+/** Sentry's Newest / Newer / Older / Oldest: from one of the issue's events to the next, among those the page holds. */
+function EventSteps({ events, shown, onChoose }: { events: IssueDetailView["events"]; shown: IssueDetailView["events"][number]; onChoose: (id: string) => void }) {
+	const at = events.indexOf(shown);
+	const steps: [label: string, index: number][] = [
+		["Newest", 0],
+		["‹ Newer", at - 1],
+		["Older ›", at + 1],
+		["Oldest", events.length - 1],
+	];
+	return (
+		<nav className="row" aria-label="Events of this issue">
+			{steps.map(([label, index]) => (
+				<button key={label} type="button" disabled={index < 0 || index >= events.length || index === at} onClick={() => onChoose(events[index].id)}>
+					{label}
+				</button>
+			))}
+			<span className="muted small">
+				{count(at + 1)} of the {count(events.length)} newest
+			</span>
+		</nav>
+	);
+}
+
 function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; project: string; listLink: string }) {
 	const setStatus = useSetIssueStatus(project);
 	const remove = useDeleteIssues(project);
@@ -143,7 +166,7 @@ export function IssuePage() {
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
-								Event {event === data.events[0] ? "(latest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
+								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
 								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
 								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
 									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
@@ -159,6 +182,7 @@ export function IssuePage() {
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
 							{wantedEventId && !chosen && <p className="muted">Event {wantedEventId} is older than the newest events shown here; the newest is shown instead.</p>}
+							<EventSteps events={data.events} shown={event} onChoose={(id) => change({ event: id })} />
 							<EventDetail event={event} />
 						</>
 					)}
