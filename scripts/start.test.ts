@@ -70,6 +70,12 @@ describe("npm start", () => {
 		const tracker = await fetch(`${base}/t.js`);
 		expect(tracker.status).toBe(200);
 		expect(tracker.headers.get("content-type")).toMatch(/javascript/);
+		// The API's own root and an unknown path under it are the API's: a JSON 404, not a console page.
+		for (const path of ["/api", "/api/", "/api/nothing-here"]) {
+			const res = await fetch(`${base}${path}`);
+			expect(res.status, path).toBe(404);
+			expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
+		}
 	});
 
 	it("serves the API on the migrated database, with the admin token from the environment", async ({ expect }) => {
