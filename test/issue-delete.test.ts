@@ -127,10 +127,11 @@ describe("DELETE /api/issues", () => {
 			body({ group_hashes: [group_hash.slice(1)] }),
 			body({ group_hashes: [42] }),
 			body({ project_name: undefined }),
+			body({ group_hash: group_hash }),
 		]) {
 			const res = await deleteIssues(project.token, refused);
 			expect(res.status, JSON.stringify(refused).slice(0, 80)).toBe(400);
-			expect((await res.json<{ error: string }>()).error).toMatch(/group_hashes|project_name/);
+			expect((await res.json<{ error: string }>()).error).toMatch(/group_hashes|project_name|unknown member group_hash/);
 		}
 		const stranger = await ownerWithKey();
 		expect((await deleteIssues(stranger.token, body({}))).status).toBe(404);

@@ -53,6 +53,7 @@ describe("PATCH /api/issues", () => {
 			body({ group_hashes: [group_hash.slice(1)] }),
 			body({ group_hashes: [42] }),
 			body({ status: "closed" }),
+			body({ ignore_until_event: 10 }),
 			body({ project_name: undefined }),
 		];
 		for (const refused of refusals) {

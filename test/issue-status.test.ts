@@ -1,6 +1,7 @@
 // An issue's status as its owner sets it (PATCH /api/issues/:group_hash): resolved, ignored and
 // open again, the release an issue is resolved in, and the events that reopen it (a regression).
 import { describe, it } from "vitest";
+import { call } from "./helpers";
 import { ingestOk, issueOf, issuesOf, ownerWithLogKey, setIssueStatus } from "./logHelpers";
 
 type Json = Record<string, any>;
@@ -20,6 +21,20 @@ describe("PATCH /api/issues/:group_hash", () => {
 		}
 		expect((await setIssueStatus(owner.token, owner.projectName, "f".repeat(32), "resolved")).status).toBe(404);
 		expect((await setIssueStatus(owner.token, "no-such-project", group_hash, "resolved")).status).toBe(404);
+	});
+
+	it("refuses a member it does not know, naming it, rather than ignore it for good", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		// Misspelt: taken without it, the issue would be ignored for ever instead of 30 minutes.
+		const res = await call(`/api/issues/${group_hash}`, {
+			method: "PATCH",
+			token: owner.token,
+			json: { project_name: owner.projectName, status: "ignored", ignore_for_minute: 30 },
+		});
+		expect(res.status).toBe(400);
+		expect((await res.json<Json>()).error).toBe("Invalid request: unknown member ignore_for_minute");
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
 	it("a new event on a resolved issue reopens it (a regression)", async ({ expect }) => {

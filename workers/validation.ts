@@ -12,10 +12,15 @@ export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.outp
 	throw new HttpError(400, `Invalid request: ${problems.slice(0, 10).join("; ")}`);
 }
 
-/** A query's parameters: any other parameter (a misspelt filter) is a 400 that names it, not silently ignored. */
-export function queryParams<Shape extends z.ZodRawShape>(shape: Shape) {
-	return z.strictObject(shape, { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown parameter ${issue.keys.join(", ")}` : undefined) });
+function namedFields<Shape extends z.ZodRawShape>(shape: Shape, what: "parameter" | "member") {
+	return z.strictObject(shape, { error: (issue) => (issue.code === "unrecognized_keys" ? `unknown ${what} ${issue.keys.join(", ")}` : undefined) });
 }
+
+/** A query's parameters: any other parameter (a misspelt filter) is a 400 that names it, not silently ignored. */
+export const queryParams = <Shape extends z.ZodRawShape>(shape: Shape) => namedFields(shape, "parameter");
+
+/** A JSON body's members: any other member (a misspelt option, `ignore_for_minute`) is a 400 that names it, not silently ignored. */
+export const bodyMembers = <Shape extends z.ZodRawShape>(shape: Shape) => namedFields(shape, "member");
 
 /** One text parameter: given twice (`?page=/a&page=/b`) it is a 400 that says so. */
 export const queryText = () => z.string({ error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be text") });

@@ -31,7 +31,7 @@ import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { projectCollectorFor } from "../objects";
-import { limitParam, parseBody } from "../validation";
+import { bodyMembers, limitParam, parseBody } from "../validation";
 
 const groupHashSchema = z
 	.string()
@@ -90,9 +90,9 @@ const groupHashesSchema = z
 	.min(1)
 	.max(OWNER_LIMITS.issueMutationHashes)
 	.transform((hashes) => [...new Set(hashes)]);
-const statusBodySchema = ignoringRule(z.object(statusFields));
-const bulkStatusBodySchema = ignoringRule(z.object({ ...statusFields, group_hashes: groupHashesSchema }));
-const bulkDeleteBodySchema = z.object({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
+const statusBodySchema = ignoringRule(bodyMembers(statusFields));
+const bulkStatusBodySchema = ignoringRule(bodyMembers({ ...statusFields, group_hashes: groupHashesSchema }));
+const bulkDeleteBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
