@@ -146,7 +146,8 @@ describe("owner console", () => {
 			const res = await fetch(`${worker.url}/functions/v1/submit-feedback`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${rawKey}`, "content-type": "application/json" },
-				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: [PNG_1PX], app_version: "1.2.3", build: "b-77" }),
+				// The crash comes with two screenshots, told apart by their captions.
+				body: JSON.stringify({ type, title, description: "details", email: "ana@example.com", screenshots: type === "issue" ? [PNG_1PX, PNG_1PX] : [PNG_1PX], app_version: "1.2.3", build: "b-77" }),
 			});
 			expect(res.status).toBe(200);
 		}
@@ -157,7 +158,7 @@ describe("owner console", () => {
 		// Each item says who sent it and how many images it carries.
 		const crash = page.getByRole("listitem").filter({ has: page.getByRole("link", { name: "Crash on save" }) });
 		expect(await crash.getByText("from ana@example.com").isVisible()).toBe(true);
-		expect(await crash.getByText("1 image", { exact: true }).isVisible()).toBe(true);
+		expect(await crash.getByText("2 images", { exact: true }).isVisible()).toBe(true);
 		await checkPage("feedback");
 
 		await page.getByLabel("Type").selectOption("feature_request");
@@ -180,9 +181,10 @@ describe("owner console", () => {
 		expect(terms).toEqual(expect.arrayContaining(["Title", "Description", "Email", "App version", "build"]));
 		// The sender's address, an email field, is one click from a reply.
 		expect(await page.getByRole("link", { name: "ana@example.com" }).getAttribute("href")).toBe("mailto:ana@example.com");
-		const image = page.getByRole("img", { name: "Screenshots of Crash on save" });
+		const image = page.getByRole("img", { name: "Screenshots, 2 of 2 of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+		expect(await page.locator("figcaption").allTextContents()).toEqual(["Screenshots, 1 of 2", "Screenshots, 2 of 2"]);
 		await checkPage("feedback-detail");
 		await page.getByRole("link", { name: "← All feedback" }).click();
 

@@ -168,12 +168,17 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			</dl>
 			{item.attachments.length > 0 && (
 				<div className="attachments">
-					{item.attachments.map((a) => (
-						<figure key={a.id}>
-							<Attachment url={a.url} label={`${labelOf(a.field)} of ${title}`} full />
-							<figcaption className="muted">{labelOf(a.field)}</figcaption>
-						</figure>
-					))}
+					{item.attachments.map((a) => {
+						// A field's images are told apart by their place among its own: "Screenshots, 2 of 3".
+						const ofField = item.attachments.filter((other) => other.field === a.field);
+						const caption = ofField.length > 1 ? `${labelOf(a.field)}, ${ofField.indexOf(a) + 1} of ${ofField.length}` : labelOf(a.field);
+						return (
+							<figure key={a.id}>
+								<Attachment url={a.url} label={`${caption} of ${title}`} full />
+								<figcaption className="muted">{caption}</figcaption>
+							</figure>
+						);
+					})}
 				</div>
 			)}
 			<ActionError error={setStatus.error ?? remove.error} />
