@@ -176,6 +176,10 @@ describe("owner console: analytics", () => {
 		const pricing = page.getByRole("region", { name: "Read by AI, viewed by people" }).getByRole("row", { name: /^\/pricing/ });
 		await pricing.waitFor();
 		expect(await pricing.getByRole("cell").allTextContents()).toEqual(["/pricingGPTBot 1", "1", "1", "1"]);
+		// The two cards of crawlers and paths share the width between them, leaving no empty column.
+		const row = await page.locator(".breakdowns").boundingBox();
+		const paths = await page.getByRole("region", { name: "Paths" }).boundingBox();
+		expect(Math.abs(paths!.x + paths!.width - (row!.x + row!.width))).toBeLessThan(2);
 		await checkPage("crawlers");
 	});
 
