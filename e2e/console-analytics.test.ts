@@ -74,8 +74,8 @@ describe("owner console: analytics", () => {
 		expect(await page.getByText("signup · plan = pro").isVisible()).toBe(true);
 		await checkPage("dashboard");
 
-		// A list as CSV, with the file name the API gives it.
-		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages" }).click()]);
+		// A list as CSV, with the file name the API gives it; its button names the card it belongs to.
+		const [download] = await Promise.all([page.waitForEvent("download"), pages.getByRole("button", { name: "Download CSV of Top pages in Pages", exact: true }).click()]);
 		// Named after the site's domain and the period's first and last day.
 		expect(download.suggestedFilename()).toMatch(/^shop\.example-pages-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
 		const csv = await readFile(await download.path(), "utf8");
@@ -83,7 +83,7 @@ describe("owner console: analytics", () => {
 
 		// A source filters the whole page to the visits that came from it, and opens on the referrer
 		// URLs behind it (host and path), which stay in the URL with the filter.
-		await sources.getByRole("button", { name: "Sources" }).click();
+		await sources.getByRole("button", { name: "Sources", exact: true }).click();
 		await sources.getByRole("button", { name: "Google" }).click();
 		await expect.poll(() => page.getByTestId("figure-Visitors").locator(".value").textContent()).toBe("1");
 		expect(page.url()).toContain("source=Google");

@@ -140,7 +140,8 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 					The top {rows.length} of more{tab.download ? "; the CSV holds every one" : ""}.
 				</p>
 			)}
-			{tab.download && tab.rows.length > 0 && <DownloadButton title={tab.title} download={tab.download} />}
+			{/* Named by its card too when the card has tabs: the Campaigns card's Source is not the Sources card's. */}
+			{tab.download && tab.rows.length > 0 && <DownloadButton title={tabs.length === 1 ? tab.title : `${tab.title} in ${heading}`} download={tab.download} />}
 		</section>
 	);
 }
