@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, it, vi } from "vitest";
 import { EVENT_TIME_BACKFILL } from "../domain/logs/logStore";
 import { withoutComments } from "./helpers";
-import { ingestOk, issueOf, issuesOf, ownerWithLogKey, storedEvents } from "./logHelpers";
+import { ingestOk, issueOf, issuesOf, listIssues, ownerWithLogKey, storedEvents } from "./logHelpers";
 import { eventEnvelope, nodeEvent, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
@@ -108,6 +108,45 @@ describe("an issue's times are its events' own", () => {
 		expect(await seen("a clock a little ahead", now + MINUTE)).toMatchObject({ first_seen: iso(now), last_seen: iso(now) });
 		// The events keep the timestamps they were sent with.
 		expect((await storedEvents(owner.keyId)).map((e) => e.event.timestamp).sort()).toEqual([now - 30 * DAY - 1, now - 30 * DAY, now + MINUTE].map(iso).sort());
+	});
+});
+
+describe("the list within a period (period=), as Sentry's issue stream's time range", () => {
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it("keeps the issues last seen within it, by when their events happened, in an environment by their figures there", async ({ expect }) => {
+		const now = holdClock();
+		const owner = await ownerWithLogKey();
+		const send = (message: string, at: number, environment = "production") => ingestOk(owner.rawKey, { message, environment, timestamp: iso(at) });
+		const { group_hash: hour } = await send("half an hour ago", now - HOUR / 2);
+		const { group_hash: edge } = await send("exactly a day ago", now - DAY);
+		const { group_hash: older } = await send("a day and a millisecond ago", now - DAY - 1);
+		const { group_hash: week } = await send("six days ago", now - 6 * DAY);
+		// Seen in staging an hour ago (exactly the last hour's edge), in production six days ago.
+		await send("six days ago", now - HOUR, "staging");
+		const hashes = async (query: Record<string, string>) => (await issuesOf(owner, query)).map((i) => i.group_hash);
+
+		expect(await hashes({ period: "1h" })).toEqual([hour, week]);
+		expect(await hashes({ period: "24h" })).toEqual([hour, week, edge]);
+		expect(await hashes({ period: "7d" })).toEqual([hour, week, edge, older]);
+		expect(await hashes({ period: "24h", sort: "first_seen" })).toEqual([hour, edge, week]);
+		expect(await hashes({ period: "24h", environment: "production" })).toEqual([hour, edge]);
+		expect(await hashes({ period: "24h", environment: "staging" })).toEqual([week]);
+		// Paged, it stays within the period.
+		const first = await listIssues(owner.token, { project_name: owner.projectName, period: "24h", limit: "2" });
+		const page = await first.json<Json>();
+		expect(page.issues.map((i: Json) => i.group_hash)).toEqual([hour, week]);
+		const next = await listIssues(owner.token, { project_name: owner.projectName, period: "24h", limit: "2", cursor: page.next_cursor });
+		expect((await next.json<Json>()).issues.map((i: Json) => i.group_hash)).toEqual([edge]);
+	});
+
+	it.for(["", "2h", "24H", "90", "365d"])("period %j is a 400 naming the periods", async (period, { expect }) => {
+		const owner = await ownerWithLogKey();
+		const res = await listIssues(owner.token, { project_name: owner.projectName, period });
+		expect(res.status).toBe(400);
+		expect((await res.json<Json>()).error).toContain("period");
 	});
 });
 

@@ -116,6 +116,23 @@ describe.each([
 			expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments)\b/);
 		});
 
+		// Sorted otherwise, SQLite walks that order's index checking each issue's last seen, or sorts the
+		// issues of the period's range (all of them at worst): either way never a scan.
+		it.for([undefined, "production"])("issues seen within a period (environment %s): a range of the last-seen index", async (environment, { expect }) => {
+			const [table, index] = environment ? ["log_issue_environments", "log_issue_environments_key_env_last_seen_idx"] : ["log_issues", "log_issues_key_last_seen_idx"];
+			for (const sort of ISSUE_SORTS) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, sort, seenSince: 1, limit: 101 }).toSQL();
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+				const steps = results.map((row) => row.detail).join("\n");
+				if (sort === "last_seen") {
+					expect(steps).toMatch(new RegExp(`SEARCH ${table} USING INDEX ${index} \\(key_id=\\?${environment ? " AND environment=\\?" : ""} AND last_seen>\\?\\)`));
+					expect(steps).not.toMatch(/TEMP B-TREE/);
+				}
+				expect(steps, sort).toMatch(new RegExp(`SEARCH ${table} USING INDEX`));
+				expect(steps, sort).not.toMatch(/SCAN (log_issues|log_issue_environments)\b/);
+			}
+		});
+
 		it("a search by an event's own id: its issue found by one search of the event id index, never a scan of the key's events", async ({ expect }) => {
 			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { q: "a".repeat(32), limit: 101 }).toSQL();
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();

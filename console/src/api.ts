@@ -19,6 +19,7 @@ export {
 	clientEventIdOf,
 	handledOf,
 	type IgnoreCondition,
+	type IssuePeriod,
 	ISSUE_STATUSES,
 	type IssueDetailView,
 	type IssueEventView,
@@ -85,6 +86,7 @@ export interface IssueFilters {
 	q?: string;
 	sort?: string;
 	user?: string;
+	period?: string;
 }
 
 /** Statistics queries: a range, optional filters, the rows per list and `compare=previous`. */

@@ -85,6 +85,10 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
 }
 
+/** The issue list's periods, as Sentry's issue stream offers them: issues last seen within so long before now. */
+export const ISSUE_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000, "30d": 30 * 86_400_000, "90d": 90 * 86_400_000 } as const;
+export type IssuePeriod = keyof typeof ISSUE_PERIODS;
+
 /** Orders of the issue list: most recently seen, newest, most events. */
 export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];

@@ -34,6 +34,8 @@ export interface IssueFilters {
 	user?: string;
 	/** Only the id, or only the email, must match `user`. */
 	user_field?: UserField;
+	/** Only issues last seen (in `environment`, when given) at or after this time (ms). */
+	seenSince?: number;
 	after?: IssuePosition;
 	limit?: number;
 }
@@ -89,6 +91,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 	const sort = filters.sort ?? "last_seen";
 	const { environment, after } = filters;
 	const columns = (environment === undefined ? SORT_COLUMNS : ENVIRONMENT_SORT_COLUMNS)[sort];
+	const lastSeen = environment === undefined ? logIssues.lastSeen : logIssueEnvironments.lastSeen;
 	const conditions = and(
 		eq(logIssues.userId, owner.userId),
 		filters.status ? eq(logIssues.status, filters.status) : undefined,
@@ -107,6 +110,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 				)
 			: undefined,
 		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
+		filters.seenSince !== undefined ? sql`${lastSeen} >= ${filters.seenSince}` : undefined,
 		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
 	);
 	const order = columns.map((column) => desc(column));

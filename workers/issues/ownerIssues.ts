@@ -1,6 +1,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
+	ISSUE_PERIODS,
 	ISSUE_SORTS,
 	ISSUE_STATUSES,
 	parseIssueSearch,
@@ -57,6 +58,7 @@ const listQuerySchema = z
 		q: z.string().trim().max(200).optional(),
 		sort: z.enum(ISSUE_SORTS).default("last_seen"),
 		user: z.string().trim().min(1).max(500).optional(),
+		period: z.enum(Object.keys(ISSUE_PERIODS) as [keyof typeof ISSUE_PERIODS]).optional(),
 		limit: limitParam(OWNER_LIMITS.issueList).default(OWNER_LIMITS.issueList),
 		cursor: issueCursorSchema.optional(),
 	})
@@ -126,7 +128,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 }
 
 /**
- * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=
+ * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=
  * → {issues, next_cursor}: `limit` issues (default and at most 1,000), most recently seen first
  * unless sorted by first seen or count, each with its last 24 hours' hourly counts; `next_cursor`
  * (null on the last page) reads on from the last of them, in the same sort. With `environment`,
@@ -135,10 +137,10 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
+	const { project_name, cursor, limit, q, period, ...given } = parseBody(listQuerySchema, request.query);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const { text, ...searched } = q ? parseIssueSearch(q) : {};
-	const filters = { ...given, ...searched, q: text };
+	const filters = { ...given, ...searched, q: text, seenSince: period && Date.now() - ISSUE_PERIODS[period] };
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	// One more than asked says whether another page follows.
 	const rows = await selectIssues(env, owner, { ...filters, after: cursor, limit: limit + 1 });

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssueStatus, parseIssueSearch } from "../api";
+import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
 import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
@@ -55,7 +55,17 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release"> = new Set(["status", "environment", "release"]);
 
 /** Everything the list's address can choose: Clear puts each back to its default (open issues, last seen first). */
-const CHOICES = ["q", "environment", "release", "status", "sort"] as const;
+const CHOICES = ["q", "environment", "release", "status", "sort", "period"] as const;
+
+/** The periods an issue may have been last seen in, as Sentry's issue stream offers them. */
+const PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
+	["1h", "Last hour"],
+	["24h", "Last 24 hours"],
+	["7d", "Last 7 days"],
+	["14d", "Last 14 days"],
+	["30d", "Last 30 days"],
+	["90d", "Last 90 days"],
+];
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
@@ -69,6 +79,7 @@ export function IssuesPage() {
 		release: search.get("release") ?? undefined,
 		q: search.get("q") ?? undefined,
 		sort: search.get("sort") ?? undefined,
+		period: search.get("period") ?? undefined,
 	};
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
@@ -95,7 +106,7 @@ export function IssuesPage() {
 	const hours = last24Hours();
 	// Filtered by environment, each issue's figures are its figures there (as Sentry shows them).
 	const scope = filters.environment ? ` in ${shortName(filters.environment)}` : "";
-	const filtered = search.has("q") || search.has("environment") || search.has("release") || status !== "open";
+	const filtered = search.has("q") || search.has("environment") || search.has("release") || search.has("period") || status !== "open";
 	// A search by the id an SDK gave an event opens that event on the issue's page.
 	const searchedEvent = clientEventIdOf(filters.q?.trim());
 
@@ -133,6 +144,17 @@ export function IssuesPage() {
 				</label>
 				<NameFilter label="Environment" all="All environments" names={names.data?.environments ?? []} value={filters.environment ?? ""} onChange={(v) => set("environment", v)} />
 				<NameFilter label="Release" all="All releases" names={names.data?.releases ?? []} value={filters.release ?? ""} onChange={(v) => set("release", v)} />
+				<label className="inline">
+					Seen in
+					<select value={filters.period ?? ""} onChange={(e) => set("period", e.target.value)}>
+						<option value="">Any time</option>
+						{PERIODS.map(([value, label]) => (
+							<option key={value} value={value}>
+								{label}
+							</option>
+						))}
+					</select>
+				</label>
 				<label className="inline">
 					Sort by
 					<select value={search.get("sort") ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
