@@ -41,6 +41,13 @@ describe("the issue list's period", () => {
 		await expect.poll(titles).toEqual(["today's bug", "last week's bug"]);
 		await page.getByRole("button", { name: "Clear" }).click();
 		await expect.poll(() => new URL(page.url()).searchParams.has("period")).toBe(false);
+
+		// Sentry's lastSeen: typed in the search sets the filter, which then shows it.
+		await page.getByRole("searchbox").fill("lastSeen:-24h");
+		await page.getByRole("button", { name: "Search" }).click();
+		await expect.poll(titles).toEqual(["today's bug"]);
+		expect(await page.getByLabel("Seen in").inputValue()).toBe("24h");
+		expect(await page.getByRole("searchbox").inputValue()).toBe("");
 		await context.close();
 	});
 });

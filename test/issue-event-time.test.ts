@@ -142,6 +142,26 @@ describe("the list within a period (period=), as Sentry's issue stream's time ra
 		expect((await next.json<Json>()).issues.map((i: Json) => i.group_hash)).toEqual([edge]);
 	});
 
+	it("q takes Sentry's lastSeen:-24h, and firstSeen: or age: for the issues new in a period; another span stays text", async ({ expect }) => {
+		const now = holdClock();
+		const owner = await ownerWithLogKey();
+		const send = (message: string, at: number) => ingestOk(owner.rawKey, { message, timestamp: iso(at) });
+		const { group_hash: fresh } = await send("new today", now - HOUR);
+		const { group_hash: back } = await send("back today", now - 5 * DAY);
+		await send("back today", now - 2 * HOUR);
+		const { group_hash: old } = await send("quiet since last week", now - 5 * DAY);
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(owner, { q, ...query })).map((i) => i.group_hash);
+
+		expect(await found("lastSeen:-24h")).toEqual([fresh, back]);
+		expect(await found("firstSeen:-24h")).toEqual([fresh]);
+		expect(await found("age:-24H today")).toEqual([fresh]);
+		expect(await found("firstSeen:-7d lastSeen:24h")).toEqual([fresh, back]);
+		// The search wins over the parameter of the same name.
+		expect(await found("lastSeen:-7d", { period: "1h" })).toEqual([fresh, back, old]);
+		// A span the list has no period for is searched as text, and no title holds it.
+		expect(await found("lastSeen:-3d")).toEqual([]);
+	});
+
 	it.for(["", "2h", "24H", "90", "365d"])("period %j is a 400 naming the periods", async (period, { expect }) => {
 		const owner = await ownerWithLogKey();
 		const res = await listIssues(owner.token, { project_name: owner.projectName, period });

@@ -23,6 +23,10 @@ export function handledOf(event: Pick<LogEvent, "exception" | "chained_exception
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 
+/** The issue list's periods, as Sentry's issue stream offers them: issues last seen within so long before now. */
+export const ISSUE_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000, "30d": 30 * 86_400_000, "90d": 90 * 86_400_000 } as const;
+export type IssuePeriod = keyof typeof ISSUE_PERIODS;
+
 /** What a Sentry search (`is:unresolved level:error checkout`) asks of the issue list. */
 export interface IssueSearch {
 	status?: IssueStatus;
@@ -34,6 +38,10 @@ export interface IssueSearch {
 	user?: string;
 	/** Which of the user's fields `user` must match (Sentry's `user.id:`, `user.email:`); either when absent. */
 	user_field?: UserField;
+	/** Last seen within this period (Sentry's `lastSeen:-24h`), as the list's `period`. */
+	period?: IssuePeriod;
+	/** First seen within this period (Sentry's `firstSeen:-24h` or `age:-24h`): issues new in it. */
+	first_seen_period?: IssuePeriod;
 	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
 	text?: string;
 }
@@ -48,7 +56,13 @@ export interface IgnoreCondition {
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
-const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email|lastseen|firstseen|age):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+
+/** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
+function periodOf(value: string): IssuePeriod | null {
+	const period = value.replace(/^-/, "").toLowerCase();
+	return Object.hasOwn(ISSUE_PERIODS, period) ? (period as IssuePeriod) : null;
+}
 
 /** The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text. */
 function searchField(key: string, value: string): Partial<IssueSearch> | null {
@@ -58,6 +72,10 @@ function searchField(key: string, value: string): Partial<IssueSearch> | null {
 		return Object.hasOwn(IS_STATUS, is) ? { status: IS_STATUS[is] } : null;
 	}
 	if (value === "") return null;
+	if (key === "lastseen" || key === "firstseen" || key === "age") {
+		const period = periodOf(value);
+		return period && (key === "lastseen" ? { period } : { first_seen_period: period });
+	}
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
 	if (key === "user") return { user: value };
 	return { user: value, user_field: key === "user.id" ? "id" : "email" };
@@ -66,7 +84,8 @@ function searchField(key: string, value: string): Partial<IssueSearch> | null {
 /**
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
- * `release:`, `user:`, `user.id:`, `user.email:`, values quoted when they hold spaces), and the
+ * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
+ * with one of the list's periods, values quoted when they hold spaces), and the
  * rest as text. Any other `key:value` (a URL, a title such as `TypeError: x`) stays text, and so
  * do the keys of fields not in `only` when it is given.
  */
@@ -84,10 +103,6 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 	const rest = text.trim();
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
 }
-
-/** The issue list's periods, as Sentry's issue stream offers them: issues last seen within so long before now. */
-export const ISSUE_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000, "30d": 30 * 86_400_000, "90d": 90 * 86_400_000 } as const;
-export type IssuePeriod = keyof typeof ISSUE_PERIODS;
 
 /** Orders of the issue list: most recently seen, newest, most events. */
 export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;

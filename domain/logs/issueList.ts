@@ -36,6 +36,8 @@ export interface IssueFilters {
 	user_field?: UserField;
 	/** Only issues last seen (in `environment`, when given) at or after this time (ms). */
 	seenSince?: number;
+	/** Only issues first seen (in `environment`, when given) at or after this time (ms): new since then. */
+	firstSeenSince?: number;
 	after?: IssuePosition;
 	limit?: number;
 }
@@ -91,7 +93,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 	const sort = filters.sort ?? "last_seen";
 	const { environment, after } = filters;
 	const columns = (environment === undefined ? SORT_COLUMNS : ENVIRONMENT_SORT_COLUMNS)[sort];
-	const lastSeen = environment === undefined ? logIssues.lastSeen : logIssueEnvironments.lastSeen;
+	const seen = environment === undefined ? logIssues : logIssueEnvironments;
 	const conditions = and(
 		eq(logIssues.userId, owner.userId),
 		filters.status ? eq(logIssues.status, filters.status) : undefined,
@@ -110,7 +112,8 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 				)
 			: undefined,
 		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
-		filters.seenSince !== undefined ? sql`${lastSeen} >= ${filters.seenSince}` : undefined,
+		filters.seenSince !== undefined ? sql`${seen.lastSeen} >= ${filters.seenSince}` : undefined,
+		filters.firstSeenSince !== undefined ? sql`${seen.firstSeen} >= ${filters.firstSeenSince}` : undefined,
 		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
 	);
 	const order = columns.map((column) => desc(column));

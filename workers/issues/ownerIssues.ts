@@ -8,6 +8,7 @@ import {
 	type IssueDetailView,
 	type IssueFilterValuesView,
 	type IssuePageView,
+	type IssuePeriod,
 	type IssueSort,
 	type IssueStatus,
 	type IssueView,
@@ -137,13 +138,14 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
  */
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	const { project_name, cursor, limit, q, period, ...given } = parseBody(listQuerySchema, request.query);
+	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const { text, ...searched } = q ? parseIssueSearch(q) : {};
-	const filters = { ...given, ...searched, q: text, seenSince: period && Date.now() - ISSUE_PERIODS[period] };
+	const { period, first_seen_period, ...filters } = { ...given, ...searched, q: text };
+	const since = (within?: IssuePeriod) => within && Date.now() - ISSUE_PERIODS[within];
 	const owner = await ownKeyFlushed(env, user.id, project_name);
 	// One more than asked says whether another page follows.
-	const rows = await selectIssues(env, owner, { ...filters, after: cursor, limit: limit + 1 });
+	const rows = await selectIssues(env, owner, { ...filters, seenSince: since(period), firstSeenSince: since(first_seen_period), after: cursor, limit: limit + 1 });
 	const issues = rows.slice(0, limit);
 	const hourly = await hourlyCountsOf(
 		env,

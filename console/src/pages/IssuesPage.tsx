@@ -52,7 +52,7 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 }
 
 /** The keys of a Sentry search that the filters above the list stand for. */
-const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release"> = new Set(["status", "environment", "release"]);
+const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release" | "period"> = new Set(["status", "environment", "release", "period"]);
 
 /** Everything the list's address can choose: Clear puts each back to its default (open issues, last seen first). */
 const CHOICES = ["q", "environment", "release", "status", "sort", "period"] as const;
@@ -112,15 +112,18 @@ export function IssuesPage() {
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
-		const typed = String(new FormData(event.currentTarget).get("q") ?? "").trim();
-		// Sentry's is:, environment: and release: set the filters above, which then show them; the
+		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		// Sentry's is:, environment:, release: and lastSeen: set the filters above, which then show them; the
 		// rest (text, level:, is:unhandled, user:) is searched as typed.
-		const { text, status: searched, environment, release } = parseIssueSearch(typed, SEARCH_FILTERS);
+		const { text, status: searched, environment, release, period } = parseIssueSearch(box.value.trim(), SEARCH_FILTERS);
+		// The box keeps only what is left, also when that leaves the address's search as it was.
+		box.value = text ?? "";
 		change({
 			q: text ?? "",
 			...(searched && { status: searched === "open" ? "" : searched }),
 			...(environment && { environment }),
 			...(release && { release }),
+			...(period && { period }),
 		});
 	}
 
