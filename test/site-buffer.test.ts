@@ -109,7 +109,8 @@ describe("an owner's change applies at once in the isolate that served it", () =
 	});
 });
 
-describe("the collector decides again when a batch arrives", () => {
+// Batches of 6,000 take a second or two alone and many times that on a loaded machine.
+describe("the collector decides again when a batch arrives", { timeout: 60_000 }, () => {
 	it("a batch past the site's window stores the window and drops the excess: 6,000 of 6,001 events, 6,000 of 6,001 visits", async ({ expect }) => {
 		const { site } = await ownerWithSite();
 		const events = Array.from({ length: COLLECT_RATE.normal.perSite + 1 }, () => bufferedEvent());
