@@ -25,6 +25,9 @@ export default defineConfig({
 				test: {
 					name: "workers",
 					include: ["test/**/*.test.ts"],
+					// Many tests seed thousands of rows: a second alone, many on a shared and loaded machine
+					// (vitest's 5 s default failed such tests in fresh-clone runs). A real hang still fails.
+					testTimeout: 30_000,
 					setupFiles: ["./test/apply-migrations.ts"],
 					// The Worker imports the built tracker (GET /t.js); the symbolication tests import the
 					// minified shop and its source maps.
