@@ -18,6 +18,8 @@
  *     POST   /api/auth/login                       {email, password} → {token, user}
  *     GET    /api/auth/me                          → {user}
  *     POST   /api/auth/logout                      → 204
+ *     POST   /api/auth/logout-others               → {signed_out_sessions}
+ *     POST   /api/auth/password                    {current_password, new_password} → {user, signed_out_sessions}
  *     POST   /api/admin/users/plan                 ADMIN_TOKEN: {email, plan, trial_ends_at}
  *
  *   Owner (session with Pro or trial access)
@@ -75,7 +77,7 @@
  * Scheduled (the cron trigger in wrangler.toml): the clean-up of expired data and sessions.
  */
 import { type IRequest, Router } from "itty-router";
-import { setUserPlan, signIn, signOut, signUp, whoAmI } from "./auth/accounts";
+import { changeOwnPassword, setUserPlan, signIn, signOut, signOutOthers, signUp, whoAmI } from "./auth/accounts";
 import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
 import { serveTracker } from "./collect/serveTracker";
@@ -154,6 +156,8 @@ router
 	.post("/api/auth/login", signIn)
 	.get("/api/auth/me", requireOwner, whoAmI)
 	.post("/api/auth/logout", signOut)
+	.post("/api/auth/logout-others", requireOwner, signOutOthers)
+	.post("/api/auth/password", requireOwner, changeOwnPassword)
 	.post("/api/admin/users/plan", setUserPlan)
 
 	.get("/api/feedback-keys", ...ownerWithAccess, listKeys)

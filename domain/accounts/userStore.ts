@@ -2,7 +2,7 @@
  * The users and sessions tables: accounts, their plan and trial, and signed-in sessions (stored
  * only as the SHA-256 of the token).
  */
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, eq, gt, lt, ne } from "drizzle-orm";
 import { sessions, users } from "../../schema";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 
@@ -62,6 +62,32 @@ export async function findSessionUser(env: Env, tokenHash: string): Promise<User
 
 export async function deleteSession(env: Env, tokenHash: string): Promise<void> {
 	await database(env).delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+}
+
+/** Deletes every session of the user but `keptTokenHash`'s. */
+function otherSessionsDelete(db: ReturnType<typeof database>, userId: string, keptTokenHash: string) {
+	return db
+		.delete(sessions)
+		.where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, keptTokenHash)))
+		.returning({ expiresAt: sessions.expiresAt });
+}
+
+/** How many of the deleted sessions still signed someone in: expired ones were over already. */
+const stillValid = (deleted: { expiresAt: Date }[], now = Date.now()) => deleted.filter((session) => session.expiresAt.getTime() > now).length;
+
+/** Signs the user out everywhere but the session `keptTokenHash`; how many live sessions ended. */
+export async function deleteOtherSessions(env: Env, userId: string, keptTokenHash: string): Promise<number> {
+	return stillValid(await otherSessionsDelete(database(env), userId, keptTokenHash));
+}
+
+/**
+ * A new password, and every session but `keptTokenHash`'s ended with it in one batch: a session
+ * someone opened with the old password never outlives the change. How many live sessions ended.
+ */
+export async function changePassword(env: Env, userId: string, passwordHash: string, keptTokenHash: string): Promise<number> {
+	const db = database(env);
+	const [, deleted] = await db.batch([db.update(users).set({ passwordHash }).where(eq(users.id, userId)), otherSessionsDelete(db, userId, keptTokenHash)]);
+	return stillValid(deleted);
 }
 
 export const DELETE_EXPIRED_SESSIONS = expiredRowsDelete("sessions", "expires_at");

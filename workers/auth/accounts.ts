@@ -1,16 +1,17 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { SessionView } from "../../domain/api/accounts";
-import { deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
-import { DUMMY_PASSWORD_HASH, hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings, verifyPassword } from "../../domain/crypto";
+import { changePassword, deleteOtherSessions, deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
+import { hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings } from "../../domain/crypto";
 import { ACCOUNT_RATE } from "../../domain/limits";
-import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject, tooManyRequests } from "../http";
+import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { listOwnSites } from "../../domain/sites/siteStore";
-import { keysChanged, rateLimiterFor, siteCollectorFor } from "../objects";
+import { keysChanged, siteCollectorFor } from "../objects";
 import { siteChangedHere } from "../sites/siteBuffer";
 import { listOwnKeys } from "../../domain/keys/keyStore";
-import { enforceRateLimits, type Refund } from "../rateLimit";
-import { parseBody } from "../validation";
+import { enforceRateLimits } from "../rateLimit";
+import { bodyMembers, parseBody } from "../validation";
+import { checkPassword } from "./passwordCheck";
 import { type OwnerRequest, publicUser } from "./session";
 
 const email = z
@@ -20,10 +21,11 @@ const email = z
 	.pipe(z.email("must be a valid email address"))
 	.transform((value) => value.toLowerCase());
 
-const credentialsSchema = z.object({
-	email,
-	password: z.string().min(8, "must be at least 8 characters").max(1024, "must be at most 1024 characters"),
-});
+/** A password an account may take; one to check against a stored hash need only be text of at most 1,024 characters. */
+const newPassword = z.string().min(8, "must be at least 8 characters").max(1024, "must be at most 1024 characters");
+const givenPassword = z.string().max(1024, "must be at most 1024 characters");
+
+const credentialsSchema = z.object({ email, password: newPassword });
 
 async function startSession(env: Env, user: User): Promise<SessionView> {
 	const token = randomSecret("svcs_");
@@ -42,44 +44,12 @@ export async function signUp(request: IRequest, env: Env): Promise<Response> {
 
 /** POST /api/auth/login {email, password} → 200 {token, user} */
 export async function signIn(request: IRequest, env: Env): Promise<Response> {
-	const input = parseBody(credentialsSchema.extend({ password: z.string().max(1024) }), await readJsonObject(request));
-	const refundAttempt = await throttleSignIn(env, clientIp(request), input.email);
+	const input = parseBody(credentialsSchema.extend({ password: givenPassword }), await readJsonObject(request));
 	const user = await findUserByEmail(env, input.email);
-	// Verify against a dummy hash for unknown emails so timing does not reveal which exist.
-	const valid = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-	if (!user || !valid) {
-		await rateLimiterFor(env, `login:${input.email}`).hit([ACCOUNT_RATE.loginFailuresPerAccount]);
-		throw new HttpError(401, "Wrong email or password");
-	}
-	await refundAttempt();
+	// Checked for an unknown email too: it counts as a failure and takes as long as a wrong password.
+	const valid = await checkPassword(env, clientIp(request), input.email, input.password, user?.passwordHash);
+	if (!user || !valid) throw new HttpError(401, "Wrong email or password");
 	return jsonWithSecret(await startSession(env, user));
-}
-
-/**
- * Sign-in throttling throttles the guesser, not the owner. Each attempt takes a hit from its
- * address's window (50 per 15 minutes) and from its address-and-account window (10), given back
- * when the password is right, so they count failures. Failures for the account from everywhere
- * (100) stop only the addresses that have failed for it themselves: a correct password from a
- * clean address always gets through.
- */
-async function throttleSignIn(env: Env, ip: string, email: string): Promise<Refund> {
-	const hadFailures = (await rateLimiterFor(env, `login:${ip}:${email}`).peek(ACCOUNT_RATE.loginFailuresPerAddress)).used > 0;
-	const refund = await enforceRateLimits(
-		env,
-		[
-			{ subject: `ip:${ip}`, windows: [ACCOUNT_RATE.loginFailuresPerIp] },
-			{ subject: `login:${ip}:${email}`, windows: [ACCOUNT_RATE.loginFailuresPerAddress] },
-		],
-		"Too many failed sign-ins",
-	);
-	if (hadFailures) {
-		const account = await rateLimiterFor(env, `login:${email}`).peek(ACCOUNT_RATE.loginFailuresPerAccount);
-		if (account.used >= ACCOUNT_RATE.loginFailuresPerAccount.limit) {
-			await refund();
-			throw tooManyRequests(account.retryAfterSeconds, "Too many failed sign-ins for this account");
-		}
-	}
-	return refund;
 }
 
 /** GET /api/auth/me → {user} */
@@ -90,6 +60,33 @@ export async function signOut(request: IRequest, env: Env): Promise<Response> {
 	const token = bearerToken(request);
 	if (token) await deleteSession(env, await sha256Hex(token));
 	return new Response(null, { status: 204 });
+}
+
+const passwordChangeSchema = bodyMembers({ current_password: givenPassword, new_password: newPassword }).refine(
+	(input) => input.new_password !== input.current_password,
+	{ path: ["new_password"], message: "must differ from current_password" },
+);
+
+/**
+ * POST /api/auth/password {current_password, new_password} → 200 {user, signed_out_sessions}.
+ * The current password is checked as a sign-in is, failures counted in the same windows; a wrong
+ * one is 403, not 401, because the session itself is good. Every other session ends: whoever
+ * learnt the old password is signed out with it.
+ */
+export async function changeOwnPassword(request: IRequest, env: Env): Promise<Response> {
+	const { user, sessionHash } = request as OwnerRequest;
+	const input = parseBody(passwordChangeSchema, await readJsonObject(request));
+	if (!(await checkPassword(env, clientIp(request), user.email, input.current_password, user.passwordHash))) {
+		throw new HttpError(403, "The current password is wrong");
+	}
+	const signedOut = await changePassword(env, user.id, await hashPassword(input.new_password), sessionHash);
+	return jsonWithSecret({ user: publicUser(user), signed_out_sessions: signedOut });
+}
+
+/** POST /api/auth/logout-others → 200 {signed_out_sessions}: every session of the owner but this one ends. */
+export async function signOutOthers(request: IRequest, env: Env): Promise<Response> {
+	const { user, sessionHash } = request as OwnerRequest;
+	return jsonWithSecret({ signed_out_sessions: await deleteOtherSessions(env, user.id, sessionHash) });
 }
 
 const planSchema = z.object({

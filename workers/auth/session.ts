@@ -4,8 +4,8 @@ import { findSessionUser, hasAccess, type User } from "../../domain/accounts/use
 import { sha256Hex } from "../../domain/crypto";
 import { bearerToken, HttpError } from "../http";
 
-/** A request that passed `requireOwner`. */
-export type OwnerRequest = IRequest & { user: User };
+/** A request that passed `requireOwner`: its user, and the SHA-256 of the session token it came with. */
+export type OwnerRequest = IRequest & { user: User; sessionHash: string };
 
 /** The user as the API shows it (docs/api.md#accounts). */
 export function publicUser(user: User): UserView {
@@ -22,9 +22,11 @@ export function publicUser(user: User): UserView {
 export async function requireOwner(request: IRequest, env: Env): Promise<void> {
 	const token = bearerToken(request);
 	if (!token) throw new HttpError(401, "Sign in required: send Authorization: Bearer <session token>");
-	const user = await findSessionUser(env, await sha256Hex(token));
+	const sessionHash = await sha256Hex(token);
+	const user = await findSessionUser(env, sessionHash);
 	if (!user) throw new HttpError(401, "Session is invalid or expired: sign in again");
 	request.user = user;
+	request.sessionHash = sessionHash;
 }
 
 /** Middleware for owner endpoints beyond auth: needs Pro or a running trial. */
