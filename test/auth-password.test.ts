@@ -64,7 +64,7 @@ describe("change password", () => {
 		["a member it does not know", { newPassword: "a new passphrase" }, "unknown member newPassword"],
 	])("refuses %s with 400, naming it, and changes nothing", async ([, change, message], { expect }) => {
 		const { email, password, token } = await signUp();
-		const res = await changePassword(token, { current_password: password, new_password: "a new passphrase", ...change });
+		const res = await changePassword(token, { current_password: password, new_password: "a new passphrase", ...(change as object) });
 		expect(res.status).toBe(400);
 		const { error } = await res.json<any>();
 		expect(error).toMatch(/^Invalid request: /);

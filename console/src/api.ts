@@ -2,7 +2,7 @@
  * The one typed client the console talks to the API through. The answer types are the Worker's
  * own (domain/api/), so a change to an answer is a type error here.
  */
-import type { SessionView, UserView } from "../../domain/api/accounts";
+import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
 import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
@@ -101,6 +101,9 @@ export const api = {
 	signIn: (email: string, password: string) => request<SessionView>("POST", "/api/auth/login", { email, password }),
 	me: () => request<{ user: UserView }>("GET", "/api/auth/me"),
 	signOut: () => request<void>("POST", "/api/auth/logout"),
+	changePassword: (current_password: string, new_password: string) =>
+		request<PasswordChangedView>("POST", "/api/auth/password", { current_password, new_password }),
+	signOutOtherSessions: () => request<SignedOutView>("POST", "/api/auth/logout-others"),
 
 	/** In the order people read names: letter case aside, and `app 2` before `app 10`. */
 	listKeys: () => request<{ keys: ProjectKeyView[] }>("GET", "/api/feedback-keys").then((r) => r.keys.sort((a, b) => byName.compare(a.project_name, b.project_name))),

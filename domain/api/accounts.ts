@@ -17,3 +17,12 @@ export interface SessionView {
 	token: string;
 	user: UserView;
 }
+
+/** How many of the owner's other sessions a password change or "sign out other sessions" ended. */
+export interface SignedOutView {
+	signed_out_sessions: number;
+}
+
+export interface PasswordChangedView extends SignedOutView {
+	user: UserView;
+}

@@ -1,6 +1,6 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import type { SessionView } from "../../domain/api/accounts";
+import type { PasswordChangedView, SessionView, SignedOutView } from "../../domain/api/accounts";
 import { changePassword, deleteOtherSessions, deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
 import { hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings } from "../../domain/crypto";
 import { ACCOUNT_RATE } from "../../domain/limits";
@@ -80,13 +80,13 @@ export async function changeOwnPassword(request: IRequest, env: Env): Promise<Re
 		throw new HttpError(403, "The current password is wrong");
 	}
 	const signedOut = await changePassword(env, user.id, await hashPassword(input.new_password), sessionHash);
-	return jsonWithSecret({ user: publicUser(user), signed_out_sessions: signedOut });
+	return jsonWithSecret({ user: publicUser(user), signed_out_sessions: signedOut } satisfies PasswordChangedView);
 }
 
 /** POST /api/auth/logout-others → 200 {signed_out_sessions}: every session of the owner but this one ends. */
 export async function signOutOthers(request: IRequest, env: Env): Promise<Response> {
 	const { user, sessionHash } = request as OwnerRequest;
-	return jsonWithSecret({ signed_out_sessions: await deleteOtherSessions(env, user.id, sessionHash) });
+	return jsonWithSecret({ signed_out_sessions: await deleteOtherSessions(env, user.id, sessionHash) } satisfies SignedOutView);
 }
 
 const planSchema = z.object({

@@ -1,3 +1,4 @@
+import { ChangePasswordForm, SignOutOtherSessions } from "../components/AccountSecurity";
 import { planLabel } from "../components/Layout";
 import { utcDateTime } from "../format";
 import { usePageTitle } from "../components/pageTitle";
@@ -43,6 +44,8 @@ export function AccountPage() {
 					Sign out
 				</button>
 			</div>
+			<ChangePasswordForm email={user.email} />
+			<SignOutOtherSessions />
 		</section>
 	);
 }
