@@ -1,12 +1,23 @@
-/** The dashboards' period picker: today, 7 days, 30 days or custom dates, kept in the URL. */
+/**
+ * The dashboards' periods, as Plausible offers them: a day, a number of days up to today, a month
+ * or a year to date, the last whole month, the last 12 months, or custom dates; kept in the URL
+ * and stepped one period back or forward. Each keys a shortcut (Plausible's letters).
+ */
 
 export const PERIODS = [
-	["today", "Today"],
-	["7d", "Last 7 days"],
-	["30d", "Last 30 days"],
-	["custom", "Custom"],
+	["today", "Today", "d"],
+	["yesterday", "Yesterday", "e"],
+	["7d", "Last 7 days", "w"],
+	["30d", "Last 30 days", "t"],
+	["month", "Month to date", "m"],
+	["last_month", "Last month", null],
+	["year", "Year to date", "y"],
+	["12mo", "Last 12 months", "l"],
+	["custom", "Custom", "c"],
 ] as const;
 export type Period = (typeof PERIODS)[number][0];
+
+export const isPeriod = (value: string | null): value is Period => PERIODS.some(([period]) => period === value);
 
 const DAY = 86_400_000;
 
@@ -18,9 +29,17 @@ export interface Range {
 /*
  * Periods are whole UTC days, as the statistics keep them (rollups per UTC day, charts by UTC day):
  * a period that began at a local midnight would cut a UTC day, and the visitors of its first hours
- * who came earlier that UTC day would go uncounted.
+ * who came earlier that UTC day would go uncounted. Months and years are UTC ones for the same reason.
  */
 const utcMidnight = (ms: number) => Math.floor(ms / DAY) * DAY;
+
+/** The first UTC midnight of the month of `ms`, `shift` months on (Date.UTC carries a month past 11 or below 0 into the year). */
+function monthStart(ms: number, shift = 0): number {
+	const date = new Date(ms);
+	return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + shift, 1);
+}
+
+const isMonthStart = (ms: number) => monthStart(ms) === ms;
 
 /** `YYYY-MM-DD` of the UTC day, for date inputs. */
 export const dateInput = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -33,17 +52,81 @@ function customDays(from: string | null | undefined, to: string | null | undefin
 	return Number.isNaN(start) || Number.isNaN(end) || end <= start ? null : { from: start, to: end };
 }
 
+/** Custom dates over a range's days: where the custom period starts, to be changed from there. */
+export const customDates = (range: Range): PeriodChoice => ({ period: "custom", from: dateInput(range.from), to: dateInput(range.to - 1) });
+
 export const isCustomRange = (from: string | null, to: string | null) => customDays(from, to) !== null;
 
 /**
  * The UTC days a period covers, today's whole (its hours to come are empty): the same range all
  * day, so a page's queries stay the same, and the range just before it, which the statistics
- * compare it with, is whole days too.
+ * compare it with, is whole days too. A period under way (ending tomorrow) is compared with as
+ * much of the one before as has passed of it (docs/api.md, `previous`).
  */
 export function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
 	const to = utcMidnight(now) + DAY;
-	if (period === "custom") return customDays(custom.from, custom.to) ?? { from: to - 7 * DAY, to };
-	return { from: to - (period === "today" ? 1 : period === "30d" ? 30 : 7) * DAY, to };
+	switch (period) {
+		case "today":
+			return { from: to - DAY, to };
+		case "yesterday":
+			return { from: to - 2 * DAY, to: to - DAY };
+		case "7d":
+			return { from: to - 7 * DAY, to };
+		case "30d":
+			return { from: to - 30 * DAY, to };
+		case "month":
+			return { from: monthStart(now), to };
+		case "last_month":
+			return { from: monthStart(now, -1), to: monthStart(now) };
+		case "year":
+			return { from: monthStart(now, -new Date(now).getUTCMonth()), to };
+		// The month under way and the 11 whole months before it, as Plausible counts them: at most 366 days.
+		case "12mo":
+			return { from: monthStart(now, -11), to };
+		case "custom":
+			return customDays(custom.from, custom.to) ?? periodRange("7d", {}, now);
+	}
+}
+
+/**
+ * How many calendar months a period steps by, or null when it steps by its length in days: a month
+ * or a year to date steps to the whole month or year before, and custom dates that make whole
+ * months (October, or January to June) to the months before them.
+ */
+function stepMonths(period: Period, range: Range): number | null {
+	if (period === "month" || period === "last_month") return 1;
+	if (period === "year" || period === "12mo") return 12;
+	if (period !== "custom" || !isMonthStart(range.from) || !isMonthStart(range.to)) return null;
+	const [from, to] = [new Date(range.from), new Date(range.to)];
+	return (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth();
+}
+
+/** What a period is in the URL: its name, and a custom one's first and last day. */
+export interface PeriodChoice {
+	period: Period;
+	from?: string;
+	to?: string;
+}
+
+/**
+ * The period of the same kind one before (`-1`) or after (`1`) this one, null after when this one
+ * already reaches today. One that would reach past today ends today, so a month steps forward
+ * into the month to date. Named when a period of the same kind covers just that range (the 7 days
+ * before the last 7 days come back to them), else custom dates.
+ */
+export function stepPeriod(period: Period, range: Range, direction: -1 | 1, now = Date.now()): PeriodChoice | null {
+	const tomorrow = utcMidnight(now) + DAY;
+	if (direction === 1 && range.to >= tomorrow) return null;
+	const months = stepMonths(period, range);
+	const length = range.to - range.from;
+	const from = months === null ? range.from + direction * length : monthStart(range.from, direction * months);
+	const next = { from, to: Math.min(tomorrow, months === null ? from + length : monthStart(from, months)) };
+	const named = PERIODS.find(([other]) => {
+		if (other === "custom" || (stepMonths(other, next) === null) !== (months === null)) return false;
+		const covers = periodRange(other, {}, now);
+		return covers.from === next.from && covers.to === next.to;
+	});
+	return named ? { period: named[0] } : { period: "custom", from: dateInput(next.from), to: dateInput(next.to - 1) };
 }
 
 export const isoRange = (range: Range) => ({ from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() });

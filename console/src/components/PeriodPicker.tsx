@@ -1,12 +1,13 @@
 import { useSearchParams } from "react-router";
-import { dateInput, isCustomRange, type Period, PERIODS, periodRange } from "../period";
+import { customDates, isCustomRange, isPeriod, type Period, type PeriodChoice, PERIODS, periodRange, stepPeriod } from "../period";
 import { useSearch } from "../searchParams";
+import { usePeriodShortcuts } from "./usePeriodShortcuts";
 
 /** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
 export function usePeriod() {
 	const [search] = useSearchParams();
 	const asked = search.get("period");
-	const period: Period = PERIODS.some(([value]) => value === asked) ? (asked as Period) : "7d";
+	const period: Period = isPeriod(asked) ? asked : "7d";
 	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }) };
 }
 
@@ -15,26 +16,51 @@ export function periodQuery(search: URLSearchParams): string {
 	return new URLSearchParams(["period", "from", "to"].flatMap((name) => (search.has(name) ? [[name, search.get(name) ?? ""]] : []))).toString();
 }
 
+/** Sets the URL to a period: the default (the last 7 days) is no parameter at all. */
+export function useChoosePeriod() {
+	const [, set] = useSearch();
+	return (choice: PeriodChoice) => set({ period: choice.period === "7d" ? "" : choice.period, from: choice.from ?? "", to: choice.to ?? "" });
+}
+
+const days = (choice: PeriodChoice | null) =>
+	choice && (choice.period === "custom" ? `${choice.from} to ${choice.to}` : PERIODS.find(([value]) => value === choice.period)?.[1]);
+
 export function PeriodPicker() {
 	const [search, set] = useSearch();
 	const { period, current } = usePeriod();
+	const choose = useChoosePeriod();
+	const earlier = stepPeriod(period, current, -1);
+	const later = stepPeriod(period, current, 1);
+	usePeriodShortcuts({ current, earlier, later, choose });
 	return (
 		<div className="row">
+			<div className="row period-steps">
+				<button type="button" aria-label={`Previous period: ${days(earlier)}`} title={`${days(earlier)} (←)`} aria-keyshortcuts="ArrowLeft" onClick={() => earlier && choose(earlier)}>
+					‹
+				</button>
+				<button
+					type="button"
+					aria-label={later ? `Next period: ${days(later)}` : "Next period"}
+					title={later ? `${days(later)} (→)` : "This period reaches today"}
+					aria-keyshortcuts="ArrowRight"
+					disabled={!later}
+					onClick={() => later && choose(later)}
+				>
+					›
+				</button>
+			</div>
 			<label className="inline">
 				Period
 				<select
 					value={period}
-					onChange={(e) =>
-						set(
-							e.target.value === "custom"
-								? { period: "custom", from: dateInput(current.from), to: dateInput(current.to - 1) }
-								: { period: e.target.value === "7d" ? "" : e.target.value, from: "", to: "" },
-						)
-					}
+					onChange={(e) => {
+						const value = e.target.value;
+						if (isPeriod(value)) choose(value === "custom" ? customDates(current) : { period: value });
+					}}
 				>
-					{PERIODS.map(([value, label]) => (
+					{PERIODS.map(([value, label, key]) => (
 						<option key={value} value={value}>
-							{label}
+							{key ? `${label} (${key.toUpperCase()})` : label}
 						</option>
 					))}
 				</select>
