@@ -1,0 +1,147 @@
+/**
+ * The dashboards' periods as Plausible offers them, in a real browser: each reaches the statistics
+ * as its whole UTC days (the events collected now fall in or out of it), the arrows step it one
+ * period back and forward, a letter picks one unless the owner is typing, and the URL keeps it.
+ * The page's clock is moved to put today's events in yesterday or last month: the Worker's own
+ * clock stays the real one, so the events are where they were collected.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { type ConsoleUnderTest, openConsole, useSession } from "./consolePage";
+import { api, DESKTOP_CHROME, signUpOwner } from "./stack";
+
+let ui: ConsoleUnderTest;
+let page: Page;
+let worker: ConsoleUnderTest["worker"];
+let checkPage: ConsoleUnderTest["checkPage"];
+let site = "";
+/** The range of each request the page made for the site's statistics, as `from to` (ISO times). */
+const asked: string[] = [];
+
+const DAY = 86_400_000;
+const now = Date.now();
+const today = Math.floor(now / DAY) * DAY;
+const date = new Date(now);
+/** The first UTC midnight of the month `shift` months from this one. */
+const month = (shift: number) => Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + shift, 1);
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const visitors = () => page.getByTestId("figure-Visitors").locator(".value");
+const periodSelect = () => page.getByRole("combobox", { name: /^Period/ });
+
+/** Waits until the page has asked for the statistics of `from` (inclusive) to `to` (exclusive), both UTC midnights, and shows `count` visitors. */
+async function showsRange(from: number, to: number, count: string) {
+	const range = `${new Date(from).toISOString()} ${new Date(to).toISOString()}`;
+	await expect.poll(() => asked.includes(range), { message: `asked for ${range}; asked: ${asked.slice(-3).join(", ")}` }).toBe(true);
+	await expect.poll(() => visitors().textContent()).toBe(count);
+}
+
+// A new owner with a site that two visitors saw a moment ago: three page views today.
+beforeAll(async () => {
+	ui = await openConsole();
+	({ page, worker, checkPage } = ui);
+	const { token } = await signUpOwner(worker.url, "periods", "10.97.7.1");
+	site = (await api<{ tracking_id: string }>(worker.url, "/api/sites", { token, json: { domain: "shop.example", name: "Shop" } })).tracking_id;
+	for (const [visitor, path] of [["a", "/"], ["a", "/pricing"], ["b", "/"]]) {
+		const res = await fetch(`${worker.url}/api/collect`, {
+			method: "POST",
+			headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+			body: JSON.stringify({ tracking_id: site, v: "2", url_host: "shop.example", visitor_id: `visitor-${visitor}`, url_path: path }),
+		});
+		expect(res.status).toBe(204);
+	}
+	page.on("request", (request) => {
+		const url = new URL(request.url());
+		if (url.pathname === `/api/sites/${site}/stats`) asked.push(`${url.searchParams.get("from")} ${url.searchParams.get("to")}`);
+	});
+	await useSession(page, worker.url, token);
+});
+
+afterAll(async () => {
+	await ui?.close();
+});
+
+describe("owner console: the dashboards' periods", () => {
+	it("asks for each period's whole UTC days, a month or a year to date and the last 12 months with their period before", async () => {
+		await page.goto(`${worker.url}/analytics/${site}?period=month`);
+		await showsRange(month(0), today + DAY, "2");
+		await page.goto(`${worker.url}/analytics/${site}?period=year`);
+		await showsRange(Date.UTC(date.getUTCFullYear(), 0, 1), today + DAY, "2");
+		// The month under way and the 11 before it, up to 366 days, and the as many days before
+		// them: the statistics answer both.
+		await page.goto(`${worker.url}/analytics/${site}?period=12mo`);
+		await showsRange(month(-11), today + DAY, "2");
+		expect(await page.getByTestId("figure-Visitors").getByText("none the period before").isVisible()).toBe(true);
+		expect(await page.getByRole("alert").count()).toBe(0);
+		await checkPage("dashboard-12-months");
+		await page.goto(`${worker.url}/analytics/${site}?period=yesterday`);
+		await showsRange(today - DAY, today, "0");
+		await page.goto(`${worker.url}/analytics/${site}?period=last_month`);
+		await showsRange(month(-1), month(0), "0");
+	});
+
+	it("counts today's visitors in yesterday tomorrow, and in last month next month", async () => {
+		await page.clock.setFixedTime(now + DAY);
+		await page.goto(`${worker.url}/analytics/${site}?period=yesterday`);
+		await showsRange(today, today + DAY, "2");
+		await page.clock.setFixedTime(month(1) + 3_600_000);
+		await page.goto(`${worker.url}/analytics/${site}?period=last_month`);
+		await showsRange(month(0), month(1), "2");
+		await page.reload();
+		expect(await periodSelect().inputValue()).toBe("last_month");
+	});
+
+	it("steps a month back and forward to the month to date, and no further", async () => {
+		await page.clock.setFixedTime(now);
+		await page.goto(`${worker.url}/analytics/${site}?period=month`);
+		await showsRange(month(0), today + DAY, "2");
+		const next = page.getByRole("button", { name: /^Next period/ });
+		expect(await next.isDisabled()).toBe(true);
+		// The month before the month to date is the whole last month, and the one before it custom dates.
+		await page.getByRole("button", { name: "Previous period: Last month" }).click();
+		await showsRange(month(-1), month(0), "0");
+		expect(new URL(page.url()).searchParams.get("period")).toBe("last_month");
+		await page.getByRole("button", { name: /^Previous period/ }).click();
+		await showsRange(month(-2), month(-1), "0");
+		expect(new URL(page.url()).search).toBe(`?period=custom&from=${day(month(-2))}&to=${day(month(-1) - DAY)}`);
+		await next.click();
+		await next.click();
+		await showsRange(month(0), today + DAY, "2");
+		expect(await periodSelect().inputValue()).toBe("month");
+		expect(await next.isDisabled()).toBe(true);
+		// Today steps back to yesterday, the last 7 days to the 7 before.
+		await periodSelect().selectOption("today");
+		await page.getByRole("button", { name: "Previous period: Yesterday" }).click();
+		await showsRange(today - DAY, today, "0");
+		await periodSelect().selectOption("7d");
+		await page.getByRole("button", { name: /^Previous period/ }).click();
+		await showsRange(today - 13 * DAY, today - 6 * DAY, "0");
+		expect(new URL(page.url()).search).toBe(`?period=custom&from=${day(today - 13 * DAY)}&to=${day(today - 7 * DAY)}`);
+	});
+
+	it("picks a period by its letter and steps it by the arrow keys, but not while a date is being typed", async () => {
+		await page.goto(`${worker.url}/analytics/${site}?period=custom&from=${day(today - DAY)}&to=${day(today)}`);
+		await showsRange(today - DAY, today + DAY, "2");
+		const from = page.getByLabel("From");
+		await from.focus();
+		await page.keyboard.press("y");
+		await page.keyboard.press("ArrowLeft");
+		expect(new URL(page.url()).search).toBe(`?period=custom&from=${day(today - DAY)}&to=${day(today)}`);
+		await from.blur();
+		await page.keyboard.press("l");
+		await showsRange(month(-11), today + DAY, "2");
+		expect(await periodSelect().inputValue()).toBe("12mo");
+		// The 12 whole months before.
+		await page.keyboard.press("ArrowLeft");
+		await showsRange(month(-23), month(-11), "0");
+		await page.keyboard.press("ArrowRight");
+		await showsRange(month(-11), today + DAY, "2");
+		// Survives a reload, and a link to the site's crawlers keeps it.
+		await page.reload();
+		await showsRange(month(-11), today + DAY, "2");
+		expect(await periodSelect().inputValue()).toBe("12mo");
+		await page.getByRole("link", { name: "AI crawlers of this site" }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("period")).toBe("12mo");
+		expect(await periodSelect().inputValue()).toBe("12mo");
+	});
+});
