@@ -42,7 +42,7 @@ function monthStart(ms: number, shift = 0): number {
 const isMonthStart = (ms: number) => monthStart(ms) === ms;
 
 /** `YYYY-MM-DD` of the UTC day, for date inputs. */
-export const dateInput = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dateInput = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** A custom period's UTC days, `to` the end of its last day; null unless both are dates and `from` comes first. */
 function customDays(from: string | null | undefined, to: string | null | undefined): Range | null {

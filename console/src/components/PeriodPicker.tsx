@@ -17,7 +17,7 @@ export function periodQuery(search: URLSearchParams): string {
 }
 
 /** Sets the URL to a period: the default (the last 7 days) is no parameter at all. */
-export function useChoosePeriod() {
+function useChoosePeriod() {
 	const [, set] = useSearch();
 	return (choice: PeriodChoice) => set({ period: choice.period === "7d" ? "" : choice.period, from: choice.from ?? "", to: choice.to ?? "" });
 }
