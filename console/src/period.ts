@@ -63,7 +63,7 @@ export const isCustomRange = (from: string | null, to: string | null) => customD
  * compare it with, is whole days too. A period under way (ending tomorrow) is compared with as
  * much of the one before as has passed of it (docs/api.md, `previous`).
  */
-export function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
+function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
 	const to = utcMidnight(now) + DAY;
 	switch (period) {
 		case "today":
@@ -86,6 +86,13 @@ export function periodRange(period: Period, custom: { from?: string | null; to?:
 		case "custom":
 			return customDays(custom.from, custom.to) ?? periodRange("7d", {}, now);
 	}
+}
+
+/** The period a page's query parameters ask for (`?period=`, `?from=`, `?to=`), the last 7 days by default, and its range. */
+export function periodOf(search: URLSearchParams, now = Date.now()): { period: Period; current: Range } {
+	const asked = search.get("period");
+	const period: Period = isPeriod(asked) ? asked : "7d";
+	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }, now) };
 }
 
 /**

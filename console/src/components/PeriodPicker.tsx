@@ -1,14 +1,13 @@
+import { useCallback } from "react";
 import { useSearchParams } from "react-router";
-import { customDates, isCustomRange, isPeriod, type Period, type PeriodChoice, PERIODS, periodRange, stepPeriod } from "../period";
+import { customDates, isCustomRange, isPeriod, type PeriodChoice, PERIODS, periodOf, stepPeriod } from "../period";
 import { useSearch } from "../searchParams";
-import { usePeriodShortcuts } from "./usePeriodShortcuts";
+import { stepNow, usePeriodShortcuts } from "./usePeriodShortcuts";
 
 /** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
 export function usePeriod() {
 	const [search] = useSearchParams();
-	const asked = search.get("period");
-	const period: Period = isPeriod(asked) ? asked : "7d";
-	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }) };
+	return periodOf(search);
 }
 
 /** The period's part of a query string, for a link to another dashboard of the site: its filters are this page's own. */
@@ -19,7 +18,7 @@ export function periodQuery(search: URLSearchParams): string {
 /** Sets the URL to a period: the default (the last 7 days) is no parameter at all. */
 function useChoosePeriod() {
 	const [, set] = useSearch();
-	return (choice: PeriodChoice) => set({ period: choice.period === "7d" ? "" : choice.period, from: choice.from ?? "", to: choice.to ?? "" });
+	return useCallback((choice: PeriodChoice) => set({ period: choice.period === "7d" ? "" : choice.period, from: choice.from ?? "", to: choice.to ?? "" }), [set]);
 }
 
 const days = (choice: PeriodChoice | null) =>
@@ -31,11 +30,11 @@ export function PeriodPicker() {
 	const choose = useChoosePeriod();
 	const earlier = stepPeriod(period, current, -1);
 	const later = stepPeriod(period, current, 1);
-	usePeriodShortcuts({ current, earlier, later, choose });
+	usePeriodShortcuts(choose);
 	return (
 		<div className="row">
-			<div className="row period-steps">
-				<button type="button" aria-label={`Previous period: ${days(earlier)}`} title={`${days(earlier)} (←)`} aria-keyshortcuts="ArrowLeft" onClick={() => earlier && choose(earlier)}>
+			<div className="row">
+				<button type="button" aria-label={`Previous period: ${days(earlier)}`} title={`${days(earlier)} (←)`} aria-keyshortcuts="ArrowLeft" onClick={() => stepNow(-1, choose)}>
 					‹
 				</button>
 				<button
@@ -44,7 +43,7 @@ export function PeriodPicker() {
 					title={later ? `${days(later)} (→)` : "This period reaches today"}
 					aria-keyshortcuts="ArrowRight"
 					disabled={!later}
-					onClick={() => later && choose(later)}
+					onClick={() => stepNow(1, choose)}
 				>
 					›
 				</button>
