@@ -88,7 +88,7 @@ describe("owner console: the dashboards' periods", () => {
 		await page.goto(`${worker.url}/analytics/${site}?period=last_month`);
 		await showsRange(month(0), month(1), "2");
 		await page.reload();
-		expect(await periodSelect().inputValue()).toBe("last_month");
+		await expect.poll(() => periodSelect().inputValue()).toBe("last_month");
 	});
 
 	it("steps a month back and forward to the month to date, and no further", async () => {
@@ -107,7 +107,7 @@ describe("owner console: the dashboards' periods", () => {
 		await next.click();
 		await next.click();
 		await showsRange(month(0), today + DAY, "2");
-		expect(await periodSelect().inputValue()).toBe("month");
+		await expect.poll(() => periodSelect().inputValue()).toBe("month");
 		expect(await next.isDisabled()).toBe(true);
 		// Today steps back to yesterday, the last 7 days to the 7 before.
 		await periodSelect().selectOption("today");
@@ -130,7 +130,7 @@ describe("owner console: the dashboards' periods", () => {
 		await from.blur();
 		await page.keyboard.press("l");
 		await showsRange(month(-11), today + DAY, "2");
-		expect(await periodSelect().inputValue()).toBe("12mo");
+		await expect.poll(() => periodSelect().inputValue()).toBe("12mo");
 		// The 12 whole months before.
 		await page.keyboard.press("ArrowLeft");
 		await showsRange(month(-23), month(-11), "0");
@@ -146,9 +146,9 @@ describe("owner console: the dashboards' periods", () => {
 		// Survives a reload, and a link to the site's crawlers keeps it.
 		await page.reload();
 		await showsRange(month(-11), today + DAY, "2");
-		expect(await periodSelect().inputValue()).toBe("12mo");
+		await expect.poll(() => periodSelect().inputValue()).toBe("12mo");
 		await page.getByRole("link", { name: "AI crawlers of this site" }).click();
 		await expect.poll(() => new URL(page.url()).searchParams.get("period")).toBe("12mo");
-		expect(await periodSelect().inputValue()).toBe("12mo");
+		await expect.poll(() => periodSelect().inputValue()).toBe("12mo");
 	});
 });
