@@ -58,7 +58,7 @@ const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release" | "period
 const CHOICES = ["q", "environment", "release", "status", "sort", "period"] as const;
 
 /** The periods an issue may have been last seen in, as Sentry's issue stream offers them. */
-const PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
+const SEEN_PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
 	["1h", "Last hour"],
 	["24h", "Last 24 hours"],
 	["7d", "Last 7 days"],
@@ -151,7 +151,7 @@ export function IssuesPage() {
 					Seen in
 					<select value={filters.period ?? ""} onChange={(e) => set("period", e.target.value)}>
 						<option value="">Any time</option>
-						{PERIODS.map(([value, label]) => (
+						{SEEN_PERIODS.map(([value, label]) => (
 							<option key={value} value={value}>
 								{label}
 							</option>
