@@ -91,9 +91,9 @@ describe("a Sentry SDK's clock set wrong (the envelope's sent_at)", () => {
 	});
 
 	/** Sends an event dated `at` in an envelope that says it was sent at `sentAt`; its stored row. */
-	async function storedWithSentAt(at: number, sentAt: unknown): Promise<Json> {
+	async function storedWithSentAt(at: number, sentAt: unknown, event: Json = {}): Promise<Json> {
 		const project = await sentryProject();
-		const res = await sendEnvelope(project, eventEnvelope(nodeEvent({ timestamp: at / 1000 }), { sent_at: sentAt }));
+		const res = await sendEnvelope(project, eventEnvelope(nodeEvent({ timestamp: at / 1000, ...event }), { sent_at: sentAt }));
 		if (res.status !== 200) throw new Error(`envelope failed: ${res.status} ${await res.text()}`);
 		await issuesOf(project);
 		return (await storedEvents(project.keyId))[0];
@@ -106,6 +106,22 @@ describe("a Sentry SDK's clock set wrong (the envelope's sent_at)", () => {
 		expect(stored.event.timestamp).toBe(new Date(now - 5_000).toISOString());
 		expect(stored.event.original_timestamp).toBe(new Date(now - 55 * MINUTE - 5_000).toISOString());
 		expect(stored.timestamp).toBe(now - 5_000);
+	});
+
+	it("its breadcrumbs' times are moved by as much, in the form they came in; one that is no time stays", async ({ expect }) => {
+		const now = holdClock();
+		const drift = 3 * 60 * MINUTE;
+		const crumbAt = now - drift - 20_000;
+		const breadcrumbs = [
+			{ timestamp: crumbAt / 1000, message: "seconds" },
+			{ timestamp: new Date(crumbAt).toISOString(), message: "ISO" },
+			{ timestamp: "a while ago", message: "no time" },
+		];
+		const stored = await storedWithSentAt(now - drift - 5_000, new Date(now - drift).toISOString(), { breadcrumbs });
+		expect(stored.event.breadcrumbs.map((b: Json) => b.timestamp)).toEqual([(now - 20_000) / 1000, new Date(now - 20_000).toISOString(), "a while ago"]);
+		// Without a clock to correct, they stay as sent.
+		const kept = await storedWithSentAt(crumbAt + 15_000, new Date(now).toISOString(), { breadcrumbs });
+		expect(kept.event.breadcrumbs.map((b: Json) => b.timestamp)).toEqual([crumbAt / 1000, new Date(crumbAt).toISOString(), "a while ago"]);
 	});
 
 	it("a millisecond less than 55 minutes is the envelope's way here: kept as sent", async ({ expect }) => {

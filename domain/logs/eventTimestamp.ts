@@ -33,6 +33,18 @@ export function clockDriftOf(sentAt: unknown, receivedAt: Date): number {
 	return Math.abs(drift) >= LOG_LIMITS.clockDriftMs ? drift : 0;
 }
 
+/**
+ * A breadcrumb's time moved by the sender's `clockDrift`, as its event's is (Relay moves every
+ * time in the event): seconds stay seconds, an ISO 8601 string becomes one in UTC, and anything
+ * that is no time stays as sent.
+ */
+export function crumbTimeMoved(timestamp: string | number, clockDrift: number): string | number {
+	if (clockDrift === 0) return timestamp;
+	if (typeof timestamp === "number") return timestamp + clockDrift / 1000;
+	const ms = parsedTimestamp(timestamp);
+	return ms === null ? timestamp : new Date(ms + clockDrift).toISOString();
+}
+
 /** The timestamp as sent, moved by the sender's `clockDrift` (clockDriftOf), with the one sent kept apart when it had to change. */
 export function readTimestamp(body: Json, receivedAt: Date, clockDrift = 0): Pick<LogEvent, "timestamp" | "original_timestamp"> {
 	const sent = parsedTimestamp(member(body, "timestamp"));

@@ -18,7 +18,7 @@ import { FRAME_CONTEXT, FRAME_VARS, LOG_LIMITS, LOG_STORAGE_BOUNDS } from "../li
 import { arrayField, bad, boundedJson, isObject, type Json, looseString, member, objectField, stringField } from "./jsonFields";
 import { cutText } from "../text";
 import { normalizeDebugId } from "../sourcemaps/artifactFiles";
-import { readTimestamp } from "./eventTimestamp";
+import { crumbTimeMoved, readTimestamp } from "./eventTimestamp";
 import { isSecretHeader, scrubBodyText, scrubHeaderValue, scrubJson, scrubUrl } from "./scrub";
 import type { Breadcrumb, DebugImage, ExceptionMechanism, LogEvent, LogException, LogRequest, LogUser, StackFrame } from "./logEvent";
 
@@ -164,7 +164,7 @@ function readTags(body: Json): { tags: Record<string, string>; raw: Json } {
 	return { tags: Object.fromEntries(tags), raw };
 }
 
-function readBreadcrumbs(body: Json): Breadcrumb[] {
+function readBreadcrumbs(body: Json, clockDrift: number): Breadcrumb[] {
 	const raw = arrayField(body, "breadcrumbs", "") ?? [];
 	const crumbs: Breadcrumb[] = [];
 	// The newest 100: SDKs append, so the newest are last.
@@ -172,8 +172,8 @@ function readBreadcrumbs(body: Json): Breadcrumb[] {
 		if (!isObject(item)) continue;
 		const crumb: Breadcrumb = {};
 		const timestamp = member(item, "timestamp");
-		if (typeof timestamp === "string") crumb.timestamp = cutText(timestamp, 100);
-		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = timestamp;
+		if (typeof timestamp === "string") crumb.timestamp = crumbTimeMoved(cutText(timestamp, 100), clockDrift);
+		else if (typeof timestamp === "number" && Number.isFinite(timestamp)) crumb.timestamp = crumbTimeMoved(timestamp, clockDrift);
 		for (const key of ["type", "category", "level"] as const) {
 			const text = looseString(member(item, key), LOG_STORAGE_BOUNDS.breadcrumbField);
 			if (text !== undefined) crumb[key] = text;
@@ -323,7 +323,7 @@ function nameField(body: Json, key: string): string | null {
 
 /**
  * Applies every field rule of a log event; throws a 400 for input that cannot be an event.
- * `clockDrift`: how far the sender's clock is behind (clockDriftOf), corrected in the timestamp.
+ * `clockDrift`: how far the sender's clock is behind (clockDriftOf), corrected in the timestamp and the breadcrumbs'.
  */
 export function normalizeEvent(body: Json, now = new Date(), clockDrift = 0): LogEvent {
 	const givenTemplate = stringField(body, "message_template", "", LOG_LIMITS.message);
@@ -350,7 +350,7 @@ export function normalizeEvent(body: Json, now = new Date(), clockDrift = 0): Lo
 		exception,
 		chained_exceptions: chained,
 		tags,
-		breadcrumbs: readBreadcrumbs(body),
+		breadcrumbs: readBreadcrumbs(body, clockDrift),
 		request: readRequest(body),
 		// Top-level fields win over the tags of the same name.
 		environment: nameField(body, "environment") ?? fromTag("environment"),
