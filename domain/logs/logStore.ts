@@ -327,12 +327,12 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
  */
 export async function deleteIssueRows(db: D1Database, keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
 	// One bound parameter for any number of hashes, as unhandledIssuesOf.
-	const results = await db.batch(
+	const [events, , , issues] = await db.batch(
 		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issues"].map((table) =>
 			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash IN (SELECT value FROM json_each(?))`).bind(keyId, JSON.stringify(groupHashes)),
 		),
 	);
-	return { issues: results[3].meta.changes, events: results[0].meta.changes };
+	return { issues: issues.meta.changes, events: events.meta.changes };
 }
 
 // ---------------------------------------------------------------------------

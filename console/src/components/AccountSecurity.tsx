@@ -1,11 +1,12 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api } from "../api";
+import { plural } from "../format";
 
 /** "2 other sessions signed out", in words a person reads. */
 function signedOutText(sessions: number): string {
 	if (sessions === 0) return "No other session was signed in.";
-	return `${sessions} other ${sessions === 1 ? "session" : "sessions"} signed out.`;
+	return `${plural(sessions, "other session")} signed out.`;
 }
 
 /**
