@@ -282,11 +282,11 @@ export class ProjectCollector extends DurableObject<Env> {
 	/**
 	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
 	 * resolving records the release each was resolved in, ignoring how long it lasts. The issues as
-	 * changed, in the order named; hashes of no issue of the key's are left out.
+	 * changed, in the order named (once each: the route drops repeats); others' hashes left out.
 	 */
 	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
 		if (this.#revoked) return [];
-		const snapshots = [...new Set(groupHashes)].flatMap((hash) => {
+		const snapshots = groupHashes.flatMap((hash) => {
 			const updated = this.#groups.setStatus(hash, status, ignoring);
 			return updated ? [toSnapshot(updated)] : [];
 		});
