@@ -28,11 +28,11 @@ function holdClock(): number {
 /** The hourly counts of the last 24 hours, as [hours ago, count] for the hours with events. */
 const hoursWithEvents = (counts: number[]) => counts.flatMap((count, i) => (count > 0 ? [[counts.length - 1 - i, count]] : []));
 
-describe("an issue's times are its events' own", () => {
-	afterEach(() => {
-		vi.useRealTimers();
-	});
+afterEach(() => {
+	vi.useRealTimers();
+});
 
+describe("an issue's times are its events' own", () => {
 	it("an event sent late dates its issue where it happened; an older one sent later moves first seen back, never last seen", async ({ expect }) => {
 		const now = holdClock();
 		const owner = await ownerWithLogKey();
@@ -112,10 +112,6 @@ describe("an issue's times are its events' own", () => {
 });
 
 describe("the list within a period (period=), as Sentry's issue stream's time range", () => {
-	afterEach(() => {
-		vi.useRealTimers();
-	});
-
 	it("keeps the issues last seen within it, by when their events happened, in an environment by their figures there", async ({ expect }) => {
 		const now = holdClock();
 		const owner = await ownerWithLogKey();
