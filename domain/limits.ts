@@ -201,10 +201,10 @@ export const OWNER_LIMITS = {
 	/** Environments, and releases, the issue list's filters offer (the most recently seen). */
 	issueFilterValues: 1_000,
 	issueEvents: 100,
-	/** An issue's tags are counted over its newest events, this many (GET /api/issues/:hash/tags)… */
-	issueTagEvents: 1_000,
-	/** …and each tag answers its most common values, this many. */
+	/** Each of an issue's tags answers its most common values, this many (GET /api/issues/:hash/tags). */
 	issueTagValues: 10,
+	/** Tags one search of the issue list can name (`browser.name:Chrome url:*pay*`). */
+	issueSearchTags: 10,
 	/** Days of log event outcomes a key's object keeps, and the most one request reads (`days`; 30 unless asked). */
 	logOutcomeDays: 90,
 	analyticsEvents: 1_000,

@@ -133,6 +133,40 @@ export const logIssueEnvironmentUsersSeed = sqliteTable(
 	(t) => [index("log_issue_environment_users_seed_key_idx").on(t.keyId)],
 );
 
+/**
+ * Each value each tag of an issue's events took, per environment: how many events carried it, and
+ * when the first and last of them happened (the tags as the issue page sums them up, drawn from
+ * the event and its own; domain/logs/issueTags.ts). What the issue list's tag search
+ * (`browser.name:Chrome`) and the issue's tag summary read, over every event, not its newest.
+ * Events without an environment count under ''.
+ *
+ * Written with the events, as log_issue_environments: each batch the ProjectCollector moves adds
+ * the events D1 did not have yet. The clean-up deletes a value last seen before the cutoff.
+ */
+export const logIssueTags = sqliteTable(
+	"log_issue_tags",
+	{
+		keyId: text("key_id")
+			.notNull()
+			.references(() => projectKeys.id, { onDelete: "cascade" }),
+		groupHash: text("group_hash").notNull(),
+		environment: text("environment").notNull(),
+		tagKey: text("tag_key").notNull(),
+		value: text("value").notNull(),
+		count: integer("count").notNull(),
+		firstSeen: integer("first_seen", { mode: "timestamp_ms" }).notNull(),
+		lastSeen: integer("last_seen", { mode: "timestamp_ms" }).notNull(),
+	},
+	(t) => [
+		// The issue's summary reads its rows in all environments or one.
+		primaryKey({ columns: [t.keyId, t.groupHash, t.environment, t.tagKey, t.value] }),
+		// The list's tag search: the issues of a key with a tag's value.
+		index("log_issue_tags_key_tag_value_idx").on(t.keyId, t.tagKey, t.value, t.groupHash),
+		// The clean-up deletes expired values of every key, oldest first.
+		index("log_issue_tags_last_seen_idx").on(t.lastSeen),
+	],
+);
+
 export const logEvents = sqliteTable(
 	"log_events",
 	{

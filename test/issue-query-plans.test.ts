@@ -3,7 +3,7 @@ import { beforeAll, describe, it } from "vitest";
 import { ISSUE_SORTS } from "../domain/api/issues";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
-import { ISSUE_TAGS } from "../domain/logs/issueTags";
+import { ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
 	DELETE_EXPIRED_ISSUE_NAMES,
@@ -37,6 +37,9 @@ function seedIssueStatistics() {
 		["log_issue_environments", "log_issue_environments", "20000 20000 2 1"],
 		["log_events", "log_events_key_group_timestamp_env_idx", "100000 100000 10 1 1"],
 		["log_events", "sqlite_autoindex_log_events_1", "100000 1"],
+		["log_issue_tags", "log_issue_tags", "500000 500000 50 25 12 1"],
+		["log_issue_tags", "log_issue_tags_key_tag_value_idx", "500000 500000 25000 20 1"],
+		["log_issue_tags", "log_issue_tags_last_seen_idx", "500000 2"],
 	]);
 }
 
@@ -57,11 +60,14 @@ describe.each([
 		expect(steps).not.toMatch(/SCAN log_events\b/);
 	});
 
-	it("a flush counts into the environments' rows only the events D1 does not have, each looked up by its id", async ({ expect }) => {
-		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ENVIRONMENT_ADDITIONS}`).bind("k", "[]").all<{ detail: string }>();
+	it.for([
+		["environments", ENVIRONMENT_ADDITIONS],
+		["tags", TAG_ADDITIONS],
+	])("a flush counts into the %s' rows only the events D1 does not have, each looked up by its id", async ([, sql], { expect }) => {
+		const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind("k", "[]").all<{ detail: string }>();
 		const steps = results.map((row) => row.detail).join("\n");
 		expect(steps).toMatch(/SEARCH e USING COVERING INDEX sqlite_autoindex_log_events_1 \(id=\?\)/);
-		expect(steps).not.toMatch(/SCAN (log_events|log_issue_environments|e)\b/);
+		expect(steps).not.toMatch(/SCAN (log_events|log_issue_environments|log_issue_tags|e)\b/);
 	});
 
 	it("a collector takes over its key's seeded users by a search of the seed's key index, and deletes them by rowid", async ({ expect }) => {
@@ -150,11 +156,25 @@ describe.each([
 			expect(steps).not.toMatch(/SCAN log_events\b/);
 		});
 
-		it.for([null, "production"])("an issue's tags (environment %s): its newest events by a walk of their index, newest first, never a scan or a sort of them", async (environment, { expect }) => {
-			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_TAGS}`).bind("k", "a".repeat(32), environment, 1000, 10).all<{ detail: string }>();
+		it.for([null, "production"])("an issue's tags (environment %s): its own rows of log_issue_tags by their primary key, never a scan", async (environment, { expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_TAGS}`).bind("k", "a".repeat(32), environment, 10).all<{ detail: string }>();
 			const steps = results.map((row) => row.detail).join("\n");
-			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
-			expect(steps).not.toMatch(/SCAN log_events\b|TEMP B-TREE FOR ORDER BY\n.*log_events/);
+			expect(steps).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_issue_tags\b/);
+		});
+
+		it.for([undefined, "production"])("a tag search (environment %s): the tag's value found by a search of its index, never a scan of the tags", async (environment, { expect }) => {
+			for (const [value, search] of [
+				["Chrome", "value=\\?"],
+				["Chrome*", "value>\\? AND value<\\?"],
+				["*Chrome", ""],
+			]) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value }], limit: 101 }).toSQL();
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+				const steps = results.map((row) => row.detail).join("\n");
+				expect(steps, value).toMatch(new RegExp(`SEARCH log_issue_tags USING COVERING INDEX log_issue_tags_key_tag_value_idx \\(key_id=\\? AND tag_key=\\?${search ? ` AND ${search}` : ""}\\)`));
+				expect(steps, value).not.toMatch(/SCAN (log_issue_tags|log_issues|log_issue_environments)\b/);
+			}
 		});
 
 		it("an issue in one environment: its row found by its key, and the environment's row by its primary key", async ({ expect }) => {

@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { IssueTagsView } from "../domain/api/issues";
 import { OWNER_LIMITS } from "../domain/limits";
-import { call, ownerWithKey } from "./helpers";
+import { TAG_BACKFILL } from "../domain/logs/issueTags";
+import { type PendingEvent, writeStatements } from "../domain/logs/logStore";
+import { call, lastMigrationStatement, ownerWithKey } from "./helpers";
 import { ingestOk, ownerWithLogKey } from "./logHelpers";
 
 type Project = { token: string; projectName: string };
@@ -40,10 +42,11 @@ describe("GET /api/issues/:group_hash/tags", () => {
 
 		const view = await tagsOf(project, group_hash);
 		expect(view.events).toBe(3);
-		expect(view.tags.map((tag) => tag.key)).toEqual(["level", "environment", "release", "browser", "os", "device", "url", "user", "plan", "route"]);
+		expect(view.tags.map((tag) => tag.key)).toEqual(["level", "environment", "release", "browser", "browser.name", "os", "os.name", "device", "url", "user", "plan", "route"]);
 		expect(valuesOf(view, "level")).toEqual({ key: "level", total: 3, distinct: 1, values: [{ value: "error", count: 3 }] });
 		expect(valuesOf(view, "release")).toEqual({ key: "release", total: 3, distinct: 2, values: [{ value: "1.2.1", count: 2 }, { value: "1.2.0", count: 1 }] });
 		expect(valuesOf(view, "browser")?.values).toEqual([{ value: "Chrome 131.0.0", count: 2 }, { value: "Safari 18.1", count: 1 }]);
+		expect(valuesOf(view, "browser.name")?.values).toEqual([{ value: "Chrome", count: 2 }, { value: "Safari", count: 1 }]);
 		expect(valuesOf(view, "os")?.values).toEqual([{ value: "Windows 11", count: 2 }, { value: "iOS 18.1", count: 1 }]);
 		expect(valuesOf(view, "device")).toEqual({ key: "device", total: 1, distinct: 1, values: [{ value: "iPhone15,2", count: 1 }] });
 		expect(valuesOf(view, "user")?.values).toEqual([{ value: "ana@example.com", count: 1 }, { value: "u_7", count: 1 }]);
@@ -79,23 +82,67 @@ describe("GET /api/issues/:group_hash/tags", () => {
 		expect(shard?.values[0].count).toBe(2);
 	});
 
-	it.for([
-		[OWNER_LIMITS.issueTagEvents, true],
-		[OWNER_LIMITS.issueTagEvents + 1, false],
-	] as const)("with %i events, the oldest is counted: %s (the newest 1,000 are)", async ([events, oldestCounted], { expect }) => {
+	it("mechanism and runtime as Sentry's SDKs send them", async ({ expect }) => {
 		const project = await ownerWithLogKey();
-		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ tags: { first: "yes" } }));
-		// The rest written straight to D1, as the key's object moves events there, each newer than the
-		// first (which a read has moved there).
+		const exception = { type: "Error", value: "boom", mechanism: { type: "onunhandledrejection", handled: false } };
+		const { group_hash } = await ingestOk(project.rawKey, { exception, contexts: { runtime: { name: "node", version: "v22.11.0" } } });
+		const view = await tagsOf(project, group_hash);
+		expect(view.tags.map((tag) => [tag.key, tag.values[0].value])).toEqual([
+			["level", "error"],
+			["handled", "no"],
+			["mechanism", "onunhandledrejection"],
+			["runtime", "node v22.11.0"],
+			["runtime.name", "node"],
+		]);
+	});
+
+	it("counts every event of the issue, not only its newest; a batch the key's object moves twice counts once", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", tags: { first: "yes" } }));
 		await tagsOf(project, group_hash);
-		const { received_at } = (await env.DB.prepare("SELECT received_at FROM log_events WHERE key_id = ?").bind(project.keyId).first<{ received_at: number }>())!;
-		const event = JSON.stringify({ ...checkoutError(), tags: { first: "no" } });
-		const insert = env.DB.prepare("INSERT INTO log_events (id, key_id, group_hash, received_at, timestamp, level, event) VALUES (?, ?, ?, ?, ?, 'error', ?)");
-		await env.DB.batch(Array.from({ length: events - 1 }, (_, i) => insert.bind(crypto.randomUUID(), project.keyId, group_hash, received_at + 1 + i, received_at, event)));
+		// 1,500 more, moved to D1 as the key's object moves them, the same batch twice (D1 committed, the object did not hear).
+		const now = Date.now();
+		const batch: PendingEvent[] = Array.from({ length: 1_500 }, (_, i) => ({
+			id: crypto.randomUUID(),
+			groupHash: group_hash,
+			receivedAt: now + i,
+			timestamp: now + i,
+			level: "error",
+			environment: i % 3 === 0 ? "staging" : "production",
+			release: null,
+			eventJson: JSON.stringify({ ...checkoutError(), environment: i % 3 === 0 ? "staging" : "production", tags: { first: "no" } }),
+			environmentUsers: 0,
+		}));
+		const write = () => env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, batch, []));
+		await write();
+		await write();
 
 		const view = await tagsOf(project, group_hash);
-		expect(view.events).toBe(OWNER_LIMITS.issueTagEvents);
-		expect(valuesOf(view, "first")?.values.some((v) => v.value === "yes")).toBe(oldestCounted);
+		expect(view.events).toBe(1_501);
+		expect(valuesOf(view, "first")?.values).toEqual([{ value: "no", count: 1_500 }, { value: "yes", count: 1 }]);
+		expect(valuesOf(view, "environment")?.values).toEqual([{ value: "production", count: 1_001 }, { value: "staging", count: 500 }]);
+		const staging = await tagsOf(project, group_hash, { environment: "staging" });
+		expect(staging.events).toBe(500);
+		expect(valuesOf(staging, "first")?.values).toEqual([{ value: "no", count: 500 }]);
+	});
+
+	it("migration 0021 counts the events stored before it as the moves to D1 count them", async ({ expect }) => {
+		expect(lastMigrationStatement("_issue_tags.sql")).toBe(TAG_BACKFILL);
+		const project = await ownerWithLogKey();
+		const chrome = { browser: { name: "Chrome", version: "131" } };
+		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", tags: { route: "/pay" }, contexts: chrome, user: { id: "u_1" } }));
+		await ingestOk(project.rawKey, checkoutError({ tags: { route: "/cart" }, exception: { type: "TypeError", value: "x", mechanism: { type: "generic", handled: true } } }));
+		await ingestOk(project.rawKey, { message: "Another bug", environment: "staging", tags: { route: "/elsewhere" } });
+		await tagsOf(project, group_hash);
+		const rows = () =>
+			env.DB.prepare("SELECT * FROM log_issue_tags WHERE key_id = ? ORDER BY group_hash, environment, tag_key, value").bind(project.keyId).all().then((r) => r.results);
+		const moved = await rows();
+		expect(moved.length).toBeGreaterThan(10);
+
+		await env.DB.prepare("DELETE FROM log_issue_tags WHERE key_id = ?").bind(project.keyId).run();
+		// Other keys' rows are counted again by the backfill: it runs once, on a table it creates empty.
+		await env.DB.prepare(`${TAG_BACKFILL.replace("FROM log_events)", "FROM log_events WHERE key_id = ?1)")}`).bind(project.keyId).run();
+		expect(await rows()).toEqual(moved);
 	});
 
 	it("400 for a hash that is none or an empty environment; 404 for an unknown issue or another owner's project", async ({ expect }) => {

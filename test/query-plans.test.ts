@@ -16,6 +16,7 @@ import { BREAKDOWN_COLUMNS, type BreakdownName, breakdownQuery } from "../domain
 import { OWNER_SITES_HOURS, ROLLUP_EVENT_COUNT, rollupQueries } from "../domain/analytics/rollups";
 import { LOAD_VISITOR_DAYS, ROLLUP_ADDITIONS } from "../domain/analytics/rollupWriter";
 import { CRAWLER_ROLLUP_ADDITIONS, crawlerStatsQueries, DELETE_EXPIRED_CRAWLER_ROLLUPS, DELETE_EXPIRED_VISITS } from "../domain/crawl/visitStore";
+import { DELETE_EXPIRED_ISSUE_TAGS } from "../domain/logs/issueTags";
 import { DELETE_EXPIRED_ISSUES, DELETE_EXPIRED_LOG_EVENTS, KEY_WITH_EXPIRED_ISSUES } from "../domain/logs/logStore";
 import { artifactLookup, STALE_CHUNKS, UNUSED_ARTIFACTS } from "../domain/sourcemaps/artifactStore";
 import { describeTables, forgetStatistics } from "./plannerStatistics";
@@ -231,6 +232,7 @@ describe.each([
 			["crawler visits", DELETE_EXPIRED_VISITS, "crawler_visits_ts_idx", "ts<?"],
 			["crawler rollups", DELETE_EXPIRED_CRAWLER_ROLLUPS, "crawler_rollups_start_idx", "start<?"],
 			["log events", DELETE_EXPIRED_LOG_EVENTS, "log_events_timestamp_idx", "timestamp<?"],
+			["issues' tag values", DELETE_EXPIRED_ISSUE_TAGS, "log_issue_tags_last_seen_idx", "last_seen<?"],
 			["the key of the oldest expired issue", KEY_WITH_EXPIRED_ISSUES, "log_issues_last_seen_idx", "last_seen<?"],
 			["one key's expired issues", DELETE_EXPIRED_ISSUES, "log_issues_key_last_seen_idx", "key_id=? AND last_seen<?"],
 			["unused source-map artifacts", UNUSED_ARTIFACTS, "artifacts_used_idx", "used_at<?"],
@@ -245,8 +247,12 @@ describe.each([
 			expect(steps).toMatch(new RegExp(`SEARCH ${name} USING (COVERING )?INDEX ${index} `));
 			expect(steps).toContain(`INDEX ${index} (${search})`);
 			if (sql.startsWith("DELETE")) {
-				// A table without rowid (analytics_rollups) finds each row by its whole primary key.
-				expect(steps).toMatch(new RegExp(`SEARCH ${name} USING (INTEGER PRIMARY KEY \\(rowid=\\?\\)|PRIMARY KEY \\(tracking_id=\\? AND dim=\\? AND span=\\? AND start=\\? AND value=\\?\\))`));
+				// A table without rowid (analytics_rollups, log_issue_tags) finds each row by its whole primary key.
+				expect(steps).toMatch(
+					new RegExp(
+						`SEARCH ${name} USING (INTEGER PRIMARY KEY \\(rowid=\\?\\)|PRIMARY KEY \\((tracking_id=\\? AND dim=\\? AND span=\\? AND start=\\?|key_id=\\? AND group_hash=\\? AND environment=\\? AND tag_key=\\?) AND value=\\?\\))`,
+					),
+				);
 			}
 			expect(steps).not.toMatch(new RegExp(`SCAN ${name}\\b`));
 			expect(steps).not.toMatch(/TEMP B-TREE/);

@@ -186,6 +186,14 @@ describe("what each run deletes", () => {
 				).bind(owner.keyId, name.padEnd(32, "0"), owner.user.id, name, lastSeen, lastSeen),
 			),
 		);
+		// Tag values by when the last event that carried them happened.
+		await env.DB.batch(
+			Object.entries(around(logCutoff)).map(([value, lastSeen]) =>
+				env.DB.prepare(
+					"INSERT INTO log_issue_tags (key_id, group_hash, environment, tag_key, value, count, first_seen, last_seen) VALUES (?, ?, '', 'route', ?, 1, ?, ?)",
+				).bind(owner.keyId, "e".repeat(32), value, lastSeen, lastSeen),
+			),
+		);
 		// A session is expired at its expires_at: that row goes, one a millisecond later stays.
 		await env.DB.batch(
 			Object.entries({ old: now - 1, edge: now, inside: now + 1 }).map(([name, expiresAt]) =>
@@ -210,6 +218,7 @@ describe("what each run deletes", () => {
 		expect(await ids("SELECT value AS id FROM crawler_rollups WHERE tracking_id = ?", site)).toEqual(["edge", "inside"]);
 		expect(await logEventIds(owner.keyId)).toEqual([`${site}-edge`, `${site}-inside`]);
 		expect(await ids("SELECT title AS id FROM log_issues WHERE key_id = ?", owner.keyId)).toEqual(["edge", "inside"]);
+		expect(await ids("SELECT value AS id FROM log_issue_tags WHERE key_id = ?", owner.keyId)).toEqual(["edge", "inside"]);
 		expect(await ids("SELECT token_hash AS id FROM sessions WHERE token_hash LIKE ?", `${site}-%`)).toEqual([`${site}-inside`]);
 		expect(await ids("SELECT id FROM feedback WHERE user_id = ?", owner.user.id)).toEqual([`${site}-feedback`]);
 	});
@@ -248,7 +257,7 @@ describe("what each run deletes", () => {
 		// Nothing left: one statement per table (for the issues, the key lookup and no call).
 		const idle = countingDatabase();
 		await runCleanUp(now, { DB: idle.db });
-		expect(idle.counter.statements).toBe(10);
+		expect(idle.counter.statements).toBe(11);
 	});
 });
 

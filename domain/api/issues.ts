@@ -42,8 +42,16 @@ export interface IssueSearch {
 	period?: IssuePeriod;
 	/** First seen within this period (Sentry's `firstSeen:-24h` or `age:-24h`): issues new in it. */
 	first_seen_period?: IssuePeriod;
+	/** Tags an event of the issue carried with these values (Sentry's `browser.name:Chrome`), all of them. */
+	tags?: TagSearch[];
 	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
 	text?: string;
+}
+
+/** A tag and the value searched: as its events carried it, or with `*` for any text (`url:*checkout*`). */
+export interface TagSearch {
+	key: string;
+	value: string;
 }
 
 export type UserField = "id" | "email";
@@ -56,7 +64,9 @@ export interface IgnoreCondition {
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
-const SEARCH_TOKEN = /(^|\s)(is|level|environment|release|user|user\.id|user\.email|lastseen|firstseen|age):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+// A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form.
+const SEARCH_TOKEN = /(^|\s)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+const FIELD_KEYS = new Set(["is", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -64,8 +74,17 @@ function periodOf(value: string): IssuePeriod | null {
 	return Object.hasOwn(ISSUE_PERIODS, period) ? (period as IssuePeriod) : null;
 }
 
-/** The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text. */
-function searchField(key: string, value: string): Partial<IssueSearch> | null {
+/**
+ * The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text.
+ * `key` as typed: a tag's name keeps its letter case, the list's own keys take any.
+ */
+function searchField(typed: string, value: string): Partial<IssueSearch> | null {
+	const key = typed.toLowerCase();
+	if (!FIELD_KEYS.has(key)) {
+		if (value === "") return null;
+		const tag = /^tags\[(.+)\]$/i.exec(typed)?.[1] ?? typed;
+		return { tags: [{ key: tag, value }] };
+	}
 	if (key === "is") {
 		const is = value.toLowerCase();
 		if (is === "unhandled") return { unhandled: true };
@@ -85,23 +104,40 @@ function searchField(key: string, value: string): Partial<IssueSearch> | null {
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
  * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
- * with one of the list's periods, values quoted when they hold spaces), and the
- * rest as text. Any other `key:value` (a URL, a title such as `TypeError: x`) stays text, and so
- * do the keys of fields not in `only` when it is given.
+ * with one of the list's periods), any other `key:value` a tag's (`browser.name:Chrome`,
+ * `tags[level]:x` for a tag of a key's name), values quoted when they hold spaces, and the rest as
+ * text. A URL, a title such as `TypeError: x`, an `is:` or period the list does not know stay
+ * text, and so do the keys of fields not in `only` when it is given.
  */
 export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
 	const search: Record<string, unknown> = {};
 	// A token goes with the space before it, so the words around it stay as they were typed.
 	const text = q.replace(SEARCH_TOKEN, (token, _space: string, key: string, quoted: string | undefined, bare: string | undefined) => {
-		const fields = searchField(key.toLowerCase(), quoted ?? bare ?? "");
+		// A URL (`https://…`) is text, not a tag named https.
+		if (bare?.startsWith("//")) return token;
+		const fields = searchField(key, quoted ?? bare ?? "");
 		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
-		// A later `user:` token replaces an earlier `user.id:` whole, field included.
+		// A later `user:` token replaces an earlier `user.id:` whole, field included; tags add up.
 		if ("user" in fields) delete search.user_field;
+		if (fields.tags) fields.tags = [...((search.tags as TagSearch[]) ?? []), ...fields.tags];
 		Object.assign(search, fields);
 		return "";
 	});
 	const rest = text.trim();
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
+}
+
+/**
+ * The search token that finds the issues with a tag's value (`browser.name:Chrome`,
+ * `tags[level]:error`, `plan:"pro team"`), as parseIssueSearch reads it back; null for a value a
+ * search cannot hold (a double quote) or a key it cannot name.
+ */
+export function tagSearchToken(key: string, value: string): string | null {
+	if (value === "" || value.includes('"')) return null;
+	const plainKey = /^[a-z][\w.-]*$/i.test(key) && !FIELD_KEYS.has(key.toLowerCase());
+	if (!plainKey && /[\]\s]/.test(key)) return null;
+	const plainValue = !/\s/.test(value) && !value.startsWith("//");
+	return `${plainKey ? key : `tags[${key}]`}:${plainValue ? value : `"${value}"`}`;
 }
 
 /** Orders of the issue list: most recently seen, newest, most events. */
@@ -164,7 +200,10 @@ export interface IssueTagView {
 	values: Array<{ value: string; count: number }>;
 }
 
-/** GET /api/issues/:group_hash/tags: the tags of the issue's newest events (`events` of them). */
+/**
+ * GET /api/issues/:group_hash/tags: the tags of the issue's events, `events` of them (those kept:
+ * a value none of whose events is kept any more is not counted).
+ */
 export interface IssueTagsView {
 	events: number;
 	tags: IssueTagView[];

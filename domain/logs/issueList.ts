@@ -6,9 +6,10 @@
  */
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
-import { clientEventIdOf, type IssueSort, type IssueStatus, type UserField } from "../api/issues";
+import { clientEventIdOf, type IssueSort, type IssueStatus, type TagSearch, type UserField } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
+import { taggedIssues } from "./issueTags";
 import { ISSUE_IN_ENVIRONMENT, type IssueRow, type KeyOwner } from "./logStore";
 
 /**
@@ -38,6 +39,8 @@ export interface IssueFilters {
 	seenSince?: number;
 	/** Only issues first seen (in `environment`, when given) at or after this time (ms): new since then. */
 	firstSeenSince?: number;
+	/** Only issues with events (in `environment`, when given) that carried each of these tag values. */
+	tags?: TagSearch[];
 	after?: IssuePosition;
 	limit?: number;
 }
@@ -114,6 +117,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
 		filters.seenSince !== undefined ? sql`${seen.lastSeen} >= ${filters.seenSince}` : undefined,
 		filters.firstSeenSince !== undefined ? sql`${seen.firstSeen} >= ${filters.firstSeenSince}` : undefined,
+		...(filters.tags ?? []).map((tag) => sql`${logIssues.groupHash} in (${taggedIssues(owner.keyId, tag, environment)})`),
 		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
 	);
 	const order = columns.map((column) => desc(column));

@@ -1,55 +1,101 @@
 /**
- * An issue's tags, as Sentry's issue page sums them up: for the issue's newest events, each tag's
- * most common values. The tags are the event's own (`tags`, the SDK's and the app's) and those
- * Sentry draws from the event itself: level, handled, environment, release, browser, os, device,
- * url and user, in that order before the event's own by name (an own tag of one of those names
- * gives way to the drawn one).
+ * An issue's tags, as Sentry keeps them: each value each tag of the issue's events took, counted
+ * per environment in log_issue_tags as the key's ProjectCollector moves the events to D1. The tags
+ * are the event's own (`tags`, the SDK's and the app's) and those Sentry draws from the event
+ * itself (DRAWN_TAGS), an own tag of a drawn one's name giving way to it. They serve the issue
+ * page's summary (each tag's most common values) and the issue list's tag search.
  */
-import type { IssueTagsView, IssueTagView } from "../api/issues";
+import { type SQL, sql } from "drizzle-orm";
+import type { IssueTagsView, IssueTagView, TagSearch } from "../api/issues";
+import { deleteRows } from "../db";
 import { OWNER_LIMITS } from "../limits";
-import { anExceptionHandledIs, type KeyOwner } from "./logStore";
+import type { KeyOwner } from "./logStore";
+
+/**
+ * SQL over a row's stored `event`: whether an exception of its chain says `mechanism.handled` is
+ * `handled`, as handledOf reads it (not handled wins over handled where both are said).
+ */
+export const anExceptionHandledIs = (handled: boolean) =>
+	`event ->> '$.exception.mechanism.handled' = ${Number(handled)}
+		OR EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') WHERE value ->> '$.mechanism.handled' = ${Number(handled)})`;
 
 /**
  * The tags drawn from the event, each as SQL over a row's `event` (its document in JSONB, parsed
- * once), gathered into one object a row: D1 allows few terms in a compound SELECT.
+ * once), gathered into one object a row: D1 allows few terms in a compound SELECT. The summary
+ * lists them in this order, before the event's own by name.
  */
 const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["level", "event ->> '$.level'"],
 	["handled", `CASE WHEN ${anExceptionHandledIs(false)} THEN 'no' WHEN ${anExceptionHandledIs(true)} THEN 'yes' END`],
+	["mechanism", "event ->> '$.exception.mechanism.type'"],
 	["environment", "event ->> '$.environment'"],
 	["release", "event ->> '$.release'"],
 	["browser", "trim(concat_ws(' ', event ->> '$.contexts.browser.name', event ->> '$.contexts.browser.version'))"],
+	["browser.name", "event ->> '$.contexts.browser.name'"],
 	["os", "trim(concat_ws(' ', event ->> '$.contexts.os.name', event ->> '$.contexts.os.version'))"],
+	["os.name", "event ->> '$.contexts.os.name'"],
 	["device", "coalesce(event ->> '$.contexts.device.model', event ->> '$.contexts.device.family')"],
+	["runtime", "trim(concat_ws(' ', event ->> '$.contexts.runtime.name', event ->> '$.contexts.runtime.version'))"],
+	["runtime.name", "event ->> '$.contexts.runtime.name'"],
 	["url", "event ->> '$.request.url'"],
 	["user", "coalesce(event ->> '$.user.email', event ->> '$.user.id', event ->> '$.user.username', event ->> '$.user.ip_address')"],
 ];
 const DRAWN_ORDER = new Map(DRAWN_TAGS.map(([key], i) => [key, i]));
 
 /**
- * ?1 key, ?2 group hash, ?3 environment or null, ?4 events counted, ?5 values per tag. The newest
- * events walk the (key, group, timestamp) index; each tag's values are ranked in one pass.
+ * Every (columns…, key, value) pair of the events in `source` (a CTE with an `event` column in
+ * JSONB and the columns named): the event's own tags, then the drawn ones; empty values left out.
+ */
+function tagPairs(source: string, columns: string): string {
+	const own = `SELECT ${columns}, t.key AS key, t.value AS value FROM ${source}, json_each(${source}.event, '$.tags') AS t
+		WHERE t.key NOT IN (${DRAWN_TAGS.map(([key]) => `'${key}'`).join(", ")})`;
+	const drawn = `SELECT ${columns}, d.key, d.value FROM ${source}, json_each(json_object(${DRAWN_TAGS.map(([key, sql]) => `'${key}', ${sql}`).join(", ")})) AS d`;
+	return `SELECT ${columns}, key, CAST(value AS TEXT) AS value FROM (${own} UNION ALL ${drawn}) WHERE value IS NOT NULL AND value <> ''`;
+}
+
+const UPSERT_TAGS = `INSERT INTO log_issue_tags (key_id, group_hash, environment, tag_key, value, count, first_seen, last_seen)`;
+const ADD_TO_TAGS = `ON CONFLICT (key_id, group_hash, environment, tag_key, value) DO UPDATE SET count = count + excluded.count,
+		first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
+
+/**
+ * ?1 key, ?2 the events moved (rows as INSERT_EVENTS takes them): the tags of those D1 does not
+ * have yet, added to their issues' counts. Runs before they are inserted, in the same batch.
+ */
+export const TAG_ADDITIONS = `${UPSERT_TAGS}
+	WITH fresh AS (
+		SELECT b.value ->> 1 AS group_hash, coalesce(b.value ->> 5, '') AS environment, b.value ->> 3 AS timestamp, jsonb(b.value ->> 7) AS event
+		FROM json_each(?2) AS b WHERE NOT EXISTS (SELECT 1 FROM log_events AS e WHERE e.id = b.value ->> 0)
+	)
+	SELECT ?1, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
+	FROM (${tagPairs("fresh", "group_hash, environment, timestamp")}) WHERE true GROUP BY 2, 3, 4, 5
+	${ADD_TO_TAGS}`;
+
+/** Migration 0021: the counts of the events stored then. */
+export const TAG_BACKFILL = `${UPSERT_TAGS}
+	WITH stored AS (SELECT key_id, group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event FROM log_events)
+	SELECT key_id, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
+	FROM (${tagPairs("stored", "key_id, group_hash, environment, timestamp")}) WHERE true GROUP BY 1, 2, 3, 4, 5
+	${ADD_TO_TAGS}`;
+
+/**
+ * ?1 key, ?2 group hash, ?3 environment or null, ?4 values per tag: each tag's values summed over
+ * the environments asked, ranked in one pass; `events` is the level's total, a tag every event has.
+ * The issue's rows are read first (MATERIALIZED): grouped where they are read, SQLite would walk
+ * the key's tags in the search index for its order rather than sort the issue's few.
  */
 export const ISSUE_TAGS = `
-WITH recent AS (
-	SELECT jsonb(event) AS event FROM log_events
-	WHERE key_id = ?1 AND group_hash = ?2 AND (?3 IS NULL OR environment = ?3)
-	ORDER BY timestamp DESC LIMIT ?4
-), pairs AS (
-	SELECT t.key AS key, t.value AS value FROM recent, json_each(recent.event, '$.tags') t WHERE t.key NOT IN (${DRAWN_TAGS.map(([key]) => `'${key}'`).join(", ")})
-	UNION ALL
-	SELECT d.key, d.value FROM recent, json_each(json_object(${DRAWN_TAGS.map(([key, sql]) => `'${key}', ${sql}`).join(",\n\t\t")})) d
+WITH issue AS MATERIALIZED (
+	SELECT tag_key, value, count FROM log_issue_tags WHERE key_id = ?1 AND group_hash = ?2 AND (?3 IS NULL OR environment = ?3)
 ), counted AS (
-	SELECT key, CAST(value AS TEXT) AS value, count(*) AS n FROM pairs WHERE value IS NOT NULL AND value <> '' GROUP BY 1, 2
+	SELECT tag_key AS key, value, sum(count) AS n FROM issue GROUP BY 1, 2
 )
-SELECT (SELECT count(*) FROM recent) AS events, key, value, n, total, distinct_values FROM (
+SELECT key, value, n, total, distinct_values FROM (
 	SELECT key, value, n, sum(n) OVER tag AS total, count(*) OVER tag AS distinct_values,
 		row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank
 	FROM counted WINDOW tag AS (PARTITION BY key)
-) WHERE rank <= ?5 ORDER BY key, rank`;
+) WHERE rank <= ?4 ORDER BY key, rank`;
 
 interface TagRow {
-	events: number;
 	key: string;
 	value: string;
 	n: number;
@@ -58,9 +104,7 @@ interface TagRow {
 }
 
 export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, environment?: string): Promise<IssueTagsView> {
-	const { results } = await env.DB.prepare(ISSUE_TAGS)
-		.bind(owner.keyId, groupHash, environment ?? null, OWNER_LIMITS.issueTagEvents, OWNER_LIMITS.issueTagValues)
-		.all<TagRow>();
+	const { results } = await env.DB.prepare(ISSUE_TAGS).bind(owner.keyId, groupHash, environment ?? null, OWNER_LIMITS.issueTagValues).all<TagRow>();
 	const tags = new Map<string, IssueTagView>();
 	for (const row of results) {
 		const tag = tags.get(row.key) ?? { key: row.key, total: row.total, distinct: row.distinct_values, values: [] };
@@ -69,7 +113,30 @@ export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, en
 	}
 	const order = (key: string) => DRAWN_ORDER.get(key) ?? DRAWN_ORDER.size;
 	return {
-		events: results[0]?.events ?? 0,
+		events: tags.get("level")?.total ?? 0,
 		tags: [...tags.values()].sort((a, b) => order(a.key) - order(b.key) || (a.key < b.key ? -1 : 1)),
 	};
 }
+
+/**
+ * A tag search's value as a GLOB pattern: `*` any text, everything else as itself (GLOB's own
+ * `?` and `[` bracketed), so `url:*checkout*` finds the URLs holding "checkout", case as typed.
+ */
+const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
+
+/**
+ * The issues (group hashes) of the key with events whose tag took the value searched, in
+ * `environment` when given: one search of log_issue_tags_key_tag_value_idx, a range for a pattern.
+ */
+export function taggedIssues(keyId: string, search: TagSearch, environment?: string): SQL {
+	const value = search.value.includes("*") ? sql`glob ${globOf(search.value)}` : sql`= ${search.value}`;
+	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
+	return sql`select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${search.key} and value ${value}${inEnvironment}`;
+}
+
+/** Tag values last seen before ?1 (ms), at most ?2, oldest first: no event that carried them is kept. */
+export const DELETE_EXPIRED_ISSUE_TAGS = `DELETE FROM log_issue_tags WHERE (key_id, group_hash, environment, tag_key, value) IN (
+	SELECT key_id, group_hash, environment, tag_key, value FROM log_issue_tags WHERE last_seen < ?1 ORDER BY last_seen LIMIT ?2)`;
+
+/** Tag values last seen before `cutoff` (ms), at most `limit`, oldest first; how many were deleted. */
+export const deleteExpiredIssueTags = (env: Env, cutoff: number, limit: number) => deleteRows(env.DB, DELETE_EXPIRED_ISSUE_TAGS, cutoff, limit);

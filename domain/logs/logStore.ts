@@ -3,12 +3,13 @@
  * deletion with the project key, and the clean-up of what is older than the log retention.
  */
 import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
-import { logEvents, logIssueEnvironments, logIssueNames, logIssues } from "../../schema";
+import { logEvents, logIssueEnvironments, logIssueNames, logIssues, logIssueTags } from "../../schema";
 import type { IssueStatus } from "../api/issues";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { LOG_LIMITS, OWNER_LIMITS } from "../limits";
 import { ENVIRONMENT_ADDITIONS } from "./issueEnvironments";
+import { anExceptionHandledIs, TAG_ADDITIONS } from "./issueTags";
 
 /** An accepted event waiting in the ProjectCollector for its move to D1. */
 export interface PendingEvent {
@@ -81,14 +82,6 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count`;
 
 /**
- * SQL over a row's stored `event`: whether an exception of its chain says `mechanism.handled` is
- * `handled`, as handledOf reads it (not handled wins over handled where both are said).
- */
-export const anExceptionHandledIs = (handled: boolean) =>
-	`event ->> '$.exception.mechanism.handled' = ${Number(handled)}
-		OR EXISTS (SELECT 1 FROM json_each(event, '$.chained_exceptions') WHERE value ->> '$.mechanism.handled' = ${Number(handled)})`;
-
-/**
  * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
  * chain with `mechanism.handled: false`, as handledOf reads it), marked so: one pass over log_events.
  */
@@ -151,9 +144,10 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 	return [
 		...packJsonArrays(issueObjects).map((rows) => db.prepare(UPSERT_ISSUES).bind(owner.keyId, owner.userId, rows)),
 		...packJsonArrays(nameRows(issues)).map((rows) => db.prepare(UPSERT_NAMES).bind(owner.keyId, rows)),
-		// Per chunk, the events D1 does not have yet counted into their environments, then inserted.
+		// Per chunk, the events D1 does not have yet counted into their environments and tags, then inserted.
 		...packJsonArrays(eventRows).flatMap((rows) => [
 			db.prepare(ENVIRONMENT_ADDITIONS).bind(owner.keyId, rows),
+			db.prepare(TAG_ADDITIONS).bind(owner.keyId, rows),
 			db.prepare(INSERT_EVENTS).bind(owner.keyId, rows),
 		]),
 	];
@@ -165,6 +159,7 @@ export async function deleteKeyLogs(env: Env, keyId: string): Promise<void> {
 	await db.batch([
 		db.delete(logEvents).where(eq(logEvents.keyId, keyId)),
 		db.delete(logIssueEnvironments).where(eq(logIssueEnvironments.keyId, keyId)),
+		db.delete(logIssueTags).where(eq(logIssueTags.keyId, keyId)),
 		db.delete(logIssues).where(eq(logIssues.keyId, keyId)),
 		db.delete(logIssueNames).where(eq(logIssueNames.keyId, keyId)),
 	]);
@@ -322,13 +317,13 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
 
 /**
  * Deletes issues and everything of them from D1 in one transaction: their events, their rows per
- * environment and their seeded users, their rows. Run by their ProjectCollector once it has
+ * environment, their seeded users and tags, their rows. Run by their ProjectCollector once it has
  * forgotten them, with no move to D1 under way. Answers how many issues and events went.
  */
 export async function deleteIssueRows(db: D1Database, keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
 	// One bound parameter for any number of hashes, as unhandledIssuesOf.
-	const [events, , , issues] = await db.batch(
-		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issues"].map((table) =>
+	const [events, , , , issues] = await db.batch(
+		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issue_tags", "log_issues"].map((table) =>
 			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash IN (SELECT value FROM json_each(?))`).bind(keyId, JSON.stringify(groupHashes)),
 		),
 	);

@@ -56,7 +56,14 @@ const listQuerySchema = z
 		status: z.enum(ISSUE_STATUSES).optional(),
 		environment: environmentSchema.optional(),
 		release: z.string().min(1).max(500).optional(),
-		q: z.string().trim().max(200).optional(),
+		// A Sentry search, as its keys say (parseIssueSearch).
+		q: z
+			.string()
+			.trim()
+			.max(200)
+			.transform((q) => parseIssueSearch(q))
+			.refine((search) => (search.tags?.length ?? 0) <= OWNER_LIMITS.issueSearchTags, `names more than ${OWNER_LIMITS.issueSearchTags} tags`)
+			.optional(),
 		sort: z.enum(ISSUE_SORTS).default("last_seen"),
 		user: z.string().trim().min(1).max(500).optional(),
 		period: z.enum(Object.keys(ISSUE_PERIODS) as [keyof typeof ISSUE_PERIODS]).optional(),
@@ -140,7 +147,7 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	const { user } = request as OwnerRequest;
 	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
-	const { text, ...searched } = q ? parseIssueSearch(q) : {};
+	const { text, ...searched } = q ?? {};
 	const { period, first_seen_period, ...filters } = { ...given, ...searched, q: text };
 	const since = (within?: IssuePeriod) => within && Date.now() - ISSUE_PERIODS[within];
 	const owner = await ownKeyFlushed(env, user.id, project_name);

@@ -1,8 +1,9 @@
 /**
  * The scheduled clean-up (the cron trigger in wrangler.toml): deletes analytics events, identity
- * links, analytics rollups, crawler visits and their rollups, log events and log issues older than their retention, source-map
- * artifacts no event has used within the log retention (with their R2 objects), chunks of
- * sentry-cli bundles never assembled, and expired sessions. Feedback is the owner's and never
+ * links, analytics rollups, crawler visits and their rollups, log events, their issues and tag
+ * values older than their retention, source-map artifacts no event has used within the log
+ * retention (with their R2 objects), chunks of sentry-cli bundles never assembled, and expired
+ * sessions. Feedback is the owner's and never
  * expires.
  *
  * Every step is one bounded statement (or one Durable Object call), and the kinds take turns, so
@@ -13,6 +14,7 @@ import { deleteExpiredSessions } from "../../domain/accounts/userStore";
 import { deleteExpiredEvents, deleteExpiredIdentities, deleteExpiredRollups } from "../../domain/analytics/eventStore";
 import { deleteExpiredCrawlerRollups, deleteExpiredVisits } from "../../domain/crawl/visitStore";
 import { CHUNK_UPLOAD, RETENTION_LIMITS } from "../../domain/limits";
+import { deleteExpiredIssueTags } from "../../domain/logs/issueTags";
 import { deleteExpiredLogEvents, keyWithExpiredIssues } from "../../domain/logs/logStore";
 import { deleteArtifactRows, deleteChunkRows, chunkObjectKey, staleChunks, unusedArtifacts } from "../../domain/sourcemaps/artifactStore";
 import { keysChanged, projectCollectorFor } from "../objects";
@@ -55,6 +57,7 @@ export async function cleanUp(env: Env, now: number): Promise<void> {
 		bounded("crawler_visits", () => deleteExpiredVisits(env, cutoff.crawler, limit)),
 		bounded("crawler_rollups", () => deleteExpiredCrawlerRollups(env, cutoff.crawler, limit)),
 		bounded("log_events", () => deleteExpiredLogEvents(env, cutoff.logs, limit)),
+		bounded("log_issue_tags", () => deleteExpiredIssueTags(env, cutoff.logs, limit)),
 		{
 			// One key at a time, oldest expired issue first: its ProjectCollector forgets the issues and
 			// deletes their D1 rows, so the object's state and D1 agree.

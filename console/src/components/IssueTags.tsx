@@ -1,7 +1,6 @@
 import { Link } from "react-router";
-import type { IssueTagView } from "../../../domain/api/issues";
-import { OWNER_LIMITS } from "../../../domain/limits";
-import { count, percent } from "../format";
+import { type IssueTagView, tagSearchToken } from "../../../domain/api/issues";
+import { count, percent, plural } from "../format";
 import { useIssueTags } from "../queries";
 import { issueLink } from "../searchParams";
 import { QueryState } from "./QueryState";
@@ -9,21 +8,30 @@ import { QueryState } from "./QueryState";
 /** Values shown before a tag's "more" opens: enough to tell one browser, release or user from many. */
 const FIRST_VALUES = 3;
 
-/** Where a value leads, if anywhere: an environment's value to the issue as it reads there. */
-type LinkOf = ((value: string) => string) | undefined;
+/** Where a value leads, if anywhere, and what the link says it opens. */
+type LinkOf = (value: string) => { to: string; title: string } | null;
 
 function ValueRows({ values, events, linkOf }: { values: IssueTagView["values"]; events: number; linkOf: LinkOf }) {
-	return values.map(({ value, count: n }) => (
-		<tr key={value}>
-			<td className="bar-cell">
-				<span className="bar" style={{ width: `${(n / events) * 100}%` }} />
-				{linkOf ? <Link to={linkOf(value)}>{value}</Link> : <span>{value}</span>}
-			</td>
-			<td className="num" title={`${count(n)} of ${count(events)} events`}>
-				{percent(n / events)}
-			</td>
-		</tr>
-	));
+	return values.map(({ value, count: n }) => {
+		const link = linkOf(value);
+		return (
+			<tr key={value}>
+				<td className="bar-cell">
+					<span className="bar" style={{ width: `${(n / events) * 100}%` }} />
+					{link ? (
+						<Link to={link.to} title={link.title}>
+							{value}
+						</Link>
+					) : (
+						<span>{value}</span>
+					)}
+				</td>
+				<td className="num" title={`${count(n)} of ${count(events)} events`}>
+					{percent(n / events)}
+				</td>
+			</tr>
+		);
+	});
 }
 
 /** One tag: its first values, the rest behind "more", and the events that carry none of these. */
@@ -62,12 +70,22 @@ function Tag({ tag, events, linkOf }: { tag: IssueTagView; events: number; linkO
 
 /**
  * The issue's tags as Sentry's issue page sums them up: for each, its most common values and the
- * share of the events that carry each, over the issue's newest events (in the environment read).
+ * share of the events that carry each, over all the issue's events (in the environment read). A
+ * value opens the list of the project's issues with it (in that environment); an environment's
+ * value, when none is read, opens this issue as it reads there.
  */
 export function IssueTags({ project, groupHash, environment }: { project: string; groupHash: string; environment?: string }) {
 	const tags = useIssueTags(project, groupHash, environment);
 	const data = tags.data;
-	const inEnvironment = (value: string) => issueLink(project, groupHash, { environment: value });
+	const linkOf =
+		(key: string): LinkOf =>
+		(value) => {
+			if (key === "environment" && !environment) return { to: issueLink(project, groupHash, { environment: value }), title: `This issue in ${value}` };
+			const token = tagSearchToken(key, value);
+			if (!token) return null;
+			const query = new URLSearchParams({ status: "any", q: token, ...(environment && { environment }) });
+			return { to: `/issues/${encodeURIComponent(project)}?${query}`, title: `Issues with ${key} ${value}${environment ? ` in ${environment}` : ""}` };
+		};
 	return (
 		<section className="issue-tags" aria-labelledby="tags-heading">
 			<h2 id="tags-heading">Tags</h2>
@@ -75,13 +93,12 @@ export function IssueTags({ project, groupHash, environment }: { project: string
 			{data && (
 				<>
 					<p className="muted small">
-						{data.events < OWNER_LIMITS.issueTagEvents
-							? `Of all ${count(data.events)} ${data.events === 1 ? "event" : "events"}${environment ? ` in ${environment}` : ""}.`
-							: `Of the newest ${count(data.events)} events${environment ? ` in ${environment}` : ""}.`}
+						Of {plural(data.events, "event")}
+						{environment ? ` in ${environment}` : ""}. A value opens the issues with it.
 					</p>
 					<div className="breakdowns">
 						{data.tags.map((tag) => (
-							<Tag key={tag.key} tag={tag} events={data.events} linkOf={tag.key === "environment" && !environment ? inEnvironment : undefined} />
+							<Tag key={tag.key} tag={tag} events={data.events} linkOf={linkOf(tag.key)} />
 						))}
 					</div>
 				</>

@@ -114,7 +114,7 @@ export function IssuesPage() {
 		event.preventDefault();
 		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
 		// Sentry's is:, environment:, release: and lastSeen: set the filters above, which then show them; the
-		// rest (text, level:, is:unhandled, user:) is searched as typed.
+		// rest (text, level:, is:unhandled, user:, tags) is searched as typed.
 		const { text, status: searched, environment, release, period } = parseIssueSearch(box.value.trim(), SEARCH_FILTERS);
 		// The box keeps only what is left, also when that leaves the address's search as it was.
 		box.value = text ?? "";
@@ -181,7 +181,7 @@ export function IssuesPage() {
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
 				<label className="inline">
 					<span className="visually-hidden">Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release: and user: too</span>
-					<input type="search" name="q" placeholder="Search: text, hash, event id, is:unresolved, level:error…" defaultValue={filters.q} maxLength={200} size={28} />
+					<input type="search" name="q" placeholder="Search: text, hash, event id, is:unresolved, browser.name:Chrome…" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (

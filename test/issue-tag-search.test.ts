@@ -1,0 +1,125 @@
+import { describe, it } from "vitest";
+import { parseIssueSearch, tagSearchToken } from "../domain/api/issues";
+import { OWNER_LIMITS } from "../domain/limits";
+import { ingestOk, issuesOf, listIssues, ownerWithLogKey } from "./logHelpers";
+
+type Json = Record<string, any>;
+
+/** Three issues whose events carry different tags, in two environments. */
+async function taggedProject() {
+	const project = await ownerWithLogKey();
+	const chrome = { browser: { name: "Chrome", version: "131.0.0" }, os: { name: "Windows", version: "11" } };
+	const safari = { browser: { name: "Safari", version: "18.1" }, os: { name: "iOS", version: "18.1" } };
+	const checkout = await ingestOk(project.rawKey, {
+		message: "Checkout failed",
+		environment: "production",
+		tags: { route: "/pay?step=2", plan: "pro team" },
+		contexts: chrome,
+		request: { url: "https://shop.example/checkout/pay" },
+		user: { email: "ana@example.com" },
+	});
+	await ingestOk(project.rawKey, { message: "Checkout failed", environment: "staging", tags: { route: "/cart", age: "3" }, contexts: safari });
+	const login = await ingestOk(project.rawKey, { message: "Login failed", environment: "production", tags: { route: "/login" }, contexts: safari, release: "2.0.0" });
+	const crash = await ingestOk(project.rawKey, {
+		exception: { type: "TypeError", value: "x is undefined", mechanism: { type: "onerror", handled: false } },
+		environment: "production",
+		contexts: chrome,
+		request: { url: "https://shop.example/account" },
+	});
+	return { project, checkout: checkout.group_hash, login: login.group_hash, crash: crash.group_hash };
+}
+
+describe("the issue list's tag search (q)", () => {
+	it("finds the issues with an event that carried each tag's value, drawn from the event or its own", async ({ expect }) => {
+		const { project, checkout, login, crash } = await taggedProject();
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+
+		expect(await found("browser.name:Chrome")).toEqual([checkout, crash].sort());
+		expect(await found('browser:"Safari 18.1"')).toEqual([checkout, login].sort());
+		expect(await found("os.name:iOS route:/login")).toEqual([login]);
+		expect(await found("handled:no")).toEqual([crash]);
+		expect(await found("mechanism:onerror")).toEqual([crash]);
+		expect(await found("user:ana@example.com")).toEqual([checkout]);
+		expect(await found('plan:"pro team"')).toEqual([checkout]);
+		// A tag's value as the event carried it: letter case counts, as in Sentry.
+		expect(await found("browser.name:chrome")).toEqual([]);
+		// With text too, and a key of the list's own (release:) beside it.
+		expect(await found("failed browser.name:Safari")).toEqual([checkout, login].sort());
+		expect(await found("release:2.0.0 browser.name:Safari")).toEqual([login]);
+		// A tag named as one of the list's keys, in Sentry's tags[…] form.
+		expect(await found("tags[age]:3")).toEqual([checkout]);
+		// Every tag must match, on any of the issue's events.
+		expect(await found("browser.name:Chrome route:/cart")).toEqual([checkout]);
+		expect(await found("browser.name:Chrome route:/login")).toEqual([]);
+	});
+
+	it("`*` stands for any text, and nothing else is a pattern", async ({ expect }) => {
+		const { project, checkout, crash } = await taggedProject();
+		const found = async (q: string) => (await issuesOf(project, { q })).map((issue: Json) => issue.group_hash).sort();
+		expect(await found("url:*checkout*")).toEqual([checkout]);
+		expect(await found("url:https://shop.example/*")).toEqual([checkout, crash].sort());
+		expect(await found("route:/pay?step=*")).toEqual([checkout]);
+		// GLOB's own ? and […] are the characters themselves.
+		expect(await found("route:/pay?ste*")).toEqual([checkout]);
+		expect(await found("route:/pa??step=*")).toEqual([]);
+		expect(await found("route:/[pc]a*")).toEqual([]);
+	});
+
+	it("with an environment, only events there count: as the filter, or as environment: in the search", async ({ expect }) => {
+		const { project, checkout } = await taggedProject();
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash);
+		// The checkout issue's Safari event was in staging.
+		expect(await found("route:/cart", { environment: "staging" })).toEqual([checkout]);
+		expect(await found("route:/cart", { environment: "production" })).toEqual([]);
+		expect(await found("environment:production route:/cart")).toEqual([]);
+		expect(await found("environment:staging browser.name:Safari")).toEqual([checkout]);
+	});
+
+	it.for([
+		[OWNER_LIMITS.issueSearchTags, 200],
+		[OWNER_LIMITS.issueSearchTags + 1, 400],
+	] as const)("a search naming %i tags: %i", async ([tags, status], { expect }) => {
+		const { project, checkout } = await taggedProject();
+		// The same tag over and over: each is one more to search (and the search stays within q's 200 characters).
+		const q = Array.from({ length: tags }, () => "route:/pay?step=2").join(" ");
+		const res = await listIssues(project.token, { project_name: project.projectName, q });
+		expect(res.status).toBe(status);
+		const body = await res.json<Json>();
+		if (status === 200) expect(body.issues.map((issue: Json) => issue.group_hash)).toEqual([checkout]);
+		else expect(body.error).toBe(`Invalid request: q: names more than ${OWNER_LIMITS.issueSearchTags} tags`);
+	});
+
+	it("reads a search as Sentry's: tags beside the list's keys, URLs and titles left as text", ({ expect }) => {
+		expect(parseIssueSearch('is:unresolved browser.name:Chrome url:*pay* plan:"pro team" checkout')).toEqual({
+			status: "open",
+			tags: [
+				{ key: "browser.name", value: "Chrome" },
+				{ key: "url", value: "*pay*" },
+				{ key: "plan", value: "pro team" },
+			],
+			text: "checkout",
+		});
+		expect(parseIssueSearch("tags[environment]:prod Level:error")).toEqual({ tags: [{ key: "environment", value: "prod" }], level: "error" });
+		expect(parseIssueSearch("see https://shop.example/pay")).toEqual({ text: "see https://shop.example/pay" });
+		expect(parseIssueSearch("TypeError: x is undefined")).toEqual({ text: "TypeError: x is undefined" });
+		expect(parseIssueSearch('route:"" is:nothing')).toEqual({ text: 'route:"" is:nothing' });
+		expect(parseIssueSearch('url:"//cdn.example/app.js"')).toEqual({ tags: [{ key: "url", value: "//cdn.example/app.js" }] });
+		// The console moves only the keys it has filters for; tags stay in its search box.
+		expect(parseIssueSearch("browser.name:Chrome is:resolved", new Set(["status"]))).toEqual({ status: "resolved", text: "browser.name:Chrome" });
+	});
+
+	it.for([
+		["browser.name", "Chrome", "browser.name:Chrome"],
+		["plan", "pro team", 'plan:"pro team"'],
+		["url", "https://shop.example/pay?x=1", "url:https://shop.example/pay?x=1"],
+		["url", "//cdn.example/app.js", 'url:"//cdn.example/app.js"'],
+		["level", "error", "tags[level]:error"],
+		["Environment", "prod", "tags[Environment]:prod"],
+		["order id", "7", null],
+		["route", 'say "hi"', null],
+		["odd]key", "x", null],
+	] as const)("the console's link for tag %j = %j searches %j", ([key, value, token], { expect }) => {
+		expect(tagSearchToken(key, value)).toBe(token);
+		if (token) expect(parseIssueSearch(token)).toEqual({ tags: [{ key, value }] });
+	});
+});
