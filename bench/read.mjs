@@ -131,7 +131,11 @@ export async function readSide(s) {
 		["issue list, one environment, by count", "/api/issues?project_name=issues&environment=production&sort=count"],
 		["issue filters' environments and releases", "/api/issues/filter-values?project_name=issues"],
 		["issue detail (2,000 events in 24 h; hourly and daily counts)", `/api/issues/${hotIssue}?project_name=issues`],
-		["issue tags (the newest 1,000 of its 2,000 events)", `/api/issues/${hotIssue}/tags?project_name=issues`],
+		["issue tags (all 2,000 of its events)", `/api/issues/${hotIssue}/tags?project_name=issues`],
+		// Every seeded event is the same document: a tag every issue has, and one none has.
+		["issue list, a tag every issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:u_123")}`],
+		["issue list, a tag no issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:nobody")}`],
+		["issue list, a tag's values by a pattern", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:*123")}`],
 	]) {
 		endpoints.push(await measureRead(s, title, path));
 	}

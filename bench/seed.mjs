@@ -247,16 +247,21 @@ export async function seedCrawlerVisits(db, { trackingId, host, count, now }) {
 	await db.prepare("DELETE FROM crawler_rollups WHERE tracking_id = ?1 AND dim = 'paths'").bind(trackingId).run();
 }
 
-const ALL_VISITS = "FROM crawler_visits)";
+/**
+ * The last statement of the migration whose file name ends with `suffix` (a backfill), with
+ * `all` (what it reads) narrowed to `narrowed`.
+ */
+async function migrationBackfill(suffix, all, narrowed) {
+	const migrations = new URL("../schema/migrations/", import.meta.url);
+	const file = (await readdir(migrations)).find((name) => name.endsWith(suffix));
+	const statement = (await readFile(new URL(file, migrations), "utf8")).split("--> statement-breakpoint").at(-1);
+	if (!statement.includes(all)) throw new Error(`the backfill in ${file} no longer reads ${all}`);
+	return statement.replace(all, narrowed);
+}
 
 /** The migration's backfill of the crawler rollups (CRAWLER_ROLLUP_BACKFILL), narrowed to one site and one day (?1-?3). */
-async function crawlerRollupBackfill() {
-	const migrations = new URL("../schema/migrations/", import.meta.url);
-	const file = (await readdir(migrations)).find((name) => name.endsWith("_crawler_rollups.sql"));
-	const statement = (await readFile(new URL(file, migrations), "utf8")).split("--> statement-breakpoint").at(-1);
-	if (!statement.includes(ALL_VISITS)) throw new Error(`the crawler rollup backfill in ${file} no longer reads every visit`);
-	return statement.replace(ALL_VISITS, "FROM crawler_visits WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3)");
-}
+const crawlerRollupBackfill = () =>
+	migrationBackfill("_crawler_rollups.sql", "FROM crawler_visits)", "FROM crawler_visits WHERE tracking_id = ?1 AND ts >= ?2 AND ts < ?3)");
 
 // ---------------------------------------------------------------------------------------------
 // Log issues
@@ -346,6 +351,8 @@ export async function seedIssues(db, { keyId, userId, count, hotEvents, eventJso
 		}
 	}
 	await writeInBatches(db, eventRows(), (array) => db.prepare(INSERT_LOG_EVENTS).bind(keyId, eventJson, array));
-	await db.batch([...FILL_ISSUE_NAMES, FILL_ISSUE_ENVIRONMENTS].map((sql) => db.prepare(sql).bind(keyId)));
+	// The issues' tags, as migration 0021 counts them from the stored events.
+	const fillTags = await migrationBackfill("_issue_tags.sql", "FROM log_events)", "FROM log_events WHERE key_id = ?1)");
+	await db.batch([...FILL_ISSUE_NAMES, FILL_ISSUE_ENVIRONMENTS, fillTags].map((sql) => db.prepare(sql).bind(keyId)));
 	return { hotIssue: hot.hash };
 }

@@ -15,7 +15,7 @@ async function taggedProject() {
 		environment: "production",
 		tags: { route: "/pay?step=2", plan: "pro team" },
 		contexts: chrome,
-		request: { url: "https://shop.example/checkout/pay" },
+		request: { url: "https://shop.example/checkout/pay?coupon=AUTUMN" },
 		user: { email: "ana@example.com" },
 	});
 	await ingestOk(project.rawKey, { message: "Checkout failed", environment: "staging", tags: { route: "/cart", age: "3" }, contexts: safari });
@@ -57,6 +57,9 @@ describe("the issue list's tag search (q)", () => {
 		const { project, checkout, crash } = await taggedProject();
 		const found = async (q: string) => (await issuesOf(project, { q })).map((issue: Json) => issue.group_hash).sort();
 		expect(await found("url:*checkout*")).toEqual([checkout]);
+		// The url tag is the page's, without its query, as Sentry's.
+		expect(await found("url:https://shop.example/checkout/pay")).toEqual([checkout]);
+		expect(await found("url:*AUTUMN*")).toEqual([]);
 		expect(await found("url:https://shop.example/*")).toEqual([checkout, crash].sort());
 		expect(await found("route:/pay?step=*")).toEqual([checkout]);
 		// GLOB's own ? and […] are the characters themselves.

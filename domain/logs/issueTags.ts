@@ -37,7 +37,8 @@ const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["device", "coalesce(event ->> '$.contexts.device.model', event ->> '$.contexts.device.family')"],
 	["runtime", "trim(concat_ws(' ', event ->> '$.contexts.runtime.name', event ->> '$.contexts.runtime.version'))"],
 	["runtime.name", "event ->> '$.contexts.runtime.name'"],
-	["url", "event ->> '$.request.url'"],
+	// Without its query, as Sentry's url tag: one tag value a page, not one a visit.
+	["url", "substr(event ->> '$.request.url', 1, instr((event ->> '$.request.url') || '?', '?') - 1)"],
 	["user", "coalesce(event ->> '$.user.email', event ->> '$.user.id', event ->> '$.user.username', event ->> '$.user.ip_address')"],
 ];
 const DRAWN_ORDER = new Map(DRAWN_TAGS.map(([key], i) => [key, i]));

@@ -188,7 +188,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * The tags Sentry derives from an event's contexts and request: `browser` ("Chrome 153.0.0") and
  * `browser.name` ("Chrome"), alike for `os`, `client_os` (a server event's client) and `runtime`;
- * `device` (its family or model) and `url`.
+ * `device` (its model, else its family) and `url` (without its query), as the issue's tag summary
+ * counts them.
  */
 function derivedTags(event: IssueEventView): Record<string, string | undefined> {
 	const contexts: Record<string, unknown> = { ...event.contexts, ...event.custom_contexts };
@@ -200,7 +201,7 @@ function derivedTags(event: IssueEventView): Record<string, string | undefined> 
 		tags[`${key}.name`] = context.name;
 	}
 	const device = contexts.device;
-	if (isRecord(device)) tags.device = [device.family, device.model].find((name): name is string => typeof name === "string");
+	if (isRecord(device)) tags.device = [device.model, device.family].find((name): name is string => typeof name === "string");
 	tags.url = event.request?.url?.split("?")[0] || undefined;
 	return tags;
 }
