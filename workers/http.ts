@@ -42,7 +42,7 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
 	return new Response(JSON.stringify(body), { ...init, headers });
 }
 
-/** Answers that carry a secret must never be cached anywhere on the way. */
+/** Answers that carry a secret, or tell of a change to an account's credentials, must never be cached anywhere on the way. */
 export function jsonWithSecret(body: unknown, init: ResponseInit = {}): Response {
 	const headers = new Headers(init.headers);
 	headers.set("cache-control", "no-store");

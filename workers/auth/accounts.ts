@@ -45,10 +45,9 @@ export async function signUp(request: IRequest, env: Env): Promise<Response> {
 /** POST /api/auth/login {email, password} → 200 {token, user} */
 export async function signIn(request: IRequest, env: Env): Promise<Response> {
 	const input = parseBody(credentialsSchema.extend({ password: givenPassword }), await readJsonObject(request));
-	const user = await findUserByEmail(env, input.email);
 	// Checked for an unknown email too: it counts as a failure and takes as long as a wrong password.
-	const valid = await checkPassword(env, clientIp(request), input.email, input.password, user?.passwordHash);
-	if (!user || !valid) throw new HttpError(401, "Wrong email or password");
+	const user = await checkPassword(env, clientIp(request), input.email, input.password, () => findUserByEmail(env, input.email));
+	if (!user) throw new HttpError(401, "Wrong email or password");
 	return jsonWithSecret(await startSession(env, user));
 }
 
@@ -76,7 +75,7 @@ const passwordChangeSchema = bodyMembers({ current_password: givenPassword, new_
 export async function changeOwnPassword(request: IRequest, env: Env): Promise<Response> {
 	const { user, sessionHash } = request as OwnerRequest;
 	const input = parseBody(passwordChangeSchema, await readJsonObject(request));
-	if (!(await checkPassword(env, clientIp(request), user.email, input.current_password, user.passwordHash))) {
+	if (!(await checkPassword(env, clientIp(request), user.email, input.current_password, async () => user))) {
 		throw new HttpError(403, "The current password is wrong");
 	}
 	const signedOut = await changePassword(env, user.id, await hashPassword(input.new_password), sessionHash);

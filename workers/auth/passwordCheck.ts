@@ -7,18 +7,26 @@ import { enforceRateLimits, type Refund } from "../rateLimit";
 /**
  * Checks an account's password under the sign-in throttle: whatever asks (sign-in, a password
  * change), a wrong password is a failed sign-in, so no endpoint guesses more than sign-in can.
- * `passwordHash` is undefined for an unknown email, checked against a dummy hash so timing does
- * not reveal which emails exist. True when the password is right.
+ * `load` finds the account, once the throttle has let the attempt through (a throttled one costs
+ * no read); for an unknown email the password is checked against a dummy hash, so timing does not
+ * reveal which emails exist. The account when the password is right, else null.
  */
-export async function checkPassword(env: Env, ip: string, email: string, password: string, passwordHash: string | undefined): Promise<boolean> {
+export async function checkPassword<Account extends { passwordHash: string }>(
+	env: Env,
+	ip: string,
+	email: string,
+	password: string,
+	load: () => Promise<Account | null | undefined>,
+): Promise<Account | null> {
 	const refundAttempt = await throttleSignIn(env, ip, email);
-	const valid = await verifyPassword(password, passwordHash ?? DUMMY_PASSWORD_HASH);
-	if (!passwordHash || !valid) {
+	const account = await load();
+	const valid = await verifyPassword(password, account?.passwordHash ?? DUMMY_PASSWORD_HASH);
+	if (!account || !valid) {
 		await rateLimiterFor(env, `login:${email}`).hit([ACCOUNT_RATE.loginFailuresPerAccount]);
-		return false;
+		return null;
 	}
 	await refundAttempt();
-	return true;
+	return account;
 }
 
 /**

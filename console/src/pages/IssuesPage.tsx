@@ -180,7 +180,7 @@ export function IssuesPage() {
 			)}
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
 				<label className="inline">
-					<span className="visually-hidden">Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release: and user: too</span>
+					<span className="visually-hidden">Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release:, user: and tags too</span>
 					<input type="search" name="q" placeholder="Search: text, hash, event id, is:unresolved, browser.name:Chrome…" defaultValue={filters.q} maxLength={200} size={28} />
 				</label>
 				<button type="submit">Search</button>
