@@ -168,12 +168,13 @@ describe.each([
 				["Chrome", "value=\\?"],
 				["Chrome*", "value>\\? AND value<\\?"],
 				["*Chrome", ""],
+				[undefined, ""],
 			]) {
 				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value }], limit: 101 }).toSQL();
 				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
 				const steps = results.map((row) => row.detail).join("\n");
-				expect(steps, value).toMatch(new RegExp(`SEARCH log_issue_tags USING COVERING INDEX log_issue_tags_key_tag_value_idx \\(key_id=\\? AND tag_key=\\?${search ? ` AND ${search}` : ""}\\)`));
-				expect(steps, value).not.toMatch(/SCAN (log_issue_tags|log_issues|log_issue_environments)\b/);
+				expect(steps, String(value)).toMatch(new RegExp(`SEARCH log_issue_tags USING COVERING INDEX log_issue_tags_key_tag_value_idx \\(key_id=\\? AND tag_key=\\?${search ? ` AND ${search}` : ""}\\)`));
+				expect(steps, String(value)).not.toMatch(/SCAN (log_issue_tags|log_issues|log_issue_environments)\b/);
 			}
 		});
 

@@ -48,6 +48,11 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("release:2.0.0 browser.name:Safari")).toEqual([login]);
 		// A tag named as one of the list's keys, in Sentry's tags[…] form.
 		expect(await found("tags[age]:3")).toEqual([checkout]);
+		// has: any value of the tag.
+		expect(await found("has:mechanism")).toEqual([crash]);
+		expect(await found("has:url")).toEqual([checkout, crash].sort());
+		expect(await found("has:age", { environment: "production" })).toEqual([]);
+		expect(await found("has:nothing")).toEqual([]);
 		// Every tag must match, on any of the issue's events.
 		expect(await found("browser.name:Chrome route:/cart")).toEqual([checkout]);
 		expect(await found("browser.name:Chrome route:/login")).toEqual([]);
@@ -106,6 +111,8 @@ describe("the issue list's tag search (q)", () => {
 		expect(parseIssueSearch("see https://shop.example/pay")).toEqual({ text: "see https://shop.example/pay" });
 		expect(parseIssueSearch("TypeError: x is undefined")).toEqual({ text: "TypeError: x is undefined" });
 		expect(parseIssueSearch('route:"" is:nothing')).toEqual({ text: 'route:"" is:nothing' });
+		expect(parseIssueSearch("has:user HAS:browser.name")).toEqual({ tags: [{ key: "user" }, { key: "browser.name" }] });
+		expect(parseIssueSearch('has:""')).toEqual({ text: 'has:""' });
 		expect(parseIssueSearch('url:"//cdn.example/app.js"')).toEqual({ tags: [{ key: "url", value: "//cdn.example/app.js" }] });
 		// The console moves only the keys it has filters for; tags stay in its search box.
 		expect(parseIssueSearch("browser.name:Chrome is:resolved", new Set(["status"]))).toEqual({ status: "resolved", text: "browser.name:Chrome" });

@@ -48,10 +48,13 @@ export interface IssueSearch {
 	text?: string;
 }
 
-/** A tag and the value searched: as its events carried it, or with `*` for any text (`url:*checkout*`). */
+/**
+ * A tag and the value searched: as its events carried it, or with `*` for any text
+ * (`url:*checkout*`); any value when absent (Sentry's `has:url`).
+ */
 export interface TagSearch {
 	key: string;
-	value: string;
+	value?: string;
 }
 
 export type UserField = "id" | "email";
@@ -66,7 +69,7 @@ export interface IgnoreCondition {
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 // A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form.
 const SEARCH_TOKEN = /(^|\s)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
-const FIELD_KEYS = new Set(["is", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
+const FIELD_KEYS = new Set(["is", "has", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -85,6 +88,7 @@ function searchField(typed: string, value: string): Partial<IssueSearch> | null 
 		const tag = /^tags\[(.+)\]$/i.exec(typed)?.[1] ?? typed;
 		return { tags: [{ key: tag, value }] };
 	}
+	if (key === "has") return value === "" ? null : { tags: [{ key: value }] };
 	if (key === "is") {
 		const is = value.toLowerCase();
 		if (is === "unhandled") return { unhandled: true };
@@ -104,7 +108,7 @@ function searchField(typed: string, value: string): Partial<IssueSearch> | null 
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
  * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
- * with one of the list's periods), any other `key:value` a tag's (`browser.name:Chrome`,
+ * with one of the list's periods), `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`,
  * `tags[level]:x` for a tag of a key's name), values quoted when they hold spaces, and the rest as
  * text. A URL, a title such as `TypeError: x`, an `is:` or period the list does not know stay
  * text, and so do the keys of fields not in `only` when it is given.

@@ -126,13 +126,15 @@ export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, en
 const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
 
 /**
- * The issues (group hashes) of the key with events whose tag took the value searched, in
- * `environment` when given: one search of log_issue_tags_key_tag_value_idx, a range for a pattern.
+ * The issues (group hashes) of the key with events whose tag took the value searched (any value
+ * when none is), in `environment` when given: one search of log_issue_tags_key_tag_value_idx, a
+ * range for a pattern or for the tag alone.
  */
 export function taggedIssues(keyId: string, search: TagSearch, environment?: string): SQL {
-	const value = search.value.includes("*") ? sql`glob ${globOf(search.value)}` : sql`= ${search.value}`;
+	const { value } = search;
+	const match = value === undefined ? sql`` : value.includes("*") ? sql` and value glob ${globOf(value)}` : sql` and value = ${value}`;
 	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
-	return sql`select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${search.key} and value ${value}${inEnvironment}`;
+	return sql`select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${search.key}${match}${inEnvironment}`;
 }
 
 /** Tag values last seen before ?1 (ms), at most ?2, oldest first: no event that carried them is kept. */
