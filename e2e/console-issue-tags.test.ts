@@ -76,6 +76,8 @@ describe("an issue's tags", () => {
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(titles).toEqual(["Login failed"]);
 		expect(await page.getByRole("searchbox").inputValue()).toBe("browser.name:Chrome");
+		await page.screenshot({ path: join(ARTIFACTS, "issues-tag-search-390.png"), fullPage: true });
+		expect(await axeViolations(page)).toEqual([]);
 		await context.close();
 	});
 });
