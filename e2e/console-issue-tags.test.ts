@@ -76,6 +76,11 @@ describe("an issue's tags", () => {
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(titles).toEqual(["Login failed"]);
 		expect(await page.getByRole("searchbox").inputValue()).toBe("browser.name:Chrome");
+		// The syntax, one click away.
+		const syntax = page.getByRole("group").filter({ hasText: "Search syntax" });
+		expect(await syntax.getByText("has:user tags[level]:error").isVisible()).toBe(false);
+		await syntax.getByText("Search syntax").click();
+		expect(await syntax.getByText("has:user tags[level]:error").isVisible()).toBe(true);
 		await page.screenshot({ path: join(ARTIFACTS, "issues-tag-search-390.png"), fullPage: true });
 		expect(await axeViolations(page)).toEqual([]);
 		await context.close();

@@ -7,6 +7,7 @@ import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
+import { SearchSyntax } from "../components/SearchSyntax";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
 import { UnhandledTag } from "../components/UnhandledTag";
@@ -190,6 +191,7 @@ export function IssuesPage() {
 					</button>
 				)}
 			</form>
+			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
 					<button type="button" disabled={none} onClick={() => act("resolved")}>

@@ -1,0 +1,31 @@
+/** What the issue search understands, as Sentry users type it (docs/api.md#list-issues). */
+const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
+	["checkout failed", "text in the title or culprit; an issue's hash; an event's id as its SDK gave it"],
+	["is:unresolved is:unhandled", "status (unresolved, resolved, ignored), issues with an unhandled event"],
+	["level:error release:1.4.2", "the issue's level; a release or environment it was seen in"],
+	["user:ana@example.com", "issues one person ran into, by user id or email (user.id:, user.email:)"],
+	["lastSeen:-24h firstSeen:-7d", "seen in, or new in, the last 1h, 24h, 7d, 14d, 30d or 90d"],
+	["browser.name:Chrome", "a tag's value on any event of the issue: drawn ones (browser, os, device, url, user…) or your own"],
+	['url:*checkout* plan:"pro team"', "* for any text; quotes around a value with spaces"],
+	["has:user tags[level]:error", "a tag with any value; a tag named like one of the keys above"],
+];
+
+export function SearchSyntax() {
+	return (
+		<details className="search-syntax">
+			<summary className="small">Search syntax</summary>
+			<table className="small">
+				<tbody>
+					{EXAMPLES.map(([example, meaning]) => (
+						<tr key={example}>
+							<th scope="row">
+								<code>{example}</code>
+							</th>
+							<td>{meaning}</td>
+						</tr>
+					))}
+				</tbody>
+			</table>
+		</details>
+	);
+}
