@@ -14,7 +14,7 @@ const deleteIssue = (project: Project, groupHash: string) => call(issuePath(proj
 
 /** Rows of the key's issue in each D1 table that holds them. */
 async function rowsInD1(keyId: string, groupHash: string) {
-	const tables = ["log_issues", "log_events", "log_issue_environments"];
+	const tables = ["log_issues", "log_events", "log_issue_environments", "log_issue_tags"];
 	const counts = await env.DB.batch(tables.map((table) => env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE key_id = ? AND group_hash = ?`).bind(keyId, groupHash)));
 	return Object.fromEntries(tables.map((table, i) => [table, (counts[i].results[0] as { n: number }).n]));
 }
@@ -28,12 +28,13 @@ describe("DELETE /api/issues/:group_hash", () => {
 		await ingestOk(project.rawKey, crash("u2"));
 		const kept = await ingestOk(project.rawKey, { message: "Another bug" });
 		expect(await issueOf(project, group_hash)).toMatchObject({ count: 2, users: 2 });
-		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 1, log_events: 2, log_issue_environments: 1 });
+		// Its tags: level, environment and the two users.
+		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 1, log_events: 2, log_issue_environments: 1, log_issue_tags: 4 });
 
 		const res = await deleteIssue(project, group_hash.toUpperCase());
 		expect(res.status).toBe(200);
 		expect(await res.json()).toEqual({ deleted: 1, events: 2 });
-		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0 });
+		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0, log_issue_tags: 0 });
 		expect((await issuesOf(project)).map((i) => i.group_hash)).toEqual([kept.group_hash]);
 		expect((await readIssue(project.token, project.projectName, group_hash)).status).toBe(404);
 		// The key's object forgot it too: its counters and who it affected.
@@ -43,7 +44,7 @@ describe("DELETE /api/issues/:group_hash", () => {
 		const again = await ingestOk(project.rawKey, crash("u1"));
 		expect(again).toMatchObject({ group_hash, is_new: true });
 		expect(await issueOf(project, group_hash)).toMatchObject({ count: 1, users: 1, status: "open" });
-		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 1, log_events: 1, log_issue_environments: 1 });
+		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 1, log_events: 1, log_issue_environments: 1, log_issue_tags: 3 });
 		// The other issue is untouched.
 		expect(await issueOf(project, kept.group_hash)).toMatchObject({ count: 1 });
 	});
@@ -58,7 +59,7 @@ describe("DELETE /api/issues/:group_hash", () => {
 		expect((await ingest(project.rawKey, crash("u3"))).status).toBe(200);
 		expect(await issueGrouper(project.keyId).deleteIssues(project.keyId, [group_hash])).toEqual({ issues: 1, events: 1 });
 		await issueGrouper(project.keyId).flush();
-		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0 });
+		expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0, log_issue_tags: 0 });
 	});
 
 	it("400 for a hash that is none or no project named; 404 for an unknown issue, a deleted one, another owner's; 401 signed out", async ({ expect }) => {
@@ -106,7 +107,7 @@ describe("DELETE /api/issues", () => {
 		expect(await res.json()).toEqual({ deleted: 2, events: 4 });
 		expect((await issuesOf(project)).map((i) => i.group_hash)).toEqual([kept.group_hash]);
 		for (const { group_hash } of [first, second]) {
-			expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0 });
+			expect(await rowsInD1(project.keyId, group_hash)).toEqual({ log_issues: 0, log_events: 0, log_issue_environments: 0, log_issue_tags: 0 });
 		}
 		expect(await issuesOf(other)).toMatchObject([{ group_hash: othersIssue.group_hash, count: 1 }]);
 		// Forgotten by the key's object too: each opens anew.

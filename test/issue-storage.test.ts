@@ -26,8 +26,10 @@ describe("the project key's lifecycle", () => {
 			env.DB.prepare("select count(*) as n from log_events where key_id = ?").bind(owner.keyId),
 			env.DB.prepare("select count(*) as n from log_issues where key_id = ?").bind(owner.keyId),
 			env.DB.prepare("select count(*) as n from log_issue_names where key_id = ?").bind(owner.keyId),
+			env.DB.prepare("select count(*) as n from log_issue_tags where key_id = ?").bind(owner.keyId),
+			env.DB.prepare("select count(*) as n from log_issue_environments where key_id = ?").bind(owner.keyId),
 		]);
-		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0, 0]);
+		expect(rows.map((r) => (r.results[0] as Json).n)).toEqual([0, 0, 0, 0, 0]);
 		const grouperRows = await runInDurableObject(issueGrouper(owner.keyId), (_: ProjectCollector, state) => ({
 			outbox: state.storage.sql.exec("select count(*) as n from outbox").one().n,
 			groups: state.storage.sql.exec("select count(*) as n from groups").one().n,
