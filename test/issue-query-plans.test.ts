@@ -178,6 +178,17 @@ describe.each([
 			}
 		});
 
+		it.for([undefined, "production"])("a negated tag search (environment %s): each issue's own rows by their primary key, never a scan", async (environment, { expect }) => {
+			for (const value of ["Chrome", undefined]) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value, negated: true }], limit: 101 }).toSQL();
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+				const steps = results.map((row) => row.detail).join("\n");
+				const search = environment ? "key_id=\\? AND group_hash=\\? AND environment=\\? AND tag_key=\\?" : "key_id=\\? AND group_hash=\\?";
+				expect(steps, String(value)).toMatch(new RegExp(`SEARCH log_issue_tags USING PRIMARY KEY \\(${search}\\)`));
+				expect(steps, String(value)).not.toMatch(/SCAN (log_issue_tags|log_issues|log_issue_environments)\b/);
+			}
+		});
+
 		it("an issue in one environment: its row found by its key, and the environment's row by its primary key", async ({ expect }) => {
 			const { sql, params } = findIssueQuery(env, { keyId: "k", userId: "u" }, "a".repeat(32), "production").toSQL();
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();

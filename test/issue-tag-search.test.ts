@@ -58,6 +58,24 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("browser.name:Chrome route:/login")).toEqual([]);
 	});
 
+	it("! is Sentry's exclusion: the issues with an event that did not carry the value, or the tag at all", async ({ expect }) => {
+		const { project, checkout, login, crash } = await taggedProject();
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+		// The checkout issue had a Safari event besides its Chrome one; the crash only Chrome.
+		expect(await found("!browser.name:Chrome")).toEqual([checkout, login].sort());
+		// Events without the tag count: the crash carried no route.
+		expect(await found("!route:/login")).toEqual([checkout, crash].sort());
+		expect(await found("!route:/*")).toEqual([crash]);
+		// The checkout issue's staging event had no url, and the login issue none at all.
+		expect(await found("!has:url")).toEqual([checkout, login].sort());
+		expect(await found("!has:level")).toEqual([]);
+		// In production the checkout issue was seen in Chrome only.
+		expect(await found("!browser.name:Chrome", { environment: "production" })).toEqual([login]);
+		expect(await found("!browser.name:Safari", { environment: "staging" })).toEqual([]);
+		// With the tag itself: issues with Chrome events and others.
+		expect(await found("browser.name:Chrome !browser.name:Chrome")).toEqual([checkout]);
+	});
+
 	it("`*` stands for any text, and nothing else is a pattern", async ({ expect }) => {
 		const { project, checkout, crash } = await taggedProject();
 		const found = async (q: string) => (await issuesOf(project, { q })).map((issue: Json) => issue.group_hash).sort();
@@ -113,6 +131,9 @@ describe("the issue list's tag search (q)", () => {
 		expect(parseIssueSearch('route:"" is:nothing')).toEqual({ text: 'route:"" is:nothing' });
 		expect(parseIssueSearch("has:user HAS:browser.name")).toEqual({ tags: [{ key: "user" }, { key: "browser.name" }] });
 		expect(parseIssueSearch('has:""')).toEqual({ text: 'has:""' });
+		expect(parseIssueSearch("!has:user !os.name:iOS")).toEqual({ tags: [{ key: "user", negated: true }, { key: "os.name", value: "iOS", negated: true }] });
+		// Only tags negate: a negated key of the list's own is text.
+		expect(parseIssueSearch("!is:resolved !level:error")).toEqual({ text: "!is:resolved !level:error" });
 		expect(parseIssueSearch('url:"//cdn.example/app.js"')).toEqual({ tags: [{ key: "url", value: "//cdn.example/app.js" }] });
 		// The console moves only the keys it has filters for; tags stay in its search box.
 		expect(parseIssueSearch("browser.name:Chrome is:resolved", new Set(["status"]))).toEqual({ status: "resolved", text: "browser.name:Chrome" });

@@ -50,11 +50,13 @@ export interface IssueSearch {
 
 /**
  * A tag and the value searched: as its events carried it, or with `*` for any text
- * (`url:*checkout*`); any value when absent (Sentry's `has:url`).
+ * (`url:*checkout*`); any value when absent (Sentry's `has:url`). Negated (`!browser.name:Chrome`,
+ * `!has:user`), as Sentry's: the issues with an event that did not carry it.
  */
 export interface TagSearch {
 	key: string;
 	value?: string;
+	negated?: true;
 }
 
 export type UserField = "id" | "email";
@@ -67,8 +69,8 @@ export interface IgnoreCondition {
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
-// A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form.
-const SEARCH_TOKEN = /(^|\s)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+// A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form; `!` negates a tag's.
+const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
 const FIELD_KEYS = new Set(["is", "has", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
@@ -79,16 +81,19 @@ function periodOf(value: string): IssuePeriod | null {
 
 /**
  * The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text.
- * `key` as typed: a tag's name keeps its letter case, the list's own keys take any.
+ * `key` as typed: a tag's name keeps its letter case, the list's own keys take any. Only a tag's
+ * token, or `has:`, can be negated.
  */
-function searchField(typed: string, value: string): Partial<IssueSearch> | null {
+function searchField(typed: string, value: string, negated: boolean): Partial<IssueSearch> | null {
 	const key = typed.toLowerCase();
+	const not = negated ? { negated: true as const } : {};
 	if (!FIELD_KEYS.has(key)) {
 		if (value === "") return null;
 		const tag = /^tags\[(.+)\]$/i.exec(typed)?.[1] ?? typed;
-		return { tags: [{ key: tag, value }] };
+		return { tags: [{ key: tag, value, ...not }] };
 	}
-	if (key === "has") return value === "" ? null : { tags: [{ key: value }] };
+	if (key === "has") return value === "" ? null : { tags: [{ key: value, ...not }] };
+	if (negated) return null;
 	if (key === "is") {
 		const is = value.toLowerCase();
 		if (is === "unhandled") return { unhandled: true };
@@ -109,17 +114,17 @@ function searchField(typed: string, value: string): Partial<IssueSearch> | null 
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
  * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
  * with one of the list's periods), `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`,
- * `tags[level]:x` for a tag of a key's name), values quoted when they hold spaces, and the rest as
- * text. A URL, a title such as `TypeError: x`, an `is:` or period the list does not know stay
+ * `tags[level]:x` for a tag of a key's name; `!` before either negates it), values quoted when
+ * they hold spaces, and the rest as text. A URL, a title such as `TypeError: x`, an `is:` or period the list does not know stay
  * text, and so do the keys of fields not in `only` when it is given.
  */
 export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
 	const search: Record<string, unknown> = {};
 	// A token goes with the space before it, so the words around it stay as they were typed.
-	const text = q.replace(SEARCH_TOKEN, (token, _space: string, key: string, quoted: string | undefined, bare: string | undefined) => {
+	const text = q.replace(SEARCH_TOKEN, (token, _space: string, not: string, key: string, quoted: string | undefined, bare: string | undefined) => {
 		// A URL (`https://…`) is text, not a tag named https.
 		if (bare?.startsWith("//")) return token;
-		const fields = searchField(key, quoted ?? bare ?? "");
+		const fields = searchField(key, quoted ?? bare ?? "", not === "!");
 		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
 		// A later `user:` token replaces an earlier `user.id:` whole, field included; tags add up.
 		if ("user" in fields) delete search.user_field;

@@ -9,7 +9,7 @@ import { logIssueEnvironments, logIssues } from "../../schema";
 import { clientEventIdOf, type IssueSort, type IssueStatus, type TagSearch, type UserField } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
-import { taggedIssues } from "./issueTags";
+import { tagCondition } from "./issueTags";
 import { ISSUE_IN_ENVIRONMENT, type IssueRow, type KeyOwner } from "./logStore";
 
 /**
@@ -117,7 +117,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
 		filters.seenSince !== undefined ? sql`${seen.lastSeen} >= ${filters.seenSince}` : undefined,
 		filters.firstSeenSince !== undefined ? sql`${seen.firstSeen} >= ${filters.firstSeenSince}` : undefined,
-		...(filters.tags ?? []).map((tag) => sql`${logIssues.groupHash} in (${taggedIssues(owner.keyId, tag, environment)})`),
+		...(filters.tags ?? []).map((tag) => tagCondition(owner.keyId, tag, logIssues.groupHash, environment)),
 		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,
 	);
 	const order = columns.map((column) => desc(column));

@@ -5,7 +5,7 @@
  * itself (DRAWN_TAGS), an own tag of a drawn one's name giving way to it. They serve the issue
  * page's summary (each tag's most common values) and the issue list's tag search.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { IssueTagsView, IssueTagView, TagSearch } from "../api/issues";
 import { deleteRows } from "../db";
 import { OWNER_LIMITS } from "../limits";
@@ -126,15 +126,24 @@ export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, en
 const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
 
 /**
- * The issues (group hashes) of the key with events whose tag took the value searched (any value
- * when none is), in `environment` when given: one search of log_issue_tags_key_tag_value_idx, a
- * range for a pattern or for the tag alone.
+ * Whether the issue (its `groupHash` column) had an event, in `environment` when given, that
+ * carried the tag's value searched (any value when none is), or with `negated`, as Sentry's
+ * exclusion, one that did not. The first is one search of log_issue_tags_key_tag_value_idx for
+ * the issues of the value (a range for a pattern or for the tag alone); a negation reads the
+ * issue's own rows by their primary key, and counts as an event without the tag the events that
+ * carried a level (every event does) but not the tag.
  */
-export function taggedIssues(keyId: string, search: TagSearch, environment?: string): SQL {
-	const { value } = search;
-	const match = value === undefined ? sql`` : value.includes("*") ? sql` and value glob ${globOf(value)}` : sql` and value = ${value}`;
+export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWrapper, environment?: string): SQL {
+	const { key, value } = search;
 	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
-	return sql`select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${search.key}${match}${inEnvironment}`;
+	const valueMatch = value === undefined ? undefined : value.includes("*") ? sql`value glob ${globOf(value)}` : sql`value = ${value}`;
+	if (!search.negated) {
+		return sql`${groupHash} in (select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${key}${valueMatch ? sql` and ${valueMatch}` : sql``}${inEnvironment})`;
+	}
+	const rowsOf = (tagKey: string) => sql`from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash} and tag_key = ${tagKey}${inEnvironment}`;
+	const eventsWith = (tagKey: string) => sql`(select coalesce(sum(count), 0) ${rowsOf(tagKey)})`;
+	const anEventWithout = sql`${eventsWith("level")} > ${eventsWith(key)}`;
+	return valueMatch ? sql`(${anEventWithout} or exists (select 1 ${rowsOf(key)} and not (${valueMatch})))` : anEventWithout;
 }
 
 /** Tag values last seen before ?1 (ms), at most ?2, oldest first: no event that carried them is kept. */

@@ -8,6 +8,7 @@ const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
 	["browser.name:Chrome", "a tag's value on any event of the issue: drawn ones (browser, os, device, url, user…) or your own"],
 	['url:*checkout* plan:"pro team"', "* for any text; quotes around a value with spaces"],
 	["has:user tags[level]:error", "a tag with any value; a tag named like one of the keys above"],
+	["!browser.name:Chrome !has:user", "issues with an event not in Chrome; with an event without a user"],
 ];
 
 export function SearchSyntax() {
