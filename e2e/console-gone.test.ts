@@ -56,6 +56,8 @@ it("leads Issues and Feedback to a project the owner still has once the last one
 	await page.getByRole("button", { name: "Revoke key…" }).click();
 	await page.getByRole("button", { name: "Revoke key", exact: true }).click();
 	await expect.poll(() => new URL(page.url()).pathname).toBe("/projects");
+	// The list as read after the revoke: app in it (not the list still loading), shop gone.
+	await page.getByRole("link", { name: "app", exact: true }).waitFor();
 	await page.getByRole("link", { name: "shop", exact: true }).waitFor({ state: "detached" });
 
 	await areaLink(page, "Issues").click();
