@@ -129,9 +129,11 @@ const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
  * Whether the issue (its `groupHash` column) had an event, in `environment` when given, that
  * carried the tag's value searched (any value when none is), or with `negated`, as Sentry's
  * exclusion, one that did not. The first is one search of log_issue_tags_key_tag_value_idx for
- * the issues of the value (a range for a pattern or for the tag alone); a negation reads the
- * issue's own rows by their primary key, and counts as an event without the tag the events that
- * carried a level (every event does) but not the tag.
+ * the issues of the value (a range for a pattern or for the tag alone). A negation reads the
+ * issue's own rows in one walk of their primary key (its only terms are the key, the issue and
+ * the environment: a term on the tag would let SQLite walk the tag index through every issue's
+ * rows for each issue), and counts as an event without the tag one that carried a level (every
+ * event does) but not the tag.
  */
 export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWrapper, environment?: string): SQL {
 	const { key, value } = search;
@@ -140,10 +142,9 @@ export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWra
 	if (!search.negated) {
 		return sql`${groupHash} in (select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${key}${valueMatch ? sql` and ${valueMatch}` : sql``}${inEnvironment})`;
 	}
-	const rowsOf = (tagKey: string) => sql`from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash} and tag_key = ${tagKey}${inEnvironment}`;
-	const eventsWith = (tagKey: string) => sql`(select coalesce(sum(count), 0) ${rowsOf(tagKey)})`;
-	const anEventWithout = sql`${eventsWith("level")} > ${eventsWith(key)}`;
-	return valueMatch ? sql`(${anEventWithout} or exists (select 1 ${rowsOf(key)} and not (${valueMatch})))` : anEventWithout;
+	const anEventWithout = sql`coalesce(sum(count) filter (where tag_key = 'level'), 0) > coalesce(sum(count) filter (where tag_key = ${key}), 0)`;
+	const anotherValue = valueMatch ? sql` or count(*) filter (where tag_key = ${key} and not (${valueMatch})) > 0` : sql``;
+	return sql`(select ${anEventWithout}${anotherValue} from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash}${inEnvironment})`;
 }
 
 /** Tag values last seen before ?1 (ms), at most ?2, oldest first: no event that carried them is kept. */
