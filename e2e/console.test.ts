@@ -166,6 +166,17 @@ describe("owner console", () => {
 		expect(page.url()).toContain("type=feature_request");
 		await page.getByLabel("Type").selectOption("");
 
+		// A search of the feedback's text, kept in the address and the box; Clear brings all back.
+		await page.getByRole("searchbox").fill("SAVE");
+		await page.getByRole("button", { name: "Search" }).click();
+		await page.getByRole("link", { name: "Dark mode" }).waitFor({ state: "detached" });
+		expect(await page.getByRole("link", { name: "Crash on save" }).isVisible()).toBe(true);
+		expect(new URL(page.url()).searchParams.get("q")).toBe("SAVE");
+		expect(await page.getByRole("searchbox").inputValue()).toBe("SAVE");
+		await page.getByRole("button", { name: "Clear" }).click();
+		await page.getByRole("link", { name: "Dark mode" }).waitFor();
+		expect(await page.getByRole("searchbox").inputValue()).toBe("");
+
 		// The status change shows at once and reaches the server.
 		await page.getByLabel("Status of Crash on save").selectOption("in_progress");
 		await expect

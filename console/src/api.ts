@@ -113,7 +113,7 @@ export const api = {
 	revokeKey: (project_name: string) => request<{ deleted: boolean }>("DELETE", `/api/feedback-key?${q({ project_name })}`),
 
 	/** One page of the list, newest first; `cursor` is the previous page's `next_cursor`. */
-	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; cursor?: string; limit: number }, signal?: AbortSignal) =>
+	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; q?: string; cursor?: string; limit: number }, signal?: AbortSignal) =>
 		request<FeedbackPageView>("GET", `/api/feedback?${q({ project_name, ...filters, limit: String(filters.limit) })}`, undefined, signal),
 	readFeedback: (id: string) => request<FeedbackRecordView>("GET", `/api/feedback/${encodeURIComponent(id)}`),
 	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),

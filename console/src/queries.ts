@@ -53,10 +53,10 @@ export const useSiteFigures = () =>
 const FEEDBACK_PAGE = 50;
 
 /** The feedback list, newest first, one API page at a time (`fetchNextPage` reads the next). */
-export const useFeedback = (project: string, type?: FeedbackType, status?: FeedbackStatus) =>
+export const useFeedback = (project: string, type?: FeedbackType, status?: FeedbackStatus, q?: string) =>
 	useInfiniteQuery({
-		queryKey: [...keys.feedback(project), "list", type ?? "", status ?? ""],
-		queryFn: ({ pageParam, signal }) => api.listFeedback(project, { type, status, cursor: pageParam, limit: FEEDBACK_PAGE }, signal),
+		queryKey: [...keys.feedback(project), "list", type ?? "", status ?? "", q ?? ""],
+		queryFn: ({ pageParam, signal }) => api.listFeedback(project, { type, status, q, cursor: pageParam, limit: FEEDBACK_PAGE }, signal),
 		initialPageParam: undefined as string | undefined,
 		getNextPageParam: (page) => page.next_cursor ?? undefined,
 		placeholderData: keepPreviousData,

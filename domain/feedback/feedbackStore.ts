@@ -69,6 +69,8 @@ export interface FeedbackFilters {
 	projectName: string;
 	type?: FeedbackType;
 	status?: FeedbackStatus;
+	/** Only records with a text value holding this (ASCII letters in either case), or with this id. */
+	q?: string;
 	/** Only records older than this one (newest-first order: created_at, then id). */
 	before?: { createdAt: number; id: string };
 	limit: number;
@@ -106,6 +108,14 @@ export async function listFeedback(env: Env, userId: string, filters: FeedbackFi
 				eq(feedback.projectName, filters.projectName),
 				filters.type ? eq(feedback.type, filters.type) : undefined,
 				filters.status ? eq(feedback.status, filters.status) : undefined,
+				// Checked per record of the walk, as the issue list's text: instr, not LIKE (D1 refuses
+				// patterns over 50 bytes), over the values alone (not the fields' names).
+				filters.q
+					? or(
+							eq(feedback.id, filters.q),
+							sql`exists (select 1 from json_each(${feedback.data}) where type = 'text' and instr(lower(value), lower(${filters.q})) > 0)`,
+						)
+					: undefined,
 				before
 					? or(lt(feedback.createdAt, new Date(before.createdAt)), and(eq(feedback.createdAt, new Date(before.createdAt)), lt(feedback.id, before.id)))
 					: undefined,

@@ -50,6 +50,7 @@ const listQuerySchema = z.object({
 	project_name: projectNameSchema,
 	type: z.enum(["issue", "feature_request"]).optional(),
 	status: z.enum(FEEDBACK_STATUSES).optional(),
+	q: z.string().trim().max(200).optional(),
 	limit: limitParam(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),
 	cursor: feedbackCursorSchema.optional(),
 });
@@ -82,8 +83,8 @@ function listView(row: StoredRecord): FeedbackListItemView {
 }
 
 /**
- * GET /api/feedback?project_name=&type=&status=&limit=&cursor= → {feedback: [record], next_cursor},
- * newest first. A page holds `limit` records (default 100, at most 1,000) and ends early rather
+ * GET /api/feedback?project_name=&type=&status=&q=&limit=&cursor= → {feedback: [record], next_cursor},
+ * newest first; `q` keeps the records with a text value that holds it, or with that id. A page holds `limit` records (default 100, at most 1,000) and ends early rather
  * than pass about 2 MB; `next_cursor` (null on the last page) fetches the rest. Text longer than
  * 500 characters is cut in the list and named in `truncated_fields`; attachments are links.
  */
@@ -96,6 +97,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 		projectName: query.project_name,
 		type: query.type,
 		status: query.status,
+		q: query.q || undefined,
 		before: query.cursor,
 		limit: query.limit + 1,
 	});

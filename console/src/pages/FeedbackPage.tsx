@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { SENTRY_FEEDBACK_FIELDS, type SentryFeedbackField } from "../../../domain/api/feedback";
@@ -192,7 +192,8 @@ export function FeedbackPage() {
 	const [search, change] = useSearch();
 	const type = (search.get("type") || undefined) as FeedbackType | undefined;
 	const status = (search.get("status") || undefined) as FeedbackStatus | undefined;
-	const list = useFeedback(project, type, status);
+	const q = search.get("q") || undefined;
+	const list = useFeedback(project, type, status, q);
 	const setStatus = useSetFeedbackStatus(project);
 	const remove = useDeleteFeedback(project);
 	const [bulkStatus, setBulkStatus] = useState<FeedbackStatus>("closed");
@@ -205,10 +206,15 @@ export function FeedbackPage() {
 	usePageTitle(...(id ? [] : ["Feedback", project]));
 	const selection = useSelection(
 		items.map((item) => item.id),
-		JSON.stringify([project, type, status]),
+		JSON.stringify([project, type, status, q]),
 	);
 
 	const setFilter = (name: string, value: string) => change({ [name]: value });
+	function submitSearch(event: FormEvent<HTMLFormElement>) {
+		event.preventDefault();
+		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		change({ q: box.value.trim() });
+	}
 	const back = `/feedback/${encodeURIComponent(project)}${search.size ? `?${search}` : ""}`;
 	const { ids } = selection;
 	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
@@ -253,6 +259,18 @@ export function FeedbackPage() {
 					</select>
 				</label>
 			</div>
+			<form className="row filters" onSubmit={submitSearch} aria-label="Search feedback" key={q ?? ""}>
+				<label className="inline">
+					<span className="visually-hidden">Search the feedback's text, or an item's id</span>
+					<input type="search" name="q" placeholder="Search: text, email, id…" defaultValue={q} maxLength={200} size={28} />
+				</label>
+				<button type="submit">Search</button>
+				{(q || type || status) && (
+					<button type="button" className="link" onClick={() => change({ q: null, type: null, status: null })}>
+						Clear
+					</button>
+				)}
+			</form>
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected feedback">
 					<span aria-hidden="true">→</span>
@@ -276,7 +294,7 @@ export function FeedbackPage() {
 				query={list}
 				loading="Loading feedback…"
 				empty={
-					unknownProject ?? (type || status ? "No feedback matches these filters." : "No feedback yet for this project.")
+					unknownProject ?? (type || status || q ? "No feedback matches these filters." : "No feedback yet for this project.")
 				}
 				isEmpty={(data) => data.pages.every((page) => page.feedback.length === 0)}
 			/>
