@@ -29,10 +29,16 @@ async function taggedProject() {
 	return { project, checkout: checkout.group_hash, login: login.group_hash, crash: crash.group_hash };
 }
 
+/** The hashes of the project's issues a search finds, sorted. */
+const searchOf =
+	(project: { token: string; projectName: string }) =>
+	async (q: string, query: Record<string, string> = {}): Promise<string[]> =>
+		(await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+
 describe("the issue list's tag search (q)", () => {
 	it("finds the issues with an event that carried each tag's value, drawn from the event or its own", async ({ expect }) => {
 		const { project, checkout, login, crash } = await taggedProject();
-		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+		const found = searchOf(project);
 
 		expect(await found("browser.name:Chrome")).toEqual([checkout, crash].sort());
 		expect(await found('browser:"Safari 18.1"')).toEqual([checkout, login].sort());
@@ -60,7 +66,7 @@ describe("the issue list's tag search (q)", () => {
 
 	it("! is Sentry's exclusion: the issues with an event that did not carry the value, or the tag at all", async ({ expect }) => {
 		const { project, checkout, login, crash } = await taggedProject();
-		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+		const found = searchOf(project);
 		// The checkout issue had a Safari event besides its Chrome one; the crash only Chrome.
 		expect(await found("!browser.name:Chrome")).toEqual([checkout, login].sort());
 		// Events without the tag count: the crash carried no route.
@@ -78,7 +84,7 @@ describe("the issue list's tag search (q)", () => {
 
 	it("`*` stands for any text, and nothing else is a pattern", async ({ expect }) => {
 		const { project, checkout, crash } = await taggedProject();
-		const found = async (q: string) => (await issuesOf(project, { q })).map((issue: Json) => issue.group_hash).sort();
+		const found = searchOf(project);
 		expect(await found("url:*checkout*")).toEqual([checkout]);
 		// The url tag is the page's, without its query, as Sentry's.
 		expect(await found("url:https://shop.example/checkout/pay")).toEqual([checkout]);
@@ -93,7 +99,7 @@ describe("the issue list's tag search (q)", () => {
 
 	it("with an environment, only events there count: as the filter, or as environment: in the search", async ({ expect }) => {
 		const { project, checkout } = await taggedProject();
-		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash);
+		const found = searchOf(project);
 		// The checkout issue's Safari event was in staging.
 		expect(await found("route:/cart", { environment: "staging" })).toEqual([checkout]);
 		expect(await found("route:/cart", { environment: "production" })).toEqual([]);
