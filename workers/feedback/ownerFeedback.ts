@@ -83,10 +83,11 @@ function listView(row: StoredRecord): FeedbackListItemView {
 }
 
 /**
- * GET /api/feedback?project_name=&type=&status=&q=&limit=&cursor= → {feedback: [record], next_cursor},
- * newest first; `q` keeps the records with a text value that holds it, or with that id. A page holds `limit` records (default 100, at most 1,000) and ends early rather
- * than pass about 2 MB; `next_cursor` (null on the last page) fetches the rest. Text longer than
- * 500 characters is cut in the list and named in `truncated_fields`; attachments are links.
+ * GET /api/feedback?project_name=&type=&status=&q=&limit=&cursor= → {feedback: [record],
+ * next_cursor}, newest first; `q` keeps the records with a text value that holds it, or with that
+ * id. A page holds `limit` records (default 100, at most 1,000) and ends early rather than pass
+ * about 2 MB; `next_cursor` (null on the last page) fetches the rest. Text longer than 500
+ * characters is cut in the list and named in `truncated_fields`; attachments are links.
  */
 export async function listFeedback(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
