@@ -29,15 +29,15 @@
  *     PATCH  /api/feedback-key                     configuration
  *     DELETE /api/feedback-key?project_name=       revoke
  *     POST   /api/feedback-key/regenerate          → new raw_api_key once
- *     GET    /api/feedback?project_name=&type=&status=&limit=&cursor=   newest first, pages of ≤ 1,000 and ~2 MB
+ *     GET    /api/feedback?project_name=&type=&status=&q=&limit=&cursor=   newest first, q a text search, pages of ≤ 1,000 and ~2 MB
  *     GET    /api/feedback/:id                     one whole record
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
  *     GET    /api/feedback/attachments/:id         the image
- *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000
+ *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000; q a Sentry search (tags too)
  *     GET    /api/issues/filter-values?project_name=   the project's environments and releases
  *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly and 30 daily counts
- *     GET    /api/issues/:group_hash/tags?project_name=   its newest 1,000 events' tags, 10 values each
+ *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     DELETE /api/issues/:group_hash?project_name= the issue and its events
