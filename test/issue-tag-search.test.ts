@@ -47,6 +47,7 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("mechanism:onerror")).toEqual([crash]);
 		expect(await found("user:ana@example.com")).toEqual([checkout]);
 		expect(await found('plan:"pro team"')).toEqual([checkout]);
+		expect(await found('message:"Login failed"')).toEqual([login]);
 		// A tag's value as the event carried it: letter case counts, as in Sentry.
 		expect(await found("browser.name:chrome")).toEqual([]);
 		// With text too, and a key of the list's own (release:) beside it.
@@ -133,6 +134,8 @@ describe("the issue list's tag search (q)", () => {
 		});
 		expect(parseIssueSearch("tags[environment]:prod Level:error")).toEqual({ tags: [{ key: "environment", value: "prod" }], level: "error" });
 		expect(parseIssueSearch("see https://shop.example/pay")).toEqual({ text: "see https://shop.example/pay" });
+		// Sentry's message: is text by another name.
+		expect(parseIssueSearch('message:"Checkout failed" is:resolved Message:pay')).toEqual({ status: "resolved", text: "Checkout failed pay" });
 		expect(parseIssueSearch("TypeError: x is undefined")).toEqual({ text: "TypeError: x is undefined" });
 		expect(parseIssueSearch('route:"" is:nothing')).toEqual({ text: 'route:"" is:nothing' });
 		expect(parseIssueSearch("has:user HAS:browser.name")).toEqual({ tags: [{ key: "user" }, { key: "browser.name" }] });

@@ -71,7 +71,7 @@ export interface IgnoreCondition {
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 // A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form; `!` negates a tag's.
 const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
-const FIELD_KEYS = new Set(["is", "has", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
+const FIELD_KEYS = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -115,15 +115,18 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
  * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
  * with one of the list's periods), `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`,
  * `tags[level]:x` for a tag of a key's name; `!` before either negates it), values quoted when
- * they hold spaces, and the rest as text. A URL, a title such as `TypeError: x`, an `is:` or period the list does not know stay
- * text, and so do the keys of fields not in `only` when it is given.
+ * they hold spaces, and the rest as text (`message:x` is text too). A URL, a title such as
+ * `TypeError: x`, an `is:` or period the list does not know stay text, and so do the keys of
+ * fields not in `only` when it is given.
  */
 export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
 	const search: Record<string, unknown> = {};
 	// A token goes with the space before it, so the words around it stay as they were typed.
-	const text = q.replace(SEARCH_TOKEN, (token, _space: string, not: string, key: string, quoted: string | undefined, bare: string | undefined) => {
+	const text = q.replace(SEARCH_TOKEN, (token, space: string, not: string, key: string, quoted: string | undefined, bare: string | undefined) => {
 		// A URL (`https://…`) is text, not a tag named https.
 		if (bare?.startsWith("//")) return token;
+		// Sentry's `message:` is the text search by another name.
+		if (!not && key.toLowerCase() === "message") return `${space}${quoted ?? bare}`;
 		const fields = searchField(key, quoted ?? bare ?? "", not === "!");
 		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
 		// A later `user:` token replaces an earlier `user.id:` whole, field included; tags add up.
