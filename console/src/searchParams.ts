@@ -23,6 +23,12 @@ export function useSearch() {
 	return [search, change] as const;
 }
 
+/** A project's issue list, with its search and filters when given (a query string without its `?`). */
+export function issueListLink(project: string, query: URLSearchParams | string = ""): string {
+	const text = query.toString();
+	return `/issues/${encodeURIComponent(project)}${text ? `?${text}` : ""}`;
+}
+
 /** An issue's page: `event` opens one of its events (a stored id, or the id its SDK gave it), `environment` shows the issue as it reads there. */
 export function issueLink(project: string, groupHash: string, { event, environment }: { event?: string | null; environment?: string | null } = {}): string {
 	const query = new URLSearchParams();

@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import { type IssueTagView, tagSearchToken } from "../../../domain/api/issues";
 import { count, percent, plural } from "../format";
 import { useIssueTags } from "../queries";
-import { issueLink } from "../searchParams";
+import { issueLink, issueListLink } from "../searchParams";
 import { QueryState } from "./QueryState";
 
 /** Values shown before a tag's "more" opens: enough to tell one browser, release or user from many. */
@@ -84,7 +84,7 @@ export function IssueTags({ project, groupHash, environment }: { project: string
 			const token = tagSearchToken(key, value);
 			if (!token) return null;
 			const query = new URLSearchParams({ status: "any", q: token, ...(environment && { environment }) });
-			return { to: `/issues/${encodeURIComponent(project)}?${query}`, title: `Issues with ${key} ${value}${environment ? ` in ${environment}` : ""}` };
+			return { to: issueListLink(project, query), title: `Issues with ${key} ${value}${environment ? ` in ${environment}` : ""}` };
 		};
 	return (
 		<section className="issue-tags" aria-labelledby="tags-heading">

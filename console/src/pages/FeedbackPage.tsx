@@ -11,7 +11,7 @@ import { ActionError, describeError, QueryState } from "../components/QueryState
 import { SelectionBar, useSelection } from "../components/Selection";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
-import { issueLink, useSearch } from "../searchParams";
+import { issueLink, issueListLink, useSearch } from "../searchParams";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -122,7 +122,7 @@ function FieldValue({ field, value, type, project }: { field: string; value: unk
 	if (eventId) {
 		return (
 			<>
-				{value} <Link to={`/issues/${encodeURIComponent(project)}?${new URLSearchParams({ status: "any", q: eventId })}`}>Open its issue</Link>
+				{value} <Link to={issueListLink(project, new URLSearchParams({ status: "any", q: eventId }))}>Open its issue</Link>
 			</>
 		);
 	}

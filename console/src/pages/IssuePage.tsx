@@ -13,7 +13,7 @@ import { IssueTags } from "../components/IssueTags";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, utcDateTime } from "../format";
 import { useDeleteIssues, useIssue, useSetIssueStatus } from "../queries";
-import { issueLink, useSearch } from "../searchParams";
+import { issueLink, issueListLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
@@ -92,7 +92,7 @@ export function IssuePage() {
 	// Back to the list as it was left (its search, filters and sort), when the list opened this page.
 	const { state } = useLocation();
 	const listQuery = typeof state?.list === "string" ? state.list : "";
-	const listLink = `/issues/${encodeURIComponent(project)}${listQuery ? `?${listQuery}` : ""}`;
+	const listLink = issueListLink(project, listQuery);
 	const [search, change] = useSearch();
 	// Opened from the list filtered by environment: the issue as it reads there, as the list showed it.
 	const environment = search.get("environment") || undefined;
