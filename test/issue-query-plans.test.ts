@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, it } from "vitest";
 import { ISSUE_SORTS } from "../domain/api/issues";
+import { database } from "../domain/db";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
+import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
 import { ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
@@ -154,6 +157,20 @@ describe.each([
 			const steps = results.map((row) => row.detail).join("\n");
 			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b/);
+		});
+
+		it.for([undefined, "production"])("a search of an issue's events (environment %s): one walk of its index, each event read by rowid, no sort but of ties", async (environment, { expect }) => {
+			const search = { tags: [{ key: "browser.name", value: "Chrome" }], user: "u", text: "x" };
+			const plan = await database(env).all<{ id: number; parent: number; detail: string }>(
+				sql`EXPLAIN QUERY PLAN ${issueEventSearchQuery({ keyId: "k", userId: "u" }, "a".repeat(32), search, { environment })}`,
+			);
+			const steps = plan.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(steps.match(/SEARCH (log_events|e) USING INTEGER PRIMARY KEY \(rowid=\?\)/g)).toHaveLength(2);
+			expect(steps).not.toMatch(/SCAN log_events\b/);
+			// The walk comes in the index's order: at most the events of one time are sorted, by id.
+			const walk = plan.find((row) => row.detail === "MATERIALIZE walked");
+			expect(plan.filter((row) => row.parent === walk?.id).map((row) => row.detail)).not.toContain("USE TEMP B-TREE FOR ORDER BY");
 		});
 
 		it.for([null, "production"])("an issue's tags (environment %s): its own rows of log_issue_tags by their primary key, never a scan", async (environment, { expect }) => {

@@ -36,7 +36,7 @@
  *     GET    /api/feedback/attachments/:id         the image
  *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000; q a Sentry search (tags too)
  *     GET    /api/issues/filter-values?project_name=   the project's environments and releases
- *     GET    /api/issues/:group_hash?project_name= issue, newest events, 24 hourly and 30 daily counts
+ *     GET    /api/issues/:group_hash?project_name=&environment=&q=   issue, newest events (q: those matching), 24 hourly and 30 daily counts
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}

@@ -139,6 +139,36 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
 }
 
+/** What a search of one issue's events asks (its page's `q`): the tag values its events carried, a user, text. */
+export interface EventSearch {
+	/** Each to hold for an event, as the list's tag search; `level:`, `environment:`, `release:` and `is:unhandled` among them. */
+	tags: TagSearch[];
+	user?: string;
+	user_field?: UserField;
+	/** Text to find in the event's message or exception, or its own id. */
+	text?: string;
+}
+
+/** The keys of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not about its events. */
+export const ISSUE_ONLY_FIELDS = ["status", "period", "first_seen_period"] as const satisfies ReadonlyArray<keyof IssueSearch>;
+
+/**
+ * A search of the list read as one of an issue's events: the list's own keys that are tags an
+ * event carries (`level:`, `environment:`, `release:`; `is:unhandled` as Sentry's `handled:no`)
+ * join the tags. The keys of ISSUE_ONLY_FIELDS have no meaning for one event and are left out:
+ * the caller refuses a search that holds them.
+ */
+export function eventSearchOf(search: IssueSearch): EventSearch {
+	const { tags = [], unhandled, level, environment, release, user, user_field, text } = search;
+	const drawn = Object.entries({ level, environment, release }).flatMap(([key, value]) => (value === undefined ? [] : [{ key, value }]));
+	return {
+		tags: [...(unhandled ? [{ key: "handled", value: "no" }] : []), ...drawn, ...tags],
+		...(user !== undefined && { user }),
+		...(user_field !== undefined && { user_field }),
+		...(text !== undefined && { text }),
+	};
+}
+
 /**
  * The search token that finds the issues with a tag's value (`browser.name:Chrome`,
  * `tags[level]:error`, `plan:"pro team"`), as parseIssueSearch reads it back; null for a value a
@@ -224,8 +254,13 @@ export interface IssueTagsView {
 export interface IssueDetailView extends IssueView {
 	/** The environment asked for: then count, users, first and last seen, the events and the counts are that environment's alone. */
 	environment?: string;
-	/** The newest 100, newest first. */
+	/** The newest 100, newest first; with a search, the newest 100 of those that match it. */
 	events: IssueEventView[];
+	/**
+	 * With a search (`q`): how many of the issue's latest events (in `environment`; at most
+	 * 10,000) it read, and how many of them match. The figures and counts stay the issue's.
+	 */
+	event_search?: { searched: number; matched: number };
 	/** 24 entries, oldest hour first; the last is the current hour. */
 	hourly_counts: Array<{ hour: string; count: number }>;
 	/** 30 entries, oldest UTC day first; the last is today. */

@@ -42,6 +42,17 @@ const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["user", "coalesce(event ->> '$.user.email', event ->> '$.user.id', event ->> '$.user.username', event ->> '$.user.ip_address')"],
 ];
 const DRAWN_ORDER = new Map(DRAWN_TAGS.map(([key], i) => [key, i]));
+const DRAWN_SQL = new Map(DRAWN_TAGS);
+
+/**
+ * SQL over one row's stored `event`: the value it carries for tag `key`, as the tag counts take it
+ * (a drawn tag's, or the event's own of a name no drawn tag has; text, null when empty or absent).
+ */
+export function eventTagValue(key: string): SQL {
+	const drawn = DRAWN_SQL.get(key);
+	const value = drawn === undefined ? sql`(select t.value from json_each(event, '$.tags') as t where t.key = ${key})` : sql.raw(drawn);
+	return sql`nullif(cast(${value} as text), '')`;
+}
 
 /**
  * Every (columns…, key, value) pair of the events in `source` (a CTE with an `event` column in
@@ -125,6 +136,12 @@ export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, en
  */
 const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
 
+/** Whether `subject`, a tag's value, is the one searched (a pattern when it holds `*`); any value when none is. */
+export function tagValueMatch(subject: SQLWrapper, value?: string): SQL {
+	if (value === undefined) return sql`${subject} is not null`;
+	return value.includes("*") ? sql`${subject} glob ${globOf(value)}` : sql`${subject} = ${value}`;
+}
+
 /**
  * Whether the issue (its `groupHash` column) had an event, in `environment` when given, that
  * carried the tag's value searched (any value when none is), or with `negated`, as Sentry's
@@ -138,7 +155,7 @@ const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
 export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWrapper, environment?: string): SQL {
 	const { key, value } = search;
 	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
-	const valueMatch = value === undefined ? undefined : value.includes("*") ? sql`value glob ${globOf(value)}` : sql`value = ${value}`;
+	const valueMatch = value === undefined ? undefined : tagValueMatch(sql`value`, value);
 	if (!search.negated) {
 		return sql`${groupHash} in (select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${key}${valueMatch ? sql` and ${valueMatch}` : sql``}${inEnvironment})`;
 	}

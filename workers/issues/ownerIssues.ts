@@ -1,6 +1,8 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
+	eventSearchOf,
+	ISSUE_ONLY_FIELDS,
 	ISSUE_PERIODS,
 	ISSUE_SORTS,
 	ISSUE_STATUSES,
@@ -17,6 +19,7 @@ import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api
 import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
+import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
 import { issueTags } from "../../domain/logs/issueTags";
 import {
 	findIssue,
@@ -50,20 +53,21 @@ const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,1
 /** An environment's name as an event gives it (docs/limits.md): what the list and an issue can be filtered by. */
 const environmentSchema = z.string().min(1).max(500);
 
+/** A Sentry search, as its keys say (parseIssueSearch). */
+const searchSchema = z
+	.string()
+	.trim()
+	.max(200)
+	.transform((q) => parseIssueSearch(q))
+	.refine((search) => (search.tags?.length ?? 0) <= OWNER_LIMITS.issueSearchTags, `names more than ${OWNER_LIMITS.issueSearchTags} tags`);
+
 const listQuerySchema = z
 	.object({
 		project_name: projectNameSchema,
 		status: z.enum(ISSUE_STATUSES).optional(),
 		environment: environmentSchema.optional(),
 		release: z.string().min(1).max(500).optional(),
-		// A Sentry search, as its keys say (parseIssueSearch).
-		q: z
-			.string()
-			.trim()
-			.max(200)
-			.transform((q) => parseIssueSearch(q))
-			.refine((search) => (search.tags?.length ?? 0) <= OWNER_LIMITS.issueSearchTags, `names more than ${OWNER_LIMITS.issueSearchTags} tags`)
-			.optional(),
+		q: searchSchema.optional(),
 		sort: z.enum(ISSUE_SORTS).default("last_seen"),
 		user: z.string().trim().min(1).max(500).optional(),
 		period: z.enum(Object.keys(ISSUE_PERIODS) as [keyof typeof ISSUE_PERIODS]).optional(),
@@ -180,6 +184,15 @@ export async function listIssueFilterValues(request: IRequest, env: Env): Promis
 
 const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSchema.optional() });
 
+/** The same search of one issue's events: its keys about the issue as a whole cannot be; an empty one is none. */
+const eventSearchSchema = searchSchema
+	.refine(
+		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
+		"searches the issue's events: is:unresolved, is:resolved, is:ignored, lastSeen:, firstSeen: and age: search the issue list",
+	)
+	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
+const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });
+
 /**
  * The issue the path names, of the signed-in owner's project (its events moved to D1 first), as it
  * reads in `environment` when one is named; 404 for an unknown project or issue, or an issue with
@@ -194,18 +207,23 @@ async function ownIssue(request: IRequest, env: Env, projectName: string, enviro
 }
 
 /**
- * GET /api/issues/:group_hash?project_name=&environment= → the issue, its newest events, 24 hourly
+ * GET /api/issues/:group_hash?project_name=&environment=&q= → the issue, its newest events, 24 hourly
  * and 30 daily counts; with `environment`, its figures, events and counts there, as the list
- * filtered by it shows the issue (404 when it has none there).
+ * filtered by it shows the issue (404 when it has none there). With `q`, Sentry's search of the
+ * issue's events: the newest of those that match, and how many of the events read do.
  */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
-	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
+	const { project_name, environment, q } = parseBody(readIssueQuerySchema, request.query);
 	const { owner, groupHash, issue } = await ownIssue(request, env, project_name, environment);
-	const [events, counts] = await Promise.all([issueEvents(env, owner, groupHash, { environment }), issueCounts(env, owner, groupHash, { environment })]);
+	const [found, counts] = await Promise.all([
+		q ? searchIssueEvents(env, owner, groupHash, q, { environment }) : issueEvents(env, owner, groupHash, { environment }).then((events) => ({ events })),
+		issueCounts(env, owner, groupHash, { environment }),
+	]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
 		...(environment === undefined ? {} : { environment }),
-		events: events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
+		events: found.events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
+		...("matched" in found && { event_search: { searched: found.searched, matched: found.matched } }),
 		hourly_counts: counts.hourly,
 		daily_counts: counts.daily,
 	};
@@ -213,8 +231,8 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 }
 
 /**
- * GET /api/issues/:group_hash/tags?project_name=&environment= → the tags of the issue's newest
- * 1,000 events (in `environment` when named), each with its 10 most common values.
+ * GET /api/issues/:group_hash/tags?project_name=&environment= → the tags of the issue's events (in
+ * `environment` when named), each with its 10 most common values.
  */
 export async function readIssueTags(request: IRequest, env: Env): Promise<Response> {
 	const { project_name, environment } = parseBody(issueQuerySchema, request.query);
