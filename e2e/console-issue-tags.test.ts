@@ -64,9 +64,13 @@ describe("an issue's tags", () => {
 		await page.screenshot({ path: join(ARTIFACTS, "issue-tags-390.png"), fullPage: true });
 		expect(await axeViolations(page)).toEqual([]);
 
-		// Any other value opens the project's issues with it, in the environment read: Login failed
-		// has a staging event too, but not in Firefox.
+		// Any other value shows this issue's events with it, in the environment read, as Sentry's
+		// does; the search offers the project's issues with it: Login failed has a staging event
+		// too, but not in Firefox.
 		await page.getByRole("region", { name: "Tag browser", exact: true }).getByRole("link", { name: "Firefox 133.0" }).click();
+		await page.getByTestId("event-search-result").getByText('1 of its 1 event matches browser:"Firefox 133.0".').waitFor();
+		expect(await page.getByRole("searchbox").inputValue()).toBe('browser:"Firefox 133.0"');
+		await page.getByRole("link", { name: "Search all issues for it" }).click();
 		const titles = () => page.locator(".issue-row a.title").allTextContents();
 		await expect.poll(titles).toEqual(["Checkout failed"]);
 		expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: "any", q: 'browser:"Firefox 133.0"', environment: "staging" });
@@ -83,6 +87,63 @@ describe("an issue's tags", () => {
 		expect(await syntax.getByText("has:user tags[level]:error").isVisible()).toBe(true);
 		await page.screenshot({ path: join(ARTIFACTS, "issues-tag-search-390.png"), fullPage: true });
 		expect(await axeViolations(page)).toEqual([]);
+		await context.close();
+	});
+
+	it("a search of the issue's events: the events shown and stepped through are the matches", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "event-search", "10.97.0.2");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		let groupHash = "";
+		for (const [i, browser] of browsers.entries()) {
+			const event = { message: "Checkout failed", tags: { shard: `shard-${i}` }, contexts: { browser }, timestamp: new Date(Date.now() - (10 - i) * 60_000).toISOString() };
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+			expect(res.status).toBe(200);
+			groupHash = (await res.json()).group_hash;
+		}
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop/${groupHash}`);
+		const rows = page.getByRole("region", { name: /^Newest events/ }).locator("tbody tr");
+		await expect.poll(() => rows.count()).toBe(4);
+
+		// Chrome's value: its two events, the newest first, the steps among them alone.
+		await page.getByRole("region", { name: "Tag browser", exact: true }).getByRole("link", { name: "Chrome 131.0.0" }).click();
+		const result = page.getByTestId("event-search-result");
+		await result.getByText('2 of its 4 events match browser:"Chrome 131.0.0".').waitFor();
+		await expect.poll(() => rows.count()).toBe(2);
+		const steps = page.getByRole("navigation", { name: "Events of this issue" });
+		expect(await steps.textContent()).toContain("1 of the 2 newest that match");
+		await steps.getByRole("button", { name: "Older ›" }).click();
+		expect(await steps.textContent()).toContain("2 of the 2 newest that match");
+		expect(await steps.getByRole("button", { name: "Older ›" }).isDisabled()).toBe(true);
+
+		// Typed: a tag of the event's own, then one no event carries.
+		const box = page.getByRole("searchbox");
+		await box.fill("shard:shard-3");
+		await page.getByRole("button", { name: "Search events" }).click();
+		await result.getByText("1 of its 4 events matches shard:shard-3.").waitFor();
+		await expect.poll(() => rows.count()).toBe(1);
+		await box.fill("!has:shard");
+		await page.getByRole("button", { name: "Search events" }).click();
+		await result.getByText("None of its 4 events matches !has:shard.").waitFor();
+		expect(await page.getByRole("heading", { name: /^Event / }).count()).toBe(0);
+		await page.setViewportSize({ width: 390, height: 844 });
+		await page.waitForTimeout(150);
+		expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-event-search-390.png"), fullPage: true });
+		expect(await axeViolations(page)).toEqual([]);
+
+		// A key about the issue as a whole is refused, in words, the issue still shown.
+		await box.fill("is:resolved");
+		await page.getByRole("button", { name: "Search events" }).click();
+		await page.getByRole("alert").getByText(/search the issue list/).waitFor();
+		expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Checkout failed");
+		// Clear: every event again.
+		await page.getByRole("button", { name: "Clear" }).click();
+		await expect.poll(() => rows.count()).toBe(4);
+		expect(await result.count()).toBe(0);
+		expect(new URL(page.url()).searchParams.has("q")).toBe(false);
 		await context.close();
 	});
 });

@@ -123,8 +123,9 @@ export const api = {
 	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>
 		request<IssuePageView>("GET", `/api/issues?${q({ project_name, ...filters, cursor: page.cursor, limit: page.limit?.toString() })}`, undefined, signal),
 	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
-	readIssue: (project_name: string, groupHash: string, environment?: string) =>
-		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment })}`),
+	/** With `search` (`q`), the issue's events that match it (parseIssueSearch's syntax, the keys about events). */
+	readIssue: (project_name: string, groupHash: string, environment?: string, search?: string, signal?: AbortSignal) =>
+		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment, q: search })}`, undefined, signal),
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
 	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),

@@ -106,7 +106,17 @@ export const useIssuesOfPeople = (project: string, people: string[]) =>
 export const useIssue = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "one", groupHash, environment], queryFn: () => api.readIssue(project, groupHash, environment) });
 
-/** The tags of the issue's newest events (in `environment` when named). */
+/** The issue's events that match `search` (in `environment` when named); nothing is asked without one. */
+export const useIssueEventSearch = (project: string, groupHash: string, environment?: string, search?: string) =>
+	useQuery({
+		queryKey: [...keys.issues(project), "one", groupHash, environment, search],
+		queryFn: ({ signal }) => api.readIssue(project, groupHash, environment, search, signal),
+		enabled: search !== undefined,
+		// The events found before stay while the next search runs, as a list's page does.
+		placeholderData: keepPreviousData,
+	});
+
+/** The tags of the issue's events (in `environment` when named). */
 export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });
 

@@ -29,10 +29,14 @@ export function issueListLink(project: string, query: URLSearchParams | string =
 	return `/issues/${encodeURIComponent(project)}${text ? `?${text}` : ""}`;
 }
 
-/** An issue's page: `event` opens one of its events (a stored id, or the id its SDK gave it), `environment` shows the issue as it reads there. */
-export function issueLink(project: string, groupHash: string, { event, environment }: { event?: string | null; environment?: string | null } = {}): string {
+/**
+ * An issue's page: `event` opens one of its events (a stored id, or the id its SDK gave it),
+ * `environment` shows the issue as it reads there, `q` its events that match a search.
+ */
+export function issueLink(project: string, groupHash: string, { event, environment, q }: { event?: string | null; environment?: string | null; q?: string | null } = {}): string {
 	const query = new URLSearchParams();
 	if (environment) query.set("environment", environment);
+	if (q) query.set("q", q);
 	if (event) query.set("event", event);
 	return `/issues/${encodeURIComponent(project)}/${groupHash}${query.size ? `?${query}` : ""}`;
 }

@@ -1,8 +1,8 @@
-import { Link } from "react-router";
+import { Link, useLocation } from "react-router";
 import { type IssueTagView, tagSearchToken } from "../../../domain/api/issues";
 import { count, percent, plural } from "../format";
 import { useIssueTags } from "../queries";
-import { issueLink, issueListLink } from "../searchParams";
+import { issueLink } from "../searchParams";
 import { QueryState } from "./QueryState";
 
 /** Values shown before a tag's "more" opens: enough to tell one browser, release or user from many. */
@@ -12,6 +12,8 @@ const FIRST_VALUES = 3;
 type LinkOf = (value: string) => { to: string; title: string } | null;
 
 function ValueRows({ values, events, linkOf }: { values: IssueTagView["values"]; events: number; linkOf: LinkOf }) {
+	// The page's way back to the list it was opened from goes with it.
+	const { state } = useLocation();
 	return values.map(({ value, count: n }) => {
 		const link = linkOf(value);
 		return (
@@ -19,7 +21,7 @@ function ValueRows({ values, events, linkOf }: { values: IssueTagView["values"];
 				<td className="bar-cell">
 					<span className="bar" style={{ width: `${(n / events) * 100}%` }} />
 					{link ? (
-						<Link to={link.to} title={link.title}>
+						<Link to={link.to} title={link.title} state={state}>
 							{value}
 						</Link>
 					) : (
@@ -71,8 +73,8 @@ function Tag({ tag, events, linkOf }: { tag: IssueTagView; events: number; linkO
 /**
  * The issue's tags as Sentry's issue page sums them up: for each, its most common values and the
  * share of the events that carry each, over all the issue's events (in the environment read). A
- * value opens the list of the project's issues with it (in that environment); an environment's
- * value, when none is read, opens this issue as it reads there.
+ * value shows the issue's events with it, as Sentry's does (the search above them offers the
+ * project's issues with it); an environment's value, when none is read, opens this issue as it reads there.
  */
 export function IssueTags({ project, groupHash, environment }: { project: string; groupHash: string; environment?: string }) {
 	const tags = useIssueTags(project, groupHash, environment);
@@ -83,8 +85,7 @@ export function IssueTags({ project, groupHash, environment }: { project: string
 			if (key === "environment" && !environment) return { to: issueLink(project, groupHash, { environment: value }), title: `This issue in ${value}` };
 			const token = tagSearchToken(key, value);
 			if (!token) return null;
-			const query = new URLSearchParams({ status: "any", q: token, ...(environment && { environment }) });
-			return { to: issueListLink(project, query), title: `Issues with ${key} ${value}${environment ? ` in ${environment}` : ""}` };
+			return { to: issueLink(project, groupHash, { environment, q: token }), title: `This issue's events with ${key} ${value}${environment ? ` in ${environment}` : ""}` };
 		};
 	return (
 		<section className="issue-tags" aria-labelledby="tags-heading">
@@ -94,7 +95,7 @@ export function IssueTags({ project, groupHash, environment }: { project: string
 				<>
 					<p className="muted small">
 						Of {plural(data.events, "event")}
-						{environment ? ` in ${environment}` : ""}. A value opens the issues with it.
+						{environment ? ` in ${environment}` : ""}. A value shows this issue's events with it.
 					</p>
 					<div className="breakdowns">
 						{data.tags.map((tag) => (

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { type FormEvent, useEffect, useRef } from "react";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
@@ -11,14 +11,19 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { UnhandledTag } from "../components/UnhandledTag";
-import { ago, count, utcDateTime } from "../format";
-import { useDeleteIssues, useIssue, useSetIssueStatus } from "../queries";
+import { ago, count, plural, utcDateTime } from "../format";
+import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
 import { issueLink, issueListLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
 
 /** Sentry's Newest / Newer / Older / Oldest: from one of the issue's events to the next, among those the page holds. */
-function EventSteps({ events, shown, onChoose }: { events: IssueDetailView["events"]; shown: IssueDetailView["events"][number]; onChoose: (id: string) => void }) {
+function EventSteps({
+	events,
+	shown,
+	searched,
+	onChoose,
+}: { events: IssueDetailView["events"]; shown: IssueDetailView["events"][number]; searched: boolean; onChoose: (id: string) => void }) {
 	const at = events.indexOf(shown);
 	const steps: [label: string, index: number][] = [
 		["Newest", 0],
@@ -34,9 +39,48 @@ function EventSteps({ events, shown, onChoose }: { events: IssueDetailView["even
 				</button>
 			))}
 			<span className="muted small">
-				{count(at + 1)} of the {count(events.length)} newest
+				{count(at + 1)} of the {count(events.length)} newest{searched ? " that match" : ""}
 			</span>
 		</nav>
+	);
+}
+
+/**
+ * Sentry's search of an issue's events: its tags (`browser.name:Chrome`, `has:user`, `!`), level,
+ * environment, release, user and text. The events shown and stepped through are then the matches.
+ */
+function EventSearchForm({ project, q, environment, found, error }: { project: string; q?: string; environment?: string; found?: IssueDetailView; error: unknown }) {
+	const [, change] = useSearch();
+	function submit(event: FormEvent<HTMLFormElement>) {
+		event.preventDefault();
+		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		// The event chosen may not match: the newest match is shown instead.
+		change({ q: box.value.trim(), event: null });
+	}
+	const counted = found?.event_search;
+	return (
+		<>
+			<form className="row filters" onSubmit={submit} aria-label="Search this issue's events" key={q ?? ""}>
+				<label className="inline">
+					<span className="visually-hidden">Search this issue's events: tags, has:, level:, user:, text</span>
+					<input type="search" name="q" placeholder="Search events: browser.name:Chrome, has:user…" defaultValue={q} maxLength={200} size={36} />
+				</label>
+				<button type="submit">Search events</button>
+				{q && (
+					<button type="button" className="link" onClick={() => change({ q: null, event: null })}>
+						Clear
+					</button>
+				)}
+			</form>
+			<ActionError error={error} />
+			{q && counted && (
+				<p className="muted" data-testid="event-search-result" aria-live="polite">
+					{counted.matched === 0 ? "None" : count(counted.matched)} of {counted.searched >= found.count ? "its" : "the latest"} {plural(counted.searched, "event")}{" "}
+					{counted.matched > 1 ? "match" : "matches"} <code>{q}</code>.{" "}
+					<Link to={issueListLink(project, new URLSearchParams({ status: "any", q, ...(environment && { environment }) }))}>Search all issues for it</Link>
+				</p>
+			)}
+		</>
 	);
 }
 
@@ -98,12 +142,16 @@ export function IssuePage() {
 	const environment = search.get("environment") || undefined;
 	const issue = useIssue(project, hash, environment);
 	const data = issue.data;
+	// A search of its events: the events below are those that match it.
+	const q = search.get("q") || undefined;
+	const eventSearch = useIssueEventSearch(project, hash, environment, q);
+	const events = (q ? eventSearch.data?.events : data?.events) ?? [];
 	usePageTitle(data?.title, "Issues", project);
 	// `event` is a stored event's id (the list below) or the id its SDK gave it (a search by it).
 	const wanted = search.get("event");
 	const wantedEventId = clientEventIdOf(wanted);
-	const chosen = data?.events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
-	const event = chosen ?? data?.events[0];
+	const chosen = events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
+	const event = chosen ?? events[0];
 
 	return (
 		<section>
@@ -163,10 +211,11 @@ export function IssuePage() {
 						</section>
 					</div>
 					<IssueTags project={project} groupHash={hash} environment={environment} />
+					<EventSearchForm project={project} q={q} environment={environment} found={eventSearch.data} error={q && eventSearch.error} />
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
-								Event {event === data.events[0] ? "(newest)" : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
+								Event {event === events[0] ? (q ? "(newest match)" : "(newest)") : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
 								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
 								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
 									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
@@ -182,48 +231,50 @@ export function IssuePage() {
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
 							{wantedEventId && !chosen && <p className="muted">Event {wantedEventId} is older than the newest events shown here; the newest is shown instead.</p>}
-							<EventSteps events={data.events} shown={event} onChoose={(id) => change({ event: id })} />
+							<EventSteps events={events} shown={event} searched={q !== undefined} onChoose={(id) => change({ event: id })} />
 							<EventDetail event={event} />
 						</>
 					)}
-					<section className="card" aria-labelledby="events-heading">
-						<h2 id="events-heading">Newest events</h2>
-						<TableWrap label="Newest events table">
-							<table>
-								<thead>
-									<tr>
-										<th>Occurred</th>
-										<th>Release</th>
-										<th>Environment</th>
-										<th>User</th>
-									</tr>
-								</thead>
-								<tbody>
-									{data.events.map((e) => (
-										<tr key={e.id} aria-current={e.id === event?.id ? "true" : undefined}>
-											<td>
-												<button
-													type="button"
-													className="link"
-													onClick={() => {
-														change({ event: e.id });
-														// The event's detail is above the list: take the reader there.
-														requestAnimationFrame(() => document.getElementById("event-heading")?.focus());
-													}}
-												>
-													{utcDateTime(e.timestamp)}
-												</button>
-												{handledOf(e) === "no" && <> <UnhandledTag /></>}
-											</td>
-											<td>{e.release}</td>
-											<td>{e.environment}</td>
-											<td>{e.user?.email ?? e.user?.id ?? e.user?.username ?? e.user?.ip_address}</td>
+					{events.length > 0 && (
+						<section className="card" aria-labelledby="events-heading">
+							<h2 id="events-heading">{q ? "Newest events that match" : "Newest events"}</h2>
+							<TableWrap label="Newest events table">
+								<table>
+									<thead>
+										<tr>
+											<th>Occurred</th>
+											<th>Release</th>
+											<th>Environment</th>
+											<th>User</th>
 										</tr>
-									))}
-								</tbody>
-							</table>
-						</TableWrap>
-					</section>
+									</thead>
+									<tbody>
+										{events.map((e) => (
+											<tr key={e.id} aria-current={e.id === event?.id ? "true" : undefined}>
+												<td>
+													<button
+														type="button"
+														className="link"
+														onClick={() => {
+															change({ event: e.id });
+															// The event's detail is above the list: take the reader there.
+															requestAnimationFrame(() => document.getElementById("event-heading")?.focus());
+														}}
+													>
+														{utcDateTime(e.timestamp)}
+													</button>
+													{handledOf(e) === "no" && <> <UnhandledTag /></>}
+												</td>
+												<td>{e.release}</td>
+												<td>{e.environment}</td>
+												<td>{e.user?.email ?? e.user?.id ?? e.user?.username ?? e.user?.ip_address}</td>
+											</tr>
+										))}
+									</tbody>
+								</table>
+							</TableWrap>
+						</section>
+					)}
 				</>
 			)}
 		</section>
