@@ -132,6 +132,10 @@ export async function readSide(s) {
 		["issue filters' environments and releases", "/api/issues/filter-values?project_name=issues"],
 		["issue detail (2,000 events in 24 h; hourly and daily counts)", `/api/issues/${hotIssue}?project_name=issues`],
 		["issue tags (all 2,000 of its events)", `/api/issues/${hotIssue}/tags?project_name=issues`],
+		// A search of its events reads each of them (at most 10,000): one every event matches, one none does, text.
+		["issue's events searched, a tag every event has (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=${encodeURIComponent("tags[user]:u_123")}`],
+		["issue's events searched, a tag no event has (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=${encodeURIComponent("browser.name:Chrome !has:url")}`],
+		["issue's events searched, text (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=nowhere`],
 		// Every seeded event is the same document: a tag every issue has, and one none has.
 		["issue list, a tag every issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:u_123")}`],
 		["issue list, a tag no issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:nobody")}`],

@@ -188,7 +188,7 @@ const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSch
 const eventSearchSchema = searchSchema
 	.refine(
 		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
-		"searches the issue's events: is:unresolved, is:resolved, is:ignored, lastSeen:, firstSeen: and age: search the issue list",
+		"is:unresolved, is:resolved, is:ignored, lastSeen:, firstSeen: and age: search the issue list, not an issue's events",
 	)
 	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
 const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });
