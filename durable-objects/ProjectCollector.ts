@@ -11,6 +11,7 @@ import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
+import { IssueMerges } from "./issueMerges";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
 import {
 	type FeedbackCommand,
@@ -62,6 +63,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#key: KnownKeyCache;
 	#feedback: FeedbackOutbox;
 	#logs!: LogOutbox;
+	#merges!: IssueMerges;
 	#outcomes!: LogOutcomes;
 
 	constructor(ctx: DurableObjectState, env: Env) {
@@ -87,6 +89,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#windows = new HeldWindows(this.#sql);
 		this.#groups = new IssueGroups(this.#sql);
 		this.#logs = new LogOutbox(this.#sql, this.#groups);
+		this.#merges = new IssueMerges(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
 	}
@@ -250,11 +253,14 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
-		// An issue opened under the previous grouping rules goes on taking its events.
-		if (!this.#groups.state(c.groupHash)) {
+		// An issue merged into another gives it its events; one opened under the previous grouping rules goes on taking them.
+		let groupHash = this.#merges.resolve(c.groupHash);
+		if (!this.#groups.state(groupHash)) {
 			if (c.previousGroupHash === undefined) return { status: "previous_hash_needed" };
-			if (c.previousGroupHash && this.#groups.state(c.previousGroupHash)) c = { ...c, groupHash: c.previousGroupHash };
+			const previous = c.previousGroupHash && this.#merges.resolve(c.previousGroupHash);
+			if (previous && this.#groups.state(previous)) groupHash = previous;
 		}
+		if (groupHash !== c.groupHash) c = { ...c, groupHash };
 		const group = this.#groups.state(c.groupHash);
 		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
 			return refused(
@@ -309,6 +315,28 @@ export class ProjectCollector extends DurableObject<Env> {
 		return snapshots;
 	}
 
+	/**
+	 * Merges the issues named into the one of them with the most events (Sentry's merge), here and
+	 * then in D1 (after everything accepted before it). The merged issue; null when the object
+	 * holds fewer than two of them.
+	 */
+	async mergeIssues(groupHashes: string[]): Promise<IssueSnapshot | null> {
+		if (this.#revoked) return null;
+		await this.flush();
+		const merge = await this.#outbox.exclusive(async () => {
+			try {
+				return this.ctx.storage.transactionSync(() => this.#merges.merge(groupHashes));
+			} finally {
+				this.#groups.forget();
+				this.#logs.forget();
+			}
+		});
+		if (!merge) return null;
+		await this.flush();
+		const merged = this.#groups.row(merge.into);
+		return merged && toSnapshot(merged);
+	}
+
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
 	flush(): Promise<void> {
 		return this.#outbox.flush();
@@ -340,7 +368,10 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * go in the next call.
 	 */
 	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
-		this.ctx.storage.transactionSync(() => this.#groups.deleteBefore(cutoff));
+		this.ctx.storage.transactionSync(() => {
+			this.#groups.deleteBefore(cutoff);
+			this.#merges.prune();
+		});
 		this.#groups.forget();
 		this.#logs.forget();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
@@ -358,6 +389,7 @@ export class ProjectCollector extends DurableObject<Env> {
 					this.#groups.delete(hash);
 					this.#logs.dropPending(hash);
 				}
+				this.#merges.prune();
 			});
 			this.#groups.forget();
 			this.#logs.forget();
@@ -375,12 +407,15 @@ export class ProjectCollector extends DurableObject<Env> {
 	async #writeBatch(): Promise<boolean> {
 		const owner = this.#revoked ? null : this.#owner;
 		if (owner) await this.#logs.takeSeededUsers(this.env.DB, owner.keyId);
+		// Merges first: the events and changes of merged issues this batch moves are the merged issue's.
+		const merges = owner ? this.#merges.nextBatch(this.env.DB, owner) : null;
 		const logs = owner ? this.#logs.nextBatch(this.env.DB, owner) : null;
 		const feedback = this.#feedback.nextBatch(this.env.DB);
-		const statements = [...(logs?.statements ?? []), ...feedback.statements];
+		const statements = [...(merges?.statements ?? []), ...(logs?.statements ?? []), ...feedback.statements];
 		if (statements.length === 0) return false;
 		// Issues and their events land in one D1 transaction: never an event without its issue.
 		await this.env.DB.batch(statements);
+		merges?.written();
 		logs?.written();
 		feedback.written();
 		return (logs?.more ?? false) || feedback.more;
@@ -393,6 +428,6 @@ export class ProjectCollector extends DurableObject<Env> {
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
 		if (!(await this.#outbox.flushOrRetry())) return;
-		if (!this.#revoked && (this.#logs.hasPending() || this.#feedback.hasPending())) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		if (!this.#revoked && (this.#merges.hasPending() || this.#logs.hasPending() || this.#feedback.hasPending())) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 	}
 }

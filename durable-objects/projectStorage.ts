@@ -57,6 +57,11 @@ export const SCHEMA = [
 	// The ids senders gave the events of the last day (Sentry's event_id): a repeat is not counted again.
 	`CREATE TABLE IF NOT EXISTS client_event_ids (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE INDEX IF NOT EXISTS client_event_ids_received ON client_event_ids (received_at)`,
+	// Issues merged into another (Sentry's merge): the events of their fingerprints go to `into_hash` from then on.
+	`CREATE TABLE IF NOT EXISTS merged_issues (hash TEXT PRIMARY KEY, into_hash TEXT NOT NULL) WITHOUT ROWID`,
+	// Merges done here and not yet in D1: moved before any other row, in the next batch.
+	`CREATE TABLE IF NOT EXISTS merge_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, into_hash TEXT NOT NULL, hashes TEXT NOT NULL,
+		environment_users TEXT NOT NULL)`,
 	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
 	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -80,7 +85,7 @@ export function upgradeSchema(sql: SqlStorage): void {
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
-function withName(listJson: string, name: string | null): string {
+export function withName(listJson: string, name: string | null): string {
 	if (!name) return listJson;
 	const names = JSON.parse(listJson) as string[];
 	if (names.includes(name) || names.length >= MAX_NAMES_PER_ISSUE) return listJson;

@@ -39,6 +39,7 @@
  *     GET    /api/issues/:group_hash?project_name=&environment=&q=   issue, newest events (q: those matching), 24 hourly and 30 daily counts
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
+ *     POST   /api/issues/merge                     {project_name, group_hashes: 2–100} → the issue they were merged into
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     DELETE /api/issues/:group_hash?project_name= the issue and its events
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
@@ -85,7 +86,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
-import { deleteIssue, deleteIssues, listIssueFilterValues, listIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
+import { deleteIssue, deleteIssues, listIssueFilterValues, listIssues, mergeIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -178,6 +179,7 @@ router
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
+	.post("/api/issues/merge", ...ownerWithAccess, mergeIssues)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
 	.delete("/api/issues", ...ownerWithAccess, deleteIssues)

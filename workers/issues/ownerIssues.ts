@@ -107,6 +107,10 @@ const groupHashesSchema = z
 const statusBodySchema = ignoringRule(bodyMembers(statusFields));
 const bulkStatusBodySchema = ignoringRule(bodyMembers({ ...statusFields, group_hashes: groupHashesSchema }));
 const bulkDeleteBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
+const mergeBodySchema = bodyMembers({
+	project_name: projectNameSchema,
+	group_hashes: groupHashesSchema.refine((hashes) => hashes.length >= 2, "must name at least two different issues to merge"),
+});
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
@@ -262,6 +266,21 @@ export async function deleteIssues(request: IRequest, env: Env): Promise<Respons
 	const owner = await ownKeyFlushed(env, (request as OwnerRequest).user.id, project_name);
 	const { issues, events } = await projectCollectorFor(env, owner.keyId).deleteIssues(owner.keyId, group_hashes);
 	return json({ deleted: issues, events });
+}
+
+/**
+ * POST /api/issues/merge {project_name, group_hashes} → the merged issue: Sentry's merge of 2 to
+ * OWNER_LIMITS.issueMutationHashes issues into the one of them with the most events, which takes
+ * the others' events, figures and tags, and their fingerprints' later events. It cannot be undone.
+ * 404 when fewer than two of them are the project's issues.
+ */
+export async function mergeIssues(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const { project_name, group_hashes } = parseBody(mergeBodySchema, await readJsonObject(request));
+	const key = await requireOwnKey(env, user.id, project_name);
+	const merged = await projectCollectorFor(env, key.id).mergeIssues(group_hashes);
+	if (!merged) throw new HttpError(404, "Fewer than two of these issues are in this project");
+	return json(issueView(merged));
 }
 
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });
