@@ -140,6 +140,8 @@ export const api = {
 		}
 		return total;
 	},
+	/** Sentry's merge: the issues become the one of them with the most events, which is answered. */
+	mergeIssues: (project_name: string, groupHashes: string[]) => request<IssueView>("POST", "/api/issues/merge", { project_name, group_hashes: groupHashes }),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */

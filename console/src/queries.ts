@@ -202,6 +202,13 @@ export const useDeleteIssues = (project: string) =>
 			refreshAfter(error, { queryKey: keys.issues(project), predicate: ({ queryKey }) => !groupHashes.some((hash) => queryKey.includes(hash)) }),
 	});
 
+/** Merge issues into one: every issue read may have changed (counts, tags, the merged ones gone). */
+export const useMergeIssues = (project: string) =>
+	useMutation({
+		mutationFn: (groupHashes: string[]) => api.mergeIssues(project, groupHashes),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
+	});
+
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({

@@ -11,8 +11,9 @@ import { SearchSyntax } from "../components/SearchSyntax";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
 import { UnhandledTag } from "../components/UnhandledTag";
+import { OWNER_LIMITS } from "../../../domain/limits";
 import { ago, count, plural } from "../format";
-import { useDeleteIssues, useIssueFilterValues, useIssues, useSetIssueStatus } from "../queries";
+import { useDeleteIssues, useIssueFilterValues, useIssues, useMergeIssues, useSetIssueStatus } from "../queries";
 import { issueLink, useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
@@ -89,12 +90,13 @@ export function IssuesPage() {
 	const items = issues.data?.pages.flatMap((page) => page.issues) ?? [];
 	const setStatus = useSetIssueStatus(project);
 	const remove = useDeleteIssues(project);
+	const merge = useMergeIssues(project);
 	const selection = useSelection(
 		items.map((issue) => issue.group_hash),
 		JSON.stringify([project, filters]),
 	);
 	useEffect(() => lastUsed.project.set(project), [project]);
-	const none = selection.ids.length === 0 || setStatus.isPending || remove.isPending;
+	const none = selection.ids.length === 0 || setStatus.isPending || remove.isPending || merge.isPending;
 	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
 	const untick = (groupHashes: string[]) => () => selection.toggle(groupHashes, false);
 	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
@@ -214,9 +216,22 @@ export function IssuesPage() {
 					>
 						Delete…
 					</ConfirmButton>
+					<ConfirmButton
+						disabled={none || selected < 2 || selected > OWNER_LIMITS.issueMutationHashes}
+						question={`Merge ${count(selected)} issues into the one with the most events? Their events, users and tags become its, and later events like theirs join it. This cannot be undone.`}
+						confirmLabel="Merge selected"
+						onConfirm={() => merge.mutate(selection.ids, { onSuccess: untick(selection.ids) })}
+					>
+						Merge…
+					</ConfirmButton>
 				</SelectionBar>
 			)}
-			<ActionError error={setStatus.error ?? remove.error} />
+			{merge.data && !merge.isPending && (
+				<p role="status">
+					Merged into <Link to={issueLink(project, merge.data.group_hash)}>{merge.data.title}</Link>.
+				</p>
+			)}
+			<ActionError error={setStatus.error ?? remove.error ?? merge.error} />
 			{unknownProject ? (
 				<p className="muted empty">{unknownProject}</p>
 			) : (

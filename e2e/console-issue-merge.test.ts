@@ -1,0 +1,50 @@
+/** Merging issues from the list's selection, as in Sentry: asked first, then one issue with every event of them. */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+
+describe("merging issues", () => {
+	it("merges the issues ticked into the one with the most events; later events like theirs join it", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "merge", "10.98.1.1");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		const send = async (message: string) => {
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
+			expect(res.status).toBe(200);
+			return (await res.json()) as { group_hash: string; is_new: boolean };
+		};
+		for (const message of ["Payment failed: card declined", "Payment failed: card declined", "Payment failed: card expired", "Login failed"]) await send(message);
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		await page.locator(".issue-row").nth(2).waitFor();
+		const bar = page.getByRole("group", { name: "Selected issues" });
+		const mergeButton = bar.getByRole("button", { name: "Merge…" });
+		// Merging takes two at least.
+		await page.getByRole("checkbox", { name: "Select Payment failed: card declined" }).check();
+		expect(await mergeButton.isDisabled()).toBe(true);
+		await page.getByRole("checkbox", { name: "Select Payment failed: card expired" }).check();
+		await mergeButton.click();
+		const dialog = page.getByRole("dialog", { name: "Merge selected" });
+		expect(await dialog.getByText("Merge 2 issues into the one with the most events?").isVisible()).toBe(true);
+		expect(await axeViolations(page)).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issues-merge.png") });
+		await dialog.getByRole("button", { name: "Merge selected" }).click();
+
+		await expect.poll(() => page.locator(".issue-row a.title").allTextContents()).toEqual(["Login failed", "Payment failed: card declined"]);
+		await page.getByRole("status").getByRole("link", { name: "Payment failed: card declined" }).click();
+		await page.getByRole("heading", { level: 1, name: "Payment failed: card declined" }).waitFor();
+		const events = page.getByRole("region", { name: "Newest events" }).locator("tbody tr");
+		await expect.poll(() => events.count()).toBe(3);
+
+		const merged = (await send("Payment failed: card expired")).group_hash;
+		const listed = await api<{ issues: { group_hash: string; title: string; count: number }[] }>(stack.worker.url, "/api/issues?project_name=shop", { token });
+		expect(listed.issues.length).toBe(2);
+		expect(listed.issues.find((issue) => issue.group_hash === merged)?.count).toBe(4);
+		await context.close();
+	});
+});
