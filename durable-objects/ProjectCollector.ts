@@ -42,8 +42,8 @@ const FLUSH_RETRY_MS = 10_000;
  *   feedback forms, loaded from D1 on first use and dropped at once (`keyChanged`, `purge`) on
  *   every change: regeneration, configuration, revocation, the owner's plan, source maps;
  * - the windows: the key's own feedback and log windows, and a window per source IP per key;
- * - issue grouping: turns a group hash into an issue, knows whether it is new, keeps the issue's
- *   counters and status;
+ * - issue grouping: turns a group hash into an issue (the one it was merged into, if any), knows
+ *   whether it is new, keeps the issue's counters and status;
  * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
  *   alarm a quarter of a second later, or at once when an owner reads (`flush`).
  *
@@ -297,11 +297,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			return updated ? [toSnapshot(updated)] : [];
 		});
 		if (snapshots.length === 0) return [];
-		// The change is durable here; if D1 is unreachable now the alarm carries it over later.
-		await this.flush().catch(async (err) => {
-			console.error("issue status saved but not yet written to D1:", err);
-			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
-		});
+		await this.#flushOwnerChange("issue status");
 		// Issues from before the unhandled flag start handled here, while D1 holds what their stored
 		// events said (migration 0018): an owner's answer asks D1 once and learns it; when D1 cannot
 		// answer, the object's own flags stand.
@@ -332,9 +328,17 @@ export class ProjectCollector extends DurableObject<Env> {
 			}
 		});
 		if (!merge) return null;
-		await this.flush();
+		await this.#flushOwnerChange("issue merge");
 		const merged = this.#groups.row(merge.into);
 		return merged && toSnapshot(merged);
+	}
+
+	/** An owner's change, durable here, moved to D1 now; if D1 is unreachable, the alarm carries it over later. */
+	async #flushOwnerChange(change: string): Promise<void> {
+		await this.flush().catch(async (err) => {
+			console.error(`${change} saved but not yet written to D1:`, err);
+			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
+		});
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */

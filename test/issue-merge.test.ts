@@ -91,6 +91,29 @@ describe("merging issues (POST /api/issues/merge)", () => {
 		expect(await send("Alpha")).toMatchObject({ group_hash: alpha, is_new: true });
 	});
 
+	it("merged in the key's object while D1 refuses it, arrives in D1 whole once it works again", async ({ expect }) => {
+		const { project, alpha, beta, crash } = await threeIssues();
+		await issuesOf(project);
+		await env.DB.prepare(
+			`CREATE TRIGGER refuse_merge BEFORE UPDATE ON log_events WHEN NEW.key_id = '${project.keyId}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+		).run();
+		expect(await mergeOk(project, [alpha, beta])).toMatchObject({ group_hash: alpha, count: 4 });
+		const rows = () =>
+			env.DB.prepare("SELECT group_hash, count(*) AS events FROM log_events WHERE key_id = ? GROUP BY 1 ORDER BY 1")
+				.bind(project.keyId)
+				.all<{ group_hash: string; events: number }>()
+				.then((result) => Object.fromEntries(result.results.map((row) => [row.group_hash, row.events])));
+		// The batch is one transaction: nothing of the merge in D1 yet, and the events sent meanwhile wait with it.
+		expect((await rows())[beta]).toBe(1);
+		await ingestOk(project.rawKey, { message: "Beta" });
+		await env.DB.prepare("DROP TRIGGER refuse_merge").run();
+		const merged = await issueOf(project, alpha);
+		expect(merged.count).toBe(5);
+		expect((await rows())[alpha]).toBe(5);
+		expect((await rows())[beta]).toBeUndefined();
+		expect((await issuesOf(project)).map((issue) => issue.group_hash).sort()).toEqual([alpha, crash].sort());
+	});
+
 	it("refuses fewer than two issues, more than the bulk limit, and issues of no project of the owner's", async ({ expect }) => {
 		const { project, alpha, beta, crash } = await threeIssues();
 		const other = await ownerWithLogKey();
