@@ -6,6 +6,7 @@ import { database } from "../domain/db";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
+import { DELETES, MOVES, SET_ENVIRONMENT_USERS } from "../domain/logs/issueMerge";
 import { ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
@@ -171,6 +172,19 @@ describe.each([
 			// The walk comes in the index's order: at most the events of one time are sorted, by id.
 			const walk = plan.find((row) => row.detail === "MATERIALIZE walked");
 			expect(plan.filter((row) => row.parent === walk?.id).map((row) => row.detail)).not.toContain("USE TEMP B-TREE FOR ORDER BY");
+		});
+
+		it("a merge in D1: each merged issue's rows found by their keys, never a scan", async ({ expect }) => {
+			const plans = [...MOVES, ...DELETES, SET_ENVIRONMENT_USERS].map(async (statement) => {
+				const binds = ["k", '["a","b"]', "c", '[["production",2]]'].slice(0, Math.max(...[...statement.matchAll(/\?(\d)/g)].map((m) => Number(m[1]))));
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement}`).bind(...binds).all<{ detail: string }>();
+				return results.map((row) => row.detail).join("\n");
+			});
+			const [events, environments, tags, ...rest] = await Promise.all(plans);
+			expect(events).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
+			expect(environments).toMatch(/SEARCH log_issue_environments USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
+			expect(tags).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
+			for (const plan of [events, environments, tags, ...rest]) expect(plan).not.toMatch(/SCAN (log_events|log_issue_environments|log_issue_tags|log_issues)\b/);
 		});
 
 		it.for([null, "production"])("an issue's tags (environment %s): its own rows of log_issue_tags by their primary key, never a scan", async (environment, { expect }) => {

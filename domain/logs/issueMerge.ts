@@ -20,28 +20,33 @@ export interface IssueMerge {
 // ?1 key, ?2 the merged issues' hashes (a JSON list), ?3 the issue they are merged into.
 const OF_MERGED = `key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))`;
 
-/** The merged issues' rows taken into the issue's (?3). */
-const MOVES = [
+/**
+ * The merged issues' rows taken into the issue's (?3). Their rows are read first (MATERIALIZED):
+ * grouped where they are read, SQLite would walk the key's rows in an index of the group's order.
+ */
+export const MOVES = [
 	// An issue's events by log_events_key_group_timestamp_env_idx, one search a merged issue.
 	`UPDATE log_events SET group_hash = ?3 WHERE ${OF_MERGED}`,
 	// Its figures per environment summed into the issue's; its users there set after, as the object counts them.
 	`INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
-		SELECT ?1, ?3, environment, sum(count), 0, min(first_seen), max(last_seen) FROM log_issue_environments WHERE ${OF_MERGED} GROUP BY environment
+		WITH merged AS MATERIALIZED (SELECT environment, count, first_seen, last_seen FROM log_issue_environments WHERE ${OF_MERGED})
+		SELECT ?1, ?3, environment, sum(count), 0, min(first_seen), max(last_seen) FROM merged GROUP BY environment
 		ON CONFLICT (key_id, group_hash, environment) DO UPDATE SET count = count + excluded.count,
 			first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
 	`INSERT INTO log_issue_tags (key_id, group_hash, environment, tag_key, value, count, first_seen, last_seen)
-		SELECT ?1, ?3, environment, tag_key, value, sum(count), min(first_seen), max(last_seen) FROM log_issue_tags WHERE ${OF_MERGED} GROUP BY 3, 4, 5
+		WITH merged AS MATERIALIZED (SELECT environment, tag_key, value, count, first_seen, last_seen FROM log_issue_tags WHERE ${OF_MERGED})
+		SELECT ?1, ?3, environment, tag_key, value, sum(count), min(first_seen), max(last_seen) FROM merged GROUP BY 3, 4, 5
 		ON CONFLICT (key_id, group_hash, environment, tag_key, value) DO UPDATE SET count = count + excluded.count,
 			first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
 ];
 
 /** Then the merged issues' own rows go (D1 wants exactly the parameters a statement numbers: ?1 and ?2 here). */
-const DELETES = ["log_issue_environments", "log_issue_tags", "log_issue_environment_users_seed", "log_issues"].map(
+export const DELETES = ["log_issue_environments", "log_issue_tags", "log_issue_environment_users_seed", "log_issues"].map(
 	(table) => `DELETE FROM ${table} WHERE ${OF_MERGED}`,
 );
 
 /** ?1 key, ?3 the issue merged into, ?4 [environment, users] pairs: its users per environment, as the object counts them. */
-const SET_ENVIRONMENT_USERS = `UPDATE log_issue_environments SET users = u.value ->> 1
+export const SET_ENVIRONMENT_USERS = `UPDATE log_issue_environments SET users = u.value ->> 1
 	FROM json_each(?4) AS u WHERE key_id = ?1 AND group_hash = ?3 AND environment = u.value ->> 0`;
 
 /** The statements that make one merge in D1, for the batch that moves it. */
