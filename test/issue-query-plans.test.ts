@@ -7,7 +7,7 @@ import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../dom
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
 import { DELETES, MOVES, SET_ENVIRONMENT_USERS } from "../domain/logs/issueMerge";
-import { ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
+import { ISSUE_RELEASES, ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
 	DELETE_EXPIRED_ISSUE_NAMES,
@@ -185,6 +185,13 @@ describe.each([
 			expect(environments).toMatch(/SEARCH log_issue_environments USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
 			expect(tags).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
 			for (const plan of [events, environments, tags, ...rest]) expect(plan).not.toMatch(/SCAN (log_events|log_issue_environments|log_issue_tags|log_issues)\b/);
+		});
+
+		it.for([null, "production"])("an issue's first and last release (environment %s): its own rows by their primary key, never a scan", async (environment, { expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_RELEASES}`).bind("k", "a".repeat(32), environment).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?/);
+			expect(steps).not.toMatch(/SCAN log_issue_tags\b/);
 		});
 
 		it.for([null, "production"])("an issue's tags (environment %s): its own rows of log_issue_tags by their primary key, never a scan", async (environment, { expect }) => {

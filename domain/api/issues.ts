@@ -261,6 +261,9 @@ export interface IssueDetailView extends IssueView {
 	 * 10,000) it read, and how many of them match. The figures and counts stay the issue's.
 	 */
 	event_search?: { searched: number; matched: number };
+	/** The release of its earliest and of its latest event kept (Sentry's "first seen in", "last seen in"); null when they carried none. */
+	first_release: string | null;
+	last_release: string | null;
 	/** 24 entries, oldest hour first; the last is the current hour. */
 	hourly_counts: Array<{ hour: string; count: number }>;
 	/** 30 entries, oldest UTC day first; the last is today. */

@@ -131,6 +131,23 @@ export async function issueTags(env: Env, owner: KeyOwner, groupHash: string, en
 }
 
 /**
+ * ?1 key, ?2 group hash, ?3 environment or null: the release of the issue's earliest event and of its
+ * latest (Sentry's "first seen in" and "last seen in"), from the release tag's first and last seen;
+ * null when its events carried none. The issue's own rows by primary key, as the summary reads them.
+ */
+export const ISSUE_RELEASES = `
+WITH releases AS MATERIALIZED (
+	SELECT value, first_seen, last_seen FROM log_issue_tags WHERE key_id = ?1 AND group_hash = ?2 AND (?3 IS NULL OR environment = ?3) AND tag_key = 'release'
+)
+SELECT (SELECT value FROM releases ORDER BY first_seen, value LIMIT 1) AS first_release,
+	(SELECT value FROM releases ORDER BY last_seen DESC, value LIMIT 1) AS last_release`;
+
+export async function issueReleases(env: Env, owner: KeyOwner, groupHash: string, environment?: string) {
+	const row = await env.DB.prepare(ISSUE_RELEASES).bind(owner.keyId, groupHash, environment ?? null).first<{ first_release: string | null; last_release: string | null }>();
+	return { first_release: row?.first_release ?? null, last_release: row?.last_release ?? null };
+}
+
+/**
  * A tag search's value as a GLOB pattern: `*` any text, everything else as itself (GLOB's own
  * `?` and `[` bracketed), so `url:*checkout*` finds the URLs holding "checkout", case as typed.
  */

@@ -20,7 +20,7 @@ import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
-import { issueTags } from "../../domain/logs/issueTags";
+import { issueReleases, issueTags } from "../../domain/logs/issueTags";
 import {
 	findIssue,
 	hourlyCountsOf,
@@ -219,15 +219,17 @@ async function ownIssue(request: IRequest, env: Env, projectName: string, enviro
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
 	const { project_name, environment, q } = parseBody(readIssueQuerySchema, request.query);
 	const { owner, groupHash, issue } = await ownIssue(request, env, project_name, environment);
-	const [found, counts] = await Promise.all([
+	const [found, counts, releases] = await Promise.all([
 		q ? searchIssueEvents(env, owner, groupHash, q, { environment }) : issueEvents(env, owner, groupHash, { environment }).then((events) => ({ events })),
 		issueCounts(env, owner, groupHash, { environment }),
+		issueReleases(env, owner, groupHash, environment),
 	]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
 		...(environment === undefined ? {} : { environment }),
 		events: found.events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
 		...("matched" in found && { event_search: { searched: found.searched, matched: found.matched } }),
+		...releases,
 		hourly_counts: counts.hourly,
 		daily_counts: counts.daily,
 	};

@@ -205,7 +205,12 @@ export function IssuePage() {
 						<section className="card" aria-labelledby="seen-in-heading">
 							<h2 id="seen-in-heading">Seen in</h2>
 							<KeyValues
-								values={{ environments: data.environments.join(", ") || undefined, releases: data.releases.join(", ") || undefined }}
+								values={{
+									environments: data.environments.join(", ") || undefined,
+									releases: data.releases.join(", ") || undefined,
+									"first seen in": data.first_release ?? undefined,
+									"last seen in": data.last_release ?? undefined,
+								}}
 								empty="No environment or release was sent."
 							/>
 						</section>
