@@ -43,11 +43,11 @@ const FIELD_TAGS: ReadonlySet<string> = new Set(["level", "environment", "releas
 const PERIOD_VALUES = Object.keys(ISSUE_PERIODS).map((period) => `-${period}`);
 
 /** The token the cursor is in: its span in the text, and what was typed of it before the cursor. */
-export type SearchTokenAt = { start: number; end: number; negated: boolean } & (
-	| { kind: "key"; typed: string }
-	/** `key` as typed (`Level`, `tags[level]`); `typed` the value before the cursor, without its opening quote. */
-	| { kind: "value"; key: string; typed: string }
-);
+type TokenSpan = { start: number; end: number; negated: boolean };
+export type KeyToken = TokenSpan & { kind: "key"; typed: string };
+/** `key` as typed (`Level`, `tags[level]`); `typed` the value before the cursor, without its opening quote. */
+export type ValueToken = TokenSpan & { kind: "value"; key: string; typed: string };
+export type SearchTokenAt = KeyToken | ValueToken;
 
 /**
  * The token around `cursor`: a run of text between spaces (spaces inside quotes belong to it);
@@ -104,21 +104,22 @@ function matching<T>(items: readonly T[], typed: string, nameOf: (item: T) => st
  * for; another named as a key in `tags[…]`). A negated word (`!`) only a tag's or `has:`, as the
  * search negates no other.
  */
-export function keySuggestions(token: SearchTokenAt & { kind: "key" }, tagKeys: readonly string[]): Suggestion[] {
+export function keySuggestions(token: KeyToken, tagKeys: readonly string[]): Suggestion[] {
 	const not = token.negated ? "!" : "";
-	const own = SEARCH_KEYS.filter(([key]) => !token.negated || key === "has").map(([key, detail]) => ({ label: `${key}:`, detail, token: `${not}${key}:`, whole: false }));
+	const own = SEARCH_KEYS.filter(([key]) => !token.negated || key === "has").map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
 	const tags = tagKeys.flatMap((key) => {
 		const name = FIELD_TAGS.has(key) ? null : tagKeyName(key);
-		return name === null ? [] : [{ label: `${name}:`, detail: "tag", token: `${not}${name}:`, whole: false }];
+		return name === null ? [] : [[key, { label: `${name}:`, detail: "tag", token: `${not}${name}:`, whole: false }] as const];
 	});
-	return matching([...own, ...tags], token.typed, (suggestion) => suggestion.label);
+	// Matched on the key's own name, not its `tags[…]`.
+	return matching([...own, ...tags], token.typed, ([key]) => key).map(([, suggestion]) => suggestion);
 }
 
 /**
  * The values the token's key can take, from `values` (a tag's, as the API ranks them, or the
  * tag keys for `has:`) or its fixed ones; those a search cannot hold (a double quote) left out.
  */
-export function valueSuggestions(token: SearchTokenAt & { kind: "value" }, values: ReadonlyArray<{ value: string; count?: number }>): Suggestion[] {
+export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ value: string; count?: number }>): Suggestion[] {
 	const source = valueSource(token.key);
 	const offered: ReadonlyArray<{ value: string; count?: number }> = source && "fixed" in source ? source.fixed.map((value) => ({ value })) : values;
 	const prefix = `${token.negated ? "!" : ""}${token.key}:`;
