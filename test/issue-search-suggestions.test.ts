@@ -260,7 +260,7 @@ describe("the search box's completion", () => {
 		expect(tokens("lastSeen:")).toEqual(["lastSeen:-1h", "lastSeen:-24h", "lastSeen:-7d", "lastSeen:-14d", "lastSeen:-30d", "lastSeen:-90d"]);
 		expect(tokens('plan:"pro', [{ value: "pro team", count: 3 }, { value: "pro" }, { value: 'say "hi"' }])).toEqual(['plan:"pro team"', "plan:pro"]);
 		expect(tokens("!url:", [{ value: "//cdn.example/app.js" }])).toEqual(['!url:"//cdn.example/app.js"']);
-		expect(valueSuggestions(at("plan:") as ValueToken, [{ value: "pro", count: 1 }])[0]).toEqual({ label: "pro", detail: "1 event", token: "plan:pro", whole: true });
+		expect(valueSuggestions(at("plan:") as ValueToken, [{ value: "pro", count: 1 }])[0]).toEqual({ label: "pro", count: 1, token: "plan:pro", whole: true });
 	});
 
 	it("completes the token at the cursor: a key waits for its value, a value moves on past a space", ({ expect }) => {

@@ -72,7 +72,10 @@ export function tokenAt(text: string, cursor: number): SearchTokenAt | null {
 /** One suggestion: what it shows, and the token it puts in place of the one at the cursor. */
 export interface Suggestion {
 	label: string;
+	/** What a key searches ("tag" for a tag's). */
 	detail?: string;
+	/** A tag value's events, as the API counted them. */
+	count?: number;
 	token: string;
 	/** A whole `key:value`: the box moves on past it. A key alone waits for its value. */
 	whole: boolean;
@@ -125,7 +128,7 @@ export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ valu
 	const prefix = `${token.negated ? "!" : ""}${token.key}:`;
 	const suggestions = offered
 		.filter(({ value }) => value !== "" && !value.includes('"'))
-		.map(({ value, count }) => ({ label: value, detail: count === undefined ? undefined : `${count} ${count === 1 ? "event" : "events"}`, token: `${prefix}${searchValue(value)}`, whole: true }));
+		.map(({ value, count }) => ({ label: value, count, token: `${prefix}${searchValue(value)}`, whole: true }));
 	return matching(suggestions, token.typed, (suggestion) => suggestion.label);
 }
 

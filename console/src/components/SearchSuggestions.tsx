@@ -6,6 +6,7 @@
  */
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { applySuggestion, keySuggestions, type SearchTokenAt, type Suggestion, tokenAt, valueSource, valueSuggestions } from "../../../domain/api/issueSearchSuggestions";
+import { plural } from "../format";
 import { useIssueTagKeys, useIssueTagValues } from "../queries";
 
 /** How long typing pauses before a tag's values are asked for the prefix typed. */
@@ -159,7 +160,9 @@ export function SearchSuggestions({ project, environment, label, ...input }: Sea
 						onClick={() => choose(suggestion)}
 					>
 						<span className="suggestion-label">{suggestion.label}</span>
-						{suggestion.detail && <span className="muted small">{suggestion.detail}</span>}
+						{(suggestion.detail || suggestion.count !== undefined) && (
+							<span className="muted small">{suggestion.detail ?? plural(suggestion.count ?? 0, "event")}</span>
+						)}
 					</div>
 				))}
 			</div>
