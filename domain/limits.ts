@@ -207,6 +207,22 @@ export const OWNER_LIMITS = {
 	issueTagValues: 10,
 	/** Tags one search of the issue list can name (`browser.name:Chrome url:*pay*`). */
 	issueSearchTags: 10,
+	/** Tag keys the search box is offered (GET /api/issues/tag-keys), in order; the skip-scan reads one index entry per key. */
+	issueSearchKeys: 200,
+	/**
+	 * In an environment, a tag key is offered when one of its first this many rows (in value order,
+	 * one per value, issue and environment) is there: an exact test could read every value of a
+	 * request id. 200 keys × 1,000 rows of the tag index is the most one request reads.
+	 */
+	issueSearchKeyProbeRows: 1_000,
+	/** A tag's most common values the search box is offered (GET /api/issues/tag-values): Sentry's search bar shows about as many. */
+	issueSearchValues: 10,
+	/**
+	 * Rows of a tag (one per value, issue and environment, in value order from the typed prefix)
+	 * counted for its most common values: a tag with a million values (a request id) costs no more
+	 * than one with this many; values past them go uncounted (`partial`).
+	 */
+	issueSearchValueRows: 10_000,
 	/** Days of log event outcomes a key's object keeps, and the most one request reads (`days`; 30 unless asked). */
 	logOutcomeDays: 90,
 	analyticsEvents: 1_000,

@@ -43,11 +43,11 @@ describe("the issue list's period", () => {
 		await expect.poll(() => new URL(page.url()).searchParams.has("period")).toBe(false);
 
 		// Sentry's lastSeen: typed in the search sets the filter, which then shows it.
-		await page.getByRole("searchbox").fill("lastSeen:-24h");
+		await page.getByRole("combobox", { name: /^Search title/ }).fill("lastSeen:-24h");
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(titles).toEqual(["today's bug"]);
 		expect(await page.getByLabel("Seen in").inputValue()).toBe("24h");
-		expect(await page.getByRole("searchbox").inputValue()).toBe("");
+		expect(await page.getByRole("combobox", { name: /^Search title/ }).inputValue()).toBe("");
 		await context.close();
 	});
 });

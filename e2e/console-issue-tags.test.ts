@@ -74,12 +74,12 @@ describe("an issue's tags", () => {
 		const titles = () => page.locator(".issue-row a.title").allTextContents();
 		await expect.poll(titles).toEqual(["Checkout failed"]);
 		expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: "any", q: 'browser:"Firefox 133.0"', environment: "staging" });
-		expect(await page.getByRole("searchbox").inputValue()).toBe('browser:"Firefox 133.0"');
+		expect(await page.getByRole("combobox", { name: /^Search title/ }).inputValue()).toBe('browser:"Firefox 133.0"');
 		// Typed as a Sentry user would: a tag stays in the box, a key the filters stand for moves to them.
-		await page.getByRole("searchbox").fill("browser.name:Chrome is:unresolved");
+		await page.getByRole("combobox", { name: /^Search title/ }).fill("browser.name:Chrome is:unresolved");
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(titles).toEqual(["Login failed"]);
-		expect(await page.getByRole("searchbox").inputValue()).toBe("browser.name:Chrome");
+		expect(await page.getByRole("combobox", { name: /^Search title/ }).inputValue()).toBe("browser.name:Chrome");
 		// The syntax, one click away.
 		const syntax = page.getByRole("group").filter({ hasText: "Search syntax" });
 		expect(await syntax.getByText("has:user tags[level]:error").isVisible()).toBe(false);

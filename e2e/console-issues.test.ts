@@ -66,16 +66,16 @@ describe("owner console: issues", () => {
 		expect(await row.getByText("submitOrder (src/checkout.ts)").isVisible()).toBe(true);
 		await checkPage("issues");
 
-		await page.getByRole("searchbox").fill("slow");
+		await page.getByRole("combobox", { name: /^Search title/ }).fill("slow");
 		await page.getByRole("button", { name: "Search" }).click();
 		await row.waitFor({ state: "detached" });
 		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
 		// A search as typed in Sentry: is: and environment: set the filters above, the rest stays the search.
-		await page.getByRole("searchbox").fill("is:unresolved environment:staging level:warning");
+		await page.getByRole("combobox", { name: /^Search title/ }).fill("is:unresolved environment:staging level:warning");
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(() => new URL(page.url()).search).toBe("?q=level%3Awarning&environment=staging");
 		await expect.poll(() => page.getByRole("combobox", { name: /^Environment/ }).inputValue()).toBe("staging");
-		expect(await page.getByRole("searchbox").inputValue()).toBe("level:warning");
+		expect(await page.getByRole("combobox", { name: /^Search title/ }).inputValue()).toBe("level:warning");
 		await page.getByRole("link", { name: "Slow checkout render" }).waitFor();
 		expect(await page.locator("li.issue-row").count()).toBe(1);
 

@@ -36,6 +36,8 @@
  *     GET    /api/feedback/attachments/:id         the image
  *     GET    /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=   log issues with 24 hourly counts, pages of ≤ 1,000; q a Sentry search (tags too)
  *     GET    /api/issues/filter-values?project_name=   the project's environments and releases
+ *     GET    /api/issues/tag-keys?project_name=&environment=   the search box's suggestions: the project's tag keys, ≤ 200
+ *     GET    /api/issues/tag-values?project_name=&key=&prefix=&environment=&limit=   a tag's values most events carried, ≤ 10
  *     GET    /api/issues/:group_hash?project_name=&environment=&q=   issue, newest events (q: those matching), 24 hourly and 30 daily counts
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
@@ -86,6 +88,7 @@ import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
+import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
 import { deleteIssue, deleteIssues, listIssueFilterValues, listIssues, mergeIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
@@ -176,6 +179,8 @@ router
 
 	.get("/api/issues", ...ownerWithAccess, listIssues)
 	.get("/api/issues/filter-values", ...ownerWithAccess, listIssueFilterValues)
+	.get("/api/issues/tag-keys", ...ownerWithAccess, listTagKeys)
+	.get("/api/issues/tag-values", ...ownerWithAccess, listTagValues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)

@@ -4,6 +4,7 @@
  */
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
+import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
 import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
@@ -123,6 +124,11 @@ export const api = {
 	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>
 		request<IssuePageView>("GET", `/api/issues?${q({ project_name, ...filters, cursor: page.cursor, limit: page.limit?.toString() })}`, undefined, signal),
 	issueFilterValues: (project_name: string) => request<IssueFilterValuesView>("GET", `/api/issues/filter-values?${q({ project_name })}`),
+	/** The search box's suggestions: the project's tag keys, and a tag's most common values from a prefix. */
+	issueTagKeys: (project_name: string, environment?: string, signal?: AbortSignal) =>
+		request<TagKeysView>("GET", `/api/issues/tag-keys?${q({ project_name, environment })}`, undefined, signal),
+	issueTagValues: (project_name: string, key: string, prefix: string, environment?: string, signal?: AbortSignal) =>
+		request<TagValuesView>("GET", `/api/issues/tag-values?${q({ project_name, key, prefix, environment })}`, undefined, signal),
 	/** With `search` (`q`), the issue's events that match it (parseIssueSearch's syntax, the keys about events). */
 	readIssue: (project_name: string, groupHash: string, environment?: string, search?: string, signal?: AbortSignal) =>
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment, q: search })}`, undefined, signal),

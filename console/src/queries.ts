@@ -235,3 +235,28 @@ export const useSetIssueStatus = (project: string) =>
 		},
 		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
 	});
+
+/** The search box's suggestions are read again at most this often while it is used. */
+const SUGGESTIONS_FRESH_MS = 30_000;
+
+/** The project's tag keys (with a value in `environment` when named), for the search box; read only while `enabled`. */
+export const useIssueTagKeys = (project: string, environment: string | undefined, enabled: boolean) =>
+	useQuery({
+		queryKey: ["issue-search-suggestions", project, "keys", environment],
+		queryFn: ({ signal }) => api.issueTagKeys(project, environment, signal),
+		enabled,
+		staleTime: SUGGESTIONS_FRESH_MS,
+	});
+
+/**
+ * A tag's most common values from `prefix`, for the search box; keyed by the prefix (which the
+ * box debounces), the last answer shown while the next is read.
+ */
+export const useIssueTagValues = (project: string, key: string, prefix: string, environment: string | undefined, enabled: boolean) =>
+	useQuery({
+		queryKey: ["issue-search-suggestions", project, "values", key, prefix, environment],
+		queryFn: ({ signal }) => api.issueTagValues(project, key, prefix, environment, signal),
+		enabled,
+		staleTime: SUGGESTIONS_FRESH_MS,
+		placeholderData: keepPreviousData,
+	});

@@ -71,7 +71,7 @@ export interface IgnoreCondition {
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 // A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form; `!` negates a tag's.
 const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
-const FIELD_KEYS = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
+export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -175,12 +175,19 @@ export function eventSearchOf(search: IssueSearch): EventSearch {
  * search cannot hold (a double quote) or a key it cannot name.
  */
 export function tagSearchToken(key: string, value: string): string | null {
-	if (value === "" || value.includes('"')) return null;
-	const plainKey = /^[a-z][\w.-]*$/i.test(key) && !FIELD_KEYS.has(key.toLowerCase());
-	if (!plainKey && /[\]\s]/.test(key)) return null;
-	const plainValue = !/\s/.test(value) && !value.startsWith("//");
-	return `${plainKey ? key : `tags[${key}]`}:${plainValue ? value : `"${value}"`}`;
+	const name = tagKeyName(key);
+	if (value === "" || value.includes('"') || name === null) return null;
+	return `${name}:${searchValue(value)}`;
 }
+
+/** How a search names a tag: as itself, in `tags[…]` when it reads as one of the list's keys (or is not a plain name); null when it cannot. */
+export function tagKeyName(key: string): string | null {
+	if (/^[a-z][\w.-]*$/i.test(key) && !FIELD_KEYS.has(key.toLowerCase())) return key;
+	return key === "" || /[\]\s]/.test(key) ? null : `tags[${key}]`;
+}
+
+/** A value as a search token holds it: quoted when it has spaces, or starts as a URL does without its scheme. */
+export const searchValue = (value: string) => (/\s/.test(value) || value.startsWith("//") ? `"${value}"` : value);
 
 /** Orders of the issue list: most recently seen, newest, most events. */
 export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;

@@ -51,7 +51,7 @@ const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,1
 }));
 
 /** An environment's name as an event gives it (docs/limits.md): what the list and an issue can be filtered by. */
-const environmentSchema = z.string().min(1).max(500);
+export const environmentSchema = z.string().min(1).max(500);
 
 /** A Sentry search, as its keys say (parseIssueSearch). */
 const searchSchema = z
@@ -116,7 +116,7 @@ const mergeBodySchema = bodyMembers({
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
  * misses an accepted event (flush on read, docs/architecture.md#moving-rows-to-d1).
  */
-async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
+export async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
 	const key = await requireOwnKey(env, userId, projectName);
 	await projectCollectorFor(env, key.id).flush();
 	return { keyId: key.id, userId };

@@ -7,6 +7,7 @@ import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
+import { SearchSuggestions } from "../components/SearchSuggestions";
 import { SearchSyntax } from "../components/SearchSyntax";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
@@ -182,10 +183,16 @@ export function IssuesPage() {
 				</p>
 			)}
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search issues" key={search.get("q") ?? ""}>
-				<label className="inline">
-					<span className="visually-hidden">Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release:, user: and tags too</span>
-					<input type="search" name="q" placeholder="Search: text, hash, event id, is:unresolved, browser.name:Chrome…" defaultValue={filters.q} maxLength={200} size={28} />
-				</label>
+				<SearchSuggestions
+					project={project}
+					environment={filters.environment}
+					label="Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release:, user: and tags too"
+					name="q"
+					placeholder="Search: text, hash, event id, is:unresolved, browser.name:Chrome…"
+					defaultValue={filters.q}
+					maxLength={200}
+					size={28}
+				/>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (
 					<button type="button" className="link" onClick={() => change(Object.fromEntries(CHOICES.map((name) => [name, null])))}>

@@ -1,0 +1,141 @@
+/**
+ * The issue list's search box suggestions, as Sentry's search bar gives them: the word at the
+ * cursor completed to one of the list's keys or a tag's, and after `key:` that key's values.
+ * Dependency-free: the console bundles it; the API answers the tags' keys and values.
+ */
+import { FIELD_KEYS, ISSUE_PERIODS, searchValue, tagKeyName } from "./issues";
+
+/** GET /api/issues/tag-keys: the project's tag keys in order; `partial` when there were more than answered. */
+export interface TagKeysView {
+	keys: string[];
+	partial: boolean;
+}
+
+/**
+ * GET /api/issues/tag-values: a tag's most common values, most events first; `partial` when the
+ * tag had more rows than the bound counts (the values past it were not counted).
+ */
+export interface TagValuesView {
+	key: string;
+	values: Array<{ value: string; count: number }>;
+	partial: boolean;
+}
+
+/** The list's own keys as Sentry spells them, with what each searches (parseIssueSearch reads each). */
+export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
+	["is", "status, or unhandled"],
+	["level", "the issue's level"],
+	["environment", "an environment it was seen in"],
+	["release", "a release it was seen in"],
+	["user", "a person it happened to, by id or email"],
+	["user.id", "a person, by id"],
+	["user.email", "a person, by email"],
+	["has", "a tag with any value"],
+	["lastSeen", "last seen within a period"],
+	["firstSeen", "first seen within a period"],
+	["age", "first seen within a period"],
+	["message", "text in the title or culprit"],
+];
+
+const IS_VALUES = ["unresolved", "resolved", "ignored", "archived", "unhandled"];
+/** The list's keys whose values are the tags of their names (drawn from every event, no own tag taking their name). */
+const FIELD_TAGS: ReadonlySet<string> = new Set(["level", "environment", "release", "user"]);
+const PERIOD_VALUES = Object.keys(ISSUE_PERIODS).map((period) => `-${period}`);
+
+/** The token the cursor is in: its span in the text, and what was typed of it before the cursor. */
+type TokenSpan = { start: number; end: number; negated: boolean };
+export type KeyToken = TokenSpan & { kind: "key"; typed: string };
+/** `key` as typed (`Level`, `tags[level]`); `typed` the value before the cursor, without its opening quote. */
+export type ValueToken = TokenSpan & { kind: "value"; key: string; typed: string };
+export type SearchTokenAt = KeyToken | ValueToken;
+
+/**
+ * The token around `cursor`: a run of text between spaces (spaces inside quotes belong to it);
+ * null when what is typed of it can be neither a key nor a key's value (a URL, a quote).
+ */
+export function tokenAt(text: string, cursor: number): SearchTokenAt | null {
+	let start = 0;
+	let quoted = false;
+	for (let i = 0; i < cursor; i++) {
+		if (text[i] === '"') quoted = !quoted;
+		else if (!quoted && /\s/.test(text[i])) start = i + 1;
+	}
+	let end = cursor;
+	for (; end < text.length && (quoted || !/\s/.test(text[end])); end++) if (text[end] === '"') quoted = !quoted;
+	const typed = text.slice(start, cursor);
+	const value = /^(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):("?)([^"]*)$/i.exec(typed);
+	if (value) return value[4].startsWith("//") ? null : { start, end, negated: value[1] === "!", kind: "value", key: value[2], typed: value[4] };
+	const key = /^(!?)([\w.-]*)$/.exec(typed);
+	return key ? { start, end, negated: key[1] === "!", kind: "key", typed: key[2] } : null;
+}
+
+/** One suggestion: what it shows, and the token it puts in place of the one at the cursor. */
+export interface Suggestion {
+	label: string;
+	/** What a key searches ("tag" for a tag's). */
+	detail?: string;
+	/** A tag value's events, as the API counted them. */
+	count?: number;
+	token: string;
+	/** A whole `key:value`: the box moves on past it. A key alone waits for its value. */
+	whole: boolean;
+}
+
+/** Where a key's values come from: fixed ones, the project's tag keys (`has:`), a tag's values, or none to offer. */
+export type ValueSource = { fixed: string[] } | { tagKeys: true } | { tag: string } | null;
+
+export function valueSource(key: string): ValueSource {
+	const field = key.toLowerCase();
+	if (field === "is") return { fixed: IS_VALUES };
+	if (field === "lastseen" || field === "firstseen" || field === "age") return { fixed: PERIOD_VALUES };
+	if (field === "has") return { tagKeys: true };
+	if (FIELD_TAGS.has(field)) return { tag: field };
+	if (FIELD_KEYS.has(field)) return null;
+	return { tag: /^tags\[(.+)\]$/i.exec(key)?.[1] ?? key };
+}
+
+/** Names that hold `typed` (any letter case), those that start with it first, each group in the order given. */
+function matching<T>(items: readonly T[], typed: string, nameOf: (item: T) => string): T[] {
+	const word = typed.toLowerCase();
+	const at = (item: T) => nameOf(item).toLowerCase().indexOf(word);
+	return [...items.filter((item) => at(item) === 0), ...items.filter((item) => at(item) > 0)];
+}
+
+/**
+ * The keys the word at the cursor can become: the list's own, then the project's tags (but the
+ * drawn `level`, `environment`, `release` and `user`, which the list's keys of their names stand
+ * for; another named as a key in `tags[…]`). A negated word (`!`) only a tag's or `has:`, as the
+ * search negates no other.
+ */
+export function keySuggestions(token: KeyToken, tagKeys: readonly string[]): Suggestion[] {
+	const not = token.negated ? "!" : "";
+	const own = SEARCH_KEYS.filter(([key]) => !token.negated || key === "has").map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
+	const tags = tagKeys.flatMap((key) => {
+		const name = FIELD_TAGS.has(key) ? null : tagKeyName(key);
+		return name === null ? [] : [[key, { label: `${name}:`, detail: "tag", token: `${not}${name}:`, whole: false }] as const];
+	});
+	// Matched on the key's own name, not its `tags[…]`.
+	return matching([...own, ...tags], token.typed, ([key]) => key).map(([, suggestion]) => suggestion);
+}
+
+/**
+ * The values the token's key can take, from `values` (a tag's, as the API ranks them, or the
+ * tag keys for `has:`) or its fixed ones; those a search cannot hold (a double quote) left out.
+ */
+export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ value: string; count?: number }>): Suggestion[] {
+	const source = valueSource(token.key);
+	const offered: ReadonlyArray<{ value: string; count?: number }> = source && "fixed" in source ? source.fixed.map((value) => ({ value })) : values;
+	const prefix = `${token.negated ? "!" : ""}${token.key}:`;
+	const suggestions = offered
+		.filter(({ value }) => value !== "" && !value.includes('"'))
+		.map(({ value, count }) => ({ label: value, count, token: `${prefix}${searchValue(value)}`, whole: true }));
+	return matching(suggestions, token.typed, (suggestion) => suggestion.label);
+}
+
+/** The text with the token at the cursor replaced by the suggestion's, and where the cursor goes: past a space after a whole one. */
+export function applySuggestion(text: string, token: SearchTokenAt, suggestion: Suggestion): { text: string; cursor: number } {
+	const after = text.slice(token.end);
+	const space = suggestion.whole && !/^\s/.test(after) ? " " : "";
+	const head = text.slice(0, token.start) + suggestion.token;
+	return { text: head + space + after, cursor: head.length + (suggestion.whole ? 1 : 0) };
+}

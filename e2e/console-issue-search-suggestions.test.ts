@@ -1,0 +1,94 @@
+/**
+ * The issue list's search box suggesting as Sentry's does, on a phone-sized screen: keys for the
+ * word typed, then the key's values from the project's stored events, by keyboard and by click.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { ARTIFACTS, useSession } from "./consolePage";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+
+describe("the issue search's suggestions", () => {
+	it("suggest keys, then a key's values from the stored events; arrows and Enter, or a click, complete the token; Escape closes", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "suggest", "10.96.0.1");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		const send = async (event: unknown) => {
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+			expect(res.status).toBe(200);
+		};
+		// "pro team" on two events, the most; then free and pro on one each.
+		await send({ message: "Checkout failed", tags: { plan: "pro team" }, contexts: { browser: { name: "Chrome" } } });
+		await send({ message: "Checkout failed", tags: { plan: "pro team" }, contexts: { browser: { name: "Chrome" } } });
+		await send({ message: "Checkout failed", tags: { plan: "pro" }, contexts: { browser: { name: "Chrome" } } });
+		await send({ message: "Login failed", tags: { plan: "free" }, contexts: { browser: { name: "Safari" } } });
+
+		const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		const titles = () => page.locator(".issue-row a.title").allTextContents();
+		await expect.poll(async () => (await titles()).sort()).toEqual(["Checkout failed", "Login failed"]);
+
+		const box = page.getByRole("combobox", { name: /^Search title/ });
+		const list = page.getByRole("listbox", { name: "Search suggestions" });
+		const options = () => list.getByRole("option").evaluateAll((all) => all.map((option) => option.querySelector(".suggestion-label")?.textContent));
+		expect(await box.getAttribute("aria-expanded")).toBe("false");
+
+		// A word: the keys that hold it, the project's tags among them.
+		await box.click();
+		await box.pressSequentially("pla");
+		await expect.poll(options).toEqual(["plan:"]);
+		expect(await box.getAttribute("aria-expanded")).toBe("true");
+		await box.press("ArrowDown");
+		const first = list.getByRole("option").first();
+		expect(await first.getAttribute("aria-selected")).toBe("true");
+		expect(await box.getAttribute("aria-activedescendant")).toBe(await first.getAttribute("id"));
+		await box.press("Enter");
+		expect(await box.inputValue()).toBe("plan:");
+		// The key's values, most events first, as stored.
+		await expect.poll(options).toEqual(["pro team", "free", "pro"]);
+		expect(await list.getByRole("option").first().textContent()).toContain("2 events");
+		await page.screenshot({ path: join(ARTIFACTS, "issue-search-suggestions-390.png"), fullPage: true });
+		expect(await axeViolations(page)).toEqual([]);
+		expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+
+		// A prefix narrows them; the value with a space is quoted, and the box moves on past it.
+		await box.pressSequentially("pro");
+		await expect.poll(options).toEqual(["pro team", "pro"]);
+		await box.press("ArrowDown");
+		await box.press("Enter");
+		expect(await box.inputValue()).toBe('plan:"pro team" ');
+		expect(await box.getAttribute("aria-expanded")).toBe("false");
+		// Enter with no suggestion chosen searches.
+		await box.press("Enter");
+		await expect.poll(titles).toEqual(["Checkout failed"]);
+		expect(new URL(page.url()).searchParams.get("q")).toBe('plan:"pro team"');
+
+		// The fixed values of is:, closed by Escape without clearing the box.
+		await box.press("End");
+		await box.pressSequentially(" is:");
+		await expect.poll(options).toEqual(["unresolved", "resolved", "ignored", "archived", "unhandled"]);
+		await box.press("Escape");
+		expect(await box.getAttribute("aria-expanded")).toBe("false");
+		expect(await list.isVisible()).toBe(false);
+		expect(await box.inputValue()).toBe('plan:"pro team" is:');
+
+		// By click: the token at the cursor replaced, in the middle of the box too.
+		await box.fill("bro failed");
+		await box.press("Home");
+		for (let i = 0; i < 3; i++) await box.press("ArrowRight");
+		await box.press("ArrowDown");
+		await expect.poll(options).toEqual(["browser:", "browser.name:"]);
+		await list.getByRole("option", { name: "browser.name:" }).click();
+		expect(await box.inputValue()).toBe("browser.name: failed");
+		await expect.poll(options).toEqual(["Chrome", "Safari"]);
+		await list.getByRole("option", { name: /^Safari/ }).click();
+		expect(await box.inputValue()).toBe("browser.name:Safari failed");
+		await page.getByRole("button", { name: "Search" }).click();
+		await expect.poll(titles).toEqual(["Login failed"]);
+		expect(await axeViolations(page)).toEqual([]);
+		await context.close();
+	});
+});
