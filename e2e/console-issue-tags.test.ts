@@ -69,7 +69,7 @@ describe("an issue's tags", () => {
 		// too, but not in Firefox.
 		await page.getByRole("region", { name: "Tag browser", exact: true }).getByRole("link", { name: "Firefox 133.0" }).click();
 		await page.getByTestId("event-search-result").getByText('1 of its 1 event matches browser:"Firefox 133.0".').waitFor();
-		expect(await page.getByRole("searchbox").inputValue()).toBe('browser:"Firefox 133.0"');
+		expect(await page.getByRole("combobox", { name: /^Search this issue's events/ }).inputValue()).toBe('browser:"Firefox 133.0"');
 		await page.getByRole("link", { name: "Search all issues for it" }).click();
 		const titles = () => page.locator(".issue-row a.title").allTextContents();
 		await expect.poll(titles).toEqual(["Checkout failed"]);
@@ -113,13 +113,18 @@ describe("an issue's tags", () => {
 		await result.getByText('2 of its 4 events match browser:"Chrome 131.0.0".').waitFor();
 		await expect.poll(() => rows.count()).toBe(2);
 		const steps = page.getByRole("navigation", { name: "Events of this issue" });
-		expect(await steps.textContent()).toContain("1 of the 2 newest that match");
+		await expect.poll(() => steps.textContent()).toContain("1 of the 2 newest that match");
 		await steps.getByRole("button", { name: "Older ›" }).click();
-		expect(await steps.textContent()).toContain("2 of the 2 newest that match");
+		await expect.poll(() => steps.textContent()).toContain("2 of the 2 newest that match");
 		expect(await steps.getByRole("button", { name: "Older ›" }).isDisabled()).toBe(true);
 
 		// Typed: a tag of the event's own, then one no event carries.
-		const box = page.getByRole("searchbox");
+		// Typed with the box's suggestions: the issue's own tag, then its value.
+		const box = page.getByRole("combobox", { name: /^Search this issue's events/ });
+		await box.fill("sha");
+		const options = page.getByRole("listbox", { name: "Search suggestions" }).getByRole("option");
+		await options.filter({ hasText: "shard:" }).first().click();
+		await expect.poll(() => options.allTextContents()).toContain("shard-31 event");
 		await box.fill("shard:shard-3");
 		await page.getByRole("button", { name: "Search events" }).click();
 		await result.getByText("1 of its 4 events matches shard:shard-3.").waitFor();

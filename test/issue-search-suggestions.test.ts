@@ -263,6 +263,18 @@ describe("the search box's completion", () => {
 		expect(valueSuggestions(at("plan:") as ValueToken, [{ value: "pro", count: 1 }])[0]).toEqual({ label: "pro", count: 1, token: "plan:pro", whole: true });
 	});
 
+	it("for a search of one issue's events: no key about the issue as a whole, is: only unhandled", ({ expect }) => {
+		const keys = (text: string) => keySuggestions(at(text) as KeyToken, ["browser.name"], "events").map((s) => s.token);
+		expect(keys("seen")).toEqual([]);
+		expect(keys("age")).toEqual(["message:"]);
+		expect(keys("is")).toEqual(["is:"]);
+		expect(keys("mess")).toEqual(["message:"]);
+		expect(keys("bro")).toEqual(["browser.name:"]);
+		const values = (text: string) => valueSuggestions(at(text) as ValueToken, [], "events").map((s) => s.token);
+		expect(values("is:")).toEqual(["is:unhandled"]);
+		expect(values("lastSeen:")).toEqual([]);
+	});
+
 	it("completes the token at the cursor: a key waits for its value, a value moves on past a space", ({ expect }) => {
 		const key = { label: "browser.name:", token: "browser.name:", whole: false };
 		expect(applySuggestion("is:unresolved bro checkout", at("is:unresolved bro checkout", 17), key)).toEqual({ text: "is:unresolved browser.name: checkout", cursor: 27 });

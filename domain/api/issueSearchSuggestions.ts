@@ -37,6 +37,23 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
 	["message", "text in the title or culprit"],
 ];
 
+/**
+ * What a search searches: the issue list, or one issue's events, which takes the list's keys but
+ * those about an issue as a whole (the periods, `is:` but `is:unhandled`).
+ */
+export type SearchScope = "issues" | "events";
+const ISSUE_ONLY_KEYS: ReadonlySet<string> = new Set(["lastSeen", "firstSeen", "age"]);
+/** An event's own words for the keys: what each finds among its issue's events. */
+const EVENT_DETAILS: Readonly<Record<string, string>> = {
+	is: "unhandled",
+	level: "the event's level",
+	environment: "the event's environment",
+	release: "the event's release",
+	message: "text in the message or an exception",
+};
+const keysOf = (scope: SearchScope) =>
+	scope === "issues" ? SEARCH_KEYS : SEARCH_KEYS.filter(([key]) => !ISSUE_ONLY_KEYS.has(key)).map(([key, detail]) => [key, EVENT_DETAILS[key] ?? detail] as const);
+
 const IS_VALUES = ["unresolved", "resolved", "ignored", "archived", "unhandled"];
 /** The list's keys whose values are the tags of their names (drawn from every event, no own tag taking their name). */
 const FIELD_TAGS: ReadonlySet<string> = new Set(["level", "environment", "release", "user"]);
@@ -84,10 +101,10 @@ export interface Suggestion {
 /** Where a key's values come from: fixed ones, the project's tag keys (`has:`), a tag's values, or none to offer. */
 export type ValueSource = { fixed: string[] } | { tagKeys: true } | { tag: string } | null;
 
-export function valueSource(key: string): ValueSource {
+export function valueSource(key: string, scope: SearchScope = "issues"): ValueSource {
 	const field = key.toLowerCase();
-	if (field === "is") return { fixed: IS_VALUES };
-	if (field === "lastseen" || field === "firstseen" || field === "age") return { fixed: PERIOD_VALUES };
+	if (field === "is") return { fixed: scope === "issues" ? IS_VALUES : ["unhandled"] };
+	if (field === "lastseen" || field === "firstseen" || field === "age") return scope === "issues" ? { fixed: PERIOD_VALUES } : null;
 	if (field === "has") return { tagKeys: true };
 	if (FIELD_TAGS.has(field)) return { tag: field };
 	if (FIELD_KEYS.has(field)) return null;
@@ -107,9 +124,9 @@ function matching<T>(items: readonly T[], typed: string, nameOf: (item: T) => st
  * for; another named as a key in `tags[…]`). A negated word (`!`) only a tag's or `has:`, as the
  * search negates no other.
  */
-export function keySuggestions(token: KeyToken, tagKeys: readonly string[]): Suggestion[] {
+export function keySuggestions(token: KeyToken, tagKeys: readonly string[], scope: SearchScope = "issues"): Suggestion[] {
 	const not = token.negated ? "!" : "";
-	const own = SEARCH_KEYS.filter(([key]) => !token.negated || key === "has").map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
+	const own = keysOf(scope).filter(([key]) => !token.negated || key === "has").map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
 	const tags = tagKeys.flatMap((key) => {
 		const name = FIELD_TAGS.has(key) ? null : tagKeyName(key);
 		return name === null ? [] : [[key, { label: `${name}:`, detail: "tag", token: `${not}${name}:`, whole: false }] as const];
@@ -122,8 +139,8 @@ export function keySuggestions(token: KeyToken, tagKeys: readonly string[]): Sug
  * The values the token's key can take, from `values` (a tag's, as the API ranks them, or the
  * tag keys for `has:`) or its fixed ones; those a search cannot hold (a double quote) left out.
  */
-export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ value: string; count?: number }>): Suggestion[] {
-	const source = valueSource(token.key);
+export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ value: string; count?: number }>, scope: SearchScope = "issues"): Suggestion[] {
+	const source = valueSource(token.key, scope);
 	const offered: ReadonlyArray<{ value: string; count?: number }> = source && "fixed" in source ? source.fixed.map((value) => ({ value })) : values;
 	const prefix = `${token.negated ? "!" : ""}${token.key}:`;
 	const suggestions = offered

@@ -1,11 +1,20 @@
 /**
- * The issue list's search box, suggesting as Sentry's search bar does: the word at the cursor
+ * The issue list's search box (and an issue's events' search box), suggesting as Sentry's search bar does: the word at the cursor
  * completed to one of the list's keys or a tag's, then that key's values (a tag's most common
  * ones from the API). An ARIA combobox: arrows move through the suggestions, Enter or a click
  * takes one, Escape closes them; Enter with none chosen searches, as the box always did.
  */
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
-import { applySuggestion, keySuggestions, type SearchTokenAt, type Suggestion, tokenAt, valueSource, valueSuggestions } from "../../../domain/api/issueSearchSuggestions";
+import {
+	applySuggestion,
+	keySuggestions,
+	type SearchScope,
+	type SearchTokenAt,
+	type Suggestion,
+	tokenAt,
+	valueSource,
+	valueSuggestions,
+} from "../../../domain/api/issueSearchSuggestions";
 import { plural } from "../format";
 import { useIssueTagKeys, useIssueTagValues } from "../queries";
 
@@ -25,8 +34,8 @@ function useSettled<T>(value: T, ms: number): T {
 }
 
 /** The suggestions for the token at the cursor, from the API where its key's values are the project's. */
-function useSuggestions(project: string, environment: string | undefined, token: SearchTokenAt | null, open: boolean): Suggestion[] {
-	const source = token?.kind === "value" ? valueSource(token.key) : null;
+function useSuggestions(project: string, environment: string | undefined, scope: SearchScope, token: SearchTokenAt | null, open: boolean): Suggestion[] {
+	const source = token?.kind === "value" ? valueSource(token.key, scope) : null;
 	const tag = source && "tag" in source ? source.tag : "";
 	const typed = token?.kind === "value" ? token.typed : "";
 	// `environment:`'s values are every environment's, whichever the list is filtered by.
@@ -38,17 +47,19 @@ function useSuggestions(project: string, environment: string | undefined, token:
 	const keys = useIssueTagKeys(project, environment, wantsKeys);
 	const values = useIssueTagValues(project, tag, prefix, within, wantsValues);
 	if (!open || !token) return [];
-	if (token.kind === "key") return keySuggestions(token, keys.data?.keys ?? []);
-	if (source && "tagKeys" in source) return valueSuggestions(token, (keys.data?.keys ?? []).map((value) => ({ value })));
+	if (token.kind === "key") return keySuggestions(token, keys.data?.keys ?? [], scope);
+	if (source && "tagKeys" in source) return valueSuggestions(token, (keys.data?.keys ?? []).map((value) => ({ value })), scope);
 	// The previous key's values stay shown while the next key's are read: never offered for it.
 	const read = values.data?.key === tag ? values.data.values : [];
-	return valueSuggestions(token, wantsValues ? read : []);
+	return valueSuggestions(token, wantsValues ? read : [], scope);
 }
 
 interface SearchSuggestionsProps {
 	project: string;
 	/** The list's environment filter: tags' values are counted there. */
 	environment?: string;
+	/** The issue list's keys, or those of a search of one issue's events (the project's tags either way). */
+	scope?: SearchScope;
 	label: string;
 	name: string;
 	placeholder: string;
@@ -57,7 +68,7 @@ interface SearchSuggestionsProps {
 	size: number;
 }
 
-export function SearchSuggestions({ project, environment, label, ...input }: SearchSuggestionsProps) {
+export function SearchSuggestions({ project, environment, scope = "issues", label, ...input }: SearchSuggestionsProps) {
 	const id = useId();
 	const box = useRef<HTMLInputElement>(null);
 	const [text, setText] = useState(input.defaultValue ?? "");
@@ -66,7 +77,7 @@ export function SearchSuggestions({ project, environment, label, ...input }: Sea
 	const [active, setActive] = useState(-1);
 	const token = tokenAt(text, cursor);
 	const typedToken = token ? text.slice(token.start, token.end) : "";
-	const offered = useSuggestions(project, environment, token, open).slice(0, SHOWN);
+	const offered = useSuggestions(project, environment, scope, token, open).slice(0, SHOWN);
 	// A list of only what is typed in full already suggests nothing.
 	const suggestions = offered.length === 1 && offered[0].token === typedToken ? [] : offered;
 	const expanded = suggestions.length > 0;

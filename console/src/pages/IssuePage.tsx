@@ -10,6 +10,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
+import { SearchSuggestions } from "../components/SearchSuggestions";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural, utcDateTime } from "../format";
 import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
@@ -61,10 +62,17 @@ function EventSearchForm({ project, q, environment, found, error }: { project: s
 	return (
 		<>
 			<form className="row filters" onSubmit={submit} aria-label="Search this issue's events" key={q ?? ""}>
-				<label className="inline">
-					<span className="visually-hidden">Search this issue's events: tags, has:, level:, user:, text</span>
-					<input type="search" name="q" placeholder="Search events: browser.name:Chrome, has:user…" defaultValue={q} maxLength={200} size={36} />
-				</label>
+				<SearchSuggestions
+					project={project}
+					environment={environment}
+					scope="events"
+					label="Search this issue's events: tags, has:, level:, user:, text"
+					name="q"
+					placeholder="Search events: browser.name:Chrome, has:user…"
+					defaultValue={q}
+					maxLength={200}
+					size={36}
+				/>
 				<button type="submit">Search events</button>
 				{q && (
 					<button type="button" className="link" onClick={() => change({ q: null, event: null })}>
