@@ -129,6 +129,10 @@ describe("an issue's tags", () => {
 		await page.getByRole("button", { name: "Search events" }).click();
 		await result.getByText("1 of its 4 events matches shard:shard-3.").waitFor();
 		await expect.poll(() => rows.count()).toBe(1);
+		// The event as stored, Sentry's JSON view: the match's own document.
+		await page.getByText("The event as stored (JSON)").click();
+		const stored = JSON.parse((await page.locator("details pre.snippet").textContent()) ?? "{}");
+		expect(stored).toMatchObject({ message: "Checkout failed", tags: { shard: "shard-3" }, contexts: { browser: { name: "Firefox" } } });
 		await box.fill("!has:shard");
 		await page.getByRole("button", { name: "Search events" }).click();
 		await result.getByText("None of its 4 events matches !has:shard.").waitFor();

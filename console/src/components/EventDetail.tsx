@@ -5,6 +5,7 @@
  */
 import { handledOf, type IssueEventView, type StackFrame } from "../api";
 import { utcTime } from "../format";
+import { CopyButton } from "./CopyButton";
 import { TableWrap } from "./TableWrap";
 import { UnhandledTag } from "./UnhandledTag";
 
@@ -206,6 +207,22 @@ function derivedTags(event: IssueEventView): Record<string, string | undefined> 
 	return tags;
 }
 
+/** The event as stored, Sentry's JSON view: what the page does not lay out (a field it does not know) is there to read and copy. */
+function RawEvent({ event }: { event: IssueEventView }) {
+	const text = JSON.stringify(event, null, 2);
+	return (
+		<details className="card">
+			<summary>The event as stored (JSON)</summary>
+			<p>
+				<CopyButton text={text} label="Copy JSON" what="of this event" />
+			</p>
+			<pre className="snippet">
+				{text}
+			</pre>
+		</details>
+	);
+}
+
 export function EventDetail({ event }: { event: IssueEventView }) {
 	const { exception, request, user } = event;
 	// A captured message arrives with a made-up exception to carry its stack: its type means nothing.
@@ -313,6 +330,7 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 					<KeyValues values={event.extra} empty="No additional data." />
 				</section>
 			)}
+			<RawEvent event={event} />
 		</>
 	);
 }
