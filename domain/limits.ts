@@ -196,6 +196,8 @@ export const OWNER_LIMITS = {
 	ignoreMinutesMax: 525_600,
 	/** The most events an issue can be ignored until (`ignore_until_events`). */
 	ignoreEventsMax: 1_000_000,
+	/** The most more users an issue can be ignored until (`ignore_until_users`). */
+	ignoreUsersMax: 1_000_000,
 	/** Issues per list page: `limit`'s default and ceiling (GET /api/issues). */
 	issueList: 1_000,
 	/** Environments, and releases, the issue list's filters offer (the most recently seen). */

@@ -10,7 +10,10 @@ import { compareVersions, releaseKind } from "../domain/logs/releases";
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
 /** What grouping an event into a known issue needs of its row: the rest it changes in place. */
-export type GroupState = Pick<GroupRow, "status" | "resolved_in_release" | "environments" | "releases" | "count" | "ignored_until" | "ignored_until_count">;
+export type GroupState = Pick<
+	GroupRow,
+	"status" | "resolved_in_release" | "environments" | "releases" | "count" | "users" | "ignored_until" | "ignored_until_count" | "ignored_until_users"
+>;
 
 export interface GroupRow extends Record<string, SqlStorageValue> {
 	hash: string;
@@ -28,9 +31,13 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	resolved_in_release: string | null;
 	/** 1 once an event of the issue was unhandled (LogEventCommand.unhandled); never cleared. */
 	unhandled: number;
-	/** An ignored issue reopens at its first event from this time on (ms), or at the event that brings its count to `ignored_until_count`. */
+	/**
+	 * An ignored issue reopens at its first event from this time on (ms), or at the event that
+	 * brings its count to `ignored_until_count`, or its affected users to `ignored_until_users`.
+	 */
 	ignored_until: number | null;
 	ignored_until_count: number | null;
+	ignored_until_users: number | null;
 	version: number;
 }
 
@@ -41,7 +48,7 @@ export const SCHEMA = [
 		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
-		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER,
+		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
 		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
@@ -82,6 +89,7 @@ export function upgradeSchema(sql: SqlStorage): void {
 		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until INTEGER`);
 		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_count INTEGER`);
 	}
+	if (missing("groups", "ignored_until_users")) sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_users INTEGER`);
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
@@ -110,6 +118,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		unhandled: g.unhandled === 1,
 		ignoredUntil: g.ignored_until,
 		ignoredUntilCount: g.ignored_until_count,
+		ignoredUntilUsers: g.ignored_until_users,
 	};
 }
 
@@ -157,7 +166,10 @@ export class IssueGroups {
 		const held = this.#held.get(hash);
 		if (held) return held;
 		const row = this.#sql
-			.exec<GroupState>(`SELECT status, resolved_in_release, environments, releases, count, ignored_until, ignored_until_count FROM groups WHERE hash = ?`, hash)
+			.exec<GroupState>(
+				`SELECT status, resolved_in_release, environments, releases, count, users, ignored_until, ignored_until_count, ignored_until_users FROM groups WHERE hash = ?`,
+				hash,
+			)
 			.toArray()[0];
 		return row ?? null;
 	}
@@ -194,26 +206,42 @@ export class IssueGroups {
 				releases,
 				c.unhandled ? 1 : 0,
 			);
-			this.#hold(c.groupHash, { status: "open", resolved_in_release: null, environments, releases, count: 1, ignored_until: null, ignored_until_count: null });
+			this.#hold(c.groupHash, {
+				status: "open",
+				resolved_in_release: null,
+				environments,
+				releases,
+				count: 1,
+				users: isNewUser ? 1 : 0,
+				ignored_until: null,
+				ignored_until_count: null,
+				ignored_until_users: null,
+			});
 			return;
 		}
-		let { status, resolved_in_release: resolvedIn, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount } = group;
+		let { status, resolved_in_release: resolvedIn, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount, ignored_until_users: ignoredUntilUsers } = group;
 		const count = group.count + 1;
+		const users = group.users + (isNewUser ? 1 : 0);
 		// A regression: a resolved issue seen again reopens, unless the event comes from an older
 		// release than the one it was resolved in (an old client still running). It keeps the
 		// release it was resolved in, which is how an open issue shows it came back.
 		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
 			status = "open";
 		}
-		// Ignored for a while, or until it occurs so many times: the event that ends it reopens it.
-		if (status === "ignored" && ((ignoredUntil !== null && c.receivedAt >= ignoredUntil) || (ignoredUntilCount !== null && count >= ignoredUntilCount))) {
+		// Ignored for a while, or until it occurs so many times or affects so many people: the event that ends it reopens it.
+		const ends =
+			(ignoredUntil !== null && c.receivedAt >= ignoredUntil) ||
+			(ignoredUntilCount !== null && count >= ignoredUntilCount) ||
+			(ignoredUntilUsers !== null && users >= ignoredUntilUsers);
+		if (status === "ignored" && ends) {
 			status = "open";
 			ignoredUntil = null;
 			ignoredUntilCount = null;
+			ignoredUntilUsers = null;
 		}
 		this.#sql.exec(
 			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?,
-			 count = ?, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
+			 ignored_until_users = ?, count = ?, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
 			 environments = ?, releases = ?, unhandled = max(unhandled, ?), version = version + 1
 			 WHERE hash = ?`,
 			c.title,
@@ -223,6 +251,7 @@ export class IssueGroups {
 			resolvedIn,
 			ignoredUntil,
 			ignoredUntilCount,
+			ignoredUntilUsers,
 			count,
 			isNewUser ? 1 : 0,
 			c.timestamp,
@@ -232,7 +261,17 @@ export class IssueGroups {
 			c.unhandled ? 1 : 0,
 			c.groupHash,
 		);
-		this.#hold(c.groupHash, { status, resolved_in_release: resolvedIn, environments, releases, count, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount });
+		this.#hold(c.groupHash, {
+			status,
+			resolved_in_release: resolvedIn,
+			environments,
+			releases,
+			count,
+			users,
+			ignored_until: ignoredUntil,
+			ignored_until_count: ignoredUntilCount,
+			ignored_until_users: ignoredUntilUsers,
+		});
 	}
 
 	/** The environments the issue holds (its first 100); none when there is no such issue. */
@@ -256,7 +295,7 @@ export class IssueGroups {
 
 	/**
 	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
-	 * `ignoring` (a time, or the count of `events` more). The row as changed; null when there is no such issue.
+	 * `ignoring` (a time, the count of `events` more, or of `users` more). The row as changed; null when there is no such issue.
 	 */
 	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}): GroupRow | null {
 		const group = this.row(hash);
@@ -265,12 +304,14 @@ export class IssueGroups {
 		const ignored = status === "ignored";
 		const until = ignored && ignoring.minutes !== undefined ? Date.now() + ignoring.minutes * 60_000 : null;
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
+		const untilUsers = ignored && ignoring.users !== undefined ? group.users + ignoring.users : null;
 		this.#sql.exec(
-			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, version = version + 1 WHERE hash = ?`,
+			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?, version = version + 1 WHERE hash = ?`,
 			status,
 			resolvedIn,
 			until,
 			untilCount,
+			untilUsers,
 			hash,
 		);
 		this.drop(hash);

@@ -71,7 +71,7 @@ describe("the issue list's bulk actions", () => {
 		await context.close();
 	});
 
-	it("ignore an issue until it occurs 10 more times from its page, and two from the list for 2 hours", async () => {
+	it("ignore an issue until it occurs 10 more times, then until it affects 10 more users, from its page, and two from the list for 2 hours", async () => {
 		const { page, context, issues } = await ownerWithIssues("ignore", "10.96.0.2", ["north failed", "south failed", "east failed"]);
 		await page.goto(`${stack.worker.url}/issues/shop`);
 		await page.locator(".issue-row").nth(2).waitFor();
@@ -92,6 +92,11 @@ describe("the issue list's bulk actions", () => {
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until seen 11 times");
 		expect((await issues()).map((i) => [i.title, i.ignored_until_count])).toEqual([["east failed", 11]]);
 		expect(await axeViolations(page)).toEqual([]);
+		// Ignoring again replaces the condition: now until it affects 10 more people than none.
+		await page.locator("summary", { hasText: "Ignore for…" }).click();
+		await page.getByRole("button", { name: "Until it affects 10 more users" }).click();
+		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it affects 10 users");
+		expect((await issues()).map((i) => [i.title, i.ignored_until_count, i.ignored_until_users])).toEqual([["east failed", undefined, 10]]);
 
 		await page.getByRole("link", { name: /Issues of shop/ }).click();
 		await page.locator(".issue-row").nth(1).waitFor();
@@ -108,7 +113,7 @@ describe("the issue list's bulk actions", () => {
 		}
 		await page.getByLabel("Status").selectOption("ignored");
 		await expect.poll(() => page.locator(".issue-row .facts", { hasText: "ignored until" }).count()).toBe(3);
-		expect(await page.locator(".issue-row", { hasText: "east failed" }).locator(".facts").textContent()).toContain("ignored until seen 11 times");
+		expect(await page.locator(".issue-row", { hasText: "east failed" }).locator(".facts").textContent()).toContain("ignored until it affects 10 users");
 		await context.close();
 	});
 });

@@ -44,6 +44,8 @@ export const logIssues = sqliteTable(
 		ignoredUntil: integer("ignored_until", { mode: "timestamp_ms" }),
 		/** An ignored issue reopens at the event that brings its count to this (Sentry's "until it occurs N more times"). */
 		ignoredUntilCount: integer("ignored_until_count"),
+		/** An ignored issue reopens at the event that brings its affected users to this (Sentry's "until it affects N more users"). */
+		ignoredUntilUsers: integer("ignored_until_users"),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

@@ -42,6 +42,23 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		await reopensAt(owner, group_hash, 5, "ignored_until_count");
 	});
 
+	it("ignore_until_users: N more users: the event of the Nth new one reopens it; people it affected before do not count", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const send = (user?: string) => ingestOk(owner.rawKey, { message: "m", ...(user && { user: { id: user } }) });
+		const { group_hash } = await send("u1");
+		const res = await patch(owner, group_hash, { status: "ignored", ignore_until_users: 2 });
+		expect(await res.json<Json>()).toMatchObject({ status: "ignored", users: 1, ignored_until_users: 3 });
+
+		await send("u1");
+		await send();
+		await send("u2");
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 4, users: 2, ignored_until_users: 3 });
+		await ingestOk(owner.rawKey, { message: "m", user: { id: "u3" } });
+		const reopened = await issueOf(owner, group_hash);
+		expect(reopened).toMatchObject({ status: "open", count: 5, users: 3 });
+		expect(reopened).not.toHaveProperty("ignored_until_users");
+	});
+
 	it("ignore_for_minutes: events within the time keep it ignored; the first after reopens it", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
@@ -87,11 +104,19 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		expect((await res.json<Json>()).issues.map((i: Json) => i.ignored_until_count)).toEqual([11, 12]);
 	});
 
-	it(`takes 1 to ${OWNER_LIMITS.ignoreMinutesMax.toLocaleString("en")} minutes or 1 to ${OWNER_LIMITS.ignoreEventsMax.toLocaleString("en")} events, one of them, with ignored only`, async ({ expect }) => {
+	it(`takes 1 to ${OWNER_LIMITS.ignoreMinutesMax.toLocaleString("en")} minutes, 1 to ${OWNER_LIMITS.ignoreEventsMax.toLocaleString("en")} events or 1 to ${OWNER_LIMITS.ignoreUsersMax.toLocaleString("en")} users, one of them, with ignored only`, async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
-		for (const taken of [{ ignore_for_minutes: OWNER_LIMITS.ignoreMinutesMax }, { ignore_for_minutes: 1 }, { ignore_until_events: OWNER_LIMITS.ignoreEventsMax }, { ignore_until_events: 1 }]) {
-			expect((await patch(owner, group_hash, { status: "ignored", ...taken })).status, JSON.stringify(taken)).toBe(200);
+		const taken: Json[] = [
+			{ ignore_for_minutes: OWNER_LIMITS.ignoreMinutesMax },
+			{ ignore_for_minutes: 1 },
+			{ ignore_until_users: OWNER_LIMITS.ignoreUsersMax },
+			{ ignore_until_users: 1 },
+			{ ignore_until_events: OWNER_LIMITS.ignoreEventsMax },
+			{ ignore_until_events: 1 },
+		];
+		for (const body of taken) {
+			expect((await patch(owner, group_hash, { status: "ignored", ...body })).status, JSON.stringify(body)).toBe(200);
 		}
 		const refused: Json[] = [
 			{ status: "ignored", ignore_for_minutes: OWNER_LIMITS.ignoreMinutesMax + 1 },
@@ -101,7 +126,11 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 			{ status: "ignored", ignore_until_events: OWNER_LIMITS.ignoreEventsMax + 1 },
 			{ status: "ignored", ignore_until_events: 0 },
 			{ status: "ignored", ignore_until_events: null },
+			{ status: "ignored", ignore_until_users: OWNER_LIMITS.ignoreUsersMax + 1 },
+			{ status: "ignored", ignore_until_users: 0 },
 			{ status: "ignored", ignore_for_minutes: 5, ignore_until_events: 5 },
+			{ status: "ignored", ignore_until_users: 5, ignore_until_events: 5 },
+			{ status: "resolved", ignore_until_users: 5 },
 			{ status: "resolved", ignore_for_minutes: 5 },
 			{ status: "open", ignore_until_events: 5 },
 		];
@@ -116,7 +145,10 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 	it("an object from before the conditions gains their columns and keeps its issues", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
-		await restart(owner.keyId, "ALTER TABLE groups DROP COLUMN ignored_until; ALTER TABLE groups DROP COLUMN ignored_until_count");
+		await restart(
+			owner.keyId,
+			"ALTER TABLE groups DROP COLUMN ignored_until; ALTER TABLE groups DROP COLUMN ignored_until_count; ALTER TABLE groups DROP COLUMN ignored_until_users",
+		);
 		expect(await (await patch(owner, group_hash, { status: "ignored", ignore_until_events: 1 })).json<Json>()).toMatchObject({ count: 1, ignored_until_count: 2 });
 		await ingestOk(owner.rawKey, { message: "m" });
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 2 });

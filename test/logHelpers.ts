@@ -135,6 +135,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		unhandled: false,
 		ignoredUntil: null,
 		ignoredUntilCount: null,
+		ignoredUntilUsers: null,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

@@ -62,7 +62,7 @@ export const sessionToken = {
 };
 
 /** An ignore condition as the API's fields name it. */
-const ignoreFields = ({ minutes, events }: IgnoreCondition) => ({ ignore_for_minutes: minutes, ignore_until_events: events });
+const ignoreFields = ({ minutes, events, users }: IgnoreCondition) => ({ ignore_for_minutes: minutes, ignore_until_events: events, ignore_until_users: users });
 
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
 	const headers: Record<string, string> = {};

@@ -61,10 +61,11 @@ export interface TagSearch {
 
 export type UserField = "id" | "email";
 
-/** How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, or until `events` more; forever when neither. */
+/** How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, until `events` more, or until `users` more are affected; forever when none. */
 export interface IgnoreCondition {
 	minutes?: number;
 	events?: number;
+	users?: number;
 }
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
@@ -213,6 +214,8 @@ export interface IssueView {
 	ignored_until?: string;
 	/** An ignored issue reopens at the event that brings its count (in all environments) to this; absent unless it was ignored until a count. */
 	ignored_until_count?: number;
+	/** An ignored issue reopens at the event that brings its affected users (in all environments) to this; absent unless it was ignored until so many. */
+	ignored_until_users?: number;
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */

@@ -81,22 +81,25 @@ const listQuerySchema = z
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
-/** A status, and with `ignored` how long it lasts: for so many minutes, or until so many more events (Sentry's ignore options). */
+/** A status, and with `ignored` how long it lasts: for so many minutes, or until so many more events or users (Sentry's ignore options). */
 const statusFields = {
 	project_name: projectNameSchema,
 	status: z.enum(ISSUE_STATUSES),
 	ignore_for_minutes: z.number().int().min(1).max(OWNER_LIMITS.ignoreMinutesMax).optional(),
 	ignore_until_events: z.number().int().min(1).max(OWNER_LIMITS.ignoreEventsMax).optional(),
+	ignore_until_users: z.number().int().min(1).max(OWNER_LIMITS.ignoreUsersMax).optional(),
 };
-const ignoringRule = <T extends { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number }>(schema: z.ZodType<T>) =>
+const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users"] as const;
+type StatusChange = { status: IssueStatus } & Partial<Record<(typeof IGNORE_CONDITIONS)[number], number>>;
+const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 	schema
-		.refine((b) => b.ignore_for_minutes === undefined || b.ignore_until_events === undefined, {
-			path: ["ignore_until_events"],
-			message: "cannot be given with ignore_for_minutes: choose one",
-		})
-		.refine((b) => b.status === "ignored" || (b.ignore_for_minutes === undefined && b.ignore_until_events === undefined), {
+		.refine((b) => IGNORE_CONDITIONS.filter((name) => b[name] !== undefined).length <= 1, {
 			path: ["status"],
-			message: "must be ignored when ignore_for_minutes or ignore_until_events is given",
+			message: `takes one of ${IGNORE_CONDITIONS.join(", ")}: choose one`,
+		})
+		.refine((b) => b.status === "ignored" || IGNORE_CONDITIONS.every((name) => b[name] === undefined), {
+			path: ["status"],
+			message: `must be ignored when ${IGNORE_CONDITIONS.join(", ")} is given`,
 		});
 /** The issues a bulk action names: as Sentry's bulk actions, up to OWNER_LIMITS.issueMutationHashes at once; one named twice counts once. */
 const groupHashesSchema = z
@@ -140,6 +143,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		unhandled: issue.unhandled,
 		...(issue.ignoredUntil !== null && { ignored_until: date(issue.ignoredUntil) }),
 		...(issue.ignoredUntilCount !== null && { ignored_until_count: issue.ignoredUntilCount }),
+		...(issue.ignoredUntilUsers !== null && { ignored_until_users: issue.ignoredUntilUsers }),
 	};
 }
 
@@ -325,10 +329,9 @@ export async function updateIssueStatuses(request: IRequest, env: Env): Promise<
 	return json({ issues: issues.map(issueView) });
 }
 
-type StatusChange = { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number };
-
 async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {
 	const key = await requireOwnKey(env, userId, projectName);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, { minutes: change.ignore_for_minutes, events: change.ignore_until_events });
+	const ignoring = { minutes: change.ignore_for_minutes, events: change.ignore_until_events, users: change.ignore_until_users };
+	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, ignoring);
 }

@@ -11,6 +11,8 @@ const IGNORE_CHOICES: ReadonlyArray<[string, IgnoreCondition]> = [
 	["Until it occurs 10 more times", { events: 10 }],
 	["Until it occurs 100 more times", { events: 100 }],
 	["Until it occurs 1,000 more times", { events: 1_000 }],
+	["Until it affects 10 more users", { users: 10 }],
+	["Until it affects 100 more users", { users: 100 }],
 ];
 
 /**
@@ -57,8 +59,9 @@ export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { 
 }
 
 /** What ends an ignored issue's ignoring, when something does: "until Jun 1, 2026, 4:00:00 PM UTC". */
-export function ignoredUntil(issue: Pick<IssueView, "ignored_until" | "ignored_until_count">): string | null {
+export function ignoredUntil(issue: Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users">): string | null {
 	if (issue.ignored_until) return `until ${utcDateTime(issue.ignored_until)}`;
 	if (issue.ignored_until_count !== undefined) return `until seen ${count(issue.ignored_until_count)} times`;
+	if (issue.ignored_until_users !== undefined) return `until it affects ${count(issue.ignored_until_users)} users`;
 	return null;
 }
