@@ -136,6 +136,9 @@ export async function readSide(s) {
 		["issue's events searched, a tag every event has (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=${encodeURIComponent("tags[user]:u_123")}`],
 		["issue's events searched, a tag no event has (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=${encodeURIComponent("browser.name:Chrome !has:url")}`],
 		["issue's events searched, text (2,000 read)", `/api/issues/${hotIssue}?project_name=issues&q=nowhere`],
+		// The search box's suggestions: a skip-scan of the tag index, and a tag's values (one per issue here).
+		["search suggestions: the project's tag keys", "/api/issues/tag-keys?project_name=issues"],
+		["search suggestions: a tag's values over 10,000 issues", "/api/issues/tag-values?project_name=issues&key=user"],
 		// Every seeded event is the same document: a tag every issue has, and one none has.
 		["issue list, a tag every issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:u_123")}`],
 		["issue list, a tag no issue has", `/api/issues?project_name=issues&q=${encodeURIComponent("tags[user]:nobody")}`],
