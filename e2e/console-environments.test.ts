@@ -64,6 +64,10 @@ it("filtered by environment, each issue shows and is sorted by its events, users
 	expect(await slow.getByTitle("users in staging").textContent()).toBe("2 users");
 	expect(await titles()).toEqual(["Slow checkout render", "TypeError: Cannot read properties of undefined (reading 'id')"]);
 	expect(new URL(page.url()).searchParams.get("environment")).toBe("staging");
+	// Sentry's Users sort, by the people affected there: two against one.
+	await page.getByRole("combobox", { name: /^Sort by/ }).selectOption("users");
+	await expect.poll(() => new URL(page.url()).searchParams.get("sort")).toBe("users");
+	await expect.poll(titles).toEqual(["Slow checkout render", "TypeError: Cannot read properties of undefined (reading 'id')"]);
 	await ui.checkPage("issues-environment");
 });
 

@@ -57,6 +57,8 @@ export const logIssues = sqliteTable(
 		index("log_issues_key_status_first_seen_idx").on(t.keyId, t.status, t.firstSeen, t.groupHash),
 		index("log_issues_key_count_idx").on(t.keyId, t.count, t.lastSeen, t.groupHash),
 		index("log_issues_key_status_count_idx").on(t.keyId, t.status, t.count, t.lastSeen, t.groupHash),
+		index("log_issues_key_users_idx").on(t.keyId, t.users, t.lastSeen, t.groupHash),
+		index("log_issues_key_status_users_idx").on(t.keyId, t.status, t.users, t.lastSeen, t.groupHash),
 		// The clean-up finds the key with the oldest expired issue.
 		index("log_issues_last_seen_idx").on(t.lastSeen),
 	],
@@ -113,6 +115,7 @@ export const logIssueEnvironments = sqliteTable(
 		index("log_issue_environments_key_env_last_seen_idx").on(t.keyId, t.environment, t.lastSeen, t.groupHash),
 		index("log_issue_environments_key_env_first_seen_idx").on(t.keyId, t.environment, t.firstSeen, t.groupHash),
 		index("log_issue_environments_key_env_count_idx").on(t.keyId, t.environment, t.count, t.lastSeen, t.groupHash),
+		index("log_issue_environments_key_env_users_idx").on(t.keyId, t.environment, t.users, t.lastSeen, t.groupHash),
 	],
 );
 

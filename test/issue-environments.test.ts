@@ -105,7 +105,7 @@ describe("GET /api/issues?environment=", () => {
 		expect((await read("")).status).toBe(400);
 	});
 
-	it("sorts by the environment's figures: count, last seen and first seen, page by page", async ({ expect }) => {
+	it("sorts by the environment's figures: count, users, last seen and first seen, page by page", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { checkout, login } = await twoEnvironments(owner);
 		const order = async (query: Record<string, string>) => hashes(await issuesOf(owner, query));
@@ -119,6 +119,17 @@ describe("GET /api/issues?environment=", () => {
 		expect(await order({ environment: "staging" })).toEqual([checkout, login]);
 		expect(await order({ environment: "staging", sort: "first_seen" })).toEqual([checkout, login]);
 		expect(await order({ environment: "production", sort: "count" })).toEqual([checkout, login]);
+
+		// By people affected: checkout 4 to 3 in all, login 2 to 1 in staging.
+		expect(await order({ sort: "users" })).toEqual([checkout, login]);
+		expect(await order({ environment: "staging", sort: "users" })).toEqual([login, checkout]);
+		// One person three times ranks after two people once each, as Sentry's Users sort does.
+		for (const user of ["zed", "zed", "zed"]) await ingestOk(owner.rawKey, { message: "Often, one person", environment: "qa", user: { id: user } });
+		const often = (await ingestOk(owner.rawKey, { message: "Often, one person", environment: "qa" })).group_hash;
+		const twoPeople = (await ingestOk(owner.rawKey, { message: "Two people", environment: "qa", user: { id: "yan" } })).group_hash;
+		await ingestOk(owner.rawKey, { message: "Two people", environment: "qa", user: { id: "xia" } });
+		expect(await order({ environment: "qa", sort: "count" })).toEqual([often, twoPeople]);
+		expect(await order({ environment: "qa", sort: "users" })).toEqual([twoPeople, often]);
 
 		// A page at a time, the cursor at the environment's figures of the page's last issue.
 		const query = { project_name: owner.projectName, environment: "staging", sort: "count", limit: "1" };

@@ -37,6 +37,9 @@ function seedIssueStatistics() {
 		["log_issues", "log_issues_key_count_idx", "10000 10000 2000 1 1"],
 		["log_issues", "log_issues_key_status_count_idx", "10000 10000 3334 700 1 1"],
 		["log_issue_environments", "log_issue_environments_key_env_count_idx", "20000 20000 6667 1500 1 1"],
+		["log_issues", "log_issues_key_users_idx", "10000 10000 2000 1 1"],
+		["log_issues", "log_issues_key_status_users_idx", "10000 10000 3334 700 1 1"],
+		["log_issue_environments", "log_issue_environments_key_env_users_idx", "20000 20000 6667 1500 1 1"],
 		// A table without rowid: its primary key's statistics go by the table's name.
 		["log_issue_environments", "log_issue_environments", "20000 20000 2 1"],
 		["log_events", "log_events_key_group_timestamp_env_idx", "100000 100000 10 1 1"],
@@ -87,7 +90,7 @@ describe.each([
 	});
 
 	describe("the issue list: a page is one walk of its order's index from the cursor, never a sort of the key's issues", () => {
-		const position = { last_seen: [1, "a".repeat(32)], first_seen: [1, "a".repeat(32)], count: [5, 1, "a".repeat(32)] };
+		const position = { last_seen: [1, "a".repeat(32)], first_seen: [1, "a".repeat(32)], count: [5, 1, "a".repeat(32)], users: [5, 1, "a".repeat(32)] };
 		const filterSets = {
 			"": {},
 			", release and text": { release: "1.0.0", q: "checkout" },
@@ -107,7 +110,9 @@ describe.each([
 			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, filters).toSQL();
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
 			const steps = results.map((row) => row.detail).join("\n");
-			const range = paged ? ` AND \\(${sort === "count" ? "count,last_seen,group_hash" : `${sort},group_hash`}\\)<\\(\\?,\\?${sort === "count" ? ",\\?" : ""}\\)` : "";
+			// The event and user counts tie-break by last seen, then the hash; the times by the hash.
+			const byFigure = sort === "count" || sort === "users";
+			const range = paged ? ` AND \\(${byFigure ? `${sort},last_seen,group_hash` : `${sort},group_hash`}\\)<\\(\\?,\\?${byFigure ? ",\\?" : ""}\\)` : "";
 			if ("environment" in filtered) {
 				const walk = `SEARCH log_issue_environments USING INDEX log_issue_environments_key_env_${sort}_idx \\(key_id=\\? AND environment=\\?${range}\\)`;
 				expect(steps).toMatch(new RegExp(`${walk}\nSEARCH log_issues USING INDEX sqlite_autoindex_log_issues_1 \\(key_id=\\? AND group_hash=\\?\\)`));

@@ -190,8 +190,8 @@ export function tagKeyName(key: string): string | null {
 /** A value as a search token holds it: quoted when it has spaces, or starts as a URL does without its scheme. */
 export const searchValue = (value: string) => (/\s/.test(value) || value.startsWith("//") ? `"${value}"` : value);
 
-/** Orders of the issue list: most recently seen, newest, most events. */
-export const ISSUE_SORTS = ["last_seen", "first_seen", "count"] as const;
+/** Orders of the issue list: most recently seen, newest, most events, most people affected (Sentry's sorts). */
+export const ISSUE_SORTS = ["last_seen", "first_seen", "count", "users"] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];
 
 export interface IssueView {

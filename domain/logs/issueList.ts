@@ -67,16 +67,22 @@ const sortColumnsOf = (t: typeof logIssues | typeof logIssueEnvironments) =>
 		last_seen: [t.lastSeen, t.groupHash],
 		first_seen: [t.firstSeen, t.groupHash],
 		count: [t.count, t.lastSeen, t.groupHash],
+		users: [t.users, t.lastSeen, t.groupHash],
 	}) as const;
 
-/** The orders of the whole list: the columns of their indexes after key_id (and status), migration 0012. */
+/** The orders of the whole list: the columns of their indexes after key_id (and status), migrations 0012 and 0023 (users). */
 export const SORT_COLUMNS = sortColumnsOf(logIssues);
-/** The same orders by an issue's figures in one environment: the columns of their indexes after key_id and environment, migration 0017. */
+/** The same orders by an issue's figures in one environment: the columns of their indexes after key_id and environment, migrations 0017 and 0023. */
 const ENVIRONMENT_SORT_COLUMNS = sortColumnsOf(logIssueEnvironments);
 
 /** An issue's values in the columns of its sort (the figures the list showed it with): where the page after it starts. */
 export function sortValuesOf(issue: IssueRow, sort: IssueSort): IssuePosition["values"] {
-	const leading = { last_seen: [issue.lastSeen.getTime()], first_seen: [issue.firstSeen.getTime()], count: [issue.count, issue.lastSeen.getTime()] }[sort];
+	const leading = {
+		last_seen: [issue.lastSeen.getTime()],
+		first_seen: [issue.firstSeen.getTime()],
+		count: [issue.count, issue.lastSeen.getTime()],
+		users: [issue.users, issue.lastSeen.getTime()],
+	}[sort];
 	return [...leading, issue.groupHash];
 }
 

@@ -45,7 +45,7 @@ const groupHashSchema = z
 const groupHashParams = z.object({ group_hash: groupHashSchema });
 
 /** A page's position: the sort it follows and the last issue's values in it, its group hash last. */
-const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count):((?:\d{1,15}:){1,2})([0-9a-f]{32})$/, (match) => ({
+const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count|users):((?:\d{1,15}:){1,2})([0-9a-f]{32})$/, (match) => ({
 	sort: match[1] as IssueSort,
 	values: [...match[2].split(":").filter(Boolean).map(Number), match[3]],
 }));

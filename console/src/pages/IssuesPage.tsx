@@ -168,6 +168,7 @@ export function IssuesPage() {
 						<option value="last_seen">Last seen</option>
 						<option value="first_seen">First seen</option>
 						<option value="count">Events</option>
+						<option value="users">Users</option>
 					</select>
 				</label>
 			</div>

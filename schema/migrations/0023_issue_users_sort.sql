@@ -1,0 +1,3 @@
+CREATE INDEX `log_issue_environments_key_env_users_idx` ON `log_issue_environments` (`key_id`,`environment`,`users`,`last_seen`,`group_hash`);--> statement-breakpoint
+CREATE INDEX `log_issues_key_users_idx` ON `log_issues` (`key_id`,`users`,`last_seen`,`group_hash`);--> statement-breakpoint
+CREATE INDEX `log_issues_key_status_users_idx` ON `log_issues` (`key_id`,`status`,`users`,`last_seen`,`group_hash`);
