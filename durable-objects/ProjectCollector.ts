@@ -25,7 +25,8 @@ import {
 	type ProjectCallResult,
 	refused,
 } from "./projectCommands";
-import { ClientEventIds, IssueGroups, SCHEMA, toSnapshot, upgradeSchema } from "./projectStorage";
+import { ClientEventIds } from "./clientEventIds";
+import { IssueGroups, SCHEMA, toSnapshot, upgradeSchema } from "./projectStorage";
 
 /**
  * Accepted events reach D1 this long after the first of them, or sooner when an owner reads. A
