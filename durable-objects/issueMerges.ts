@@ -45,7 +45,6 @@ export class IssueMerges {
 		for (const table of ["group_users", "group_environment_users"]) {
 			const columns = table === "group_users" ? "user" : "environment, user";
 			this.#sql.exec(`INSERT OR IGNORE INTO ${table} (hash, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE hash IN (SELECT value FROM json_each(?))`, into.hash, others);
-			this.#sql.exec(`DELETE FROM ${table} WHERE hash IN (SELECT value FROM json_each(?))`, others);
 		}
 		this.#sql.exec(
 			`UPDATE groups SET count = ?1, users = (SELECT count(*) FROM group_users WHERE hash = ?7), first_seen = ?2, last_seen = ?3,
@@ -58,7 +57,8 @@ export class IssueMerges {
 			Math.max(...rows.map((row) => row.unhandled)),
 			into.hash,
 		);
-		this.#sql.exec(`DELETE FROM groups WHERE hash IN (SELECT value FROM json_each(?))`, others);
+		// Gone with who they affected, as a deleted issue goes: the merged issue holds them now.
+		for (const row of merged) this.#groups.delete(row.hash);
 		// Their events not yet in D1 are the merged issue's; so are later ones, and those of issues merged into them before.
 		this.#sql.exec(`UPDATE outbox SET hash = ? WHERE hash IN (SELECT value FROM json_each(?))`, into.hash, others);
 		this.#sql.exec(`UPDATE merged_issues SET into_hash = ? WHERE into_hash IN (SELECT value FROM json_each(?))`, into.hash, others);
