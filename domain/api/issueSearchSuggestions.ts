@@ -3,7 +3,7 @@
  * cursor completed to one of the list's keys or a tag's, and after `key:` that key's values.
  * Dependency-free: the console bundles it; the API answers the tags' keys and values.
  */
-import { FIELD_KEYS, ISSUE_PERIODS, searchValue, tagKeyName } from "./issues";
+import { FIELD_KEYS, IS_VALUES, ISSUE_PERIODS, PERIOD_KEYS, searchValue, tagKeyName } from "./issues";
 
 /** GET /api/issues/tag-keys: the project's tag keys in order; `partial` when there were more than answered. */
 export interface TagKeysView {
@@ -42,7 +42,6 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
  * those about an issue as a whole (the periods, `is:` but `is:unhandled`).
  */
 export type SearchScope = "issues" | "events";
-const ISSUE_ONLY_KEYS: ReadonlySet<string> = new Set(["lastSeen", "firstSeen", "age"]);
 /** An event's own words for the keys: what each finds among its issue's events. */
 const EVENT_DETAILS: Readonly<Record<string, string>> = {
 	is: "unhandled",
@@ -52,9 +51,8 @@ const EVENT_DETAILS: Readonly<Record<string, string>> = {
 	message: "text in the message or an exception",
 };
 const keysOf = (scope: SearchScope) =>
-	scope === "issues" ? SEARCH_KEYS : SEARCH_KEYS.filter(([key]) => !ISSUE_ONLY_KEYS.has(key)).map(([key, detail]) => [key, EVENT_DETAILS[key] ?? detail] as const);
+	scope === "issues" ? SEARCH_KEYS : SEARCH_KEYS.filter(([key]) => !PERIOD_KEYS.has(key.toLowerCase())).map(([key, detail]) => [key, EVENT_DETAILS[key] ?? detail] as const);
 
-const IS_VALUES = ["unresolved", "resolved", "ignored", "archived", "unhandled"];
 /** The list's keys whose values are the tags of their names (drawn from every event, no own tag taking their name). */
 const FIELD_TAGS: ReadonlySet<string> = new Set(["level", "environment", "release", "user"]);
 const PERIOD_VALUES = Object.keys(ISSUE_PERIODS).map((period) => `-${period}`);
@@ -104,7 +102,7 @@ export type ValueSource = { fixed: string[] } | { tagKeys: true } | { tag: strin
 export function valueSource(key: string, scope: SearchScope = "issues"): ValueSource {
 	const field = key.toLowerCase();
 	if (field === "is") return { fixed: scope === "issues" ? IS_VALUES : ["unhandled"] };
-	if (field === "lastseen" || field === "firstseen" || field === "age") return scope === "issues" ? { fixed: PERIOD_VALUES } : null;
+	if (PERIOD_KEYS.has(field)) return scope === "issues" ? { fixed: PERIOD_VALUES } : null;
 	if (field === "has") return { tagKeys: true };
 	if (FIELD_TAGS.has(field)) return { tag: field };
 	if (FIELD_KEYS.has(field)) return null;

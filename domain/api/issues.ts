@@ -72,7 +72,12 @@ export interface IgnoreCondition {
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 // A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form; `!` negates a tag's.
 const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
-export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", "lastseen", "firstseen", "age"]);
+/** Sentry's period keys, lower-cased: `lastSeen:` is the list's period, `firstSeen:` and `age:` its first seen period. */
+const PERIOD_FIELDS = { lastseen: "period", firstseen: "first_seen_period", age: "first_seen_period" } as const satisfies Record<string, keyof IssueSearch>;
+export const PERIOD_KEYS: ReadonlySet<string> = new Set(Object.keys(PERIOD_FIELDS));
+/** `is:` values: the statuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
+export const IS_VALUES = [...Object.keys(IS_STATUS), "unhandled"];
+export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", ...PERIOD_KEYS]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -101,9 +106,9 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 		return Object.hasOwn(IS_STATUS, is) ? { status: IS_STATUS[is] } : null;
 	}
 	if (value === "") return null;
-	if (key === "lastseen" || key === "firstseen" || key === "age") {
+	if (Object.hasOwn(PERIOD_FIELDS, key)) {
 		const period = periodOf(value);
-		return period && (key === "lastseen" ? { period } : { first_seen_period: period });
+		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
 	}
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
 	if (key === "user") return { user: value };
@@ -150,8 +155,11 @@ export interface EventSearch {
 	text?: string;
 }
 
-/** The keys of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not about its events. */
-export const ISSUE_ONLY_FIELDS = ["status", "period", "first_seen_period"] as const satisfies ReadonlyArray<keyof IssueSearch>;
+/**
+ * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
+ * about its events: the statuses of IS_VALUES and the fields of PERIOD_KEYS.
+ */
+export const ISSUE_ONLY_FIELDS = ["status", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an

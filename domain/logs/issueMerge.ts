@@ -6,7 +6,7 @@
  * of the same batch: the events and changes it moves after the merge are the merged issue's.
  * Its own row in log_issues comes with the issue's changed counters in the same batch.
  */
-import type { KeyOwner } from "./logStore";
+import { ISSUE_TABLES, issueRowsDelete, type KeyOwner } from "./logStore";
 
 /** What the key's object hands D1 of one merge. */
 export interface IssueMerge {
@@ -40,10 +40,8 @@ export const MOVES = [
 			first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
 ];
 
-/** Then the merged issues' own rows go (D1 wants exactly the parameters a statement numbers: ?1 and ?2 here). */
-export const DELETES = ["log_issue_environments", "log_issue_tags", "log_issue_environment_users_seed", "log_issues"].map(
-	(table) => `DELETE FROM ${table} WHERE ${OF_MERGED}`,
-);
+/** Then the merged issues' own rows go, as a deleted issue's but its events (D1 wants exactly the parameters a statement numbers: ?1 and ?2 here). */
+export const DELETES = ISSUE_TABLES.map(issueRowsDelete);
 
 /** ?1 key, ?3 the issue merged into, ?4 [environment, users] pairs: its users per environment, as the object counts them. */
 export const SET_ENVIRONMENT_USERS = `UPDATE log_issue_environments SET users = u.value ->> 1

@@ -324,14 +324,17 @@ export async function issueCounts(env: Env, owner: KeyOwner, groupHash: string, 
  * forgotten them, with no move to D1 under way. Answers how many issues and events went.
  */
 export async function deleteIssueRows(db: D1Database, keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
-	// One bound parameter for any number of hashes, as unhandledIssuesOf.
-	const [events, , , , issues] = await db.batch(
-		["log_events", "log_issue_environments", "log_issue_environment_users_seed", "log_issue_tags", "log_issues"].map((table) =>
-			db.prepare(`DELETE FROM ${table} WHERE key_id = ? AND group_hash IN (SELECT value FROM json_each(?))`).bind(keyId, JSON.stringify(groupHashes)),
-		),
+	const [events, ...issueRows] = await db.batch(
+		["log_events", ...ISSUE_TABLES].map((table) => db.prepare(issueRowsDelete(table)).bind(keyId, JSON.stringify(groupHashes))),
 	);
-	return { issues: issues.meta.changes, events: events.meta.changes };
+	return { issues: issueRows[issueRows.length - 1].meta.changes, events: events.meta.changes };
 }
+
+/** The tables that hold an issue's own rows, besides its events; log_issues, the issue itself, last. */
+export const ISSUE_TABLES = ["log_issue_environments", "log_issue_environment_users_seed", "log_issue_tags", "log_issues"] as const;
+
+/** Deletes the rows of `table` of the key's (?1) issues named in ?2: one bound parameter, a JSON list, for any number of hashes. */
+export const issueRowsDelete = (table: string) => `DELETE FROM ${table} WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))`;
 
 // ---------------------------------------------------------------------------
 // Retention. Events expire by when they happened alone, so an issue keeps its counters while some
