@@ -320,18 +320,21 @@ export class ProjectCollector extends DurableObject<Env> {
 	async mergeIssues(groupHashes: string[]): Promise<IssueSnapshot | null> {
 		if (this.#revoked) return null;
 		await this.flush();
-		const merge = await this.#outbox.exclusive(async () => {
-			try {
-				return this.ctx.storage.transactionSync(() => this.#merges.merge(groupHashes));
-			} finally {
-				this.#groups.forget();
-				this.#logs.forget();
-			}
-		});
+		const merge = await this.#outbox.exclusive(async () => this.#changeIssues(() => this.#merges.merge(groupHashes)));
 		if (!merge) return null;
 		await this.#flushOwnerChange("issue merge");
 		const merged = this.#groups.row(merge.into);
 		return merged && toSnapshot(merged);
+	}
+
+	/** Changes issues in one transaction; what was read of them before (cached issues, pending rows) is read again, committed or not. */
+	#changeIssues<T>(change: () => T): T {
+		try {
+			return this.ctx.storage.transactionSync(change);
+		} finally {
+			this.#groups.forget();
+			this.#logs.forget();
+		}
 	}
 
 	/** An owner's change, durable here, moved to D1 now; if D1 is unreachable, the alarm carries it over later. */
@@ -373,12 +376,10 @@ export class ProjectCollector extends DurableObject<Env> {
 	 * go in the next call.
 	 */
 	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
-		this.ctx.storage.transactionSync(() => {
+		this.#changeIssues(() => {
 			this.#groups.deleteBefore(cutoff);
 			this.#merges.prune();
 		});
-		this.#groups.forget();
-		this.#logs.forget();
 		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
 	}
 
@@ -389,15 +390,13 @@ export class ProjectCollector extends DurableObject<Env> {
 	 */
 	async deleteIssues(keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
 		return this.#outbox.exclusive(async () => {
-			this.ctx.storage.transactionSync(() => {
+			this.#changeIssues(() => {
 				for (const hash of groupHashes) {
 					this.#groups.delete(hash);
 					this.#logs.dropPending(hash);
 				}
 				this.#merges.prune();
 			});
-			this.#groups.forget();
-			this.#logs.forget();
 			return deleteIssueRows(this.env.DB, keyId, groupHashes);
 		});
 	}
