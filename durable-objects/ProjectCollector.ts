@@ -3,7 +3,8 @@ import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
-import { deleteExpiredIssues, deleteIssueRows, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
+import { ESCALATION_HOURS } from "../domain/logs/escalation";
+import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
@@ -293,10 +294,21 @@ export class ProjectCollector extends DurableObject<Env> {
 	 */
 	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
 		if (this.#revoked) return [];
-		const snapshots = groupHashes.flatMap((hash) => {
-			const updated = this.#groups.setStatus(hash, status, ignoring);
-			return updated ? [toSnapshot(updated)] : [];
-		});
+		const change = (hourly?: Map<string, number[]>) =>
+			groupHashes.flatMap((hash) => {
+				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash));
+				return updated ? [toSnapshot(updated)] : [];
+			});
+		// Until escalating: from each issue's week of events, D1's and those waiting here, read while none moves.
+		const snapshots =
+			status === "ignored" && ignoring?.escalating && this.#owner
+				? await this.#outbox.exclusive(async () => {
+						const now = Date.now();
+						const hourly = await hourlyCountsOf(this.env, this.#owner as KeyOwner, groupHashes, { now, hours: ESCALATION_HOURS });
+						this.#logs.addWaiting(hourly, now);
+						return change(hourly);
+					})
+				: change();
 		if (snapshots.length === 0) return [];
 		await this.#flushOwnerChange("issue status");
 		// Issues from before the unhandled flag start handled here, while D1 holds what their stored

@@ -4,6 +4,7 @@
  * event also counts into its issue's figures in its environment (log_issue_environments), with
  * the affected user it adds there, which the object decides from `group_environment_users`.
  */
+import { HOUR_MS } from "../domain/analytics/rollups";
 import { type SeededUser, takeSeededUsers } from "../domain/logs/issueEnvironments";
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import type { OutboxBatch } from "./outbox";
@@ -122,6 +123,22 @@ export class LogOutbox {
 			.exec<{ pending: number }>(`SELECT (EXISTS (SELECT 1 FROM outbox) OR EXISTS (SELECT 1 FROM groups WHERE version > flushed_version)) AS pending`)
 			.one();
 		return pending === 1;
+	}
+
+	/**
+	 * Adds the events waiting here to `hourly`, each issue's events per hour ending with the hour
+	 * of `now` (D1's, read while no batch moves): so the two together count every event once.
+	 */
+	addWaiting(hourly: Map<string, number[]>, now: number): void {
+		for (const [hash, counts] of hourly) {
+			const currentHour = Math.floor(now / HOUR_MS);
+			const rows = this.#sql.exec<{ hour: number; n: number }>(
+				`SELECT cast(timestamp / ${HOUR_MS} AS integer) AS hour, count(*) AS n FROM outbox WHERE hash = ? AND timestamp >= ? GROUP BY 1`,
+				hash,
+				(currentHour - counts.length + 1) * HOUR_MS,
+			);
+			for (const { hour, n } of rows) if (hour <= currentHour) counts[counts.length - 1 - (currentHour - hour)] += n;
+		}
 	}
 
 	/** The tables changed other than through a batch (the clean-up). */

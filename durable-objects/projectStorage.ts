@@ -5,6 +5,8 @@
 import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import type { LogEventCommand } from "./projectCommands";
+import { HOUR_MS } from "../domain/analytics/rollups";
+import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
 import { compareVersions, releaseKind } from "../domain/logs/releases";
 
 /** Distinct environments and releases remembered per issue. */
@@ -12,7 +14,18 @@ const MAX_NAMES_PER_ISSUE = 100;
 /** What grouping an event into a known issue needs of its row: the rest it changes in place. */
 export type GroupState = Pick<
 	GroupRow,
-	"status" | "resolved_in_release" | "environments" | "releases" | "count" | "users" | "ignored_until" | "ignored_until_count" | "ignored_until_users"
+	| "status"
+	| "resolved_in_release"
+	| "environments"
+	| "releases"
+	| "count"
+	| "users"
+	| "ignored_until"
+	| "ignored_until_count"
+	| "ignored_until_users"
+	| "ignored_until_escalating"
+	| "escalation_hour"
+	| "escalation_events"
 >;
 
 export interface GroupRow extends Record<string, SqlStorageValue> {
@@ -33,11 +46,16 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	unhandled: number;
 	/**
 	 * An ignored issue reopens at its first event from this time on (ms), or at the event that
-	 * brings its count to `ignored_until_count`, or its affected users to `ignored_until_users`.
+	 * brings its count to `ignored_until_count`, or its affected users to `ignored_until_users`, or
+	 * its events of one hour past `ignored_until_escalating` (Escalation: the latest hour its events
+	 * were in, since 1970, and how many it holds).
 	 */
 	ignored_until: number | null;
 	ignored_until_count: number | null;
 	ignored_until_users: number | null;
+	ignored_until_escalating: number | null;
+	escalation_hour: number | null;
+	escalation_events: number | null;
 	version: number;
 }
 
@@ -49,7 +67,7 @@ export const SCHEMA = [
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
 		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
-		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
 	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
@@ -90,6 +108,9 @@ export function upgradeSchema(sql: SqlStorage): void {
 		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_count INTEGER`);
 	}
 	if (missing("groups", "ignored_until_users")) sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_users INTEGER`);
+	if (missing("groups", "ignored_until_escalating")) {
+		for (const column of ["ignored_until_escalating", "escalation_hour", "escalation_events"]) sql.exec(`ALTER TABLE groups ADD COLUMN ${column} INTEGER`);
+	}
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
@@ -119,7 +140,21 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		ignoredUntil: g.ignored_until,
 		ignoredUntilCount: g.ignored_until_count,
 		ignoredUntilUsers: g.ignored_until_users,
+		ignoredUntilEscalating: g.ignored_until_escalating,
 	};
+}
+
+const WEEK_MS = 7 * 24 * HOUR_MS;
+
+/**
+ * An event of an issue ignored until escalating, counted in the latest hour its events were in
+ * (`hour`, holding `events`): an event of a later hour starts that one, of an earlier hour (sent
+ * late) counts in none. The hour and its events after it.
+ */
+function countedInHour(timestamp: number, hour: number, events: number): [hour: number, events: number] {
+	const eventHour = Math.floor(timestamp / HOUR_MS);
+	if (eventHour > hour) return [eventHour, 1];
+	return eventHour === hour ? [hour, events + 1] : [hour, events];
 }
 
 /** Issues whose grouping state is held in memory, least recently seen out first. */
@@ -167,7 +202,8 @@ export class IssueGroups {
 		if (held) return held;
 		const row = this.#sql
 			.exec<GroupState>(
-				`SELECT status, resolved_in_release, environments, releases, count, users, ignored_until, ignored_until_count, ignored_until_users FROM groups WHERE hash = ?`,
+				`SELECT status, resolved_in_release, environments, releases, count, users, ignored_until, ignored_until_count, ignored_until_users,
+				 ignored_until_escalating, escalation_hour, escalation_events FROM groups WHERE hash = ?`,
 				hash,
 			)
 			.toArray()[0];
@@ -216,10 +252,15 @@ export class IssueGroups {
 				ignored_until: null,
 				ignored_until_count: null,
 				ignored_until_users: null,
+				ignored_until_escalating: null,
+				escalation_hour: null,
+				escalation_events: null,
 			});
 			return;
 		}
 		let { status, resolved_in_release: resolvedIn, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount, ignored_until_users: ignoredUntilUsers } = group;
+		let { ignored_until_escalating: escalatingAbove, escalation_hour: escalationHour, escalation_events: escalationEvents } = group;
+		if (escalatingAbove !== null) [escalationHour, escalationEvents] = countedInHour(c.timestamp, escalationHour ?? 0, escalationEvents ?? 0);
 		const count = group.count + 1;
 		const users = group.users + (isNewUser ? 1 : 0);
 		// A regression: a resolved issue seen again reopens, unless the event comes from an older
@@ -228,22 +269,22 @@ export class IssueGroups {
 		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
 			status = "open";
 		}
-		// Ignored for a while, or until it occurs so many times or affects so many people: the event that ends it reopens it.
+		// Ignored for a while, until it occurs so many times or affects so many people, or until it
+		// escalates: the event that ends it reopens it.
 		const ends =
 			(ignoredUntil !== null && c.receivedAt >= ignoredUntil) ||
 			(ignoredUntilCount !== null && count >= ignoredUntilCount) ||
-			(ignoredUntilUsers !== null && users >= ignoredUntilUsers);
+			(ignoredUntilUsers !== null && users >= ignoredUntilUsers) ||
+			(escalatingAbove !== null && (escalationEvents ?? 0) > escalatingAbove);
 		if (status === "ignored" && ends) {
 			status = "open";
-			ignoredUntil = null;
-			ignoredUntilCount = null;
-			ignoredUntilUsers = null;
+			ignoredUntil = ignoredUntilCount = ignoredUntilUsers = escalatingAbove = escalationHour = escalationEvents = null;
 		}
 		this.#sql.exec(
 			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?,
-			 ignored_until_users = ?, count = ?, users = users + ?, last_seen = max(last_seen, ?), first_seen = min(first_seen, ?),
-			 environments = ?, releases = ?, unhandled = max(unhandled, ?), version = version + 1
-			 WHERE hash = ?`,
+			 ignored_until_users = ?, ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, count = ?, users = users + ?,
+			 last_seen = max(last_seen, ?), first_seen = min(first_seen, ?), environments = ?, releases = ?, unhandled = max(unhandled, ?),
+			 version = version + 1 WHERE hash = ?`,
 			c.title,
 			c.culprit,
 			c.level,
@@ -252,6 +293,9 @@ export class IssueGroups {
 			ignoredUntil,
 			ignoredUntilCount,
 			ignoredUntilUsers,
+			escalatingAbove,
+			escalationHour,
+			escalationEvents,
 			count,
 			isNewUser ? 1 : 0,
 			c.timestamp,
@@ -271,6 +315,9 @@ export class IssueGroups {
 			ignored_until: ignoredUntil,
 			ignored_until_count: ignoredUntilCount,
 			ignored_until_users: ignoredUntilUsers,
+			ignored_until_escalating: escalatingAbove,
+			escalation_hour: escalationHour,
+			escalation_events: escalationEvents,
 		});
 	}
 
@@ -295,23 +342,34 @@ export class IssueGroups {
 
 	/**
 	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
-	 * `ignoring` (a time, the count of `events` more, or of `users` more). The row as changed; null when there is no such issue.
+	 * `ignoring` (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
+	 * the issue's events per hour of the ESCALATION_HOURS up to now). The row as changed; null when
+	 * there is no such issue.
 	 */
-	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}): GroupRow | null {
+	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, hourly: number[] = []): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
+		const now = Date.now();
 		const resolvedIn = status === "resolved" ? this.#resolutionRelease(group) : null;
 		const ignored = status === "ignored";
-		const until = ignored && ignoring.minutes !== undefined ? Date.now() + ignoring.minutes * 60_000 : null;
+		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
 		const untilUsers = ignored && ignoring.users !== undefined ? group.users + ignoring.users : null;
+		const escalation: Escalation | null =
+			ignored && ignoring.escalating
+				? { limit: escalatingLimit(hourly, group.first_seen <= now - WEEK_MS), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 }
+				: null;
 		this.#sql.exec(
-			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?, version = version + 1 WHERE hash = ?`,
+			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
+			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, version = version + 1 WHERE hash = ?`,
 			status,
 			resolvedIn,
 			until,
 			untilCount,
 			untilUsers,
+			escalation?.limit ?? null,
+			escalation?.hour ?? null,
+			escalation?.events ?? null,
 			hash,
 		);
 		this.drop(hash);

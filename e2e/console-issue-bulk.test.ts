@@ -71,7 +71,7 @@ describe("the issue list's bulk actions", () => {
 		await context.close();
 	});
 
-	it("ignore an issue until it occurs 10 more times, then until it affects 10 more users, from its page, and two from the list for 2 hours", async () => {
+	it("ignore an issue until it occurs 10 more times, until it escalates, until it affects 10 more users, from its page, and two from the list for 2 hours", async () => {
 		const { page, context, issues } = await ownerWithIssues("ignore", "10.96.0.2", ["north failed", "south failed", "east failed"]);
 		await page.goto(`${stack.worker.url}/issues/shop`);
 		await page.locator(".issue-row").nth(2).waitFor();
@@ -97,6 +97,14 @@ describe("the issue list's bulk actions", () => {
 		await page.getByRole("button", { name: "Until it affects 10 more users" }).click();
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it affects 10 users");
 		expect((await issues()).map((i) => [i.title, i.ignored_until_count, i.ignored_until_users])).toEqual([["east failed", undefined, 10]]);
+		// Until it escalates (Sentry's default archive): a young issue of one event, past 10 in an hour.
+		await page.locator("summary", { hasText: "Ignore for…" }).click();
+		await page.getByRole("button", { name: "Until it escalates" }).click();
+		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it escalates: over 10 events in an hour");
+		expect((await issues()).map((i) => [i.title, i.ignored_until_users, i.ignored_until_escalating])).toEqual([["east failed", undefined, { events_per_hour: 10 }]]);
+		await page.locator("summary", { hasText: "Ignore for…" }).click();
+		await page.getByRole("button", { name: "Until it affects 10 more users" }).click();
+		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it affects 10 users");
 
 		await page.getByRole("link", { name: /Issues of shop/ }).click();
 		await page.locator(".issue-row").nth(1).waitFor();

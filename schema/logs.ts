@@ -46,6 +46,8 @@ export const logIssues = sqliteTable(
 		ignoredUntilCount: integer("ignored_until_count"),
 		/** An ignored issue reopens at the event that brings its affected users to this (Sentry's "until it affects N more users"). */
 		ignoredUntilUsers: integer("ignored_until_users"),
+		/** An ignored issue reopens at the event that takes its events of one hour past this (Sentry's "archive until escalating"). */
+		ignoredUntilEscalating: integer("ignored_until_escalating"),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
-import { ingestOk, issueGrouper, issueOf, issuesOf, ownerWithLogKey } from "./logHelpers";
+import { ingestOk, issueGrouper, issueOf, issuesOf, ownerWithLogKey, raiseLogsLimit } from "./logHelpers";
 
 type Json = Record<string, any>;
 
@@ -23,6 +23,15 @@ async function reopensAt(owner: Awaited<ReturnType<typeof ownerWithLogKey>>, gro
 	const reopened = await issueOf(owner, groupHash);
 	expect(reopened).toMatchObject({ status: "open", count });
 	expect(reopened).not.toHaveProperty(condition);
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Waits out the end of the hour when it is less than a minute away: the test's events all fall in one hour. */
+async function withinOneHour() {
+	const left = HOUR_MS - (Date.now() % HOUR_MS);
+	if (left < 60_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }
 
 describe("ignoring an issue for a while or until it occurs again", () => {
@@ -57,6 +66,57 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		const reopened = await issueOf(owner, group_hash);
 		expect(reopened).toMatchObject({ status: "open", count: 5, users: 3 });
 		expect(reopened).not.toHaveProperty("ignored_until_users");
+	});
+
+	it("ignore_until_escalating: a young issue's limit is ten times its busiest hour; the event past it in one hour reopens it", async ({ expect }) => {
+		await withinOneHour();
+		const owner = await ownerWithLogKey();
+		await raiseLogsLimit(owner);
+		const send = () => ingestOk(owner.rawKey, { message: "m" });
+		const { group_hash } = await send();
+		await send();
+		await issueOf(owner, group_hash); // these two in D1
+		await send(); // this one perhaps still in the key's object: counted either way
+
+		const res = await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		expect(res.status).toBe(200);
+		expect(await res.json<Json>()).toMatchObject({ status: "ignored", count: 3, ignored_until_escalating: { events_per_hour: 30 } });
+		expect((await issuesOf(owner, { status: "ignored" }))[0]).toMatchObject({ group_hash, ignored_until_escalating: { events_per_hour: 30 } });
+
+		for (let i = 0; i < 27; i++) await send(); // the hour's 30th
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 30 });
+		await reopensAt(owner, group_hash, 31, "ignored_until_escalating");
+	});
+
+	it("ignore_until_escalating: the events of one hour count; a later hour starts again, an earlier one counts in none", async ({ expect }) => {
+		await withinOneHour();
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		const hour = Math.floor(Date.now() / HOUR_MS);
+
+		// The hour before held its 10: this one starts at 1.
+		await restart(owner.keyId, `UPDATE groups SET escalation_hour = ${hour - 1}, escalation_events = 10`);
+		await ingestOk(owner.rawKey, { message: "m" });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 2 });
+
+		// This hour holds 10 already: an event dated two hours ago (sent late) does not count in it.
+		await restart(owner.keyId, `UPDATE groups SET escalation_events = 10`);
+		await ingestOk(owner.rawKey, { message: "m", timestamp: new Date(Date.now() - 2 * HOUR_MS).toISOString() });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 3 });
+		await reopensAt(owner, group_hash, 4, "ignored_until_escalating");
+	});
+
+	it("ignore_until_escalating: a week-old issue's limit is drawn from its week of events (a burst of 30: bursty, 60)", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await raiseLogsLimit(owner);
+		const at = (ms: number) => ingestOk(owner.rawKey, { message: "m", timestamp: new Date(ms).toISOString() });
+		const { group_hash } = await at(Date.now() - 8 * DAY_MS);
+		const burst = Math.floor((Date.now() - 3 * DAY_MS) / HOUR_MS) * HOUR_MS;
+		for (let i = 0; i < 30; i++) await at(burst + i * 1_000);
+
+		const res = await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		expect(await res.json<Json>()).toMatchObject({ count: 31, ignored_until_escalating: { events_per_hour: 60 } });
 	});
 
 	it("ignore_for_minutes: events within the time keep it ignored; the first after reopens it", async ({ expect }) => {
@@ -102,6 +162,18 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 			json: { project_name: owner.projectName, group_hashes: [once.group_hash, twice.group_hash], status: "ignored", ignore_until_events: 10 },
 		});
 		expect((await res.json<Json>()).issues.map((i: Json) => i.ignored_until_count)).toEqual([11, 12]);
+
+		const busier = await ingestOk(owner.rawKey, { message: "busier" });
+		for (let i = 0; i < 2; i++) await ingestOk(owner.rawKey, { message: "busier" });
+		const escalating = await call("/api/issues", {
+			method: "PATCH",
+			token: owner.token,
+			json: { project_name: owner.projectName, group_hashes: [once.group_hash, busier.group_hash], status: "ignored", ignore_until_escalating: true },
+		});
+		// Three events in one hour, or in two when the hour turned between them: 30, or 20.
+		const [first, second] = (await escalating.json<Json>()).issues.map((i: Json) => i.ignored_until_escalating.events_per_hour);
+		expect(first).toBe(10);
+		expect([20, 30]).toContain(second);
 	});
 
 	it(`takes 1 to ${OWNER_LIMITS.ignoreMinutesMax.toLocaleString("en")} minutes, 1 to ${OWNER_LIMITS.ignoreEventsMax.toLocaleString("en")} events or 1 to ${OWNER_LIMITS.ignoreUsersMax.toLocaleString("en")} users, one of them, with ignored only`, async ({ expect }) => {
@@ -114,6 +186,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 			{ ignore_until_users: 1 },
 			{ ignore_until_events: OWNER_LIMITS.ignoreEventsMax },
 			{ ignore_until_events: 1 },
+			{ ignore_until_escalating: true },
 		];
 		for (const body of taken) {
 			expect((await patch(owner, group_hash, { status: "ignored", ...body })).status, JSON.stringify(body)).toBe(200);
@@ -128,6 +201,10 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 			{ status: "ignored", ignore_until_events: null },
 			{ status: "ignored", ignore_until_users: OWNER_LIMITS.ignoreUsersMax + 1 },
 			{ status: "ignored", ignore_until_users: 0 },
+			{ status: "ignored", ignore_until_escalating: false },
+			{ status: "ignored", ignore_until_escalating: "yes" },
+			{ status: "ignored", ignore_until_escalating: true, ignore_until_events: 5 },
+			{ status: "resolved", ignore_until_escalating: true },
 			{ status: "ignored", ignore_for_minutes: 5, ignore_until_events: 5 },
 			{ status: "ignored", ignore_until_users: 5, ignore_until_events: 5 },
 			{ status: "resolved", ignore_until_users: 5 },
@@ -139,7 +216,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 			expect(res.status, JSON.stringify(body)).toBe(400);
 			expect((await res.json<Json>()).error).toEqual(expect.any(String));
 		}
-		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", ignored_until_count: 2 });
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", ignored_until_escalating: { events_per_hour: 10 } });
 	});
 
 	it("an object from before the conditions gains their columns and keeps its issues", async ({ expect }) => {
@@ -147,8 +224,12 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await restart(
 			owner.keyId,
-			"ALTER TABLE groups DROP COLUMN ignored_until; ALTER TABLE groups DROP COLUMN ignored_until_count; ALTER TABLE groups DROP COLUMN ignored_until_users",
+			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events"]
+				.map((column) => `ALTER TABLE groups DROP COLUMN ${column}`)
+				.join("; "),
 		);
+		const escalating = await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		expect(await escalating.json<Json>()).toMatchObject({ ignored_until_escalating: { events_per_hour: 10 } });
 		expect(await (await patch(owner, group_hash, { status: "ignored", ignore_until_events: 1 })).json<Json>()).toMatchObject({ count: 1, ignored_until_count: 2 });
 		await ingestOk(owner.rawKey, { message: "m" });
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 2 });

@@ -136,6 +136,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		ignoredUntil: null,
 		ignoredUntilCount: null,
 		ignoredUntilUsers: null,
+		ignoredUntilEscalating: null,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

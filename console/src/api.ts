@@ -62,7 +62,12 @@ export const sessionToken = {
 };
 
 /** An ignore condition as the API's fields name it. */
-const ignoreFields = ({ minutes, events, users }: IgnoreCondition) => ({ ignore_for_minutes: minutes, ignore_until_events: events, ignore_until_users: users });
+const ignoreFields = ({ minutes, events, users, escalating }: IgnoreCondition) => ({
+	ignore_for_minutes: minutes,
+	ignore_until_events: events,
+	ignore_until_users: users,
+	ignore_until_escalating: escalating,
+});
 
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
 	const headers: Record<string, string> = {};

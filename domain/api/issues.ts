@@ -61,11 +61,16 @@ export interface TagSearch {
 
 export type UserField = "id" | "email";
 
-/** How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, until `events` more, or until `users` more are affected; forever when none. */
+/**
+ * How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, until `events`
+ * more, until `users` more are affected, or until it is `escalating` (Sentry's default archive);
+ * forever when none.
+ */
 export interface IgnoreCondition {
 	minutes?: number;
 	events?: number;
 	users?: number;
+	escalating?: boolean;
 }
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
@@ -224,6 +229,8 @@ export interface IssueView {
 	ignored_until_count?: number;
 	/** An ignored issue reopens at the event that brings its affected users (in all environments) to this; absent unless it was ignored until so many. */
 	ignored_until_users?: number;
+	/** An ignored issue reopens at the event that takes its events of one hour past this many; absent unless it was ignored until escalating. */
+	ignored_until_escalating?: { events_per_hour: number };
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */

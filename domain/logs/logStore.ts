@@ -5,6 +5,7 @@
 import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import { logEvents, logIssueEnvironments, logIssueNames, logIssues, logIssueTags } from "../../schema";
 import type { IssueStatus } from "../api/issues";
+import { DAY_MS, HOUR_MS } from "../analytics/rollups";
 import { database, deleteRows, expiredRowsDelete } from "../db";
 import { packJsonArrays } from "../jsonRows";
 import { LOG_LIMITS, OWNER_LIMITS } from "../limits";
@@ -50,6 +51,8 @@ export interface IssueSnapshot {
 	ignoredUntil: number | null;
 	ignoredUntilCount: number | null;
 	ignoredUntilUsers: number | null;
+	/** Ignored until escalating: the most events one hour may hold before the event that reopens it. */
+	ignoredUntilEscalating: number | null;
 }
 
 export interface KeyOwner {
@@ -69,19 +72,20 @@ const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 // only ever raised: an object from before the flag holds it unset for issues migration 0018 marked.
 const UPSERT_ISSUES = `INSERT INTO log_issues
 	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, unhandled,
-		ignored_until, ignored_until_count, ignored_until_users)
+		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating)
 	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
 		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
 		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
 		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.unhandled'),
-		json_extract(value, '$.ignored_until'), json_extract(value, '$.ignored_until_count'), json_extract(value, '$.ignored_until_users')
+		json_extract(value, '$.ignored_until'), json_extract(value, '$.ignored_until_count'), json_extract(value, '$.ignored_until_users'),
+		json_extract(value, '$.ignored_until_escalating')
 	FROM json_each(?3) WHERE true
 	ON CONFLICT (key_id, group_hash) DO UPDATE SET
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release,
 		unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count,
-		ignored_until_users = excluded.ignored_until_users`;
+		ignored_until_users = excluded.ignored_until_users, ignored_until_escalating = excluded.ignored_until_escalating`;
 
 /**
  * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
@@ -142,6 +146,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 			ignored_until: i.ignoredUntil,
 			ignored_until_count: i.ignoredUntilCount,
 			ignored_until_users: i.ignoredUntilUsers,
+			ignored_until_escalating: i.ignoredUntilEscalating,
 		}),
 	);
 	return [
@@ -256,9 +261,6 @@ export async function issueFilterValues(env: Env, owner: KeyOwner, limit = OWNER
 	};
 }
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
 // Events count in the hour they happened. Integer division: a bound JavaScript number would be a
 // REAL and give fractional hours. One seek of log_events_key_group_timestamp_env_idx per issue
 // named, which holds the environment too: counting one environment's events reads no event.
@@ -277,21 +279,21 @@ async function countsByHour(env: Env, owner: KeyOwner, groupHashes: string[], fi
 }
 
 /**
- * Events per hour of each named issue for the 24 hours up to `now`, oldest hour first; the last
- * count is the current hour's. Only those of `environment` when one is given.
+ * Events per hour of each named issue for the `hours` (24 unless given) up to `now`, oldest hour
+ * first; the last count is the current hour's. Only those of `environment` when one is given.
  */
 export async function hourlyCountsOf(
 	env: Env,
 	owner: KeyOwner,
 	groupHashes: string[],
-	{ environment, now = Date.now() }: { environment?: string; now?: number } = {},
+	{ environment, now = Date.now(), hours = 24 }: { environment?: string; now?: number; hours?: number } = {},
 ): Promise<Map<string, number[]>> {
-	const firstHour = Math.floor(now / HOUR_MS) - 23;
-	const byIssue = new Map(groupHashes.map((hash) => [hash, new Array<number>(24).fill(0)]));
+	const firstHour = Math.floor(now / HOUR_MS) - (hours - 1);
+	const byIssue = new Map(groupHashes.map((hash) => [hash, new Array<number>(hours).fill(0)]));
 	if (groupHashes.length === 0) return byIssue;
 	for (const row of await countsByHour(env, owner, groupHashes, firstHour, environment)) {
 		const counts = byIssue.get(row.group_hash);
-		if (counts) counts[row.hour - firstHour] = row.count;
+		if (counts && row.hour - firstHour < hours) counts[row.hour - firstHour] = row.count;
 	}
 	return byIssue;
 }

@@ -81,16 +81,20 @@ const listQuerySchema = z
 
 const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
-/** A status, and with `ignored` how long it lasts: for so many minutes, or until so many more events or users (Sentry's ignore options). */
+/**
+ * A status, and with `ignored` how long it lasts: for so many minutes, until so many more events
+ * or users, or until it escalates (Sentry's ignore options).
+ */
 const statusFields = {
 	project_name: projectNameSchema,
 	status: z.enum(ISSUE_STATUSES),
 	ignore_for_minutes: z.number().int().min(1).max(OWNER_LIMITS.ignoreMinutesMax).optional(),
 	ignore_until_events: z.number().int().min(1).max(OWNER_LIMITS.ignoreEventsMax).optional(),
 	ignore_until_users: z.number().int().min(1).max(OWNER_LIMITS.ignoreUsersMax).optional(),
+	ignore_until_escalating: z.literal(true, { error: "must be true (leave it out to ignore otherwise)" }).optional(),
 };
-const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users"] as const;
-type StatusChange = { status: IssueStatus } & Partial<Record<(typeof IGNORE_CONDITIONS)[number], number>>;
+const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users", "ignore_until_escalating"] as const;
+type StatusChange = { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number; ignore_until_users?: number; ignore_until_escalating?: true };
 const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 	schema
 		.refine((b) => IGNORE_CONDITIONS.filter((name) => b[name] !== undefined).length <= 1, {
@@ -144,6 +148,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		...(issue.ignoredUntil !== null && { ignored_until: date(issue.ignoredUntil) }),
 		...(issue.ignoredUntilCount !== null && { ignored_until_count: issue.ignoredUntilCount }),
 		...(issue.ignoredUntilUsers !== null && { ignored_until_users: issue.ignoredUntilUsers }),
+		...(issue.ignoredUntilEscalating !== null && { ignored_until_escalating: { events_per_hour: issue.ignoredUntilEscalating } }),
 	};
 }
 
@@ -332,6 +337,11 @@ export async function updateIssueStatuses(request: IRequest, env: Env): Promise<
 async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {
 	const key = await requireOwnKey(env, userId, projectName);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	const ignoring = { minutes: change.ignore_for_minutes, events: change.ignore_until_events, users: change.ignore_until_users };
+	const ignoring = {
+		minutes: change.ignore_for_minutes,
+		events: change.ignore_until_events,
+		users: change.ignore_until_users,
+		escalating: change.ignore_until_escalating,
+	};
 	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, ignoring);
 }

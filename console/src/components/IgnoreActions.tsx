@@ -4,6 +4,7 @@ import { count, utcDateTime } from "../format";
 
 /** How long an issue can be ignored from the menu, as Sentry offers it. */
 const IGNORE_CHOICES: ReadonlyArray<[string, IgnoreCondition]> = [
+	["Until it escalates", { escalating: true }],
 	["For 30 minutes", { minutes: 30 }],
 	["For 2 hours", { minutes: 120 }],
 	["For 24 hours", { minutes: 1_440 }],
@@ -59,9 +60,10 @@ export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { 
 }
 
 /** What ends an ignored issue's ignoring, when something does: "until Jun 1, 2026, 4:00:00 PM UTC". */
-export function ignoredUntil(issue: Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users">): string | null {
+export function ignoredUntil(issue: Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users" | "ignored_until_escalating">): string | null {
 	if (issue.ignored_until) return `until ${utcDateTime(issue.ignored_until)}`;
 	if (issue.ignored_until_count !== undefined) return `until seen ${count(issue.ignored_until_count)} times`;
 	if (issue.ignored_until_users !== undefined) return `until it affects ${count(issue.ignored_until_users)} users`;
+	if (issue.ignored_until_escalating) return `until it escalates: over ${count(issue.ignored_until_escalating.events_per_hour)} events in an hour`;
 	return null;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `log_issues` ADD `ignored_until_escalating` integer;
