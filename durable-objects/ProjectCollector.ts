@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
-import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
+import type { IgnoreCondition, IssueActivityView, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import { ESCALATION_HOURS } from "../domain/logs/escalation";
 import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
@@ -347,6 +347,11 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#groups.forget();
 			this.#logs.forget();
 		}
+	}
+
+	/** The issue's activity, newest first (none for an issue the object does not hold). */
+	async issueActivity(groupHash: string): Promise<IssueActivityView[]> {
+		return this.#groups.activity.of(groupHash);
 	}
 
 	/** An owner's change, durable here, moved to D1 now; if D1 is unreachable, the alarm carries it over later. */

@@ -59,6 +59,7 @@ export class IssueMerges {
 		);
 		// Gone with who they affected, as a deleted issue goes: the merged issue holds them now.
 		for (const row of merged) this.#groups.delete(row.hash);
+		this.#groups.activity.note(into.hash, Date.now(), { kind: "merged", issues: merged.length });
 		// Their events not yet in D1 are the merged issue's; so are later ones, and those of issues merged into them before.
 		this.#sql.exec(`UPDATE outbox SET hash = ? WHERE hash IN (SELECT value FROM json_each(?))`, into.hash, others);
 		this.#sql.exec(`UPDATE merged_issues SET into_hash = ? WHERE into_hash IN (SELECT value FROM json_each(?))`, into.hash, others);

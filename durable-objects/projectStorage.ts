@@ -2,8 +2,9 @@
  * A ProjectCollector's own SQLite: its tables, the issues' rows with what is held of them in
  * memory, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
-import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
+import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
+import { ACTIVITY_SCHEMA, IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
 import { HOUR_MS } from "../domain/analytics/rollups";
 import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
@@ -91,6 +92,7 @@ export const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
 		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
+	...ACTIVITY_SCHEMA,
 ];
 
 /**
@@ -146,6 +148,12 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 
 const WEEK_MS = 7 * 24 * HOUR_MS;
 
+/** The owner's status change, as the issue's activity notes it. */
+function statusActivity(issue: IssueSnapshot): IssueActivity {
+	if (issue.status === "resolved") return { kind: "resolved", release: issue.resolvedInRelease };
+	return issue.status === "open" ? { kind: "reopened" } : { kind: "ignored", ...ignoreConditionView(issue) };
+}
+
 /**
  * An event of an issue ignored until escalating, counted in the latest hour its events were in
  * (`hour`, holding `events`): an event of a later hour starts that one, of an earlier hour (sent
@@ -187,9 +195,12 @@ export class IssueGroups {
 	readonly #knownUsers = new KnownMembers();
 	/** Releases known to be in `releases`. */
 	readonly #knownReleases = new Set<string>();
+	/** What the owner and the events did to each issue's status. */
+	readonly activity: IssueActivityLog;
 
 	constructor(sql: SqlStorage) {
 		this.#sql = sql;
+		this.activity = new IssueActivityLog(sql);
 	}
 
 	row(hash: string): GroupRow | null {
@@ -266,19 +277,23 @@ export class IssueGroups {
 		// A regression: a resolved issue seen again reopens, unless the event comes from an older
 		// release than the one it was resolved in (an old client still running). It keeps the
 		// release it was resolved in, which is how an open issue shows it came back.
+		let reopened: IssueActivity | null = null;
 		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
 			status = "open";
+			reopened = { kind: "regressed", release: c.release };
 		}
 		// Ignored for a while, until it occurs so many times or affects so many people, or until it
 		// escalates: the event that ends it reopens it.
-		const ends =
-			(ignoredUntil !== null && c.receivedAt >= ignoredUntil) ||
-			(ignoredUntilCount !== null && count >= ignoredUntilCount) ||
-			(ignoredUntilUsers !== null && users >= ignoredUntilUsers) ||
-			(escalatingAbove !== null && (escalationEvents ?? 0) > escalatingAbove);
-		if (status === "ignored" && ends) {
+		if (status === "ignored") {
+			if (ignoredUntil !== null && c.receivedAt >= ignoredUntil) reopened = { kind: "ignore_ended", by: "time" };
+			else if (ignoredUntilCount !== null && count >= ignoredUntilCount) reopened = { kind: "ignore_ended", by: "events" };
+			else if (ignoredUntilUsers !== null && users >= ignoredUntilUsers) reopened = { kind: "ignore_ended", by: "users" };
+			else if (escalatingAbove !== null && (escalationEvents ?? 0) > escalatingAbove) reopened = { kind: "escalated", events_per_hour: escalatingAbove };
+		}
+		if (reopened) {
 			status = "open";
 			ignoredUntil = ignoredUntilCount = ignoredUntilUsers = escalatingAbove = escalationHour = escalationEvents = null;
+			this.activity.note(c.groupHash, c.receivedAt, reopened);
 		}
 		this.#sql.exec(
 			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?,
@@ -329,6 +344,7 @@ export class IssueGroups {
 
 	/** Deletes the issues last seen before `cutoff`, with who they affected, in all environments and in each; then call `forget`. */
 	deleteBefore(cutoff: number): void {
+		this.activity.deleteOfIssuesBefore(cutoff);
 		for (const table of ["group_users", "group_environment_users"]) {
 			this.#sql.exec(`DELETE FROM ${table} WHERE hash IN (SELECT hash FROM groups WHERE last_seen < ?)`, cutoff);
 		}
@@ -337,6 +353,7 @@ export class IssueGroups {
 
 	/** Deletes the issue, with who it affected, in all environments and in each; then call `forget`. */
 	delete(hash: string): void {
+		this.activity.delete(hash);
 		for (const table of ["group_users", "group_environment_users", "groups"]) this.#sql.exec(`DELETE FROM ${table} WHERE hash = ?`, hash);
 	}
 
@@ -373,7 +390,9 @@ export class IssueGroups {
 			hash,
 		);
 		this.drop(hash);
-		return this.row(hash);
+		const changed = this.row(hash) as GroupRow;
+		this.activity.note(hash, now, statusActivity(toSnapshot(changed)));
+		return changed;
 	}
 
 	/** Raises the issue's unhandled flag where D1 already holds it: no change to move there. */

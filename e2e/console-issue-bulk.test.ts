@@ -105,6 +105,17 @@ describe("the issue list's bulk actions", () => {
 		await page.locator("summary", { hasText: "Ignore for…" }).click();
 		await page.getByRole("button", { name: "Until it affects 10 more users" }).click();
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it affects 10 users");
+		// The issue's activity: each ignore, newest first, after when it was first seen.
+		const activity = () => page.getByTestId("issue-activity").locator("li > span").allTextContents();
+		await expect
+			.poll(activity)
+			.toEqual([
+				"Ignored until it affects 10 users",
+				"Ignored until it escalates: over 10 events in an hour",
+				"Ignored until it affects 10 users",
+				"Ignored until seen 11 times",
+				"First seen",
+			]);
 
 		await page.getByRole("link", { name: /Issues of shop/ }).click();
 		await page.locator(".issue-row").nth(1).waitFor();

@@ -20,6 +20,7 @@ export {
 	clientEventIdOf,
 	handledOf,
 	type IgnoreCondition,
+	type IssueActivityView,
 	type IssuePeriod,
 	ISSUE_STATUSES,
 	type IssueDetailView,

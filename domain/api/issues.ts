@@ -276,6 +276,41 @@ export interface IssueTagsView {
 	tags: IssueTagView[];
 }
 
+/** What ends an ignored issue's ignoring, as the issue carries it (IssueView's `ignored_until…`); none when nothing does. */
+export function ignoreConditionView(issue: {
+	ignoredUntil: Date | number | null;
+	ignoredUntilCount: number | null;
+	ignoredUntilUsers: number | null;
+	ignoredUntilEscalating: number | null;
+}): Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users" | "ignored_until_escalating"> {
+	return {
+		...(issue.ignoredUntil !== null && { ignored_until: new Date(issue.ignoredUntil).toISOString() }),
+		...(issue.ignoredUntilCount !== null && { ignored_until_count: issue.ignoredUntilCount }),
+		...(issue.ignoredUntilUsers !== null && { ignored_until_users: issue.ignoredUntilUsers }),
+		...(issue.ignoredUntilEscalating !== null && { ignored_until_escalating: { events_per_hour: issue.ignoredUntilEscalating } }),
+	};
+}
+
+/** What the owner did to an issue, or what its events did to its status (Sentry's activity). */
+export type IssueActivity =
+	/** Resolved by the owner, in the release it records (null: any event reopens it). */
+	| { kind: "resolved"; release: string | null }
+	/** Ignored by the owner, with what ends it, as the issue carried it then (none: for good). */
+	| ({ kind: "ignored" } & Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users" | "ignored_until_escalating">)
+	/** Reopened by the owner. */
+	| { kind: "reopened" }
+	/** A resolved issue's event reopened it, from this release (null: none). */
+	| { kind: "regressed"; release: string | null }
+	/** An event ended its ignoring: its time was up, or it reached the count or the users. */
+	| { kind: "ignore_ended"; by: "time" | "events" | "users" }
+	/** An event took its events of one hour past its escalating limit: open again. */
+	| { kind: "escalated"; events_per_hour: number }
+	/** The owner merged so many other issues into it. */
+	| { kind: "merged"; issues: number };
+
+/** An entry of an issue's activity, with when it happened. */
+export type IssueActivityView = IssueActivity & { at: string };
+
 export interface IssueDetailView extends IssueView {
 	/** The environment asked for: then count, users, first and last seen, the events and the counts are that environment's alone. */
 	environment?: string;
@@ -293,4 +328,6 @@ export interface IssueDetailView extends IssueView {
 	hourly_counts: Array<{ hour: string; count: number }>;
 	/** 30 entries, oldest UTC day first; the last is today. */
 	daily_counts: Array<{ day: string; count: number }>;
+	/** Its activity, newest first: the newest 100 entries. */
+	activity: IssueActivityView[];
 }

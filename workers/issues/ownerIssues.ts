@@ -2,6 +2,7 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
 	eventSearchOf,
+	ignoreConditionView,
 	ISSUE_ONLY_FIELDS,
 	ISSUE_PERIODS,
 	ISSUE_SORTS,
@@ -145,10 +146,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		releases: issue.releases,
 		resolved_in_release: issue.resolvedInRelease,
 		unhandled: issue.unhandled,
-		...(issue.ignoredUntil !== null && { ignored_until: date(issue.ignoredUntil) }),
-		...(issue.ignoredUntilCount !== null && { ignored_until_count: issue.ignoredUntilCount }),
-		...(issue.ignoredUntilUsers !== null && { ignored_until_users: issue.ignoredUntilUsers }),
-		...(issue.ignoredUntilEscalating !== null && { ignored_until_escalating: { events_per_hour: issue.ignoredUntilEscalating } }),
+		...ignoreConditionView(issue),
 	};
 }
 
@@ -221,17 +219,18 @@ async function ownIssue(request: IRequest, env: Env, projectName: string, enviro
 
 /**
  * GET /api/issues/:group_hash?project_name=&environment=&q= → the issue, its newest events, 24 hourly
- * and 30 daily counts; with `environment`, its figures, events and counts there, as the list
+ * and 30 daily counts, and its activity (from the key's object, which changes its status); with `environment`, its figures, events and counts there, as the list
  * filtered by it shows the issue (404 when it has none there). With `q`, Sentry's search of the
  * issue's events: the newest of those that match, and how many of the events read do.
  */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
 	const { project_name, environment, q } = parseBody(readIssueQuerySchema, request.query);
 	const { owner, groupHash, issue } = await ownIssue(request, env, project_name, environment);
-	const [found, counts, releases] = await Promise.all([
+	const [found, counts, releases, activity] = await Promise.all([
 		q ? searchIssueEvents(env, owner, groupHash, q, { environment }) : issueEvents(env, owner, groupHash, { environment }).then((events) => ({ events })),
 		issueCounts(env, owner, groupHash, { environment }),
 		issueReleases(env, owner, groupHash, environment),
+		projectCollectorFor(env, owner.keyId).issueActivity(groupHash),
 	]);
 	const detail: IssueDetailView = {
 		...issueView(issue),
@@ -241,6 +240,7 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		...releases,
 		hourly_counts: counts.hourly,
 		daily_counts: counts.daily,
+		activity,
 	};
 	return json(detail);
 }

@@ -6,6 +6,7 @@ import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
+import { IssueActivity } from "../components/IssueActivity";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
@@ -288,6 +289,7 @@ export function IssuePage() {
 							</TableWrap>
 						</section>
 					)}
+					<IssueActivity issue={data} />
 				</>
 			)}
 		</section>
