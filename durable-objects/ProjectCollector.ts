@@ -27,7 +27,8 @@ import {
 	refused,
 } from "./projectCommands";
 import { ClientEventIds } from "./clientEventIds";
-import { IssueGroups, SCHEMA, toSnapshot, upgradeSchema } from "./projectStorage";
+import { SCHEMA, upgradeSchema } from "./projectSchema";
+import { IssueGroups, toSnapshot } from "./projectStorage";
 
 /**
  * Accepted events reach D1 this long after the first of them, or sooner when an owner reads. A

@@ -1,14 +1,14 @@
 /**
- * A ProjectCollector's own SQLite: its tables, the issues' rows with what is held of them in
- * memory, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
+ * A ProjectCollector's issues in its SQLite: their rows with what is held of them in memory, who
+ * they affected, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
 import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
 import type { IssueSnapshot } from "../domain/logs/logStore";
-import { ACTIVITY_SCHEMA, IssueActivityLog } from "./issueActivity";
+import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
+import { ProjectReleases } from "./projectReleases";
 import { HOUR_MS } from "../domain/analytics/rollups";
 import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
-import { compareVersions, releaseKind } from "../domain/logs/releases";
 
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
@@ -58,61 +58,6 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	escalation_hour: number | null;
 	escalation_events: number | null;
 	version: number;
-}
-
-export const SCHEMA = [
-	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-	`CREATE TABLE IF NOT EXISTS groups (
-		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
-		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
-		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
-		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
-		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
-		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
-	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
-	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
-	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
-	`CREATE TABLE IF NOT EXISTS group_environment_users (hash TEXT NOT NULL, environment TEXT NOT NULL, user TEXT NOT NULL,
-		PRIMARY KEY (hash, environment, user)) WITHOUT ROWID`,
-	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
-	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
-	// Accepted events not yet in D1, with who was affected (userKey).
-	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
-		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
-		event TEXT NOT NULL, user_key TEXT)`,
-	// The ids senders gave the events of the last day (Sentry's event_id): a repeat is not counted again.
-	`CREATE TABLE IF NOT EXISTS client_event_ids (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL) WITHOUT ROWID`,
-	`CREATE INDEX IF NOT EXISTS client_event_ids_received ON client_event_ids (received_at)`,
-	// Issues merged into another (Sentry's merge): the events of their fingerprints go to `into_hash` from then on.
-	`CREATE TABLE IF NOT EXISTS merged_issues (hash TEXT PRIMARY KEY, into_hash TEXT NOT NULL) WITHOUT ROWID`,
-	// Merges done here and not yet in D1: moved before any other row, in the next batch.
-	`CREATE TABLE IF NOT EXISTS merge_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, into_hash TEXT NOT NULL, hashes TEXT NOT NULL,
-		environment_users TEXT NOT NULL)`,
-	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
-	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
-		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
-		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
-	...ACTIVITY_SCHEMA,
-];
-
-/**
- * Brings an object's tables created by an earlier version up to SCHEMA; run after it. An outbox
- * from before user_key keeps its waiting events, which count in their environment without a user.
- * Issues from before `unhandled` start handled here: D1 keeps what migration 0018 found in their
- * stored events (the flag is only ever raised there), and their next unhandled event raises it here.
- */
-export function upgradeSchema(sql: SqlStorage): void {
-	const missing = (table: string, column: string) => sql.exec(`SELECT 1 FROM pragma_table_info(?) WHERE name = ?`, table, column).toArray().length === 0;
-	if (missing("outbox", "user_key")) sql.exec(`ALTER TABLE outbox ADD COLUMN user_key TEXT`);
-	if (missing("groups", "unhandled")) sql.exec(`ALTER TABLE groups ADD COLUMN unhandled INTEGER NOT NULL DEFAULT 0`);
-	if (missing("groups", "ignored_until")) {
-		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until INTEGER`);
-		sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_count INTEGER`);
-	}
-	if (missing("groups", "ignored_until_users")) sql.exec(`ALTER TABLE groups ADD COLUMN ignored_until_users INTEGER`);
-	if (missing("groups", "ignored_until_escalating")) {
-		for (const column of ["ignored_until_escalating", "escalation_hour", "escalation_events"]) sql.exec(`ALTER TABLE groups ADD COLUMN ${column} INTEGER`);
-	}
 }
 
 /** Adds a name to a JSON list of at most MAX_NAMES_PER_ISSUE distinct names. */
@@ -193,13 +138,14 @@ export class IssueGroups {
 	readonly #held = new Map<string, GroupState>();
 	/** `<group hash><user>` pairs known to be in `group_users`. */
 	readonly #knownUsers = new KnownMembers();
-	/** Releases known to be in `releases`. */
-	readonly #knownReleases = new Set<string>();
+	/** The project's releases, in order: what resolving records, and which event is a regression. */
+	readonly releases: ProjectReleases;
 	/** What the owner and the events did to each issue's status. */
 	readonly activity: IssueActivityLog;
 
 	constructor(sql: SqlStorage) {
 		this.#sql = sql;
+		this.releases = new ProjectReleases(sql);
 		this.activity = new IssueActivityLog(sql);
 	}
 
@@ -233,7 +179,7 @@ export class IssueGroups {
 	 * is null, else the row's counters, names and status; the release and the affected user noted.
 	 */
 	record(c: LogEventCommand, group: GroupState | null): void {
-		if (c.release) this.noteRelease(c.release);
+		if (c.release) this.releases.note(c.release);
 		const isNewUser = c.userKey !== null && this.noteUser(c.groupHash, c.userKey);
 		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
 		const releases = group ? withName(group.releases, c.release) : JSON.stringify(c.release ? [c.release] : []);
@@ -278,7 +224,7 @@ export class IssueGroups {
 		// release than the one it was resolved in (an old client still running). It keeps the
 		// release it was resolved in, which is how an open issue shows it came back.
 		let reopened: IssueActivity | null = null;
-		if (status === "resolved" && !(c.release && resolvedIn && this.isOlderRelease(c.release, resolvedIn))) {
+		if (status === "resolved" && !(c.release && resolvedIn && this.releases.isOlder(c.release, resolvedIn))) {
 			status = "open";
 			reopened = { kind: "regressed", release: c.release };
 		}
@@ -367,7 +313,7 @@ export class IssueGroups {
 		const group = this.row(hash);
 		if (!group) return null;
 		const now = Date.now();
-		const resolvedIn = status === "resolved" ? this.#resolutionRelease(group) : null;
+		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
 		const ignored = status === "ignored";
 		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
@@ -410,7 +356,7 @@ export class IssueGroups {
 	forget(): void {
 		this.#held.clear();
 		this.#knownUsers.clear();
-		this.#knownReleases.clear();
+		this.releases.forget();
 	}
 
 	/** Records that `user` was affected by the issue; true when that is new. */
@@ -420,48 +366,5 @@ export class IssueGroups {
 		const isNew = this.#sql.exec(`INSERT OR IGNORE INTO group_users (hash, user) VALUES (?, ?)`, hash, user).rowsWritten > 0;
 		this.#knownUsers.add(pair);
 		return isNew;
-	}
-
-	/** Records the release in first-seen order. */
-	noteRelease(release: string): void {
-		if (this.#knownReleases.has(release)) return;
-		this.#sql.exec(`INSERT OR IGNORE INTO releases (name) VALUES (?)`, release);
-		this.#knownReleases.add(release);
-	}
-
-	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
-	isOlderRelease(release: string, than: string): boolean {
-		const byVersion = compareVersions(release, than);
-		if (byVersion !== null) return byVersion < 0;
-		const [a, b] = [this.#releaseSeq(release), this.#releaseSeq(than)];
-		return a !== null && b !== null && a < b;
-	}
-
-	/**
-	 * The release resolving an issue records (docs/api.md#log-issues-owner): the newest final release the
-	 * project has sent of the issue's own package (`web@` of `web@1.4.2`), or the issue's own newest
-	 * release when none is newer. So a fix shipped before the issue is resolved counts, while another
-	 * app's releases in the same project, and a prerelease trying a fix on staging, do not: an event
-	 * from those would otherwise leave a recurring bug resolved. Releases that are not versions are
-	 * ordered by when the project first sent them. An issue seen in no release records none: any
-	 * event reopens it.
-	 */
-	#resolutionRelease(group: Pick<GroupRow, "releases">): string | null {
-		const own = JSON.parse(group.releases) as string[];
-		if (own.length === 0) return null;
-		let newest = own.reduce((a, b) => (this.isOlderRelease(a, b) ? b : a));
-		const isVersion = releaseKind(newest) !== null;
-		// In first-seen order: a release that is no version is newer once `newest` has gone by.
-		let passed = false;
-		for (const { name } of this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`)) {
-			const newer = isVersion ? releaseKind(name) === "final" && (compareVersions(name, newest) ?? 0) > 0 : passed && releaseKind(name) === null;
-			if (newer) newest = name;
-			passed ||= name === newest;
-		}
-		return newest;
-	}
-
-	#releaseSeq(name: string): number | null {
-		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
 	}
 }
