@@ -295,6 +295,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	 */
 	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
 		if (this.#revoked) return [];
+		const owner = this.#owner;
 		const change = (hourly?: Map<string, number[]>) =>
 			groupHashes.flatMap((hash) => {
 				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash));
@@ -302,10 +303,10 @@ export class ProjectCollector extends DurableObject<Env> {
 			});
 		// Until escalating: from each issue's week of events, D1's and those waiting here, read while none moves.
 		const snapshots =
-			status === "ignored" && ignoring?.escalating && this.#owner
+			status === "ignored" && ignoring?.escalating && owner
 				? await this.#outbox.exclusive(async () => {
 						const now = Date.now();
-						const hourly = await hourlyCountsOf(this.env, this.#owner as KeyOwner, groupHashes, { now, hours: ESCALATION_HOURS });
+						const hourly = await hourlyCountsOf(this.env, owner, groupHashes, { now, hours: ESCALATION_HOURS });
 						this.#logs.addWaiting(hourly, now);
 						return change(hourly);
 					})
@@ -316,7 +317,6 @@ export class ProjectCollector extends DurableObject<Env> {
 		// events said (migration 0018): an owner's answer asks D1 once and learns it; when D1 cannot
 		// answer, the object's own flags stand.
 		const handledHere = snapshots.filter((s) => !s.unhandled);
-		const owner = this.#owner;
 		const inD1 = owner && handledHere.length > 0 ? await unhandledIssuesOf(this.env, owner, handledHere.map((s) => s.groupHash)).catch(() => []) : [];
 		for (const snapshot of handledHere.filter((s) => inD1.includes(s.groupHash))) {
 			this.#groups.markUnhandled(snapshot.groupHash);
