@@ -57,6 +57,8 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	ignored_until_escalating: number | null;
 	escalation_hour: number | null;
 	escalation_events: number | null;
+	/** When an escalation reopened it (ms); cleared by the owner's next status change. */
+	escalated_at: number | null;
 	version: number;
 }
 
@@ -88,6 +90,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		ignoredUntilCount: g.ignored_until_count,
 		ignoredUntilUsers: g.ignored_until_users,
 		ignoredUntilEscalating: g.ignored_until_escalating,
+		escalatedAt: g.escalated_at,
 	};
 }
 
@@ -240,6 +243,7 @@ export class IssueGroups {
 			status = "open";
 			ignoredUntil = ignoredUntilCount = ignoredUntilUsers = escalatingAbove = escalationHour = escalationEvents = null;
 			this.activity.note(c.groupHash, c.receivedAt, reopened);
+			this.#sql.exec(`UPDATE groups SET escalated_at = ? WHERE hash = ?`, reopened.kind === "escalated" ? c.receivedAt : null, c.groupHash);
 		}
 		this.#sql.exec(
 			`UPDATE groups SET title = ?, culprit = ?, level = ?, status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?,
@@ -324,7 +328,7 @@ export class IssueGroups {
 				: null;
 		this.#sql.exec(
 			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
-			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, version = version + 1 WHERE hash = ?`,
+			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, escalated_at = NULL, version = version + 1 WHERE hash = ?`,
 			status,
 			resolvedIn,
 			until,

@@ -18,9 +18,12 @@ const titles = (page: Page) => page.locator(".issue-row a.title").allTextContent
 async function ownerWithIssues(name: string, ip: string, messages: string[]) {
 	const { token } = await signUpOwner(stack.worker.url, name, ip);
 	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-	for (const message of messages) {
+	const send = async (message: string) => {
 		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
 		expect(res.status).toBe(200);
+	};
+	for (const message of messages) {
+		await send(message);
 		// Received one after the other: the list puts the last sent first.
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
@@ -28,7 +31,7 @@ async function ownerWithIssues(name: string, ip: string, messages: string[]) {
 	const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
 	const page = await context.newPage();
 	await useSession(page, stack.worker.url, token);
-	return { token, page, context, issues };
+	return { token, page, context, issues, send };
 }
 
 describe("the issue list's bulk actions", () => {
@@ -72,7 +75,7 @@ describe("the issue list's bulk actions", () => {
 	});
 
 	it("ignore an issue until it occurs 10 more times, until it escalates, until it affects 10 more users, from its page, and two from the list for 2 hours", async () => {
-		const { page, context, issues } = await ownerWithIssues("ignore", "10.96.0.2", ["north failed", "south failed", "east failed"]);
+		const { page, context, issues, send } = await ownerWithIssues("ignore", "10.96.0.2", ["north failed", "south failed", "east failed"]);
 		await page.goto(`${stack.worker.url}/issues/shop`);
 		await page.locator(".issue-row").nth(2).waitFor();
 		await page.getByRole("link", { name: "east failed" }).click();
@@ -102,6 +105,11 @@ describe("the issue list's bulk actions", () => {
 		await page.getByRole("button", { name: "Until it escalates" }).click();
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it escalates: over 10 events in an hour");
 		expect((await issues()).map((i) => [i.title, i.ignored_until_users, i.ignored_until_escalating])).toEqual([["east failed", undefined, { events_per_hour: 10 }]]);
+		// Ten more in the hour (eleven): it escalates, open again and tagged so.
+		for (let i = 0; i < 10; i++) await send("east failed");
+		await page.reload();
+		await page.getByText("Escalating: reopened just now").waitFor();
+		expect(await page.getByTestId("issue-status").textContent()).toBe("Open");
 		await page.locator("summary", { hasText: "Ignore for…" }).click();
 		await page.getByRole("button", { name: "Until it affects 10 more users" }).click();
 		await expect.poll(() => page.getByTestId("ignored-until").textContent()).toBe("until it affects 10 users");
@@ -111,6 +119,7 @@ describe("the issue list's bulk actions", () => {
 			.poll(activity)
 			.toEqual([
 				"Ignored until it affects 10 users",
+				"Escalating: over 10 events in an hour",
 				"Ignored until it escalates: over 10 events in an hour",
 				"Ignored until it affects 10 users",
 				"Ignored until seen 11 times",

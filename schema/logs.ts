@@ -48,6 +48,8 @@ export const logIssues = sqliteTable(
 		ignoredUntilUsers: integer("ignored_until_users"),
 		/** An ignored issue reopens at the event that takes its events of one hour past this (Sentry's "archive until escalating"). */
 		ignoredUntilEscalating: integer("ignored_until_escalating"),
+		/** When an event of an issue ignored until escalating reopened it; cleared by the owner's next status change. */
+		escalatedAt: integer("escalated_at", { mode: "timestamp_ms" }),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

@@ -85,7 +85,38 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 
 		for (let i = 0; i < 27; i++) await send(); // the hour's 30th
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 30 });
+		expect(await issuesOf(owner, { q: "is:escalating" })).toEqual([]);
+		const before = Date.now();
 		await reopensAt(owner, group_hash, 31, "ignored_until_escalating");
+
+		// Escalating (Sentry's substatus) for a week, or until the owner changes its status.
+		const escalated = await issueOf(owner, group_hash);
+		expect(Date.parse(escalated.escalated_at)).toBeGreaterThanOrEqual(before);
+		expect((await issuesOf(owner, { q: "is:escalating" })).map((i) => i.group_hash)).toEqual([group_hash]);
+		expect(await issuesOf(owner, { q: "is:regressed" })).toEqual([]);
+		await restart(owner.keyId, `UPDATE groups SET escalated_at = ${Date.now() - 7 * DAY_MS + 60_000}, version = version + 1`);
+		expect(await issuesOf(owner, { q: "is:escalating" })).toHaveLength(1);
+		await restart(owner.keyId, `UPDATE groups SET escalated_at = ${Date.now() - 7 * DAY_MS - 60_000}, version = version + 1`);
+		expect(await issuesOf(owner, { q: "is:escalating" })).toEqual([]);
+		await restart(owner.keyId, `UPDATE groups SET escalated_at = ${Date.now()}, version = version + 1`);
+		await patch(owner, group_hash, { status: "open" });
+		expect(await issueOf(owner, group_hash)).not.toHaveProperty("escalated_at");
+		expect(await issuesOf(owner, { q: "is:escalating" })).toEqual([]);
+	});
+
+	it("is:regressed lists the open issues that came back after they were resolved; neither substatus searches events", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const regressed = await ingestOk(owner.rawKey, { message: "back", release: "1.0.0" });
+		const resolved = await ingestOk(owner.rawKey, { message: "fixed", release: "1.0.0" });
+		await ingestOk(owner.rawKey, { message: "open" });
+		for (const { group_hash } of [regressed, resolved]) await patch(owner, group_hash, { status: "resolved" });
+		await ingestOk(owner.rawKey, { message: "back", release: "1.1.0" });
+		expect((await issuesOf(owner, { q: "is:regressed" })).map((i) => i.group_hash)).toEqual([regressed.group_hash]);
+		expect(await issuesOf(owner, { q: "is:regressed is:resolved" })).toEqual([]);
+		for (const q of ["is:regressed", "is:escalating"]) {
+			const res = await call(`/api/issues/${regressed.group_hash}?project_name=${owner.projectName}&q=${q}`, { token: owner.token });
+			expect(res.status, q).toBe(400);
+		}
 	});
 
 	it("ignore_until_escalating: the events of one hour count; a later hour starts again, an earlier one counts in none", async ({ expect }) => {
@@ -224,7 +255,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await restart(
 			owner.keyId,
-			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events"]
+			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events", "escalated_at"]
 				.map((column) => `ALTER TABLE groups DROP COLUMN ${column}`)
 				.join("; "),
 		);

@@ -254,7 +254,7 @@ describe("the search box's completion", () => {
 	it("suggests a key's values, fixed or given, quoted as the search reads them", ({ expect }) => {
 		const tokens = (text: string, values: Array<{ value: string; count?: number }> = []) =>
 			valueSuggestions(at(text) as ValueToken, values).map((s) => s.token);
-		expect(tokens("is:")).toEqual(["is:unresolved", "is:resolved", "is:ignored", "is:archived", "is:unhandled"]);
+		expect(tokens("is:")).toEqual(["is:unresolved", "is:resolved", "is:ignored", "is:archived", "is:regressed", "is:escalating", "is:unhandled"]);
 		expect(tokens("is:UN")).toEqual(["is:unresolved", "is:unhandled"]);
 		expect(tokens("is:solv")).toEqual(["is:unresolved", "is:resolved"]);
 		expect(tokens("lastSeen:")).toEqual(["lastSeen:-1h", "lastSeen:-24h", "lastSeen:-7d", "lastSeen:-14d", "lastSeen:-30d", "lastSeen:-90d"]);

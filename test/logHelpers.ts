@@ -137,6 +137,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		ignoredUntilCount: null,
 		ignoredUntilUsers: null,
 		ignoredUntilEscalating: null,
+		escalatedAt: null,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

@@ -18,6 +18,7 @@ export type { UserView as User } from "../../domain/api/accounts";
 export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
 export {
 	clientEventIdOf,
+	ESCALATING_FOR_MS,
 	handledOf,
 	type IgnoreCondition,
 	type IssueActivityView,

@@ -22,6 +22,10 @@ export function handledOf(event: Pick<LogEvent, "exception" | "chained_exception
 
 export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+/** How an open issue came to be open, as Sentry's substatuses of an unresolved issue say. */
+export type IssueSubstatus = "regressed" | "escalating";
+/** An escalated issue shows as escalating this long (Sentry's: then it is ongoing). */
+export const ESCALATING_FOR_MS = 7 * 86_400_000;
 
 /** The issue list's periods, as Sentry's issue stream offers them: issues last seen within so long before now. */
 export const ISSUE_PERIODS = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000, "30d": 30 * 86_400_000, "90d": 90 * 86_400_000 } as const;
@@ -30,6 +34,8 @@ export type IssuePeriod = keyof typeof ISSUE_PERIODS;
 /** What a Sentry search (`is:unresolved level:error checkout`) asks of the issue list. */
 export interface IssueSearch {
 	status?: IssueStatus;
+	/** Open again after being resolved, or reopened by an escalation in the last week (Sentry's `is:regressed`, `is:escalating`). */
+	substatus?: IssueSubstatus;
 	unhandled?: boolean;
 	level?: string;
 	environment?: string;
@@ -80,8 +86,9 @@ const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S
 /** Sentry's period keys, lower-cased: `lastSeen:` is the list's period, `firstSeen:` and `age:` its first seen period. */
 const PERIOD_FIELDS = { lastseen: "period", firstseen: "first_seen_period", age: "first_seen_period" } as const satisfies Record<string, keyof IssueSearch>;
 export const PERIOD_KEYS: ReadonlySet<string> = new Set(Object.keys(PERIOD_FIELDS));
-/** `is:` values: the statuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
-export const IS_VALUES = [...Object.keys(IS_STATUS), "unhandled"];
+const IS_SUBSTATUS: ReadonlySet<string> = new Set<IssueSubstatus>(["regressed", "escalating"]);
+/** `is:` values: the statuses and substatuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
+export const IS_VALUES = [...Object.keys(IS_STATUS), ...IS_SUBSTATUS, "unhandled"];
 export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", ...PERIOD_KEYS]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
@@ -108,6 +115,7 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 	if (key === "is") {
 		const is = value.toLowerCase();
 		if (is === "unhandled") return { unhandled: true };
+		if (IS_SUBSTATUS.has(is)) return { substatus: is as IssueSubstatus };
 		return Object.hasOwn(IS_STATUS, is) ? { status: IS_STATUS[is] } : null;
 	}
 	if (value === "") return null;
@@ -162,9 +170,9 @@ export interface EventSearch {
 
 /**
  * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
- * about its events: the statuses of IS_VALUES and the fields of PERIOD_KEYS.
+ * about its events: the statuses and substatuses of IS_VALUES and the fields of PERIOD_KEYS.
  */
-export const ISSUE_ONLY_FIELDS = ["status", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an
@@ -231,6 +239,8 @@ export interface IssueView {
 	ignored_until_users?: number;
 	/** An ignored issue reopens at the event that takes its events of one hour past this many; absent unless it was ignored until escalating. */
 	ignored_until_escalating?: { events_per_hour: number };
+	/** When an event of the issue, ignored until escalating, reopened it; absent after the owner's next status change. */
+	escalated_at?: string;
 }
 
 /** An issue in the list, with its events per hour over the last 24 hours (oldest first). */

@@ -4,9 +4,9 @@
  * walks that environment's rows instead (log_issue_environments), and each issue's count, users,
  * first and last seen are its figures there: what the list shows, and sorts by, as Sentry does.
  */
-import { and, desc, eq, or, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
-import { clientEventIdOf, type IssueSort, type IssueStatus, type TagSearch, type UserField } from "../api/issues";
+import { clientEventIdOf, ESCALATING_FOR_MS, type IssueSort, type IssueStatus, type IssueSubstatus, type TagSearch, type UserField } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import { tagCondition } from "./issueTags";
@@ -30,6 +30,8 @@ export interface IssueFilters {
 	level?: string;
 	/** Only issues with an unhandled event (Sentry's `is:unhandled`). */
 	unhandled?: boolean;
+	/** Only open issues that regressed (open again, the release they were resolved in kept), or escalated within ESCALATING_FOR_MS. */
+	substatus?: IssueSubstatus;
 	sort?: IssueSort;
 	/** Issues with an event whose user has this id, or this email in any letter case. */
 	user?: string;
@@ -108,6 +110,9 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 		filters.status ? eq(logIssues.status, filters.status) : undefined,
 		filters.level !== undefined ? sql`lower(${logIssues.level}) = lower(${filters.level})` : undefined,
 		filters.unhandled ? eq(logIssues.unhandled, true) : undefined,
+		filters.substatus ? eq(logIssues.status, "open") : undefined,
+		filters.substatus === "regressed" ? isNotNull(logIssues.resolvedInRelease) : undefined,
+		filters.substatus === "escalating" ? gte(logIssues.escalatedAt, new Date(Date.now() - ESCALATING_FOR_MS)) : undefined,
 		filters.release !== undefined ? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})` : undefined,
 		needle
 			? or(

@@ -53,6 +53,8 @@ export interface IssueSnapshot {
 	ignoredUntilUsers: number | null;
 	/** Ignored until escalating: the most events one hour may hold before the event that reopens it. */
 	ignoredUntilEscalating: number | null;
+	/** When an escalation reopened it (ms), until the owner's next status change. */
+	escalatedAt: number | null;
 }
 
 export interface KeyOwner {
@@ -72,20 +74,21 @@ const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 // only ever raised: an object from before the flag holds it unset for issues migration 0018 marked.
 const UPSERT_ISSUES = `INSERT INTO log_issues
 	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, unhandled,
-		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating)
+		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating, escalated_at)
 	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
 		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
 		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
 		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.unhandled'),
 		json_extract(value, '$.ignored_until'), json_extract(value, '$.ignored_until_count'), json_extract(value, '$.ignored_until_users'),
-		json_extract(value, '$.ignored_until_escalating')
+		json_extract(value, '$.ignored_until_escalating'), json_extract(value, '$.escalated_at')
 	FROM json_each(?3) WHERE true
 	ON CONFLICT (key_id, group_hash) DO UPDATE SET
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release,
 		unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count,
-		ignored_until_users = excluded.ignored_until_users, ignored_until_escalating = excluded.ignored_until_escalating`;
+		ignored_until_users = excluded.ignored_until_users, ignored_until_escalating = excluded.ignored_until_escalating,
+		escalated_at = excluded.escalated_at`;
 
 /**
  * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
@@ -147,6 +150,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 			ignored_until_count: i.ignoredUntilCount,
 			ignored_until_users: i.ignoredUntilUsers,
 			ignored_until_escalating: i.ignoredUntilEscalating,
+			escalated_at: i.escalatedAt,
 		}),
 	);
 	return [

@@ -147,6 +147,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		resolved_in_release: issue.resolvedInRelease,
 		unhandled: issue.unhandled,
 		...ignoreConditionView(issue),
+		...(issue.escalatedAt !== null && { escalated_at: date(issue.escalatedAt) }),
 	};
 }
 
@@ -199,7 +200,7 @@ const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSch
 const eventSearchSchema = searchSchema
 	.refine(
 		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
-		"is:unresolved, is:resolved, is:ignored, lastSeen:, firstSeen: and age: search the issue list, not an issue's events",
+		"is:unresolved, is:resolved, is:ignored, is:regressed, is:escalating, lastSeen:, firstSeen: and age: search the issue list, not an issue's events",
 	)
 	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
 const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });

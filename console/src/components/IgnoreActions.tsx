@@ -1,5 +1,5 @@
 import { useRef } from "react";
-import type { IgnoreCondition, IssueView } from "../api";
+import { ESCALATING_FOR_MS, type IgnoreCondition, type IssueView } from "../api";
 import { count, utcDateTime } from "../format";
 
 /** How long an issue can be ignored from the menu, as Sentry offers it. */
@@ -57,6 +57,11 @@ export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { 
 			</details>
 		</>
 	);
+}
+
+/** An open issue an escalation reopened within the week (Sentry's "Escalating", which then turns "Ongoing"). */
+export function isEscalating(issue: Pick<IssueView, "status" | "escalated_at">, now = Date.now()): boolean {
+	return issue.status === "open" && issue.escalated_at !== undefined && now - Date.parse(issue.escalated_at) <= ESCALATING_FOR_MS;
 }
 
 /** What ends an ignored issue's ignoring, when something does: "until Jun 1, 2026, 4:00:00 PM UTC". */

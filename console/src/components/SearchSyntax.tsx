@@ -2,6 +2,7 @@
 const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
 	["checkout failed", "text in the title or culprit (also as message:); an issue's hash; an event's id as its SDK gave it"],
 	["is:unresolved is:unhandled", "status (unresolved, resolved, ignored), issues with an unhandled event"],
+	["is:regressed is:escalating", "open again after being resolved; reopened by an escalation in the last 7 days"],
 	["level:error release:1.4.2", "the issue's level; a release or environment it was seen in"],
 	["user:ana@example.com", "issues one person ran into, by user id or email (user.id:, user.email:)"],
 	["lastSeen:-24h firstSeen:-7d", "seen in, or new in, the last 1h, 24h, 7d, 14d, 30d or 90d"],

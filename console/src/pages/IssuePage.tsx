@@ -5,7 +5,7 @@ import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
-import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
+import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { IssueActivity } from "../components/IssueActivity";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -191,6 +191,11 @@ export function IssuePage() {
 						)}
 						{data.status === "open" && data.resolved_in_release && (
 							<span className="tag regression">Regression: resolved in {data.resolved_in_release}, seen again</span>
+						)}
+						{isEscalating(data) && data.escalated_at && (
+							<span className="tag escalating" title={utcDateTime(data.escalated_at)}>
+								Escalating: reopened {ago(data.escalated_at)}
+							</span>
 						)}
 						{data.unhandled && <UnhandledTag issue />}
 					</p>

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
-import { IgnoreActions, ignoredUntil } from "../components/IgnoreActions";
+import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
@@ -273,6 +273,7 @@ export function IssuesPage() {
 								</Link>
 								{issue.status !== "open" && <span className={`tag ${issue.status}`}>{STATUS_LABELS[issue.status]}</span>}
 								{issue.status === "open" && issue.resolved_in_release && <span className="tag regression">Regression</span>}
+								{isEscalating(issue) && <span className="tag escalating">Escalating</span>}
 								{issue.unhandled && <UnhandledTag issue />}
 							</div>
 							{issue.culprit && (

@@ -1,0 +1,1 @@
+ALTER TABLE `log_issues` ADD `escalated_at` integer;
