@@ -2,13 +2,13 @@
  * A ProjectCollector's issues in its SQLite: their rows with what is held of them in memory, who
  * they affected, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
+import { HOUR_MS } from "../domain/analytics/rollups";
 import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
+import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
 import { ProjectReleases } from "./projectReleases";
-import { HOUR_MS } from "../domain/analytics/rollups";
-import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
 
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
