@@ -146,7 +146,8 @@ describe("owner console: issues", () => {
 		await expect
 			.poll(async () => (await api(worker.url, `/api/issues?project_name=${project}&status=resolved`, { token })).issues.length)
 			.toBe(1);
-		await page.getByText("Resolved in release 1.4.2").waitFor();
+		await page.getByText("Resolved in release 1.4.2").first().waitFor();
+		expect(await page.getByTestId("issue-activity").locator("li > span").first().textContent()).toBe("Resolved in release 1.4.2");
 
 		// A search by the id an SDK showed someone (the second event's, as a UUID): the list says the
 		// Open filter hides its now resolved issue, and the issue opens on that event.
