@@ -69,7 +69,7 @@ describe("the issue search's suggestions", () => {
 		// The fixed values of is:, closed by Escape without clearing the box.
 		await box.press("End");
 		await box.pressSequentially(" is:");
-		await expect.poll(options).toEqual(["unresolved", "resolved", "ignored", "archived", "unhandled"]);
+		await expect.poll(options).toEqual(["unresolved", "resolved", "ignored", "archived", "regressed", "escalating", "unhandled"]);
 		await box.press("Escape");
 		expect(await box.getAttribute("aria-expanded")).toBe("false");
 		expect(await list.isVisible()).toBe(false);
