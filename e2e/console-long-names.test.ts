@@ -57,3 +57,39 @@ it("keeps the project and site pickers narrow on a desktop screen, the name cut 
 		expect(await select.evaluate((s) => getComputedStyle(s).textOverflow)).toBe("ellipsis");
 	});
 });
+
+it("keeps a feedback title and a crawled path of one long word, and the issue page's Ignore menu, within 390 px", async () => {
+	const word = "x".repeat(300);
+	const { token } = await signUpOwner(stack.worker.url, "long-words", "10.96.0.3");
+	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "app" } });
+	const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+		fetch(`${stack.worker.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+	expect((await post("/functions/v1/submit-feedback", { type: "issue", title: word, description: "d" }, { authorization: `Bearer ${key}` })).status).toBe(200);
+	const { group_hash } = (await (await post("/api/app-logs-ingest", { message: "boom" }, { "x-svc-key": key })).json()) as { group_hash: string };
+	const site = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "words.example", name: "words" } });
+	const ua = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+	const crawl = { tracking_id: site.tracking_id, url_host: "words.example", url_path: `/${word}`, ua, ip: "20.171.206.17", country: "US", status: 200 };
+	expect((await post("/api/bot-crawl-ingest", crawl)).status).toBe(204);
+
+	const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	const withinScreen = () => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+
+	await page.goto(`${stack.worker.url}/feedback/app`);
+	await page.getByRole("link", { name: word }).click();
+	await page.getByRole("heading", { name: word }).waitFor();
+	expect(await withinScreen(), "the feedback item").toBe(true);
+
+	await page.goto(`${stack.worker.url}/crawlers/${site.tracking_id}`);
+	await page.getByRole("cell", { name: new RegExp(word) }).first().waitFor();
+	expect(await withinScreen(), "the crawlers page").toBe(true);
+
+	await page.goto(`${stack.worker.url}/issues/app/${group_hash}`);
+	await page.locator("summary", { hasText: "Ignore for…" }).click();
+	const last = page.getByRole("button", { name: "Until it affects 100 more users" });
+	await last.waitFor();
+	const box = await last.boundingBox();
+	expect((box?.x ?? 0) + (box?.width ?? 0), "the Ignore menu ends within the screen").toBeLessThanOrEqual(390);
+	expect(await withinScreen(), "the issue page with its menu open").toBe(true);
+	await page.close();
+});

@@ -120,7 +120,7 @@ function PagesReadAndViewed({ site, range }: { site: string; range: Record<strin
 						<tbody>
 							{rows.map((p) => (
 								<tr key={p.path}>
-									<td>
+									<td className="shrinks">
 										{p.path}
 										{p.pageviews === 0 && <span className="tag">AI only</span>}
 										{p.crawler_visits === 0 && <span className="tag feature_request">people only</span>}

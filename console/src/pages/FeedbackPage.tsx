@@ -143,7 +143,7 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 				<Link to={back}>← All feedback</Link>
 			</p>
 			<h2 id="feedback-title" className="row">
-				<TypeTag type={item.type} /> {title}
+				<TypeTag type={item.type} /> <span className="shrinks">{title}</span>
 			</h2>
 			<p className="muted">Received {utcDateTime(item.created_at)}</p>
 			<div className="row">
