@@ -36,6 +36,8 @@ describe("merging issues", () => {
 		await dialog.getByRole("button", { name: "Merge selected" }).click();
 
 		await expect.poll(() => page.locator(".issue-row a.title").allTextContents()).toEqual(["Login failed", "Payment failed: card declined"]);
+		// Focus goes to the merged issue's link, not back to the page.
+		await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Payment failed: card declined");
 		await page.getByRole("status").getByRole("link", { name: "Payment failed: card declined" }).click();
 		await page.getByRole("heading", { level: 1, name: "Payment failed: card declined" }).waitFor();
 		const events = page.getByRole("region", { name: "Newest events" }).locator("tbody tr");

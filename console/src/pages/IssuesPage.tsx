@@ -24,6 +24,9 @@ function last24Hours(now = Date.now()): number[] {
 	return Array.from({ length: 24 }, (_, i) => current - (23 - i) * HOUR);
 }
 
+/** Where a keyboard user goes after a merge: the dialog and the ticked rows are gone, the merged issue is the next step. */
+const focusWhenShown = (element: HTMLElement | null) => element?.focus();
+
 export const STATUS_LABELS = { open: "Open", resolved: "Resolved", ignored: "Ignored" } as const;
 
 
@@ -236,7 +239,11 @@ export function IssuesPage() {
 			)}
 			{merge.data && !merge.isPending && (
 				<p role="status">
-					Merged into <Link to={issueLink(project, merge.data.group_hash)}>{merge.data.title}</Link>.
+					Merged into{" "}
+					<Link to={issueLink(project, merge.data.group_hash)} ref={focusWhenShown}>
+						{merge.data.title}
+					</Link>
+					.
 				</p>
 			)}
 			<ActionError error={setStatus.error ?? remove.error ?? merge.error} />
