@@ -6,7 +6,7 @@
  * of the same batch: the events and changes it moves after the merge are the merged issue's.
  * Its own row in log_issues comes with the issue's changed counters in the same batch.
  */
-import { ISSUE_TABLES, issueRowsDelete, type KeyOwner } from "./logStore";
+import { ISSUE_TABLES, issueRowsDelete, type KeyOwner, OF_ISSUES } from "./logStore";
 
 /** What the key's object hands D1 of one merge. */
 export interface IssueMerge {
@@ -18,7 +18,7 @@ export interface IssueMerge {
 }
 
 // ?1 key, ?2 the merged issues' hashes (a JSON list), ?3 the issue they are merged into.
-const OF_MERGED = `key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))`;
+const OF_MERGED = OF_ISSUES;
 
 /**
  * The merged issues' rows taken into the issue's (?3). Their rows are read first (MATERIALIZED):

@@ -339,8 +339,11 @@ export async function deleteIssueRows(db: D1Database, keyId: string, groupHashes
 /** The tables that hold an issue's own rows, besides its events; log_issues, the issue itself, last. */
 export const ISSUE_TABLES = ["log_issue_environments", "log_issue_environment_users_seed", "log_issue_tags", "log_issues"] as const;
 
-/** Deletes the rows of `table` of the key's (?1) issues named in ?2: one bound parameter, a JSON list, for any number of hashes. */
-export const issueRowsDelete = (table: string) => `DELETE FROM ${table} WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))`;
+/** The key's (?1) issues named in ?2: one bound parameter, a JSON list, for any number of hashes. */
+export const OF_ISSUES = `key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))`;
+
+/** Deletes the rows of `table` of the issues OF_ISSUES names. */
+export const issueRowsDelete = (table: string) => `DELETE FROM ${table} WHERE ${OF_ISSUES}`;
 
 // ---------------------------------------------------------------------------
 // Retention. Events expire by when they happened alone, so an issue keeps its counters while some
