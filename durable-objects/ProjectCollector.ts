@@ -296,16 +296,16 @@ export class ProjectCollector extends DurableObject<Env> {
 	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
 		if (this.#revoked) return [];
 		const owner = this.#owner;
+		const now = Date.now();
 		const change = (hourly?: Map<string, number[]>) =>
 			groupHashes.flatMap((hash) => {
-				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash));
+				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash), now);
 				return updated ? [toSnapshot(updated)] : [];
 			});
 		// Until escalating: from each issue's week of events, D1's and those waiting here, read while none moves.
 		const snapshots =
 			status === "ignored" && ignoring?.escalating && owner
 				? await this.#outbox.exclusive(async () => {
-						const now = Date.now();
 						const hourly = await hourlyCountsOf(this.env, owner, groupHashes, { now, hours: ESCALATION_HOURS });
 						this.#logs.addWaiting(hourly, now);
 						return change(hourly);

@@ -5,6 +5,7 @@
  * the affected user it adds there, which the object decides from `group_environment_users`.
  */
 import { HOUR_MS } from "../domain/analytics/rollups";
+import { ESCALATION_HOURS } from "../domain/logs/escalation";
 import { type SeededUser, takeSeededUsers } from "../domain/logs/issueEnvironments";
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import type { OutboxBatch } from "./outbox";
@@ -126,18 +127,21 @@ export class LogOutbox {
 	}
 
 	/**
-	 * Adds the events waiting here to `hourly`, each issue's events per hour ending with the hour
-	 * of `now` (D1's, read while no batch moves): so the two together count every event once.
+	 * Adds the events waiting here to `hourly`, each issue's events per hour of the ESCALATION_HOURS
+	 * up to `now` (D1's, read while no batch moves): so the two together count every event once.
 	 */
 	addWaiting(hourly: Map<string, number[]>, now: number): void {
-		for (const [hash, counts] of hourly) {
-			const currentHour = Math.floor(now / HOUR_MS);
-			const rows = this.#sql.exec<{ hour: number; n: number }>(
-				`SELECT cast(timestamp / ${HOUR_MS} AS integer) AS hour, count(*) AS n FROM outbox WHERE hash = ? AND timestamp >= ? GROUP BY 1`,
-				hash,
-				(currentHour - counts.length + 1) * HOUR_MS,
-			);
-			for (const { hour, n } of rows) if (hour <= currentHour) counts[counts.length - 1 - (currentHour - hour)] += n;
+		const currentHour = Math.floor(now / HOUR_MS);
+		const rows = this.#sql.exec<{ hash: string; hour: number; n: number }>(
+			`SELECT hash, cast(timestamp / ${HOUR_MS} AS integer) AS hour, count(*) AS n FROM outbox
+			 WHERE hash IN (SELECT value FROM json_each(?)) AND timestamp >= ? GROUP BY 1, 2`,
+			JSON.stringify([...hourly.keys()]),
+			(currentHour - ESCALATION_HOURS + 1) * HOUR_MS,
+		);
+		for (const { hash, hour, n } of rows) {
+			const counts = hourly.get(hash);
+			const at = counts ? counts.length - 1 - (currentHour - hour) : -1;
+			if (counts && at >= 0 && at < counts.length) counts[at] += n;
 		}
 	}
 

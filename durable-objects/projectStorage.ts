@@ -4,7 +4,7 @@
  */
 import { HOUR_MS } from "../domain/analytics/rollups";
 import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
-import { type Escalation, escalatingLimit } from "../domain/logs/escalation";
+import { type Escalation, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
@@ -93,8 +93,6 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		escalatedAt: g.escalated_at,
 	};
 }
-
-const WEEK_MS = 7 * 24 * HOUR_MS;
 
 /** The owner's status change, as the issue's activity notes it. */
 function statusActivity(issue: IssueSnapshot): IssueActivity {
@@ -310,13 +308,12 @@ export class IssueGroups {
 	/**
 	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
 	 * `ignoring` (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
-	 * the issue's events per hour of the ESCALATION_HOURS up to now). The row as changed; null when
+	 * the issue's events per hour of the ESCALATION_HOURS up to `now`). The row as changed; null when
 	 * there is no such issue.
 	 */
-	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, hourly: number[] = []): GroupRow | null {
+	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, hourly: number[] = [], now = Date.now()): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
-		const now = Date.now();
 		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
 		const ignored = status === "ignored";
 		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
@@ -324,7 +321,7 @@ export class IssueGroups {
 		const untilUsers = ignored && ignoring.users !== undefined ? group.users + ignoring.users : null;
 		const escalation: Escalation | null =
 			ignored && ignoring.escalating
-				? { limit: escalatingLimit(hourly, group.first_seen <= now - WEEK_MS), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 }
+				? { limit: escalatingLimit(hourly, isWeekOld(group.first_seen, now)), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 }
 				: null;
 		this.#sql.exec(
 			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,

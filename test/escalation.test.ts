@@ -1,6 +1,6 @@
 // Sentry's escalating limit, computed by hand for weeks of known shape.
 import { describe, expect, it } from "vitest";
-import { ESCALATION_HOURS, ESCALATION_MIN_LIMIT, escalatingLimit } from "../domain/logs/escalation";
+import { ESCALATION_HOURS, ESCALATION_MIN_LIMIT, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
 
 /** A week of hours, each `base`, with `at` hours set to other counts. */
 const week = (base: number, at: Record<number, number> = {}) => Array.from({ length: ESCALATION_HOURS }, (_, i) => at[i] ?? base);
@@ -34,6 +34,12 @@ describe("the escalating limit", () => {
 		// Steady 100 an hour but one hour of 400: average 101.79, deviation 23.08, cv 0.2267: spike 101.79 × 6 = 610.7;
 		// bursty 400 × 5e^(-0.65 × 0.2267) = 400 × 4.315 = 1,725.96.
 		expect(escalatingLimit(week(100, { 10: 400 }), true)).toBe(1_725);
+	});
+
+	it("takes an issue as a week old from exactly 7 days after it was first seen", () => {
+		const now = Date.UTC(2026, 10, 29, 12);
+		expect(isWeekOld(now - 7 * 24 * 3_600_000, now)).toBe(true);
+		expect(isWeekOld(now - 7 * 24 * 3_600_000 + 1, now)).toBe(false);
 	});
 
 	it("of a week-old issue without events this week is the least limit", () => {

@@ -150,6 +150,22 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		expect(await res.json<Json>()).toMatchObject({ count: 31, ignored_until_escalating: { events_per_hour: 60 } });
 	});
 
+	it("ignore_until_escalating: the week is the 168 hours up to the current one; a burst an hour before it counts for nothing", async ({ expect }) => {
+		await withinOneHour();
+		const limitWithBurstAt = async (hoursAgo: number) => {
+			const owner = await ownerWithLogKey();
+			await raiseLogsLimit(owner);
+			const at = (ms: number) => ingestOk(owner.rawKey, { message: "m", timestamp: new Date(ms).toISOString() });
+			const { group_hash } = await at(Date.now() - 9 * DAY_MS);
+			const burst = (Math.floor(Date.now() / HOUR_MS) - hoursAgo) * HOUR_MS;
+			for (let i = 0; i < 30; i++) await at(burst + i * 1_000);
+			const res = await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+			return (await res.json<Json>()).ignored_until_escalating.events_per_hour;
+		};
+		expect(await limitWithBurstAt(167)).toBe(60);
+		expect(await limitWithBurstAt(168)).toBe(10);
+	});
+
 	it("ignore_for_minutes: events within the time keep it ignored; the first after reopens it", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });

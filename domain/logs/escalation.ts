@@ -11,6 +11,9 @@
 export const ESCALATION_HOURS = 7 * 24;
 export const ESCALATION_MIN_LIMIT = 10;
 
+/** Whether an issue first seen at `firstSeen` (ms) has a week of history at `now`: escalatingLimit's `weekOld`. */
+export const isWeekOld = (firstSeen: number, now: number) => firstSeen <= now - ESCALATION_HOURS * 3_600_000;
+
 /**
  * The most events one hour may hold before the issue escalates, from its events per hour of the
  * ESCALATION_HOURS up to now (oldest first; hours without events are zeros), `weekOld` when it was
