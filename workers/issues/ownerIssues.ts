@@ -13,7 +13,6 @@ import {
 	type IssuePageView,
 	type IssuePeriod,
 	type IssueSort,
-	type IssueStatus,
 	type IssueView,
 } from "../../domain/api/issues";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
@@ -95,7 +94,7 @@ const statusFields = {
 	ignore_until_escalating: z.literal(true, { error: "must be true (leave it out to ignore otherwise)" }).optional(),
 };
 const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users", "ignore_until_escalating"] as const;
-type StatusChange = { status: IssueStatus; ignore_for_minutes?: number; ignore_until_events?: number; ignore_until_users?: number; ignore_until_escalating?: true };
+type StatusChange = Omit<z.infer<z.ZodObject<typeof statusFields>>, "project_name">;
 const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 	schema
 		.refine((b) => IGNORE_CONDITIONS.filter((name) => b[name] !== undefined).length <= 1, {
