@@ -63,6 +63,25 @@ describe("secret values, whatever their name", () => {
 		expect(event.extra).toEqual({ db: "postgres://app:[Filtered]@db.internal:5432/shop", redis: "redis://:[Filtered]@cache:6379", plain: "https://ann@shop.example.com/a:b" });
 	});
 
+
+	it("a URL's secret query parameters and a fragment's token, wherever a URL is a value: breadcrumbs, navigations, extra", async ({ expect }) => {
+		const event = await storedAfter({
+			message: "m",
+			breadcrumbs: [
+				{ category: "fetch", data: { url: "https://api.example.com/v1/me?token=tok-1&page=2", method: "GET" } },
+				{ category: "navigation", data: { from: "/login?next=/cart", to: "/callback#access_token=tok-2&token_type=bearer&state=s1" } },
+				{ category: "xhr", data: { url: "/search?q=shoes#results" } },
+			],
+			extra: { link: "https://shop.example.com/reset?user=ann&password_reset_key=tok-3", text: "see /help?token=tok-4 then", relative: "cart?token=tok-5" },
+		});
+		expect(event.breadcrumbs.map((b: Json) => b.data)).toEqual([
+			{ url: "https://api.example.com/v1/me?token=[Filtered]&page=2", method: "GET" },
+			{ from: "/login?next=/cart", to: "/callback#access_token=[Filtered]&token_type=[Filtered]&state=s1" },
+			{ url: "/search?q=shoes#results" },
+		]);
+		// A URL inside a sentence, or one not from the root, is no URL value: text, kept but for secret values.
+		expect(event.extra).toEqual({ link: "https://shop.example.com/reset?user=ann&password_reset_key=[Filtered]", text: "see /help?token=tok-4 then", relative: "cart?token=tok-5" });
+	});
 	it("in every place names are filtered, from a Sentry SDK, before anything is stored", async ({ expect }) => {
 		const project = await sentryProject();
 		const frame = { filename: "app.py", function: "charge", in_app: true, vars: { number: `'${CARD_DIGITS}'`, conn: "'mysql://shop:my-s3cret@db/shop'" } };

@@ -46,7 +46,7 @@ function isSecretName(name: string): boolean {
  * whether anything was.
  */
 export function scrubJson(value: unknown): unknown {
-	if (typeof value === "string") return filterSecretValues(value);
+	if (typeof value === "string") return URL_WITH_QUERY.test(value) ? scrubUrl(value) : filterSecretValues(value);
 	if (Array.isArray(value)) {
 		const items = value.map(scrubJson);
 		return items.some((item, i) => item !== value[i]) ? items : value;
@@ -99,13 +99,25 @@ function scrubFormText(text: string): string {
 	return changed ? fields.join("&") : text;
 }
 
-/** A URL with its password and the secrets in its path filtered, and its query's as a form's are. */
+/**
+ * A URL, absolute or from the root, with a query or a fragment: a string value of this shape (a
+ * breadcrumb's `data.url`, a navigation's `from` and `to`) is scrubbed as a request's URL is.
+ */
+const URL_WITH_QUERY = /^(?:[a-z][a-z\d+.-]*:\/\/|\/)[^\s?#]*[?#]/i;
+
+/**
+ * A URL with its password and the secrets in its path filtered, and its query's as a form's are;
+ * so is a fragment that is a form (`#access_token=…&token_type=bearer`, as OAuth's implicit flow
+ * returns a token).
+ */
 export function scrubUrl(url: string): string {
-	const query = url.indexOf("?");
-	if (query < 0) return filterSecretValues(url);
-	const fragment = url.indexOf("#", query);
-	const end = fragment < 0 ? url.length : fragment;
-	return `${filterSecretValues(url.slice(0, query))}?${scrubFormText(url.slice(query + 1, end))}${url.slice(end)}`;
+	const fragment = url.indexOf("#");
+	const beforeFragment = fragment < 0 ? url : url.slice(0, fragment);
+	const query = beforeFragment.indexOf("?");
+	const scrubbed = query < 0 ? filterSecretValues(beforeFragment) : `${filterSecretValues(beforeFragment.slice(0, query))}?${scrubFormText(beforeFragment.slice(query + 1))}`;
+	if (fragment < 0) return scrubbed;
+	const hash = url.slice(fragment + 1);
+	return `${scrubbed}#${FORM_TEXT.test(hash) ? scrubFormText(hash) : filterSecretValues(hash)}`;
 }
 
 /**
