@@ -82,7 +82,7 @@ describe("searching an issue's events (q on GET /api/issues/:hash)", () => {
 		for (const q of ["is:unresolved", "is:resolved route:/cart", "lastSeen:-24h", "firstSeen:-1h", "age:-7d"]) {
 			const res = await readEvents(project, groupHash, { q });
 			expect(res.status, q).toBe(400);
-			expect((await res.json<Json>()).error, q).toBe("Invalid request: q: is:unresolved, is:resolved, is:ignored, is:regressed, is:escalating, lastSeen:, firstSeen: and age: search the issue list, not an issue's events");
+			expect((await res.json<Json>()).error, q).toBe("Invalid request: q: is:unresolved, is:resolved, is:ignored, is:archived, is:regressed, is:escalating, lastSeen:, firstSeen: and age: search the issue list, not an issue's events");
 		}
 	});
 

@@ -38,6 +38,15 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
 ];
 
 /**
+ * The keys, as typed, that ask about an issue as a whole and so cannot search one issue's events:
+ * its statuses and substatuses (`is:` but `is:unhandled`) and the periods.
+ */
+export const ISSUE_ONLY_KEYS: readonly string[] = [
+	...IS_VALUES.filter((value) => value !== "unhandled").map((value) => `is:${value}`),
+	...SEARCH_KEYS.filter(([key]) => PERIOD_KEYS.has(key.toLowerCase())).map(([key]) => `${key}:`),
+];
+
+/**
  * What a search searches: the issue list, or one issue's events, which takes the list's keys but
  * those about an issue as a whole (the periods, `is:` but `is:unhandled`).
  */

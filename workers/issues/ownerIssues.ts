@@ -15,6 +15,7 @@ import {
 	type IssueSort,
 	type IssueView,
 } from "../../domain/api/issues";
+import { ISSUE_ONLY_KEYS } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
@@ -199,7 +200,7 @@ const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSch
 const eventSearchSchema = searchSchema
 	.refine(
 		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
-		"is:unresolved, is:resolved, is:ignored, is:regressed, is:escalating, lastSeen:, firstSeen: and age: search the issue list, not an issue's events",
+		`${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)} search the issue list, not an issue's events`,
 	)
 	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
 const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });
