@@ -3,9 +3,9 @@ import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { IgnoreCondition, IssueActivityView, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
-import { ESCALATION_HOURS } from "../domain/logs/escalation";
+import { ESCALATION_HOURS, ESCALATION_REDRAW_MS } from "../domain/logs/escalation";
 import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
-import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
+import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, OWNER_LIMITS, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
 import { LogOutbox } from "./logOutbox";
@@ -68,6 +68,8 @@ export class ProjectCollector extends DurableObject<Env> {
 	#logs!: LogOutbox;
 	#merges!: IssueMerges;
 	#outcomes!: LogOutcomes;
+	/** When an escalating limit is next due to be drawn again (ms; early is harmless): the alarm redraws it. */
+	#escalationRedrawAt: number | null = null;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -83,6 +85,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#owner = owner ? (JSON.parse(owner) as KeyOwner) : null;
 			this.#revoked = meta.get("revoked") === "1";
 			await this.#alarm.load();
+			await this.#redrawEscalationsAt(this.#groups.nextEscalationRedraw());
 		});
 	}
 
@@ -302,16 +305,10 @@ export class ProjectCollector extends DurableObject<Env> {
 				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash), now);
 				return updated ? [toSnapshot(updated)] : [];
 			});
-		// Until escalating: from each issue's week of events, D1's and those waiting here, read while none moves.
-		const snapshots =
-			status === "ignored" && ignoring?.escalating && owner
-				? await this.#outbox.exclusive(async () => {
-						const hourly = await hourlyCountsOf(this.env, owner, groupHashes, { now, hours: ESCALATION_HOURS });
-						this.#logs.addWaiting(hourly, now);
-						return change(hourly);
-					})
-				: change();
+		const escalating = status === "ignored" && ignoring?.escalating && owner;
+		const snapshots = escalating ? await this.#withWeekOfEvents(owner, groupHashes, now, change) : change();
 		if (snapshots.length === 0) return [];
+		if (escalating) await this.#redrawEscalationsAt(now + ESCALATION_REDRAW_MS);
 		await this.#flushOwnerChange("issue status");
 		// Issues from before the unhandled flag start handled here, while D1 holds what their stored
 		// events said (migration 0018): an owner's answer asks D1 once and learns it; when D1 cannot
@@ -338,6 +335,49 @@ export class ProjectCollector extends DurableObject<Env> {
 		await this.#flushOwnerChange("issue merge");
 		const merged = this.#groups.row(merge.into);
 		return merged && toSnapshot(merged);
+	}
+
+	/**
+	 * Runs `change` with the issues' events per hour of the ESCALATION_HOURS up to `now`, D1's and
+	 * those waiting here, read while none moves: what an escalating limit is drawn from.
+	 */
+	#withWeekOfEvents<T>(owner: KeyOwner, groupHashes: string[], now: number, change: (hourly: Map<string, number[]>) => T): Promise<T> {
+		return this.#outbox.exclusive(async () => {
+			const hourly = await hourlyCountsOf(this.env, owner, groupHashes, { now, hours: ESCALATION_HOURS });
+			this.#logs.addWaiting(hourly, now);
+			return change(hourly);
+		});
+	}
+
+	/** The alarm draws escalating limits again no later than `at` (none when null). */
+	async #redrawEscalationsAt(at: number | null): Promise<void> {
+		this.#escalationRedrawAt = at === null || this.#escalationRedrawAt === null ? at : Math.min(at, this.#escalationRedrawAt);
+		if (this.#escalationRedrawAt !== null) await this.#alarm.noLaterThan(this.#escalationRedrawAt);
+	}
+
+	/**
+	 * Sentry draws the limit of an issue ignored until escalating again each week: those drawn a week
+	 * ago or more take one from their latest week, up to OWNER_LIMITS.issueMutationHashes at a time
+	 * (the alarm moves them to D1 and comes again for the next). When D1 cannot answer, the alarm
+	 * tries again later.
+	 */
+	async #redrawDueEscalations(now: number): Promise<void> {
+		if (this.#escalationRedrawAt === null || this.#escalationRedrawAt > now) return;
+		const owner = this.#revoked ? null : this.#owner;
+		const due = owner ? this.#groups.escalationsDue(now, OWNER_LIMITS.issueMutationHashes) : [];
+		try {
+			if (owner && due.length > 0) {
+				await this.#withWeekOfEvents(owner, due, now, (hourly) =>
+					this.#changeIssues(() => {
+						for (const hash of due) this.#groups.redrawEscalation(hash, hourly.get(hash) ?? [], now);
+					}),
+				);
+			}
+			this.#escalationRedrawAt = this.#groups.nextEscalationRedraw();
+		} catch (err) {
+			console.error("escalating limits not drawn again:", err);
+			this.#escalationRedrawAt = now + FLUSH_RETRY_MS;
+		}
 	}
 
 	/** Changes issues in one transaction; what was read of them before (cached issues, pending rows) is read again, committed or not. */
@@ -384,6 +424,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		await this.ctx.storage.deleteAll();
 		await this.#alarm.clear();
 		this.#createSchema();
+		this.#escalationRedrawAt = null;
 		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
 	}
 
@@ -443,13 +484,15 @@ export class ProjectCollector extends DurableObject<Env> {
 		return (logs?.more ?? false) || feedback.more;
 	}
 
-	/** Moves the outboxes to D1, and ends the windows' expired hits (one row per hit, per IP). */
+	/** Moves the outboxes to D1, ends the windows' expired hits (one row per hit, per IP) and draws escalating limits again when due. */
 	async alarm(): Promise<void> {
 		this.#alarm.fired();
 		this.#clientEventIds.sweep(Date.now());
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
+		await this.#redrawDueEscalations(Date.now());
 		if (!(await this.#outbox.flushOrRetry())) return;
 		if (!this.#revoked && (this.#merges.hasPending() || this.#logs.hasPending() || this.#feedback.hasPending())) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
+		if (this.#escalationRedrawAt !== null) await this.#alarm.noLaterThan(this.#escalationRedrawAt);
 	}
 }

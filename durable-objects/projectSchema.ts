@@ -12,7 +12,7 @@ export const SCHEMA = [
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
 		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
-		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, escalated_at INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, escalation_drawn_at INTEGER, escalated_at INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
 	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
@@ -57,4 +57,6 @@ export function upgradeSchema(sql: SqlStorage): void {
 	if (missing("groups", "ignored_until_escalating")) {
 		for (const column of ["ignored_until_escalating", "escalation_hour", "escalation_events", "escalated_at"]) sql.exec(`ALTER TABLE groups ADD COLUMN ${column} INTEGER`);
 	}
+	// A limit drawn before its time was kept is drawn again at the object's next alarm.
+	if (missing("groups", "escalation_drawn_at")) sql.exec(`ALTER TABLE groups ADD COLUMN escalation_drawn_at INTEGER`);
 }

@@ -4,7 +4,7 @@
  */
 import { HOUR_MS } from "../domain/analytics/rollups";
 import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
-import { type Escalation, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
+import { ESCALATION_REDRAW_MS, type Escalation, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
@@ -57,6 +57,8 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	ignored_until_escalating: number | null;
 	escalation_hour: number | null;
 	escalation_events: number | null;
+	/** When `ignored_until_escalating` was drawn (ms): it is drawn again ESCALATION_REDRAW_MS later; null for one drawn before this was kept. */
+	escalation_drawn_at: number | null;
 	/** When an escalation reopened it (ms); cleared by the owner's next status change. */
 	escalated_at: number | null;
 	version: number;
@@ -99,6 +101,9 @@ function statusActivity(issue: IssueSnapshot): IssueActivity {
 	if (issue.status === "resolved") return { kind: "resolved", release: issue.resolvedInRelease };
 	return issue.status === "open" ? { kind: "reopened" } : { kind: "ignored", ...ignoreConditionView(issue) };
 }
+
+/** The escalating limit of the issue at `now`, from its events per hour of the ESCALATION_HOURS up to it. */
+const escalationLimitOf = (group: GroupRow, hourly: readonly number[], now: number) => escalatingLimit(hourly, isWeekOld(group.first_seen, now));
 
 /**
  * An event of an issue ignored until escalating, counted in the latest hour its events were in
@@ -320,12 +325,10 @@ export class IssueGroups {
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
 		const untilUsers = ignored && ignoring.users !== undefined ? group.users + ignoring.users : null;
 		const escalation: Escalation | null =
-			ignored && ignoring.escalating
-				? { limit: escalatingLimit(hourly, isWeekOld(group.first_seen, now)), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 }
-				: null;
+			ignored && ignoring.escalating ? { limit: escalationLimitOf(group, hourly, now), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 } : null;
 		this.#sql.exec(
 			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
-			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, escalated_at = NULL, version = version + 1 WHERE hash = ?`,
+			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, escalation_drawn_at = ?, escalated_at = NULL, version = version + 1 WHERE hash = ?`,
 			status,
 			resolvedIn,
 			until,
@@ -334,12 +337,50 @@ export class IssueGroups {
 			escalation?.limit ?? null,
 			escalation?.hour ?? null,
 			escalation?.events ?? null,
+			escalation ? now : null,
 			hash,
 		);
 		this.drop(hash);
 		const changed = this.row(hash) as GroupRow;
 		this.activity.note(hash, now, statusActivity(toSnapshot(changed)));
 		return changed;
+	}
+
+	/** When the limit of an issue ignored until escalating is next due to be drawn again (ms); null when none is so ignored. */
+	nextEscalationRedraw(): number | null {
+		const { drawn } = this.#sql
+			.exec<{ drawn: number | null }>(`SELECT min(coalesce(escalation_drawn_at, 0)) AS drawn FROM groups WHERE ignored_until_escalating IS NOT NULL`)
+			.one();
+		return drawn === null ? null : drawn + ESCALATION_REDRAW_MS;
+	}
+
+	/** The issues ignored until escalating whose limit is due to be drawn again at `now`, the longest due first, at most `limit`. */
+	escalationsDue(now: number, limit: number): string[] {
+		return this.#sql
+			.exec<{ hash: string }>(
+				`SELECT hash FROM groups WHERE ignored_until_escalating IS NOT NULL AND coalesce(escalation_drawn_at, 0) <= ?
+				 ORDER BY coalesce(escalation_drawn_at, 0) LIMIT ?`,
+				now - ESCALATION_REDRAW_MS,
+				limit,
+			)
+			.toArray()
+			.map((r) => r.hash);
+	}
+
+	/**
+	 * Draws the limit of an issue still ignored until escalating again from `hourly` (as setStatus),
+	 * keeping the events its current hour has counted.
+	 */
+	redrawEscalation(hash: string, hourly: number[], now: number): void {
+		const group = this.row(hash);
+		if (group?.ignored_until_escalating == null) return;
+		this.#sql.exec(
+			`UPDATE groups SET ignored_until_escalating = ?, escalation_drawn_at = ?, version = version + 1 WHERE hash = ?`,
+			escalationLimitOf(group, hourly, now),
+			now,
+			hash,
+		);
+		this.drop(hash);
 	}
 
 	/** Raises the issue's unhandled flag where D1 already holds it: no change to move there. */

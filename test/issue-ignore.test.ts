@@ -1,6 +1,6 @@
 // An issue ignored for a while, or until it occurs so many more times, as Sentry's ignore options:
 // the key's ProjectCollector holds the condition, and the event that ends it reopens the issue.
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
@@ -150,6 +150,49 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		expect(await res.json<Json>()).toMatchObject({ count: 31, ignored_until_escalating: { events_per_hour: 60 } });
 	});
 
+	it("ignore_until_escalating: the limit is drawn again from the latest week once it is a week old, at the object's alarm", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await raiseLogsLimit(owner);
+		const at = (ms: number) => ingestOk(owner.rawKey, { message: "m", timestamp: new Date(ms).toISOString() });
+		const { group_hash } = await at(Date.now() - 6 * DAY_MS);
+		const burst = Math.floor((Date.now() - 3 * DAY_MS) / HOUR_MS) * HOUR_MS;
+		for (let i = 0; i < 30; i++) await at(burst + i * 1_000);
+		// Six days old: ten times its busiest hour.
+		const ignored = await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		expect(await ignored.json<Json>()).toMatchObject({ ignored_until_escalating: { events_per_hour: 300 } });
+
+		// A week on (the issue first seen two days earlier, as it would be by then), the week-old rule draws it: bursty, 60.
+		const drawnAgo = async (ms: number) => {
+			await restart(owner.keyId, `UPDATE groups SET escalation_drawn_at = ${Date.now() - ms}, first_seen = ${Date.now() - 8 * DAY_MS}`);
+			expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+			return (await issueOf(owner, group_hash)).ignored_until_escalating.events_per_hour;
+		};
+		expect(await drawnAgo(7 * DAY_MS - 60_000)).toBe(300);
+		expect(await drawnAgo(7 * DAY_MS + 60_000)).toBe(60);
+		// Drawn again, it waits another week.
+		const drawnAt = await runInDurableObject(issueGrouper(owner.keyId), (_, state) =>
+			state.storage.sql.exec<{ escalation_drawn_at: number }>(`SELECT escalation_drawn_at FROM groups`).one().escalation_drawn_at,
+		);
+		expect(drawnAt).toBeGreaterThan(Date.now() - 60_000);
+		expect(await drawnAgo(7 * DAY_MS - 60_000)).toBe(60);
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", count: 31 });
+	});
+
+	it("ignore_until_escalating: a limit drawn before its time was kept is drawn again at the next alarm; an issue no longer ignored is left alone", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		const other = await ingestOk(owner.rawKey, { message: "other" });
+		await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		await patch(owner, other.group_hash, { status: "ignored", ignore_until_escalating: true });
+		await patch(owner, other.group_hash, { status: "open" });
+		await restart(owner.keyId, `UPDATE groups SET escalation_drawn_at = NULL, ignored_until_escalating = 99, version = version + 1 WHERE hash = '${group_hash}'`);
+		expect(await issueOf(owner, group_hash)).toMatchObject({ ignored_until_escalating: { events_per_hour: 99 } });
+		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", ignored_until_escalating: { events_per_hour: 10 } });
+		expect(await issueOf(owner, other.group_hash)).toMatchObject({ status: "open" });
+		expect(await issueOf(owner, other.group_hash)).not.toHaveProperty("ignored_until_escalating");
+	});
+
 	it("ignore_until_escalating: the week is the 168 hours up to the current one; a burst an hour before it counts for nothing", async ({ expect }) => {
 		await withinOneHour();
 		const limitWithBurstAt = async (hoursAgo: number) => {
@@ -271,7 +314,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await restart(
 			owner.keyId,
-			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events", "escalated_at"]
+			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events", "escalation_drawn_at", "escalated_at"]
 				.map((column) => `ALTER TABLE groups DROP COLUMN ${column}`)
 				.join("; "),
 		);

@@ -5,14 +5,17 @@
  * larger of a spike limit (the week's hourly average, plus 5 to 8 times it as the hours vary) and a
  * bursty limit (its busiest hour, times 2 to 5 as the hours vary less); for a younger one, ten
  * times its busiest hour. At least ESCALATION_MIN_LIMIT, as Sentry's forecast of an issue with one event.
+ * Drawn when the issue is ignored, and again from its latest week every week it stays ignored.
  */
 
 /** The hours the limit is drawn from: the week up to and including the current hour. */
 export const ESCALATION_HOURS = 7 * 24;
 export const ESCALATION_MIN_LIMIT = 10;
+/** A limit is drawn again from the latest week once it is this old, as Sentry redraws its forecasts weekly. */
+export const ESCALATION_REDRAW_MS = ESCALATION_HOURS * 3_600_000;
 
 /** Whether an issue first seen at `firstSeen` (ms) has a week of history at `now`: escalatingLimit's `weekOld`. */
-export const isWeekOld = (firstSeen: number, now: number) => firstSeen <= now - ESCALATION_HOURS * 3_600_000;
+export const isWeekOld = (firstSeen: number, now: number) => firstSeen <= now - ESCALATION_REDRAW_MS;
 
 /**
  * The most events one hour may hold before the issue escalates, from its events per hour of the
