@@ -1,6 +1,7 @@
 // An issue ignored for a while, or until it occurs so many more times, as Sentry's ignore options:
 // the key's ProjectCollector holds the condition, and the event that ends it reopens the issue.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
@@ -191,6 +192,31 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "ignored", ignored_until_escalating: { events_per_hour: 10 } });
 		expect(await issueOf(owner, other.group_hash)).toMatchObject({ status: "open" });
 		expect(await issueOf(owner, other.group_hash)).not.toHaveProperty("ignored_until_escalating");
+	});
+
+	it("ignore_until_escalating: while D1 cannot answer, the limit drawn is kept and the alarm comes again to draw it", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		await patch(owner, group_hash, { status: "ignored", ignore_until_escalating: true });
+		await restart(owner.keyId, `UPDATE groups SET escalation_drawn_at = NULL, ignored_until_escalating = 99`);
+		const limitHere = () =>
+			runInDurableObject(issueGrouper(owner.keyId), (_, state) => state.storage.sql.exec<{ n: number }>(`SELECT ignored_until_escalating AS n FROM groups`).one().n);
+
+		await env.DB.prepare("ALTER TABLE log_events RENAME TO log_events_away").run();
+		const before = Date.now();
+		try {
+			expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+			expect(await limitHere()).toBe(99);
+			const alarm = await runInDurableObject(issueGrouper(owner.keyId), (_, state) => state.storage.getAlarm());
+			expect(alarm).toBeGreaterThanOrEqual(before);
+			expect(alarm).toBeLessThanOrEqual(Date.now() + 10_000);
+		} finally {
+			await env.DB.prepare("ALTER TABLE log_events_away RENAME TO log_events").run();
+		}
+		// Still due (not marked drawn): the next alarm after the retry's time, here after a restart, draws it.
+		await restart(owner.keyId, "SELECT 1");
+		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+		expect(await limitHere()).toBe(10);
 	});
 
 	it("ignore_until_escalating: the week is the 168 hours up to the current one; a burst an hour before it counts for nothing", async ({ expect }) => {
