@@ -3,9 +3,8 @@ import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { IgnoreCondition, IssueActivityView, IssueStatus } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
-import { ESCALATION_HOURS, ESCALATION_REDRAW_MS } from "../domain/logs/escalation";
-import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
-import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, OWNER_LIMITS, type RateWindow } from "../domain/limits";
+import type { IssueSnapshot, KeyOwner } from "../domain/logs/logStore";
+import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
 import { LogOutbox } from "./logOutbox";
@@ -13,6 +12,7 @@ import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
 import { IssueMerges } from "./issueMerges";
+import { IssueTriage } from "./issueTriage";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
 import {
 	type FeedbackCommand,
@@ -28,7 +28,7 @@ import {
 } from "./projectCommands";
 import { ClientEventIds } from "./clientEventIds";
 import { SCHEMA, upgradeSchema } from "./projectSchema";
-import { IssueGroups, toSnapshot } from "./projectStorage";
+import { IssueGroups } from "./projectStorage";
 
 /**
  * Accepted events reach D1 this long after the first of them, or sooner when an owner reads. A
@@ -47,6 +47,7 @@ const FLUSH_RETRY_MS = 10_000;
  * - the windows: the key's own feedback and log windows, and a window per source IP per key;
  * - issue grouping: turns a group hash into an issue (the one it was merged into, if any), knows
  *   whether it is new, keeps the issue's counters and status;
+ * - the owner's changes to issues (IssueTriage): statuses, merges, deletes, the clean-up's expiry;
  * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
  *   alarm a quarter of a second later, or at once when an owner reads (`flush`).
  *
@@ -68,8 +69,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#logs!: LogOutbox;
 	#merges!: IssueMerges;
 	#outcomes!: LogOutcomes;
-	/** When an escalating limit is next due to be drawn again (ms; early is harmless): the alarm redraws it. */
-	#escalationRedrawAt: number | null = null;
+	#triage!: IssueTriage;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -85,7 +85,7 @@ export class ProjectCollector extends DurableObject<Env> {
 			this.#owner = owner ? (JSON.parse(owner) as KeyOwner) : null;
 			this.#revoked = meta.get("revoked") === "1";
 			await this.#alarm.load();
-			await this.#redrawEscalationsAt(this.#groups.nextEscalationRedraw());
+			await this.#triage.start();
 		});
 	}
 
@@ -98,6 +98,17 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#merges = new IssueMerges(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
+		this.#triage = new IssueTriage({
+			env: this.env,
+			storage: this.ctx.storage,
+			groups: this.#groups,
+			logs: this.#logs,
+			merges: this.#merges,
+			outbox: this.#outbox,
+			alarm: this.#alarm,
+			owner: () => (this.#revoked ? null : this.#owner),
+			retryMs: FLUSH_RETRY_MS,
+		});
 	}
 
 	// -----------------------------------------------------------------------
@@ -291,116 +302,29 @@ export class ProjectCollector extends DurableObject<Env> {
 	// -----------------------------------------------------------------------
 	// Owner operations
 
-	/**
-	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
-	 * resolving records the release each was resolved in, ignoring how long it lasts. The issues as
-	 * changed, in the order named (once each: the route drops repeats); others' hashes left out.
-	 */
+	/** Sets the status of each of the issues named: IssueTriage.setStatus. */
 	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
-		if (this.#revoked) return [];
-		const owner = this.#owner;
-		const now = Date.now();
-		const change = (hourly?: Map<string, number[]>) =>
-			groupHashes.flatMap((hash) => {
-				const updated = this.#groups.setStatus(hash, status, ignoring, hourly?.get(hash), now);
-				return updated ? [toSnapshot(updated)] : [];
-			});
-		const escalating = status === "ignored" && ignoring?.escalating && owner;
-		const snapshots = escalating ? await this.#withWeekOfEvents(owner, groupHashes, now, change) : change();
-		if (snapshots.length === 0) return [];
-		if (escalating) await this.#redrawEscalationsAt(now + ESCALATION_REDRAW_MS);
-		await this.#flushOwnerChange("issue status");
-		// Issues from before the unhandled flag start handled here, while D1 holds what their stored
-		// events said (migration 0018): an owner's answer asks D1 once and learns it; when D1 cannot
-		// answer, the object's own flags stand.
-		const handledHere = snapshots.filter((s) => !s.unhandled);
-		const inD1 = owner && handledHere.length > 0 ? await unhandledIssuesOf(this.env, owner, handledHere.map((s) => s.groupHash)).catch(() => []) : [];
-		for (const snapshot of handledHere.filter((s) => inD1.includes(s.groupHash))) {
-			this.#groups.markUnhandled(snapshot.groupHash);
-			snapshot.unhandled = true;
-		}
-		return snapshots;
+		return this.#triage.setStatus(groupHashes, status, ignoring);
 	}
 
-	/**
-	 * Merges the issues named into the one of them with the most events (Sentry's merge), here and
-	 * then in D1 (after everything accepted before it). The merged issue; null when the object
-	 * holds fewer than two of them.
-	 */
+	/** Merges the issues named into the one with the most events: IssueTriage.merge. */
 	async mergeIssues(groupHashes: string[]): Promise<IssueSnapshot | null> {
-		if (this.#revoked) return null;
-		await this.flush();
-		const merge = await this.#outbox.exclusive(async () => this.#changeIssues(() => this.#merges.merge(groupHashes)));
-		if (!merge) return null;
-		await this.#flushOwnerChange("issue merge");
-		const merged = this.#groups.row(merge.into);
-		return merged && toSnapshot(merged);
+		return this.#triage.merge(groupHashes);
 	}
 
-	/**
-	 * Runs `change` with the issues' events per hour of the ESCALATION_HOURS up to `now`, D1's and
-	 * those waiting here, read while none moves: what an escalating limit is drawn from.
-	 */
-	#withWeekOfEvents<T>(owner: KeyOwner, groupHashes: string[], now: number, change: (hourly: Map<string, number[]>) => T): Promise<T> {
-		return this.#outbox.exclusive(async () => {
-			const hourly = await hourlyCountsOf(this.env, owner, groupHashes, { now, hours: ESCALATION_HOURS });
-			this.#logs.addWaiting(hourly, now);
-			return change(hourly);
-		});
+	/** Deletes the issues and their events, here and in D1: IssueTriage.delete. */
+	async deleteIssues(keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
+		return this.#triage.delete(keyId, groupHashes);
 	}
 
-	/** The alarm draws escalating limits again no later than `at` (none when null). */
-	async #redrawEscalationsAt(at: number | null): Promise<void> {
-		this.#escalationRedrawAt = at === null || this.#escalationRedrawAt === null ? at : Math.min(at, this.#escalationRedrawAt);
-		if (this.#escalationRedrawAt !== null) await this.#alarm.noLaterThan(this.#escalationRedrawAt);
-	}
-
-	/**
-	 * Sentry draws the limit of an issue ignored until escalating again each week: those drawn a week
-	 * ago or more take one from their latest week, up to OWNER_LIMITS.issueMutationHashes at a time
-	 * (the alarm moves them to D1 and comes again for the next). When D1 cannot answer, the alarm
-	 * tries again later.
-	 */
-	async #redrawDueEscalations(now: number): Promise<void> {
-		if (this.#escalationRedrawAt === null || this.#escalationRedrawAt > now) return;
-		const owner = this.#revoked ? null : this.#owner;
-		const due = owner ? this.#groups.escalationsDue(now, OWNER_LIMITS.issueMutationHashes) : [];
-		try {
-			if (owner && due.length > 0) {
-				await this.#withWeekOfEvents(owner, due, now, (hourly) =>
-					this.#changeIssues(() => {
-						for (const hash of due) this.#groups.redrawEscalation(hash, hourly.get(hash) ?? [], now);
-					}),
-				);
-			}
-			this.#escalationRedrawAt = this.#groups.nextEscalationRedraw();
-		} catch (err) {
-			console.error("escalating limits not drawn again:", err);
-			this.#escalationRedrawAt = now + FLUSH_RETRY_MS;
-		}
-	}
-
-	/** Changes issues in one transaction; what was read of them before (cached issues, pending rows) is read again, committed or not. */
-	#changeIssues<T>(change: () => T): T {
-		try {
-			return this.ctx.storage.transactionSync(change);
-		} finally {
-			this.#groups.forget();
-			this.#logs.forget();
-		}
+	/** The clean-up's expiry of the issues last seen before `cutoff`: IssueTriage.forgetBefore. */
+	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
+		return this.#triage.forgetBefore(keyId, cutoff, limit);
 	}
 
 	/** The issue's activity, newest first (none for an issue the object does not hold). */
 	async issueActivity(groupHash: string): Promise<IssueActivityView[]> {
 		return this.#groups.activity.of(groupHash);
-	}
-
-	/** An owner's change, durable here, moved to D1 now; if D1 is unreachable, the alarm carries it over later. */
-	async #flushOwnerChange(change: string): Promise<void> {
-		await this.flush().catch(async (err) => {
-			console.error(`${change} saved but not yet written to D1:`, err);
-			await this.#alarm.noLaterThan(Date.now() + FLUSH_RETRY_MS);
-		});
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */
@@ -424,40 +348,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		await this.ctx.storage.deleteAll();
 		await this.#alarm.clear();
 		this.#createSchema();
-		this.#escalationRedrawAt = null;
 		this.#sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('revoked', '1')`);
-	}
-
-	/**
-	 * The clean-up: forgets the issues last seen before `cutoff` (counters, affected users), then
-	 * deletes up to `limit` of them from D1; answers how many D1 rows went. Both deletes go by
-	 * last_seen, so an issue an event revives meanwhile is not touched, and D1 rows left over
-	 * go in the next call.
-	 */
-	async forgetIssuesBefore(keyId: string, cutoff: number, limit: number): Promise<number> {
-		this.#changeIssues(() => {
-			this.#groups.deleteBefore(cutoff);
-			this.#merges.prune();
-		});
-		return deleteExpiredIssues(this.env.DB, keyId, cutoff, limit);
-	}
-
-	/**
-	 * Deletes the issues and their events, here (counters, who they affected, events not yet in D1)
-	 * and then in D1, with no move to D1 under way meanwhile: an event that arrives meanwhile opens
-	 * its issue anew, as after Sentry's delete. Answers how many of them, and of their events, D1 held.
-	 */
-	async deleteIssues(keyId: string, groupHashes: string[]): Promise<{ issues: number; events: number }> {
-		return this.#outbox.exclusive(async () => {
-			this.#changeIssues(() => {
-				for (const hash of groupHashes) {
-					this.#groups.delete(hash);
-					this.#logs.dropPending(hash);
-				}
-				this.#merges.prune();
-			});
-			return deleteIssueRows(this.env.DB, keyId, groupHashes);
-		});
 	}
 
 	// -----------------------------------------------------------------------
@@ -490,9 +381,10 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#clientEventIds.sweep(Date.now());
 		const latestHit = this.#windows.sweep(Date.now());
 		if (latestHit !== null) await this.#alarm.noLaterThan(latestHit);
-		await this.#redrawDueEscalations(Date.now());
+		await this.#triage.redrawDueEscalations(Date.now());
 		if (!(await this.#outbox.flushOrRetry())) return;
 		if (!this.#revoked && (this.#merges.hasPending() || this.#logs.hasPending() || this.#feedback.hasPending())) await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
-		if (this.#escalationRedrawAt !== null) await this.#alarm.noLaterThan(this.#escalationRedrawAt);
+		const redrawAt = this.#triage.escalationRedrawAt;
+		if (redrawAt !== null) await this.#alarm.noLaterThan(redrawAt);
 	}
 }
