@@ -27,6 +27,7 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
 	["level", "the issue's level"],
 	["environment", "an environment it was seen in"],
 	["release", "a release it was seen in"],
+	["firstRelease", "first seen in a release"],
 	["user", "a person it happened to, by id or email"],
 	["user.id", "a person, by id"],
 	["user.email", "a person, by email"],
@@ -37,13 +38,17 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
 	["message", "text in the title or culprit"],
 ];
 
+/** The list's keys, lower-cased, that ask about an issue as a whole: the periods and its first release. */
+const ISSUE_ONLY_SEARCH_KEYS: ReadonlySet<string> = new Set([...PERIOD_KEYS, "firstrelease"]);
+const isIssueOnly = ([key]: readonly [string, string]) => ISSUE_ONLY_SEARCH_KEYS.has(key.toLowerCase());
+
 /**
  * The keys, as typed, that ask about an issue as a whole and so cannot search one issue's events:
- * its statuses and substatuses (`is:` but `is:unhandled`) and the periods.
+ * its statuses and substatuses (`is:` but `is:unhandled`), its first release and the periods.
  */
 export const ISSUE_ONLY_KEYS: readonly string[] = [
 	...IS_VALUES.filter((value) => value !== "unhandled").map((value) => `is:${value}`),
-	...SEARCH_KEYS.filter(([key]) => PERIOD_KEYS.has(key.toLowerCase())).map(([key]) => `${key}:`),
+	...SEARCH_KEYS.filter(isIssueOnly).map(([key]) => `${key}:`),
 ];
 
 /**
@@ -60,7 +65,7 @@ const EVENT_DETAILS: Readonly<Record<string, string>> = {
 	message: "text in the message or an exception",
 };
 const keysOf = (scope: SearchScope) =>
-	scope === "issues" ? SEARCH_KEYS : SEARCH_KEYS.filter(([key]) => !PERIOD_KEYS.has(key.toLowerCase())).map(([key, detail]) => [key, EVENT_DETAILS[key] ?? detail] as const);
+	scope === "issues" ? SEARCH_KEYS : SEARCH_KEYS.filter((key) => !isIssueOnly(key)).map(([key, detail]) => [key, EVENT_DETAILS[key] ?? detail] as const);
 
 /** The list's keys whose values are the tags of their names (drawn from every event, no own tag taking their name). */
 const FIELD_TAGS: ReadonlySet<string> = new Set(["level", "environment", "release", "user"]);
@@ -113,6 +118,7 @@ export function valueSource(key: string, scope: SearchScope = "issues"): ValueSo
 	if (field === "is") return { fixed: scope === "issues" ? IS_VALUES : ["unhandled"] };
 	if (PERIOD_KEYS.has(field)) return scope === "issues" ? { fixed: PERIOD_VALUES } : null;
 	if (field === "has") return { tagKeys: true };
+	if (field === "firstrelease") return scope === "issues" ? { tag: "release" } : null;
 	if (FIELD_TAGS.has(field)) return { tag: field };
 	if (FIELD_KEYS.has(field)) return null;
 	return { tag: /^tags\[(.+)\]$/i.exec(key)?.[1] ?? key };

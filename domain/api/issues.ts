@@ -40,6 +40,8 @@ export interface IssueSearch {
 	level?: string;
 	environment?: string;
 	release?: string;
+	/** The release of the issue's earliest event (Sentry's `firstRelease:`): issues new in it; `*` for any text. */
+	first_release?: string;
 	/** A user's id or email, as the list's `user` filter takes it. */
 	user?: string;
 	/** Which of the user's fields `user` must match (Sentry's `user.id:`, `user.email:`); either when absent. */
@@ -89,7 +91,7 @@ export const PERIOD_KEYS: ReadonlySet<string> = new Set(Object.keys(PERIOD_FIELD
 const IS_SUBSTATUS: ReadonlySet<string> = new Set<IssueSubstatus>(["regressed", "escalating"]);
 /** `is:` values: the statuses and substatuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
 export const IS_VALUES = [...Object.keys(IS_STATUS), ...IS_SUBSTATUS, "unhandled"];
-export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "user", "user.id", "user.email", ...PERIOD_KEYS]);
+export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "firstrelease", "user", "user.id", "user.email", ...PERIOD_KEYS]);
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -124,6 +126,7 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
 	}
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
+	if (key === "firstrelease") return { first_release: value };
 	if (key === "user") return { user: value };
 	return { user: value, user_field: key === "user.id" ? "id" : "email" };
 }
@@ -131,7 +134,7 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 /**
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
- * `release:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
+ * `release:`, `firstRelease:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
  * with one of the list's periods), `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`,
  * `tags[level]:x` for a tag of a key's name; `!` before either negates it), values quoted when
  * they hold spaces, and the rest as text (`message:x` is text too). A URL, a title such as
@@ -170,9 +173,10 @@ export interface EventSearch {
 
 /**
  * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
- * about its events: the statuses and substatuses of IS_VALUES and the fields of PERIOD_KEYS.
+ * about its events: the statuses and substatuses of IS_VALUES, the issue's first release and the
+ * fields of PERIOD_KEYS.
  */
-export const ISSUE_ONLY_FIELDS = ["status", "substatus", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an

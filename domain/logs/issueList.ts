@@ -9,7 +9,7 @@ import { logIssueEnvironments, logIssues } from "../../schema";
 import { clientEventIdOf, ESCALATING_FOR_MS, type IssueSort, type IssueStatus, type IssueSubstatus, type TagSearch, type UserField } from "../api/issues";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
-import { tagCondition } from "./issueTags";
+import { firstReleaseCondition, tagCondition } from "./issueTags";
 import { ISSUE_IN_ENVIRONMENT, type IssueRow, type KeyOwner } from "./logStore";
 
 /**
@@ -25,6 +25,8 @@ export interface IssueFilters {
 	status?: IssueStatus;
 	environment?: string;
 	release?: string;
+	/** Only issues whose earliest event (in `environment`, when given) carried this release (`*` for any text). */
+	first_release?: string;
 	q?: string;
 	/** The issue's level, in any letter case (Sentry's `level:`). */
 	level?: string;
@@ -114,6 +116,7 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 		filters.substatus === "regressed" ? isNotNull(logIssues.resolvedInRelease) : undefined,
 		filters.substatus === "escalating" ? gte(logIssues.escalatedAt, new Date(Date.now() - ESCALATING_FOR_MS)) : undefined,
 		filters.release !== undefined ? sql`exists (select 1 from json_each(${logIssues.releases}) where value = ${filters.release})` : undefined,
+		filters.first_release !== undefined ? firstReleaseCondition(owner.keyId, filters.first_release, logIssues.groupHash, environment) : undefined,
 		needle
 			? or(
 					sql`instr(lower(${logIssues.title}), lower(${needle})) > 0`,

@@ -148,6 +148,19 @@ export async function issueReleases(env: Env, owner: KeyOwner, groupHash: string
 }
 
 /**
+ * Whether the issue's earliest event, in `environment` when given, carried `release` (a pattern
+ * when it holds `*`): Sentry's `firstRelease:`, the first release as ISSUE_RELEASES reads it. The
+ * issues with the release, by log_issue_tags_key_tag_value_idx, each kept when none of its
+ * releases there was first seen before it (its own rows, by primary key).
+ */
+export function firstReleaseCondition(keyId: string, release: string, groupHash: SQLWrapper, environment?: string): SQL {
+	const inEnvironment = (rows: string) => (environment === undefined ? sql`` : sql` and ${sql.raw(rows)}.environment = ${environment}`);
+	return sql`${groupHash} in (select r.group_hash from log_issue_tags r where r.key_id = ${keyId} and r.tag_key = 'release' and ${tagValueMatch(sql`r.value`, release)}${inEnvironment("r")}
+		and not exists (select 1 from log_issue_tags earlier where earlier.key_id = r.key_id and earlier.group_hash = r.group_hash${inEnvironment("earlier")}
+			and earlier.tag_key = 'release' and (earlier.first_seen < r.first_seen or (earlier.first_seen = r.first_seen and earlier.value < r.value))))`;
+}
+
+/**
  * A tag search's value as a GLOB pattern: `*` any text, everything else as itself (GLOB's own
  * `?` and `[` bracketed), so `url:*checkout*` finds the URLs holding "checkout", case as typed.
  */
