@@ -221,6 +221,20 @@ describe.each([
 			}
 		});
 
+		it.for([undefined, "production"])("firstRelease: (environment %s): the release's issues by the tag index, each one's first release by its primary key", async (environment, { expect }) => {
+			for (const [release, search] of [
+				["2.0.0", "value=\\?"],
+				["2.*", "value>\\? AND value<\\?"],
+			]) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, first_release: release, limit: 101 }).toSQL();
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+				const steps = results.map((row) => row.detail).join("\n");
+				expect(steps, release).toMatch(new RegExp(`SEARCH log_issue_tags USING COVERING INDEX log_issue_tags_key_tag_value_idx \\(key_id=\\? AND tag_key=\\? AND ${search}\\)`));
+				expect(steps, release).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?/);
+				expect(steps, release).not.toMatch(/SCAN (log_issue_tags|log_issues|log_issue_environments)\b/);
+			}
+		});
+
 		it.for([undefined, "production"])("a negated tag search (environment %s): each issue's own rows by their primary key, never a scan nor the tag's index", async (environment, { expect }) => {
 			for (const value of ["Chrome", undefined]) {
 				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value, negated: true }], limit: 101 }).toSQL();

@@ -150,14 +150,13 @@ export async function issueReleases(env: Env, owner: KeyOwner, groupHash: string
 /**
  * Whether the issue's earliest event, in `environment` when given, carried `release` (a pattern
  * when it holds `*`): Sentry's `firstRelease:`, the first release as ISSUE_RELEASES reads it. The
- * issues with the release, by log_issue_tags_key_tag_value_idx, each kept when none of its
- * releases there was first seen before it (its own rows, by primary key).
+ * issues that carried the release at all are found as a tag search finds them; each of those then
+ * reads its own release rows by primary key for the first.
  */
 export function firstReleaseCondition(keyId: string, release: string, groupHash: SQLWrapper, environment?: string): SQL {
-	const inEnvironment = (rows: string) => (environment === undefined ? sql`` : sql` and ${sql.raw(rows)}.environment = ${environment}`);
-	return sql`${groupHash} in (select r.group_hash from log_issue_tags r where r.key_id = ${keyId} and r.tag_key = 'release' and ${tagValueMatch(sql`r.value`, release)}${inEnvironment("r")}
-		and not exists (select 1 from log_issue_tags earlier where earlier.key_id = r.key_id and earlier.group_hash = r.group_hash${inEnvironment("earlier")}
-			and earlier.tag_key = 'release' and (earlier.first_seen < r.first_seen or (earlier.first_seen = r.first_seen and earlier.value < r.value))))`;
+	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
+	const firstRelease = sql`(select value from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash}${inEnvironment} and tag_key = 'release' order by first_seen, value limit 1)`;
+	return sql`(${tagCondition(keyId, { key: "release", value: release }, groupHash, environment)} and ${tagValueMatch(firstRelease, release)})`;
 }
 
 /**
