@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
-import type { IgnoreCondition, IssueActivityView, IssueStatus } from "../domain/api/issues";
+import type { IssueActivityView, IssueStatus, StatusDetails } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import type { IssueSnapshot, KeyOwner } from "../domain/logs/logStore";
 import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
@@ -303,8 +303,8 @@ export class ProjectCollector extends DurableObject<Env> {
 	// Owner operations
 
 	/** Sets the status of each of the issues named: IssueTriage.setStatus. */
-	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
-		return this.#triage.setStatus(groupHashes, status, ignoring);
+	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[]> {
+		return this.#triage.setStatus(groupHashes, status, details);
 	}
 
 	/** Merges the issues named into the one with the most events: IssueTriage.merge. */

@@ -3,7 +3,7 @@
  * limits ignoring draws, drawn again every week), merges, deletes and the clean-up's expiry. Each
  * is one transaction of the object's SQLite, made while no batch moves to D1, and then moved there.
  */
-import type { IgnoreCondition, IssueStatus } from "../domain/api/issues";
+import type { IssueStatus, StatusDetails } from "../domain/api/issues";
 import { ESCALATION_HOURS, ESCALATION_REDRAW_MS } from "../domain/logs/escalation";
 import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
 import { OWNER_LIMITS } from "../domain/limits";
@@ -44,20 +44,21 @@ export class IssueTriage {
 
 	/**
 	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
-	 * resolving records the release each was resolved in, ignoring how long it lasts. The issues as
+	 * resolving records the release each was resolved in (or that it is the next one), ignoring how
+	 * long it lasts. The issues as
 	 * changed, in the order named (once each: the route drops repeats); others' hashes left out.
 	 */
-	async setStatus(groupHashes: string[], status: IssueStatus, ignoring?: IgnoreCondition): Promise<IssueSnapshot[]> {
+	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[]> {
 		const { groups, env } = this.#parts;
 		const owner = this.#parts.owner();
 		if (!owner) return [];
 		const now = Date.now();
 		const change = (hourly?: Map<string, number[]>) =>
 			groupHashes.flatMap((hash) => {
-				const updated = groups.setStatus(hash, status, ignoring, hourly?.get(hash), now);
+				const updated = groups.setStatus(hash, status, details, hourly?.get(hash), now);
 				return updated ? [toSnapshot(updated)] : [];
 			});
-		const escalating = status === "ignored" && ignoring?.escalating;
+		const escalating = status === "ignored" && details?.escalating;
 		const snapshots = escalating ? await this.#withWeekOfEvents(owner, groupHashes, now, change) : change();
 		if (snapshots.length === 0) return [];
 		if (escalating) await this.#redrawEscalationsAt(now + ESCALATION_REDRAW_MS);

@@ -10,7 +10,7 @@ export const SCHEMA = [
 		hash TEXT PRIMARY KEY, title TEXT NOT NULL, culprit TEXT, level TEXT NOT NULL,
 		status TEXT NOT NULL DEFAULT 'open', count INTEGER NOT NULL, users INTEGER NOT NULL DEFAULT 0,
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
-		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT,
+		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT, resolved_in_next_release INTEGER NOT NULL DEFAULT 0,
 		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
 		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, escalation_drawn_at INTEGER, escalated_at INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
@@ -58,5 +58,6 @@ export function upgradeSchema(sql: SqlStorage): void {
 		for (const column of ["ignored_until_escalating", "escalation_hour", "escalation_events", "escalated_at"]) sql.exec(`ALTER TABLE groups ADD COLUMN ${column} INTEGER`);
 	}
 	// A limit drawn before its time was kept is drawn again at the object's next alarm.
+	if (missing("groups", "resolved_in_next_release")) sql.exec(`ALTER TABLE groups ADD COLUMN resolved_in_next_release INTEGER NOT NULL DEFAULT 0`);
 	if (missing("groups", "escalation_drawn_at")) sql.exec(`ALTER TABLE groups ADD COLUMN escalation_drawn_at INTEGER`);
 }

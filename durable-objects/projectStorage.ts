@@ -3,7 +3,7 @@
  * they affected, and how an issue row becomes the snapshot D1 is given (docs/data-model.md#projectcollector).
  */
 import { HOUR_MS } from "../domain/analytics/rollups";
-import { type IgnoreCondition, type IssueActivity, type IssueStatus, ignoreConditionView } from "../domain/api/issues";
+import { type IssueActivity, type IssueStatus, ignoreConditionView, type StatusDetails } from "../domain/api/issues";
 import { ESCALATION_REDRAW_MS, type Escalation, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
@@ -17,6 +17,7 @@ export type GroupState = Pick<
 	GroupRow,
 	| "status"
 	| "resolved_in_release"
+	| "resolved_in_next_release"
 	| "environments"
 	| "releases"
 	| "count"
@@ -43,6 +44,8 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	environments: string;
 	releases: string;
 	resolved_in_release: string | null;
+	/** 1 when resolved in the release after `resolved_in_release` (its events do not reopen the issue either). */
+	resolved_in_next_release: number;
 	/** 1 once an event of the issue was unhandled (LogEventCommand.unhandled); never cleared. */
 	unhandled: number;
 	/**
@@ -87,6 +90,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		environments: JSON.parse(g.environments) as string[],
 		releases: JSON.parse(g.releases) as string[],
 		resolvedInRelease: g.resolved_in_release,
+		resolvedInNextRelease: g.resolved_in_next_release === 1,
 		unhandled: g.unhandled === 1,
 		ignoredUntil: g.ignored_until,
 		ignoredUntilCount: g.ignored_until_count,
@@ -98,7 +102,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 
 /** The owner's status change, as the issue's activity notes it. */
 function statusActivity(issue: IssueSnapshot): IssueActivity {
-	if (issue.status === "resolved") return { kind: "resolved", release: issue.resolvedInRelease };
+	if (issue.status === "resolved") return { kind: "resolved", release: issue.resolvedInRelease, ...(issue.resolvedInNextRelease && { in_next_release: true as const }) };
 	return issue.status === "open" ? { kind: "reopened" } : { kind: "ignored", ...ignoreConditionView(issue) };
 }
 
@@ -165,7 +169,7 @@ export class IssueGroups {
 		if (held) return held;
 		const row = this.#sql
 			.exec<GroupState>(
-				`SELECT status, resolved_in_release, environments, releases, count, users, ignored_until, ignored_until_count, ignored_until_users,
+				`SELECT status, resolved_in_release, resolved_in_next_release, environments, releases, count, users, ignored_until, ignored_until_count, ignored_until_users,
 				 ignored_until_escalating, escalation_hour, escalation_events FROM groups WHERE hash = ?`,
 				hash,
 			)
@@ -208,6 +212,7 @@ export class IssueGroups {
 			this.#hold(c.groupHash, {
 				status: "open",
 				resolved_in_release: null,
+				resolved_in_next_release: 0,
 				environments,
 				releases,
 				count: 1,
@@ -227,10 +232,12 @@ export class IssueGroups {
 		const count = group.count + 1;
 		const users = group.users + (isNewUser ? 1 : 0);
 		// A regression: a resolved issue seen again reopens, unless the event comes from an older
-		// release than the one it was resolved in (an old client still running). It keeps the
-		// release it was resolved in, which is how an open issue shows it came back.
+		// release than the one it was resolved in (an old client still running), or from that one
+		// when resolved in the next. It keeps the release it was resolved in, which is how an open
+		// issue shows it came back.
 		let reopened: IssueActivity | null = null;
-		if (status === "resolved" && !(c.release && resolvedIn && this.releases.isOlder(c.release, resolvedIn))) {
+		const fixedLater = c.release && resolvedIn && (this.releases.isOlder(c.release, resolvedIn) || (group.resolved_in_next_release === 1 && c.release === resolvedIn));
+		if (status === "resolved" && !fixedLater) {
 			status = "open";
 			reopened = { kind: "regressed", release: c.release };
 		}
@@ -276,6 +283,7 @@ export class IssueGroups {
 		this.#hold(c.groupHash, {
 			status,
 			resolved_in_release: resolvedIn,
+			resolved_in_next_release: group.resolved_in_next_release,
 			environments,
 			releases,
 			count,
@@ -316,10 +324,13 @@ export class IssueGroups {
 	 * the issue's events per hour of the ESCALATION_HOURS up to `now`). The row as changed; null when
 	 * there is no such issue.
 	 */
-	setStatus(hash: string, status: IssueStatus, ignoring: IgnoreCondition = {}, hourly: number[] = [], now = Date.now()): GroupRow | null {
+	setStatus(hash: string, status: IssueStatus, details: StatusDetails = {}, hourly: number[] = [], now = Date.now()): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
 		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
+		// In the next release: only an issue seen in a release has one after it.
+		const inNextRelease = resolvedIn !== null && details.inNextRelease === true;
+		const ignoring = details;
 		const ignored = status === "ignored";
 		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
 		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
@@ -327,10 +338,11 @@ export class IssueGroups {
 		const escalation: Escalation | null =
 			ignored && ignoring.escalating ? { limit: escalationLimitOf(group, hourly, now), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 } : null;
 		this.#sql.exec(
-			`UPDATE groups SET status = ?, resolved_in_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
+			`UPDATE groups SET status = ?, resolved_in_release = ?, resolved_in_next_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
 			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, escalation_drawn_at = ?, escalated_at = NULL, version = version + 1 WHERE hash = ?`,
 			status,
 			resolvedIn,
+			inNextRelease ? 1 : 0,
 			until,
 			untilCount,
 			untilUsers,

@@ -35,6 +35,8 @@ export const logIssues = sqliteTable(
 		releases: text("releases", { mode: "json" }).$type<string[]>().notNull(),
 		/** The project's newest release when the issue was resolved; events from older releases do not reopen it. */
 		resolvedInRelease: text("resolved_in_release"),
+		/** Resolved in the release after `resolved_in_release` (Sentry's "in the next release"): its events do not reopen the issue either. */
+		resolvedInNextRelease: integer("resolved_in_next_release", { mode: "boolean" }).notNull().default(false),
 		/**
 		 * An event of the issue was unhandled (an exception of its chain said `mechanism.handled: false`):
 		 * set by the ProjectCollector, never cleared. Migration 0018 set it from the events stored then.

@@ -340,7 +340,7 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		await restart(
 			owner.keyId,
-			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events", "escalation_drawn_at", "escalated_at"]
+			["ignored_until", "ignored_until_count", "ignored_until_users", "ignored_until_escalating", "escalation_hour", "escalation_events", "escalation_drawn_at", "escalated_at", "resolved_in_next_release"]
 				.map((column) => `ALTER TABLE groups DROP COLUMN ${column}`)
 				.join("; "),
 		);

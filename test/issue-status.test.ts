@@ -83,6 +83,50 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 5, resolved_in_release: "1.10.0" });
 	});
 
+	it("resolve_in_next_release: events of the release it was resolved in do not reopen it either; the next release's do", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const patch = (groupHash: string, body: Json) =>
+			call(`/api/issues/${groupHash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, ...body } });
+		const event = (release?: string) => ({ exception: { type: "E", value: "v" }, ...(release && { release }) });
+		const { group_hash } = await ingestOk(owner.rawKey, event("1.2.0"));
+		const resolved = await patch(group_hash, { status: "resolved", resolve_in_next_release: true });
+		expect(resolved.status).toBe(200);
+		expect(await resolved.json<Json>()).toMatchObject({ status: "resolved", resolved_in_release: "1.2.0", resolved_in_next_release: true });
+		expect((await issuesOf(owner, { status: "resolved" }))[0]).toMatchObject({ group_hash, resolved_in_next_release: true });
+
+		await ingestOk(owner.rawKey, event("1.2.0"));
+		await ingestOk(owner.rawKey, event("1.1.0"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", count: 3 });
+		const detail = await issueOf(owner, group_hash);
+		expect(detail.activity[0]).toMatchObject({ kind: "resolved", release: "1.2.0", in_next_release: true });
+		await ingestOk(owner.rawKey, event("1.2.1"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 4, resolved_in_release: "1.2.0" });
+
+		// Resolved plainly again: the release's own events reopen it, and the flag is gone.
+		const plain = await (await patch(group_hash, { status: "resolved" })).json<Json>();
+		expect(plain).toMatchObject({ status: "resolved", resolved_in_release: "1.2.1" });
+		expect(plain).not.toHaveProperty("resolved_in_next_release");
+		await ingestOk(owner.rawKey, event("1.2.1"));
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+
+		// An issue seen in no release has no next one: resolved plainly, any event reopens it.
+		const unreleased = await ingestOk(owner.rawKey, { message: "no release" });
+		const none = await (await patch(unreleased.group_hash, { status: "resolved", resolve_in_next_release: true })).json<Json>();
+		expect(none).toMatchObject({ status: "resolved", resolved_in_release: null });
+		expect(none).not.toHaveProperty("resolved_in_next_release");
+
+		for (const body of [
+			{ status: "resolved", resolve_in_next_release: false },
+			{ status: "resolved", resolve_in_next_release: "yes" },
+			{ status: "ignored", resolve_in_next_release: true },
+			{ status: "open", resolve_in_next_release: true },
+		]) {
+			const res = await patch(group_hash, body);
+			expect(res.status, JSON.stringify(body)).toBe(400);
+			expect((await res.json<Json>()).error).toMatch(/resolve_in_next_release|status/);
+		}
+	});
+
 	it("resolving records the newest final release of the issue's package, even one this issue never saw", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });

@@ -132,6 +132,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		environments: i.environments ?? [],
 		releases: i.releases ?? [],
 		resolvedInRelease: null,
+		resolvedInNextRelease: false,
 		unhandled: false,
 		ignoredUntil: null,
 		ignoredUntilCount: null,

@@ -70,6 +70,15 @@ export interface TagSearch {
 export type UserField = "id" | "email";
 
 /**
+ * What a status change holds beyond the status (Sentry's statusDetails): how long ignoring lasts,
+ * or, resolving, that the fix ships in the next release.
+ */
+export interface StatusDetails extends IgnoreCondition {
+	/** Resolved in the release after the one resolving records: that release's events do not reopen it either. */
+	inNextRelease?: boolean;
+}
+
+/**
  * How long an ignored issue stays ignored (Sentry's ignore options): for `minutes`, until `events`
  * more, until `users` more are affected, or until it is `escalating` (Sentry's default archive);
  * forever when none.
@@ -233,6 +242,8 @@ export interface IssueView {
 	releases: string[];
 	/** The project's newest release when the issue was resolved; on an open issue, a regression. */
 	resolved_in_release: string | null;
+	/** Resolved in the release after `resolved_in_release`, whose events do not reopen it either; absent otherwise. */
+	resolved_in_next_release?: true;
 	/** An event of the issue was unhandled (`handledOf` says "no"): once set, never cleared. */
 	unhandled: boolean;
 	/** An ignored issue's first event from this time on reopens it; absent unless it was ignored for a while. */
@@ -307,8 +318,8 @@ export function ignoreConditionView(issue: {
 
 /** What the owner did to an issue, or what its events did to its status (Sentry's activity). */
 export type IssueActivity =
-	/** Resolved by the owner, in the release it records (null: any event reopens it). */
-	| { kind: "resolved"; release: string | null }
+	/** Resolved by the owner, in the release it records (null: any event reopens it), or in the one after it. */
+	| { kind: "resolved"; release: string | null; in_next_release?: true }
 	/** Ignored by the owner, with what ends it, as the issue carried it then (none: for good). */
 	| ({ kind: "ignored" } & Pick<IssueView, "ignored_until" | "ignored_until_count" | "ignored_until_users" | "ignored_until_escalating">)
 	/** Reopened by the owner. */

@@ -45,6 +45,8 @@ export interface IssueSnapshot {
 	environments: string[];
 	releases: string[];
 	resolvedInRelease: string | null;
+	/** Resolved in the release after `resolvedInRelease`: its events do not reopen it either. */
+	resolvedInNextRelease: boolean;
 	/** An event of the issue was unhandled. */
 	unhandled: boolean;
 	/** Ignored until this time (ms), this count or this many users: the event that reaches one reopens it. */
@@ -73,12 +75,12 @@ const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 // `WHERE true` keeps SQLite from reading ON CONFLICT as part of the SELECT's join. `unhandled` is
 // only ever raised: an object from before the flag holds it unset for issues migration 0018 marked.
 const UPSERT_ISSUES = `INSERT INTO log_issues
-	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, unhandled,
+	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, resolved_in_next_release, unhandled,
 		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating, escalated_at)
 	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
 		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
 		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
-		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.unhandled'),
+		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.resolved_in_next_release'), json_extract(value, '$.unhandled'),
 		json_extract(value, '$.ignored_until'), json_extract(value, '$.ignored_until_count'), json_extract(value, '$.ignored_until_users'),
 		json_extract(value, '$.ignored_until_escalating'), json_extract(value, '$.escalated_at')
 	FROM json_each(?3) WHERE true
@@ -86,7 +88,7 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
 		count = excluded.count, users = excluded.users, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release,
-		unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count,
+		resolved_in_next_release = excluded.resolved_in_next_release, unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count,
 		ignored_until_users = excluded.ignored_until_users, ignored_until_escalating = excluded.ignored_until_escalating,
 		escalated_at = excluded.escalated_at`;
 
@@ -145,6 +147,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 			environments: i.environments,
 			releases: i.releases,
 			resolved_in_release: i.resolvedInRelease,
+			resolved_in_next_release: i.resolvedInNextRelease ? 1 : 0,
 			unhandled: i.unhandled ? 1 : 0,
 			ignored_until: i.ignoredUntil,
 			ignored_until_count: i.ignoredUntilCount,

@@ -14,6 +14,7 @@ import {
 	type IssuePeriod,
 	type IssueSort,
 	type IssueView,
+	type StatusDetails,
 } from "../../domain/api/issues";
 import { ISSUE_ONLY_KEYS } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
@@ -93,6 +94,7 @@ const statusFields = {
 	ignore_until_events: z.number().int().min(1).max(OWNER_LIMITS.ignoreEventsMax).optional(),
 	ignore_until_users: z.number().int().min(1).max(OWNER_LIMITS.ignoreUsersMax).optional(),
 	ignore_until_escalating: z.literal(true, { error: "must be true (leave it out to ignore otherwise)" }).optional(),
+	resolve_in_next_release: z.literal(true, { error: "must be true (leave it out to resolve in the current release)" }).optional(),
 };
 const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users", "ignore_until_escalating"] as const;
 type StatusChange = Omit<z.infer<z.ZodObject<typeof statusFields>>, "project_name">;
@@ -105,6 +107,10 @@ const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 		.refine((b) => b.status === "ignored" || IGNORE_CONDITIONS.every((name) => b[name] === undefined), {
 			path: ["status"],
 			message: `must be ignored when ${IGNORE_CONDITIONS.join(", ")} is given`,
+		})
+		.refine((b) => b.status === "resolved" || b.resolve_in_next_release === undefined, {
+			path: ["status"],
+			message: "must be resolved when resolve_in_next_release is given",
 		});
 /** The issues a bulk action names: as Sentry's bulk actions, up to OWNER_LIMITS.issueMutationHashes at once; one named twice counts once. */
 const groupHashesSchema = z
@@ -145,6 +151,7 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		environments: issue.environments,
 		releases: issue.releases,
 		resolved_in_release: issue.resolvedInRelease,
+		...(issue.resolvedInNextRelease && { resolved_in_next_release: true as const }),
 		unhandled: issue.unhandled,
 		...ignoreConditionView(issue),
 		...(issue.escalatedAt !== null && { escalated_at: date(issue.escalatedAt) }),
@@ -338,11 +345,12 @@ export async function updateIssueStatuses(request: IRequest, env: Env): Promise<
 async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {
 	const key = await requireOwnKey(env, userId, projectName);
 	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	const ignoring = {
+	const details: StatusDetails = {
 		minutes: change.ignore_for_minutes,
 		events: change.ignore_until_events,
 		users: change.ignore_until_users,
 		escalating: change.ignore_until_escalating,
+		inNextRelease: change.resolve_in_next_release,
 	};
-	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, ignoring);
+	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, details);
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `log_issues` ADD `resolved_in_next_release` integer DEFAULT false NOT NULL;
