@@ -183,7 +183,7 @@ describe("owner console", () => {
 			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=in_progress`, { token })).feedback.length)
 			.toBe(1);
 
-		// The detail: every field and the image at full size.
+		// The detail: every field, the images among them.
 		await page.getByRole("link", { name: "Crash on save" }).click();
 		await page.getByRole("heading", { name: /Crash on save/ }).waitFor();
 		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
@@ -195,7 +195,13 @@ describe("owner console", () => {
 		const image = page.getByRole("img", { name: "Screenshots, 2 of 2 of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
-		expect(await page.locator("figcaption").allTextContents()).toEqual(["Screenshots, 1 of 2", "Screenshots, 2 of 2"]);
+		// In the fields, a row labelled as the form labels the field, as the item's other fields: each a
+		// thumbnail to see (of a 1-pixel image, not a dot), a link to the whole image.
+		const images = page.locator("dl.fields > div", { has: page.getByRole("term").filter({ hasText: /^Screenshots$/ }) }).getByRole("definition");
+		expect(await images.getByRole("img").count()).toBe(2);
+		const box = await image.boundingBox();
+		expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(64);
+		expect(await images.getByRole("link", { name: "Screenshots, 1 of 2 of Crash on save" }).getAttribute("href")).toMatch(/^blob:/);
 		await checkPage("feedback-detail");
 		await page.getByRole("link", { name: "← All feedback" }).click();
 
