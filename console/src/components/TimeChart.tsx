@@ -82,7 +82,12 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		// Times in UTC: the buckets are UTC hours and days, and a day drawn at its local start would
 		// land on the evening before west of UTC.
 		tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
-		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+		scales: {
+			// A bar stands centred on its bucket's start: half a bucket more at each end, or the first and
+			// the last (the hour under way) would be cut in half by the chart's edges.
+			x: { time: true, ...(bars && bucketS > 0 ? { range: (_u, min, max) => [min - bucketS / 2, max + bucketS / 2] } : {}) },
+			y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
+		},
 		axes: spark ? [{ show: false }, { show: false }] : [daily ? { ...axis, incrs: TIME_STEPS.filter((step) => step >= bucketS) } : axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
 		series: [
 			// A day's point is the whole day: its time of day (always 12:00am) would mislead.
