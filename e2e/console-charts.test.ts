@@ -1,9 +1,11 @@
 /**
  * The console's charts as drawn (TimeChart): a bar chart's last bar, the hour under way, whole inside
- * the plot rather than cut in half at its right edge.
+ * the plot rather than cut in half at its right edge, and a legend that gives the period's figures
+ * while the pointer is on no bucket, rather than "--".
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
 import { DESKTOP, useSession } from "./consolePage";
 import { api, signUpOwner, workerAndBrowser } from "./stack";
 
@@ -46,6 +48,8 @@ beforeAll(async () => {
 
 afterAll(() => page?.close());
 
+const legend = () => page.locator(".chart .u-legend .u-series");
+
 describe("a bar chart", () => {
 	it("draws the hour under way, its last bar, whole and inside the plot", async () => {
 		// The last of the 24 bars, as wide as a bar is (70% of an hour's room), ending inside the plot.
@@ -64,6 +68,26 @@ describe("a bar chart", () => {
 		const daily = await lastBar(page);
 		expect(daily.end, "a bar today").toBeGreaterThan(daily.left);
 		expect(daily.end, "today's bar ends inside the plot").toBeLessThan(daily.right - 2);
+		expect(pageErrors).toEqual([]);
+	});
+});
+
+describe("a chart's legend", () => {
+	it("gives the period's figures while no bucket is pointed at, a bucket's when one is", async () => {
+		await page.goto(page.url().replace(/\?.*/, ""));
+		await legend().nth(1).waitFor();
+		expect(await legend().allTextContents()).toEqual(["Time (UTC)whole period", "Events1"]);
+		const plot = page.locator(".chart .u-over").first();
+		const box = await plot.boundingBox();
+		await plot.hover({ position: { x: (box?.width ?? 2) / 2, y: (box?.height ?? 2) / 2 } });
+		await expect.poll(() => legend().nth(1).textContent()).toBe("Events0");
+		expect(await legend().nth(0).textContent()).toMatch(/^Time \(UTC\)\d{4}-\d{2}-\d{2} \d{1,2}:00[ap]m$/);
+		// The pointer gone, the period's figures again.
+		await page.mouse.move(0, 0);
+		await expect.poll(() => legend().nth(1).textContent()).toBe("Events1");
+		await page.getByRole("button", { name: "30 days" }).click();
+		await expect.poll(() => legend().allTextContents()).toEqual(["Time (UTC)whole period", "Events1"]);
+		expect(await axeViolations(page)).toEqual([]);
 		expect(pageErrors).toEqual([]);
 	});
 });

@@ -66,6 +66,8 @@ describe("owner console: the dashboard", () => {
 		// Today and tomorrow: hourly, and tomorrow's hours are all still to come.
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=${utcDate(today)}&to=${utcDate(today + DAY)}`);
 		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		// Nothing pointed at: the legend gives the period's figures, the period before's too.
+		expect(await page.locator(".chart .u-legend .u-series").allTextContents()).toEqual(["Time (UTC)whole period", "Visitors2", "Page views3", "Visitors, period before0"]);
 		// Tomorrow's last hour: no figure yet, nor for the period before, compared only as far as this
 		// one has gone.
 		await expect.poll(() => legendAt(1, 1)).toBe("Visitors");

@@ -388,10 +388,10 @@ export function DashboardPage() {
 						<TimeChart
 							times={times}
 							series={[
-								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1" },
-								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2" },
+								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1", total: data.visitors },
+								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2", total: data.pageviews },
 								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
-								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
+								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true, total: old.visitors }] : []),
 							]}
 							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
 						/>
