@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleUnderTest, openConsole } from "./consolePage";
+import { type ConsoleUnderTest, DESKTOP, openConsole } from "./consolePage";
 import { api, type Database } from "./stack";
 
 const PNG_1PX =
@@ -111,6 +111,19 @@ describe("owner console", () => {
 		expect(await setup.getByRole("heading", { name: "@svcapp/logger in Node" }).isVisible()).toBe(true);
 		expect(await setup.getByText(`endpoint: "${worker.url}"`).first().isVisible()).toBe(true);
 		await checkPage("project");
+		// On a phone, each field's Type shows its whole choice ("Long text (10,000)" was cut off).
+		await page.setViewportSize({ width: 390, height: 844 });
+		const cut = await page.locator("fieldset select").evaluateAll((selects: HTMLSelectElement[]) =>
+			selects.flatMap((select) => {
+				const shown = select.getBoundingClientRect().width;
+				select.style.minWidth = "max-content";
+				const needed = select.getBoundingClientRect().width;
+				select.style.minWidth = "";
+				return needed > shown + 0.5 ? [`${select.value}: ${Math.round(shown)} of ${Math.round(needed)} px`] : [];
+			}),
+		);
+		expect(cut).toEqual([]);
+		await page.setViewportSize(DESKTOP);
 
 		const submit = (body: Record<string, unknown>) =>
 			fetch(`${worker.url}/functions/v1/submit-feedback`, {
