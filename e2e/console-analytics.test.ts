@@ -245,4 +245,41 @@ describe("owner console: analytics", () => {
 		expect(await domain.inputValue()).toBe("not a domain");
 		await checkPage("site-settings");
 	});
+
+	it("warns, before a site is added, of a domain another site has or of localhost, and adds it all the same", async () => {
+		await page.goto(`${worker.url}/analytics`);
+		const form = page.getByRole("form", { name: "New site" });
+		const domain = form.getByLabel("Domain");
+		const warning = form.getByRole("status");
+		// Shop EU's, as typed in a hurry: the same site's domain.
+		await domain.fill("https://www.Shop.Example.EU/pricing");
+		await warning.filter({ hasText: "Another of your sites, Shop EU, already has this domain: their figures will be counted apart." }).waitFor();
+		// Told with the field.
+		expect(await domain.getAttribute("aria-describedby")).toBe(await warning.getAttribute("id"));
+		await checkPage("sites-domain-taken");
+		await domain.fill("shop.example.com");
+		await warning.waitFor({ state: "detached" });
+		expect(await domain.getAttribute("aria-describedby")).toBeNull();
+
+		for (const local of ["localhost:3000", "127.0.0.1"]) {
+			await domain.fill(local);
+			await warning.filter({ hasText: "local development server: a visit counts only when the tracker runs there" }).waitFor();
+		}
+		// A warning, not a refusal: the site is added, and the emptied form warns no more.
+		await form.getByRole("button", { name: "Add site" }).click();
+		await page.getByRole("link", { name: "127.0.0.1", exact: true }).waitFor();
+		// Emptied once the list shows the new site.
+		await expect.poll(() => domain.inputValue()).toBe("");
+		expect(await warning.count()).toBe(0);
+
+		// A site's own domain is no other site's; another's is, in its settings too.
+		await page.locator("li", { has: page.getByRole("link", { name: "Shop EU", exact: true }) }).getByText("Rename or change the domain").click();
+		await page.getByRole("form", { name: "Settings of Shop EU" }).getByLabel("Domain").fill("shop.example.eu");
+		expect(await page.getByRole("form", { name: "Settings of Shop EU" }).getByRole("status").count()).toBe(0);
+		await page.locator("li", { has: page.getByRole("link", { name: "127.0.0.1", exact: true }) }).getByText("Rename or change the domain").click();
+		const local = page.getByRole("form", { name: "Settings of 127.0.0.1" });
+		await local.getByRole("status").filter({ hasText: "127.0.0.1 is the address of a local development server" }).waitFor();
+		await local.getByLabel("Domain").fill("shop.example.eu");
+		await local.getByRole("status").filter({ hasText: "Another of your sites, Shop EU, already has this domain" }).waitFor();
+	});
 });

@@ -66,6 +66,8 @@ describe("owner console: the dashboard", () => {
 		// Today and tomorrow: hourly, and tomorrow's hours are all still to come.
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=${utcDate(today)}&to=${utcDate(today + DAY)}`);
 		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		// Nothing pointed at: the legend gives the period's figures, the period before's too.
+		expect(await page.locator(".chart .u-legend .u-series").allTextContents()).toEqual(["Time (UTC)whole period", "Visitors2", "Page views3", "Visitors, period before0"]);
 		// Tomorrow's last hour: no figure yet, nor for the period before, compared only as far as this
 		// one has gone.
 		await expect.poll(() => legendAt(1, 1)).toBe("Visitors");
@@ -89,6 +91,10 @@ describe("owner console: the dashboard", () => {
 		await none.waitFor();
 		expect(await page.getByText("Nothing was collected in this period").count()).toBe(0);
 		expect(await figure("Visitors").textContent()).toBe("0");
+		// The shop sends custom events, none under these filters: no hint to start sending them.
+		const events = page.getByRole("region", { name: "Custom events" });
+		expect(await events.getByText("No custom event matches the filters.").isVisible()).toBe(true);
+		expect(await events.getByText(/svc\.track/).count()).toBe(0);
 		await checkPage("dashboard-filtered-to-nothing");
 		await none.getByRole("button", { name: "remove every filter" }).click();
 		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
@@ -182,8 +188,9 @@ describe("owner console: the dashboard", () => {
 		expect(new URL(page.url()).search).toBe("?period=custom&from=2026-01-01&to=2026-01-31");
 		expect(await page.getByLabel("From").inputValue()).toBe("2026-01-01");
 		expect(await page.getByRole("button", { name: /remove filter$/ }).count()).toBe(0);
-		// Nothing collected on the blog, and no filter to blame.
+		// Nothing collected on the blog, and no filter to blame: the custom events' card says how to send them.
 		await page.getByText("Nothing was collected in this period").waitFor();
+		expect(await page.getByRole("region", { name: "Custom events" }).getByText("No custom events. Send them with svc.track(name, data).").isVisible()).toBe(true);
 		// The crawlers of a site switch the same way.
 		await page.getByRole("link", { name: "AI crawlers of this site" }).click();
 		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();

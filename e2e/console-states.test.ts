@@ -83,6 +83,30 @@ describe("when access has lapsed", () => {
 	});
 });
 
+describe("a session that expires while the console is open", () => {
+	it("gives way to the sign-in form, which says the session expired; signed in again, the owner is back on the page", async () => {
+		const { email, context, page, pageErrors } = await signedIn("expires", "10.98.0.15", { before: addShopKey });
+		await page.goto(`${stack.worker.url}/feedback/shop`);
+		await page.getByText("No feedback yet for this project.").waitFor();
+		const env = await stack.worker.server.getWorker<{ DB: Database }>().getEnv();
+		await env.DB.prepare("UPDATE sessions SET expires_at = ? WHERE user_id = (SELECT id FROM users WHERE email = ?)").bind(Date.now() - 1000, email).run();
+		// The next request is refused with 401.
+		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
+		await page.getByRole("status").filter({ hasText: "Your session has expired. Sign in again." }).waitFor();
+		expect(new URL(page.url()).pathname).toBe("/issues/shop");
+		expect(await axeViolations(page)).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "session-expired.png"), fullPage: true });
+
+		await page.getByLabel("Email").fill(email);
+		await page.getByLabel("Password").fill("correct horse battery");
+		await page.getByRole("button", { name: "Sign in", exact: true }).click();
+		await page.getByText("No open issues.").waitFor();
+		expect(await page.getByText("Your session has expired").count()).toBe(0);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("a link to a project the owner does not have", () => {
 	it("says there is no such project instead of an empty inbox", async () => {
 		const { context, page, pageErrors } = await signedIn("unknown-project", "10.98.0.5");
@@ -244,8 +268,9 @@ describe("signing out, then in as someone else", () => {
 		await page.goto(`${stack.worker.url}/feedback/gone-app`);
 		await page.getByRole("button", { name: "Sign out" }).first().click();
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
-		// The root, which opens the next owner's projects once they sign in.
+		// The root, which opens the next owner's projects once they sign in; signed out, not expired.
 		expect(new URL(page.url()).pathname).toBe("/");
+		expect(await page.getByText("Your session has expired").count()).toBe(0);
 
 		await page.getByLabel("Email").fill("nobody@example.com");
 		await page.getByLabel("Password").fill("not the password");

@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleUnderTest, openConsole } from "./consolePage";
+import { type ConsoleUnderTest, DESKTOP, openConsole } from "./consolePage";
 import { api, type Database } from "./stack";
 
 const PNG_1PX =
@@ -111,6 +111,19 @@ describe("owner console", () => {
 		expect(await setup.getByRole("heading", { name: "@svcapp/logger in Node" }).isVisible()).toBe(true);
 		expect(await setup.getByText(`endpoint: "${worker.url}"`).first().isVisible()).toBe(true);
 		await checkPage("project");
+		// On a phone, each field's Type shows its whole choice ("Long text (10,000)" was cut off).
+		await page.setViewportSize({ width: 390, height: 844 });
+		const cut = await page.locator("fieldset select").evaluateAll((selects: HTMLSelectElement[]) =>
+			selects.flatMap((select) => {
+				const shown = select.getBoundingClientRect().width;
+				select.style.minWidth = "max-content";
+				const needed = select.getBoundingClientRect().width;
+				select.style.minWidth = "";
+				return needed > shown + 0.5 ? [`${select.value}: ${Math.round(shown)} of ${Math.round(needed)} px`] : [];
+			}),
+		);
+		expect(cut).toEqual([]);
+		await page.setViewportSize(DESKTOP);
 
 		const submit = (body: Record<string, unknown>) =>
 			fetch(`${worker.url}/functions/v1/submit-feedback`, {
@@ -183,7 +196,7 @@ describe("owner console", () => {
 			.poll(async () => (await api(worker.url, `/api/feedback?project_name=${project}&status=in_progress`, { token })).feedback.length)
 			.toBe(1);
 
-		// The detail: every field and the image at full size.
+		// The detail: every field, the images among them.
 		await page.getByRole("link", { name: "Crash on save" }).click();
 		await page.getByRole("heading", { name: /Crash on save/ }).waitFor();
 		expect(await page.getByText("1.2.3").isVisible()).toBe(true);
@@ -195,7 +208,13 @@ describe("owner console", () => {
 		const image = page.getByRole("img", { name: "Screenshots, 2 of 2 of Crash on save" });
 		await image.waitFor();
 		expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
-		expect(await page.locator("figcaption").allTextContents()).toEqual(["Screenshots, 1 of 2", "Screenshots, 2 of 2"]);
+		// In the fields, a row labelled as the form labels the field, as the item's other fields: each a
+		// thumbnail to see (of a 1-pixel image, not a dot), a link to the whole image.
+		const images = page.locator("dl.fields > div", { has: page.getByRole("term").filter({ hasText: /^Screenshots$/ }) }).getByRole("definition");
+		expect(await images.getByRole("img").count()).toBe(2);
+		const box = await image.boundingBox();
+		expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(64);
+		expect(await images.getByRole("link", { name: "Screenshots, 1 of 2 of Crash on save" }).getAttribute("href")).toMatch(/^blob:/);
 		await checkPage("feedback-detail");
 		await page.getByRole("link", { name: "← All feedback" }).click();
 

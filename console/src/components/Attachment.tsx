@@ -1,8 +1,11 @@
 import { useEffect, useState } from "react";
 import { api } from "../api";
 
-/** An attachment image: fetched with the session header, since an <img> cannot send it. */
-export function Attachment({ url, label, full = false }: { url: string; label: string; full?: boolean }) {
+/**
+ * An attachment image as a thumbnail that opens the whole image: fetched with the session header,
+ * since an <img> cannot send it.
+ */
+export function Attachment({ url, label }: { url: string; label: string }) {
 	const [src, setSrc] = useState<string>();
 	const [failed, setFailed] = useState(false);
 	useEffect(() => {
@@ -23,12 +26,9 @@ export function Attachment({ url, label, full = false }: { url: string; label: s
 	}, [url]);
 	if (failed) return <span className="error">Image could not be loaded</span>;
 	if (!src) return <span className="muted">Loading image…</span>;
-	const image = <img className={full ? "full" : "thumb"} src={src} alt={label} />;
-	return full ? (
-		<a href={src} target="_blank" rel="noreferrer">
-			{image}
+	return (
+		<a href={src} target="_blank" rel="noreferrer" title="Open the whole image">
+			<img className="thumb" src={src} alt={label} />
 		</a>
-	) : (
-		image
 	);
 }

@@ -40,7 +40,7 @@ export function EventsOverTime({ issue }: { issue: IssueDetailView }) {
 				kind="bars"
 				height={160}
 				times={buckets.map((b) => b.start)}
-				series={[{ label: "Events", values: buckets.map((b) => b.count), color: "--chart-1" }]}
+				series={[{ label: "Events", values: buckets.map((b) => b.count), color: "--chart-1", total }]}
 				label={`Events per ${unit} over the last ${label}: ${plural(total, "event")} in all`}
 			/>
 			<p className="muted small">One bar per {unit}: every time on this page is in UTC.</p>

@@ -28,9 +28,9 @@ function OutcomesChart({ data }: { data: LogOutcomesView }) {
 			height={160}
 			times={data.days.map((d) => Date.parse(d.day))}
 			series={[
-				{ label: "Accepted", values: data.days.map((d) => d.accepted), color: "--chart-1" },
-				{ label: "Filtered", values: data.days.map((d) => d.filtered), color: "--chart-3" },
-				{ label: "Dropped", values: data.days.map(dropped), color: "--chart-2" },
+				{ label: "Accepted", values: data.days.map((d) => d.accepted), color: "--chart-1", total: totals.accepted },
+				{ label: "Filtered", values: data.days.map((d) => d.filtered), color: "--chart-3", total: totals.filtered },
+				{ label: "Dropped", values: data.days.map(dropped), color: "--chart-2", total: dropped(totals) },
 			]}
 			label={`Log events per day over the last ${DAYS} days: ${count(totals.accepted)} accepted, ${count(totals.filtered)} filtered, ${count(dropped(totals))} dropped`}
 		/>

@@ -11,6 +11,12 @@ export interface Series {
 	color: string;
 	/** A dashed line, for a figure to compare with (the period before). */
 	dashed?: boolean;
+	/**
+	 * The series' figure over the whole period, which the legend shows while the pointer is on no
+	 * bucket (nothing without it). Not always the sum of the buckets: a period's visitors are fewer
+	 * than its hours' visitors added up when a visitor came back.
+	 */
+	total?: number;
 }
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -61,6 +67,9 @@ const TIME_STEPS = [
 	...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30, 60, 90, 120, 180, 365, 730, 1825].map((n) => n * DAY_S),
 ];
 
+/** A bucket's start (seconds) as a date in UTC: the buckets are UTC hours and days. */
+const utcDate = (ts: number) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
+
 function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline", bucketS: number): uPlot.Options {
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
@@ -69,6 +78,11 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 	const bars = kind === "bars" || spark;
 	const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
 	const daily = bucketS >= DAY_S;
+	// A day's point is the whole day: its time of day (always 12:00am) would mislead.
+	const stamp = uPlot.fmtDate(daily ? "{YYYY}-{MM}-{DD}" : "{YYYY}-{MM}-{DD} {h}:{mm}{aa}");
+	// While the pointer is on no bucket (uPlot's index is null, where it writes "--"), the legend
+	// gives the period's figures when the chart has them, else nothing.
+	const totals = series.some((s) => s.total !== undefined);
 	return {
 		width,
 		height,
@@ -81,14 +95,20 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 		cursor: spark ? { show: false } : { points: { size: 6 } },
 		// Times in UTC: the buckets are UTC hours and days, and a day drawn at its local start would
 		// land on the evening before west of UTC.
-		tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
-		scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+		tzDate: utcDate,
+		scales: {
+			// A bar stands centred on its bucket's start: half a bucket more at each end, or the first and
+			// the last (the hour under way) would be cut in half by the chart's edges.
+			x: { time: true, ...(bars && bucketS > 0 ? { range: (_u, min, max) => [min - bucketS / 2, max + bucketS / 2] } : {}) },
+			y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
+		},
 		axes: spark ? [{ show: false }, { show: false }] : [daily ? { ...axis, incrs: TIME_STEPS.filter((step) => step >= bucketS) } : axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
 		series: [
-			// A day's point is the whole day: its time of day (always 12:00am) would mislead.
-			{ label: "Time (UTC)", ...(daily ? { value: "{YYYY}-{MM}-{DD}" } : {}) },
+			{ label: "Time (UTC)", value: (_u, ts, _i, index) => (index == null ? (totals ? "whole period" : "") : stamp(utcDate(ts))) },
 			...series.map((s) => ({
 				label: s.label,
+				value: (_u: uPlot, value: number | null, _i: number, index: number | null) =>
+					index == null ? (s.total === undefined ? "" : uPlot.fmtNum(s.total)) : value == null ? "" : uPlot.fmtNum(value),
 				stroke: cssVar(s.color),
 				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
 				width: bars ? 0 : 2,

@@ -1,5 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, useRef } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Link } from "react-router";
 import { api, type SiteView, type SiteWithFiguresView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
@@ -29,6 +29,82 @@ function SiteFigures({ figures }: { figures: SiteWithFiguresView["last_24h"] }) 
 				<strong>{count(figures.visitors)}</strong> <span className="muted">{figures.visitors === 1 ? "visitor" : "visitors"} in the last 24 hours</span>
 			</span>
 		</div>
+	);
+}
+
+/**
+ * The host typed as a site's domain, as the Worker stores it in the usual cases (lower case, without
+ * scheme, port, path or a leading `www.`), to compare with the owner's sites; null when it is no host.
+ * The Worker's own reading (readDomain, in domain/sites/hostnames.ts) also knows the public suffixes,
+ * a list too large to ship to the console for a warning.
+ */
+function typedHost(input: string): string | null {
+	const text = input.trim();
+	if (text === "" || /\s/.test(text)) return null;
+	try {
+		const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`).hostname.replace(/\.$/, "");
+		return host.startsWith("www.") && host.length > 4 ? host.slice(4) : host;
+	} catch {
+		return null;
+	}
+}
+
+const isLocalHost = (host: string) => host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host);
+
+/**
+ * Why a domain typed into a site's form may not be what the owner means, though the API takes it:
+ * another of their sites has it (each site counts its own visits, so the figures are split between
+ * them), or it is a computer's own address. `self` is the site being edited.
+ */
+function domainWarning(input: string, sites: SiteView[] | undefined, self?: string): string | null {
+	const host = typedHost(input);
+	if (host === null) return null;
+	const twin = sites?.find((site) => site.tracking_id !== self && site.domain === host);
+	if (twin) return `Another of your sites, ${twin.name}, already has this domain: their figures will be counted apart.`;
+	if (isLocalHost(host)) {
+		return `${host} is the address of a local development server: a visit counts only when the tracker runs there, in the pages it serves, and visits to your public site are refused.`;
+	}
+	return null;
+}
+
+/**
+ * A site form's Domain field, with a warning as it is typed (domainWarning). The warning comes next
+ * in the form, so a screen reader reads it after the field; styles.css shows it on a line of its own
+ * under the form's row.
+ */
+function DomainField({ saved, self }: { saved?: string; self?: string }) {
+	const [typed, setTyped] = useState(saved ?? "");
+	const warning = domainWarning(typed, useSites().data, self);
+	const id = useId();
+	const input = useRef<HTMLInputElement>(null);
+	// A form's reset (once a site is added) empties the field without a change event.
+	useEffect(() => {
+		const form = input.current?.form;
+		const reset = () => setTyped(saved ?? "");
+		form?.addEventListener("reset", reset);
+		return () => form?.removeEventListener("reset", reset);
+	}, [saved]);
+	return (
+		<>
+			<label>
+				Domain
+				<input
+					ref={input}
+					name="domain"
+					defaultValue={saved}
+					placeholder="example.com"
+					required
+					maxLength={300}
+					onChange={(e) => setTyped(e.target.value)}
+					aria-describedby={warning ? id : undefined}
+				/>
+			</label>
+			{warning && (
+				<p id={id} className="field-warning" role="status">
+					{warning}
+				</p>
+			)}
+		</>
 	);
 }
 
@@ -67,10 +143,7 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 						Name
 						<input name="name" defaultValue={site.name} required maxLength={100} />
 					</label>
-					<label>
-						Domain
-						<input name="domain" defaultValue={site.domain ?? ""} placeholder="example.com" required maxLength={300} />
-					</label>
+					<DomainField saved={site.domain ?? ""} self={site.tracking_id} />
 					<button type="submit" className="primary" disabled={update.isPending}>
 						Save
 					</button>
@@ -129,10 +202,7 @@ export function AnalyticsPage() {
 			<h1>Analytics</h1>
 			<p className="muted">Privacy-friendly analytics: no cookies, no personal data. Add a site, paste its tag, and open its dashboard.</p>
 			<form className="row" onSubmit={submit} aria-label="New site">
-				<label>
-					Domain
-					<input name="domain" placeholder="example.com" required maxLength={300} />
-				</label>
+				<DomainField />
 				<label>
 					Name (optional)
 					<input name="name" placeholder="My site" maxLength={100} />

@@ -48,10 +48,15 @@ function VisitsOverTime({ data }: { data: CrawlerStatsView }) {
 	const others = data.series.map((bucket, i) => bucket.visits - data.crawler_series.reduce((sum, c) => sum + c.series[i].visits, 0));
 	const othersTotal = others.reduce((a, b) => a + b, 0);
 	const lines: Series[] = [
-		...data.crawler_series.map((c, i) => ({ label: c.name, values: c.series.map((b) => b.visits), ...CRAWLER_LINES[i % CRAWLER_LINES.length] })),
-		...(othersTotal > 0 ? [{ label: "Other crawlers", values: others, color: "--chart-3", dashed: true }] : []),
+		...data.crawler_series.map((c, i) => ({
+			label: c.name,
+			values: c.series.map((b) => b.visits),
+			total: c.series.reduce((sum, b) => sum + b.visits, 0),
+			...CRAWLER_LINES[i % CRAWLER_LINES.length],
+		})),
+		...(othersTotal > 0 ? [{ label: "Other crawlers", values: others, color: "--chart-3", dashed: true, total: othersTotal }] : []),
 		// Nothing in the period: the zeros of all of them, so the chart still shows the period.
-		...(data.crawler_series.length === 0 ? [{ label: "Crawler visits", values: others, color: "--chart-1" }] : []),
+		...(data.crawler_series.length === 0 ? [{ label: "Crawler visits", values: others, color: "--chart-1", total: 0 }] : []),
 	];
 	const totals = data.crawlers.filter((c) => data.crawler_series.some((s) => s.name === c.name)).map((c) => `${c.name} ${count(c.visits)}`);
 	if (othersTotal > 0) totals.push(`other crawlers ${count(othersTotal)}`);

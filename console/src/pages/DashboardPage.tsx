@@ -102,11 +102,14 @@ const VISITS = { column: "Visits", extraColumn: "Visitors" };
 
 function Breakdowns({
 	stats,
+	filtered,
 	pick,
 	pickProperty,
 	download,
 }: {
 	stats: SiteStatsView;
+	/** A filter is applied: an empty list says nothing matches it, not that the site sends none (the set-up hints would mislead). */
+	filtered: boolean;
 	pick: (name: StatsFilterName) => (value: string) => void;
 	pickProperty: (event: string, property: string, value: string) => void;
 	download: (csv: string) => () => Promise<void>;
@@ -139,7 +142,9 @@ function Breakdowns({
 						title: "Engagement",
 						column: "Time on page",
 						extraColumn: "Scroll depth",
-						empty: "No page reported engagement yet (the tracker reports it when a page is hidden or left).",
+						empty: filtered
+							? "No page under the filters reported engagement."
+							: "No page reported engagement yet (the tracker reports it when a page is hidden or left).",
 						onPick: pick("page"),
 						rows: engaged.map((p) => ({
 							key: p.path,
@@ -225,7 +230,7 @@ function Breakdowns({
 								CR
 							</abbr>,
 						],
-						empty: "No custom events. Send them with svc.track(name, data).",
+						empty: filtered ? "No custom event matches the filters." : "No custom events. Send them with svc.track(name, data).",
 						onPick: pick("event"),
 						download: download("custom_events"),
 						rows: stats.custom_events.map((r) => ({
@@ -240,7 +245,7 @@ function Breakdowns({
 						title: "Properties",
 						column: "Events",
 						picked: stats.filters.property !== undefined,
-						empty: "No custom event carried data.",
+						empty: filtered ? "No custom event under the filters carried data." : "No custom event carried data.",
 						onPick: (key) => {
 							const [event, property, value] = key.split("\u0000");
 							pickProperty(event, property, value);
@@ -383,15 +388,15 @@ export function DashboardPage() {
 						<TimeChart
 							times={times}
 							series={[
-								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1" },
-								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2" },
+								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1", total: data.visitors },
+								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2", total: data.pageviews },
 								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
-								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true }] : []),
+								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true, total: old.visitors }] : []),
 							]}
 							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
 						/>
 					</section>
-					<Breakdowns stats={data} pick={pick} pickProperty={pickProperty} download={download} />
+					<Breakdowns stats={data} filtered={active.length > 0} pick={pick} pickProperty={pickProperty} download={download} />
 				</div>
 			)}
 		</section>

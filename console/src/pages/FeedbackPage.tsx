@@ -129,7 +129,7 @@ function FieldValue({ field, value, type, project }: { field: string; value: unk
 	return <>{value}</>;
 }
 
-/** Every field of one item, its images at full size, and what can be done with it. */
+/** Every field of one item, its images among them, and what can be done with it. */
 function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project: string; back: string }) {
 	const setStatus = useSetFeedbackStatus(project);
 	const remove = useDeleteFeedback(project);
@@ -137,6 +137,9 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 	const fields = useFormFields(project, item.type);
 	const labelOf = (key: string) => fields.get(key)?.label ?? sentryFieldLabel(key) ?? key;
 	const title = titleOf(item);
+	// Each field's images, in the order they came: a row of the fields for each, as its other fields have.
+	const imagesOf = new Map<string, FeedbackRecord["attachments"]>();
+	for (const image of item.attachments) imagesOf.set(image.field, [...(imagesOf.get(image.field) ?? []), image]);
 	return (
 		<article className="card" aria-labelledby="feedback-title">
 			<p>
@@ -165,22 +168,22 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 						</dd>
 					</div>
 				))}
+				{[...imagesOf].map(([field, images]) => (
+					<div key={`images of ${field}`}>
+						<dt>{labelOf(field)}</dt>
+						<dd>
+							<ul className="thumbs">
+								{images.map((image, index) => (
+									<li key={image.id}>
+										{/* A field's images are told apart by their place among its own: "Screenshots, 2 of 3". */}
+										<Attachment url={image.url} label={`${labelOf(field)}${images.length > 1 ? `, ${index + 1} of ${images.length}` : ""} of ${title}`} />
+									</li>
+								))}
+							</ul>
+						</dd>
+					</div>
+				))}
 			</dl>
-			{item.attachments.length > 0 && (
-				<div className="attachments">
-					{item.attachments.map((a) => {
-						// A field's images are told apart by their place among its own: "Screenshots, 2 of 3".
-						const ofField = item.attachments.filter((other) => other.field === a.field);
-						const caption = ofField.length > 1 ? `${labelOf(a.field)}, ${ofField.indexOf(a) + 1} of ${ofField.length}` : labelOf(a.field);
-						return (
-							<figure key={a.id}>
-								<Attachment url={a.url} label={`${caption} of ${title}`} full />
-								<figcaption className="muted">{caption}</figcaption>
-							</figure>
-						);
-					})}
-				</div>
-			)}
 			<ActionError error={setStatus.error ?? remove.error} />
 			<RelatedIssues project={project} people={peopleOf(item)} />
 		</article>

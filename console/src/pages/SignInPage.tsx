@@ -3,7 +3,7 @@ import { usePageTitle } from "../components/pageTitle";
 import { useSession } from "../session";
 
 export function SignInPage() {
-	const { signIn } = useSession();
+	const { signIn, expired } = useSession();
 	const [mode, setMode] = useState<"signin" | "signup">("signin");
 	usePageTitle(mode === "signin" ? "Sign in" : "Create account");
 	const [error, setError] = useState<string>();
@@ -26,6 +26,12 @@ export function SignInPage() {
 	return (
 		<form className="card narrow" onSubmit={submit} aria-label={mode === "signin" ? "Sign in" : "Create account"}>
 			<h1>{mode === "signin" ? "Sign in to svc" : "Create your svc account"}</h1>
+			{/* Why the page the owner was on gave way to this form; an answer to the form says more. */}
+			{expired && mode === "signin" && !error && (
+				<p className="notice" role="status">
+					Your session has expired. Sign in again.
+				</p>
+			)}
 			<label>
 				Email
 				<input name="email" type="email" autoComplete="email" required />
