@@ -161,6 +161,9 @@ export function IssuePage() {
 	const wantedEventId = clientEventIdOf(wanted);
 	const chosen = events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
 	const event = chosen ?? events[0];
+	// A linked event the page does not hold: of another issue, expired, or older than those read.
+	const held = q ? eventSearch.data?.event_search?.matched : data?.count;
+	const missing = wanted && !chosen && event ? { id: wanted, older: held !== undefined && held > events.length } : null;
 
 	return (
 		<section>
@@ -231,6 +234,13 @@ export function IssuePage() {
 					</div>
 					<IssueTags project={project} groupHash={hash} environment={environment} />
 					<EventSearchForm project={project} q={q} environment={environment} found={eventSearch.data} error={q && eventSearch.error} />
+					{missing && (
+						<p className="card notice shrinks" role="status" data-testid="event-not-found">
+							The linked event <code>{missing.id}</code> was not found among {missing.older ? `the ${count(events.length)} newest` : "the"} events of this issue
+							{q ? " that match the search" : ""}: it may {[missing.older && "be older", q && "not match", "have expired"].filter(Boolean).join(", ")} or
+							belong to another issue. The newest {q ? "match" : "event"} is shown instead.
+						</p>
+					)}
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
@@ -249,7 +259,6 @@ export function IssuePage() {
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
-							{wantedEventId && !chosen && <p className="muted">Event {wantedEventId} is older than the newest events shown here; the newest is shown instead.</p>}
 							<EventSteps events={events} shown={event} searched={q !== undefined} onChoose={(id) => change({ event: id })} />
 							<EventDetail event={event} />
 						</>
