@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect } from "react";
+import { type FormEvent, useEffect, useId, useState } from "react";
 import { Link, useParams } from "react-router";
 import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
@@ -55,6 +55,37 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 			</select>
 		</label>
 	);
+}
+
+/** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
+const KEY_EXAMPLES: Readonly<Record<string, string>> = {
+	is: "unresolved",
+	level: "error",
+	environment: "production",
+	release: "1.4.2",
+	user: "ana@example.com",
+	"user.id": "42",
+	"user.email": "ana@example.com",
+	has: "user",
+	lastseen: "-24h",
+	firstseen: "-7d",
+	age: "-7d",
+	message: "checkout",
+};
+
+/**
+ * The first of the list's own keys typed with no value (`is:`, `level:""`), at the end of the search
+ * or before another key's token, as typed, and an example of it with a value; null when there is
+ * none. The search reads such a key as text, which no issue holds: it would answer no issues
+ * rather than say the search is not finished. Followed by words (`user: not found`), it is text
+ * as a title holds it.
+ */
+function incompleteKey(search = ""): { key: string; example: string } | null {
+	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?:"")?(?=\s*$|\s+!?[a-z][\w.[\]-]*:)/gi)) {
+		const example = KEY_EXAMPLES[key.toLowerCase()];
+		if (example !== undefined) return { key: `${key}:`, example: `${key}:${example}` };
+	}
+	return null;
 }
 
 /** The keys of a Sentry search that the filters above the list stand for. */
@@ -116,10 +147,18 @@ export function IssuesPage() {
 	const filtered = search.has("q") || search.has("environment") || search.has("release") || search.has("period") || status !== "open";
 	// A search by the id an SDK gave an event opens that event on the issue's page.
 	const searchedEvent = clientEventIdOf(filters.q?.trim());
+	// A key without its value, in the box when searched (not sent) or in the address (a link).
+	const [typedIncomplete, setTypedIncomplete] = useState<{ at: string; key: ReturnType<typeof incompleteKey> }>();
+	const incomplete = (typedIncomplete?.at === search.toString() && typedIncomplete.key) || incompleteKey(filters.q);
+	const incompleteId = useId();
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
 		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		// Not searched: the box keeps what was typed, to be finished.
+		const unfinished = incompleteKey(box.value);
+		setTypedIncomplete({ at: search.toString(), key: unfinished });
+		if (unfinished) return;
 		// Sentry's is:, environment:, release: and lastSeen: set the filters above, which then show them; the
 		// rest (text, level:, is:unhandled, user:, tags) is searched as typed.
 		const { text, status: searched, environment, release, period } = parseIssueSearch(box.value.trim(), SEARCH_FILTERS);
@@ -196,6 +235,8 @@ export function IssuesPage() {
 					defaultValue={filters.q}
 					maxLength={200}
 					size={28}
+					aria-invalid={incomplete ? true : undefined}
+					aria-describedby={incomplete ? incompleteId : undefined}
 				/>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (
@@ -204,6 +245,11 @@ export function IssuesPage() {
 					</button>
 				)}
 			</form>
+			{incomplete && (
+				<p className="error" role="alert" id={incompleteId}>
+					The search is not finished: <code>{incomplete.key}</code> needs a value, e.g. <code>{incomplete.example}</code>.
+				</p>
+			)}
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
