@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
+import { clientEventIdOf, type IgnoreCondition, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
@@ -104,20 +104,40 @@ const SEEN_PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
 	["90d", "Last 90 days"],
 ];
 
+/**
+ * What the list's selects offer. A value in the address that is none of them (typed, or from an
+ * old link) is as good as none: the select shows its default and the list is that default's,
+ * rather than the service's refusal of the value.
+ */
+const OFFERED = {
+	status: [...ISSUE_STATUSES, "any"],
+	sort: ISSUE_SORTS,
+	period: SEEN_PERIODS.map(([period]) => period),
+} as const satisfies Record<string, readonly string[]>;
+
+/** The address's value of `name` if the list offers it. */
+const offered = <Name extends keyof typeof OFFERED>(search: URLSearchParams, name: Name): (typeof OFFERED)[Name][number] | undefined =>
+	OFFERED[name].find((value) => value === search.get(name));
+
 export function IssuesPage() {
 	const { project = "" } = useParams();
 	usePageTitle("Issues", project);
 	const [search, change] = useSearch();
 	// Open issues unless another status, or all ("any"), is asked for.
-	const status = search.get("status") ?? "open";
+	const status = offered(search, "status") ?? "open";
 	const filters: IssueFilters = {
 		status: status === "any" ? undefined : status,
 		environment: search.get("environment") ?? undefined,
 		release: search.get("release") ?? undefined,
 		q: search.get("q") ?? undefined,
-		sort: search.get("sort") ?? undefined,
-		period: search.get("period") ?? undefined,
+		sort: offered(search, "sort"),
+		period: offered(search, "period"),
 	};
+	// And the address loses them, so that it, Clear and the links back here agree with what is shown.
+	const notOffered = (Object.keys(OFFERED) as (keyof typeof OFFERED)[]).filter((name) => search.has(name) && !offered(search, name)).join(" ");
+	useEffect(() => {
+		if (notOffered) change(Object.fromEntries(notOffered.split(" ").map((name) => [name, null])), { replace: true });
+	}, [notOffered, change]);
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
 	// A revoked key takes its issues with it: its list and filters answer "not found", said once in words.
@@ -206,7 +226,7 @@ export function IssuesPage() {
 				</label>
 				<label className="inline">
 					Sort by
-					<select value={search.get("sort") ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
+					<select value={filters.sort ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
 						<option value="last_seen">Last seen</option>
 						<option value="first_seen">First seen</option>
 						<option value="count">Events</option>
