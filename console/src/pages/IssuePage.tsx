@@ -12,6 +12,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { SearchSuggestions } from "../components/SearchSuggestions";
+import { ISSUE_ONLY_KEYS } from "../../../domain/api/issueSearchSuggestions";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural, utcDateTime } from "../format";
 import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
@@ -47,6 +48,17 @@ function EventSteps({
 	);
 }
 
+/** The event search's box, as the page words it. */
+const EVENT_SEARCH_WORDS = {
+	q: {
+		name: "The search",
+		says: (message: string) =>
+			message.endsWith("search the issue list, not an issue's events")
+				? `This box searches this issue's events; ${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)} ask about an issue as a whole: search the issue list with them.`
+				: undefined,
+	},
+};
+
 /**
  * Sentry's search of an issue's events: its tags (`browser.name:Chrome`, `has:user`, `!`), level,
  * environment, release, user and text. The events shown and stepped through are then the matches.
@@ -81,7 +93,7 @@ function EventSearchForm({ project, q, environment, found, error }: { project: s
 					</button>
 				)}
 			</form>
-			<ActionError error={error} />
+			<ActionError error={error} fields={EVENT_SEARCH_WORDS} />
 			{q && counted && (
 				<p className="muted" data-testid="event-search-result" aria-live="polite">
 					{counted.matched === 0 ? "None" : count(counted.matched)} of {counted.searched >= found.count ? "its" : "the latest"} {plural(counted.searched, "event")}{" "}
