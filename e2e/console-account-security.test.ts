@@ -61,6 +61,13 @@ describe("Account page", () => {
 		expect(asked).toBe(false);
 	});
 
+	it("says the new password must differ from the current one, in the form's words", async () => {
+		await fill(OLD_PASSWORD, OLD_PASSWORD);
+		await form().getByRole("alert").waitFor();
+		expect(await form().getByRole("alert").textContent()).toBe("The new password must differ from the current one.");
+		expect(await stillSignedIn(token)).toBe(true);
+	});
+
 	it("says a wrong current password is wrong and stays signed in", async () => {
 		await fill("not my password", NEW_PASSWORD);
 		await form().getByRole("alert").filter({ hasText: "The current password is wrong" }).waitFor();

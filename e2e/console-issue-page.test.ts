@@ -1,7 +1,7 @@
 /**
  * An issue's page in what its walk-through (console-issues.test.ts) does not reach: an error the app did
  * not catch, marked Unhandled as Sentry marks it, on its event and on its issue (there and in the list); a browser west of UTC, where every time on the
- * page is in UTC, as its charts are; an action taken while the service cannot be reached, or from the keyboard. Each starts from a new owner on a page of its own.
+ * page is in UTC, as its charts are; a link to an event it does not hold; an action taken while the service cannot be reached, or from the keyboard. Each starts from a new owner on a page of its own.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -34,8 +34,8 @@ async function issuePage(name: string, ip: string, events: object[], timezoneId?
 	await useSession(page, stack.worker.url, token);
 	await page.goto(`${stack.worker.url}/issues/shop/${hash}`);
 	await page.locator("#exception-heading").waitFor();
-	const issue = await api<{ first_seen: string; last_seen: string; events: { timestamp: string; received_at: string }[] }>(stack.worker.url, `/api/issues/${hash}?project_name=shop`, { token });
-	return { page, context, pageErrors, issue };
+	const issue = await api<{ first_seen: string; last_seen: string; events: { id: string; timestamp: string; received_at: string }[] }>(stack.worker.url, `/api/issues/${hash}?project_name=shop`, { token });
+	return { page, context, pageErrors, issue, token };
 }
 
 const crash = (mechanism: object, extra: object = {}) => ({
@@ -145,6 +145,48 @@ describe("stepping through its events", () => {
 		await expect.poll(() => tag(page, "step").textContent()).toBe("an hour ago");
 		await button("Newest").click();
 		await expect.poll(() => tag(page, "step").textContent()).toBe("now");
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a link to an event the issue does not hold", () => {
+	it("says the linked event was not found, and why it may not be, then shows the newest event", async () => {
+		const { page, context, pageErrors, token, issue } = await issuePage("event-not-found", "10.97.0.6", [
+			{ message: "Another failure", tags: { step: "other issue" } },
+			crash({ type: "generic", handled: true }, { tags: { step: "older" } }),
+			crash({ type: "generic", handled: true }, { tags: { step: "newest" } }),
+		]);
+		const path = new URL(page.url()).pathname;
+		const { issues } = await api<{ issues: { group_hash: string; title: string }[] }>(stack.worker.url, "/api/issues?project_name=shop", { token });
+		const other = issues.find((issue) => issue.title === "Another failure");
+		const [otherEvent] = (await api<{ events: { id: string }[] }>(stack.worker.url, `/api/issues/${other?.group_hash}?project_name=shop`, { token })).events;
+		const notice = page.getByTestId("event-not-found");
+		const heading = page.locator("#event-heading");
+
+		// One of its own events: shown, no notice.
+		await page.getByRole("region", { name: "Newest events table" }).locator("tbody tr").nth(1).getByRole("button").click();
+		await expect.poll(() => tag(page, "step").textContent()).toBe("older");
+		expect(await notice.count()).toBe(0);
+
+		// Another issue's event, and an id that is none at all: said so, the newest shown instead.
+		for (const id of [otherEvent.id, "not-an-event"]) {
+			await page.goto(`${stack.worker.url}${path}?event=${id}`);
+			await notice.waitFor();
+			expect(await notice.textContent()).toBe(
+				`The linked event ${id} was not found among the events of this issue: it may have expired or belong to another issue. The newest event is shown instead.`,
+			);
+			expect(await tag(page, "step").textContent()).toBe("newest");
+			expect(await heading.textContent()).toContain("(newest)");
+		}
+		// An event of its own that the search shown does not match.
+		await page.goto(`${stack.worker.url}${path}?q=step:newest&event=${issue.events[1].id}`);
+		await notice.waitFor();
+		expect(await notice.textContent()).toBe(
+			`The linked event ${issue.events[1].id} was not found among the events of this issue that match the search: it may not match, have expired or belong to another issue. The newest match is shown instead.`,
+		);
+		expect(await tag(page, "step").textContent()).toBe("newest");
 		expect(await axeViolations(page)).toEqual([]);
 		expect(pageErrors).toEqual([]);
 		await context.close();

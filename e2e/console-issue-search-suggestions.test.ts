@@ -1,11 +1,12 @@
 /**
  * The issue list's search box suggesting as Sentry's does, on a phone-sized screen: keys for the
- * word typed, then the key's values from the project's stored events, by keyboard and by click.
+ * word typed, then the key's values from the project's stored events, by keyboard and by click;
+ * and one of its keys searched with no value, which is not searched but said to need one.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { axeViolations } from "./axe";
-import { ARTIFACTS, useSession } from "./consolePage";
+import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
 import { api, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
@@ -89,6 +90,64 @@ describe("the issue search's suggestions", () => {
 		await page.getByRole("button", { name: "Search" }).click();
 		await expect.poll(titles).toEqual(["Login failed"]);
 		expect(await axeViolations(page)).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a key searched with no value", () => {
+	it("is not searched: the box keeps it and says what it needs, and a link holding one says the same", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "unfinished", "10.96.0.2");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, {
+			method: "POST",
+			headers: { "x-svc-key": key, "content-type": "application/json" },
+			body: JSON.stringify({ message: "Checkout failed", level: "error" }),
+		});
+		expect(res.status).toBe(200);
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		const pageErrors: string[] = [];
+		page.on("pageerror", (error) => pageErrors.push(error.message));
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		const row = page.getByRole("link", { name: "Checkout failed" });
+		await row.waitFor();
+		const box = page.getByRole("combobox", { name: /^Search title/ });
+		const hint = page.getByRole("alert");
+
+		for (const [typed, said] of [
+			["is:", "The search is not finished: is: needs a value, e.g. is:unresolved."],
+			["checkout level: is:unresolved", "The search is not finished: level: needs a value, e.g. level:error."],
+		]) {
+			await box.fill(typed);
+			await page.getByRole("button", { name: "Search", exact: true }).click();
+			await hint.waitFor();
+			expect(await hint.textContent()).toBe(said);
+			expect(await box.getAttribute("aria-invalid")).toBe("true");
+			expect(await box.inputValue()).toBe(typed);
+			// Nothing was searched: the list is as it was.
+			expect(new URL(page.url()).search).toBe("");
+			expect(await row.isVisible()).toBe(true);
+		}
+		expect(await axeViolations(page)).toEqual([]);
+		// Finished, it is searched.
+		await box.fill("level:error");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("level:error");
+		await row.waitFor();
+		expect(await hint.count()).toBe(0);
+		expect(await box.getAttribute("aria-invalid")).toBe(null);
+		// Words followed by words stay text, as a title holds them.
+		await box.fill("user: not found");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await page.getByText("No issues match these filters.").waitFor();
+		expect(await hint.count()).toBe(0);
+
+		// A link with one: the same words, not just "No issues match".
+		await page.goto(`${stack.worker.url}/issues/shop?q=${encodeURIComponent("Level:")}`);
+		await hint.waitFor();
+		expect(await hint.textContent()).toBe("The search is not finished: Level: needs a value, e.g. Level:error.");
+		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
 });

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
 import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, type Database, DESKTOP_CHROME, signUpOwner, workerAndBrowser } from "./stack";
+import { api, type Database, DESKTOP_CHROME, issuesOnceThereAre, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
@@ -128,6 +128,36 @@ describe("an address with a filter value the service does not take", () => {
 		await alert.waitFor();
 		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
 		await page.getByText("No feedback yet for this project.").waitFor();
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("an issue list's address with a status, sort or period the list does not offer", () => {
+	it("lists and selects the default instead, without the value, rather than the service's refusal of it", async () => {
+		let resolved = "";
+		const { context, page, pageErrors } = await signedIn("bad-issue-filter", "10.98.0.15", {
+			before: async (token) => {
+				const key = await addShopKey(token);
+				for (const message of ["Checkout failed", "Login failed"]) {
+					await api(stack.worker.url, "/api/app-logs-ingest", { token: key, json: { message } });
+				}
+				const issues = await issuesOnceThereAre(expect, stack.worker.url, token, "shop", 2);
+				resolved = issues.find((issue) => issue.title === "Login failed")?.group_hash ?? "";
+				await api(stack.worker.url, `/api/issues/${resolved}`, { token, method: "PATCH", json: { project_name: "shop", status: "resolved" } });
+			},
+		});
+		await page.goto(`${stack.worker.url}/issues/shop?status=bogus&sort=oldest&period=2y&environment=production`);
+		// The open issues, as the select says; the values it does not offer gone from the address, the others kept.
+		await expect.poll(() => new URL(page.url()).search).toBe("?environment=production");
+		expect(await page.getByRole("combobox", { name: /^Status/ }).inputValue()).toBe("open");
+		expect(await page.getByRole("combobox", { name: /^Sort by/ }).inputValue()).toBe("last_seen");
+		expect(await page.getByRole("combobox", { name: /^Seen in/ }).inputValue()).toBe("");
+		await page.goto(`${stack.worker.url}/issues/shop?status=bogus`);
+		await page.getByRole("link", { name: "Checkout failed" }).waitFor();
+		expect(await page.getByRole("link", { name: "Login failed" }).count()).toBe(0);
+		expect(await page.getByRole("alert").count()).toBe(0);
 		expect(new URL(page.url()).search).toBe("");
 		expect(pageErrors).toEqual([]);
 		await context.close();

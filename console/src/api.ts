@@ -23,6 +23,7 @@ export {
 	type IgnoreCondition,
 	type IssueActivityView,
 	type IssuePeriod,
+	ISSUE_SORTS,
 	ISSUE_STATUSES,
 	type IssueDetailView,
 	type IssueEventView,

@@ -2,6 +2,13 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api } from "../api";
 import { plural } from "../format";
+import { describeError } from "./QueryState";
+
+/** The password change's fields, as the form words them. */
+const PASSWORD_WORDS = {
+	current_password: { name: "The current password" },
+	new_password: { name: "The new password", says: (message: string) => (message === "must differ from current_password" ? "The new password must differ from the current one." : undefined) },
+};
 
 /** "2 other sessions signed out", in words a person reads. */
 function signedOutText(sessions: number): string {
@@ -31,7 +38,7 @@ export function ChangePasswordForm({ email }: { email: string }) {
 		change.mutate({ current: String(fields.get("current-password")), next }, { onSuccess: () => form.reset() });
 	}
 
-	const error = mismatch ? "The new password and its confirmation differ." : change.error?.message;
+	const error = mismatch ? "The new password and its confirmation differ." : change.error && describeError(change.error, { action: true, fields: PASSWORD_WORDS });
 	return (
 		<form className="card" onSubmit={submit} aria-labelledby="change-password">
 			<h2 id="change-password">Change password</h2>
@@ -79,7 +86,7 @@ export function SignOutOtherSessions() {
 			<p className="muted">Signs this account out on every other browser and device; this one stays signed in.</p>
 			{signOut.isError && (
 				<p className="error" role="alert">
-					{signOut.error.message}
+					{describeError(signOut.error, { action: true })}
 				</p>
 			)}
 			{signOut.isSuccess && (

@@ -1,6 +1,8 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
-import { ApiError, FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKey } from "../api";
+import { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKey } from "../api";
 import { useUpdateKey } from "../queries";
+import { type FieldWords, type Problem, problemAsSent, problemsOf, problemText } from "../refusals";
+import { describeError } from "./QueryState";
 
 type ConfigName = "issue_field_config" | "feature_field_config";
 
@@ -42,17 +44,43 @@ const fromDraft = (draft: Draft): FieldDefinition => ({
 		: {}),
 });
 
+/** A field's members, as the editor labels them. */
+const MEMBER_WORDS: Readonly<Record<string, FieldWords>> = {
+	key: {
+		name: "The key",
+		says: (message) => (message === "is reserved" ? "This key is reserved: choose another." : message.startsWith("duplicate key ") ? "Another field has this key: give each its own." : undefined),
+	},
+	label: { name: "The label", missing: "Give the field a label." },
+	type: { name: "The type" },
+	options: {
+		name: "The options",
+		says: (message) =>
+			message === "a select field needs options"
+				? "A choice needs options, one per line."
+				: message.startsWith("at most ")
+					? `A choice has ${message}.`
+					: message === "only select fields take options"
+						? "Only a choice takes options."
+						: undefined,
+	},
+};
+/** One of a choice's options (`options.3`). */
+const OPTION_WORDS: FieldWords = { name: "Each option", missing: "Leave no option empty." };
+/** The form as a whole. */
+const FORM_WORDS: FieldWords = { name: "The form", says: (message) => (message.startsWith("at most ") ? `A form has ${message}.` : undefined) };
+
 /**
- * The server's "Invalid request: issue_field_config.2.key: must start…; …" split into messages
- * per field and member ("2.key"), and those about the list as a whole.
+ * The API's refusal of the form (`issue_field_config.2.key: must start…`) in the editor's words: by
+ * field and member ("2.key"; "2." for the field as a whole), and about the form as a whole.
  */
-function splitProblems(message: string, config: ConfigName) {
+function splitProblems(problems: Problem[], config: ConfigName) {
 	const byField = new Map<string, string>();
 	const general: string[] = [];
-	for (const problem of message.replace(/^Invalid request: /, "").split("; ")) {
-		const match = new RegExp(`^${config}\\.(\\d+)(?:\\.(\\w+))?(?:\\.\\d+)?: (.*)$`).exec(problem);
-		if (match) byField.set(`${match[1]}.${match[2] ?? ""}`, match[3]);
-		else general.push(problem.replace(new RegExp(`^${config}: `), ""));
+	for (const problem of problems) {
+		const [, index, member = "", option] = new RegExp(`^${config}\\.(\\d+)(?:\\.(\\w+)(\\.\\d+)?)?$`).exec(problem.path) ?? [];
+		const words = option ? OPTION_WORDS : MEMBER_WORDS[member];
+		if (index !== undefined) byField.set(`${index}.${member}`, words ? problemText(problem, words) : problemAsSent(problem));
+		else general.push(problem.path === config ? problemText(problem, FORM_WORDS) : problemAsSent(problem));
 	}
 	return { byField, general };
 }
@@ -71,8 +99,8 @@ export function FieldEditor({ projectKey, config, title }: { projectKey: Project
 		if (!dirty) setDrafts(saved.map(toDraft));
 	}, [savedJson]);
 
-	const problems =
-		update.error instanceof ApiError && update.error.status === 400 ? splitProblems(update.error.message, config) : { byField: new Map<string, string>(), general: [] };
+	const refused = problemsOf(update.error);
+	const problems = splitProblems(refused ?? [], config);
 	const change = (index: number, patch: Partial<Draft>) => setDrafts((list) => list.map((d, i) => (i === index ? { ...d, ...patch } : d)));
 	const move = (index: number, by: number) =>
 		setDrafts((list) => {
@@ -171,7 +199,7 @@ export function FieldEditor({ projectKey, config, title }: { projectKey: Project
 						{p}
 					</p>
 				))}
-				{update.error && !(update.error instanceof ApiError && update.error.status === 400) && <p className="error">{update.error.message}</p>}
+				{update.error && !refused && <p className="error">{describeError(update.error, { action: true })}</p>}
 				{update.isError && problems.byField.size > 0 && <p className="error">Not saved: see the fields marked above.</p>}
 				{update.isSuccess && !dirty && <p className="ok">Saved.</p>}
 			</div>

@@ -1,24 +1,31 @@
 import type { UseQueryResult } from "@tanstack/react-query";
 import { Link, useLocation } from "react-router";
 import { ApiError } from "../api";
+import { type FieldWords, refusalText } from "../refusals";
 
 /**
  * What a failed request means to the owner, in words. A read retries on its own; an action (a
- * save, a status change, a delete) is the owner's to try again.
+ * save, a status change, a delete) is the owner's to try again. A refusal of what a form sent is
+ * said in the words of its `fields` (by the members the API names).
  */
-export function describeError(error: unknown, { action = false } = {}): string {
+export function describeError(error: unknown, { action = false, fields }: { action?: boolean; fields?: Readonly<Record<string, FieldWords>> } = {}): string {
 	if (error instanceof ApiError && error.status === 402) return "Your access has ended: your trial is over and this account is not on Pro. Your data is kept.";
+	const refused = fields && refusalText(error, fields);
+	if (refused) return refused;
 	if (error instanceof ApiError) return error.message;
 	return `The service could not be reached. Check your connection; ${action ? "then try again" : "this page retries on its own"}.`;
 }
 
-/** An action's failure (`error` of a mutation), in words, as an alert; nothing when there is none. `inline` in a row of controls. */
-export function ActionError({ error, inline = false }: { error: unknown; inline?: boolean }) {
+/**
+ * An action's failure (`error` of a mutation), in words, as an alert; nothing when there is none.
+ * `inline` in a row of controls; `fields` words a refusal of what a form sent.
+ */
+export function ActionError({ error, inline = false, fields }: { error: unknown; inline?: boolean; fields?: Readonly<Record<string, FieldWords>> }) {
 	if (!error) return null;
 	const Element = inline ? "span" : "p";
 	return (
 		<Element className="error" role="alert">
-			{describeError(error, { action: true })}
+			{describeError(error, { action: true, fields })}
 		</Element>
 	);
 }

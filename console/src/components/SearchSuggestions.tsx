@@ -66,6 +66,9 @@ interface SearchSuggestionsProps {
 	defaultValue?: string;
 	maxLength: number;
 	size: number;
+	/** Set, with the id of what says why, while what was searched cannot be. */
+	"aria-invalid"?: boolean;
+	"aria-describedby"?: string;
 }
 
 export function SearchSuggestions({ project, environment, scope = "issues", label, ...input }: SearchSuggestionsProps) {

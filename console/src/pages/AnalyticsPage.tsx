@@ -108,6 +108,12 @@ function DomainField({ saved, self }: { saved?: string; self?: string }) {
 	);
 }
 
+/** A site's fields, as its forms word them. */
+const SITE_WORDS = {
+	domain: { name: "The domain" },
+	name: { name: "The site's name", missing: "Give the site a name." },
+};
+
 function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFiguresView["last_24h"] }) {
 	const settled = (_answer: unknown, error: unknown) => refreshAfter(error, { queryKey: keys.sites });
 	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
@@ -176,7 +182,7 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 					Delete…
 				</ConfirmButton>
 			</div>
-			<ActionError error={update.error ?? remove.error} />
+			<ActionError error={update.error ?? remove.error} fields={SITE_WORDS} />
 		</li>
 	);
 }
@@ -210,7 +216,7 @@ export function AnalyticsPage() {
 				<button type="submit" className="primary" disabled={create.isPending}>
 					Add site
 				</button>
-				<ActionError error={create.error} inline />
+				<ActionError error={create.error} fields={SITE_WORDS} inline />
 			</form>
 			<QueryState query={sites} loading="Loading sites…" empty="No sites yet: add one to see its visitors." />
 			<ul className="plain">

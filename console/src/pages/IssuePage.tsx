@@ -12,6 +12,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { SearchSuggestions } from "../components/SearchSuggestions";
+import { ISSUE_ONLY_KEYS } from "../../../domain/api/issueSearchSuggestions";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural, utcDateTime } from "../format";
 import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
@@ -47,6 +48,17 @@ function EventSteps({
 	);
 }
 
+/** The event search's box, as the page words it. */
+const EVENT_SEARCH_WORDS = {
+	q: {
+		name: "The search",
+		says: (message: string) =>
+			message.endsWith("search the issue list, not an issue's events")
+				? `This box searches this issue's events; ${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)} ask about an issue as a whole: search the issue list with them.`
+				: undefined,
+	},
+};
+
 /**
  * Sentry's search of an issue's events: its tags (`browser.name:Chrome`, `has:user`, `!`), level,
  * environment, release, user and text. The events shown and stepped through are then the matches.
@@ -81,7 +93,7 @@ function EventSearchForm({ project, q, environment, found, error }: { project: s
 					</button>
 				)}
 			</form>
-			<ActionError error={error} />
+			<ActionError error={error} fields={EVENT_SEARCH_WORDS} />
 			{q && counted && (
 				<p className="muted" data-testid="event-search-result" aria-live="polite">
 					{counted.matched === 0 ? "None" : count(counted.matched)} of {counted.searched >= found.count ? "its" : "the latest"} {plural(counted.searched, "event")}{" "}
@@ -161,6 +173,9 @@ export function IssuePage() {
 	const wantedEventId = clientEventIdOf(wanted);
 	const chosen = events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
 	const event = chosen ?? events[0];
+	// A linked event the page does not hold: of another issue, expired, or older than those read.
+	const held = q ? eventSearch.data?.event_search?.matched : data?.count;
+	const missing = wanted && !chosen && event ? { id: wanted, older: held !== undefined && held > events.length } : null;
 
 	return (
 		<section>
@@ -231,6 +246,13 @@ export function IssuePage() {
 					</div>
 					<IssueTags project={project} groupHash={hash} environment={environment} />
 					<EventSearchForm project={project} q={q} environment={environment} found={eventSearch.data} error={q && eventSearch.error} />
+					{missing && (
+						<p className="card notice shrinks" role="status" data-testid="event-not-found">
+							The linked event <code>{missing.id}</code> was not found among {missing.older ? `the ${count(events.length)} newest` : "the"} events of this issue
+							{q ? " that match the search" : ""}: it may {[missing.older && "be older", q && "not match", "have expired"].filter(Boolean).join(", ")} or
+							belong to another issue. The newest {q ? "match" : "event"} is shown instead.
+						</p>
+					)}
 					{event && (
 						<>
 							<h2 id="event-heading" tabIndex={-1}>
@@ -249,7 +271,6 @@ export function IssuePage() {
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
 								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
-							{wantedEventId && !chosen && <p className="muted">Event {wantedEventId} is older than the newest events shown here; the newest is shown instead.</p>}
 							<EventSteps events={events} shown={event} searched={q !== undefined} onChoose={(id) => change({ event: id })} />
 							<EventDetail event={event} />
 						</>

@@ -1,6 +1,6 @@
-import { type FormEvent, useEffect } from "react";
+import { type FormEvent, useEffect, useId, useState } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, type IgnoreCondition, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
+import { clientEventIdOf, type IgnoreCondition, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
@@ -57,6 +57,37 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 	);
 }
 
+/** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
+const KEY_EXAMPLES: Readonly<Record<string, string>> = {
+	is: "unresolved",
+	level: "error",
+	environment: "production",
+	release: "1.4.2",
+	user: "ana@example.com",
+	"user.id": "42",
+	"user.email": "ana@example.com",
+	has: "user",
+	lastseen: "-24h",
+	firstseen: "-7d",
+	age: "-7d",
+	message: "checkout",
+};
+
+/**
+ * The first of the list's own keys typed with no value (`is:`, `level:""`), at the end of the search
+ * or before another key's token, as typed, and an example of it with a value; null when there is
+ * none. The search reads such a key as text, which no issue holds: it would answer no issues
+ * rather than say the search is not finished. Followed by words (`user: not found`), it is text
+ * as a title holds it.
+ */
+function incompleteKey(search = ""): { key: string; example: string } | null {
+	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?:"")?(?=\s*$|\s+!?[a-z][\w.[\]-]*:)/gi)) {
+		const example = KEY_EXAMPLES[key.toLowerCase()];
+		if (example !== undefined) return { key: `${key}:`, example: `${key}:${example}` };
+	}
+	return null;
+}
+
 /** The keys of a Sentry search that the filters above the list stand for. */
 const SEARCH_FILTERS: ReadonlySet<"status" | "environment" | "release" | "period"> = new Set(["status", "environment", "release", "period"]);
 
@@ -73,20 +104,40 @@ const SEEN_PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
 	["90d", "Last 90 days"],
 ];
 
+/**
+ * What the list's selects offer. A value in the address that is none of them (typed, or from an
+ * old link) is as good as none: the select shows its default and the list is that default's,
+ * rather than the service's refusal of the value.
+ */
+const OFFERED = {
+	status: [...ISSUE_STATUSES, "any"],
+	sort: ISSUE_SORTS,
+	period: SEEN_PERIODS.map(([period]) => period),
+} as const satisfies Record<string, readonly string[]>;
+
+/** The address's value of `name` if the list offers it. */
+const offered = <Name extends keyof typeof OFFERED>(search: URLSearchParams, name: Name): (typeof OFFERED)[Name][number] | undefined =>
+	OFFERED[name].find((value) => value === search.get(name));
+
 export function IssuesPage() {
 	const { project = "" } = useParams();
 	usePageTitle("Issues", project);
 	const [search, change] = useSearch();
 	// Open issues unless another status, or all ("any"), is asked for.
-	const status = search.get("status") ?? "open";
+	const status = offered(search, "status") ?? "open";
 	const filters: IssueFilters = {
 		status: status === "any" ? undefined : status,
 		environment: search.get("environment") ?? undefined,
 		release: search.get("release") ?? undefined,
 		q: search.get("q") ?? undefined,
-		sort: search.get("sort") ?? undefined,
-		period: search.get("period") ?? undefined,
+		sort: offered(search, "sort"),
+		period: offered(search, "period"),
 	};
+	// And the address loses them, so that it, Clear and the links back here agree with what is shown.
+	const notOffered = (Object.keys(OFFERED) as (keyof typeof OFFERED)[]).filter((name) => search.has(name) && !offered(search, name)).join(" ");
+	useEffect(() => {
+		if (notOffered) change(Object.fromEntries(notOffered.split(" ").map((name) => [name, null])), { replace: true });
+	}, [notOffered, change]);
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
 	// A revoked key takes its issues with it: its list and filters answer "not found", said once in words.
@@ -116,10 +167,18 @@ export function IssuesPage() {
 	const filtered = search.has("q") || search.has("environment") || search.has("release") || search.has("period") || status !== "open";
 	// A search by the id an SDK gave an event opens that event on the issue's page.
 	const searchedEvent = clientEventIdOf(filters.q?.trim());
+	// A key without its value, in the box when searched (not sent) or in the address (a link).
+	const [typedIncomplete, setTypedIncomplete] = useState<{ at: string; key: ReturnType<typeof incompleteKey> }>();
+	const incomplete = (typedIncomplete?.at === search.toString() && typedIncomplete.key) || incompleteKey(filters.q);
+	const incompleteId = useId();
 
 	function submitSearch(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
 		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		// Not searched: the box keeps what was typed, to be finished.
+		const unfinished = incompleteKey(box.value);
+		setTypedIncomplete({ at: search.toString(), key: unfinished });
+		if (unfinished) return;
 		// Sentry's is:, environment:, release: and lastSeen: set the filters above, which then show them; the
 		// rest (text, level:, is:unhandled, user:, tags) is searched as typed.
 		const { text, status: searched, environment, release, period } = parseIssueSearch(box.value.trim(), SEARCH_FILTERS);
@@ -167,7 +226,7 @@ export function IssuesPage() {
 				</label>
 				<label className="inline">
 					Sort by
-					<select value={search.get("sort") ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
+					<select value={filters.sort ?? "last_seen"} onChange={(e) => set("sort", e.target.value === "last_seen" ? "" : e.target.value)}>
 						<option value="last_seen">Last seen</option>
 						<option value="first_seen">First seen</option>
 						<option value="count">Events</option>
@@ -196,6 +255,8 @@ export function IssuesPage() {
 					defaultValue={filters.q}
 					maxLength={200}
 					size={28}
+					aria-invalid={incomplete ? true : undefined}
+					aria-describedby={incomplete ? incompleteId : undefined}
 				/>
 				<button type="submit">Search</button>
 				{CHOICES.some((name) => search.has(name)) && (
@@ -204,6 +265,11 @@ export function IssuesPage() {
 					</button>
 				)}
 			</form>
+			{incomplete && (
+				<p className="error" role="alert" id={incompleteId}>
+					The search is not finished: <code>{incomplete.key}</code> needs a value, e.g. <code>{incomplete.example}</code>.
+				</p>
+			)}
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">

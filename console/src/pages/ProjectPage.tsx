@@ -8,9 +8,9 @@ import { usePageTitle } from "../components/pageTitle";
 import { FieldEditor } from "../components/FieldEditor";
 import { lastUsed } from "../components/lastUsed";
 import { LogOutcomes } from "../components/LogOutcomes";
-import { ActionError, QueryState } from "../components/QueryState";
+import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { RawKeyNotice } from "../components/RawKeyNotice";
-import { utcDate } from "../format";
+import { count, utcDate } from "../format";
 import { SetupSnippets } from "../components/SetupSnippets";
 import { keys, useProjects, useUpdateKey } from "../queries";
 import { queryClient, refreshAfter } from "../queryClient";
@@ -66,6 +66,12 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	);
 }
 
+/** The limits' fields: their inputs keep to the range, so the API's words come only from a value past them. */
+const LIMIT_WORDS = {
+	rate_limit_per_minute: { name: "Feedback per minute", says: () => `Feedback per minute takes a whole number from 1 to ${count(OWNER_LIMITS.feedbackRatePerMinuteMax)}.` },
+	logs_rate_limit_per_minute: { name: "Log events per minute", says: () => `Log events per minute takes a whole number from 1 to ${count(OWNER_LIMITS.logsRatePerMinuteMax)}.` },
+};
+
 function Limits({ projectKey }: { projectKey: ProjectKey }) {
 	const update = useUpdateKey(projectKey.project_name);
 	const [feedbackRate, setFeedbackRate] = useState(String(projectKey.rate_limit_per_minute));
@@ -114,7 +120,7 @@ function Limits({ projectKey }: { projectKey: ProjectKey }) {
 				</button>
 			</form>
 			<p aria-live="polite" className={update.isError ? "error" : "muted"}>
-				{update.isError ? update.error.message : update.isSuccess ? "Saved." : ""}
+				{update.isError ? describeError(update.error, { action: true, fields: LIMIT_WORDS }) : update.isSuccess ? "Saved." : ""}
 			</p>
 		</section>
 	);

@@ -8,6 +8,9 @@ import { RawKeyNotice } from "../components/RawKeyNotice";
 import { keys, useProjects } from "../queries";
 import { refreshAfter } from "../queryClient";
 
+/** The new key's project name, as the form words it. */
+const PROJECT_NAME_WORDS = { project_name: { name: "The project name", missing: "Give the project a name." } };
+
 export function ProjectsPage() {
 	const projects = useProjects();
 	usePageTitle("Projects");
@@ -37,7 +40,7 @@ export function ProjectsPage() {
 				<button type="submit" className="primary" disabled={create.isPending}>
 					Create project key
 				</button>
-				<ActionError error={create.error} inline />
+				<ActionError error={create.error} fields={PROJECT_NAME_WORDS} inline />
 			</form>
 			<QueryState query={projects} loading="Loading projects…" empty="No projects yet: create a key to start receiving feedback and logs." />
 			{projects.data && projects.data.length > 0 && (

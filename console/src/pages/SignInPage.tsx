@@ -1,6 +1,13 @@
 import { type FormEvent, useState } from "react";
 import { usePageTitle } from "../components/pageTitle";
+import { describeError } from "../components/QueryState";
 import { useSession } from "../session";
+
+/** The credentials' fields, as the form words them. The browser takes an address such as ana@example, which the service does not. */
+const CREDENTIAL_WORDS = {
+	email: { name: "The email address", says: () => "Enter a whole email address, such as ana@example.com." },
+	password: { name: "The password" },
+};
 
 export function SignInPage() {
 	const { signIn, expired } = useSession();
@@ -17,7 +24,7 @@ export function SignInPage() {
 		try {
 			await signIn(mode, String(form.get("email")), String(form.get("password")));
 		} catch (err) {
-			setError((err as Error).message);
+			setError(describeError(err, { action: true, fields: CREDENTIAL_WORDS }));
 		} finally {
 			setBusy(false);
 		}
