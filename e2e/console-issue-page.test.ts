@@ -35,7 +35,7 @@ async function issuePage(name: string, ip: string, events: object[], timezoneId?
 	await page.goto(`${stack.worker.url}/issues/shop/${hash}`);
 	await page.locator("#exception-heading").waitFor();
 	const issue = await api<{ first_seen: string; last_seen: string; events: { id: string; timestamp: string; received_at: string }[] }>(stack.worker.url, `/api/issues/${hash}?project_name=shop`, { token });
-	return { page, context, pageErrors, issue, token };
+	return { page, context, pageErrors, issue, token, key };
 }
 
 const crash = (mechanism: object, extra: object = {}) => ({
@@ -294,6 +294,36 @@ describe("a status change from the keyboard", () => {
 		await expect.poll(focused).toBe("Resolve");
 		expect(await page.getByRole("button", { name: "Ignore" }).count()).toBe(0);
 		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("resolving in the next release", () => {
+	it("keeps the issue resolved through its release's events, says so on the page and in its activity; its release's new issues a click away", async () => {
+		const event = crash({ type: "generic", handled: true }, { release: "1.2.0", environment: "production" });
+		const { page, context, pageErrors, key, issue } = await issuePage("next-release", "10.97.0.5", [event]);
+		await page.locator("summary", { hasText: "Resolve in…" }).click();
+		await page.getByRole("button", { name: "The next release" }).click();
+		await page.getByText("Resolved in the release after 1.2.0").first().waitFor();
+		const activity = page.getByRole("region", { name: "Activity" });
+		expect(await activity.getByText("Resolved in the release after 1.2.0").count()).toBe(1);
+
+		// The release's own event does not reopen it.
+		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+		expect(res.status).toBe(200);
+		await page.reload();
+		await page.getByText("Resolved in the release after 1.2.0").first().waitFor();
+		expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(1);
+		expect(await axeViolations(page)).toEqual([]);
+
+		await page.getByRole("link", { name: "Issues new in 1.2.0" }).click();
+		await page.waitForURL(/\/issues\/shop\?/);
+		expect(new URL(page.url()).searchParams.get("q")).toBe("firstRelease:1.2.0");
+		await expect.poll(() => page.locator(".issue-row a.title").allTextContents()).toEqual(["TypeError: x is undefined"]);
+		expect(await page.locator(".issue-row").first().textContent()).toContain("resolved in the release after 1.2.0");
+		expect(issue.events).toHaveLength(1);
+		expect(pageErrors).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-resolved-next-release.png"), fullPage: true });
 		await context.close();
 	});
 });

@@ -5,7 +5,7 @@
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
-import type { IgnoreCondition, IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView } from "../../domain/api/issues";
+import type { IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView, StatusDetails } from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
@@ -31,6 +31,8 @@ export {
 	type IssueStatus,
 	type IssueView,
 	parseIssueSearch,
+	searchValue,
+	type StatusDetails,
 } from "../../domain/api/issues";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
 export {
@@ -64,12 +66,13 @@ export const sessionToken = {
 	clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
-/** An ignore condition as the API's fields name it. */
-const ignoreFields = ({ minutes, events, users, escalating }: IgnoreCondition) => ({
+/** How long ignoring lasts, or resolving in the next release, as the API's fields name them. */
+const detailFields = ({ minutes, events, users, escalating, inNextRelease }: StatusDetails) => ({
 	ignore_for_minutes: minutes,
 	ignore_until_events: events,
 	ignore_until_users: users,
 	ignore_until_escalating: escalating,
+	resolve_in_next_release: inNextRelease,
 });
 
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
@@ -156,14 +159,14 @@ export const api = {
 	},
 	/** Sentry's merge: the issues become the one of them with the most events, which is answered. */
 	mergeIssues: (project_name: string, groupHashes: string[]) => request<IssueView>("POST", "/api/issues/merge", { project_name, group_hashes: groupHashes }),
-	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, ignoring: IgnoreCondition = {}) =>
-		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...ignoreFields(ignoring) }),
+	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, details: StatusDetails = {}) =>
+		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...detailFields(details) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */
-	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus, ignoring: IgnoreCondition = {}): Promise<IssueView[]> {
+	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus, details: StatusDetails = {}): Promise<IssueView[]> {
 		const changed: IssueView[] = [];
 		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
 			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
-			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status, ...ignoreFields(ignoring) })).issues);
+			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status, ...detailFields(details) })).issues);
 		}
 		return changed;
 	},

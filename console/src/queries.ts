@@ -8,7 +8,7 @@ import {
 	type FeedbackType,
 	type IssueFilters,
 	type IssuePageView,
-	type IgnoreCondition,
+	type StatusDetails,
 	type IssueStatus,
 	type IssueView,
 	type KeyChanges,
@@ -212,10 +212,10 @@ export const useMergeIssues = (project: string) =>
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({
-		mutationFn: ({ groupHashes, status, ignoring }: { groupHashes: string[]; status: IssueStatus; ignoring?: IgnoreCondition }) =>
+		mutationFn: ({ groupHashes, status, details }: { groupHashes: string[]; status: IssueStatus; details?: StatusDetails }) =>
 			groupHashes.length === 1
-				? api.setIssueStatus(project, groupHashes[0], status, ignoring).then((issue) => [issue])
-				: api.setIssueStatuses(project, groupHashes, status, ignoring),
+				? api.setIssueStatus(project, groupHashes[0], status, details).then((issue) => [issue])
+				: api.setIssueStatuses(project, groupHashes, status, details),
 		onMutate: async ({ groupHashes, status }) => {
 			const key = keys.issues(project);
 			await queryClient.cancelQueries({ queryKey: key });

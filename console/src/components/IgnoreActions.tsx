@@ -1,6 +1,6 @@
-import { useRef } from "react";
 import { ESCALATING_FOR_MS, type IgnoreCondition, type IssueView } from "../api";
 import { count, utcDateTime } from "../format";
+import { Menu } from "./Menu";
 
 /** How long an issue can be ignored from the menu, as Sentry offers it. */
 const IGNORE_CHOICES: ReadonlyArray<[string, IgnoreCondition]> = [
@@ -21,40 +21,14 @@ const IGNORE_CHOICES: ReadonlyArray<[string, IgnoreCondition]> = [
  * long to ignore for.
  */
 export function IgnoreActions({ onIgnore, disabled, ignoredForGood = false }: { onIgnore: (ignoring: IgnoreCondition) => void; disabled: boolean; ignoredForGood?: boolean }) {
-	const menu = useRef<HTMLDetailsElement>(null);
-	const choose = (ignoring: IgnoreCondition) => {
-		if (menu.current) menu.current.open = false;
-		onIgnore(ignoring);
-	};
 	return (
 		<>
 			{!ignoredForGood && (
-				<button type="button" onClick={() => choose({})} disabled={disabled}>
+				<button type="button" onClick={() => onIgnore({})} disabled={disabled}>
 					Ignore
 				</button>
 			)}
-			<details
-				className="menu"
-				ref={menu}
-				// A menu closes as menus do: when focus leaves it, or on Escape (back to its summary).
-				onBlur={(e) => {
-					if (!e.currentTarget.contains(e.relatedTarget)) e.currentTarget.open = false;
-				}}
-				onKeyDown={(e) => {
-					if (e.key !== "Escape" || !e.currentTarget.open) return;
-					e.currentTarget.open = false;
-					e.currentTarget.querySelector("summary")?.focus();
-				}}
-			>
-				<summary aria-disabled={disabled}>Ignore for…</summary>
-				<div className="menu-items">
-					{IGNORE_CHOICES.map(([label, ignoring]) => (
-						<button key={label} type="button" onClick={() => choose(ignoring)} disabled={disabled}>
-							{label}
-						</button>
-					))}
-				</div>
-			</details>
+			<Menu label="Ignore for…" disabled={disabled} choices={IGNORE_CHOICES.map(([label, ignoring]) => [label, () => onIgnore(ignoring)])} />
 		</>
 	);
 }

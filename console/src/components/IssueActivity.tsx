@@ -9,7 +9,8 @@ const IGNORE_ENDS = { time: "its time was up", events: "it occurred as often as 
 function activityText(entry: IssueActivityView): string {
 	switch (entry.kind) {
 		case "resolved":
-			return entry.release ? `Resolved in release ${entry.release}` : "Resolved";
+			if (!entry.release) return "Resolved";
+			return entry.in_next_release ? `Resolved in the release after ${entry.release}` : `Resolved in release ${entry.release}`;
 		case "ignored":
 			return `Ignored ${ignoredUntil(entry) ?? "until reopened"}`;
 		case "reopened":

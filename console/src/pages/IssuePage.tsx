@@ -1,11 +1,12 @@
 import { type FormEvent, useEffect, useRef } from "react";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
-import { ApiError, clientEventIdOf, handledOf, type IgnoreCondition, type IssueDetailView, type IssueStatus } from "../api";
+import { ApiError, clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus, type StatusDetails, searchValue } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
+import { ResolveActions, resolvedIn } from "../components/ResolveActions";
 import { IssueActivity } from "../components/IssueActivity";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -111,9 +112,9 @@ function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; p
 	const navigate = useNavigate();
 	const actions = useRef<HTMLDivElement>(null);
 	const refocus = useRef(false);
-	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
+	const act = (status: IssueStatus, details?: StatusDetails) => {
 		refocus.current = true;
-		setStatus.mutate({ groupHashes: [issue.group_hash], status, ignoring });
+		setStatus.mutate({ groupHashes: [issue.group_hash], status, details });
 	};
 	// The pressed button goes away with the status it set: keyboard focus moves to the first action
 	// left, once the actions are enabled again (a disabled button takes no focus, so not before).
@@ -124,11 +125,7 @@ function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; p
 	}, [setStatus.isPending]);
 	return (
 		<div className="row" ref={actions}>
-			{issue.status !== "resolved" && (
-				<button type="button" className="primary" onClick={() => act("resolved")} disabled={setStatus.isPending}>
-					Resolve
-				</button>
-			)}
+			{issue.status !== "resolved" && <ResolveActions primary onResolve={(details) => act("resolved", details)} disabled={setStatus.isPending} />}
 			<IgnoreActions
 				onIgnore={(ignoring) => act("ignored", ignoring)}
 				disabled={setStatus.isPending}
@@ -202,7 +199,7 @@ export function IssuePage() {
 						</span>
 						{data.status === "ignored" && ignoredUntil(data) && <span data-testid="ignored-until">{ignoredUntil(data)}</span>}
 						{data.status === "resolved" && (
-							<span>{data.resolved_in_release ? `Resolved in release ${data.resolved_in_release}` : "Resolved (no release recorded)"}</span>
+							<span>{resolvedIn(data)}</span>
 						)}
 						{data.status === "open" && data.resolved_in_release && (
 							<span className="tag regression">Regression: resolved in {data.resolved_in_release}, seen again</span>
@@ -242,6 +239,18 @@ export function IssuePage() {
 								}}
 								empty="No environment or release was sent."
 							/>
+							{data.first_release && !data.first_release.includes('"') && (
+								<p className="small">
+									<Link
+										to={issueListLink(
+											project,
+											new URLSearchParams({ status: "any", q: `firstRelease:${searchValue(data.first_release)}`, ...(environment && { environment }) }),
+										)}
+									>
+										Issues new in {data.first_release}
+									</Link>
+								</p>
+							)}
 						</section>
 					</div>
 					<IssueTags project={project} groupHash={hash} environment={environment} />

@@ -1,7 +1,8 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { Link, useParams } from "react-router";
-import { clientEventIdOf, type IgnoreCondition, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch } from "../api";
+import { clientEventIdOf, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch, type StatusDetails } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
+import { ResolveActions } from "../components/ResolveActions";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
@@ -154,9 +155,9 @@ export function IssuesPage() {
 	const none = selection.ids.length === 0 || setStatus.isPending || remove.isPending || merge.isPending;
 	// Only what was acted on is unticked: what is ticked meanwhile stays for the next action.
 	const untick = (groupHashes: string[]) => () => selection.toggle(groupHashes, false);
-	const act = (status: IssueStatus, ignoring?: IgnoreCondition) => {
+	const act = (status: IssueStatus, details?: StatusDetails) => {
 		const groupHashes = selection.ids;
-		setStatus.mutate({ groupHashes, status, ignoring }, { onSuccess: untick(groupHashes) });
+		setStatus.mutate({ groupHashes, status, details }, { onSuccess: untick(groupHashes) });
 	};
 	const selected = selection.ids.length;
 
@@ -273,9 +274,7 @@ export function IssuesPage() {
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
-					<button type="button" disabled={none} onClick={() => act("resolved")}>
-						Resolve
-					</button>
+					<ResolveActions disabled={none} onResolve={(details) => act("resolved", details)} />
 					<IgnoreActions disabled={none} onIgnore={(ignoring) => act("ignored", ignoring)} />
 					<button type="button" disabled={none} onClick={() => act("open")}>
 						Reopen
@@ -362,7 +361,13 @@ export function IssuesPage() {
 									last seen{scope} {ago(issue.last_seen)}
 								</span>
 								{issue.status === "ignored" && ignoredUntil(issue) && <span>ignored {ignoredUntil(issue)}</span>}
-								{issue.resolved_in_release && <span>{issue.status === "open" ? `back after it was resolved in ${issue.resolved_in_release}` : `resolved in ${issue.resolved_in_release}`}</span>}
+								{issue.resolved_in_release && (
+									<span>
+										{issue.status === "open"
+											? `back after it was resolved in ${issue.resolved_in_release}`
+											: `resolved in ${issue.resolved_in_next_release ? "the release after " : ""}${issue.resolved_in_release}`}
+									</span>
+								)}
 							</div>
 						</div>
 						<div className="stats">
