@@ -81,7 +81,7 @@ describe("the issue list's bulk actions", () => {
 		await page.getByRole("link", { name: "east failed" }).click();
 		await page.getByRole("heading", { name: "east failed" }).waitFor();
 		// The menu closes on Escape, and when focus leaves it.
-		const menu = page.locator("details.menu");
+		const menu = page.locator("details.menu", { hasText: "Ignore for…" });
 		await page.locator("summary", { hasText: "Ignore for…" }).click();
 		await page.keyboard.press("Escape");
 		expect(await menu.evaluate((details: HTMLDetailsElement) => details.open)).toBe(false);

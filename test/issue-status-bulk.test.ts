@@ -36,6 +36,32 @@ describe("PATCH /api/issues", () => {
 		expect((await issuesOf(owner, { status: "open" })).length).toBe(3);
 	});
 
+	it("resolves every issue named in the next release, each after its own release; one seen in no release plainly", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const web = await ingestOk(owner.rawKey, { message: "web", release: "web@1.0.0" });
+		const api = await ingestOk(owner.rawKey, { message: "api", release: "api@2.0.0" });
+		const none = await ingestOk(owner.rawKey, { message: "none" });
+		const res = await setStatuses(owner.token, {
+			project_name: owner.projectName,
+			status: "resolved",
+			resolve_in_next_release: true,
+			group_hashes: [web.group_hash, api.group_hash, none.group_hash],
+		});
+		expect(res.status).toBe(200);
+		const { issues } = await res.json<Json>();
+		expect(issues.map((i: Json) => [i.resolved_in_release, i.resolved_in_next_release])).toEqual([
+			["web@1.0.0", true],
+			["api@2.0.0", true],
+			[null, undefined],
+		]);
+		await ingestOk(owner.rawKey, { message: "web", release: "web@1.0.0" });
+		await ingestOk(owner.rawKey, { message: "api", release: "api@2.0.1" });
+		expect((await issueOf(owner, web.group_hash)).status).toBe("resolved");
+		expect((await issueOf(owner, api.group_hash)).status).toBe("open");
+		const ignored = await setStatuses(owner.token, { project_name: owner.projectName, status: "ignored", resolve_in_next_release: true, group_hashes: [web.group_hash] });
+		expect(ignored.status).toBe(400);
+	});
+
 	it(`takes 1 to ${OWNER_LIMITS.issueMutationHashes} hashes; refuses more, none, a malformed hash and an unknown status`, async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
