@@ -137,6 +137,8 @@ describe("owner console: issues", () => {
 		const plot = await overTime.locator(".u-over").boundingBox();
 		await page.mouse.move((plot?.x ?? 0) + (plot?.width ?? 0) - 2, (plot?.y ?? 0) + (plot?.height ?? 0) / 2);
 		await expect.poll(() => overTime.locator(".u-legend .u-series").nth(1).textContent()).toMatch(/Events\s*3/);
+		// The hovered day's figure, not the period's total (which the legend shows unhovered).
+		expect(await overTime.locator(".u-legend .u-series").nth(0).textContent()).not.toContain("whole period");
 		expect(new URL(page.url()).searchParams.get("period")).toBe("30d");
 		await checkPage("issue-30-days");
 
