@@ -236,8 +236,7 @@ export class IssueGroups {
 		// when resolved in the next. It keeps the release it was resolved in, which is how an open
 		// issue shows it came back.
 		let reopened: IssueActivity | null = null;
-		const fixedLater = c.release && resolvedIn && (this.releases.isOlder(c.release, resolvedIn) || (group.resolved_in_next_release === 1 && c.release === resolvedIn));
-		if (status === "resolved" && !fixedLater) {
+		if (status === "resolved" && !(c.release && resolvedIn && this.#fixedLater(c.release, resolvedIn, group.resolved_in_next_release === 1))) {
 			status = "open";
 			reopened = { kind: "regressed", release: c.release };
 		}
@@ -295,6 +294,11 @@ export class IssueGroups {
 			escalation_hour: escalationHour,
 			escalation_events: escalationEvents,
 		});
+	}
+
+	/** Whether an event of `release` comes from before the fix of an issue resolved in `resolvedIn` (or in the next, `inNext`). */
+	#fixedLater(release: string, resolvedIn: string, inNext: boolean): boolean {
+		return this.releases.isOlder(release, resolvedIn) || (inNext && release === resolvedIn);
 	}
 
 	/** The environments the issue holds (its first 100); none when there is no such issue. */
