@@ -46,10 +46,12 @@ const isIssueOnly = ([key]: readonly [string, string]) => ISSUE_ONLY_SEARCH_KEYS
  * The keys, as typed, that ask about an issue as a whole and so cannot search one issue's events:
  * its statuses and substatuses (`is:` but `is:unhandled`), its first release and the periods.
  */
-export const ISSUE_ONLY_KEYS: readonly string[] = [
+const ISSUE_ONLY_KEYS: readonly string[] = [
 	...IS_VALUES.filter((value) => value !== "unhandled").map((value) => `is:${value}`),
 	...SEARCH_KEYS.filter(isIssueOnly).map(([key]) => `${key}:`),
 ];
+/** ISSUE_ONLY_KEYS in a sentence: "is:unresolved, …, firstSeen: and age:". */
+export const ISSUE_ONLY_KEYS_LISTED = `${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)}`;
 
 /**
  * What a search searches: the issue list, or one issue's events, which takes the list's keys but

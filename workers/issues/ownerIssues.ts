@@ -16,7 +16,7 @@ import {
 	type IssueView,
 	type StatusDetails,
 } from "../../domain/api/issues";
-import { ISSUE_ONLY_KEYS } from "../../domain/api/issueSearchSuggestions";
+import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
 import { OWNER_LIMITS } from "../../domain/limits";
@@ -207,7 +207,7 @@ const issueQuerySchema = projectQuerySchema.extend({ environment: environmentSch
 const eventSearchSchema = searchSchema
 	.refine(
 		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
-		`${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)} search the issue list, not an issue's events`,
+		`${ISSUE_ONLY_KEYS_LISTED} search the issue list, not an issue's events`,
 	)
 	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
 const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });

@@ -13,7 +13,7 @@ import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { IssueTags } from "../components/IssueTags";
 import { SearchSuggestions } from "../components/SearchSuggestions";
-import { ISSUE_ONLY_KEYS } from "../../../domain/api/issueSearchSuggestions";
+import { ISSUE_ONLY_KEYS_LISTED } from "../../../domain/api/issueSearchSuggestions";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural, utcDateTime } from "../format";
 import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
@@ -55,7 +55,7 @@ const EVENT_SEARCH_WORDS = {
 		name: "The search",
 		says: (message: string) =>
 			message.endsWith("search the issue list, not an issue's events")
-				? `This box searches this issue's events; ${ISSUE_ONLY_KEYS.slice(0, -1).join(", ")} and ${ISSUE_ONLY_KEYS.at(-1)} ask about an issue as a whole: search the issue list with them.`
+				? `This box searches this issue's events; ${ISSUE_ONLY_KEYS_LISTED} ask about an issue as a whole: search the issue list with them.`
 				: undefined,
 	},
 };
