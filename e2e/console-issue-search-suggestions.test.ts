@@ -118,6 +118,7 @@ describe("a key searched with no value", () => {
 		for (const [typed, said] of [
 			["is:", "The search is not finished: is: needs a value, e.g. is:unresolved."],
 			["checkout level: is:unresolved", "The search is not finished: level: needs a value, e.g. level:error."],
+			["firstRelease:", "The search is not finished: firstRelease: needs a value, e.g. firstRelease:1.4.2."],
 		]) {
 			await box.fill(typed);
 			await page.getByRole("button", { name: "Search", exact: true }).click();

@@ -64,6 +64,7 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
 	level: "error",
 	environment: "production",
 	release: "1.4.2",
+	firstrelease: "1.4.2",
 	user: "ana@example.com",
 	"user.id": "42",
 	"user.email": "ana@example.com",
