@@ -265,6 +265,13 @@ describe("owner console: analytics", () => {
 			await domain.fill(local);
 			await warning.filter({ hasText: "local development server: a visit counts only when the tracker runs there" }).waitFor();
 		}
+		// Spaces are no domain: the browser keeps the form from being sent.
+		const typed = await domain.inputValue();
+		await domain.fill("   ");
+		expect(await domain.evaluate((input: HTMLInputElement) => input.validity.patternMismatch)).toBe(true);
+		await form.getByRole("button", { name: "Add site" }).click();
+		expect(await domain.evaluate((input: HTMLInputElement) => input.matches(":invalid"))).toBe(true);
+		await domain.fill(typed);
 		// A warning, not a refusal: the site is added, and the emptied form warns no more.
 		await form.getByRole("button", { name: "Add site" }).click();
 		await page.getByRole("link", { name: "127.0.0.1", exact: true }).waitFor();

@@ -94,6 +94,9 @@ function DomainField({ saved, self }: { saved?: string; self?: string }) {
 					defaultValue={saved}
 					placeholder="example.com"
 					required
+					// `required` takes spaces, which the Worker trims to no domain at all.
+					pattern=".*\S.*"
+					title="A domain, such as example.com"
 					maxLength={300}
 					onChange={(e) => setTyped(e.target.value)}
 					aria-describedby={warning ? id : undefined}
