@@ -151,6 +151,21 @@ describe("an issue's tags", () => {
 			"This box searches this issue's events; is:unresolved, is:resolved, is:ignored, is:archived, is:regressed, is:escalating, firstRelease:, lastSeen:, firstSeen: and age: ask about an issue as a whole: search the issue list with them.",
 		);
 		expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Checkout failed");
+		// A key without its value is not searched: the box says what it needs (an event's is: is unhandled).
+		const searched = page.url();
+		for (const [typed, said] of [
+			["is:", "The search is not finished: is: needs a value, e.g. is:unhandled."],
+			["level: shard:shard-3", "The search is not finished: level: needs a value, e.g. level:error."],
+		]) {
+			await box.fill(typed);
+			// Sent as the Search button sends it (the suggestions' list may cover the button).
+			await box.evaluate((input: HTMLInputElement) => input.form?.requestSubmit());
+			const hint = page.getByRole("alert").filter({ hasText: "not finished" });
+			await hint.waitFor();
+			expect(await hint.textContent()).toBe(said);
+			expect(await box.getAttribute("aria-invalid")).toBe("true");
+			expect(page.url()).toBe(searched);
+		}
 		// Clear: every event again.
 		await page.getByRole("button", { name: "Clear" }).click();
 		await expect.poll(() => rows.count()).toBe(4);

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useRef } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus, type StatusDetails, searchValue } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
@@ -7,6 +7,7 @@ import { EventsOverTime } from "../components/EventsOverTime";
 import { Figure } from "../components/Figure";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { ResolveActions, resolvedIn } from "../components/ResolveActions";
+import { incompleteKey, type Unfinished, UnfinishedSearch } from "../components/UnfinishedSearch";
 import { IssueActivity } from "../components/IssueActivity";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -66,9 +67,17 @@ const EVENT_SEARCH_WORDS = {
  */
 function EventSearchForm({ project, q, environment, found, error }: { project: string; q?: string; environment?: string; found?: IssueDetailView; error: unknown }) {
 	const [, change] = useSearch();
+	// A key without its value, as typed (not searched) or in the address (a link).
+	const [typed, setTyped] = useState<{ q?: string; unfinished: Unfinished | null }>();
+	const unfinished = (typed && typed.q === q && typed.unfinished) || incompleteKey(q, "events");
+	const unfinishedId = useId();
 	function submit(event: FormEvent<HTMLFormElement>) {
 		event.preventDefault();
 		const box = event.currentTarget.elements.namedItem("q") as HTMLInputElement;
+		// Not searched: the box keeps what was typed, to be finished.
+		const typedUnfinished = incompleteKey(box.value, "events");
+		setTyped({ q, unfinished: typedUnfinished });
+		if (typedUnfinished) return;
 		// The event chosen may not match: the newest match is shown instead.
 		change({ q: box.value.trim(), event: null });
 	}
@@ -86,6 +95,8 @@ function EventSearchForm({ project, q, environment, found, error }: { project: s
 					defaultValue={q}
 					maxLength={200}
 					size={36}
+					aria-invalid={unfinished ? true : undefined}
+					aria-describedby={unfinished ? unfinishedId : undefined}
 				/>
 				<button type="submit">Search events</button>
 				{q && (
@@ -94,6 +105,7 @@ function EventSearchForm({ project, q, environment, found, error }: { project: s
 					</button>
 				)}
 			</form>
+			{unfinished && <UnfinishedSearch unfinished={unfinished} id={unfinishedId} />}
 			<ActionError error={error} fields={EVENT_SEARCH_WORDS} />
 			{q && counted && (
 				<p className="muted" data-testid="event-search-result" aria-live="polite">

@@ -3,6 +3,7 @@ import { Link, useParams } from "react-router";
 import { clientEventIdOf, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch, type StatusDetails } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
 import { ResolveActions } from "../components/ResolveActions";
+import { incompleteKey, UnfinishedSearch } from "../components/UnfinishedSearch";
 import { lastUsed } from "../components/lastUsed";
 import { usePageTitle } from "../components/pageTitle";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
@@ -56,38 +57,6 @@ function NameFilter({ label, all, names, value, onChange }: { label: string; all
 			</select>
 		</label>
 	);
-}
-
-/** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
-const KEY_EXAMPLES: Readonly<Record<string, string>> = {
-	is: "unresolved",
-	level: "error",
-	environment: "production",
-	release: "1.4.2",
-	firstrelease: "1.4.2",
-	user: "ana@example.com",
-	"user.id": "42",
-	"user.email": "ana@example.com",
-	has: "user",
-	lastseen: "-24h",
-	firstseen: "-7d",
-	age: "-7d",
-	message: "checkout",
-};
-
-/**
- * The first of the list's own keys typed with no value (`is:`, `level:""`), at the end of the search
- * or before another key's token, as typed, and an example of it with a value; null when there is
- * none. The search reads such a key as text, which no issue holds: it would answer no issues
- * rather than say the search is not finished. Followed by words (`user: not found`), it is text
- * as a title holds it.
- */
-function incompleteKey(search = ""): { key: string; example: string } | null {
-	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?:"")?(?=\s*$|\s+!?[a-z][\w.[\]-]*:)/gi)) {
-		const example = KEY_EXAMPLES[key.toLowerCase()];
-		if (example !== undefined) return { key: `${key}:`, example: `${key}:${example}` };
-	}
-	return null;
 }
 
 /** The keys of a Sentry search that the filters above the list stand for. */
@@ -267,11 +236,7 @@ export function IssuesPage() {
 					</button>
 				)}
 			</form>
-			{incomplete && (
-				<p className="error" role="alert" id={incompleteId}>
-					The search is not finished: <code>{incomplete.key}</code> needs a value, e.g. <code>{incomplete.example}</code>.
-				</p>
-			)}
+			{incomplete && <UnfinishedSearch unfinished={incomplete} id={incompleteId} />}
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
