@@ -119,6 +119,7 @@ describe("a key searched with no value", () => {
 			["is:", "The search is not finished: is: needs a value, e.g. is:unresolved."],
 			["checkout level: is:unresolved", "The search is not finished: level: needs a value, e.g. level:error."],
 			["firstRelease:", "The search is not finished: firstRelease: needs a value, e.g. firstRelease:1.4.2."],
+			["checkout is:bogus", "is:bogus is not one the search knows: is: takes unresolved, resolved, ignored, archived, regressed, escalating or unhandled."],
 		]) {
 			await box.fill(typed);
 			await page.getByRole("button", { name: "Search", exact: true }).click();

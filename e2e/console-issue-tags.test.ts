@@ -156,11 +156,12 @@ describe("an issue's tags", () => {
 		for (const [typed, said] of [
 			["is:", "The search is not finished: is: needs a value, e.g. is:unhandled."],
 			["level: shard:shard-3", "The search is not finished: level: needs a value, e.g. level:error."],
+			["is:resolved2", "is:resolved2 is not one the search knows: is: takes unhandled."],
 		]) {
 			await box.fill(typed);
 			// Sent as the Search button sends it (the suggestions' list may cover the button).
 			await box.evaluate((input: HTMLInputElement) => input.form?.requestSubmit());
-			const hint = page.getByRole("alert").filter({ hasText: "not finished" });
+			const hint = page.getByRole("alert").filter({ hasText: /not finished|not one the search knows/ });
 			await hint.waitFor();
 			expect(await hint.textContent()).toBe(said);
 			expect(await box.getAttribute("aria-invalid")).toBe("true");
