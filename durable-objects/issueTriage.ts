@@ -8,6 +8,7 @@ import { ESCALATION_HOURS, ESCALATION_REDRAW_MS } from "../domain/logs/escalatio
 import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapshot, type KeyOwner, unhandledIssuesOf } from "../domain/logs/logStore";
 import { OWNER_LIMITS } from "../domain/limits";
 import type { EarliestAlarm } from "./earliestAlarm";
+import { EscalationRedraws } from "./escalationRedraws";
 import type { IssueMerges } from "./issueMerges";
 import type { LogOutbox } from "./logOutbox";
 import type { Outbox } from "./outbox";
@@ -30,16 +31,18 @@ export interface TriageParts {
 
 export class IssueTriage {
 	readonly #parts: TriageParts;
+	readonly #redraws: EscalationRedraws;
 	/** When an escalating limit is next due to be drawn again (ms; early is harmless): the alarm redraws it. */
 	#escalationRedrawAt: number | null = null;
 
 	constructor(parts: TriageParts) {
 		this.#parts = parts;
+		this.#redraws = new EscalationRedraws(parts.storage.sql, parts.groups);
 	}
 
 	/** Sets the alarm for the next escalating limit due; call it inside blockConcurrencyWhile. */
 	async start(): Promise<void> {
-		await this.#redrawEscalationsAt(this.#parts.groups.nextEscalationRedraw());
+		await this.#redrawEscalationsAt(this.#redraws.next());
 	}
 
 	/**
@@ -138,18 +141,17 @@ export class IssueTriage {
 	 */
 	async redrawDueEscalations(now: number): Promise<void> {
 		if (this.#escalationRedrawAt === null || this.#escalationRedrawAt > now) return;
-		const { groups } = this.#parts;
 		const owner = this.#parts.owner();
-		const due = owner ? groups.escalationsDue(now, OWNER_LIMITS.issueMutationHashes) : [];
+		const due = owner ? this.#redraws.due(now, OWNER_LIMITS.issueMutationHashes) : [];
 		try {
 			if (owner && due.length > 0) {
 				await this.#withWeekOfEvents(owner, due, now, (hourly) =>
 					this.#changeIssues(() => {
-						for (const hash of due) groups.redrawEscalation(hash, hourly.get(hash) ?? [], now);
+						for (const hash of due) this.#redraws.redraw(hash, hourly.get(hash) ?? [], now);
 					}),
 				);
 			}
-			this.#escalationRedrawAt = groups.nextEscalationRedraw();
+			this.#escalationRedrawAt = this.#redraws.next();
 		} catch (err) {
 			console.error("escalating limits not drawn again:", err);
 			this.#escalationRedrawAt = now + this.#parts.retryMs;

@@ -4,7 +4,7 @@
  */
 import { HOUR_MS } from "../domain/analytics/rollups";
 import { type IssueActivity, type IssueStatus, ignoreConditionView, type StatusDetails } from "../domain/api/issues";
-import { ESCALATION_REDRAW_MS, type Escalation, escalatingLimit, isWeekOld } from "../domain/logs/escalation";
+import { type Escalation, escalatingLimitAt } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
@@ -105,9 +105,6 @@ function statusActivity(issue: IssueSnapshot): IssueActivity {
 	if (issue.status === "resolved") return { kind: "resolved", release: issue.resolvedInRelease, ...(issue.resolvedInNextRelease && { in_next_release: true as const }) };
 	return issue.status === "open" ? { kind: "reopened" } : { kind: "ignored", ...ignoreConditionView(issue) };
 }
-
-/** The escalating limit of the issue at `now`, from its events per hour of the ESCALATION_HOURS up to it. */
-const escalationLimitOf = (group: GroupRow, hourly: readonly number[], now: number) => escalatingLimit(hourly, isWeekOld(group.first_seen, now));
 
 /**
  * An event of an issue ignored until escalating, counted in the latest hour its events were in
@@ -323,8 +320,8 @@ export class IssueGroups {
 	}
 
 	/**
-	 * Sets an issue's status; resolving records the release it was resolved in, ignoring the end of
-	 * `ignoring` (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
+	 * Sets an issue's status; resolving records the release it was resolved in (or that it is the
+	 * next one, `details.inNextRelease`), ignoring the end `details` gives it (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
 	 * the issue's events per hour of the ESCALATION_HOURS up to `now`). The row as changed; null when
 	 * there is no such issue.
 	 */
@@ -334,13 +331,12 @@ export class IssueGroups {
 		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
 		// In the next release: only an issue seen in a release has one after it.
 		const inNextRelease = resolvedIn !== null && details.inNextRelease === true;
-		const ignoring = details;
 		const ignored = status === "ignored";
-		const until = ignored && ignoring.minutes !== undefined ? now + ignoring.minutes * 60_000 : null;
-		const untilCount = ignored && ignoring.events !== undefined ? group.count + ignoring.events : null;
-		const untilUsers = ignored && ignoring.users !== undefined ? group.users + ignoring.users : null;
+		const until = ignored && details.minutes !== undefined ? now + details.minutes * 60_000 : null;
+		const untilCount = ignored && details.events !== undefined ? group.count + details.events : null;
+		const untilUsers = ignored && details.users !== undefined ? group.users + details.users : null;
 		const escalation: Escalation | null =
-			ignored && ignoring.escalating ? { limit: escalationLimitOf(group, hourly, now), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 } : null;
+			ignored && details.escalating ? { limit: escalatingLimitAt(group.first_seen, hourly, now), hour: Math.floor(now / HOUR_MS), events: hourly.at(-1) ?? 0 } : null;
 		this.#sql.exec(
 			`UPDATE groups SET status = ?, resolved_in_release = ?, resolved_in_next_release = ?, ignored_until = ?, ignored_until_count = ?, ignored_until_users = ?,
 			 ignored_until_escalating = ?, escalation_hour = ?, escalation_events = ?, escalation_drawn_at = ?, escalated_at = NULL, version = version + 1 WHERE hash = ?`,
@@ -360,43 +356,6 @@ export class IssueGroups {
 		const changed = this.row(hash) as GroupRow;
 		this.activity.note(hash, now, statusActivity(toSnapshot(changed)));
 		return changed;
-	}
-
-	/** When the limit of an issue ignored until escalating is next due to be drawn again (ms); null when none is so ignored. */
-	nextEscalationRedraw(): number | null {
-		const { drawn } = this.#sql
-			.exec<{ drawn: number | null }>(`SELECT min(coalesce(escalation_drawn_at, 0)) AS drawn FROM groups WHERE ignored_until_escalating IS NOT NULL`)
-			.one();
-		return drawn === null ? null : drawn + ESCALATION_REDRAW_MS;
-	}
-
-	/** The issues ignored until escalating whose limit is due to be drawn again at `now`, the longest due first, at most `limit`. */
-	escalationsDue(now: number, limit: number): string[] {
-		return this.#sql
-			.exec<{ hash: string }>(
-				`SELECT hash FROM groups WHERE ignored_until_escalating IS NOT NULL AND coalesce(escalation_drawn_at, 0) <= ?
-				 ORDER BY coalesce(escalation_drawn_at, 0) LIMIT ?`,
-				now - ESCALATION_REDRAW_MS,
-				limit,
-			)
-			.toArray()
-			.map((r) => r.hash);
-	}
-
-	/**
-	 * Draws the limit of an issue still ignored until escalating again from `hourly` (as setStatus),
-	 * keeping the events its current hour has counted.
-	 */
-	redrawEscalation(hash: string, hourly: number[], now: number): void {
-		const group = this.row(hash);
-		if (group?.ignored_until_escalating == null) return;
-		this.#sql.exec(
-			`UPDATE groups SET ignored_until_escalating = ?, escalation_drawn_at = ?, version = version + 1 WHERE hash = ?`,
-			escalationLimitOf(group, hourly, now),
-			now,
-			hash,
-		);
-		this.drop(hash);
 	}
 
 	/** Raises the issue's unhandled flag where D1 already holds it: no change to move there. */

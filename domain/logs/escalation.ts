@@ -17,6 +17,9 @@ export const ESCALATION_REDRAW_MS = ESCALATION_HOURS * 3_600_000;
 /** Whether an issue first seen at `firstSeen` (ms) has a week of history at `now`: escalatingLimit's `weekOld`. */
 export const isWeekOld = (firstSeen: number, now: number) => firstSeen <= now - ESCALATION_REDRAW_MS;
 
+/** The escalating limit at `now` of an issue first seen at `firstSeen`, from `hourly` as escalatingLimit takes it. */
+export const escalatingLimitAt = (firstSeen: number, hourly: readonly number[], now: number) => escalatingLimit(hourly, isWeekOld(firstSeen, now));
+
 /**
  * The most events one hour may hold before the issue escalates, from its events per hour of the
  * ESCALATION_HOURS up to now (oldest first; hours without events are zeros), `weekOld` when it was

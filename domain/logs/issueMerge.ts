@@ -17,8 +17,7 @@ export interface IssueMerge {
 	environmentUsers: Array<[environment: string, users: number]>;
 }
 
-// ?1 key, ?2 the merged issues' hashes (a JSON list), ?3 the issue they are merged into.
-const OF_MERGED = OF_ISSUES;
+// ?1 key, ?2 the merged issues' hashes (a JSON list, OF_ISSUES), ?3 the issue they are merged into.
 
 /**
  * The merged issues' rows taken into the issue's (?3). Their rows are read first (MATERIALIZED):
@@ -26,15 +25,15 @@ const OF_MERGED = OF_ISSUES;
  */
 export const MOVES = [
 	// An issue's events by log_events_key_group_timestamp_env_idx, one search a merged issue.
-	`UPDATE log_events SET group_hash = ?3 WHERE ${OF_MERGED}`,
+	`UPDATE log_events SET group_hash = ?3 WHERE ${OF_ISSUES}`,
 	// Its figures per environment summed into the issue's; its users there set after, as the object counts them.
 	`INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
-		WITH merged AS MATERIALIZED (SELECT environment, count, first_seen, last_seen FROM log_issue_environments WHERE ${OF_MERGED})
+		WITH merged AS MATERIALIZED (SELECT environment, count, first_seen, last_seen FROM log_issue_environments WHERE ${OF_ISSUES})
 		SELECT ?1, ?3, environment, sum(count), 0, min(first_seen), max(last_seen) FROM merged GROUP BY environment
 		ON CONFLICT (key_id, group_hash, environment) DO UPDATE SET count = count + excluded.count,
 			first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
 	`INSERT INTO log_issue_tags (key_id, group_hash, environment, tag_key, value, count, first_seen, last_seen)
-		WITH merged AS MATERIALIZED (SELECT environment, tag_key, value, count, first_seen, last_seen FROM log_issue_tags WHERE ${OF_MERGED})
+		WITH merged AS MATERIALIZED (SELECT environment, tag_key, value, count, first_seen, last_seen FROM log_issue_tags WHERE ${OF_ISSUES})
 		SELECT ?1, ?3, environment, tag_key, value, sum(count), min(first_seen), max(last_seen) FROM merged GROUP BY 3, 4, 5
 		ON CONFLICT (key_id, group_hash, environment, tag_key, value) DO UPDATE SET count = count + excluded.count,
 			first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
