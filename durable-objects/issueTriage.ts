@@ -48,8 +48,8 @@ export class IssueTriage {
 	/**
 	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
 	 * resolving records the release each was resolved in (or that it is the next one), ignoring how
-	 * long it lasts. The issues as
-	 * changed, in the order named (once each: the route drops repeats); others' hashes left out.
+	 * long it lasts. The issues as changed, in the order named (once each: the route drops repeats);
+	 * others' hashes left out.
 	 */
 	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[]> {
 		const { groups, env } = this.#parts;

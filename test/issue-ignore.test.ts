@@ -194,6 +194,34 @@ describe("ignoring an issue for a while or until it occurs again", () => {
 		expect(await issueOf(owner, other.group_hash)).not.toHaveProperty("ignored_until_escalating");
 	});
 
+	it(`ignore_until_escalating: an alarm draws ${OWNER_LIMITS.issueMutationHashes} due limits again; one more waits for the next alarm`, async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		await raiseLogsLimit(owner);
+		const hashes: string[] = [];
+		// Names of letters alone: the grouping reads digits in a message as the same issue.
+		const name = (i: number) => String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26));
+		for (let i = 0; i <= OWNER_LIMITS.issueMutationHashes; i++) hashes.push((await ingestOk(owner.rawKey, { exception: { type: `Error${name(i)}`, value: "v" } })).group_hash);
+		expect(new Set(hashes).size).toBe(OWNER_LIMITS.issueMutationHashes + 1);
+		for (const batch of [hashes.slice(0, OWNER_LIMITS.issueMutationHashes), hashes.slice(OWNER_LIMITS.issueMutationHashes)]) {
+			const res = await call("/api/issues", {
+				method: "PATCH",
+				token: owner.token,
+				json: { project_name: owner.projectName, group_hashes: batch, status: "ignored", ignore_until_escalating: true },
+			});
+			expect(res.status).toBe(200);
+		}
+		await restart(owner.keyId, `UPDATE groups SET escalation_drawn_at = NULL, ignored_until_escalating = 99`);
+		const undrawn = () =>
+			runInDurableObject(issueGrouper(owner.keyId), (_, state) =>
+				state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups WHERE ignored_until_escalating = 99`).one().n,
+			);
+		expect(await undrawn()).toBe(OWNER_LIMITS.issueMutationHashes + 1);
+		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+		expect(await undrawn()).toBe(1);
+		expect(await runDurableObjectAlarm(issueGrouper(owner.keyId))).toBe(true);
+		expect(await undrawn()).toBe(0);
+	});
+
 	it("ignore_until_escalating: while D1 cannot answer, the limit drawn is kept and the alarm comes again to draw it", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
