@@ -11,7 +11,7 @@ import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
-import { IssueMerges } from "./issueMerges";
+import { IssueMerges, type UnmergeOutcome } from "./issueMerges";
 import { IssueTriage } from "./issueTriage";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
 import {
@@ -271,11 +271,12 @@ export class ProjectCollector extends DurableObject<Env> {
 
 	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
 		// An issue merged into another gives it its events; one opened under the previous grouping rules goes on taking them.
-		let groupHash = this.#merges.resolve(c.groupHash);
+		let fingerprintHash = c.groupHash;
+		let groupHash = this.#merges.resolve(fingerprintHash);
 		if (!this.#groups.state(groupHash)) {
 			if (c.previousGroupHash === undefined) return { status: "previous_hash_needed" };
-			const previous = c.previousGroupHash && this.#merges.resolve(c.previousGroupHash);
-			if (previous && this.#groups.state(previous)) groupHash = previous;
+			const previous = c.previousGroupHash;
+			if (previous && this.#groups.state(this.#merges.resolve(previous))) [fingerprintHash, groupHash] = [previous, this.#merges.resolve(previous)];
 		}
 		if (groupHash !== c.groupHash) c = { ...c, groupHash };
 		const group = this.#groups.state(c.groupHash);
@@ -295,7 +296,8 @@ export class ProjectCollector extends DurableObject<Env> {
 			return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
 		}
 		this.#groups.record(c, group);
-		this.#logs.add(c);
+		// The issue its fingerprint opens, kept with an event a merge gave another: what an unmerge moves back.
+		this.#logs.add(c, fingerprintHash === groupHash ? null : fingerprintHash);
 		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
 	}
 
@@ -310,6 +312,16 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** Merges the issues named into the one with the most events: IssueTriage.merge. */
 	async mergeIssues(groupHashes: string[]): Promise<IssueSnapshot | null> {
 		return this.#triage.merge(groupHashes);
+	}
+
+	/** Unmerges the fingerprints named from the issue they were merged into: IssueTriage.unmerge. */
+	async unmergeIssues(from: string, fingerprints: string[]): Promise<UnmergeOutcome<IssueSnapshot>> {
+		return this.#triage.unmerge(from, fingerprints);
+	}
+
+	/** The fingerprints merged into the issue (the hashes of the issues they opened), in order. */
+	async mergedInto(groupHash: string): Promise<string[]> {
+		return this.#merges.mergedInto(groupHash);
 	}
 
 	/** Deletes the issues and their events, here and in D1: IssueTriage.delete. */

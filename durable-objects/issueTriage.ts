@@ -9,7 +9,8 @@ import { deleteExpiredIssues, deleteIssueRows, hourlyCountsOf, type IssueSnapsho
 import { OWNER_LIMITS } from "../domain/limits";
 import type { EarliestAlarm } from "./earliestAlarm";
 import { EscalationRedraws } from "./escalationRedraws";
-import type { IssueMerges } from "./issueMerges";
+import { storedUnmergeFigures } from "../domain/logs/issueMerge";
+import type { IssueMerges, UnmergeOutcome } from "./issueMerges";
 import type { LogOutbox } from "./logOutbox";
 import type { Outbox } from "./outbox";
 import { type IssueGroups, toSnapshot } from "./projectStorage";
@@ -92,6 +93,25 @@ export class IssueTriage {
 		await this.#flushOwnerChange("issue merge");
 		const merged = groups.row(merge.into);
 		return merged && toSnapshot(merged);
+	}
+
+	/**
+	 * Unmerges the fingerprints named from the issue they were merged into (Sentry's unmerge), here
+	 * from D1's events and those waiting, read while no batch moves, and then in D1. The issue left
+	 * and those opened again; or why nothing was done.
+	 */
+	async unmerge(from: string, fingerprints: string[]): Promise<UnmergeOutcome<IssueSnapshot>> {
+		const { outbox, merges, env } = this.#parts;
+		const owner = this.#parts.owner();
+		if (!owner) return { status: "no_issue" };
+		await outbox.flush();
+		const outcome = await outbox.exclusive(async () => {
+			const stored = await storedUnmergeFigures(env.DB, owner.keyId, from, fingerprints);
+			return this.#changeIssues(() => merges.unmerge(from, fingerprints, stored));
+		});
+		if (outcome.status !== "unmerged") return outcome;
+		await this.#flushOwnerChange("issue unmerge");
+		return { status: "unmerged", from: toSnapshot(outcome.from), reopened: outcome.reopened.map(toSnapshot) };
 	}
 
 	/**

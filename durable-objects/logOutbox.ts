@@ -20,6 +20,7 @@ interface OutboxRow extends Record<string, SqlStorageValue> {
 	seq: number;
 	id: string;
 	hash: string;
+	fingerprint_hash: string | null;
 	received_at: number;
 	timestamp: number;
 	level: string;
@@ -51,11 +52,12 @@ export class LogOutbox {
 	}
 
 	/** Queues an accepted event; part of the ingestion's transaction. */
-	add(c: LogEventCommand): void {
+	add(c: LogEventCommand, fingerprintHash: string | null): void {
 		this.#sql.exec(
-			`INSERT INTO outbox (id, hash, received_at, timestamp, level, environment, release, event, user_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			`INSERT INTO outbox (id, hash, fingerprint_hash, received_at, timestamp, level, environment, release, event, user_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.eventId,
 			c.groupHash,
+			fingerprintHash,
 			c.receivedAt,
 			c.timestamp,
 			c.level,
@@ -93,6 +95,7 @@ export class LogOutbox {
 		const pending: PendingEvent[] = events.map((e, i) => ({
 			id: e.id,
 			groupHash: e.hash,
+			fingerprintHash: e.fingerprint_hash,
 			receivedAt: e.received_at,
 			timestamp: e.timestamp,
 			level: e.level,

@@ -20,18 +20,18 @@ export const SCHEMA = [
 		PRIMARY KEY (hash, environment, user)) WITHOUT ROWID`,
 	// Every release the project has sent, in first-seen order: how non-version releases are ordered.
 	`CREATE TABLE IF NOT EXISTS releases (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE)`,
-	// Accepted events not yet in D1, with who was affected (userKey).
+	// Accepted events not yet in D1, with who was affected (userKey) and, for one a merge gave another issue, the issue its fingerprint opens.
 	`CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, hash TEXT NOT NULL,
 		received_at INTEGER NOT NULL, timestamp INTEGER NOT NULL, level TEXT NOT NULL, environment TEXT, release TEXT,
-		event TEXT NOT NULL, user_key TEXT)`,
+		event TEXT NOT NULL, user_key TEXT, fingerprint_hash TEXT)`,
 	// The ids senders gave the events of the last day (Sentry's event_id): a repeat is not counted again.
 	`CREATE TABLE IF NOT EXISTS client_event_ids (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE INDEX IF NOT EXISTS client_event_ids_received ON client_event_ids (received_at)`,
 	// Issues merged into another (Sentry's merge): the events of their fingerprints go to `into_hash` from then on.
 	`CREATE TABLE IF NOT EXISTS merged_issues (hash TEXT PRIMARY KEY, into_hash TEXT NOT NULL) WITHOUT ROWID`,
-	// Merges done here and not yet in D1: moved before any other row, in the next batch.
+	// Merges and unmerges done here and not yet in D1, in the order made: moved before any other row, in the next batch.
 	`CREATE TABLE IF NOT EXISTS merge_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, into_hash TEXT NOT NULL, hashes TEXT NOT NULL,
-		environment_users TEXT NOT NULL)`,
+		environment_users TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'merge')`,
 	// Accepted feedback not yet in D1, with its attachments (already in R2) as a JSON list.
 	`CREATE TABLE IF NOT EXISTS feedback_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, user_id TEXT NOT NULL,
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -60,4 +60,7 @@ export function upgradeSchema(sql: SqlStorage): void {
 	// A limit drawn before its time was kept is drawn again at the object's next alarm.
 	if (missing("groups", "resolved_in_next_release")) sql.exec(`ALTER TABLE groups ADD COLUMN resolved_in_next_release INTEGER NOT NULL DEFAULT 0`);
 	if (missing("groups", "escalation_drawn_at")) sql.exec(`ALTER TABLE groups ADD COLUMN escalation_drawn_at INTEGER`);
+	// Events waiting from before a merge kept where their fingerprint goes cannot be unmerged, as D1's older events.
+	if (missing("outbox", "fingerprint_hash")) sql.exec(`ALTER TABLE outbox ADD COLUMN fingerprint_hash TEXT`);
+	if (missing("merge_outbox", "kind")) sql.exec(`ALTER TABLE merge_outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'merge'`);
 }

@@ -186,6 +186,12 @@ export const logEvents = sqliteTable(
 			.notNull()
 			.references(() => projectKeys.id, { onDelete: "cascade" }),
 		groupHash: text("group_hash").notNull(),
+		/**
+		 * The hash of the issue the event's own fingerprint opens, when a merge gave the event to
+		 * another (`group_hash`); null otherwise. What an unmerge moves back (docs/api.md#unmerge-issues).
+		 * Events stored before migration 0027 in a merged issue hold null and stay where they are.
+		 */
+		fingerprintHash: text("fingerprint_hash"),
 		receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
 		/**
 		 * When the event happened, as its issue counts it: its own `timestamp`, but never after it was

@@ -165,6 +165,7 @@ describe("keeping the rows", () => {
 		const event = (receivedAt: number, environmentUsers: number | null, environment: string | null = "production"): PendingEvent => ({
 			id: crypto.randomUUID(),
 			groupHash: group,
+			fingerprintHash: null,
 			receivedAt,
 			timestamp: receivedAt,
 			level: "error",
@@ -246,6 +247,7 @@ describe("keeping the rows", () => {
 		].map(([group, environment], i) => ({
 			id: crypto.randomUUID(),
 			groupHash: group,
+			fingerprintHash: null,
 			receivedAt: group === kept ? 5_000 : 1_000 + i,
 			timestamp: 0,
 			level: "error",

@@ -105,6 +105,7 @@ describe("GET /api/issues/:group_hash/tags", () => {
 		const batch: PendingEvent[] = Array.from({ length: 1_500 }, (_, i) => ({
 			id: crypto.randomUUID(),
 			groupHash: group_hash,
+			fingerprintHash: null,
 			receivedAt: now + i,
 			timestamp: now + i,
 			level: "error",

@@ -234,7 +234,7 @@ describe("GET /api/issues/:group_hash", () => {
 		const now = Date.now();
 		// Events received days ago, written as the ProjectCollector writes them.
 		const past = [3 * DAY, 3 * DAY + 1, 29 * DAY, 31 * DAY].map((ago) => now - ago);
-		const pending = past.map((at) => ({ id: crypto.randomUUID(), groupHash: group_hash, receivedAt: at, timestamp: at, level: "error", environment: null, release: null, eventJson: "{}", environmentUsers: null }));
+		const pending = past.map((at) => ({ id: crypto.randomUUID(), groupHash: group_hash, fingerprintHash: null, receivedAt: at, timestamp: at, level: "error", environment: null, release: null, eventJson: "{}", environmentUsers: null }));
 		await env.DB.batch(writeStatements(env.DB, { keyId: owner.keyId, userId: owner.user.id }, pending, []));
 
 		const { daily_counts: daily, hourly_counts: hourly } = await issueOf(owner, group_hash);

@@ -42,6 +42,8 @@
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     POST   /api/issues/merge                     {project_name, group_hashes: 2–100} → the issue they were merged into
+ *     GET    /api/issues/:group_hash/merged?project_name=   the fingerprints merged into it, with their events kept
+ *     POST   /api/issues/:group_hash/unmerge       {project_name, group_hashes: ≤ 100} → {issue, unmerged}
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     DELETE /api/issues/:group_hash?project_name= the issue and its events
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
@@ -89,7 +91,20 @@ import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateF
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
-import { deleteIssue, deleteIssues, listIssueFilterValues, listIssues, mergeIssues, readIssue, readIssueTags, readLogOutcomes, updateIssueStatus, updateIssueStatuses } from "./issues/ownerIssues";
+import {
+	deleteIssue,
+	deleteIssues,
+	listIssueFilterValues,
+	listIssues,
+	listMergedFingerprints,
+	mergeIssues,
+	readIssue,
+	readIssueTags,
+	readLogOutcomes,
+	unmergeIssue,
+	updateIssueStatus,
+	updateIssueStatuses,
+} from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -185,6 +200,8 @@ router
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.post("/api/issues/merge", ...ownerWithAccess, mergeIssues)
+	.get("/api/issues/:group_hash/merged", ...ownerWithAccess, listMergedFingerprints)
+	.post("/api/issues/:group_hash/unmerge", ...ownerWithAccess, unmergeIssue)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
 	.delete("/api/issues", ...ownerWithAccess, deleteIssues)

@@ -331,7 +331,29 @@ export type IssueActivity =
 	/** An event took its events of one hour past its escalating limit: open again. */
 	| { kind: "escalated"; events_per_hour: number }
 	/** The owner merged so many other issues into it. */
-	| { kind: "merged"; issues: number };
+	| { kind: "merged"; issues: number }
+	/** The owner unmerged so many fingerprints from it: their events went back to issues of their own. */
+	| { kind: "unmerged"; issues: number }
+	/** Opened again by an unmerge, with its events, from the issue it had been merged into. */
+	| { kind: "unmerged_from"; group_hash: string };
+
+/** A fingerprint merged into an issue (GET /api/issues/:group_hash/merged): the issue it opens, and its events the issue holds. */
+export interface MergedFingerprintView {
+	/** The hash of the issue its events opened, and open again once it is unmerged. */
+	group_hash: string;
+	/** Its events the issue holds (those past the log retention gone). */
+	events: number;
+	/** Its latest event kept: when it happened, its title and id; null when none is kept. */
+	last_seen: string | null;
+	title: string | null;
+	latest_event_id: string | null;
+}
+
+/** An unmerge's answer: the issue left, counted again, and the issues the fingerprints opened again (none for one with no event kept). */
+export interface UnmergeView {
+	issue: IssueView;
+	unmerged: IssueView[];
+}
 
 /** An entry of an issue's activity, with when it happened. */
 export type IssueActivityView = IssueActivity & { at: string };

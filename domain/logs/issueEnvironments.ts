@@ -6,9 +6,9 @@
 
 /**
  * The events of a batch (?2, as writeStatements packs them: [id, group_hash, received_at, timestamp,
- * level, environment, release, event, users added]) that D1 does not have yet, added to their
+ * level, environment, release, event, users added, fingerprint hash]) that D1 does not have yet, added to their
  * issues' rows: run before they are inserted, so a batch written twice counts once. An event whose
- * last member is null (no environment, or one past the issue's first 100) counts in no row.
+ * users added is null (no environment, or one past the issue's first 100) counts in no row.
  */
 export const ENVIRONMENT_ADDITIONS = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
 	SELECT ?1, b.value ->> 1, b.value ->> 5, count(*), sum(b.value ->> 8), min(b.value ->> 3), max(b.value ->> 3)
@@ -23,7 +23,7 @@ export const ENVIRONMENT_ADDITIONS = `INSERT INTO log_issue_environments (key_id
  * id, else email, username or IP address. The email as sent unless `lowerEmail`: SQLite's lower()
  * knows only ASCII letters, so the seed leaves the email to the collector's toLowerCase.
  */
-const userOfEvent = (lowerEmail: boolean) => `CASE
+export const userOfEvent = (lowerEmail: boolean) => `CASE
 		WHEN coalesce(e.event ->> '$.user.id', '') <> '' THEN 'id:' || (e.event ->> '$.user.id')
 		WHEN coalesce(e.event ->> '$.user.email', '') <> '' THEN 'email:' || ${lowerEmail ? "lower(e.event ->> '$.user.email')" : "(e.event ->> '$.user.email')"}
 		WHEN coalesce(e.event ->> '$.user.username', '') <> '' THEN 'username:' || (e.event ->> '$.user.username')

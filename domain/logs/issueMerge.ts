@@ -5,7 +5,13 @@
  * their fingerprints go), then moves the merge to D1 with these statements, before any other row
  * of the same batch: the events and changes it moves after the merge are the merged issue's.
  * Its own row in log_issues comes with the issue's changed counters in the same batch.
+ *
+ * And its unmerge: the events of fingerprints merged into an issue go back to issues of their own
+ * (each event keeps the issue its fingerprint opens, `fingerprint_hash`), and both sides' figures
+ * and tags are counted again from their events stored, as Sentry's unmerge counts them.
  */
+import { userOfEvent } from "./issueEnvironments";
+import { anExceptionHandledIs, TAG_RECOUNT } from "./issueTags";
 import { ISSUE_TABLES, issueRowsDelete, type KeyOwner, OF_ISSUES } from "./logStore";
 
 /** What the key's object hands D1 of one merge. */
@@ -24,8 +30,9 @@ export interface IssueMerge {
  * grouped where they are read, SQLite would walk the key's rows in an index of the group's order.
  */
 export const MOVES = [
-	// An issue's events by log_events_key_group_timestamp_env_idx, one search a merged issue.
-	`UPDATE log_events SET group_hash = ?3 WHERE ${OF_ISSUES}`,
+	// An issue's events by log_events_key_group_timestamp_env_idx, one search a merged issue; each
+	// keeps the issue its fingerprint opens (one merged into them before keeps its own).
+	`UPDATE log_events SET fingerprint_hash = coalesce(fingerprint_hash, group_hash), group_hash = ?3 WHERE ${OF_ISSUES}`,
 	// Its figures per environment summed into the issue's; its users there set after, as the object counts them.
 	`INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
 		WITH merged AS MATERIALIZED (SELECT environment, count, first_seen, last_seen FROM log_issue_environments WHERE ${OF_ISSUES})
@@ -54,4 +61,130 @@ export function mergeStatements(db: D1Database, owner: KeyOwner, merge: IssueMer
 		...DELETES.map((statement) => db.prepare(statement).bind(owner.keyId, hashes)),
 		db.prepare(SET_ENVIRONMENT_USERS).bind(owner.keyId, hashes, merge.into, JSON.stringify(merge.environmentUsers)),
 	];
+}
+
+/** What the key's object hands D1 of one unmerge. */
+export interface IssueUnmerge {
+	/** The issue the fingerprints were merged into. */
+	from: string;
+	/** The fingerprints unmerged: the hashes of the issues they open again. */
+	hashes: string[];
+	/** Each environment `from` and those issues hold, with its affected users there as the object counts them. */
+	environmentUsers: Array<[hash: string, environment: string, users: number]>;
+}
+
+// ?1 key, ?2 the fingerprints unmerged (a JSON list), ?3 the issue they leave: its events of them, by
+// log_events_key_group_timestamp_env_idx.
+const MOVE_BACK = `UPDATE log_events SET group_hash = fingerprint_hash, fingerprint_hash = NULL
+	WHERE key_id = ?1 AND group_hash = ?3 AND fingerprint_hash IN (SELECT value FROM json_each(?2))`;
+
+/**
+ * ?1 key, ?2 [hash, environment, users] triples: the issues' rows per environment, counted again
+ * from their events stored (each issue's read once, grouped by environment, by the same index),
+ * with their users there as the object counts them.
+ */
+const ENVIRONMENT_RECOUNT = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
+	WITH held AS (SELECT value ->> 0 AS group_hash, value ->> 1 AS environment, value ->> 2 AS users FROM json_each(?2)),
+	counted AS MATERIALIZED (
+		SELECT group_hash, environment, count(*) AS count, min(timestamp) AS first_seen, max(timestamp) AS last_seen FROM log_events
+		WHERE key_id = ?1 AND group_hash IN (SELECT group_hash FROM held) AND environment IS NOT NULL GROUP BY 1, 2
+	)
+	SELECT ?1, c.group_hash, c.environment, c.count, h.users, c.first_seen, c.last_seen FROM counted AS c JOIN held AS h USING (group_hash, environment)`;
+
+/** The statements that make one unmerge in D1, for the batch that moves it. */
+export function unmergeStatements(db: D1Database, owner: KeyOwner, unmerge: IssueUnmerge): D1PreparedStatement[] {
+	const issues = JSON.stringify([unmerge.from, ...unmerge.hashes]);
+	return [
+		db.prepare(MOVE_BACK).bind(owner.keyId, JSON.stringify(unmerge.hashes), unmerge.from),
+		...["log_issue_environments", "log_issue_tags"].map((table) => db.prepare(issueRowsDelete(table)).bind(owner.keyId, issues)),
+		db.prepare(ENVIRONMENT_RECOUNT).bind(owner.keyId, JSON.stringify(unmerge.environmentUsers)),
+		db.prepare(TAG_RECOUNT).bind(owner.keyId, issues),
+	];
+}
+
+// What an unmerge counts each side from: the events of an issue (?3), each as the issue it goes to
+// (its fingerprint's when that is one of those unmerged, ?2, else the issue's own), with its user as
+// the object keys one. In D1 (?1 the key) and in the object's own outbox, the same columns.
+const goesTo = `CASE WHEN fingerprint_hash IN (SELECT value FROM json_each(?2)) THEN fingerprint_hash ELSE ?3 END`;
+const STORED_EVENTS_OF_ISSUE = `SELECT ${goesTo} AS hash, timestamp, environment, release, event, ${userOfEvent(false)} AS user
+	FROM log_events AS e WHERE key_id = ?1 AND group_hash = ?3`;
+export const WAITING_EVENTS_OF_ISSUE = `SELECT ${goesTo} AS hash, timestamp, environment, release, event, user_key AS user FROM outbox WHERE hash = ?3`;
+
+/** The queries that count an unmerge's sides, over one of the sources above; each answers rows of a `hash`. */
+export const unmergeFigureQueries = (events: string) => ({
+	counts: `WITH events AS (${events}) SELECT hash, count(*) AS count, min(timestamp) AS first_seen,
+		max(CASE WHEN ${anExceptionHandledIs(false)} THEN 1 ELSE 0 END) AS unhandled FROM events GROUP BY 1`,
+	// The only max() of the query: `event` is the latest event's (SQLite's bare column).
+	latest: `WITH events AS (${events}) SELECT hash, max(timestamp) AS last_seen, event FROM events GROUP BY 1`,
+	names: `WITH events AS (${events}) SELECT hash, 'environment' AS kind, environment AS name, min(timestamp) AS first_seen FROM events
+		WHERE environment IS NOT NULL GROUP BY 1, 3
+		UNION ALL SELECT hash, 'release', release, min(timestamp) FROM events WHERE release IS NOT NULL GROUP BY 1, 3 ORDER BY 4, 3`,
+	users: `WITH events AS (${events}) SELECT DISTINCT hash, environment, user FROM events WHERE user IS NOT NULL`,
+});
+
+interface UnmergeCountRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	count: number;
+	first_seen: number;
+	unhandled: number;
+}
+interface UnmergeLatestRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	last_seen: number;
+	event: string;
+}
+interface UnmergeNameRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	kind: "environment" | "release";
+	name: string;
+	first_seen: number;
+}
+interface UnmergeUserRow extends Record<string, SqlStorageValue> {
+	hash: string;
+	environment: string | null;
+	user: string;
+}
+
+/** What each side of an unmerge holds of one source: rows of each query, in one read. */
+export interface UnmergeFigures {
+	counts: UnmergeCountRow[];
+	latest: UnmergeLatestRow[];
+	names: UnmergeNameRow[];
+	users: UnmergeUserRow[];
+}
+
+const STORED_QUERIES = unmergeFigureQueries(STORED_EVENTS_OF_ISSUE);
+
+/** The figures of the issue's events D1 holds, for an unmerge of `fingerprints` from it. */
+export async function storedUnmergeFigures(db: D1Database, keyId: string, from: string, fingerprints: string[]): Promise<UnmergeFigures> {
+	const binds = [keyId, JSON.stringify(fingerprints), from];
+	const [counts, latest, names, users] = await db.batch([
+		db.prepare(STORED_QUERIES.counts).bind(...binds),
+		db.prepare(STORED_QUERIES.latest).bind(...binds),
+		db.prepare(STORED_QUERIES.names).bind(...binds),
+		db.prepare(STORED_QUERIES.users).bind(...binds),
+	]);
+	return {
+		counts: counts.results as UnmergeCountRow[],
+		latest: latest.results as UnmergeLatestRow[],
+		names: names.results as UnmergeNameRow[],
+		// SQLite's lower() knows only ASCII letters: the email lower-cased as the object's userKey does.
+		users: (users.results as UnmergeUserRow[]).map((row) => (row.user.startsWith("email:") ? { ...row, user: `email:${row.user.slice(6).toLowerCase()}` } : row)),
+	};
+}
+
+/**
+ * ?1 key, ?2 the issue, ?3 the fingerprints merged into it (a JSON list): each one's events the
+ * issue holds, when the latest of them happened, and that event (SQLite's bare column of the only max()).
+ */
+const MERGED_FINGERPRINTS = `SELECT fingerprint_hash, count(*) AS events, max(timestamp) AS last_seen, id, event FROM log_events
+	WHERE key_id = ?1 AND group_hash = ?2 AND fingerprint_hash IN (SELECT value FROM json_each(?3)) GROUP BY 1`;
+
+/** Each fingerprint's events kept in the issue, with its latest; none for one with no event kept. */
+export async function mergedFingerprintEvents(db: D1Database, owner: KeyOwner, groupHash: string, fingerprints: string[]) {
+	const { results } = await db
+		.prepare(MERGED_FINGERPRINTS)
+		.bind(owner.keyId, groupHash, JSON.stringify(fingerprints))
+		.all<{ fingerprint_hash: string; events: number; last_seen: number; id: string; event: string }>();
+	return new Map(results.map((row) => [row.fingerprint_hash, row]));
 }

@@ -90,6 +90,19 @@ export const TAG_BACKFILL = `${UPSERT_TAGS}
 	${ADD_TO_TAGS}`;
 
 /**
+ * ?1 key, ?2 issues (a JSON list) whose rows an unmerge deleted: counted again from their events
+ * stored, as the migration counted every issue's.
+ */
+export const TAG_RECOUNT = `${UPSERT_TAGS}
+	WITH stored AS (
+		SELECT group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event
+		FROM log_events WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))
+	)
+	SELECT ?1, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
+	FROM (${tagPairs("stored", "group_hash, environment, timestamp")}) WHERE true GROUP BY 2, 3, 4, 5
+	${ADD_TO_TAGS}`;
+
+/**
  * ?1 key, ?2 group hash, ?3 environment or null, ?4 values per tag: each tag's values summed over
  * the environments asked, ranked in one pass; `events` is the level's total, a tag every event has.
  * The issue's rows are read first (MATERIALIZED): grouped where they are read, SQLite would walk

@@ -14,12 +14,16 @@ import {
 	type IssuePeriod,
 	type IssueSort,
 	type IssueView,
+	type MergedFingerprintView,
 	type StatusDetails,
+	type UnmergeView,
 } from "../../domain/api/issues";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
-import { OWNER_LIMITS } from "../../domain/limits";
+import { LOG_LIMITS, OWNER_LIMITS } from "../../domain/limits";
+import { titleOf } from "../../domain/logs/fingerprint";
+import { mergedFingerprintEvents } from "../../domain/logs/issueMerge";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
 import { issueReleases, issueTags } from "../../domain/logs/issueTags";
@@ -300,6 +304,50 @@ export async function mergeIssues(request: IRequest, env: Env): Promise<Response
 	const merged = await projectCollectorFor(env, key.id).mergeIssues(group_hashes);
 	if (!merged) throw new HttpError(404, "Fewer than two of these issues are in this project");
 	return json(issueView(merged));
+}
+
+/**
+ * GET /api/issues/:group_hash/merged?project_name= → {merged}: the fingerprints merged into the
+ * issue (Sentry's "Merged issues"), each with its events the issue holds and its latest.
+ */
+export async function listMergedFingerprints(request: IRequest, env: Env): Promise<Response> {
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
+	const fingerprints = await projectCollectorFor(env, owner.keyId).mergedInto(groupHash);
+	const events = await mergedFingerprintEvents(env.DB, owner, groupHash, fingerprints);
+	const merged: MergedFingerprintView[] = fingerprints.map((hash) => {
+		const kept = events.get(hash);
+		return {
+			group_hash: hash,
+			events: kept?.events ?? 0,
+			last_seen: kept ? new Date(kept.last_seen).toISOString() : null,
+			title: kept ? titleOf(JSON.parse(kept.event)) : null,
+			latest_event_id: kept?.id ?? null,
+		};
+	});
+	return json({ merged });
+}
+
+const unmergeBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
+
+/**
+ * POST /api/issues/:group_hash/unmerge {project_name, group_hashes} → {issue, unmerged}: Sentry's
+ * unmerge of fingerprints merged into the issue, each back to an issue of its own with its events;
+ * both sides counted again from their events kept. 400 for a hash not merged into it.
+ */
+export async function unmergeIssue(request: IRequest, env: Env): Promise<Response> {
+	const { project_name, group_hashes } = parseBody(unmergeBodySchema, await readJsonObject(request));
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
+	const outcome = await projectCollectorFor(env, owner.keyId).unmergeIssues(groupHash, group_hashes);
+	switch (outcome.status) {
+		case "no_issue":
+			throw new HttpError(404, "No such issue in this project");
+		case "not_merged":
+			throw new HttpError(400, `Invalid request: group_hashes: ${outcome.hashes.join(", ")} ${outcome.hashes.length === 1 ? "was" : "were"} not merged into this issue`);
+		case "over_issue_cap":
+			throw new HttpError(403, `The project would hold more than ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold: unmerge fewer, or delete issues first`);
+	}
+	return json({ issue: issueView(outcome.from), unmerged: outcome.reopened.map(issueView) } satisfies UnmergeView);
 }
 
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });

@@ -23,6 +23,10 @@ function activityText(entry: IssueActivityView): string {
 			return `Escalating: over ${count(entry.events_per_hour)} events in an hour`;
 		case "merged":
 			return `Merged ${count(entry.issues)} other ${entry.issues === 1 ? "issue" : "issues"} into this one`;
+		case "unmerged":
+			return `Unmerged ${count(entry.issues)} ${entry.issues === 1 ? "issue" : "issues"} from this one`;
+		case "unmerged_from":
+			return "Unmerged from the issue it had been merged into";
 	}
 }
 
