@@ -5,7 +5,17 @@
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
-import type { IssueDetailView, IssueFilterValuesView, IssuePageView, IssueStatus, IssueTagsView, IssueView, StatusDetails } from "../../domain/api/issues";
+import type {
+	IssueDetailView,
+	IssueFilterValuesView,
+	IssuePageView,
+	IssueStatus,
+	IssueTagsView,
+	IssueView,
+	MergedFingerprintView,
+	StatusDetails,
+	UnmergeView,
+} from "../../domain/api/issues";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
 import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
@@ -33,6 +43,7 @@ export {
 	parseIssueSearch,
 	searchValue,
 	type StatusDetails,
+	type UnmergeView,
 } from "../../domain/api/issues";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
 export {
@@ -159,6 +170,12 @@ export const api = {
 	},
 	/** Sentry's merge: the issues become the one of them with the most events, which is answered. */
 	mergeIssues: (project_name: string, groupHashes: string[]) => request<IssueView>("POST", "/api/issues/merge", { project_name, group_hashes: groupHashes }),
+	/** The issues merged into this one (their fingerprints), with their events it holds. */
+	mergedIssues: (project_name: string, groupHash: string) =>
+		request<{ merged: MergedFingerprintView[] }>("GET", `/api/issues/${groupHash}/merged?${q({ project_name })}`),
+	/** Sentry's unmerge: the issues named, merged into this one, get their events back. */
+	unmergeIssues: (project_name: string, groupHash: string, groupHashes: string[]) =>
+		request<UnmergeView>("POST", `/api/issues/${groupHash}/unmerge`, { project_name, group_hashes: groupHashes }),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, details: StatusDetails = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...detailFields(details) }),
 	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */

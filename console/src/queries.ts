@@ -209,6 +209,17 @@ export const useMergeIssues = (project: string) =>
 		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
 	});
 
+/** The issues merged into this one, to unmerge. */
+export const useMergedIssues = (project: string, groupHash: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "merged", groupHash], queryFn: () => api.mergedIssues(project, groupHash) });
+
+/** Unmerge issues from this one: every issue read may have changed (both sides counted again, the unmerged ones back). */
+export const useUnmergeIssues = (project: string, groupHash: string) =>
+	useMutation({
+		mutationFn: (groupHashes: string[]) => api.unmergeIssues(project, groupHash, groupHashes),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
+	});
+
 /** Resolve, ignore or reopen an issue, or several of the list's at once, shown at once everywhere it is cached. */
 export const useSetIssueStatus = (project: string) =>
 	useMutation({

@@ -9,6 +9,7 @@ import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreA
 import { ResolveActions, resolvedIn } from "../components/ResolveActions";
 import { incompleteKey, type Unfinished, UnfinishedSearch } from "../components/UnfinishedSearch";
 import { IssueActivity } from "../components/IssueActivity";
+import { MergedIssues } from "../components/MergedIssues";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
@@ -336,6 +337,7 @@ export function IssuePage() {
 							</TableWrap>
 						</section>
 					)}
+					<MergedIssues project={project} groupHash={hash} />
 					<IssueActivity issue={data} />
 				</>
 			)}
