@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { api, type SiteStatsView, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
 import { Breakdown, type BreakdownRow, tabParam } from "../components/Breakdown";
+import { CustomEventsCard } from "../components/CustomEventsCard";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -216,52 +217,7 @@ function Breakdowns({
 					{ title: "Devices", ...VIEWS, picked: stats.filters.device !== undefined, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
 				]}
 			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Custom events"
-				tabs={[
-					{
-						title: "Custom events",
-						column: "Events",
-						extraColumn: "Visitors",
-						// Of the period's visitors (under the page's filters), the share who sent the event: a goal's conversion rate.
-						moreColumns: [
-							<abbr key="cr" title="Conversion rate: the event's visitors out of all visitors">
-								CR
-							</abbr>,
-						],
-						empty: filtered ? "No custom event matches the filters." : "No custom events. Send them with svc.track(name, data).",
-						onPick: pick("event"),
-						download: download("custom_events"),
-						rows: stats.custom_events.map((r) => ({
-							key: r.name,
-							label: r.name,
-							value: r.events,
-							extra: r.visitors,
-							more: [stats.visitors > 0 ? percent(r.visitors / stats.visitors) : "–"],
-						})),
-					},
-					{
-						title: "Properties",
-						column: "Events",
-						picked: stats.filters.property !== undefined,
-						empty: filtered ? "No custom event under the filters carried data." : "No custom event carried data.",
-						onPick: (key) => {
-							const [event, property, value] = key.split("\u0000");
-							pickProperty(event, property, value);
-						},
-						download: download("event_properties"),
-						// A row is one event's property value: the property filter alone (property=plan:pro) would
-						// also keep the visitors of any other event that carried it, so the event is picked too.
-						rows: stats.event_properties.map((r) => ({
-							key: `${r.name}\u0000${r.property}\u0000${r.value}`,
-							pickText: `${r.name} with ${r.property} = ${r.value}`,
-							label: `${r.name} · ${r.property} = ${r.value}`,
-							value: r.events,
-						})),
-					},
-				]}
-			/>
+			<CustomEventsCard stats={stats} filtered={filtered} shownRows={SHOWN_ROWS} pickEvent={pick("event")} pickProperty={pickProperty} download={download} />
 		</div>
 	);
 }
