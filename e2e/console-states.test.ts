@@ -3,42 +3,15 @@
  * lapsed, a page whose code cannot load, a browser with a POSIX locale. Each starts from a new
  * owner signed in on a page of its own.
  */
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { axeViolations } from "./axe";
-import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, type Database, DESKTOP_CHROME, issuesOnceThereAre, signUpOwner, workerAndBrowser } from "./stack";
+import { ARTIFACTS, ownerPages } from "./consolePage";
+import { api, type Database, DESKTOP_CHROME, issuesOnceThereAre, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
-
-beforeAll(() => mkdir(ARTIFACTS, { recursive: true }));
-
-/**
- * A new owner (`before` runs with their token first) signed in on a page of a context of its own,
- * at the console's root; `pageErrors` collects the page's uncaught errors.
- */
-async function signedIn(
-	name: string,
-	ip: string,
-	{ locale = "en-US", timezoneId, before }: { locale?: string; timezoneId?: string; before?: (token: string) => Promise<unknown> } = {},
-) {
-	const { email, token } = await signUpOwner(stack.worker.url, name, ip);
-	await before?.(token);
-	const context = await stack.browser.newContext({ viewport: DESKTOP, locale, timezoneId });
-	const page = await context.newPage();
-	const pageErrors: string[] = [];
-	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await useSession(page, stack.worker.url, token);
-	return { email, context, page, pageErrors };
-}
-
-/** A project key "shop" of the owner whose token this is; its raw key. */
-const addShopKey = async (token: string) => (await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } })).raw_api_key;
-
-/** A new analytics site of the owner whose token this is; its tracking id. */
-const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
+const { signedIn, addShopKey, addSite } = ownerPages(stack);
 
 describe("when access has lapsed", () => {
 	it("every page says so plainly instead of breaking, including a trial that ends while the console is open", async () => {
