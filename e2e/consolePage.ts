@@ -7,10 +7,10 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
-import { expect } from "vitest";
+import { beforeAll, expect } from "vitest";
 import { cutText } from "../domain/text";
 import { axeViolations } from "./axe";
-import { launchChromium, startWorker } from "./stack";
+import { api, launchChromium, signUpOwner, startWorker } from "./stack";
 
 export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
 export const DESKTOP = { width: 1280, height: 900 };
@@ -110,6 +110,42 @@ async function checkPage(page: Page, pageErrors: string[], name: string) {
 export async function useSession(page: Page, url: string, token: string): Promise<void> {
 	await page.goto(`${url}/`);
 	await page.evaluate((t) => localStorage.setItem("svc.session", t), token);
+}
+
+/**
+ * Owners each signed in on a page of a browser context of their own, for a file's tests against its
+ * Worker and browser (workerAndBrowser() in stack.ts); the screenshots' folder is made before the
+ * first test.
+ */
+export function ownerPages(stack: { readonly worker: { url: string }; readonly browser: Browser }) {
+	beforeAll(() => mkdir(ARTIFACTS, { recursive: true }));
+
+	/**
+	 * A new owner (`before` runs with their token first) signed in on a page of a context of its own,
+	 * at the console's root; `pageErrors` collects the page's uncaught errors.
+	 */
+	async function signedIn(
+		name: string,
+		ip: string,
+		{ locale = "en-US", timezoneId, before }: { locale?: string; timezoneId?: string; before?: (token: string) => Promise<unknown> } = {},
+	) {
+		const { email, token } = await signUpOwner(stack.worker.url, name, ip);
+		await before?.(token);
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale, timezoneId });
+		const page = await context.newPage();
+		const pageErrors: string[] = [];
+		page.on("pageerror", (error) => pageErrors.push(error.message));
+		await useSession(page, stack.worker.url, token);
+		return { email, context, page, pageErrors };
+	}
+
+	/** A project key "shop" of the owner whose token this is; its raw key. */
+	const addShopKey = async (token: string) => (await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } })).raw_api_key;
+
+	/** A new analytics site of the owner whose token this is; its tracking id. */
+	const addSite = async (token: string, domain: string) => (await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain } })).tracking_id;
+
+	return { signedIn, addShopKey, addSite };
 }
 
 /** A log event of the checkout crash, as one user ran into it. */

@@ -1,13 +1,14 @@
 import { useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { api, type SiteStatsView, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery, UTM_NAMES } from "../api";
-import { Breakdown, type BreakdownRow, tabParam } from "../components/Breakdown";
+import { api, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery } from "../api";
+import { tabParam } from "../components/Breakdown";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
+import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { TimeChart } from "../components/TimeChart";
 import { count, duration, oneDecimal, percent, plural } from "../format";
 import { isoRange } from "../period";
@@ -42,14 +43,6 @@ function filterText(name: StatsFilterName, value: string): string {
 	return value;
 }
 
-let regionNames: Intl.DisplayNames | undefined;
-/** "Germany" for DE; the code itself when the browser does not know it. */
-function countryName(code: string): string {
-	if (!/^[A-Z]{2}$/.test(code)) return code;
-	regionNames ??= new Intl.DisplayNames(undefined, { type: "region" });
-	return regionNames.of(code) ?? code;
-}
-
 /** A figure with its change from the previous period, in words for screen readers. */
 function Compared({ label, value, previous, format, lowerIsBetter = false }: { label: string; value: number; previous?: number; format: (n: number) => string; lowerIsBetter?: boolean }) {
 	let change = null;
@@ -74,197 +67,6 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 
 /** Page views per visit (session), one decimal; 0 without visits. */
 const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
-
-/** Rows of a list counted in visitors and page views (pages, referrers, countries, browsers...). */
-const viewRows = <T extends { visitors: number; pageviews: number }>(list: T[], key: (row: T) => string, label: (row: T) => string = key): BreakdownRow[] =>
-	list.map((row) => ({ key: key(row), label: label(row), value: row.visitors, extra: row.pageviews }));
-
-/** Rows of a list counted in visits (sessions) and visitors (entry and exit pages, sources, campaigns). */
-const visitRows = <T extends { visitors: number; visits: number }>(list: T[], key: (row: T) => string): BreakdownRow[] =>
-	list.map((row) => ({ key: key(row), label: key(row), value: row.visits, extra: row.visitors }));
-
-type CampaignName = keyof SiteStatsView["campaigns"];
-const CAMPAIGN_NAMES: CampaignName[] = [...UTM_NAMES, "ref"];
-const CAMPAIGN_TABS: Record<CampaignName, string> = {
-	utm_source: "Source",
-	utm_medium: "Medium",
-	utm_campaign: "Campaign",
-	utm_content: "Content",
-	utm_term: "Term",
-	ref: "Ref",
-};
-
-/** Rows a breakdown card shows; the CSV holds the whole list. */
-const SHOWN_ROWS = 10;
-
-const VIEWS = { column: "Visitors", extraColumn: "Views" };
-const VISITS = { column: "Visits", extraColumn: "Visitors" };
-
-function Breakdowns({
-	stats,
-	filtered,
-	pick,
-	pickProperty,
-	download,
-}: {
-	stats: SiteStatsView;
-	/** A filter is applied: an empty list says nothing matches it, not that the site sends none (the set-up hints would mislead). */
-	filtered: boolean;
-	pick: (name: StatsFilterName) => (value: string) => void;
-	pickProperty: (event: string, property: string, value: string) => void;
-	download: (csv: string) => () => Promise<void>;
-}) {
-	const source = stats.filters.source;
-	// A source picked (in the URL as its filter) opens on the referrers behind it: the raw referrer one click from the source.
-	const referrerUrls =
-		source !== undefined && stats.referrer_urls
-			? [
-					{
-						title: "Referrer URLs",
-						...VIEWS,
-						empty: `No visit from ${source} came with a referrer.`,
-						download: download("referrer_urls"),
-						rows: viewRows(stats.referrer_urls, (r) => r.referrer_url),
-					},
-				]
-			: [];
-	const engaged = stats.top_pages.filter((p) => p.time_on_page !== null || p.scroll_depth !== null);
-	return (
-		<div className="breakdowns">
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Pages"
-				tabs={[
-					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
-					{ title: "Entry pages", ...VISITS, picked: stats.filters.entry_page !== undefined, empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
-					{ title: "Exit pages", ...VISITS, picked: stats.filters.exit_page !== undefined, empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
-					{
-						title: "Engagement",
-						column: "Time on page",
-						extraColumn: "Scroll depth",
-						empty: filtered
-							? "No page under the filters reported engagement."
-							: "No page reported engagement yet (the tracker reports it when a page is hidden or left).",
-						onPick: pick("page"),
-						rows: engaged.map((p) => ({
-							key: p.path,
-							label: p.path,
-							value: p.time_on_page ?? 0,
-							valueText: p.time_on_page === null ? "–" : duration(p.time_on_page),
-							extra: p.scroll_depth === null ? "–" : `${p.scroll_depth}%`,
-						})),
-					},
-				]}
-			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Sources"
-				tabs={[
-					...referrerUrls,
-					{
-						title: "Sources",
-						...VISITS,
-						empty: "No visits.",
-						onPick: pick("source"),
-						download: download("sources"),
-						rows: visitRows(stats.sources, (r) => r.source),
-					},
-					{
-						title: "Referrers",
-						...VIEWS,
-						picked: stats.filters.referrer !== undefined,
-						empty: "No visits came from another site.",
-						onPick: pick("referrer"),
-						download: download("referrers"),
-						rows: viewRows(stats.top_referrers, (r) => r.referrer),
-					},
-				]}
-			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Campaigns"
-				tabs={CAMPAIGN_NAMES.map((name) => ({
-					title: CAMPAIGN_TABS[name],
-					...VISITS,
-					picked: stats.filters[name] !== undefined,
-					empty: `No visit arrived with ${name}.`,
-					onPick: pick(name),
-					download: download(name),
-					rows: visitRows<{ visitors: number; visits: number }>(stats.campaigns[name], (r) => String((r as Record<string, unknown>)[name])),
-				}))}
-			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Countries"
-				tabs={[
-					{
-						title: "Countries",
-						...VIEWS,
-						empty: "No page views.",
-						onPick: pick("country"),
-						download: download("countries"),
-						rows: viewRows(stats.countries, (r) => r.country, (r) => countryName(r.country)),
-					},
-				]}
-			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Devices"
-				tabs={[
-					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
-					{ title: "OS", ...VIEWS, picked: stats.filters.os !== undefined, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
-					{ title: "Devices", ...VIEWS, picked: stats.filters.device !== undefined, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
-				]}
-			/>
-			<Breakdown
-				shownRows={SHOWN_ROWS}
-				heading="Custom events"
-				tabs={[
-					{
-						title: "Custom events",
-						column: "Events",
-						extraColumn: "Visitors",
-						// Of the period's visitors (under the page's filters), the share who sent the event: a goal's conversion rate.
-						moreColumns: [
-							<abbr key="cr" title="Conversion rate: the event's visitors out of all visitors">
-								CR
-							</abbr>,
-						],
-						empty: filtered ? "No custom event matches the filters." : "No custom events. Send them with svc.track(name, data).",
-						onPick: pick("event"),
-						download: download("custom_events"),
-						rows: stats.custom_events.map((r) => ({
-							key: r.name,
-							label: r.name,
-							value: r.events,
-							extra: r.visitors,
-							more: [stats.visitors > 0 ? percent(r.visitors / stats.visitors) : "–"],
-						})),
-					},
-					{
-						title: "Properties",
-						column: "Events",
-						picked: stats.filters.property !== undefined,
-						empty: filtered ? "No custom event under the filters carried data." : "No custom event carried data.",
-						onPick: (key) => {
-							const [event, property, value] = key.split("\u0000");
-							pickProperty(event, property, value);
-						},
-						download: download("event_properties"),
-						// A row is one event's property value: the property filter alone (property=plan:pro) would
-						// also keep the visitors of any other event that carried it, so the event is picked too.
-						rows: stats.event_properties.map((r) => ({
-							key: `${r.name}\u0000${r.property}\u0000${r.value}`,
-							pickText: `${r.name} with ${r.property} = ${r.value}`,
-							label: `${r.name} · ${r.property} = ${r.value}`,
-							value: r.events,
-						})),
-					},
-				]}
-			/>
-		</div>
-	);
-}
 
 export function DashboardPage() {
 	const { site = "" } = useParams();
@@ -396,7 +198,7 @@ export function DashboardPage() {
 							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
 						/>
 					</section>
-					<Breakdowns stats={data} filtered={active.length > 0} pick={pick} pickProperty={pickProperty} download={download} />
+					<SiteBreakdowns stats={data} filtered={active.length > 0} pick={pick} pickProperty={pickProperty} download={download} />
 				</div>
 			)}
 		</section>

@@ -1,0 +1,110 @@
+/**
+ * What the console makes of an address it was not led to: a link to a project the owner does not
+ * have, filter values the service or the issue list does not take, a project name holding a slash,
+ * and the issue list's Clear of whatever the address chose. Each starts from a new owner signed in
+ * on a page of their own.
+ */
+import { describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { ownerPages } from "./consolePage";
+import { api, issuesOnceThereAre, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+const { signedIn, addShopKey } = ownerPages(stack);
+
+describe("a link to a project the owner does not have", () => {
+	it("says there is no such project instead of an empty inbox", async () => {
+		const { context, page, pageErrors } = await signedIn("unknown-project", "10.98.0.5");
+		await page.goto(`${stack.worker.url}/feedback/gone-app`);
+		await page.getByText('You have no project named "gone-app"').waitFor();
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("an address with a filter value the service does not take", () => {
+	it("says the address is at fault and links to the page without its choices", async () => {
+		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
+			before: addShopKey,
+		});
+		await page.goto(`${stack.worker.url}/feedback/shop?status=bogus`);
+		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (status:" });
+		await alert.waitFor();
+		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
+		await page.getByText("No feedback yet for this project.").waitFor();
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("an issue list's address with a status, sort or period the list does not offer", () => {
+	it("lists and selects the default instead, without the value, rather than the service's refusal of it", async () => {
+		let resolved = "";
+		const { context, page, pageErrors } = await signedIn("bad-issue-filter", "10.98.0.15", {
+			before: async (token) => {
+				const key = await addShopKey(token);
+				for (const message of ["Checkout failed", "Login failed"]) {
+					await api(stack.worker.url, "/api/app-logs-ingest", { token: key, json: { message } });
+				}
+				const issues = await issuesOnceThereAre(expect, stack.worker.url, token, "shop", 2);
+				resolved = issues.find((issue) => issue.title === "Login failed")?.group_hash ?? "";
+				await api(stack.worker.url, `/api/issues/${resolved}`, { token, method: "PATCH", json: { project_name: "shop", status: "resolved" } });
+			},
+		});
+		await page.goto(`${stack.worker.url}/issues/shop?status=bogus&sort=oldest&period=2y&environment=production`);
+		// The open issues, as the select says; the values it does not offer gone from the address, the others kept.
+		await expect.poll(() => new URL(page.url()).search).toBe("?environment=production");
+		expect(await page.getByRole("combobox", { name: /^Status/ }).inputValue()).toBe("open");
+		expect(await page.getByRole("combobox", { name: /^Sort by/ }).inputValue()).toBe("last_seen");
+		expect(await page.getByRole("combobox", { name: /^Seen in/ }).inputValue()).toBe("");
+		await page.goto(`${stack.worker.url}/issues/shop?status=bogus`);
+		await page.getByRole("link", { name: "Checkout failed" }).waitFor();
+		expect(await page.getByRole("link", { name: "Login failed" }).count()).toBe(0);
+		expect(await page.getByRole("alert").count()).toBe(0);
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a project whose name holds a slash", () => {
+	it("opens from a link to any of its pages, as it does by clicking", async () => {
+		const { context, page, pageErrors } = await signedIn("slash-project", "10.98.0.8", {
+			before: (token) => api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "ios/beta #2" } }),
+		});
+		const encoded = encodeURIComponent("ios/beta #2");
+		for (const [path, shown] of [
+			[`/projects/${encoded}`, "Project key"],
+			[`/feedback/${encoded}`, "No feedback yet for this project."],
+			[`/issues/${encoded}`, "No open issues."],
+		]) {
+			// The asset server would redirect a %2F in the path to a "/", splitting the name.
+			expect((await fetch(stack.worker.url + path, { redirect: "manual" })).status).toBe(200);
+			await page.goto(stack.worker.url + path);
+			await page.getByText(shown).first().waitFor();
+			expect(new URL(page.url()).pathname).toBe(path);
+		}
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("the issue list's Clear", () => {
+	it("shows for any choice in the address, a status or a sort too, and puts them all back", async () => {
+		const { context, page, pageErrors } = await signedIn("clears-issues", "10.98.0.12", {
+			before: addShopKey,
+		});
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		await page.getByText("No open issues.").waitFor();
+		expect(await page.getByRole("button", { name: "Clear" }).count()).toBe(0);
+		await page.goto(`${stack.worker.url}/issues/shop?status=resolved&sort=count`);
+		await page.getByText("No issues match these filters.").waitFor();
+		await page.getByRole("button", { name: "Clear" }).click();
+		await page.getByText("No open issues.").waitFor();
+		expect(new URL(page.url()).search).toBe("");
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});

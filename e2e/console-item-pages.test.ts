@@ -1,0 +1,54 @@
+/**
+ * An item's own page and the list it opens from: feedback deleted from its page leads back to the
+ * list without asking for the item again, and an issue's 1,000-character title takes two lines of
+ * the list and shows whole on its page. Each starts from a new owner signed in on a page of their
+ * own.
+ */
+import { describe, expect, it } from "vitest";
+import { ownerPages } from "./consolePage";
+import { api, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+const { signedIn, addShopKey } = ownerPages(stack);
+
+describe("deleting feedback from its own page", () => {
+	it("takes the owner back to the list without asking for the deleted item again", async () => {
+		const { context, page, pageErrors } = await signedIn("deletes-feedback", "10.98.0.10", {
+			before: async (token) => {
+				await api(stack.worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
+			},
+		});
+		const notFound: string[] = [];
+		page.on("response", (response) => {
+			if (response.status() === 404) notFound.push(response.url());
+		});
+		await page.goto(`${stack.worker.url}/feedback/shop`);
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		await page.getByRole("button", { name: "Delete…" }).click();
+		await page.getByRole("button", { name: "Delete feedback" }).click();
+		await page.getByText("No feedback yet for this project.").waitFor();
+		expect(notFound).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("an issue with a 1,000-character title", () => {
+	it("takes two lines of the list, and its page shows it whole", async () => {
+		const title = `Error: ${"the cart could not be saved because ".repeat(30)}`.slice(0, 1_000);
+		const { context, page, pageErrors } = await signedIn("long-title", "10.98.0.13", {
+			before: async (token) => {
+				await api(stack.worker.url, "/api/app-logs-ingest", { token: await addShopKey(token), json: { message: title } });
+			},
+		});
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		const link = page.locator(".issue-row .title");
+		await link.waitFor();
+		const lineHeight = await link.evaluate((element) => Number.parseFloat(getComputedStyle(element).lineHeight));
+		expect((await link.boundingBox())?.height).toBeLessThanOrEqual(2 * lineHeight + 1);
+		await link.click();
+		await page.getByRole("heading", { name: title.trim() }).waitFor();
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
