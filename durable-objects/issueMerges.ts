@@ -4,6 +4,7 @@
  * (Sentry's choice), ties to the first seen; it keeps its title, status and releases' resolution,
  * and takes the others' counts, affected users, first and last seen, environments and releases.
  * The merge reaches D1 through `merge_outbox`, before any other row (domain/logs/issueMerge.ts).
+ * And Sentry's unmerge: the fingerprints named get their own issues back, with their events.
  */
 import { culpritOf, titleOf } from "../domain/logs/fingerprint";
 import {

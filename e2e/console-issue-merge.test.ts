@@ -1,4 +1,4 @@
-/** Merging issues from the list's selection, as in Sentry: asked first, then one issue with every event of them. */
+/** Merging issues from the list's selection, as in Sentry: asked first, then one issue with every event of them; and unmerging them from its page. */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { axeViolations } from "./axe";
@@ -47,6 +47,54 @@ describe("merging issues", () => {
 		const listed = await api<{ issues: { group_hash: string; title: string; count: number }[] }>(stack.worker.url, "/api/issues?project_name=shop", { token });
 		expect(listed.issues.length).toBe(2);
 		expect(listed.issues.find((issue) => issue.group_hash === merged)?.count).toBe(4);
+		await context.close();
+	});
+
+	it("unmerges an issue from the page of the one it was merged into: its events go back to it, and the page says where", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "unmerge", "10.98.1.2");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		const send = async (message: string) => {
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
+			expect(res.status).toBe(200);
+			return ((await res.json()) as { group_hash: string }).group_hash;
+		};
+		const declined = await send("Payment failed: card declined");
+		await send("Payment failed: card declined");
+		await send("Payment failed: card declined");
+		const expired = await send("Payment failed: card expired");
+		await send("Payment failed: card expired");
+		await api(stack.worker.url, "/api/issues/merge", { token, json: { project_name: "shop", group_hashes: [declined, expired] } });
+
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
+		const card = page.getByRole("region", { name: "Merged issues" });
+		const row = card.locator("tbody tr");
+		await expect.poll(() => row.allInnerTexts()).toEqual([expect.stringMatching(/^\s*Payment failed: card expired\s+2\s+/)]);
+		const events = page.locator(".figure", { has: page.locator(".label", { hasText: /^Events$/ }) }).locator(".value");
+		expect(await events.textContent()).toBe("5");
+		const unmergeButton = card.getByRole("button", { name: "Unmerge…" });
+		expect(await unmergeButton.isDisabled()).toBe(true);
+		await card.getByRole("checkbox", { name: "Unmerge Payment failed: card expired" }).check();
+		await unmergeButton.click();
+		const dialog = page.getByRole("dialog", { name: "Unmerge" });
+		expect(await dialog.getByText("Unmerge 1 issue from this one? Its events, and later ones, go back to an issue of its own.").isVisible()).toBe(true);
+		expect(await axeViolations(page)).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-unmerge.png") });
+		await dialog.getByRole("button", { name: "Unmerge" }).click();
+
+		const done = card.getByRole("status");
+		await expect.poll(() => done.textContent()).toBe("Unmerged into 1 issue of its own: Payment failed: card expired (2 events)");
+		await expect.poll(() => events.textContent()).toBe("3");
+		await expect.poll(() => page.getByTestId("issue-activity").textContent()).toContain("Unmerged 1 issue from this one");
+		expect(await row.count()).toBe(0);
+		await done.getByRole("link", { name: "Payment failed: card expired" }).click();
+		await page.getByRole("heading", { level: 1, name: "Payment failed: card expired" }).waitFor();
+		await expect.poll(() => page.getByRole("region", { name: "Newest events" }).locator("tbody tr").count()).toBe(2);
+		expect(await page.getByTestId("issue-activity").textContent()).toContain("Unmerged from the issue it had been merged into");
+		// Its later events are its own.
+		expect(await send("Payment failed: card expired")).toBe(expired);
 		await context.close();
 	});
 });

@@ -294,7 +294,7 @@ export async function deleteIssues(request: IRequest, env: Env): Promise<Respons
 /**
  * POST /api/issues/merge {project_name, group_hashes} → the merged issue: Sentry's merge of 2 to
  * OWNER_LIMITS.issueMutationHashes issues into the one of them with the most events, which takes
- * the others' events, figures and tags, and their fingerprints' later events. It cannot be undone.
+ * the others' events, figures and tags, and their fingerprints' later events. Undone by unmergeIssue.
  * 404 when fewer than two of them are the project's issues.
  */
 export async function mergeIssues(request: IRequest, env: Env): Promise<Response> {
