@@ -111,7 +111,7 @@ export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", 
  * The value of `release:` and `firstRelease:` that stands for the project's newest release, as
  * Sentry's does; quoted (`release:"latest"`) it is a release of that name.
  */
-const LATEST_RELEASE = "latest";
+export const LATEST_RELEASE = "latest";
 /** The fields that name a release, each with the one that names the newest release instead. */
 const LATEST_FIELDS = [
 	["release", "release_latest"],
