@@ -345,6 +345,17 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	/**
+	 * `flush`, answering the project's newest release (ProjectReleases.newest): a search for
+	 * `release:latest` costs no call besides the flush. Read first, so the events of the release
+	 * answered are among those moved.
+	 */
+	async flushNewestRelease(): Promise<string | null> {
+		const newest = this.#groups.releases.newest();
+		await this.flush();
+		return newest;
+	}
+
+	/**
 	 * The key is being revoked: refuse what still arrives with it, move the feedback it accepted
 	 * to D1 (feedback outlives its key), then forget everything. When D1 fails the key is left
 	 * working and the caller fails, to be retried.

@@ -57,6 +57,26 @@ export class ProjectReleases {
 		return newest;
 	}
 
+	/**
+	 * The project's newest release, as Sentry's `release:latest` takes it (docs/api.md#list-issues):
+	 * with final versions sent (`1.10.0`, `web@1.4.2`), the newest of them by version, of the package
+	 * of the one first sent last (another app's releases in the same project do not compare with
+	 * it); with only prereleases, the newest of those likewise; with no version, the release first
+	 * sent last. So a prerelease on staging does not take the place of the version users run, as
+	 * it does not in resolutionRelease. Of versions equal but for build metadata, the one first
+	 * sent last. Null when the project has sent no release.
+	 */
+	newest(): string | null {
+		const names = this.#sql.exec<{ name: string }>(`SELECT name FROM releases ORDER BY seq`).toArray().map((row) => row.name);
+		for (const kind of ["final", "prerelease"] as const) {
+			const versions = names.filter((name) => releaseKind(name) === kind);
+			const last = versions.at(-1);
+			// Versions of another package compare as null: they never take the place of `last`'s.
+			if (last !== undefined) return versions.reduce((newest, name) => ((compareVersions(name, newest) ?? -1) >= 0 ? name : newest), last);
+		}
+		return names.at(-1) ?? null;
+	}
+
 	#releaseSeq(name: string): number | null {
 		return this.#sql.exec<{ seq: number }>(`SELECT seq FROM releases WHERE name = ?`, name).toArray()[0]?.seq ?? null;
 	}

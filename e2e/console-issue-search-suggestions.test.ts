@@ -94,6 +94,52 @@ describe("the issue search's suggestions", () => {
 	});
 });
 
+describe("release:latest in the search box", () => {
+	it("is offered first for release: and firstRelease:, searches the newest release by version and stays in the box", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "latest", "10.96.0.3");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		// 1.10.0 is the newest by version, though 1.9.0 came after it and has more events.
+		for (const [message, release] of [["Login failed", "1.10.0"], ["Checkout failed", "1.9.0"], ["Checkout failed", "1.9.0"]]) {
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message, release }) });
+			expect(res.status).toBe(200);
+		}
+		const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop`);
+		const titles = () => page.locator(".issue-row a.title").allTextContents();
+		await expect.poll(async () => (await titles()).sort()).toEqual(["Checkout failed", "Login failed"]);
+
+		const box = page.getByRole("combobox", { name: /^Search title/ });
+		const list = page.getByRole("listbox", { name: "Search suggestions" });
+		const options = () => list.getByRole("option").evaluateAll((all) => all.map((option) => option.textContent));
+		await box.click();
+		await box.pressSequentially("firstRelease:");
+		await expect.poll(options).toEqual(["latestthe newest release", "1.9.02 events", "1.10.01 event"]);
+		await box.fill("");
+		await box.pressSequentially("release:");
+		await expect.poll(options).toEqual(["latestthe newest release", "1.9.02 events", "1.10.01 event"]);
+		await box.press("ArrowDown");
+		await box.press("Enter");
+		expect(await box.inputValue()).toBe("release:latest ");
+		await box.press("Enter");
+		await expect.poll(titles).toEqual(["Login failed"]);
+		// The release filter names a release: latest stays in the box, the filter on all releases.
+		expect(new URL(page.url()).searchParams.get("q")).toBe("release:latest");
+		expect(new URL(page.url()).searchParams.get("release")).toBe(null);
+		expect(await box.inputValue()).toBe("release:latest");
+		expect(await page.getByRole("combobox", { name: /^Release/ }).inputValue()).toBe("");
+
+		// The syntax says so.
+		const syntax = page.getByRole("group").filter({ hasText: "Search syntax" });
+		await syntax.getByText("Search syntax").click();
+		expect(await syntax.getByText("release:latest firstRelease:latest").isVisible()).toBe(true);
+		expect(await axeViolations(page)).toEqual([]);
+		expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+		await context.close();
+	});
+});
+
 describe("a key searched with no value", () => {
 	it("is not searched: the box keeps it and says what it needs, and a link holding one says the same", async () => {
 		const { token } = await signUpOwner(stack.worker.url, "unfinished", "10.96.0.2");

@@ -263,6 +263,23 @@ describe("the search box's completion", () => {
 		expect(valueSuggestions(at("plan:") as ValueToken, [{ value: "pro", count: 1 }])[0]).toEqual({ label: "pro", count: 1, token: "plan:pro", whole: true });
 	});
 
+	it("offers latest first for release: and firstRelease:, the newest release; a release named latest as its name, quoted", ({ expect }) => {
+		const releases = [{ value: "1.10.0", count: 4 }, { value: "latest", count: 2 }, { value: "1.9.0", count: 1 }];
+		const tokens = (text: string, scope?: "events") => valueSuggestions(at(text) as ValueToken, releases, scope).map((s) => s.token);
+		expect(tokens("release:")).toEqual(["release:latest", "release:1.10.0", 'release:"latest"', "release:1.9.0"]);
+		expect(tokens("firstRelease:")).toEqual(["firstRelease:latest", "firstRelease:1.10.0", 'firstRelease:"latest"', "firstRelease:1.9.0"]);
+		expect(tokens("Release:la")).toEqual(["Release:latest", 'Release:"latest"']);
+		expect(tokens("release:1.")).toEqual(["release:1.10.0", "release:1.9.0"]);
+		expect(valueSuggestions(at("release:") as ValueToken, [])[0]).toEqual({ label: "latest", detail: "the newest release", token: "release:latest", whole: true });
+		// An issue's events: release:latest, but no firstRelease: at all.
+		expect(tokens("release:", "events")[0]).toBe("release:latest");
+		expect(tokens("firstRelease:", "events")).not.toContain("firstRelease:latest");
+		// Not a key the keyword belongs to: a tag named as one, negated, any other.
+		expect(tokens("tags[release]:")[0]).toBe("tags[release]:1.10.0");
+		expect(tokens("!release:")).not.toContain("!release:latest");
+		expect(tokens("plan:")).not.toContain("plan:latest");
+	});
+
 	it("for a search of one issue's events: no key about the issue as a whole, is: only unhandled", ({ expect }) => {
 		const keys = (text: string) => keySuggestions(at(text) as KeyToken, ["browser.name"], "events").map((s) => s.token);
 		expect(keys("seen")).toEqual([]);

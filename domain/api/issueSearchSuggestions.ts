@@ -3,7 +3,7 @@
  * cursor completed to one of the list's keys or a tag's, and after `key:` that key's values.
  * Dependency-free: the console bundles it; the API answers the tags' keys and values.
  */
-import { FIELD_KEYS, IS_VALUES, ISSUE_PERIODS, PERIOD_KEYS, searchValue, tagKeyName } from "./issues";
+import { FIELD_KEYS, IS_VALUES, ISSUE_PERIODS, LATEST_RELEASE, PERIOD_KEYS, searchValue, tagKeyName } from "./issues";
 
 /** GET /api/issues/tag-keys: the project's tag keys in order; `partial` when there were more than answered. */
 export interface TagKeysView {
@@ -150,18 +150,27 @@ export function keySuggestions(token: KeyToken, tagKeys: readonly string[], scop
 	return matching([...own, ...tags], token.typed, ([key]) => key).map(([, suggestion]) => suggestion);
 }
 
+/** The keys, lower-cased, whose value can be LATEST_RELEASE: the project's newest release. */
+const LATEST_KEYS: ReadonlySet<string> = new Set(["release", "firstrelease"]);
+
 /**
  * The values the token's key can take, from `values` (a tag's, as the API ranks them, or the
  * tag keys for `has:`) or its fixed ones; those a search cannot hold (a double quote) left out.
+ * `release:` and `firstRelease:` offer `latest` first, as Sentry's search bar does (a release
+ * named so is offered quoted, as its name).
  */
 export function valueSuggestions(token: ValueToken, values: ReadonlyArray<{ value: string; count?: number }>, scope: SearchScope = "issues"): Suggestion[] {
 	const source = valueSource(token.key, scope);
 	const offered: ReadonlyArray<{ value: string; count?: number }> = source && "fixed" in source ? source.fixed.map((value) => ({ value })) : values;
 	const prefix = `${token.negated ? "!" : ""}${token.key}:`;
+	const latest: Suggestion[] =
+		source !== null && !token.negated && LATEST_KEYS.has(token.key.toLowerCase())
+			? [{ label: LATEST_RELEASE, detail: "the newest release", token: `${prefix}${LATEST_RELEASE}`, whole: true }]
+			: [];
 	const suggestions = offered
 		.filter(({ value }) => value !== "" && !value.includes('"'))
 		.map(({ value, count }) => ({ label: value, count, token: `${prefix}${searchValue(value)}`, whole: true }));
-	return matching(suggestions, token.typed, (suggestion) => suggestion.label);
+	return matching([...latest, ...suggestions], token.typed, (suggestion) => suggestion.label);
 }
 
 /** The text with the token at the cursor replaced by the suggestion's, and where the cursor goes: past a space after a whole one. */

@@ -42,6 +42,12 @@ export interface IssueSearch {
 	release?: string;
 	/** The release of the issue's earliest event (Sentry's `firstRelease:`): issues new in it; `*` for any text. */
 	first_release?: string;
+	/**
+	 * Sentry's `release:latest` and `firstRelease:latest`: `release` and `first_release` the
+	 * project's newest release, which only the key's object can tell (withNewestRelease).
+	 */
+	release_latest?: true;
+	first_release_latest?: true;
 	/** A user's id or email, as the list's `user` filter takes it. */
 	user?: string;
 	/** Which of the user's fields `user` must match (Sentry's `user.id:`, `user.email:`); either when absent. */
@@ -101,6 +107,16 @@ const IS_SUBSTATUS: ReadonlySet<string> = new Set<IssueSubstatus>(["regressed", 
 /** `is:` values: the statuses and substatuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
 export const IS_VALUES = [...Object.keys(IS_STATUS), ...IS_SUBSTATUS, "unhandled"];
 export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "firstrelease", "user", "user.id", "user.email", ...PERIOD_KEYS]);
+/**
+ * The value of `release:` and `firstRelease:` that stands for the project's newest release, as
+ * Sentry's does; quoted (`release:"latest"`) it is a release of that name.
+ */
+export const LATEST_RELEASE = "latest";
+/** The fields that name a release, each with the one that names the newest release instead. */
+const LATEST_FIELDS = [
+	["release", "release_latest"],
+	["first_release", "first_release_latest"],
+] as const satisfies ReadonlyArray<[keyof IssueSearch, keyof IssueSearch]>;
 
 /** A relative time as Sentry's search writes it (`-24h`, `24h`), if the list has that period. */
 function periodOf(value: string): IssuePeriod | null {
@@ -111,9 +127,9 @@ function periodOf(value: string): IssuePeriod | null {
 /**
  * The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text.
  * `key` as typed: a tag's name keeps its letter case, the list's own keys take any. Only a tag's
- * token, or `has:`, can be negated.
+ * token, or `has:`, can be negated; only a bare value (not `quoted`) can be LATEST_RELEASE.
  */
-function searchField(typed: string, value: string, negated: boolean): Partial<IssueSearch> | null {
+function searchField(typed: string, value: string, negated: boolean, quoted: boolean): Partial<IssueSearch> | null {
 	const key = typed.toLowerCase();
 	const not = negated ? { negated: true as const } : {};
 	if (!FIELD_KEYS.has(key)) {
@@ -134,8 +150,10 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 		const period = periodOf(value);
 		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
 	}
+	const latest = !quoted && value === LATEST_RELEASE;
+	if (key === "release" && latest) return { release_latest: true };
+	if (key === "firstrelease") return latest ? { first_release_latest: true } : { first_release: value };
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
-	if (key === "firstrelease") return { first_release: value };
 	if (key === "user") return { user: value };
 	return { user: value, user_field: key === "user.id" ? "id" : "email" };
 }
@@ -143,12 +161,12 @@ function searchField(typed: string, value: string, negated: boolean): Partial<Is
 /**
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
- * `release:`, `firstRelease:`, `user:`, `user.id:`, `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h`
- * with one of the list's periods), `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`,
- * `tags[level]:x` for a tag of a key's name; `!` before either negates it), values quoted when
- * they hold spaces, and the rest as text (`message:x` is text too). A URL, a title such as
- * `TypeError: x`, an `is:` or period the list does not know stay text, and so do the keys of
- * fields not in `only` when it is given.
+ * `release:`, `firstRelease:` (either `latest`, the project's newest release), `user:`, `user.id:`,
+ * `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h` with one of the list's periods),
+ * `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`, `tags[level]:x` for a tag of
+ * a key's name; `!` before either negates it), values quoted when they hold spaces, and the rest
+ * as text (`message:x` is text too). A URL, a title such as `TypeError: x`, an `is:` or period
+ * the list does not know stay text, and so do the keys of fields not in `only` when it is given.
  */
 export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
 	const search: Record<string, unknown> = {};
@@ -158,16 +176,30 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 		if (bare?.startsWith("//")) return token;
 		// Sentry's `message:` is the text search by another name.
 		if (!not && key.toLowerCase() === "message") return `${space}${quoted ?? bare}`;
-		const fields = searchField(key, quoted ?? bare ?? "", not === "!");
+		const fields = searchField(key, quoted ?? bare ?? "", not === "!", quoted !== undefined);
 		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
-		// A later `user:` token replaces an earlier `user.id:` whole, field included; tags add up.
+		// A later `user:` token replaces an earlier `user.id:` whole, field included, and a release
+		// named one `latest` or the other way round; tags add up.
 		if ("user" in fields) delete search.user_field;
+		for (const [named, latest] of LATEST_FIELDS) {
+			if (named in fields) delete search[latest];
+			if (latest in fields) delete search[named];
+		}
 		if (fields.tags) fields.tags = [...((search.tags as TagSearch[]) ?? []), ...fields.tags];
 		Object.assign(search, fields);
 		return "";
 	});
 	const rest = text.trim();
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
+}
+
+/** Whether the search names the project's newest release (`release:latest`, `firstRelease:latest`). */
+export const namesNewestRelease = (search: IssueSearch) => LATEST_FIELDS.some(([, latest]) => search[latest]);
+
+/** The search with the project's newest release, by its name, where it names the newest (namesNewestRelease). */
+export function withNewestRelease(search: IssueSearch, newest: string): IssueSearch {
+	const { release_latest, first_release_latest, ...named } = search;
+	return { ...named, ...(release_latest && { release: newest }), ...(first_release_latest && { first_release: newest }) };
 }
 
 /** What a search of one issue's events asks (its page's `q`): the tag values its events carried, a user, text. */
@@ -185,13 +217,13 @@ export interface EventSearch {
  * about its events: the statuses and substatuses of IS_VALUES, the issue's first release and the
  * fields of PERIOD_KEYS.
  */
-export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an
  * event carries (`level:`, `environment:`, `release:`; `is:unhandled` as Sentry's `handled:no`)
  * join the tags. The keys of ISSUE_ONLY_FIELDS have no meaning for one event and are left out:
- * the caller refuses a search that holds them.
+ * the caller refuses a search that holds them. `release:latest` is named first (withNewestRelease).
  */
 export function eventSearchOf(search: IssueSearch): EventSearch {
 	const { tags = [], unhandled, level, environment, release, user, user_field, text } = search;
@@ -221,8 +253,11 @@ export function tagKeyName(key: string): string | null {
 	return key === "" || /[\]\s]/.test(key) ? null : `tags[${key}]`;
 }
 
-/** A value as a search token holds it: quoted when it has spaces, or starts as a URL does without its scheme. */
-export const searchValue = (value: string) => (/\s/.test(value) || value.startsWith("//") ? `"${value}"` : value);
+/**
+ * A value as a search token holds it: quoted when it has spaces, starts as a URL does without its
+ * scheme, or is LATEST_RELEASE (bare, a release key's value is the newest release, not that name).
+ */
+export const searchValue = (value: string) => (/\s/.test(value) || value.startsWith("//") || value === LATEST_RELEASE ? `"${value}"` : value);
 
 /** Orders of the issue list: most recently seen, newest, most events, most people affected (Sentry's sorts). */
 export const ISSUE_SORTS = ["last_seen", "first_seen", "count", "users"] as const;

@@ -1,6 +1,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
+	type EventSearch,
 	eventSearchOf,
 	ignoreConditionView,
 	ISSUE_ONLY_FIELDS,
@@ -12,11 +13,14 @@ import {
 	type IssueFilterValuesView,
 	type IssuePageView,
 	type IssuePeriod,
+	type IssueSearch,
 	type IssueSort,
 	type IssueView,
 	type MergedFingerprintView,
+	namesNewestRelease,
 	type StatusDetails,
 	type UnmergeView,
+	withNewestRelease,
 } from "../../domain/api/issues";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
@@ -135,9 +139,21 @@ const mergeBodySchema = bodyMembers({
  * misses an accepted event (flush on read, docs/architecture.md#moving-rows-to-d1).
  */
 export async function ownKeyFlushed(env: Env, userId: string, projectName: string): Promise<KeyOwner> {
+	return (await ownKeyFlushedFor(env, userId, projectName, false)).owner;
+}
+
+/**
+ * ownKeyFlushed, and with `newestRelease` the project's newest release (null when it has sent
+ * none) for a search of `release:latest`: only the key's object knows the order of the project's
+ * releases, and it answers in the call that flushes it.
+ */
+async function ownKeyFlushedFor(env: Env, userId: string, projectName: string, newestRelease: boolean): Promise<{ owner: KeyOwner; newestRelease?: string | null }> {
 	const key = await requireOwnKey(env, userId, projectName);
-	await projectCollectorFor(env, key.id).flush();
-	return { keyId: key.id, userId };
+	const owner = { keyId: key.id, userId };
+	const collector = projectCollectorFor(env, key.id);
+	if (newestRelease) return { owner, newestRelease: await collector.flushNewestRelease() };
+	await collector.flush();
+	return { owner };
 }
 
 function issueView(issue: IssueRow | IssueSnapshot): IssueView {
@@ -173,11 +189,14 @@ function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 export async function listIssues(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
-	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const { text, ...searched } = q ?? {};
-	const { period, first_seen_period, ...filters } = { ...given, ...searched, q: text };
+	const { owner, newestRelease } = await ownKeyFlushedFor(env, user.id, project_name, namesNewestRelease(searched));
+	// `release:latest` of a project that has sent no release: no issue was seen in one.
+	if (newestRelease === null) return json({ issues: [], next_cursor: null } satisfies IssuePageView);
+	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
+	const named = newestRelease === undefined ? searched : withNewestRelease(searched, newestRelease);
+	const { period, first_seen_period, ...filters } = { ...given, ...named, q: text };
 	const since = (within?: IssuePeriod) => within && Date.now() - ISSUE_PERIODS[within];
-	const owner = await ownKeyFlushed(env, user.id, project_name);
 	// One more than asked says whether another page follows.
 	const rows = await selectIssues(env, owner, { ...filters, seenSince: since(period), firstSeenSince: since(first_seen_period), after: cursor, limit: limit + 1 });
 	const issues = rows.slice(0, limit);
@@ -213,20 +232,32 @@ const eventSearchSchema = searchSchema
 		(search) => ISSUE_ONLY_FIELDS.every((field) => search[field] === undefined),
 		`${ISSUE_ONLY_KEYS_LISTED} search the issue list, not an issue's events`,
 	)
-	.transform((search) => (Object.keys(search).length === 0 ? undefined : eventSearchOf(search)));
+	.transform((search) => (Object.keys(search).length === 0 ? undefined : search));
 const readIssueQuerySchema = issueQuerySchema.extend({ q: eventSearchSchema.optional() });
 
 /**
- * The issue the path names, of the signed-in owner's project (its events moved to D1 first), as it
- * reads in `environment` when one is named; 404 for an unknown project or issue, or an issue with
- * no events in `environment`.
+ * The search of one issue's events, `release:latest` as the project's newest release. A project
+ * that has sent none searches `has:release` instead: none of its events carried a release, so none
+ * matches, and the events read are counted as in any search.
  */
-async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string) {
+function eventSearchNamed(search: IssueSearch, newestRelease?: string | null): EventSearch {
+	if (newestRelease === undefined) return eventSearchOf(search);
+	if (newestRelease !== null) return eventSearchOf(withNewestRelease(search, newestRelease));
+	const { release_latest, tags = [], ...rest } = search;
+	return eventSearchOf({ ...rest, tags: [...tags, { key: "release" }] });
+}
+
+/**
+ * The issue the path names, of the signed-in owner's project (its events moved to D1 first), as it
+ * reads in `environment` when one is named, with the project's newest release when asked
+ * (ownKeyFlushedFor); 404 for an unknown project or issue, or an issue with no events in `environment`.
+ */
+async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string, newestRelease = false) {
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const owner = await ownKeyFlushed(env, (request as OwnerRequest).user.id, projectName);
-	const issue = await findIssue(env, owner, groupHash, environment);
+	const flushed = await ownKeyFlushedFor(env, (request as OwnerRequest).user.id, projectName, newestRelease);
+	const issue = await findIssue(env, flushed.owner, groupHash, environment);
 	if (!issue) throw new HttpError(404, environment === undefined ? "No such issue in this project" : `No such issue in this project with events in ${environment}`);
-	return { owner, groupHash, issue };
+	return { ...flushed, groupHash, issue };
 }
 
 /**
@@ -237,9 +268,9 @@ async function ownIssue(request: IRequest, env: Env, projectName: string, enviro
  */
 export async function readIssue(request: IRequest, env: Env): Promise<Response> {
 	const { project_name, environment, q } = parseBody(readIssueQuerySchema, request.query);
-	const { owner, groupHash, issue } = await ownIssue(request, env, project_name, environment);
+	const { owner, groupHash, issue, newestRelease } = await ownIssue(request, env, project_name, environment, q !== undefined && namesNewestRelease(q));
 	const [found, counts, releases, activity] = await Promise.all([
-		q ? searchIssueEvents(env, owner, groupHash, q, { environment }) : issueEvents(env, owner, groupHash, { environment }).then((events) => ({ events })),
+		q ? searchIssueEvents(env, owner, groupHash, eventSearchNamed(q, newestRelease), { environment }) : issueEvents(env, owner, groupHash, { environment }).then((events) => ({ events })),
 		issueCounts(env, owner, groupHash, { environment }),
 		issueReleases(env, owner, groupHash, environment),
 		projectCollectorFor(env, owner.keyId).issueActivity(groupHash),

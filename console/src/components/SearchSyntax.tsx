@@ -7,6 +7,7 @@ const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
 	["user:ana@example.com", "issues one person ran into, by user id or email (user.id:, user.email:)"],
 	["lastSeen:-24h firstSeen:-7d", "seen in, or new in, the last 1h, 24h, 7d, 14d, 30d or 90d"],
 	["firstRelease:2.0.0", "new in a release: its earliest event came from it"],
+	["release:latest firstRelease:latest", `seen in, or new in, the project's newest release (release:"latest": one named so)`],
 	["browser.name:Chrome", "a tag's value on any event of the issue: drawn ones (browser, os, device, url, user…) or your own"],
 	['url:*checkout* plan:"pro team"', "* for any text; quotes around a value with spaces"],
 	["has:user tags[level]:error", "a tag with any value; a tag named like one of the keys above"],
