@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./accounts";
 import { projectKeys } from "./keys";
@@ -210,5 +211,10 @@ export const logEvents = sqliteTable(
 		index("log_events_key_group_timestamp_env_idx").on(t.keyId, t.groupHash, t.timestamp, t.environment),
 		// The clean-up deletes expired events of every key, oldest first.
 		index("log_events_timestamp_idx").on(t.timestamp),
+		// The events merged into an issue from another fingerprint, by fingerprint: its merged
+		// issues' counts and latest events, and an unmerge's move. Only those events are in it.
+		index("log_events_key_group_fingerprint_idx")
+			.on(t.keyId, t.groupHash, t.fingerprintHash, t.timestamp)
+			.where(sql`${t.fingerprintHash} IS NOT NULL`),
 	],
 );

@@ -6,8 +6,8 @@ import { database } from "../domain/db";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
-import { DELETES, MOVES, SET_ENVIRONMENT_USERS } from "../domain/logs/issueMerge";
-import { ISSUE_RELEASES, ISSUE_TAGS, TAG_ADDITIONS } from "../domain/logs/issueTags";
+import { DELETES, ENVIRONMENT_RECOUNT, MERGED_FINGERPRINTS, MOVE_BACK, MOVES, SET_ENVIRONMENT_USERS, STORED_QUERIES } from "../domain/logs/issueMerge";
+import { ISSUE_RELEASES, ISSUE_TAGS, TAG_ADDITIONS, TAG_RECOUNT } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
 	DELETE_EXPIRED_ISSUE_NAMES,
@@ -190,6 +190,23 @@ describe.each([
 			expect(environments).toMatch(/SEARCH log_issue_environments USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
 			expect(tags).toMatch(/SEARCH log_issue_tags USING PRIMARY KEY \(key_id=\? AND group_hash=\?\)/);
 			for (const plan of [events, environments, tags, ...rest]) expect(plan).not.toMatch(/SCAN (log_events|log_issue_environments|log_issue_tags|log_issues)\b/);
+		});
+
+		it("an unmerge in D1, and what it reads: the issue's events found by their keys, its merged ones by their fingerprint, never a scan", async ({ expect }) => {
+			const planOf = async (statement: string, ...binds: unknown[]) => {
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement}`).bind(...binds).all<{ detail: string }>();
+				return results.map((row) => row.detail).join("\n");
+			};
+			const fingerprints = '["a","b"]';
+			const moveBack = await planOf(MOVE_BACK, "k", fingerprints, "c");
+			expect(moveBack).toMatch(/SEARCH log_events USING (COVERING )?INDEX log_events_key_group_fingerprint_idx \(key_id=\? AND group_hash=\? AND fingerprint_hash=\?\)/);
+			const merged = await planOf(MERGED_FINGERPRINTS, "k", "c", fingerprints);
+			expect(merged).toMatch(/SEARCH log_events USING COVERING INDEX log_events_key_group_fingerprint_idx \(key_id=\? AND group_hash=\? AND fingerprint_hash=\?\)/);
+			expect(merged).toMatch(/SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+			const recounts = [await planOf(ENVIRONMENT_RECOUNT, "k", '[["c","production",2]]'), await planOf(TAG_RECOUNT, "k", fingerprints)];
+			const reads = await Promise.all(Object.values(STORED_QUERIES).map((query) => planOf(query, "k", fingerprints, "c")));
+			for (const plan of [...recounts, ...reads]) expect(plan).toMatch(/SEARCH (log_events|e) USING (COVERING )?INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
+			for (const plan of [moveBack, merged, ...recounts, ...reads]) expect(plan).not.toMatch(/SCAN (log_events|e)\b/);
 		});
 
 		it.for([null, "production"])("an issue's first and last release (environment %s): its own rows by their primary key, never a scan", async (environment, { expect }) => {

@@ -75,7 +75,7 @@ export interface IssueUnmerge {
 
 // ?1 key, ?2 the fingerprints unmerged (a JSON list), ?3 the issue they leave: its events of them, by
 // log_events_key_group_timestamp_env_idx.
-const MOVE_BACK = `UPDATE log_events SET group_hash = fingerprint_hash, fingerprint_hash = NULL
+export const MOVE_BACK = `UPDATE log_events SET group_hash = fingerprint_hash, fingerprint_hash = NULL
 	WHERE key_id = ?1 AND group_hash = ?3 AND fingerprint_hash IN (SELECT value FROM json_each(?2))`;
 
 /**
@@ -83,7 +83,7 @@ const MOVE_BACK = `UPDATE log_events SET group_hash = fingerprint_hash, fingerpr
  * from their events stored (each issue's read once, grouped by environment, by the same index),
  * with their users there as the object counts them.
  */
-const ENVIRONMENT_RECOUNT = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
+export const ENVIRONMENT_RECOUNT = `INSERT INTO log_issue_environments (key_id, group_hash, environment, count, users, first_seen, last_seen)
 	WITH held AS (SELECT value ->> 0 AS group_hash, value ->> 1 AS environment, value ->> 2 AS users FROM json_each(?2)),
 	counted AS MATERIALIZED (
 		SELECT group_hash, environment, count(*) AS count, min(timestamp) AS first_seen, max(timestamp) AS last_seen FROM log_events
@@ -153,7 +153,7 @@ export interface UnmergeFigures {
 	users: UnmergeUserRow[];
 }
 
-const STORED_QUERIES = unmergeFigureQueries(STORED_EVENTS_OF_ISSUE);
+export const STORED_QUERIES = unmergeFigureQueries(STORED_EVENTS_OF_ISSUE);
 
 /** The figures of the issue's events D1 holds, for an unmerge of `fingerprints` from it. */
 export async function storedUnmergeFigures(db: D1Database, keyId: string, from: string, fingerprints: string[]): Promise<UnmergeFigures> {
@@ -175,13 +175,20 @@ export async function storedUnmergeFigures(db: D1Database, keyId: string, from: 
 
 /**
  * ?1 key, ?2 the issue, ?3 the fingerprints merged into it (a JSON list): each one's events the
- * issue holds, when the latest of them happened, and that event (SQLite's bare column of the only max()).
+ * issue holds and when the latest of them happened, counted in log_events_key_group_fingerprint_idx
+ * (which holds those events alone), and that event, found by the same index.
  */
-const MERGED_FINGERPRINTS = `SELECT fingerprint_hash, count(*) AS events, max(timestamp) AS last_seen, id, event FROM log_events
-	WHERE key_id = ?1 AND group_hash = ?2 AND fingerprint_hash IN (SELECT value FROM json_each(?3)) GROUP BY 1`;
+export const MERGED_FINGERPRINTS = `WITH counted AS (
+		SELECT fingerprint_hash, count(*) AS events, max(timestamp) AS last_seen FROM log_events
+		WHERE key_id = ?1 AND group_hash = ?2 AND fingerprint_hash IN (SELECT value FROM json_each(?3)) GROUP BY 1
+	)
+	SELECT c.fingerprint_hash, c.events, c.last_seen, e.id, e.event FROM counted AS c JOIN log_events AS e ON e.rowid = (
+		SELECT rowid FROM log_events WHERE key_id = ?1 AND group_hash = ?2 AND fingerprint_hash = c.fingerprint_hash ORDER BY timestamp DESC LIMIT 1
+	)`;
 
 /** Each fingerprint's events kept in the issue, with its latest; none for one with no event kept. */
 export async function mergedFingerprintEvents(db: D1Database, owner: KeyOwner, groupHash: string, fingerprints: string[]) {
+	if (fingerprints.length === 0) return new Map<string, never>();
 	const { results } = await db
 		.prepare(MERGED_FINGERPRINTS)
 		.bind(owner.keyId, groupHash, JSON.stringify(fingerprints))

@@ -1,1 +1,2 @@
-ALTER TABLE `log_events` ADD `fingerprint_hash` text;
+ALTER TABLE `log_events` ADD `fingerprint_hash` text;--> statement-breakpoint
+CREATE INDEX `log_events_key_group_fingerprint_idx` ON `log_events` (`key_id`,`group_hash`,`fingerprint_hash`,`timestamp`) WHERE "log_events"."fingerprint_hash" IS NOT NULL;
