@@ -4,18 +4,12 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
-import { ingestOk, issueOf, issuesOf, ownerWithLogKey, raiseLogsLimit, seededHash } from "./logHelpers";
+import { ingestOk, issueOf, issuesOf, raiseLogsLimit, seededHash } from "./logHelpers";
+import { mergeOk, type Project, threeIssues } from "./mergeHelpers";
 
 type Json = Record<string, any>;
-type Project = Awaited<ReturnType<typeof ownerWithLogKey>>;
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
-
-async function mergeOk(project: Project, groupHashes: string[]): Promise<Json> {
-	const res = await call("/api/issues/merge", { method: "POST", token: project.token, json: { project_name: project.projectName, group_hashes: groupHashes } });
-	if (res.status !== 200) throw new Error(`merge failed: ${res.status} ${await res.text()}`);
-	return res.json();
-}
 
 function unmerge(project: Project, groupHash: string, groupHashes: unknown, extra: Json = {}) {
 	return call(`/api/issues/${groupHash}/unmerge`, {
@@ -51,23 +45,6 @@ async function storedFigures(keyId: string, groupHash: string) {
 		inEnvironments: await one(`SELECT sum(count) AS n FROM log_issue_environments WHERE key_id = ? AND group_hash = ?`),
 		levelTags: await one(`SELECT sum(count) AS n FROM log_issue_tags WHERE key_id = ? AND group_hash = ? AND tag_key = 'level'`),
 	};
-}
-
-/** Alpha's three events, Beta's one (in a release), a crash the app did not catch; users and environments across them. */
-async function threeIssues() {
-	const project = await ownerWithLogKey();
-	const send = (event: Json) => ingestOk(project.rawKey, event).then((answer) => answer.group_hash);
-	const alpha = await send({ message: "Alpha", environment: "production", user: { id: "u1" }, tags: { route: "/a" }, timestamp: minutesAgo(30) });
-	await send({ message: "Alpha", environment: "production", user: { id: "u2" }, tags: { route: "/a" }, timestamp: minutesAgo(20) });
-	await send({ message: "Alpha", environment: "staging", user: { id: "u1" }, timestamp: minutesAgo(10) });
-	const beta = await send({ message: "Beta", environment: "production", user: { id: "u3" }, release: "1.0.0", tags: { route: "/b" }, timestamp: minutesAgo(40) });
-	const crash = await send({
-		exception: { type: "TypeError", value: "x is undefined", mechanism: { type: "onerror", handled: false } },
-		environment: "staging",
-		user: { id: "u1" },
-		timestamp: minutesAgo(5),
-	});
-	return { project, alpha, beta, crash };
 }
 
 describe("the fingerprints merged into an issue (GET /api/issues/:group_hash/merged)", () => {
