@@ -69,7 +69,7 @@ describe("merging issues", () => {
 		const page = await context.newPage();
 		await useSession(page, stack.worker.url, token);
 		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
-		const card = page.getByRole("region", { name: "Merged issues" });
+		const card = page.getByRole("region", { name: "Merged issues", exact: true });
 		const row = card.locator("tbody tr");
 		await expect.poll(() => row.allInnerTexts()).toEqual([expect.stringMatching(/^\s*Payment failed: card expired\s+2\s+/)]);
 		const events = page.locator(".figure", { has: page.locator(".label", { hasText: /^Events$/ }) }).locator(".value");
