@@ -56,7 +56,7 @@ describe("when access has lapsed", () => {
 });
 
 describe("a session that expires while the console is open", () => {
-	it("gives way to the sign-in form, which says the session expired; signed in again, the owner is back on the page", async () => {
+	it("gives way to the sign-in form, which says the session ended (expired, or signed out elsewhere); signed in again, the owner is back on the page", async () => {
 		const { email, context, page, pageErrors } = await signedIn("expires", "10.98.0.15", { before: addShopKey });
 		await page.goto(`${stack.worker.url}/feedback/shop`);
 		await page.getByText("No feedback yet for this project.").waitFor();
@@ -64,7 +64,7 @@ describe("a session that expires while the console is open", () => {
 		await env.DB.prepare("UPDATE sessions SET expires_at = ? WHERE user_id = (SELECT id FROM users WHERE email = ?)").bind(Date.now() - 1000, email).run();
 		// The next request is refused with 401.
 		await page.getByRole("navigation", { name: "Areas" }).getByRole("link", { name: "Issues" }).click();
-		await page.getByRole("status").filter({ hasText: "Your session has expired. Sign in again." }).waitFor();
+		await page.getByRole("status").filter({ hasText: "Your session has ended: it expired, or it was signed out from another device. Sign in again." }).waitFor();
 		expect(new URL(page.url()).pathname).toBe("/issues/shop");
 		expect(await axeViolations(page)).toEqual([]);
 		await page.screenshot({ path: join(ARTIFACTS, "session-expired.png"), fullPage: true });
@@ -73,7 +73,7 @@ describe("a session that expires while the console is open", () => {
 		await page.getByLabel("Password").fill("correct horse battery");
 		await page.getByRole("button", { name: "Sign in", exact: true }).click();
 		await page.getByText("No open issues.").waitFor();
-		expect(await page.getByText("Your session has expired").count()).toBe(0);
+		expect(await page.getByText("Your session has ended").count()).toBe(0);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
@@ -87,7 +87,7 @@ describe("signing out, then in as someone else", () => {
 		await page.getByRole("heading", { name: "Sign in to svc" }).waitFor();
 		// The root, which opens the next owner's projects once they sign in; signed out, not expired.
 		expect(new URL(page.url()).pathname).toBe("/");
-		expect(await page.getByText("Your session has expired").count()).toBe(0);
+		expect(await page.getByText("Your session has ended").count()).toBe(0);
 
 		await page.getByLabel("Email").fill("nobody@example.com");
 		await page.getByLabel("Password").fill("not the password");

@@ -36,7 +36,7 @@ export function SignInPage() {
 			{/* Why the page the owner was on gave way to this form; an answer to the form says more. */}
 			{expired && mode === "signin" && !error && (
 				<p className="notice" role="status">
-					Your session has expired. Sign in again.
+					Your session has ended: it expired, or it was signed out from another device. Sign in again.
 				</p>
 			)}
 			<label>
