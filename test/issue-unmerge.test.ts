@@ -1,10 +1,11 @@
 // Sentry's unmerge: the fingerprints merged into an issue listed, and their events sent back to
 // issues of their own, both sides counted again from their events (docs/api.md#unmerge-issues).
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { OWNER_LIMITS } from "../domain/limits";
+import { LOG_LIMITS, OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
-import { ingestOk, issueOf, issuesOf, raiseLogsLimit, seededHash } from "./logHelpers";
+import { ingestOk, issueGrouper, issueOf, issuesOf, raiseLogsLimit, seededHash } from "./logHelpers";
 import { mergeOk, type Project, threeIssues } from "./mergeHelpers";
 
 type Json = Record<string, any>;
@@ -194,6 +195,24 @@ describe("unmerging (POST /api/issues/:group_hash/unmerge)", () => {
 		expect(answer.issue).toMatchObject({ count: 4 });
 		expect(await mergedOf(project, alpha)).toEqual([]);
 		expect(await ingestOk(project.rawKey, { message: "Beta" })).toEqual({ ok: true, group_hash: beta, is_new: true });
+	});
+
+	it("403 when the issues opened again would take the project past its 10,000: at 10,000 they open", async ({ expect }) => {
+		const { project, alpha, beta, crash } = await threeIssues();
+		await mergeOk(project, [alpha, beta, crash]);
+		// The project's other issues, straight into its object: with Alpha, one short of the cap.
+		await runInDurableObject(issueGrouper(project.keyId), (_, state) => {
+			state.storage.sql.exec(
+				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+				INSERT INTO groups (hash, title, level, count, first_seen, last_seen, flushed_version) SELECT printf('%032x', i), 'seeded', 'error', 1, 0, 0, 1 FROM n`,
+				LOG_LIMITS.issuesPerProject - 2,
+			);
+		});
+		const refused = await unmerge(project, alpha, [beta, crash]);
+		expect(refused.status).toBe(403);
+		expect(((await refused.json()) as Json).error).toContain(`more than ${LOG_LIMITS.issuesPerProject} issues`);
+		expect((await mergedOf(project, alpha)).map((m) => m.group_hash)).toEqual([beta, crash].sort());
+		expect((await unmergeOk(project, alpha, [beta])).unmerged.map((issue: Json) => issue.group_hash)).toEqual([beta]);
 	});
 
 	it("400 for a hash not merged into the issue (its own among them), not hex, none or over 100; 404 for an unknown issue or project", async ({ expect }) => {
