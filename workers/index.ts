@@ -91,20 +91,8 @@ import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateF
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
-import {
-	deleteIssue,
-	deleteIssues,
-	listIssueFilterValues,
-	listIssues,
-	listMergedFingerprints,
-	mergeIssues,
-	readIssue,
-	readIssueTags,
-	readLogOutcomes,
-	unmergeIssue,
-	updateIssueStatus,
-	updateIssueStatuses,
-} from "./issues/ownerIssues";
+import { deleteIssue, deleteIssues, mergeIssues, unmergeIssue, updateIssueStatus, updateIssueStatuses } from "./issues/issueChanges";
+import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";

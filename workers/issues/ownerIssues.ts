@@ -1,3 +1,7 @@
+/**
+ * The owner's reads of a project's log issues: the list and its filters, an issue with its events,
+ * tags and the issues merged into it, and the key's log outcomes. Changes are in issueChanges.ts.
+ */
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
@@ -18,14 +22,12 @@ import {
 	type IssueView,
 	type MergedFingerprintView,
 	namesNewestRelease,
-	type StatusDetails,
-	type UnmergeView,
 	withNewestRelease,
 } from "../../domain/api/issues";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
-import { LOG_LIMITS, OWNER_LIMITS } from "../../domain/limits";
+import { OWNER_LIMITS } from "../../domain/limits";
 import { titleOf } from "../../domain/logs/fingerprint";
 import { mergedFingerprintEvents } from "../../domain/logs/issueMerge";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
@@ -43,16 +45,16 @@ import {
 } from "../../domain/logs/logStore";
 import type { OwnerRequest } from "../auth/session";
 import { cursorSchema, encodeCursor } from "../cursor";
-import { HttpError, json, readJsonObject } from "../http";
+import { HttpError, json } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
 import { projectCollectorFor } from "../objects";
-import { bodyMembers, limitParam, parseBody } from "../validation";
+import { limitParam, parseBody } from "../validation";
 
-const groupHashSchema = z
+export const groupHashSchema = z
 	.string()
 	.regex(/^[0-9a-fA-F]{32}$/, "must be 32 hexadecimal characters")
 	.transform((hash) => hash.toLowerCase());
-const groupHashParams = z.object({ group_hash: groupHashSchema });
+export const groupHashParams = z.object({ group_hash: groupHashSchema });
 
 /** A page's position: the sort it follows and the last issue's values in it, its group hash last. */
 const issueCursorSchema = cursorSchema(/^(last_seen|first_seen|count|users):((?:\d{1,15}:){1,2})([0-9a-f]{32})$/, (match) => ({
@@ -89,50 +91,7 @@ const listQuerySchema = z
 		message: "was given for another sort: start again without it",
 	});
 
-const projectQuerySchema = z.object({ project_name: projectNameSchema });
-
-/**
- * A status, and with `ignored` how long it lasts: for so many minutes, until so many more events
- * or users, or until it escalates (Sentry's ignore options).
- */
-const statusFields = {
-	project_name: projectNameSchema,
-	status: z.enum(ISSUE_STATUSES),
-	ignore_for_minutes: z.number().int().min(1).max(OWNER_LIMITS.ignoreMinutesMax).optional(),
-	ignore_until_events: z.number().int().min(1).max(OWNER_LIMITS.ignoreEventsMax).optional(),
-	ignore_until_users: z.number().int().min(1).max(OWNER_LIMITS.ignoreUsersMax).optional(),
-	ignore_until_escalating: z.literal(true, { error: "must be true (leave it out to ignore otherwise)" }).optional(),
-	resolve_in_next_release: z.literal(true, { error: "must be true (leave it out to resolve in the current release)" }).optional(),
-};
-const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users", "ignore_until_escalating"] as const;
-type StatusChange = Omit<z.infer<z.ZodObject<typeof statusFields>>, "project_name">;
-const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
-	schema
-		.refine((b) => IGNORE_CONDITIONS.filter((name) => b[name] !== undefined).length <= 1, {
-			path: ["status"],
-			message: `takes one of ${IGNORE_CONDITIONS.join(", ")}: choose one`,
-		})
-		.refine((b) => b.status === "ignored" || IGNORE_CONDITIONS.every((name) => b[name] === undefined), {
-			path: ["status"],
-			message: `must be ignored when ${IGNORE_CONDITIONS.join(", ")} is given`,
-		})
-		.refine((b) => b.status === "resolved" || b.resolve_in_next_release === undefined, {
-			path: ["status"],
-			message: "must be resolved when resolve_in_next_release is given",
-		});
-/** The issues a bulk action names: as Sentry's bulk actions, up to OWNER_LIMITS.issueMutationHashes at once; one named twice counts once. */
-const groupHashesSchema = z
-	.array(groupHashSchema)
-	.min(1)
-	.max(OWNER_LIMITS.issueMutationHashes)
-	.transform((hashes) => [...new Set(hashes)]);
-const statusBodySchema = ignoringRule(bodyMembers(statusFields));
-const bulkStatusBodySchema = ignoringRule(bodyMembers({ ...statusFields, group_hashes: groupHashesSchema }));
-const bulkDeleteBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
-const mergeBodySchema = bodyMembers({
-	project_name: projectNameSchema,
-	group_hashes: groupHashesSchema.refine((hashes) => hashes.length >= 2, "must name at least two different issues to merge"),
-});
+export const projectQuerySchema = z.object({ project_name: projectNameSchema });
 
 /**
  * The owner's key for a project, and its events moved to D1 up to this instant, so a read never
@@ -156,7 +115,7 @@ async function ownKeyFlushedFor(env: Env, userId: string, projectName: string, n
 	return { owner };
 }
 
-function issueView(issue: IssueRow | IssueSnapshot): IssueView {
+export function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 	const date = (value: Date | number) => new Date(value).toISOString();
 	return {
 		group_hash: issue.groupHash,
@@ -252,7 +211,7 @@ function eventSearchNamed(search: IssueSearch, newestRelease?: string | null): E
  * reads in `environment` when one is named, with the project's newest release when asked
  * (ownKeyFlushedFor); 404 for an unknown project or issue, or an issue with no events in `environment`.
  */
-async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string, newestRelease = false) {
+export async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string, newestRelease = false) {
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const flushed = await ownKeyFlushedFor(env, (request as OwnerRequest).user.id, projectName, newestRelease);
 	const issue = await findIssue(env, flushed.owner, groupHash, environment);
@@ -300,44 +259,6 @@ export async function readIssueTags(request: IRequest, env: Env): Promise<Respon
 }
 
 /**
- * DELETE /api/issues/:group_hash?project_name= → {deleted: 1, events}: the issue and every event of
- * it, as Sentry's delete does; an event of its fingerprint that arrives later opens it anew.
- */
-export async function deleteIssue(request: IRequest, env: Env): Promise<Response> {
-	const { project_name } = parseBody(projectQuerySchema, request.query);
-	const { owner, groupHash } = await ownIssue(request, env, project_name);
-	const { events } = await projectCollectorFor(env, owner.keyId).deleteIssues(owner.keyId, [groupHash]);
-	return json({ deleted: 1, events });
-}
-
-/**
- * DELETE /api/issues {project_name, group_hashes} → {deleted, events}: the issues named and every
- * event of them, as Sentry's bulk delete; hashes of no issue of the project's count for nothing.
- */
-export async function deleteIssues(request: IRequest, env: Env): Promise<Response> {
-	const { project_name, group_hashes } = parseBody(bulkDeleteBodySchema, await readJsonObject(request));
-	// Moved to D1 first, so every issue the owner was shown is there to count.
-	const owner = await ownKeyFlushed(env, (request as OwnerRequest).user.id, project_name);
-	const { issues, events } = await projectCollectorFor(env, owner.keyId).deleteIssues(owner.keyId, group_hashes);
-	return json({ deleted: issues, events });
-}
-
-/**
- * POST /api/issues/merge {project_name, group_hashes} → the merged issue: Sentry's merge of 2 to
- * OWNER_LIMITS.issueMutationHashes issues into the one of them with the most events, which takes
- * the others' events, figures and tags, and their fingerprints' later events. Undone by unmergeIssue.
- * 404 when fewer than two of them are the project's issues.
- */
-export async function mergeIssues(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
-	const { project_name, group_hashes } = parseBody(mergeBodySchema, await readJsonObject(request));
-	const key = await requireOwnKey(env, user.id, project_name);
-	const merged = await projectCollectorFor(env, key.id).mergeIssues(group_hashes);
-	if (!merged) throw new HttpError(404, "Fewer than two of these issues are in this project");
-	return json(issueView(merged));
-}
-
-/**
  * GET /api/issues/:group_hash/merged?project_name= → {merged}: the fingerprints merged into the
  * issue (Sentry's "Merged issues"), each with its events the issue holds and its latest.
  */
@@ -359,28 +280,6 @@ export async function listMergedFingerprints(request: IRequest, env: Env): Promi
 	return json({ merged });
 }
 
-const unmergeBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
-
-/**
- * POST /api/issues/:group_hash/unmerge {project_name, group_hashes} → {issue, unmerged}: Sentry's
- * unmerge of fingerprints merged into the issue, each back to an issue of its own with its events;
- * both sides counted again from their events kept. 400 for a hash not merged into it.
- */
-export async function unmergeIssue(request: IRequest, env: Env): Promise<Response> {
-	const { project_name, group_hashes } = parseBody(unmergeBodySchema, await readJsonObject(request));
-	const { owner, groupHash } = await ownIssue(request, env, project_name);
-	const outcome = await projectCollectorFor(env, owner.keyId).unmergeIssues(groupHash, group_hashes);
-	switch (outcome.status) {
-		case "no_issue":
-			throw new HttpError(404, "No such issue in this project");
-		case "not_merged":
-			throw new HttpError(400, `Invalid request: group_hashes: ${outcome.hashes.join(", ")} ${outcome.hashes.length === 1 ? "was" : "were"} not merged into this issue`);
-		case "over_issue_cap":
-			throw new HttpError(403, `The project would hold more than ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold: unmerge fewer, or delete issues first`);
-	}
-	return json({ issue: issueView(outcome.from), unmerged: outcome.reopened.map(issueView) } satisfies UnmergeView);
-}
-
 const outcomesQuerySchema = projectQuerySchema.extend({ days: limitParam(OWNER_LIMITS.logOutcomeDays).default(30) });
 
 /**
@@ -397,39 +296,4 @@ export async function readLogOutcomes(request: IRequest, env: Env): Promise<Resp
 	for (const row of rows) for (const outcome of LOG_OUTCOMES) totals[outcome] += row[outcome];
 	const view: LogOutcomesView = { days: rows.map(({ day, ...counts }) => ({ day: new Date(day * DAY_MS).toISOString().slice(0, 10), ...counts })), totals };
 	return json(view);
-}
-
-/** PATCH /api/issues/:group_hash {project_name, status} → the issue. */
-export async function updateIssueStatus(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
-	const groupHash = parseBody(groupHashParams, request.params).group_hash;
-	const { project_name, ...change } = parseBody(statusBodySchema, await readJsonObject(request));
-	const [issue] = await setIssueStatuses(env, user.id, project_name, [groupHash], change);
-	if (!issue) throw new HttpError(404, "No such issue in this project");
-	return json(issueView(issue));
-}
-
-/**
- * PATCH /api/issues {project_name, group_hashes, status} → {issues}: one status for up to
- * OWNER_LIMITS.issueMutationHashes issues at once, as Sentry's bulk Resolve and Ignore; the issues
- * as changed, in the order named, without hashes of no issue of the project's.
- */
-export async function updateIssueStatuses(request: IRequest, env: Env): Promise<Response> {
-	const { user } = request as OwnerRequest;
-	const { project_name, group_hashes, ...change } = parseBody(bulkStatusBodySchema, await readJsonObject(request));
-	const issues = await setIssueStatuses(env, user.id, project_name, group_hashes, change);
-	return json({ issues: issues.map(issueView) });
-}
-
-async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {
-	const key = await requireOwnKey(env, userId, projectName);
-	// The grouper owns issue state (a later event may reopen it); it writes the change to D1.
-	const details: StatusDetails = {
-		minutes: change.ignore_for_minutes,
-		events: change.ignore_until_events,
-		users: change.ignore_until_users,
-		escalating: change.ignore_until_escalating,
-		inNextRelease: change.resolve_in_next_release,
-	};
-	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, details);
 }
