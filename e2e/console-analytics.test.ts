@@ -246,7 +246,7 @@ describe("owner console: analytics", () => {
 		await checkPage("site-settings");
 	});
 
-	it("warns, before a site is added, of a domain another site has or of localhost, and adds it all the same", async () => {
+	it("warns, before a site is added, of a domain another site has, one of its subdomains or its parent, or of localhost, and adds it all the same", async () => {
 		await page.goto(`${worker.url}/analytics`);
 		const form = page.getByRole("form", { name: "New site" });
 		const domain = form.getByLabel("Domain");
@@ -260,6 +260,16 @@ describe("owner console: analytics", () => {
 		await domain.fill("shop.example.com");
 		await warning.waitFor({ state: "detached" });
 		expect(await domain.getAttribute("aria-describedby")).toBeNull();
+		// Shop EU takes its subdomains' visits too: a site of one of them, or of its parent, splits them by snippet.
+		await domain.fill("blog.shop.example.eu");
+		await warning
+			.filter({ hasText: "blog.shop.example.eu is a subdomain of shop.example.eu, which your site Shop EU has: its pages are counted by whichever site's snippet they carry, not both." })
+			.waitFor();
+		await domain.fill("example.eu");
+		await warning.filter({ hasText: "Your site Shop EU has shop.example.eu, a subdomain of example.eu" }).waitFor();
+		// A name that merely ends the same is no subdomain.
+		await domain.fill("myshop.example.eu");
+		await warning.waitFor({ state: "detached" });
 
 		for (const local of ["localhost:3000", "127.0.0.1"]) {
 			await domain.fill(local);

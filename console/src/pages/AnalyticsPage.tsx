@@ -53,14 +53,25 @@ const isLocalHost = (host: string) => host === "localhost" || host.endsWith(".lo
 
 /**
  * Why a domain typed into a site's form may not be what the owner means, though the API takes it:
- * another of their sites has it (each site counts its own visits, so the figures are split between
- * them), or it is a computer's own address. `self` is the site being edited.
+ * another of their sites has it, or a domain it is a subdomain of, or a subdomain of it (each site
+ * counts its own visits, so the figures are split between them), or it is a computer's own address.
+ * `self` is the site being edited.
  */
 function domainWarning(input: string, sites: SiteView[] | undefined, self?: string): string | null {
 	const host = typedHost(input);
 	if (host === null) return null;
-	const twin = sites?.find((site) => site.tracking_id !== self && site.domain === host);
+	const others = sites?.filter((site) => site.tracking_id !== self && site.domain) ?? [];
+	const twin = others.find((site) => site.domain === host);
 	if (twin) return `Another of your sites, ${twin.name}, already has this domain: their figures will be counted apart.`;
+	// A site takes the visits of its domain's subdomains too: a site of a subdomain splits them by snippet.
+	const parent = others.find((site) => host.endsWith(`.${site.domain}`));
+	if (parent) {
+		return `${host} is a subdomain of ${parent.domain}, which your site ${parent.name} has: its pages are counted by whichever site's snippet they carry, not both.`;
+	}
+	const child = others.find((site) => site.domain?.endsWith(`.${host}`));
+	if (child) {
+		return `Your site ${child.name} has ${child.domain}, a subdomain of ${host}: its pages are counted by whichever site's snippet they carry, not both.`;
+	}
 	if (isLocalHost(host)) {
 		return `${host} is the address of a local development server: a visit counts only when the tracker runs there, in the pages it serves, and visits to your public site are refused.`;
 	}
