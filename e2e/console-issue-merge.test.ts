@@ -93,6 +93,9 @@ describe("merging issues", () => {
 		await page.getByRole("heading", { level: 1, name: "Payment failed: card expired" }).waitFor();
 		await expect.poll(() => page.getByRole("region", { name: "Newest events" }).locator("tbody tr").count()).toBe(2);
 		expect(await page.getByTestId("issue-activity").textContent()).toContain("Unmerged from the issue it had been merged into");
+		// One click back to it.
+		await page.getByTestId("issue-activity").getByRole("link", { name: "the issue it had been merged into" }).click();
+		await page.getByRole("heading", { level: 1, name: "Payment failed: card declined" }).waitFor();
 		// Its later events are its own.
 		expect(await send("Payment failed: card expired")).toBe(expired);
 		await context.close();

@@ -1,12 +1,15 @@
+import type { ReactNode } from "react";
+import { Link } from "react-router";
 import type { IssueActivityView, IssueDetailView } from "../api";
 import { ago, count, utcDateTime } from "../format";
+import { issueLink } from "../searchParams";
 import { ignoredUntil } from "./IgnoreActions";
 
 /** What the ignore waited for, by what ended it. */
 const IGNORE_ENDS = { time: "its time was up", events: "it occurred as often as it waited for", users: "it affected as many people as it waited for" };
 
-/** One entry of an issue's activity in words. */
-function activityText(entry: IssueActivityView): string {
+/** One entry of an issue's activity in words; `project`'s issues linked. */
+function activityText(entry: IssueActivityView, project: string): ReactNode {
 	switch (entry.kind) {
 		case "resolved":
 			if (!entry.release) return "Resolved";
@@ -26,13 +29,17 @@ function activityText(entry: IssueActivityView): string {
 		case "unmerged":
 			return `Unmerged ${count(entry.issues)} ${entry.issues === 1 ? "issue" : "issues"} from this one`;
 		case "unmerged_from":
-			return "Unmerged from the issue it had been merged into";
+			return (
+				<>
+					Unmerged from <Link to={issueLink(project, entry.group_hash)}>the issue it had been merged into</Link>
+				</>
+			);
 	}
 }
 
 /** The issue's activity as Sentry's issue page lists it, newest first, ending with when it was first seen. */
-export function IssueActivity({ issue }: { issue: Pick<IssueDetailView, "activity" | "first_seen"> }) {
-	const entries = [...issue.activity.map((entry) => ({ text: activityText(entry), at: entry.at })), { text: "First seen", at: issue.first_seen }];
+export function IssueActivity({ issue, project }: { issue: Pick<IssueDetailView, "activity" | "first_seen">; project: string }) {
+	const entries = [...issue.activity.map((entry) => ({ text: activityText(entry, project), at: entry.at })), { text: "First seen", at: issue.first_seen }];
 	return (
 		<section className="card" aria-labelledby="activity-heading">
 			<h2 id="activity-heading">Activity</h2>

@@ -338,7 +338,7 @@ export function IssuePage() {
 						</section>
 					)}
 					<MergedIssues project={project} groupHash={hash} />
-					<IssueActivity issue={data} />
+					<IssueActivity issue={data} project={project} />
 				</>
 			)}
 		</section>
