@@ -215,7 +215,7 @@ describe("unmerging (POST /api/issues/:group_hash/unmerge)", () => {
 		expect((await unmergeOk(project, alpha, [beta])).unmerged.map((issue: Json) => issue.group_hash)).toEqual([beta]);
 	});
 
-	it("400 for a hash not merged into the issue (its own among them), not hex, none or over 100; 404 for an unknown issue or project", async ({ expect }) => {
+	it("400 for a hash not merged into the issue (its own among them), not hex, none or over 100; 404 for an unknown issue or project; 401 signed out", async ({ expect }) => {
 		const { project, alpha, beta, crash } = await threeIssues();
 		await mergeOk(project, [alpha, beta]);
 		const refusal = async (res: Response) => ({ status: res.status, error: ((await res.json()) as Json).error });
@@ -233,6 +233,8 @@ describe("unmerging (POST /api/issues/:group_hash/unmerge)", () => {
 		expect((await unmerge(project, alpha, [...hundred, seededHash(101)])).status).toBe(400);
 		expect((await unmerge(project, beta, [alpha])).status).toBe(404);
 		expect((await unmerge(project, alpha, [beta], { project_name: "no-such-project" })).status).toBe(404);
+		const signedOut = await call(`/api/issues/${alpha}/unmerge`, { method: "POST", json: { project_name: project.projectName, group_hashes: [beta] } });
+		expect(signedOut.status).toBe(401);
 		// Nothing was changed by any of them.
 		expect((await mergedOf(project, alpha)).map((m) => m.group_hash)).toEqual([beta]);
 		expect(await issueOf(project, alpha)).toMatchObject({ count: 4 });
