@@ -11,6 +11,17 @@ import { api, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
+/** The owner's issue list of "shop" on a phone, once it shows its two issues, with its search box and the box's suggestions. */
+async function phoneIssueList(token: string) {
+	const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+	const page = await context.newPage();
+	await useSession(page, stack.worker.url, token);
+	await page.goto(`${stack.worker.url}/issues/shop`);
+	const titles = () => page.locator(".issue-row a.title").allTextContents();
+	await expect.poll(async () => (await titles()).sort()).toEqual(["Checkout failed", "Login failed"]);
+	return { context, page, titles, box: page.getByRole("combobox", { name: /^Search title/ }), list: page.getByRole("listbox", { name: "Search suggestions" }) };
+}
+
 describe("the issue search's suggestions", () => {
 	it("suggest keys, then a key's values from the stored events; arrows and Enter, or a click, complete the token; Escape closes", async () => {
 		const { token } = await signUpOwner(stack.worker.url, "suggest", "10.96.0.1");
@@ -25,15 +36,7 @@ describe("the issue search's suggestions", () => {
 		await send({ message: "Checkout failed", tags: { plan: "pro" }, contexts: { browser: { name: "Chrome" } } });
 		await send({ message: "Login failed", tags: { plan: "free" }, contexts: { browser: { name: "Safari" } } });
 
-		const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US" });
-		const page = await context.newPage();
-		await useSession(page, stack.worker.url, token);
-		await page.goto(`${stack.worker.url}/issues/shop`);
-		const titles = () => page.locator(".issue-row a.title").allTextContents();
-		await expect.poll(async () => (await titles()).sort()).toEqual(["Checkout failed", "Login failed"]);
-
-		const box = page.getByRole("combobox", { name: /^Search title/ });
-		const list = page.getByRole("listbox", { name: "Search suggestions" });
+		const { context, page, titles, box, list } = await phoneIssueList(token);
 		const options = () => list.getByRole("option").evaluateAll((all) => all.map((option) => option.querySelector(".suggestion-label")?.textContent));
 		expect(await box.getAttribute("aria-expanded")).toBe("false");
 
@@ -103,15 +106,7 @@ describe("release:latest in the search box", () => {
 			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message, release }) });
 			expect(res.status).toBe(200);
 		}
-		const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US" });
-		const page = await context.newPage();
-		await useSession(page, stack.worker.url, token);
-		await page.goto(`${stack.worker.url}/issues/shop`);
-		const titles = () => page.locator(".issue-row a.title").allTextContents();
-		await expect.poll(async () => (await titles()).sort()).toEqual(["Checkout failed", "Login failed"]);
-
-		const box = page.getByRole("combobox", { name: /^Search title/ });
-		const list = page.getByRole("listbox", { name: "Search suggestions" });
+		const { context, page, titles, box, list } = await phoneIssueList(token);
 		const options = () => list.getByRole("option").evaluateAll((all) => all.map((option) => option.textContent));
 		await box.click();
 		await box.pressSequentially("firstRelease:");
