@@ -74,7 +74,7 @@ export interface IssueUnmerge {
 }
 
 // ?1 key, ?2 the fingerprints unmerged (a JSON list), ?3 the issue they leave: its events of them, by
-// log_events_key_group_timestamp_env_idx.
+// log_events_key_group_fingerprint_idx.
 export const MOVE_BACK = `UPDATE log_events SET group_hash = fingerprint_hash, fingerprint_hash = NULL
 	WHERE key_id = ?1 AND group_hash = ?3 AND fingerprint_hash IN (SELECT value FROM json_each(?2))`;
 
