@@ -100,4 +100,29 @@ describe("merging issues", () => {
 		expect(await send("Payment failed: card expired")).toBe(expired);
 		await context.close();
 	});
+
+	it("a merged issue's latest event, opened from the card, is shown where the reader is taken: its event above", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "unmerge-open", "10.98.1.3");
+		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+		const send = async (message: string) => {
+			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
+			expect(res.status).toBe(200);
+			return ((await res.json()) as { group_hash: string }).group_hash;
+		};
+		const expired = await send("Payment failed: card expired");
+		const declined = await send("Payment failed: card declined");
+		await send("Payment failed: card declined");
+		await api(stack.worker.url, "/api/issues/merge", { token, json: { project_name: "shop", group_hashes: [declined, expired] } });
+
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await useSession(page, stack.worker.url, token);
+		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
+		const card = page.getByRole("region", { name: "Merged issues", exact: true });
+		await card.getByRole("link", { name: "Payment failed: card expired" }).click();
+		// The event's detail is far above the card: the reader is taken to it, as from the events' list.
+		await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("event-heading");
+		expect(await page.getByRole("region", { name: "Message", exact: true }).textContent()).toContain("Payment failed: card expired");
+		await context.close();
+	});
 });

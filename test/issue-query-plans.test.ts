@@ -6,7 +6,7 @@ import { database } from "../domain/db";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
-import { DELETES, ENVIRONMENT_RECOUNT, MERGED_FINGERPRINTS, MOVE_BACK, MOVES, SET_ENVIRONMENT_USERS, STORED_QUERIES } from "../domain/logs/issueMerge";
+import { DELETES, ENVIRONMENT_RECOUNT, MERGED_FINGERPRINTS, MOVE_BACK, MOVES, SET_ENVIRONMENT_USERS, STORED_QUERIES, UNHANDLED_RECOUNT } from "../domain/logs/issueMerge";
 import { ISSUE_RELEASES, ISSUE_TAGS, TAG_ADDITIONS, TAG_RECOUNT } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
@@ -207,6 +207,12 @@ describe.each([
 			const reads = await Promise.all(Object.values(STORED_QUERIES).map((query) => planOf(query, "k", fingerprints, "c")));
 			for (const plan of [...recounts, ...reads]) expect(plan).toMatch(/SEARCH (log_events|e) USING (COVERING )?INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
 			for (const plan of [moveBack, merged, ...recounts, ...reads]) expect(plan).not.toMatch(/SCAN (log_events|e)\b/);
+			const unhandled = await planOf(UNHANDLED_RECOUNT, "k", '["c","a"]');
+			expect(unhandled).toMatch(/SEARCH log_issues USING (COVERING )?INDEX sqlite_autoindex_log_issues_1 \(key_id=\? AND group_hash=\?\)/);
+			expect(unhandled).toMatch(/SEARCH t USING (PRIMARY KEY|(COVERING )?INDEX log_issue_tags_key_tag_value_idx) \(key_id=\? AND (group_hash=\?|tag_key=\? AND value=\? AND group_hash=\?)\)/);
+			expect(unhandled).toMatch(/SEARCH e USING (COVERING )?INDEX log_events_key_group_\w+ \(key_id=\? AND group_hash=\?\)/);
+			expect(unhandled).not.toMatch(/SCAN (log_issues|t|e)\b/);
+			expect(unhandled).not.toMatch(/\(key_id=\? AND tag_key=\?\)/);
 		});
 
 		it.for([null, "production"])("an issue's first and last release (environment %s): its own rows by their primary key, never a scan", async (environment, { expect }) => {

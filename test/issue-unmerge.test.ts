@@ -168,6 +168,20 @@ describe("unmerging (POST /api/issues/:group_hash/unmerge)", () => {
 		expect(production.find((issue) => issue.group_hash === beta)?.count).toBe(1 + sent.Beta);
 	});
 
+	it("an issue left with no unhandled event reads handled again: in its page, the list and is:unhandled", async ({ expect }) => {
+		const { project, alpha, crash } = await threeIssues();
+		expect((await mergeOk(project, [alpha, crash])).unhandled).toBe(true);
+		expect((await issuesOf(project, { q: "is:unhandled" })).map((issue) => issue.group_hash)).toEqual([alpha]);
+
+		expect((await unmergeOk(project, alpha, [crash])).issue).toMatchObject({ group_hash: alpha, unhandled: false });
+		expect(await issueOf(project, alpha)).toMatchObject({ unhandled: false });
+		expect((await issuesOf(project)).find((issue) => issue.group_hash === alpha)).toMatchObject({ unhandled: false });
+		expect((await issuesOf(project, { q: "is:unhandled" })).map((issue) => issue.group_hash)).toEqual([crash]);
+		// A status change asks D1 for the flags of issues the object holds handled: it stays handled.
+		const res = await call(`/api/issues/${alpha}`, { method: "PATCH", token: project.token, json: { project_name: project.projectName, status: "resolved" } });
+		expect(await res.json()).toMatchObject({ unhandled: false });
+	});
+
 	it("keeps an ignore waiting for as many more events as it did", async ({ expect }) => {
 		const { project, alpha, beta } = await threeIssues();
 		await mergeOk(project, [alpha, beta]);

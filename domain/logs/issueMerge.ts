@@ -91,6 +91,18 @@ export const ENVIRONMENT_RECOUNT = `INSERT INTO log_issue_environments (key_id, 
 	)
 	SELECT ?1, c.group_hash, c.environment, c.count, h.users, c.first_seen, c.last_seen FROM counted AS c JOIN held AS h USING (group_hash, environment)`;
 
+/**
+ * ?1 key, ?2 the issues of an unmerge (a JSON list): each one's unhandled flag as its events stored
+ * say, after TAG_RECOUNT (an unhandled event's drawn `handled` tag is `no`). The issues' rows only
+ * ever raise the flag (UPSERT_ISSUES): without this, the issue left would stay unhandled after its
+ * only unhandled fingerprint was unmerged. Events still waiting in the object raise it again as they
+ * move; an issue with no event stored keeps its flag, as the object keeps its figures.
+ */
+export const UNHANDLED_RECOUNT = `UPDATE log_issues SET unhandled = EXISTS (
+		SELECT 1 FROM log_issue_tags AS t WHERE t.key_id = ?1 AND t.group_hash = log_issues.group_hash AND t.tag_key = 'handled' AND t.value = 'no'
+	)
+	WHERE ${OF_ISSUES} AND EXISTS (SELECT 1 FROM log_events AS e WHERE e.key_id = ?1 AND e.group_hash = log_issues.group_hash)`;
+
 /** The statements that make one unmerge in D1, for the batch that moves it. */
 export function unmergeStatements(db: D1Database, owner: KeyOwner, unmerge: IssueUnmerge): D1PreparedStatement[] {
 	const issues = JSON.stringify([unmerge.from, ...unmerge.hashes]);
@@ -99,6 +111,7 @@ export function unmergeStatements(db: D1Database, owner: KeyOwner, unmerge: Issu
 		...["log_issue_environments", "log_issue_tags"].map((table) => db.prepare(issueRowsDelete(table)).bind(owner.keyId, issues)),
 		db.prepare(ENVIRONMENT_RECOUNT).bind(owner.keyId, JSON.stringify(unmerge.environmentUsers)),
 		db.prepare(TAG_RECOUNT).bind(owner.keyId, issues),
+		db.prepare(UNHANDLED_RECOUNT).bind(owner.keyId, issues),
 	];
 }
 

@@ -78,7 +78,17 @@ export function MergedIssues({ project, groupHash }: { project: string; groupHas
 												/>
 											</td>
 											<td className="pre">
-												{m.latest_event_id ? <Link to={issueLink(project, groupHash, { event: m.latest_event_id })}>{title}</Link> : <span className="muted">{title}</span>}
+												{m.latest_event_id ? (
+													<Link
+														to={issueLink(project, groupHash, { event: m.latest_event_id })}
+														// The event's detail is far above the card: take the reader there, as the events' list does.
+														onClick={() => requestAnimationFrame(() => document.getElementById("event-heading")?.focus())}
+													>
+														{title}
+													</Link>
+												) : (
+													<span className="muted">{title}</span>
+												)}
 											</td>
 											<td>{count(m.events)}</td>
 											<td>{m.last_seen ? <time dateTime={m.last_seen} title={utcDateTime(m.last_seen)}>{ago(m.last_seen)}</time> : "—"}</td>
