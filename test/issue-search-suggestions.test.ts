@@ -249,6 +249,11 @@ describe("the search box's completion", () => {
 		expect(labels("order")).toEqual([]);
 		expect(labels("!b")).toEqual(["!browser.name:"]);
 		expect(labels("!h")).toEqual(["!has:"]);
+		// The list's keys the search negates as their drawn tags; not is: or user:.
+		expect(labels("!lev")).toEqual(["!level:", "!tags[Level]:"]);
+		expect(labels("!rel")).toEqual(["!release:"]);
+		expect(labels("!is")).toEqual([]);
+		expect(labels("!us")).toEqual([]);
 	});
 
 	it("suggests a key's values, fixed or given, quoted as the search reads them", ({ expect }) => {

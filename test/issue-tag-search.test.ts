@@ -81,6 +81,10 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("!browser.name:Safari", { environment: "staging" })).toEqual([]);
 		// With the tag itself: issues with Chrome events and others.
 		expect(await found("browser.name:Chrome !browser.name:Chrome")).toEqual([checkout]);
+		// The list's own keys drawn as tags: the checkout issue had a staging event; only the login issue's were all in 2.0.0.
+		expect(await found("!environment:production")).toEqual([checkout]);
+		expect(await found("!release:2.0.0")).toEqual([checkout, crash].sort());
+		expect(await found("!level:error")).toEqual([]);
 	});
 
 	it("`*` stands for any text, and nothing else is a pattern", async ({ expect }) => {
@@ -141,8 +145,16 @@ describe("the issue list's tag search (q)", () => {
 		expect(parseIssueSearch("has:user HAS:browser.name")).toEqual({ tags: [{ key: "user" }, { key: "browser.name" }] });
 		expect(parseIssueSearch('has:""')).toEqual({ text: 'has:""' });
 		expect(parseIssueSearch("!has:user !os.name:iOS")).toEqual({ tags: [{ key: "user", negated: true }, { key: "os.name", value: "iOS", negated: true }] });
-		// Only tags negate: a negated key of the list's own is text.
-		expect(parseIssueSearch("!is:resolved !level:error")).toEqual({ text: "!is:resolved !level:error" });
+		// The list's own keys that are drawn tags negate as those tags; the others, and the newest release, are text.
+		expect(parseIssueSearch("!level:error !Environment:prod !release:1.0")).toEqual({
+			tags: [
+				{ key: "level", value: "error", negated: true },
+				{ key: "environment", value: "prod", negated: true },
+				{ key: "release", value: "1.0", negated: true },
+			],
+		});
+		expect(parseIssueSearch('!release:"latest"')).toEqual({ tags: [{ key: "release", value: "latest", negated: true }] });
+		expect(parseIssueSearch("!is:resolved !release:latest !user:ana !level:")).toEqual({ text: "!is:resolved !release:latest !user:ana !level:" });
 		expect(parseIssueSearch('url:"//cdn.example/app.js"')).toEqual({ tags: [{ key: "url", value: "//cdn.example/app.js" }] });
 		// The console moves only the keys it has filters for; tags stay in its search box.
 		expect(parseIssueSearch("browser.name:Chrome is:resolved", new Set(["status"]))).toEqual({ status: "resolved", text: "browser.name:Chrome" });

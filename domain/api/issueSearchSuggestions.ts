@@ -133,15 +133,18 @@ function matching<T>(items: readonly T[], typed: string, nameOf: (item: T) => st
 	return [...items.filter((item) => at(item) === 0), ...items.filter((item) => at(item) > 0)];
 }
 
+/** The list's own keys `!` negates: `has:`, and those standing for drawn tags (parseIssueSearch). */
+const NEGATABLE_KEYS: ReadonlySet<string> = new Set(["has", "level", "environment", "release"]);
+
 /**
  * The keys the word at the cursor can become: the list's own, then the project's tags (but the
  * drawn `level`, `environment`, `release` and `user`, which the list's keys of their names stand
- * for; another named as a key in `tags[…]`). A negated word (`!`) only a tag's or `has:`, as the
- * search negates no other.
+ * for; another named as a key in `tags[…]`). A negated word (`!`) only a tag's, `has:`, or a key
+ * the search negates as the tag drawn of its name (NEGATABLE_KEYS).
  */
 export function keySuggestions(token: KeyToken, tagKeys: readonly string[], scope: SearchScope = "issues"): Suggestion[] {
 	const not = token.negated ? "!" : "";
-	const own = keysOf(scope).filter(([key]) => !token.negated || key === "has").map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
+	const own = keysOf(scope).filter(([key]) => !token.negated || NEGATABLE_KEYS.has(key)).map(([key, detail]) => [key, { label: `${key}:`, detail, token: `${not}${key}:`, whole: false }] as const);
 	const tags = tagKeys.flatMap((key) => {
 		const name = FIELD_TAGS.has(key) ? null : tagKeyName(key);
 		return name === null ? [] : [[key, { label: `${name}:`, detail: "tag", token: `${not}${name}:`, whole: false }] as const];

@@ -126,8 +126,10 @@ function periodOf(value: string): IssuePeriod | null {
 
 /**
  * The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text.
- * `key` as typed: a tag's name keeps its letter case, the list's own keys take any. Only a tag's
- * token, or `has:`, can be negated; only a bare value (not `quoted`) can be LATEST_RELEASE.
+ * `key` as typed: a tag's name keeps its letter case, the list's own keys take any. A tag's token,
+ * `has:`, and `level:`, `environment:` and `release:` (as the tags drawn of those names, Sentry's
+ * `!level:error`) can be negated, but not `!release:latest`; only a bare value (not `quoted`) can be
+ * LATEST_RELEASE.
  */
 function searchField(typed: string, value: string, negated: boolean, quoted: boolean): Partial<IssueSearch> | null {
 	const key = typed.toLowerCase();
@@ -138,7 +140,11 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 		return { tags: [{ key: tag, value, ...not }] };
 	}
 	if (key === "has") return value === "" ? null : { tags: [{ key: value, ...not }] };
-	if (negated) return null;
+	const latest = !quoted && value === LATEST_RELEASE;
+	if (negated) {
+		const drawn = (key === "level" || key === "environment" || (key === "release" && !latest)) && value !== "";
+		return drawn ? { tags: [{ key, value, negated: true }] } : null;
+	}
 	if (key === "is") {
 		const is = value.toLowerCase();
 		if (is === "unhandled") return { unhandled: true };
@@ -150,7 +156,6 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 		const period = periodOf(value);
 		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
 	}
-	const latest = !quoted && value === LATEST_RELEASE;
 	if (key === "release" && latest) return { release_latest: true };
 	if (key === "firstrelease") return latest ? { first_release_latest: true } : { first_release: value };
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
