@@ -319,6 +319,12 @@ export class ProjectCollector extends DurableObject<Env> {
 		return this.#triage.unmerge(from, fingerprints);
 	}
 
+	/** The issue this one was merged into, through merges of merges; null when it was not merged. */
+	async issueMergedInto(groupHash: string): Promise<string | null> {
+		const into = this.#merges.resolve(groupHash);
+		return into === groupHash ? null : into;
+	}
+
 	/** The fingerprints merged into the issue (the hashes of the issues they opened), in order. */
 	async mergedInto(groupHash: string): Promise<string[]> {
 		return this.#merges.mergedInto(groupHash);

@@ -68,6 +68,11 @@ describe("merging issues", () => {
 		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
 		const page = await context.newPage();
 		await useSession(page, stack.worker.url, token);
+		// The merged-away issue's own address (a bookmark, an old alert) goes on to the issue it was merged into.
+		await page.goto(`${stack.worker.url}/issues/shop/${expired}`);
+		await page.getByRole("heading", { level: 1, name: "Payment failed: card declined" }).waitFor();
+		expect(new URL(page.url()).pathname).toBe(`/issues/shop/${declined}`);
+		expect(await page.getByTestId("merged-from").textContent()).toBe(`The issue you opened, ${expired}, was merged into this one.`);
 		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
 		const card = page.getByRole("region", { name: "Merged issues", exact: true });
 		const row = card.locator("tbody tr");

@@ -22,7 +22,14 @@ describe("merging issues (POST /api/issues/merge)", () => {
 		const detail = await issueOf(project, alpha);
 		expect(detail.events.map((e: Json) => e.message ?? e.exception?.type)).toEqual(["TypeError", "Alpha", "Alpha", "Alpha", "Beta"]);
 		expect(detail.hourly_counts.reduce((sum: number, hour: Json) => sum + hour.count, 0)).toBe(5);
-		for (const gone of [beta, crash]) expect((await call(`/api/issues/${gone}?project_name=${project.projectName}`, { token: project.token })).status).toBe(404);
+		// Gone, and each says where: a link to one (a bookmark, an old alert) can go on to the merged issue.
+		for (const gone of [beta, crash]) {
+			const res = await call(`/api/issues/${gone}?project_name=${project.projectName}`, { token: project.token });
+			expect(res.status).toBe(404);
+			expect(await res.json()).toEqual({ error: `This issue was merged into ${alpha}`, merged_into: alpha });
+		}
+		// An issue never merged is not found, as before.
+		expect(await (await call(`/api/issues/${seededHash(42)}?project_name=${project.projectName}`, { token: project.token })).json()).toEqual({ error: "No such issue in this project" });
 
 		// Figures per environment: counts summed, users counted once.
 		const production = await issuesOf(project, { environment: "production" });

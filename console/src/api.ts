@@ -65,6 +65,8 @@ export class ApiError extends Error {
 	constructor(
 		readonly status: number,
 		message: string,
+		/** The answer's other members, as an endpoint documents them (a merged issue's `merged_into`). */
+		readonly details: Record<string, unknown> = {},
 	) {
 		super(message);
 	}
@@ -94,7 +96,10 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
 	const res = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
 	if (res.status === 204) return undefined as T;
 	const payload = await res.json().catch(() => ({ error: `Unexpected answer (${res.status})` }));
-	if (!res.ok) throw new ApiError(res.status, payload.error ?? `Request failed (${res.status})`);
+	if (!res.ok) {
+		const { error, ...details } = payload;
+		throw new ApiError(res.status, error ?? `Request failed (${res.status})`, details);
+	}
 	return payload as T;
 }
 

@@ -209,13 +209,19 @@ function eventSearchNamed(search: IssueSearch, newestRelease?: string | null): E
 /**
  * The issue the path names, of the signed-in owner's project (its events moved to D1 first), as it
  * reads in `environment` when one is named, with the project's newest release when asked
- * (ownKeyFlushedFor); 404 for an unknown project or issue, or an issue with no events in `environment`.
+ * (ownKeyFlushedFor); 404 for an unknown project or issue (one merged into another names it,
+ * `merged_into`), or an issue with no events in `environment`.
  */
 export async function ownIssue(request: IRequest, env: Env, projectName: string, environment?: string, newestRelease = false) {
 	const groupHash = parseBody(groupHashParams, request.params).group_hash;
 	const flushed = await ownKeyFlushedFor(env, (request as OwnerRequest).user.id, projectName, newestRelease);
 	const issue = await findIssue(env, flushed.owner, groupHash, environment);
-	if (!issue) throw new HttpError(404, environment === undefined ? "No such issue in this project" : `No such issue in this project with events in ${environment}`);
+	if (!issue) {
+		if (environment !== undefined) throw new HttpError(404, `No such issue in this project with events in ${environment}`);
+		// A link to an issue merged into another (a bookmark, an old alert) says which, as Sentry redirects there.
+		const into = await projectCollectorFor(env, flushed.owner.keyId).issueMergedInto(groupHash);
+		throw into ? new HttpError(404, `This issue was merged into ${into}`, { merged_into: into }) : new HttpError(404, "No such issue in this project");
+	}
 	return { ...flushed, groupHash, issue };
 }
 

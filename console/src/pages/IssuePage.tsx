@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { Link, useLocation, useNavigate, useParams } from "react-router";
+import { Link, Navigate, useLocation, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus, type StatusDetails, searchValue } from "../api";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
@@ -186,6 +186,9 @@ export function IssuePage() {
 	// A linked event the page does not hold: of another issue, expired, or older than those read.
 	const held = q ? eventSearch.data?.event_search?.matched : data?.count;
 	const missing = wanted && !chosen && event ? { id: wanted, older: held !== undefined && held > events.length } : null;
+	// A link to an issue merged into another (a bookmark, an old alert): on to that issue, as Sentry goes, which says so.
+	const mergedInto = issue.error instanceof ApiError ? issue.error.details.merged_into : undefined;
+	if (typeof mergedInto === "string") return <Navigate to={issueLink(project, mergedInto)} replace state={{ ...state, mergedFrom: hash }} />;
 
 	return (
 		<section>
@@ -203,6 +206,11 @@ export function IssuePage() {
 			)}
 			{data && (
 				<>
+					{state?.mergedFrom && (
+						<p className="card notice shrinks" role="status" data-testid="merged-from">
+							The issue you opened, <code>{state.mergedFrom}</code>, was merged into this one.
+						</p>
+					)}
 					<h1 className="pre">{data.title}</h1>
 					{data.culprit && <p className="muted">{data.culprit}</p>}
 					<p className="row">
