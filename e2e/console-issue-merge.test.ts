@@ -7,19 +7,25 @@ import { api, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
+/** An owner of "shop" signed up from `ip`, a sender of its log messages (answering each one's issue), and a page signed in as them. */
+async function shopOwner(name: string, ip: string) {
+	const { token } = await signUpOwner(stack.worker.url, name, ip);
+	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	const send = async (message: string) => {
+		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
+		expect(res.status).toBe(200);
+		return ((await res.json()) as { group_hash: string }).group_hash;
+	};
+	const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+	const page = await context.newPage();
+	await useSession(page, stack.worker.url, token);
+	return { token, send, context, page };
+}
+
 describe("merging issues", () => {
 	it("merges the issues ticked into the one with the most events; later events like theirs join it", async () => {
-		const { token } = await signUpOwner(stack.worker.url, "merge", "10.98.1.1");
-		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-		const send = async (message: string) => {
-			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
-			expect(res.status).toBe(200);
-			return (await res.json()) as { group_hash: string; is_new: boolean };
-		};
+		const { token, send, context, page } = await shopOwner("merge", "10.98.1.1");
 		for (const message of ["Payment failed: card declined", "Payment failed: card declined", "Payment failed: card expired", "Login failed"]) await send(message);
-		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
-		const page = await context.newPage();
-		await useSession(page, stack.worker.url, token);
 		await page.goto(`${stack.worker.url}/issues/shop`);
 		await page.locator(".issue-row").nth(2).waitFor();
 		const bar = page.getByRole("group", { name: "Selected issues" });
@@ -43,7 +49,7 @@ describe("merging issues", () => {
 		const events = page.getByRole("region", { name: "Newest events" }).locator("tbody tr");
 		await expect.poll(() => events.count()).toBe(3);
 
-		const merged = (await send("Payment failed: card expired")).group_hash;
+		const merged = await send("Payment failed: card expired");
 		const listed = await api<{ issues: { group_hash: string; title: string; count: number }[] }>(stack.worker.url, "/api/issues?project_name=shop", { token });
 		expect(listed.issues.length).toBe(2);
 		expect(listed.issues.find((issue) => issue.group_hash === merged)?.count).toBe(4);
@@ -51,13 +57,7 @@ describe("merging issues", () => {
 	});
 
 	it("unmerges an issue from the page of the one it was merged into: its events go back to it, and the page says where", async () => {
-		const { token } = await signUpOwner(stack.worker.url, "unmerge", "10.98.1.2");
-		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-		const send = async (message: string) => {
-			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
-			expect(res.status).toBe(200);
-			return ((await res.json()) as { group_hash: string }).group_hash;
-		};
+		const { token, send, context, page } = await shopOwner("unmerge", "10.98.1.2");
 		const declined = await send("Payment failed: card declined");
 		await send("Payment failed: card declined");
 		await send("Payment failed: card declined");
@@ -65,9 +65,6 @@ describe("merging issues", () => {
 		await send("Payment failed: card expired");
 		await api(stack.worker.url, "/api/issues/merge", { token, json: { project_name: "shop", group_hashes: [declined, expired] } });
 
-		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
-		const page = await context.newPage();
-		await useSession(page, stack.worker.url, token);
 		// The merged-away issue's own address (a bookmark, an old alert) goes on to the issue it was merged into.
 		await page.goto(`${stack.worker.url}/issues/shop/${expired}`);
 		await page.getByRole("heading", { level: 1, name: "Payment failed: card declined" }).waitFor();
@@ -107,21 +104,12 @@ describe("merging issues", () => {
 	});
 
 	it("a merged issue's latest event, opened from the card, is shown where the reader is taken: its event above", async () => {
-		const { token } = await signUpOwner(stack.worker.url, "unmerge-open", "10.98.1.3");
-		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-		const send = async (message: string) => {
-			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
-			expect(res.status).toBe(200);
-			return ((await res.json()) as { group_hash: string }).group_hash;
-		};
+		const { token, send, context, page } = await shopOwner("unmerge-open", "10.98.1.3");
 		const expired = await send("Payment failed: card expired");
 		const declined = await send("Payment failed: card declined");
 		await send("Payment failed: card declined");
 		await api(stack.worker.url, "/api/issues/merge", { token, json: { project_name: "shop", group_hashes: [declined, expired] } });
 
-		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
-		const page = await context.newPage();
-		await useSession(page, stack.worker.url, token);
 		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
 		const card = page.getByRole("region", { name: "Merged issues", exact: true });
 		await card.getByRole("link", { name: "Payment failed: card expired" }).click();
