@@ -109,8 +109,12 @@ export async function unmergeIssue(request: IRequest, env: Env): Promise<Respons
 	switch (outcome.status) {
 		case "no_issue":
 			throw new HttpError(404, "No such issue in this project");
-		case "not_merged":
-			throw new HttpError(400, `Invalid request: group_hashes: ${outcome.hashes.join(", ")} ${outcome.hashes.length === 1 ? "was" : "were"} not merged into this issue`);
+		case "not_merged": {
+			// The first few named: a request of 100 strangers would otherwise answer with all of them.
+			const { hashes } = outcome;
+			const named = hashes.length > 3 ? `${hashes.slice(0, 3).join(", ")} and ${hashes.length - 3} more` : hashes.join(", ");
+			throw new HttpError(400, `Invalid request: group_hashes: ${named} ${hashes.length === 1 ? "was" : "were"} not merged into this issue`);
+		}
 		case "over_issue_cap":
 			throw new HttpError(403, `The project would hold more than ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold: unmerge fewer, or delete issues first`);
 	}
