@@ -47,6 +47,9 @@ export const ENVIRONMENT_USERS_BACKFILL = `INSERT INTO log_issue_environment_use
 		${EVENTS_OF_KEPT_ENVIRONMENTS}
 	) WHERE user IS NOT NULL`;
 
+/** A user as userOfEvent reads it, keyed as the collector keys one: SQLite's lower() knows only ASCII letters, so the email is lower-cased here, as userKey does. */
+export const asCollectorKeysUser = (user: string) => (user.startsWith("email:") ? `email:${user.slice(6).toLowerCase()}` : user);
+
 /** Up to ?2 of the key's seeded users: a search of the seed's key index. */
 export const SEEDED_USERS = `SELECT rowid AS row, group_hash, environment, user FROM log_issue_environment_users_seed WHERE key_id = ?1 LIMIT ?2`;
 export const DELETE_SEEDED_USERS = `DELETE FROM log_issue_environment_users_seed WHERE rowid IN (SELECT value FROM json_each(?1))`;
@@ -75,7 +78,7 @@ export async function takeSeededUsers(db: D1Database, keyId: string, take: (user
 			results.map((r) => ({
 				groupHash: r.group_hash,
 				environment: r.environment,
-				user: r.user.startsWith("email:") ? `email:${r.user.slice(6).toLowerCase()}` : r.user,
+				user: asCollectorKeysUser(r.user),
 			})),
 		);
 		await db.prepare(DELETE_SEEDED_USERS).bind(JSON.stringify(results.map((r) => r.row))).run();

@@ -10,7 +10,7 @@
  * (each event keeps the issue its fingerprint opens, `fingerprint_hash`), and both sides' figures
  * and tags are counted again from their events stored, as Sentry's unmerge counts them.
  */
-import { userOfEvent } from "./issueEnvironments";
+import { asCollectorKeysUser, userOfEvent } from "./issueEnvironments";
 import { anExceptionHandledIs, TAG_RECOUNT } from "./issueTags";
 import { ISSUE_TABLES, issueRowsDelete, type KeyOwner, OF_ISSUES } from "./logStore";
 
@@ -181,8 +181,7 @@ export async function storedUnmergeFigures(db: D1Database, keyId: string, from: 
 		counts: counts.results as UnmergeCountRow[],
 		latest: latest.results as UnmergeLatestRow[],
 		names: names.results as UnmergeNameRow[],
-		// SQLite's lower() knows only ASCII letters: the email lower-cased as the object's userKey does.
-		users: (users.results as UnmergeUserRow[]).map((row) => (row.user.startsWith("email:") ? { ...row, user: `email:${row.user.slice(6).toLowerCase()}` } : row)),
+		users: (users.results as UnmergeUserRow[]).map((row) => ({ ...row, user: asCollectorKeysUser(row.user) })),
 	};
 }
 
