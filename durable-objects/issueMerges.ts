@@ -116,6 +116,16 @@ export class IssueMerges {
 	}
 
 	/**
+	 * Why an unmerge of `fingerprints` from `from` cannot be made (no such issue, or a fingerprint
+	 * not merged into it), or null: asked before D1's figures are read, so a refusal costs no read.
+	 */
+	unmergeRefusal(from: string, fingerprints: string[]): UnmergeOutcome | null {
+		if (!this.#groups.row(from)) return { status: "no_issue" };
+		const strangers = fingerprints.filter((hash) => this.#into.get(hash) !== from);
+		return strangers.length > 0 ? { status: "not_merged", hashes: strangers } : null;
+	}
+
+	/**
 	 * Sentry's unmerge: the events of `fingerprints`, merged into `from`, go back to issues of their
 	 * own (open, new), and later ones of them too; both sides' counters, names and affected users
 	 * are counted again from their events, those D1 holds (`stored`, read while no batch moves) and
@@ -123,10 +133,8 @@ export class IssueMerges {
 	 * of a transaction, and `forget` the groups and outbox after it.
 	 */
 	unmerge(from: string, fingerprints: string[], stored: UnmergeFigures): UnmergeOutcome {
-		const issue = this.#groups.row(from);
-		if (!issue) return { status: "no_issue" };
-		const strangers = fingerprints.filter((hash) => this.#into.get(hash) !== from);
-		if (strangers.length > 0) return { status: "not_merged", hashes: strangers };
+		const refusal = this.unmergeRefusal(from, fingerprints);
+		if (refusal) return refusal;
 		const fingerprintsJson = JSON.stringify(fingerprints);
 		const waiting = Object.fromEntries(
 			Object.entries(WAITING_QUERIES).map(([name, query]) => [name, this.#sql.exec(query, null, fingerprintsJson, from).toArray()]),

@@ -106,6 +106,8 @@ export class IssueTriage {
 		if (!owner) return { status: "no_issue" };
 		await outbox.flush();
 		const outcome = await outbox.exclusive(async () => {
+			const refusal = merges.unmergeRefusal(from, fingerprints);
+			if (refusal) return refusal;
 			const stored = await storedUnmergeFigures(env.DB, owner.keyId, from, fingerprints);
 			return this.#changeIssues(() => merges.unmerge(from, fingerprints, stored));
 		});

@@ -258,4 +258,18 @@ describe("unmerging (POST /api/issues/:group_hash/unmerge)", () => {
 		expect((await mergedOf(project, alpha)).map((m) => m.group_hash)).toEqual([beta]);
 		expect(await issueOf(project, alpha)).toMatchObject({ count: 4 });
 	});
+
+	it("looks at the issue and the hashes before it reads the events D1 holds: a refusal reads none of them", async ({ expect }) => {
+		const { project, alpha, beta, crash } = await threeIssues();
+		await mergeOk(project, [alpha, beta]);
+		// With the events' table out of reach, any read of it would fail the request with a 500.
+		await env.DB.exec("ALTER TABLE log_events RENAME TO log_events_away");
+		try {
+			expect((await unmerge(project, alpha, [crash])).status).toBe(400);
+			expect((await unmerge(project, seededHash(7), [beta])).status).toBe(404);
+		} finally {
+			await env.DB.exec("ALTER TABLE log_events_away RENAME TO log_events");
+		}
+		expect((await unmerge(project, alpha, [beta])).status).toBe(200);
+	});
 });
