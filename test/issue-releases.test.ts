@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { parseIssueSearch, searchValue, tagSearchToken } from "../domain/api/issues";
+import { parseIssueSearch, searchValue, tagSearchToken } from "../domain/api/issueSearch";
 import { call } from "./helpers";
 import { ingestOk, issueOf, issuesOf, listIssues, ownerWithLogKey, setIssueStatus } from "./logHelpers";
 

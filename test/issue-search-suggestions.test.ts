@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { FIELD_KEYS } from "../domain/api/issues";
+import { FIELD_KEYS } from "../domain/api/issueSearch";
 import { applySuggestion, keySuggestions, type KeyToken, SEARCH_KEYS, type SearchTokenAt, tokenAt, type ValueToken, valueSuggestions } from "../domain/api/issueSearchSuggestions";
 import { OWNER_LIMITS } from "../domain/limits";
 import { prefixPattern, TAG_KEYS, TAG_VALUES } from "../domain/logs/tagSuggestions";

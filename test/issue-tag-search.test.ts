@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { parseIssueSearch, tagSearchToken } from "../domain/api/issues";
+import { parseIssueSearch, tagSearchToken } from "../domain/api/issueSearch";
 import { OWNER_LIMITS } from "../domain/limits";
 import { ingestOk, issuesOf, listIssues, ownerWithLogKey } from "./logHelpers";
 

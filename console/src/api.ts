@@ -40,11 +40,10 @@ export {
 	type IssuePageView,
 	type IssueStatus,
 	type IssueView,
-	parseIssueSearch,
-	searchValue,
 	type StatusDetails,
 	type UnmergeView,
 } from "../../domain/api/issues";
+export { parseIssueSearch, searchValue } from "../../domain/api/issueSearch";
 export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView as ProjectKey } from "../../domain/api/keys";
 export {
 	type CrawlerPurpose,

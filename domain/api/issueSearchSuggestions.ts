@@ -3,7 +3,8 @@
  * cursor completed to one of the list's keys or a tag's, and after `key:` that key's values.
  * Dependency-free: the console bundles it; the API answers the tags' keys and values.
  */
-import { FIELD_KEYS, IS_VALUES, ISSUE_PERIODS, LATEST_RELEASE, PERIOD_KEYS, searchValue, tagKeyName } from "./issues";
+import { ISSUE_PERIODS } from "./issues";
+import { FIELD_KEYS, IS_VALUES, LATEST_RELEASE, PERIOD_KEYS, searchValue, tagKeyName } from "./issueSearch";
 
 /** GET /api/issues/tag-keys: the project's tag keys in order; `partial` when there were more than answered. */
 export interface TagKeysView {

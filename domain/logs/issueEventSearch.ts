@@ -6,7 +6,8 @@
  * that of reading 10,000 events, however many the issue has.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { clientEventIdOf, type EventSearch, type TagSearch } from "../api/issues";
+import { clientEventIdOf } from "../api/issues";
+import type { EventSearch, TagSearch } from "../api/issueSearch";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import { eventTagValue, tagValueMatch } from "./issueTags";

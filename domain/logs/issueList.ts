@@ -6,7 +6,8 @@
  */
 import { and, desc, eq, gte, isNotNull, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
-import { clientEventIdOf, ESCALATING_FOR_MS, type IssueSort, type IssueStatus, type IssueSubstatus, type TagSearch, type UserField } from "../api/issues";
+import { clientEventIdOf, ESCALATING_FOR_MS, type IssueSort, type IssueStatus, type IssueSubstatus } from "../api/issues";
+import type { TagSearch, UserField } from "../api/issueSearch";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import { firstReleaseCondition, tagCondition } from "./issueTags";

@@ -6,7 +6,8 @@
  * page's summary (each tag's most common values) and the issue list's tag search.
  */
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import type { IssueTagsView, IssueTagView, TagSearch } from "../api/issues";
+import type { IssueTagsView, IssueTagView } from "../api/issues";
+import type { TagSearch } from "../api/issueSearch";
 import { deleteRows } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import type { KeyOwner } from "./logStore";

@@ -5,25 +5,27 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import {
-	type EventSearch,
-	eventSearchOf,
 	ignoreConditionView,
-	ISSUE_ONLY_FIELDS,
 	ISSUE_PERIODS,
 	ISSUE_SORTS,
 	ISSUE_STATUSES,
-	parseIssueSearch,
 	type IssueDetailView,
 	type IssueFilterValuesView,
 	type IssuePageView,
 	type IssuePeriod,
-	type IssueSearch,
 	type IssueSort,
 	type IssueView,
 	type MergedFingerprintView,
+} from "../../domain/api/issues";
+import {
+	type EventSearch,
+	eventSearchOf,
+	ISSUE_ONLY_FIELDS,
+	parseIssueSearch,
+	type IssueSearch,
 	namesNewestRelease,
 	withNewestRelease,
-} from "../../domain/api/issues";
+} from "../../domain/api/issueSearch";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";

@@ -1,5 +1,6 @@
 import { Link, useLocation } from "react-router";
-import { type IssueTagView, tagSearchToken } from "../../../domain/api/issues";
+import type { IssueTagView } from "../../../domain/api/issues";
+import { tagSearchToken } from "../../../domain/api/issueSearch";
 import { count, percent, plural } from "../format";
 import { useIssueTags } from "../queries";
 import { issueLink } from "../searchParams";

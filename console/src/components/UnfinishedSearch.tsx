@@ -1,4 +1,4 @@
-import { IS_VALUES } from "../../../domain/api/issues";
+import { IS_VALUES } from "../../../domain/api/issueSearch";
 import type { SearchScope } from "../../../domain/api/issueSearchSuggestions";
 
 /**
