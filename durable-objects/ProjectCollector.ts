@@ -4,7 +4,7 @@ import { sameDigest } from "../domain/crypto";
 import type { IssueActivityView, IssueStatus, StatusDetails } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import type { IssueSnapshot, KeyOwner } from "../domain/logs/logStore";
-import { FEEDBACK_RATE, LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
+import { FEEDBACK_RATE, type RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackOutbox } from "./feedbackOutbox";
 import { LogOutbox } from "./logOutbox";
@@ -14,13 +14,13 @@ import { HeldWindows } from "./heldWindows";
 import { IssueMerges, type UnmergeOutcome } from "./issueMerges";
 import { IssueTriage } from "./issueTriage";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
+import { LogIntake } from "./logIntake";
 import {
 	type FeedbackCommand,
 	type FeedbackOutcome,
 	INVALID_KEY,
 	type KeyCheck,
 	type LogCommand,
-	type LogEventCommand,
 	type LogOutcome,
 	type ProjectCall,
 	type ProjectCallResult,
@@ -45,8 +45,8 @@ const FLUSH_RETRY_MS = 10_000;
  *   feedback forms, loaded from D1 on first use and dropped at once (`keyChanged`, `purge`) on
  *   every change: regeneration, configuration, revocation, the owner's plan, source maps;
  * - the windows: the key's own feedback and log windows, and a window per source IP per key;
- * - issue grouping: turns a group hash into an issue (the one it was merged into, if any), knows
- *   whether it is new, keeps the issue's counters and status;
+ * - issue grouping (LogIntake): turns a group hash into an issue (the one it was merged into, if
+ *   any), knows whether it is new, keeps the issue's counters and status;
  * - the owner's changes to issues (IssueTriage): statuses, merges, deletes, the clean-up's expiry;
  * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
  *   alarm a quarter of a second later, or at once when an owner reads (`flush`).
@@ -70,6 +70,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#merges!: IssueMerges;
 	#outcomes!: LogOutcomes;
 	#triage!: IssueTriage;
+	#intake!: LogIntake;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -98,6 +99,16 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#merges = new IssueMerges(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
+		this.#intake = new LogIntake({
+			storage: this.ctx.storage,
+			windows: this.#windows,
+			groups: this.#groups,
+			merges: this.#merges,
+			logs: this.#logs,
+			clientEventIds: this.#clientEventIds,
+			tookHits: (now, windows) => this.#tookHits(now, windows),
+			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
+		});
 		this.#triage = new IssueTriage({
 			env: this.env,
 			storage: this.ctx.storage,
@@ -228,77 +239,15 @@ export class ProjectCollector extends DurableObject<Env> {
 	// -----------------------------------------------------------------------
 	// Logs
 
-	/**
-	 * Order of answers: key (401/402/403), the IP's window (429), the body the Worker could not
-	 * read or accept (413, 400), a new issue past the project's cap (403), the key's window (429).
-	 * Both windows count only accepted events, so a wrong key or a bad body uses up nothing.
-	 */
+	/** Order of answers: the key's (401/402/403), then LogIntake's. A wrong key uses up no window. */
 	async #ingestLog(c: LogCommand): Promise<LogOutcome> {
 		const admitted = await this.#admit(c, { logs: true });
 		if ("status" in admitted) return admitted;
 		const now = Date.now();
-		const outcome = await this.#ingestAdmitted(c, admitted.key, now);
+		const outcome = await this.#intake.accept(c, admitted.key, now);
 		const counted = countedAs(outcome);
 		if (counted) this.#outcomes.count(counted, now);
 		return outcome;
-	}
-
-	async #ingestAdmitted(c: LogCommand, key: KnownKey["key"], now: number): Promise<LogOutcome> {
-		const ipWindow = { ...LOG_RATE.perIp, name: `logs-ip:${c.ip}` };
-		const ip = this.#windows.peek(now, ipWindow);
-		if (ip.used >= ipWindow.limit) return refused(429, "Too many log events from this address", { retryAfterSeconds: ip.retryAfterSeconds });
-		if ("problem" in c) return { status: "refused", refusal: c.problem };
-		if (c.artifactsVersion !== key.artifactsVersion) return { status: "stale_artifacts", artifactsVersion: key.artifactsVersion };
-
-		const limit = Number.isSafeInteger(key.logsRateLimitPerMinute) && key.logsRateLimitPerMinute > 0 ? key.logsRateLimitPerMinute : LOG_RATE.defaultPerKey;
-		const windows = [ipWindow, { name: "logs", limit, windowSeconds: LOG_RATE.perKeyWindowSeconds }];
-		let outcome: LogOutcome;
-		try {
-			outcome = this.ctx.storage.transactionSync(() => this.#ingest(c.body, now, windows));
-		} catch (err) {
-			// The releases, issues and users noted in memory were rolled back in SQLite.
-			this.#groups.forget();
-			throw err;
-		}
-		if (outcome.status === "accepted" && !outcome.repeat) {
-			// Taken once the event is stored, so one that fails to store uses up nothing.
-			this.#windows.take(now, windows);
-			await this.#tookHits(now, windows);
-			await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
-		}
-		return outcome;
-	}
-
-	#ingest(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
-		// An issue merged into another gives it its events; one opened under the previous grouping rules goes on taking them.
-		let fingerprintHash = c.groupHash;
-		let groupHash = this.#merges.resolve(fingerprintHash);
-		if (!this.#groups.state(groupHash)) {
-			if (c.previousGroupHash === undefined) return { status: "previous_hash_needed" };
-			const previous = c.previousGroupHash;
-			if (previous && this.#groups.state(this.#merges.resolve(previous))) [fingerprintHash, groupHash] = [previous, this.#merges.resolve(previous)];
-		}
-		if (groupHash !== c.groupHash) c = { ...c, groupHash };
-		const group = this.#groups.state(c.groupHash);
-		if (!group && this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM groups`).one().n >= LOG_LIMITS.issuesPerProject) {
-			return refused(
-				403,
-				`The project has reached ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold; issues whose events are past the log retention period are removed`,
-			);
-		}
-
-		// The windows: exact, counting only what was let through (taken by the caller once stored).
-		const window = this.#windows.check(now, windows);
-		if (!window.allowed) return refused(429, "Too many log events for this project key", { retryAfterSeconds: window.retryAfterSeconds });
-
-		// A repeat of an event stored in the last day (an SDK's retry): answered as it was, counted once.
-		if (c.clientEventId !== null && this.#clientEventIds.isRepeat(c.clientEventId, c.receivedAt)) {
-			return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
-		}
-		this.#groups.record(c, group);
-		// The issue its fingerprint opens, kept with an event a merge gave another: what an unmerge moves back.
-		this.#logs.add(c, fingerprintHash === groupHash ? null : fingerprintHash);
-		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
 	}
 
 	// -----------------------------------------------------------------------
