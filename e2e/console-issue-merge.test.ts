@@ -73,12 +73,13 @@ describe("merging issues", () => {
 		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
 		const card = page.getByRole("region", { name: "Merged issues", exact: true });
 		const row = card.locator("tbody tr");
-		await expect.poll(() => row.allInnerTexts()).toEqual([expect.stringMatching(/^\s*Payment failed: card expired\s+2\s+/)]);
+		// Each by its latest event's title and its own hash (two merged issues may share a title).
+		await expect.poll(() => row.allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`^\\s*Payment failed: card expired\\s+${expired.slice(0, 12)}\\s+2\\s+`))]);
 		const events = page.locator(".figure", { has: page.locator(".label", { hasText: /^Events$/ }) }).locator(".value");
 		expect(await events.textContent()).toBe("5");
 		const unmergeButton = card.getByRole("button", { name: "Unmerge…" });
 		expect(await unmergeButton.isDisabled()).toBe(true);
-		await card.getByRole("checkbox", { name: "Unmerge Payment failed: card expired" }).check();
+		await card.getByRole("checkbox", { name: `Unmerge Payment failed: card expired (${expired.slice(0, 12)})`, exact: true }).check();
 		await unmergeButton.click();
 		const dialog = page.getByRole("dialog", { name: "Unmerge" });
 		expect(await dialog.getByText("Unmerge 1 issue from this one? Its events, and later ones, go back to an issue of its own.").isVisible()).toBe(true);

@@ -67,12 +67,14 @@ export function MergedIssues({ project, groupHash }: { project: string; groupHas
 							<tbody>
 								{fingerprints.map((m) => {
 									const title = m.title ?? "No event kept";
+									// Its own hash, as Sentry lists a merged fingerprint: two merged issues may share a title.
+									const shortHash = m.group_hash.slice(0, 12);
 									return (
 										<tr key={m.group_hash}>
 											<td>
 												<input
 													type="checkbox"
-													aria-label={`Unmerge ${title}`}
+													aria-label={`Unmerge ${title} (${shortHash})`}
 													checked={selection.has(m.group_hash)}
 													onChange={(e) => selection.toggle([m.group_hash], e.target.checked)}
 												/>
@@ -89,6 +91,10 @@ export function MergedIssues({ project, groupHash }: { project: string; groupHas
 												) : (
 													<span className="muted">{title}</span>
 												)}
+												<br />
+												<code className="muted small" title={m.group_hash}>
+													{shortHash}
+												</code>
 											</td>
 											<td>{count(m.events)}</td>
 											<td>{m.last_seen ? <time dateTime={m.last_seen} title={utcDateTime(m.last_seen)}>{ago(m.last_seen)}</time> : "—"}</td>
