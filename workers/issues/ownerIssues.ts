@@ -14,6 +14,7 @@ import {
 	ISSUE_STATUSES,
 	parseIssueSearch,
 	type IssueDetailView,
+	type IssueEventView,
 	type IssueFilterValuesView,
 	type IssuePageView,
 	type IssuePeriod,
@@ -27,11 +28,13 @@ import {
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
+import { EVENT_ID_PATTERN, findIssueEvent } from "../../domain/logs/eventById";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { titleOf } from "../../domain/logs/fingerprint";
 import { mergedFingerprintEvents } from "../../domain/logs/issueMerge";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
+import type { LogEvent } from "../../domain/logs/logEvent";
 import { issueReleases, issueTags } from "../../domain/logs/issueTags";
 import {
 	findIssue,
@@ -135,6 +138,11 @@ export function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 		...ignoreConditionView(issue),
 		...(issue.escalatedAt !== null && { escalated_at: date(issue.escalatedAt) }),
 	};
+}
+
+/** A stored event as an issue's page reads it: the event as stored, with its id and when it came. */
+function issueEventView(e: { id: string; receivedAt: Date; event: LogEvent }): IssueEventView {
+	return { id: e.id, received_at: e.receivedAt.toISOString(), ...e.event };
 }
 
 /**
@@ -243,7 +251,7 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 	const detail: IssueDetailView = {
 		...issueView(issue),
 		...(environment === undefined ? {} : { environment }),
-		events: found.events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
+		events: found.events.map(issueEventView),
 		...("matched" in found && { event_search: { searched: found.searched, matched: found.matched } }),
 		...releases,
 		hourly_counts: counts.hourly,
@@ -251,6 +259,30 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		activity,
 	};
 	return json(detail);
+}
+
+const issueEventParams = groupHashParams.extend({
+	event_id: z
+		.string()
+		.regex(EVENT_ID_PATTERN, "must be an event's id: a UUID, or 32 hexadecimal characters")
+		.transform((id) => id.toLowerCase()),
+});
+
+/**
+ * GET /api/issues/:group_hash/events/:event_id?project_name= → one event of the issue, as an entry
+ * of its `events`, by its stored id or its SDK's (Sentry's event detail): what opens a link to an
+ * event older than the newest 100 that the issue's read answers. The key's events are moved to D1 first
+ * (ownIssue), so one just accepted is found too. 404 names what is unknown: the project, the
+ * issue, the event, or that the event is another issue's.
+ */
+export async function readIssueEvent(request: IRequest, env: Env): Promise<Response> {
+	const { event_id } = parseBody(issueEventParams, request.params);
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
+	const found = await findIssueEvent(env, owner, groupHash, event_id);
+	if (!found) throw new HttpError(404, "No such event in this project");
+	if ("heldBy" in found) throw new HttpError(404, `This event belongs to another issue of this project, ${found.heldBy}`);
+	return json(issueEventView(found.event));
 }
 
 /**
