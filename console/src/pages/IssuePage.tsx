@@ -52,6 +52,13 @@ function EventSteps({
 	);
 }
 
+/** What the events table says an event is: its message, else its exception's type and value (Sentry's "Type: value"). */
+function eventMessage(event: IssueDetailView["events"][number]): string {
+	if (event.message) return event.message;
+	const { type, value } = event.exception ?? {};
+	return [type, value].filter(Boolean).join(": ");
+}
+
 /** The event search's box, as the page words it. */
 const EVENT_SEARCH_WORDS = {
 	q: {
@@ -328,6 +335,7 @@ export function IssuePage() {
 									<thead>
 										<tr>
 											<th>Occurred</th>
+											<th>Message</th>
 											<th>Release</th>
 											<th>Environment</th>
 											<th>User</th>
@@ -336,7 +344,7 @@ export function IssuePage() {
 									<tbody>
 										{events.map((e) => (
 											<tr key={e.id} aria-current={e.id === event?.id ? "true" : undefined}>
-												<td>
+												<td className="event-occurred">
 													<button
 														type="button"
 														className="link"
@@ -349,6 +357,9 @@ export function IssuePage() {
 														{utcDateTime(e.timestamp)}
 													</button>
 													{handledOf(e) === "no" && <> <UnhandledTag /></>}
+												</td>
+												<td className="event-message" title={eventMessage(e)}>
+													{eventMessage(e)}
 												</td>
 												<td>{e.release}</td>
 												<td>{e.environment}</td>
