@@ -149,7 +149,8 @@ function issueEventView(e: { id: string; receivedAt: Date; event: LogEvent }): I
  * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=
  * → {issues, next_cursor}: `limit` issues (default and at most 1,000), most recently seen first
  * unless sorted by first seen or count, each with its last 24 hours' hourly counts; `next_cursor`
- * (null on the last page) reads on from the last of them, in the same sort. With `environment`,
+ * (null on the last page) reads on from the last of them, in the same sort; `latest_release` says
+ * what `release:latest` or `firstRelease:latest` in `q` stood for. With `environment`,
  * each issue's count, users, first and last seen and hourly counts are those of that environment,
  * and the sorts follow them.
  */
@@ -158,8 +159,10 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
 	const { text, ...searched } = q ?? {};
 	const { owner, newestRelease } = await ownKeyFlushedFor(env, user.id, project_name, namesNewestRelease(searched));
+	// Which release `latest` stood for: the owner sees what was searched, as the newest can change between two searches.
+	const latest = newestRelease === undefined ? {} : { latest_release: newestRelease };
 	// `release:latest` of a project that has sent no release: no issue was seen in one.
-	if (newestRelease === null) return json({ issues: [], next_cursor: null } satisfies IssuePageView);
+	if (newestRelease === null) return json({ issues: [], next_cursor: null, ...latest } satisfies IssuePageView);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const named = newestRelease === undefined ? searched : withNewestRelease(searched, newestRelease);
 	const { period, first_seen_period, ...filters } = { ...given, ...named, q: text };
@@ -177,6 +180,7 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	return json({
 		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),
 		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...sortValuesOf(last, filters.sort)]) : null,
+		...latest,
 	} satisfies IssuePageView);
 }
 
