@@ -7,12 +7,13 @@ import { api, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
-/** An owner of "shop" signed up from `ip`, a sender of its log messages (answering each one's issue), and a page signed in as them. */
+/** An owner of "shop" signed up from `ip`, a sender of its log messages (answering each one's issue; from an address when given), and a page signed in as them. */
 async function shopOwner(name: string, ip: string) {
 	const { token } = await signUpOwner(stack.worker.url, name, ip);
 	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-	const send = async (message: string) => {
-		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message }) });
+	const send = async (message: string, from?: string) => {
+		const headers = { "x-svc-key": key, "content-type": "application/json", ...(from && { "cf-connecting-ip": from }) };
+		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers, body: JSON.stringify({ message }) });
 		expect(res.status).toBe(200);
 		return ((await res.json()) as { group_hash: string }).group_hash;
 	};
@@ -117,6 +118,39 @@ describe("merging issues", () => {
 		// The event's detail is far above the card: the reader is taken to it, as from the events' list.
 		await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("event-heading");
 		expect(await page.getByRole("region", { name: "Message", exact: true }).textContent()).toContain("Payment failed: card expired");
+		await context.close();
+	});
+
+	it("a merged issue's latest event older than the issue's newest 100 opens too, read alone, from the card or a link", async () => {
+		const { token, send, context, page } = await shopOwner("unmerge-old", "10.98.1.4");
+		const expired = await send("Payment failed: card expired");
+		await api(stack.worker.url, "/api/feedback-key", { method: "PATCH", token, json: { project_name: "shop", logs_rate_limit_per_minute: 6_000 } });
+		// 101 later events of the issue it goes into, each from an address of its own (the per-address window takes 120 a minute).
+		let declined = "";
+		for (let i = 0; i < 101; i++) declined = await send("Payment failed: card declined", `10.98.2.${i + 1}`);
+		await api(stack.worker.url, "/api/issues/merge", { token, json: { project_name: "shop", group_hashes: [declined, expired] } });
+		const { merged } = await api<{ merged: { latest_event_id: string }[] }>(stack.worker.url, `/api/issues/${declined}/merged?project_name=shop`, { token });
+		const { events } = await api<{ events: { id: string }[] }>(stack.worker.url, `/api/issues/${declined}?project_name=shop`, { token });
+		expect(events.map((event) => event.id)).not.toContain(merged[0].latest_event_id);
+
+		const message = page.getByRole("region", { name: "Message", exact: true });
+		const steps = page.getByRole("navigation", { name: "Events of this issue" });
+		// A link to it (a bookmark): shown, not said to be missing.
+		await page.goto(`${stack.worker.url}/issues/shop/${declined}?event=${merged[0].latest_event_id}`);
+		await expect.poll(() => message.textContent()).toContain("Payment failed: card expired");
+		expect(await page.getByTestId("event-not-found").count()).toBe(0);
+		expect(await steps.getByText("Not one of the 100 newest").isVisible()).toBe(true);
+		expect([await steps.getByRole("button", { name: "‹ Newer" }).isDisabled(), await steps.getByRole("button", { name: "Newest" }).isDisabled()]).toEqual([true, false]);
+		expect(await axeViolations(page)).toEqual([]);
+
+		// From the card, the reader taken to it.
+		await page.goto(`${stack.worker.url}/issues/shop/${declined}`);
+		await expect.poll(() => message.textContent()).toContain("Payment failed: card declined");
+		await page.getByRole("region", { name: "Merged issues", exact: true }).getByRole("link", { name: "Payment failed: card expired" }).click();
+		await expect.poll(() => message.textContent()).toContain("Payment failed: card expired");
+		await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("event-heading");
+		expect(await page.getByTestId("event-not-found").count()).toBe(0);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-merged-old-event.png") });
 		await context.close();
 	});
 });

@@ -124,10 +124,14 @@ describe("stepping through its events", () => {
 		const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
 		// Sent in this order; one held for an hour and one for two, as an app offline sends them.
 		const { page, context, pageErrors } = await issuePage("steps", "10.97.0.9", [
-			crash({ type: "generic", handled: true }, { tags: { step: "an hour ago" }, timestamp: at(1) }),
+			crash({ type: "generic", handled: true }, { tags: { step: "an hour ago" }, timestamp: at(1), message: "Paying again after an hour" }),
 			crash({ type: "generic", handled: true }, { tags: { step: "now" } }),
 			crash({ type: "generic", handled: true }, { tags: { step: "two hours ago" }, timestamp: at(2) }),
 		]);
+		// Each event's message in the list, else its exception's type and value, whole in its title.
+		const messages = page.getByRole("region", { name: "Newest events table" }).locator("tbody td.event-message");
+		expect(await messages.allTextContents()).toEqual(["TypeError: x is undefined", "Paying again after an hour", "TypeError: x is undefined"]);
+		expect(await messages.nth(1).getAttribute("title")).toBe("Paying again after an hour");
 		const steps = page.getByRole("navigation", { name: "Events of this issue" });
 		const button = (name: string) => steps.getByRole("button", { name });
 		expect(await tag(page, "step").textContent()).toBe("now");
@@ -236,6 +240,42 @@ describe("in a browser west of UTC", () => {
 		expect(await legend.nth(0).textContent()).toContain(issue.last_seen.slice(0, 10));
 		expect(pageErrors).toEqual([]);
 		await page.screenshot({ path: join(ARTIFACTS, "issue-new-york.png"), fullPage: true });
+		await context.close();
+	});
+});
+
+describe("the newest events on a phone", () => {
+	it("show each event's message on one line, cut with an ellipsis and whole in its title, in a column wide enough to read; the table scrolls sideways", async () => {
+		const long = "Payment provider answered 502 Bad Gateway while confirming the order, retrying with the backup provider in 30 seconds";
+		const { page, context, pageErrors } = await issuePage("phone-messages", "10.97.0.7", [
+			crash({ type: "generic", handled: true }, { message: long }),
+			crash({ type: "generic", handled: true }, { message: "Short" }),
+		]);
+		const table = page.getByRole("region", { name: "Newest events table" });
+		const cells = table.locator("tbody td.event-message");
+		// On a desktop the message has half the table.
+		await expect.poll(() => cells.count()).toBe(2);
+		const [desktopCell, desktopTable] = await Promise.all([cells.nth(1).boundingBox(), table.boundingBox()]);
+		expect(desktopCell?.width).toBeGreaterThanOrEqual((desktopTable?.width ?? 0) * 0.45);
+		await page.setViewportSize({ width: 390, height: 844 });
+		await expect.poll(() => cells.allTextContents()).toEqual(["Short", long]);
+		const measured = await cells.evaluateAll((tds) =>
+			tds.map((td) => ({ cut: td.scrollWidth > td.clientWidth, width: td.getBoundingClientRect().width, ellipsis: getComputedStyle(td).textOverflow })),
+		);
+		expect(measured.map(({ cut, ellipsis }) => ({ cut, ellipsis }))).toEqual([
+			{ cut: false, ellipsis: "ellipsis" },
+			{ cut: true, ellipsis: "ellipsis" },
+		]);
+		// A few words' worth of room, in view beside the time without scrolling.
+		for (const cell of measured) expect(cell.width, JSON.stringify(cell)).toBeGreaterThanOrEqual(150);
+		const [message, box] = await Promise.all([cells.nth(1).boundingBox(), table.boundingBox()]);
+		expect((message?.x ?? 0) + (message?.width ?? 0)).toBeLessThanOrEqual((box?.x ?? 0) + (box?.width ?? 0));
+		expect(await cells.nth(1).getAttribute("title")).toBe(long);
+		// The page itself does not scroll sideways: the table does, inside its box.
+		expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+		expect(await axeViolations(page)).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await page.screenshot({ path: join(ARTIFACTS, "issue-event-messages-390.png"), fullPage: true });
 		await context.close();
 	});
 });

@@ -124,6 +124,19 @@ describe("release:latest in the search box", () => {
 		expect(new URL(page.url()).searchParams.get("release")).toBe(null);
 		expect(await box.inputValue()).toBe("release:latest");
 		expect(await page.getByRole("combobox", { name: /^Release/ }).inputValue()).toBe("");
+		// Under the box, the release latest stood for; gone with a search that does not name it.
+		const latest = page.getByTestId("latest-release");
+		expect(await latest.textContent()).toBe("release:latest is 1.10.0");
+		await box.fill("firstRelease:latest");
+		await box.press("Enter");
+		await expect.poll(() => latest.textContent()).toBe("firstRelease:latest is 1.10.0");
+		await box.fill("Checkout");
+		await box.press("Enter");
+		await expect.poll(titles).toEqual(["Checkout failed"]);
+		expect(await latest.count()).toBe(0);
+		await box.fill("release:latest");
+		await box.press("Enter");
+		await expect.poll(titles).toEqual(["Login failed"]);
 
 		// The syntax says so.
 		const syntax = page.getByRole("group").filter({ hasText: "Search syntax" });

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, it } from "vitest";
 import { ISSUE_SORTS } from "../domain/api/issues";
 import { database } from "../domain/db";
+import { eventsByIdQuery } from "../domain/logs/eventById";
 import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../domain/logs/issueEnvironments";
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
@@ -163,6 +164,15 @@ describe.each([
 			const steps = results.map((row) => row.detail).join("\n");
 			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_group_timestamp_env_idx \(key_id=\? AND group_hash=\?\)/);
 			expect(steps).not.toMatch(/SCAN log_events\b/);
+		});
+
+		it("an event by its id: the stored id found by the primary key, an SDK's by the event id index, never a walk of the key's events", async ({ expect }) => {
+			const { sql, params } = eventsByIdQuery(env, { keyId: "k", userId: "u" }, "a".repeat(32)).toSQL();
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH log_events USING INDEX sqlite_autoindex_log_events_1 \(id=\?\)/);
+			expect(steps).toMatch(/SEARCH log_events USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
+			expect(steps).not.toMatch(/SCAN log_events\b|\(key_id=\?\)/);
 		});
 
 		it.for([undefined, "production"])("a search of an issue's events (environment %s): one walk of its index, each event read by rowid, no sort but of ties", async (environment, { expect }) => {

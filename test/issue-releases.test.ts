@@ -125,6 +125,35 @@ describe("release:latest and firstRelease:latest (Sentry's): the project's newes
 		expect(await titles(project, "release:latest")).toEqual(["Api next"]);
 	});
 
+	it("the list says which release latest stood for (latest_release), only when the search names it", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const send = sender(project);
+		await send("Ten", "1.10.0");
+		await send("Also ten", "1.10.0");
+		await send("Nine", "1.9.0");
+		await send("Candidate", "1.11.0-rc.1");
+		const page = async (query: Record<string, string>) => {
+			const res = await listIssues(project.token, { project_name: project.projectName, ...query });
+			expect(res.status, JSON.stringify(query)).toBe(200);
+			return res.json<Record<string, unknown>>();
+		};
+		for (const q of ["release:latest", "firstRelease:latest", "is:unresolved firstrelease:latest", "release:latest level:error Ten"]) {
+			expect((await page({ q })).latest_release, q).toBe("1.10.0");
+		}
+		// Each page of it, the first and the next.
+		const first = await page({ q: "release:latest", limit: "1" });
+		expect(first).toMatchObject({ latest_release: "1.10.0", next_cursor: expect.any(String) });
+		expect(await page({ q: "release:latest", limit: "1", cursor: String(first.next_cursor) })).toMatchObject({ latest_release: "1.10.0", next_cursor: null });
+		// Not named: a release called latest, quoted or as the parameter; `Latest`; a negation (text); no search.
+		const unnamed: Record<string, string>[] = [{ q: 'release:"latest"' }, { q: "release:Latest" }, { q: "!release:latest" }, { release: "latest" }, { q: "release:1.9.0" }, {}];
+		for (const query of unnamed) {
+			expect(await page(query), JSON.stringify(query)).not.toHaveProperty("latest_release");
+		}
+		// The final version shipped: latest is it now.
+		await send("Candidate", "1.11.0");
+		expect((await page({ q: "release:latest" })).latest_release).toBe("1.11.0");
+	});
+
 	it("a project that has sent no release: latest finds nothing, and is no error", async ({ expect }) => {
 		const project = await ownerWithLogKey();
 		const { group_hash } = await sender(project)("Plain");
@@ -132,7 +161,7 @@ describe("release:latest and firstRelease:latest (Sentry's): the project's newes
 		for (const q of ["release:latest", "firstRelease:latest", "release:latest is:unresolved Plain"]) {
 			const res = await listIssues(project.token, { project_name: project.projectName, q });
 			expect(res.status, q).toBe(200);
-			expect(await res.json(), q).toEqual({ issues: [], next_cursor: null });
+			expect(await res.json(), q).toEqual({ issues: [], next_cursor: null, latest_release: null });
 		}
 		// An issue's events: none matches, and those read are counted.
 		const res = await call(`/api/issues/${group_hash}?${new URLSearchParams({ project_name: project.projectName, q: "release:latest" })}`, { token: project.token });

@@ -39,6 +39,7 @@
  *     GET    /api/issues/tag-keys?project_name=&environment=   the search box's suggestions: the project's tag keys, ≤ 200
  *     GET    /api/issues/tag-values?project_name=&key=&prefix=&environment=&limit=   a tag's values most events carried, ≤ 10
  *     GET    /api/issues/:group_hash?project_name=&environment=&q=   issue, newest events (q: those matching), 24 hourly and 30 daily counts
+ *     GET    /api/issues/:group_hash/events/:event_id?project_name=   one of its events, by its stored id or its SDK's
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     POST   /api/issues/merge                     {project_name, group_hashes: 2–100} → the issue they were merged into
@@ -92,7 +93,7 @@ import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
 import { deleteIssue, deleteIssues, mergeIssues, unmergeIssue, updateIssueStatus, updateIssueStatuses } from "./issues/issueChanges";
-import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
+import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueEvent, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -185,6 +186,7 @@ router
 	.get("/api/issues/tag-keys", ...ownerWithAccess, listTagKeys)
 	.get("/api/issues/tag-values", ...ownerWithAccess, listTagValues)
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
+	.get("/api/issues/:group_hash/events/:event_id", ...ownerWithAccess, readIssueEvent)
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.post("/api/issues/merge", ...ownerWithAccess, mergeIssues)

@@ -7,6 +7,7 @@ import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../d
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
 import type {
 	IssueDetailView,
+	IssueEventView,
 	IssueFilterValuesView,
 	IssuePageView,
 	IssueStatus,
@@ -158,6 +159,9 @@ export const api = {
 	/** With `search` (`q`), the issue's events that match it (parseIssueSearch's syntax, the keys about events). */
 	readIssue: (project_name: string, groupHash: string, environment?: string, search?: string, signal?: AbortSignal) =>
 		request<IssueDetailView>("GET", `/api/issues/${groupHash}?${q({ project_name, environment, q: search })}`, undefined, signal),
+	/** One event of the issue, whatever its age, by its stored id or the id its SDK gave it. */
+	readIssueEvent: (project_name: string, groupHash: string, eventId: string, signal?: AbortSignal) =>
+		request<IssueEventView>("GET", `/api/issues/${groupHash}/events/${encodeURIComponent(eventId)}?${q({ project_name })}`, undefined, signal),
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
 	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),

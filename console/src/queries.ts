@@ -116,6 +116,14 @@ export const useIssueEventSearch = (project: string, groupHash: string, environm
 		placeholderData: keepPreviousData,
 	});
 
+/** One event of the issue by its id, read alone (one the issue's newest events do not hold); nothing is asked without one. */
+export const useIssueEvent = (project: string, groupHash: string, eventId?: string) =>
+	useQuery({
+		queryKey: [...keys.issues(project), "event", groupHash, eventId],
+		queryFn: ({ signal }) => api.readIssueEvent(project, groupHash, eventId ?? "", signal),
+		enabled: eventId !== undefined,
+	});
+
 /** The tags of the issue's events (in `environment` when named). */
 export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });

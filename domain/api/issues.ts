@@ -98,6 +98,11 @@ interface IssueListItemView extends IssueView {
 export interface IssuePageView {
 	issues: IssueListItemView[];
 	next_cursor: string | null;
+	/**
+	 * With a search naming `release:latest` or `firstRelease:latest` only: the release `latest`
+	 * stood for, the project's newest (null when it has sent none).
+	 */
+	latest_release?: string | null;
 }
 
 /** What the list's environment and release filters can take: environments by name, releases newest first. */

@@ -10,6 +10,7 @@ import {
 	ISSUE_SORTS,
 	ISSUE_STATUSES,
 	type IssueDetailView,
+	type IssueEventView,
 	type IssueFilterValuesView,
 	type IssuePageView,
 	type IssuePeriod,
@@ -29,11 +30,13 @@ import {
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
 import { LOG_OUTCOMES, type LogOutcomesView, noOutcomes } from "../../domain/api/logOutcomes";
 import { DAY_MS } from "../../domain/analytics/rollups";
+import { EVENT_ID_PATTERN, findIssueEvent } from "../../domain/logs/eventById";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { titleOf } from "../../domain/logs/fingerprint";
 import { mergedFingerprintEvents } from "../../domain/logs/issueMerge";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
+import type { LogEvent } from "../../domain/logs/logEvent";
 import { issueReleases, issueTags } from "../../domain/logs/issueTags";
 import {
 	findIssue,
@@ -139,11 +142,17 @@ export function issueView(issue: IssueRow | IssueSnapshot): IssueView {
 	};
 }
 
+/** A stored event as an issue's page reads it: the event as stored, with its id and when it came. */
+function issueEventView(e: { id: string; receivedAt: Date; event: LogEvent }): IssueEventView {
+	return { id: e.id, received_at: e.receivedAt.toISOString(), ...e.event };
+}
+
 /**
  * GET /api/issues?project_name=&status=&environment=&release=&q=&sort=&user=&period=&limit=&cursor=
  * → {issues, next_cursor}: `limit` issues (default and at most 1,000), most recently seen first
  * unless sorted by first seen or count, each with its last 24 hours' hourly counts; `next_cursor`
- * (null on the last page) reads on from the last of them, in the same sort. With `environment`,
+ * (null on the last page) reads on from the last of them, in the same sort; `latest_release` says
+ * what `release:latest` or `firstRelease:latest` in `q` stood for. With `environment`,
  * each issue's count, users, first and last seen and hourly counts are those of that environment,
  * and the sorts follow them.
  */
@@ -152,8 +161,10 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	const { project_name, cursor, limit, q, ...given } = parseBody(listQuerySchema, request.query);
 	const { text, ...searched } = q ?? {};
 	const { owner, newestRelease } = await ownKeyFlushedFor(env, user.id, project_name, namesNewestRelease(searched));
+	// Which release `latest` stood for: the owner sees what was searched, as the newest can change between two searches.
+	const latest = newestRelease === undefined ? {} : { latest_release: newestRelease };
 	// `release:latest` of a project that has sent no release: no issue was seen in one.
-	if (newestRelease === null) return json({ issues: [], next_cursor: null } satisfies IssuePageView);
+	if (newestRelease === null) return json({ issues: [], next_cursor: null, ...latest } satisfies IssuePageView);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const named = newestRelease === undefined ? searched : withNewestRelease(searched, newestRelease);
 	const { period, first_seen_period, ...filters } = { ...given, ...named, q: text };
@@ -171,6 +182,7 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	return json({
 		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),
 		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...sortValuesOf(last, filters.sort)]) : null,
+		...latest,
 	} satisfies IssuePageView);
 }
 
@@ -245,7 +257,7 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 	const detail: IssueDetailView = {
 		...issueView(issue),
 		...(environment === undefined ? {} : { environment }),
-		events: found.events.map((e) => ({ id: e.id, received_at: e.receivedAt.toISOString(), ...e.event })),
+		events: found.events.map(issueEventView),
 		...("matched" in found && { event_search: { searched: found.searched, matched: found.matched } }),
 		...releases,
 		hourly_counts: counts.hourly,
@@ -253,6 +265,30 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		activity,
 	};
 	return json(detail);
+}
+
+const issueEventParams = groupHashParams.extend({
+	event_id: z
+		.string()
+		.regex(EVENT_ID_PATTERN, "must be an event's id: a UUID, or 32 hexadecimal characters")
+		.transform((id) => id.toLowerCase()),
+});
+
+/**
+ * GET /api/issues/:group_hash/events/:event_id?project_name= → one event of the issue, as an entry
+ * of its `events`, by its stored id or its SDK's (Sentry's event detail): what opens a link to an
+ * event older than the newest 100 that the issue's read answers. The key's events are moved to D1 first
+ * (ownIssue), so one just accepted is found too. 404 names what is unknown: the project, the
+ * issue, the event, or that the event is another issue's.
+ */
+export async function readIssueEvent(request: IRequest, env: Env): Promise<Response> {
+	const { event_id } = parseBody(issueEventParams, request.params);
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
+	const found = await findIssueEvent(env, owner, groupHash, event_id);
+	if (!found) throw new HttpError(404, "No such event in this project");
+	if ("heldBy" in found) throw new HttpError(404, `This event belongs to another issue of this project, ${found.heldBy}`);
+	return json(issueEventView(found.event));
 }
 
 /**

@@ -18,7 +18,7 @@ import { SearchSuggestions } from "../components/SearchSuggestions";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../../domain/api/issueSearchSuggestions";
 import { UnhandledTag } from "../components/UnhandledTag";
 import { ago, count, plural, utcDateTime } from "../format";
-import { useDeleteIssues, useIssue, useIssueEventSearch, useSetIssueStatus } from "../queries";
+import { useDeleteIssues, useIssue, useIssueEvent, useIssueEventSearch, useSetIssueStatus } from "../queries";
 import { issueLink, issueListLink, useSearch } from "../searchParams";
 import { STATUS_LABELS } from "./IssuesPage";
 
@@ -31,10 +31,11 @@ function EventSteps({
 	onChoose,
 }: { events: IssueDetailView["events"]; shown: IssueDetailView["events"][number]; searched: boolean; onChoose: (id: string) => void }) {
 	const at = events.indexOf(shown);
+	// An event read alone, not among those held: none of them is known to be next to it.
 	const steps: [label: string, index: number][] = [
 		["Newest", 0],
-		["‹ Newer", at - 1],
-		["Older ›", at + 1],
+		["‹ Newer", at < 0 ? -1 : at - 1],
+		["Older ›", at < 0 ? -1 : at + 1],
 		["Oldest", events.length - 1],
 	];
 	return (
@@ -45,10 +46,17 @@ function EventSteps({
 				</button>
 			))}
 			<span className="muted small">
-				{count(at + 1)} of the {count(events.length)} newest{searched ? " that match" : ""}
+				{at < 0 ? "Not one" : count(at + 1)} of the {count(events.length)} newest{searched ? " that match" : ""}
 			</span>
 		</nav>
 	);
+}
+
+/** What the events table says an event is: its message, else its exception's type and value (Sentry's "Type: value"). */
+function eventMessage(event: IssueDetailView["events"][number]): string {
+	if (event.message) return event.message;
+	const { type, value } = event.exception ?? {};
+	return [type, value].filter(Boolean).join(": ");
 }
 
 /** The event search's box, as the page words it. */
@@ -182,10 +190,17 @@ export function IssuePage() {
 	const wanted = search.get("event");
 	const wantedEventId = clientEventIdOf(wanted);
 	const chosen = events.find((e) => e.id === wanted || (wantedEventId !== null && e.event_id === wantedEventId));
-	const event = chosen ?? events[0];
-	// A linked event the page does not hold: of another issue, expired, or older than those read.
-	const held = q ? eventSearch.data?.event_search?.matched : data?.count;
-	const missing = wanted && !chosen && event ? { id: wanted, older: held !== undefined && held > events.length } : null;
+	// A linked event the newest do not hold (older than them: a merged issue's latest, an old link) is
+	// read alone; not during a search, whose matches are what the page shows and steps through.
+	const lookup = wanted && !q && data && !chosen && wantedEventId !== null ? wanted : undefined;
+	const alone = useIssueEvent(project, hash, lookup);
+	const refused = alone.error instanceof ApiError && (alone.error.status === 404 || alone.error.status === 400);
+	const waiting = lookup !== undefined && alone.isPending;
+	const event = chosen ?? (lookup ? alone.data : undefined) ?? (waiting ? undefined : events[0]);
+	// A linked event not found: of another issue, expired, or (in a search) not matching or older than those read.
+	const held = eventSearch.data?.event_search?.matched;
+	const missing =
+		wanted && !chosen && event && (q || wantedEventId === null || refused) ? { id: wanted, older: q !== undefined && held !== undefined && held > events.length } : null;
 	// A link to an issue merged into another (a bookmark, an old alert): on to that issue, as Sentry goes, which says so.
 	const mergedInto = issue.error instanceof ApiError ? issue.error.details.merged_into : undefined;
 	if (typeof mergedInto === "string") return <Navigate to={issueLink(project, mergedInto)} replace state={{ ...state, mergedFrom: hash }} />;
@@ -283,26 +298,33 @@ export function IssuePage() {
 							belong to another issue. The newest {q ? "match" : "event"} is shown instead.
 						</p>
 					)}
-					{event && (
+					{(event || waiting) && (
 						<>
+							{/* One heading while the linked event is read and once it is: focus taken to it stays. */}
 							<h2 id="event-heading" tabIndex={-1}>
-								Event {event === events[0] ? (q ? "(newest match)" : "(newest)") : ""} <span className="muted">{utcDateTime(event.timestamp)}</span>
+								Event {event === events[0] ? (q ? "(newest match)" : "(newest)") : ""}{" "}
+								{event && <span className="muted">{utcDateTime(event.timestamp)}</span>}
 								{/* A minute apart or more: the SDK held the event (offline, batched) or its clock is off. */}
-								{Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
+								{event && Math.abs(Date.parse(event.received_at) - Date.parse(event.timestamp)) >= 60_000 && (
 									<span className="muted small"> received {utcDateTime(event.received_at)}</span>
 								)}
 								{/* The time the SDK sent, corrected: the sender's clock runs fast, or is set hours off. */}
-								{event.original_timestamp && (
+								{event?.original_timestamp && (
 									<span className="muted small">
 										{" "}
 										dated {utcDateTime(event.original_timestamp)} by a clock that runs {event.original_timestamp > event.timestamp ? "ahead" : "behind"}
 									</span>
 								)}
 								{/* The id the SDK gave it: what Sentry.lastEventId() and a report dialog show the person who ran into it. */}
-								{event.event_id && <span className="muted small"> ID {event.event_id}</span>}
+								{event?.event_id && <span className="muted small"> ID {event.event_id}</span>}
 							</h2>
-							<EventSteps events={events} shown={event} searched={q !== undefined} onChoose={(id) => change({ event: id })} />
-							<EventDetail event={event} />
+							{lookup && !refused && !alone.data && <QueryState query={alone} loading="Loading the linked event…" empty="" isEmpty={() => false} />}
+							{event && (
+								<>
+									<EventSteps events={events} shown={event} searched={q !== undefined} onChoose={(id) => change({ event: id })} />
+									<EventDetail event={event} />
+								</>
+							)}
 						</>
 					)}
 					{events.length > 0 && (
@@ -313,6 +335,7 @@ export function IssuePage() {
 									<thead>
 										<tr>
 											<th>Occurred</th>
+											<th>Message</th>
 											<th>Release</th>
 											<th>Environment</th>
 											<th>User</th>
@@ -321,7 +344,7 @@ export function IssuePage() {
 									<tbody>
 										{events.map((e) => (
 											<tr key={e.id} aria-current={e.id === event?.id ? "true" : undefined}>
-												<td>
+												<td className="event-occurred">
 													<button
 														type="button"
 														className="link"
@@ -334,6 +357,9 @@ export function IssuePage() {
 														{utcDateTime(e.timestamp)}
 													</button>
 													{handledOf(e) === "no" && <> <UnhandledTag /></>}
+												</td>
+												<td className="event-message" title={eventMessage(e)}>
+													{eventMessage(e)}
 												</td>
 												<td>{e.release}</td>
 												<td>{e.environment}</td>

@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useId, useState } from "react";
 import { Link, useParams } from "react-router";
 import { clientEventIdOf, ISSUE_SORTS, ISSUE_STATUSES, type IssueFilters, type IssuePeriod, type IssueStatus, parseIssueSearch, type StatusDetails } from "../api";
 import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreActions";
+import { LatestRelease } from "../components/LatestRelease";
 import { ResolveActions } from "../components/ResolveActions";
 import { incompleteKey, UnfinishedSearch } from "../components/UnfinishedSearch";
 import { lastUsed } from "../components/lastUsed";
@@ -237,6 +238,8 @@ export function IssuesPage() {
 				)}
 			</form>
 			{incomplete && <UnfinishedSearch unfinished={incomplete} id={incompleteId} />}
+			{/* Not the answer to the search before, shown while this one is read. */}
+			{!issues.isPlaceholderData && <LatestRelease q={filters.q} release={issues.data?.pages[0]?.latest_release} />}
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
