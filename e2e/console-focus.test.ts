@@ -106,3 +106,40 @@ it("puts focus on the new page's heading after a navigation, and on the next ite
 	await page.getByText("No sites yet: add one to see its visitors.").waitFor();
 	await expect.poll(() => focused(page)).toBe("h1: Analytics");
 });
+
+it("keeps focus on a control disabled while its action runs: a switch, Save, the next page of a list", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "focus-pending", "10.94.0.2");
+	await api(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "Shop" } });
+	const { user } = await api<{ user: { id: string } }>(stack.worker.url, "/api/auth/me", { token });
+	const env = await stack.worker.server.getWorker<{ DB: Database }>().getEnv();
+	// Three of the list's pages (50 items each) in part: Show older feedback stays after the second.
+	for (let i = 0; i < 101; i++) {
+		await env.DB.prepare("INSERT INTO feedback (id, user_id, project_name, type, status, data, created_at) VALUES (?, ?, 'Shop', 'issue', 'open', ?, ?)")
+			.bind(`pending-${i}`, user.id, JSON.stringify({ title: `Report ${i}` }), Date.now() - i * 60_000)
+			.run();
+	}
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	/** Presses `key` on `control`, waits for its action to end (`done`, the control enabled again, the page drawn), and answers whether focus is on it. */
+	const keepsFocus = async (control: ReturnType<Page["getByRole"]>, key: string, done: () => Promise<unknown>) => {
+		await control.focus();
+		const ended = done();
+		await page.keyboard.press(key);
+		await ended;
+		await expect.poll(() => control.isEnabled()).toBe(true);
+		await page.evaluate(() => new Promise(requestAnimationFrame));
+		return control.evaluate((element) => element === document.activeElement);
+	};
+
+	await page.goto(`${stack.worker.url}/projects/Shop`);
+	const logs = page.getByRole("checkbox", { name: /^App Logs accepted/ });
+	const saved = () => page.waitForResponse((response) => response.url().endsWith("/api/feedback-key") && response.request().method() === "PATCH");
+	expect(await keepsFocus(logs, "Space", saved), "the App Logs switch").toBe(true);
+	expect(await logs.isChecked()).toBe(false);
+	expect(await keepsFocus(page.getByRole("button", { name: "Save limits" }), "Enter", saved), "Save limits").toBe(true);
+
+	await page.goto(`${stack.worker.url}/feedback/Shop`);
+	await page.getByRole("link", { name: "Report 0", exact: true }).waitFor();
+	const older = page.getByRole("button", { name: "Show older feedback" });
+	expect(await keepsFocus(older, "Enter", () => page.getByRole("link", { name: "Report 50" }).waitFor()), "Show older feedback").toBe(true);
+});

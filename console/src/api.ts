@@ -144,8 +144,22 @@ export const api = {
 	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; q?: string; cursor?: string; limit: number }, signal?: AbortSignal) =>
 		request<FeedbackPageView>("GET", `/api/feedback?${q({ project_name, ...filters, limit: String(filters.limit) })}`, undefined, signal),
 	readFeedback: (id: string) => request<FeedbackRecordView>("GET", `/api/feedback/${encodeURIComponent(id)}`),
-	setFeedbackStatus: (ids: string[], status: FeedbackStatus) => request<{ updated: number }>("PATCH", "/api/feedback", { ids, status }),
-	deleteFeedback: (ids: string[]) => request<{ deleted: number }>("DELETE", "/api/feedback", { ids }),
+	/** One status for many items: the server takes OWNER_LIMITS.feedbackMutationIds a request (a list read whole holds more), so more go in turn. */
+	async setFeedbackStatus(ids: string[], status: FeedbackStatus): Promise<{ updated: number }> {
+		let updated = 0;
+		for (let start = 0; start < ids.length; start += OWNER_LIMITS.feedbackMutationIds) {
+			updated += (await request<{ updated: number }>("PATCH", "/api/feedback", { ids: ids.slice(start, start + OWNER_LIMITS.feedbackMutationIds), status })).updated;
+		}
+		return { updated };
+	},
+	/** Many items at once, OWNER_LIMITS.feedbackMutationIds a request, as setFeedbackStatus. */
+	async deleteFeedback(ids: string[]): Promise<{ deleted: number }> {
+		let deleted = 0;
+		for (let start = 0; start < ids.length; start += OWNER_LIMITS.feedbackMutationIds) {
+			deleted += (await request<{ deleted: number }>("DELETE", "/api/feedback", { ids: ids.slice(start, start + OWNER_LIMITS.feedbackMutationIds) })).deleted;
+		}
+		return { deleted };
+	},
 
 	/** One page of the list; `cursor` is the previous page's `next_cursor`, in the same sort. */
 	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>

@@ -82,3 +82,36 @@ export function keepFocusThroughRemoval(control: HTMLElement) {
 	}
 	observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
 }
+
+/**
+ * Keeps focus on a control disabled while its action runs (a save, a switch's change, the next
+ * page's read): the browser drops focus to the body when the focused control is disabled, so a
+ * keyboard or screen-reader user pressed Save and was sent back to the top. Once the control is
+ * enabled again (within REMOVAL_WAIT_MS), and focus has gone nowhere else meanwhile, it goes back
+ * to the control. Installed once; the answer uninstalls it.
+ */
+export function keepFocusThroughPending(): () => void {
+	let focused: Element | null = null;
+	let held: { control: HTMLElement; since: number } | null = null;
+	const onFocusIn = (event: FocusEvent) => {
+		focused = event.target as Element;
+		held = null;
+	};
+	const observer = new MutationObserver((records) => {
+		for (const { target } of records) {
+			if (!(target instanceof HTMLElement)) continue;
+			// The browser moves focus off a disabled control when it next draws, not yet.
+			if (target === focused && target.matches(":disabled")) held = { control: target, since: Date.now() };
+			else if (held?.control === target && !target.matches(":disabled")) {
+				if (focusLost() && target.isConnected && Date.now() - held.since < REMOVAL_WAIT_MS) target.focus();
+				held = null;
+			}
+		}
+	});
+	document.addEventListener("focusin", onFocusIn);
+	observer.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["disabled"] });
+	return () => {
+		document.removeEventListener("focusin", onFocusIn);
+		observer.disconnect();
+	};
+}

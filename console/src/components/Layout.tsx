@@ -2,7 +2,7 @@ import { type ReactNode, Suspense, useEffect, useRef } from "react";
 import { ErrorBoundary, type FallbackProps } from "react-error-boundary";
 import { NavLink, useLocation, useNavigationType } from "react-router";
 import type { User } from "../api";
-import { focusPageHeading } from "../focus";
+import { focusPageHeading, keepFocusThroughPending } from "../focus";
 import { utcDate, utcDateTime } from "../format";
 import { useProjects, useSites } from "../queries";
 import { useSession } from "../session";
@@ -51,6 +51,7 @@ export function Layout({ children }: { children: ReactNode }) {
 	const { project, site } = useCurrentScope();
 	const { pathname } = useLocation();
 	useFocusOnNavigation(pathname);
+	useEffect(keepFocusThroughPending, []);
 	if (!user) return null;
 	const areas: Array<[string, string]> = [
 		["Projects", "/projects"],

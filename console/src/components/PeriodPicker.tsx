@@ -1,4 +1,4 @@
-import { useCallback } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useSearchParams } from "react-router";
 import { customDates, isCustomRange, isPeriod, type PeriodChoice, PERIODS, periodOf, stepPeriod } from "../period";
 import { useSearch } from "../searchParams";
@@ -23,6 +23,45 @@ function useChoosePeriod() {
 
 const days = (choice: PeriodChoice | null) =>
 	choice && (choice.period === "custom" ? `${choice.from} to ${choice.to}` : PERIODS.find(([value]) => value === choice.period)?.[1]);
+
+/**
+ * A whole date: a date field is empty while one of its parts is (a day's first digit, 0, typed),
+ * and holds the year 2 as 0002 until the year's other digits come.
+ */
+const wholeDate = (day: string) => /^[1-9]\d{3}-\d{2}-\d{2}$/.test(day);
+
+/**
+ * A custom period's first or last day. Typed digit by digit, a date field changes at each digit,
+ * and the address follows in a transition: held to the address alone, the field was set back to
+ * the address's day in between, which ends the browser's typing in it (11 typed as a month came
+ * out 01, and the year went astray). The field keeps what is typed; the address takes each whole
+ * date, and the field follows the address again (a step of the period, Back) while not in use.
+ */
+function DayField({ label, day, min, max, onDay }: { label: string; day: string; min?: string; max?: string; onDay: (day: string) => void }) {
+	const [typed, setTyped] = useState(day);
+	const field = useRef<HTMLInputElement>(null);
+	useEffect(() => {
+		if (document.activeElement !== field.current) setTyped(day);
+	}, [day]);
+	return (
+		<label className="inline">
+			{label}
+			<input
+				ref={field}
+				type="date"
+				value={typed}
+				min={min}
+				max={max}
+				onChange={(e) => {
+					setTyped(e.target.value);
+					if (wholeDate(e.target.value)) onDay(e.target.value);
+				}}
+				// A date left half typed (or emptied) is not the period's: the field shows the period's day again.
+				onBlur={() => setTyped(day)}
+			/>
+		</label>
+	);
+}
 
 export function PeriodPicker() {
 	const [search, set] = useSearch();
@@ -67,14 +106,8 @@ export function PeriodPicker() {
 			<span className="muted">UTC days</span>
 			{period === "custom" && (
 				<>
-					<label className="inline">
-						From
-						<input type="date" value={search.get("from") ?? ""} max={search.get("to") ?? undefined} onChange={(e) => set({ from: e.target.value })} />
-					</label>
-					<label className="inline">
-						To
-						<input type="date" value={search.get("to") ?? ""} min={search.get("from") ?? undefined} onChange={(e) => set({ to: e.target.value })} />
-					</label>
+					<DayField label="From" day={search.get("from") ?? ""} max={search.get("to") ?? undefined} onDay={(from) => set({ from })} />
+					<DayField label="To" day={search.get("to") ?? ""} min={search.get("from") ?? undefined} onDay={(to) => set({ to })} />
 					{/* Typed dates can pass min and max: the figures below are then the default period's, and this says so (not before any date is given). */}
 					{(search.get("from") || search.get("to")) && !isCustomRange(search.get("from"), search.get("to")) && (
 						<span className="error" role="alert">

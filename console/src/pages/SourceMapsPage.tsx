@@ -111,12 +111,12 @@ function ArtifactRow({ artifact, onDelete }: { artifact: Artifact; onDelete: () 
 	return (
 		<tr>
 			<td>{artifact.release ?? <span className="muted">none</span>}</td>
-			<td>
+			<td className="long-code">
 				<code>{artifact.url}</code>
 			</td>
 			<td>{artifact.type.replace("_", " ")}</td>
 			<td className="num">{size(artifact.size)}</td>
-			<td>{artifact.debug_id ? <code>{artifact.debug_id}</code> : <span className="muted">none</span>}</td>
+			<td className={artifact.debug_id ? "long-code" : undefined}>{artifact.debug_id ? <code>{artifact.debug_id}</code> : <span className="muted">none</span>}</td>
 			<td>{utcDate(artifact.used_at)}</td>
 			<td>
 				<ConfirmButton question={`Delete ${artifact.url}?`} confirmLabel="Delete file" removes onConfirm={onDelete}>
