@@ -103,6 +103,18 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
 	return payload as T;
 }
 
+/**
+ * Many ids changed at once, `most` a request (the server's limit; a list read whole holds more):
+ * the requests go in turn, and their answers come back in order.
+ */
+async function inTurn<T>(ids: string[], most: number, send: (part: string[]) => Promise<T>): Promise<T[]> {
+	const answers: T[] = [];
+	for (let start = 0; start < ids.length; start += most) answers.push(await send(ids.slice(start, start + most)));
+	return answers;
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
 /** A query string of the parameters that have a value. */
 const q = (params: Record<string, string | undefined>) =>
 	new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== "")).toString();
@@ -144,22 +156,14 @@ export const api = {
 	listFeedback: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; q?: string; cursor?: string; limit: number }, signal?: AbortSignal) =>
 		request<FeedbackPageView>("GET", `/api/feedback?${q({ project_name, ...filters, limit: String(filters.limit) })}`, undefined, signal),
 	readFeedback: (id: string) => request<FeedbackRecordView>("GET", `/api/feedback/${encodeURIComponent(id)}`),
-	/** One status for many items: the server takes OWNER_LIMITS.feedbackMutationIds a request (a list read whole holds more), so more go in turn. */
-	async setFeedbackStatus(ids: string[], status: FeedbackStatus): Promise<{ updated: number }> {
-		let updated = 0;
-		for (let start = 0; start < ids.length; start += OWNER_LIMITS.feedbackMutationIds) {
-			updated += (await request<{ updated: number }>("PATCH", "/api/feedback", { ids: ids.slice(start, start + OWNER_LIMITS.feedbackMutationIds), status })).updated;
-		}
-		return { updated };
-	},
-	/** Many items at once, OWNER_LIMITS.feedbackMutationIds a request, as setFeedbackStatus. */
-	async deleteFeedback(ids: string[]): Promise<{ deleted: number }> {
-		let deleted = 0;
-		for (let start = 0; start < ids.length; start += OWNER_LIMITS.feedbackMutationIds) {
-			deleted += (await request<{ deleted: number }>("DELETE", "/api/feedback", { ids: ids.slice(start, start + OWNER_LIMITS.feedbackMutationIds) })).deleted;
-		}
-		return { deleted };
-	},
+	/** One status for many items, OWNER_LIMITS.feedbackMutationIds a request. */
+	setFeedbackStatus: async (ids: string[], status: FeedbackStatus) => ({
+		updated: sum(await inTurn(ids, OWNER_LIMITS.feedbackMutationIds, async (part) => (await request<{ updated: number }>("PATCH", "/api/feedback", { ids: part, status })).updated)),
+	}),
+	/** Many items at once, OWNER_LIMITS.feedbackMutationIds a request. */
+	deleteFeedback: async (ids: string[]) => ({
+		deleted: sum(await inTurn(ids, OWNER_LIMITS.feedbackMutationIds, async (part) => (await request<{ deleted: number }>("DELETE", "/api/feedback", { ids: part })).deleted)),
+	}),
 
 	/** One page of the list; `cursor` is the previous page's `next_cursor`, in the same sort. */
 	listIssues: (project_name: string, filters: IssueFilters, page: { cursor?: string; limit?: number }, signal?: AbortSignal) =>
@@ -179,16 +183,12 @@ export const api = {
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
 	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),
-	/** Many issues at once, OWNER_LIMITS.issueMutationHashes a request, as setIssueStatuses. */
+	/** Many issues at once, OWNER_LIMITS.issueMutationHashes a request. */
 	async deleteIssues(project_name: string, groupHashes: string[]): Promise<{ deleted: number; events: number }> {
-		const total = { deleted: 0, events: 0 };
-		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
-			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
-			const { deleted, events } = await request<{ deleted: number; events: number }>("DELETE", "/api/issues", { project_name, group_hashes });
-			total.deleted += deleted;
-			total.events += events;
-		}
-		return total;
+		const answers = await inTurn(groupHashes, OWNER_LIMITS.issueMutationHashes, (group_hashes) =>
+			request<{ deleted: number; events: number }>("DELETE", "/api/issues", { project_name, group_hashes }),
+		);
+		return { deleted: sum(answers.map((a) => a.deleted)), events: sum(answers.map((a) => a.events)) };
 	},
 	/** Sentry's merge: the issues become the one of them with the most events, which is answered. */
 	mergeIssues: (project_name: string, groupHashes: string[]) => request<IssueView>("POST", "/api/issues/merge", { project_name, group_hashes: groupHashes }),
@@ -200,14 +200,12 @@ export const api = {
 		request<UnmergeView>("POST", `/api/issues/${groupHash}/unmerge`, { project_name, group_hashes: groupHashes }),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, details: StatusDetails = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...detailFields(details) }),
-	/** One status for many issues: the server takes OWNER_LIMITS.issueMutationHashes a request, so more go in turn. */
+	/** One status for many issues, OWNER_LIMITS.issueMutationHashes a request. */
 	async setIssueStatuses(project_name: string, groupHashes: string[], status: IssueStatus, details: StatusDetails = {}): Promise<IssueView[]> {
-		const changed: IssueView[] = [];
-		for (let start = 0; start < groupHashes.length; start += OWNER_LIMITS.issueMutationHashes) {
-			const group_hashes = groupHashes.slice(start, start + OWNER_LIMITS.issueMutationHashes);
-			changed.push(...(await request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status, ...detailFields(details) })).issues);
-		}
-		return changed;
+		const answers = await inTurn(groupHashes, OWNER_LIMITS.issueMutationHashes, (group_hashes) =>
+			request<{ issues: IssueView[] }>("PATCH", "/api/issues", { project_name, group_hashes, status, ...detailFields(details) }),
+		);
+		return answers.flatMap((a) => a.issues);
 	},
 	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),
 
