@@ -37,6 +37,20 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
+	it("says which member or parameter was left out, in words, not zod's types", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
+		const noStatus = await call(`/api/issues/${group_hash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName } });
+		expect(noStatus.status).toBe(400);
+		expect((await noStatus.json<Json>()).error).toBe("Invalid request: status: is required");
+		const noProject = await call(`/api/issues/${group_hash}`, { token: owner.token });
+		expect(noProject.status).toBe(400);
+		expect((await noProject.json<Json>()).error).toBe("Invalid request: project_name: is required");
+		// A value of the wrong type keeps its own words.
+		const numberStatus = await setIssueStatus(owner.token, owner.projectName, group_hash, 5);
+		expect((await numberStatus.json<Json>()).error).not.toContain("is required");
+	});
+
 	it("a new event on a resolved issue reopens it (a regression)", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });

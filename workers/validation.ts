@@ -1,9 +1,16 @@
 import { z } from "zod";
 import { HttpError } from "./http";
 
+/**
+ * A field left out says so (`project_name: is required`), where zod's own words are about types
+ * (`expected string, received undefined`); a schema's own message for it comes first.
+ */
+const missingField: z.core.$ZodErrorMap = (issue) =>
+	(issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined ? "is required" : undefined;
+
 /** Validates at the edge: a zod failure becomes a 400 naming each offending field. */
 export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-	const result = schema.safeParse(data);
+	const result = schema.safeParse(data, { error: missingField });
 	if (result.success) return result.data;
 	const problems = result.error.issues.map((issue) => {
 		const path = issue.path.join(".");
