@@ -253,6 +253,9 @@ const mappedOrderFrame = (fn: string | null, line: number, source: string): Fram
 });
 const emptyCartIn = (from: (event: Event) => Event, frames: Frame[], mechanism = "onerror") =>
 	from(values(exc("TypeError", "cannot submit an empty cart", frames, { type: mechanism, handled: false })));
+/** A frame of a Worker's bundle as `wrangler dev` runs it, from the temporary folder `run` names. */
+const workerFrame = (run: string, fn: string, line: number): Frame =>
+	f(`/home/dev/shop-worker/.wrangler/tmp/${run}/index.js`, fn, line, 16, { abs_path: `/home/dev/shop-worker/.wrangler/tmp/${run}/index.js`, in_app: true });
 const nodeCrash = (frames: Frame[]) => emptyCartIn(fromNode, frames, "auto.node.onuncaughtexception");
 const pageCrash = (frames: Frame[]) => emptyCartIn(fromBrowser, frames, "auto.browser.global_handlers.onerror");
 
@@ -895,6 +898,14 @@ export const GROUPING_CASES: GroupingCase[] = [
 		same: true,
 		a: pageCrash([bf("https://shop.example.com/_next/static/chunks/app/users/page-8f3a2c1d.js", "UsersPage", 1, 300)]),
 		b: nodeCrash([nodeOrderFrame("UsersPage", 1, "return <Users />;", { file: "/srv/shop/.next/server/app/users/page.js", module: false })]),
+	},
+	{
+		// @sentry/cloudflare under `wrangler dev`: the Worker's bundle runs from a folder wrangler makes
+		// afresh each start (`.wrangler/tmp/dev-` and six random characters), the SDK's module `index`.
+		name: "JavaScript: a Worker's index.js from two runs of wrangler dev, each in its own temporary folder",
+		same: true,
+		a: pageCrash([{ ...workerFrame("dev-FBPqyx", "Object.fetch", 14056), module: "index" }, { ...workerFrame("dev-FBPqyx", "loadOrder", 14028), module: "index" }]),
+		b: pageCrash([{ ...workerFrame("dev-gSfEPI", "Object.fetch", 14061), module: "index" }, { ...workerFrame("dev-gSfEPI", "loadOrder", 14033), module: "index" }]),
 	},
 
 	// ---- low-quality JavaScript frames (Sentry: "ignored low quality javascript frame") ------

@@ -136,6 +136,14 @@ const PER_FOLDER_NAME = /^(?:index|_index|route|page|layout|template|loading|err
  */
 const CODE_FOLDERS = new Set(["src", "lib", "dist", "build", "out", "assets", "static", "js", "chunks", "public", "scripts", "bundles"]);
 
+/**
+ * The folder wrangler bundles a Worker into for each run (`.wrangler/tmp/dev-` and six random
+ * characters, as `wrangler dev` names it): a new name each start, nothing of what the code is.
+ */
+const WRANGLER_RUN_FOLDER = /^[a-z][\w-]*-[A-Za-z0-9]{6}$/;
+const isWranglerRunFolder = (segments: string[], folder: string) =>
+	WRANGLER_RUN_FOLDER.test(folder) && segments.at(-1) === "tmp" && segments.at(-2) === ".wrangler";
+
 /** A URL's scheme and authority (`https://shop.example`, `webpack://shop`, `file://`). */
 const URL_ORIGIN_PART = /^[a-z][\w+.-]*:\/\/[^/]*/i;
 
@@ -158,7 +166,7 @@ function sourceFileKey(frame: StackFrame): string {
 	const segments = (/^(?:[?#]|$)/.test(path) ? moduleSegments(frame.module ?? "") : pathSegments(path)).filter((s) => s && s !== "." && s !== "..");
 	const base = stripContentHash(segments.pop() ?? "").replace(SCRIPT_EXTENSION, "");
 	const folder = PER_FOLDER_NAME.test(base) ? segments.pop() : undefined;
-	return folder && !CODE_FOLDERS.has(folder.toLowerCase()) ? `${folder}/${base}` : base;
+	return folder && !CODE_FOLDERS.has(folder.toLowerCase()) && !isWranglerRunFolder(segments, folder) ? `${folder}/${base}` : base;
 }
 
 /**
