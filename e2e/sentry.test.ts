@@ -1,7 +1,10 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import SentryCli from "@sentry/cli";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { BROWSER_OUTPUT } from "../clients/logger/build.mjs";
@@ -10,7 +13,8 @@ import { api, type Issue, issuesOnceThereAre, ownerWithSite, type SitePage, serv
 
 /**
  * The official Sentry SDKs from the npm registry against the real Worker, changed only in their
- * DSN: @sentry/node in a Node process, @sentry/browser in a page (e2e/fixtures/sentry).
+ * DSN: @sentry/node in a Node process, @sentry/browser in a page (e2e/fixtures/sentry), and
+ * sentry-cli's send-event as a deploy script runs it.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(HERE, "fixtures", "sentry");
@@ -268,5 +272,38 @@ describe("one bug in code shared by a Node service and a page", () => {
 			expect(frames.map((frame) => frame.function?.replace(/^Timeout\.| \[as _onTimeout\]$/g, ""))).toEqual(["checkout", "submitOrder"]);
 			expect(frames.every((frame) => Boolean(frame.module && frame.context_line))).toBe(event.platform === "node");
 		}
+	});
+});
+
+/** `sentry-cli send-event` from the npm registry, with the project's DSN as a script would give it. */
+function sendEvent(dsn: string, args: string[]): Promise<{ code: number; output: string }> {
+	return new Promise((resolve) => {
+		execFile(SentryCli.getPath(), ["send-event", "--no-environ", ...args], { env: { ...process.env, SENTRY_DSN: dsn, SENTRY_DISABLE_UPDATE_CHECK: "true" } }, (error, stdout, stderr) =>
+			resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+		);
+	});
+}
+
+describe("sentry-cli send-event", () => {
+	it("a message with level, tags, release and environment, and events from files sent --raw, each stored", async ({ expect }) => {
+		const p = await project("deploy-scripts");
+		const sent = await sendEvent(p.dsn, ["-m", "Deploy failed on host web-3", "--level", "fatal", "-t", "stage:deploy", "--release", "deploy@5.0.0", "--env", "production"]);
+		expect(sent.code, sent.output).toBe(0);
+		// --raw sends each file as it is, every one with the nil UUID as the envelope's event_id.
+		for (const message of ["Backup of db1 failed", "Certificate expires soon"]) {
+			const file = join(tmpdir(), `svc-raw-event-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+			await writeFile(file, JSON.stringify({ level: "warning", message }));
+			const raw = await sendEvent(p.dsn, ["--raw", file]);
+			await rm(file);
+			expect(raw.code, raw.output).toBe(0);
+		}
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 3);
+		expect(issues.map(({ title, level }) => [title, level]).sort()).toEqual([
+			["Backup of db1 failed", "warning"],
+			["Certificate expires soon", "warning"],
+			["Deploy failed on host web-3", "fatal"],
+		]);
+		const [event] = await eventsOf(p, byTitle(issues, "Deploy failed on host web-3")[0]);
+		expect(event).toMatchObject({ sdk: { name: "sentry-cli" }, tags: { stage: "deploy" }, release: "deploy@5.0.0", environment: "production" });
 	});
 });

@@ -53,6 +53,26 @@ describe("an event's own id", () => {
 		expect((await storedEvents(owner.keyId))[0].event.event_id).toBe(stored);
 	});
 
+	it("the nil UUID is no event's id: `sentry-cli send-event --raw` sends every event under it, and each is stored", async ({ expect }) => {
+		const project = await sentryProject();
+		const nil = "00000000-0000-0000-0000-000000000000";
+		const answers = [];
+		for (const message of ["raw event one", "raw event two"]) {
+			const { event_id: _, ...event } = nodeEvent({ message, exception: undefined });
+			const res = await sendEnvelope(project, eventEnvelope(event, { event_id: nil }));
+			expect(res.status).toBe(200);
+			answers.push((await res.json<Json>()).id);
+		}
+		expect(answers.every((id) => /^[0-9a-f]{32}$/.test(id) && !/^0+$/.test(id))).toBe(true);
+		expect(new Set(answers).size).toBe(2);
+		const { issues } = await (await listIssues(project.token, { project_name: project.projectName })).json<Json>();
+		expect(issues.map((issue: Json) => issue.title).sort()).toEqual(["raw event one", "raw event two"]);
+		const owner = await ownerWithLogKey();
+		for (const event_id of [nil, "0".repeat(32)]) await ingestOk(owner.rawKey, { message: "m", event_id });
+		await listIssues(owner.token, { project_name: owner.projectName });
+		expect((await storedEvents(owner.keyId)).map((row) => row.event.event_id)).toEqual([undefined, undefined]);
+	});
+
 	it("a repeat uses up no slot of the key's window; events without an id are never repeats", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		await raiseLogsLimit(owner, 3);

@@ -3,11 +3,12 @@ import type { LogEvent } from "../logs/logEvent";
 
 /**
  * An event's own id as stored (Sentry's `event_id`): 32 lower-case hex digits, from hex of any
- * case with or without a UUID's dashes; null for anything else.
+ * case with or without a UUID's dashes; null for anything else, the nil UUID included (no event's
+ * id: `sentry-cli send-event --raw` puts it on every envelope it sends).
  */
 export function clientEventIdOf(value: unknown): string | null {
 	const hex = typeof value === "string" ? value.replaceAll("-", "").toLowerCase() : "";
-	return /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+	return /^[0-9a-f]{32}$/.test(hex) && !/^0{32}$/.test(hex) ? hex : null;
 }
 
 /**
