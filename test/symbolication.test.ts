@@ -115,6 +115,23 @@ describe("symbolication at ingestion", () => {
 		expect(issue.culprit).toBe("requireItems (src/checkout.ts)");
 	});
 
+	it("names a class's constructor as written where the build bound the class to a short name (esbuild's var o=class{…})", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		await uploadShop(p.uploadToken);
+		const store = find(scriptA, /var ([\w$]+)=class\{constructor\(\w\)\{[^{}]*throw new RangeError/);
+		const frame: StackFrame = {
+			filename: `${SHOP}/assets/app.js`,
+			function: `new ${store[1]}`,
+			...positionAt(scriptA, store.index + store[0].indexOf("new RangeError")),
+			in_app: true,
+		};
+		const { group_hash } = await ingestOk(p.rawKey, { platform: "javascript", release: RELEASE, exception: { type: "RangeError", value: "a cart holds at most 100 items", stacktrace: { frames: [frame] } } });
+		const [mapped] = (await lastEvent(p, group_hash)).exception.stacktrace.frames;
+		expect(mapped).toMatchObject({ filename: "src/checkout.ts", function: "CartStore", context_line: '\t\tif (items.length > 100) throw new RangeError("a cart holds at most 100 items");' });
+		const issue = await readIssue(p.token, p.projectName, group_hash).then((r) => r.json<any>());
+		expect(issue.culprit).toBe("CartStore (src/checkout.ts)");
+	});
+
 	it("groups two builds with different minified names as one issue", async ({ expect }) => {
 		const p = await projectWithUploadToken();
 		await uploadShop(p.uploadToken, scriptA, mapA, "shop@1.0.0");

@@ -1,8 +1,8 @@
 /**
  * A minified script, read for one thing: where the function a frame ran in is declared. A stack
- * names the function as minified (`o`, `Object.e`); its declaration (`function o(`, `o=()=>`,
- * `o:function(`) is the nearest one before the frame's position, and the source map says what
- * that declaration's name was in the original code.
+ * names the function as minified (`o`, `Object.e`, `new o`); its declaration (`function o(`,
+ * `o=()=>`, `o:function(`, `o=class{`) is the nearest one before the frame's position, and the
+ * source map says what that declaration's name was in the original code.
  */
 import { normalizeFunctionName } from "../logs/grouping/frames";
 
@@ -21,6 +21,8 @@ function declarationPattern(name: string): RegExp {
 			`function\\s*\\*?\\s*(${id})\\s*\\(`,
 			`class\\s+(${id})\\b`,
 			`${start}(${id})\\s*[:=]\\s*(?:async\\s*)?(?:function\\b[^(]*\\(|\\([^()]*\\)\\s*=>|[\\w$]+\\s*=>)`,
+			// A class bound to a name (`var o=class{`, as esbuild writes one): its frames say `new o`.
+			`${start}(${id})\\s*=\\s*class\\b`,
 			`${start}(?:async\\s+|static\\s+|get\\s+|set\\s+|\\*\\s*)*(${id})\\s*\\([^()]*\\)\\s*\\{`,
 		].join("|"),
 		"gd",
