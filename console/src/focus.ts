@@ -52,6 +52,18 @@ export function focusPageHeading(): () => void {
 const REMOVAL_WAIT_MS = 30_000;
 
 /**
+ * Focuses the first element under the page's main matching `selector`, now or once it shows
+ * (within REMOVAL_WAIT_MS): what an action adds elsewhere on the page, such as the chip of a
+ * filter picked from a row, which the pick may take off the page with focus on it.
+ */
+export function focusOnceShown(selector: string) {
+	const main = document.querySelector("main");
+	if (!main) return;
+	const stop = whenPresent(main, selector, (element) => element.focus());
+	setTimeout(stop, REMOVAL_WAIT_MS);
+}
+
+/**
  * Call as a delete starts from `control`. When the item holding it (its list item or table row)
  * is gone, or the control is removed or disabled, and focus fell to the body (or stays on the
  * disabled control), focus goes to the item now in its place (the next one, else the one before),
