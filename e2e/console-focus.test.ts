@@ -193,3 +193,42 @@ it("puts focus on a dashboard filter's chip once picked from a row, and on the n
 	expect(new URL(page.url()).search).toBe("?period=30d");
 	await page.close();
 });
+
+it("puts focus back on what made a new project key or upload token once its notice is done with", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "focus-notices", "10.94.0.4");
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	/**
+	 * Presses Enter on the notice's Done, once it shows, and waits for the notice to go. The control
+	 * that made it may still be disabled then, until the list it changed is read again.
+	 */
+	const done = async () => {
+		const button = page.getByRole("button", { name: "Done", exact: true });
+		await button.focus();
+		await page.keyboard.press("Enter");
+		await button.waitFor({ state: "detached" });
+	};
+
+	await page.goto(`${stack.worker.url}/projects`);
+	await page.getByPlaceholder("Project name").fill("Shop");
+	await page.getByRole("button", { name: "Create project key" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByTestId("raw-key").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Create project key");
+
+	await page.goto(`${stack.worker.url}/projects/Shop`);
+	await page.getByRole("button", { name: "Regenerate key…" }).focus();
+	await confirmFromKeyboard(page, "Regenerate key");
+	await page.getByTestId("raw-key").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Regenerate key…");
+
+	await page.goto(`${stack.worker.url}/projects/Shop/sourcemaps`);
+	await page.getByRole("button", { name: "Create upload token" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByTestId("upload-token").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Create upload token");
+	await page.close();
+});
