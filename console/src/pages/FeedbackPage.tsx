@@ -23,9 +23,10 @@ const STATUS_LABELS: Record<FeedbackStatus, string> = {
 
 const titleOf = (item: FeedbackRecord) => (typeof item.data.title === "string" && item.data.title) || "(no title)";
 
-function StatusSelect({ value, onChange, label }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label: string }) {
+/** A status select, named by `label`, or by the visible label of its `id`. */
+function StatusSelect({ value, onChange, label, id }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label?: string; id?: string }) {
 	return (
-		<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
+		<select id={id} aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
 			{FEEDBACK_STATUSES.map((s) => (
 				<option key={s} value={s}>
 					{STATUS_LABELS[s]}
@@ -150,7 +151,10 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			</h2>
 			<p className="muted">Received {utcDateTime(item.created_at)}</p>
 			<div className="row">
-				<StatusSelect label="Status" value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				<label className="inline" htmlFor={`status-${item.id}`}>
+					Status
+					<StatusSelect id={`status-${item.id}`} value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				</label>
 				<ConfirmButton
 					question={`Delete "${title}"? It cannot be brought back.`}
 					confirmLabel="Delete feedback"
@@ -158,6 +162,10 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 				>
 					Delete…
 				</ConfirmButton>
+				{/* On the page before it speaks, so that a screen reader hears the change once made (a failure is the alert below). */}
+				<span className="muted" role="status">
+					{setStatus.isSuccess && `Status set to ${STATUS_LABELS[setStatus.variables.status]}`}
+				</span>
 			</div>
 			<dl className="fields">
 				{Object.entries(item.data).map(([key, value]) => (
