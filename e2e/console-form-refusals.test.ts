@@ -67,11 +67,16 @@ describe("a feedback form's fields", () => {
 			return id ? page.locator(`[id="${id}"]`).textContent() : null;
 		};
 
+		// Added and left empty.
+		await save.click();
+		await form.getByText("Not saved: see the fields marked above.").waitFor();
+		expect(await errorOf("Key")).toBe("Give the field a key.");
+		expect(await errorOf("Label")).toBe("Give the field a label.");
+
 		await added.getByLabel("Key").fill("type");
 		await added.getByLabel("Label").fill("  ");
 		await save.click();
-		await form.getByText("Not saved: see the fields marked above.").waitFor();
-		expect(await errorOf("Key")).toBe("This key is reserved: choose another.");
+		await expect.poll(() => errorOf("Key")).toBe("This key is reserved: choose another.");
 		expect(await errorOf("Label")).toBe("Give the field a label.");
 
 		await added.getByLabel("Key").fill("title");
