@@ -14,6 +14,9 @@ export type WindowDecision = { allowed: true } | { allowed: false; retryAfterSec
 
 const MiB = 1024 * 1024;
 
+/** The longest email address taken, an account's or a feedback form's `email` field: the most a mail path holds (RFC 5321). */
+export const EMAIL_MAX_CHARS = 254;
+
 // ---------------------------------------------------------------------------------------------
 // Feedback (POST /functions/v1/submit-feedback)
 

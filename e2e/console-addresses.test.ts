@@ -1,6 +1,6 @@
 /**
  * What the console makes of an address it was not led to: a link to a project the owner does not
- * have, filter values the service or the issue list does not take, a project name holding a slash,
+ * have, filter values the service, the feedback list or the issue list does not take, a project name holding a slash,
  * and the issue list's Clear of whatever the address chose. Each starts from a new owner signed in
  * on a page of their own.
  */
@@ -23,13 +23,47 @@ describe("a link to a project the owner does not have", () => {
 	});
 });
 
+describe("a feedback list's address with a type or status that does not exist", () => {
+	it("lists every type and status instead, says so in words, and links to the address without the value", async () => {
+		const { context, page, pageErrors } = await signedIn("bad-feedback-filter", "10.98.0.16", {
+			before: async (token) => {
+				await api(stack.worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
+			},
+		});
+		const asked: string[] = [];
+		page.on("request", (request) => {
+			if (new URL(request.url()).pathname === "/api/feedback") asked.push(new URL(request.url()).search);
+		});
+		await page.goto(`${stack.worker.url}/feedback/shop?type=bogus&status=nope&q=crash`);
+		await page.getByRole("link", { name: "Crash on save" }).waitFor();
+		const said = page.getByRole("status").filter({ hasText: "This page's address asks for" });
+		expect(await said.allTextContents()).toEqual([
+			"This page's address asks for a type of feedback that does not exist (bogus): showing all types. Remove it from the address",
+			"This page's address asks for a status that does not exist (nope): showing any status. Remove it from the address",
+		]);
+		// Neither value was sent; the search was.
+		expect(asked.some((search) => /type=|status=/.test(search))).toBe(false);
+		expect(asked.some((search) => search.includes("q=crash"))).toBe(true);
+		expect(await page.getByRole("combobox", { name: "Type" }).inputValue()).toBe("");
+		expect(await page.getByText(/Invalid option|address holds/).count()).toBe(0);
+		expect(await axeViolations(page)).toEqual([]);
+
+		await said.first().getByRole("link", { name: "Remove it from the address" }).click();
+		await expect.poll(() => new URL(page.url()).search).toBe("?status=nope&q=crash");
+		expect(await said.allTextContents()).toEqual(["This page's address asks for a status that does not exist (nope): showing any status. Remove it from the address"]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
 describe("an address with a filter value the service does not take", () => {
 	it("says the address is at fault and links to the page without its choices", async () => {
 		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
 			before: addShopKey,
 		});
-		await page.goto(`${stack.worker.url}/feedback/shop?status=bogus`);
-		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (status:" });
+		// Longer than the service searches for: the search box holds no more, a link can.
+		await page.goto(`${stack.worker.url}/feedback/shop?q=${"x".repeat(201)}`);
+		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (q:" });
 		await alert.waitFor();
 		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
 		await page.getByText("No feedback yet for this project.").waitFor();

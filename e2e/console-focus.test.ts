@@ -2,12 +2,13 @@
  * Keyboard focus through the console, driven from the keyboard: after a navigation it is on the
  * new page's heading (not the body, where a screen reader starts again from the top), except on the
  * first page loaded and on the picker that navigated; after a delete it is on the item now in the
- * deleted one's place, or on the list's heading once none is left.
+ * deleted one's place, or on the list's heading once none is left; a dashboard filter picked from
+ * a row is focused as its chip, and a chip removed hands focus to the chip in its place.
  */
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { useSession } from "./consolePage";
-import { api, type Database, signUpOwner, workerAndBrowser } from "./stack";
+import { api, type Database, DESKTOP_CHROME, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
@@ -142,4 +143,92 @@ it("keeps focus on a control disabled while its action runs: a switch, Save, the
 	await page.getByRole("link", { name: "Report 0", exact: true }).waitFor();
 	const older = page.getByRole("button", { name: "Show older feedback" });
 	expect(await keepsFocus(older, "Enter", () => page.getByRole("link", { name: "Report 50" }).waitFor()), "Show older feedback").toBe(true);
+});
+
+it("puts focus on a dashboard filter's chip once picked from a row, and on the next chip, the previous or the heading once one is removed", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "focus-filters", "10.94.0.3");
+	const { tracking_id } = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "shop.example", name: "Shop" } });
+	// A came from Google to /, B straight to /pricing; both in Chrome.
+	for (const [visitor, body] of [["a", { url_path: "/", referrer: "https://www.google.com/" }], ["b", { url_path: "/pricing" }]] as const) {
+		const res = await fetch(`${stack.worker.url}/api/collect`, {
+			method: "POST",
+			headers: { "content-type": "text/plain", "user-agent": DESKTOP_CHROME },
+			body: JSON.stringify({ tracking_id, v: "2", url_host: "shop.example", visitor_id: `visitor-${visitor}`, ...body }),
+		});
+		expect(res.status).toBe(204);
+	}
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	await page.goto(`${stack.worker.url}/analytics/${tracking_id}?period=30d`);
+	const card = (name: string) => page.getByRole("region", { name, exact: true });
+	/** Presses Enter on the row `row` of the card `region`. */
+	const pickRow = async (region: string, row: string) => {
+		await card(region).getByRole("button", { name: row, exact: true }).focus();
+		await page.keyboard.press("Enter");
+	};
+
+	// Google picked: its row gives way to the referrer URLs behind it, and focus goes to its chip.
+	await pickRow("Sources", "Google");
+	await expect.poll(() => focused(page)).toBe("button: Source: Google, remove filter");
+	await card("Sources").getByRole("button", { name: "Google", exact: true }).waitFor({ state: "detached" });
+	expect(await focused(page)).toBe("button: Source: Google, remove filter");
+	// A chip shown before Source's.
+	await pickRow("Pages", "/");
+	await expect.poll(() => focused(page)).toBe("button: Page: /, remove filter");
+
+	// The first chip removed: focus on the next; the last removed: on the one before.
+	await page.keyboard.press("Enter");
+	await page.getByRole("button", { name: "Page: /, remove filter" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("button: Source: Google, remove filter");
+	await pickRow("Devices", "Chrome");
+	await expect.poll(() => focused(page)).toBe("button: Browser: Chrome, remove filter");
+	await page.getByRole("button", { name: "Source: Google, remove filter" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByRole("button", { name: "Source: Google, remove filter" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("button: Browser: Chrome, remove filter");
+	// None left: the page's heading.
+	await page.keyboard.press("Enter");
+	await page.getByRole("button", { name: /remove filter$/ }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("h1: Dashboard");
+	expect(new URL(page.url()).search).toBe("?period=30d");
+	await page.close();
+});
+
+it("puts focus back on what made a new project key or upload token once its notice is done with", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "focus-notices", "10.94.0.4");
+	const page = await stack.browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+	await useSession(page, stack.worker.url, token);
+	/**
+	 * Presses Enter on the notice's Done, once it shows, and waits for the notice to go. The control
+	 * that made it may still be disabled then, until the list it changed is read again.
+	 */
+	const done = async () => {
+		const button = page.getByRole("button", { name: "Done", exact: true });
+		await button.focus();
+		await page.keyboard.press("Enter");
+		await button.waitFor({ state: "detached" });
+	};
+
+	await page.goto(`${stack.worker.url}/projects`);
+	await page.getByPlaceholder("Project name").fill("Shop");
+	await page.getByRole("button", { name: "Create project key" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByTestId("raw-key").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Create project key");
+
+	await page.goto(`${stack.worker.url}/projects/Shop`);
+	await page.getByRole("button", { name: "Regenerate key…" }).focus();
+	await confirmFromKeyboard(page, "Regenerate key");
+	await page.getByTestId("raw-key").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Regenerate key…");
+
+	await page.goto(`${stack.worker.url}/projects/Shop/sourcemaps`);
+	await page.getByRole("button", { name: "Create upload token" }).focus();
+	await page.keyboard.press("Enter");
+	await page.getByTestId("upload-token").waitFor();
+	await done();
+	await expect.poll(() => focused(page)).toBe("button: Create upload token");
+	await page.close();
 });

@@ -67,11 +67,16 @@ describe("a feedback form's fields", () => {
 			return id ? page.locator(`[id="${id}"]`).textContent() : null;
 		};
 
+		// Added and left empty.
+		await save.click();
+		await form.getByText("Not saved: see the fields marked above.").waitFor();
+		expect(await errorOf("Key")).toBe("Give the field a key.");
+		expect(await errorOf("Label")).toBe("Give the field a label.");
+
 		await added.getByLabel("Key").fill("type");
 		await added.getByLabel("Label").fill("  ");
 		await save.click();
-		await form.getByText("Not saved: see the fields marked above.").waitFor();
-		expect(await errorOf("Key")).toBe("This key is reserved: choose another.");
+		await expect.poll(() => errorOf("Key")).toBe("This key is reserved: choose another.");
 		expect(await errorOf("Label")).toBe("Give the field a label.");
 
 		await added.getByLabel("Key").fill("title");
@@ -131,6 +136,22 @@ describe("signing up with an address the browser takes and the service does not"
 		await form.getByLabel("Password").fill("correct horse battery");
 		await form.getByRole("button", { name: "Create account" }).click();
 		expect(await alertText(form)).toBe("Enter a whole email address, such as ana@example.com.");
+		await context.close();
+	});
+
+	it("says an address over 254 characters is too long, not that it is not whole", async () => {
+		// Whole to the browser: each of the domain's labels within 63 characters.
+		const long = `${"a".repeat(64)}@${["b", "c", "d"].map((letter) => letter.repeat(63)).join(".")}.com`;
+		expect(long).toHaveLength(260);
+		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
+		const page = await context.newPage();
+		await page.goto(`${stack.worker.url}/`);
+		await page.getByRole("button", { name: /^No account yet/ }).click();
+		const form = page.getByRole("form", { name: "Create account" });
+		await form.getByLabel("Email").fill(long);
+		await form.getByLabel("Password").fill("correct horse battery");
+		await form.getByRole("button", { name: "Create account" }).click();
+		expect(await alertText(form)).toBe("An email address has at most 254 characters.");
 		await context.close();
 	});
 });

@@ -1,10 +1,11 @@
 /**
  * An item's own page and the list it opens from: feedback deleted from its page leads back to the
- * list without asking for the item again, and an issue's 1,000-character title takes two lines of
- * the list and shows whole on its page. Each starts from a new owner signed in on a page of their
+ * list without asking for the item again, its status is labelled and says when it changed, and an
+ * issue's 1,000-character title takes two lines of the list and shows whole on its page. Each starts from a new owner signed in on a page of their
  * own.
  */
 import { describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
 import { ownerPages } from "./consolePage";
 import { api, workerAndBrowser } from "./stack";
 
@@ -28,6 +29,38 @@ describe("deleting feedback from its own page", () => {
 		await page.getByRole("button", { name: "Delete feedback" }).click();
 		await page.getByText("No feedback yet for this project.").waitFor();
 		expect(notFound).toEqual([]);
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+});
+
+describe("a feedback item's status on its own page", () => {
+	it("is labelled on screen, and says politely once it is changed, or why not", async () => {
+		const { context, page, pageErrors } = await signedIn("item-status", "10.98.0.14", {
+			before: async (token) => {
+				await api(stack.worker.url, "/functions/v1/submit-feedback", { token: await addShopKey(token), json: { title: "Crash on save", description: "It crashes" } });
+			},
+		});
+		await page.goto(`${stack.worker.url}/feedback/shop`);
+		await page.getByRole("link", { name: "Crash on save" }).click();
+		const select = page.getByRole("combobox", { name: "Status", exact: true });
+		expect(await select.evaluate((element: HTMLSelectElement) => element.labels?.[0]?.firstChild?.textContent?.trim())).toBe("Status");
+		expect(await page.locator("label", { has: select }).isVisible()).toBe(true);
+		const said = page.getByRole("status").filter({ hasText: /^Status set to/ });
+		expect(await said.count()).toBe(0);
+		await select.selectOption("closed");
+		await said.waitFor();
+		expect(await said.textContent()).toBe("Status set to Closed");
+		expect(await axeViolations(page)).toEqual([]);
+
+		// Refused: said as the page says an action's failure, and not as done.
+		await page.route("**/api/feedback", (route) =>
+			route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Internal server error", request_id: "test" }) }),
+		);
+		await select.selectOption("in_progress");
+		await page.getByRole("alert").filter({ hasText: "Internal server error" }).waitFor();
+		expect(await said.count()).toBe(0);
+		expect(await select.inputValue()).toBe("closed");
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});

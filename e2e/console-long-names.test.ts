@@ -83,6 +83,18 @@ it("keeps a feedback title and a crawled path of one long word, and the issue pa
 	await page.goto(`${stack.worker.url}/crawlers/${site.tracking_id}`);
 	await page.getByRole("cell", { name: new RegExp(word) }).first().waitFor();
 	expect(await withinScreen(), "the crawlers page").toBe(true);
+	// The pages table's view select is as wide as its longest option, not cut short by its label beside it.
+	const pagesView = page.getByRole("combobox", { name: "Which pages" });
+	const widths = await pagesView.evaluate((select: HTMLSelectElement) => {
+		// A copy beside it, in the same font, free to be as wide as its options.
+		const free = select.cloneNode(true) as HTMLSelectElement;
+		free.style.cssText = "position: absolute; width: max-content; max-width: none; visibility: hidden";
+		select.after(free);
+		const needed = free.getBoundingClientRect().width;
+		free.remove();
+		return { shown: select.getBoundingClientRect().width, needed };
+	});
+	expect(widths.shown, "the Which pages select's width").toBeGreaterThanOrEqual(widths.needed - 0.5);
 
 	await page.goto(`${stack.worker.url}/issues/app/${group_hash}`);
 	await page.locator("summary", { hasText: "Ignore for…" }).click();

@@ -135,6 +135,21 @@ describe("owner console: the dashboards' periods", () => {
 		expect(await page.getByRole("alert").count()).toBe(0);
 	});
 
+	it("says beside the dates that a custom period covers at most 400 days, showing the last 7 days meanwhile", async () => {
+		// 401 days, today the last.
+		await page.goto(`${worker.url}/analytics/${site}?period=custom&from=${day(today - 400 * DAY)}&to=${day(today)}`);
+		await showsRange(today - 6 * DAY, today + DAY, "2");
+		expect(await page.getByRole("alert").allTextContents()).toEqual(["A period covers at most 400 days: pick a later From or an earlier To; showing the last 7 days"]);
+		// The same row as the dates, not a refusal of the page's address.
+		const alertRow = await page.getByRole("alert").evaluate((alert) => alert.parentElement?.textContent);
+		expect(alertRow).toContain("From");
+		expect(await page.getByText("This page's address").count()).toBe(0);
+		// A day later From: 400 days, which the statistics answer.
+		await page.getByLabel("From").fill(day(today - 399 * DAY));
+		await showsRange(today - 399 * DAY, today + DAY, "2");
+		expect(await page.getByRole("alert").count()).toBe(0);
+	});
+
 	it("picks a period by its letter and steps it by the arrow keys, but not while a date is being typed", async () => {
 		await page.goto(`${worker.url}/analytics/${site}?period=custom&from=${day(today - DAY)}&to=${day(today)}`);
 		await showsRange(today - DAY, today + DAY, "2");

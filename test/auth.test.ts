@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { EMAIL_MAX_CHARS } from "../domain/limits";
 import { call, setPlan, signUp, unique, uniqueIp } from "./helpers";
 
 describe("sign up", () => {
@@ -43,6 +44,15 @@ describe("sign up", () => {
 		const res = await call("/api/auth/signup", { method: "POST", json: body, ip: uniqueIp() });
 		expect(res.status).toBe(400);
 		expect((await res.json<any>()).error).toMatch(/^Invalid request: /);
+	});
+
+	it("refuses an email over 254 characters, naming the limit", async ({ expect }) => {
+		const email = `${"a".repeat(64)}@${"b".repeat(EMAIL_MAX_CHARS - 64 - 1 - 4)}.com`;
+		const at = (extra: string) => call("/api/auth/signup", { method: "POST", json: { email: `${extra}${email}`, password: "12345678" }, ip: uniqueIp() });
+		const over = await at("a");
+		expect(over.status).toBe(400);
+		expect((await over.json<any>()).error).toBe(`Invalid request: email: must be at most ${EMAIL_MAX_CHARS} characters`);
+		expect((await at("")).status).not.toBe(400);
 	});
 
 	it("accepts exactly 8 characters", async ({ expect }) => {

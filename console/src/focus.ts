@@ -48,8 +48,45 @@ export function focusPageHeading(): () => void {
 	});
 }
 
+/** The heading of the section `element` is in (else of the page's main), or null. */
+const sectionHeading = (element: Element) => (element.closest("section") ?? document.querySelector("main"))?.querySelector<HTMLElement>("h1, h2") ?? null;
+
 /** How long a delete may take before focus is left where the browser puts it. */
 const REMOVAL_WAIT_MS = 30_000;
+
+/**
+ * Call as `leaving`, the focused control, takes what holds it off the page (a new key's notice,
+ * by its Done): focus goes to `control`, what made it, else to the heading of the section
+ * `leaving` is in. A control still disabled while its action ends (the list it changed read
+ * again) gets focus from the heading once enabled, within REMOVAL_WAIT_MS, unless focus moved on.
+ */
+export function focusInsteadOf(leaving: HTMLElement, control: HTMLElement | null) {
+	const heading = sectionHeading(leaving);
+	const usable = () => control?.isConnected && !control.matches(":disabled");
+	if (usable()) return control?.focus();
+	if (!heading) return;
+	focusHeading(heading);
+	if (!control?.isConnected) return;
+	const observer = new MutationObserver(() => {
+		if (!usable()) return;
+		observer.disconnect();
+		if (document.activeElement === heading) control.focus();
+	});
+	observer.observe(control, { attributes: true, attributeFilter: ["disabled"] });
+	setTimeout(() => observer.disconnect(), REMOVAL_WAIT_MS);
+}
+
+/**
+ * Focuses the first element under the page's main matching `selector`, now or once it shows
+ * (within REMOVAL_WAIT_MS): what an action adds elsewhere on the page, such as the chip of a
+ * filter picked from a row, which the pick may take off the page with focus on it.
+ */
+export function focusOnceShown(selector: string) {
+	const main = document.querySelector("main");
+	if (!main) return;
+	const stop = whenPresent(main, selector, (element) => element.focus());
+	setTimeout(stop, REMOVAL_WAIT_MS);
+}
 
 /**
  * Call as a delete starts from `control`. When the item holding it (its list item or table row)
@@ -62,7 +99,7 @@ export function keepFocusThroughRemoval(control: HTMLElement) {
 	const item = control.closest("li, tr");
 	const list = item?.parentElement ?? null;
 	const index = item && list ? Array.from(list.children).indexOf(item) : -1;
-	const heading = (control.closest("section") ?? document.querySelector("main"))?.querySelector<HTMLElement>("h1, h2") ?? null;
+	const heading = sectionHeading(control);
 	const gone = () => (item ? !item.isConnected : !control.isConnected || control.matches(":disabled"));
 	const observer = new MutationObserver(() => {
 		if (!gone()) return;

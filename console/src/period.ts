@@ -3,6 +3,7 @@
  * or a year to date, the last whole month, the last 12 months, or custom dates; kept in the URL
  * and stepped one period back or forward. Each keys a shortcut (Plausible's letters).
  */
+import { OWNER_LIMITS } from "../../domain/limits";
 
 export const PERIODS = [
 	["today", "Today", "d"],
@@ -44,18 +45,36 @@ const isMonthStart = (ms: number) => monthStart(ms) === ms;
 /** `YYYY-MM-DD` of the UTC day, for date inputs. */
 const dateInput = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** A custom period's UTC days, `to` the end of its last day; null unless both are dates and `from` comes first. */
+/** The most days a custom period covers: the longest range the statistics answer. */
+export const MAX_PERIOD_DAYS = OWNER_LIMITS.statsRangeDays;
+
+/** The first and the last UTC midnight of custom dates' days (NaN for what is no date). */
+const dayBounds = (from: string | null | undefined, to: string | null | undefined) => ({
+	start: from ? Date.parse(`${from}T00:00:00Z`) : Number.NaN,
+	end: to ? Date.parse(`${to}T00:00:00Z`) + DAY : Number.NaN,
+});
+
+/**
+ * A custom period's UTC days, `to` the end of its last day; null unless both are dates, `from`
+ * comes first and they cover at most MAX_PERIOD_DAYS (a longer range the statistics refuse).
+ */
 function customDays(from: string | null | undefined, to: string | null | undefined): Range | null {
-	if (!from || !to) return null;
-	const start = Date.parse(`${from}T00:00:00Z`);
-	const end = Date.parse(`${to}T00:00:00Z`) + DAY;
-	return Number.isNaN(start) || Number.isNaN(end) || end <= start ? null : { from: start, to: end };
+	const { start, end } = dayBounds(from, to);
+	return Number.isNaN(start) || Number.isNaN(end) || end <= start || end - start > MAX_PERIOD_DAYS * DAY ? null : { from: start, to: end };
 }
 
 /** Custom dates over a range's days: where the custom period starts, to be changed from there. */
 export const customDates = (range: Range): PeriodChoice => ({ period: "custom", from: dateInput(range.from), to: dateInput(range.to - 1) });
 
-export const isCustomRange = (from: string | null, to: string | null) => customDays(from, to) !== null;
+/**
+ * Why custom dates make no period, for the date fields to say: "long" when they cover more than
+ * MAX_PERIOD_DAYS, "order" otherwise (`from` after `to`, or a date missing); null when they make one.
+ */
+export function customRangeFault(from: string | null, to: string | null): "long" | "order" | null {
+	if (customDays(from, to)) return null;
+	const { start, end } = dayBounds(from, to);
+	return end - start > MAX_PERIOD_DAYS * DAY ? "long" : "order";
+}
 
 /**
  * The UTC days a period covers, today's whole (its hours to come are empty): the same range all

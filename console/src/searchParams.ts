@@ -23,6 +23,13 @@ export function useSearch() {
 	return [search, change] as const;
 }
 
+/**
+ * The address's value of `name` when it is one of `values`, what the page's select for it offers;
+ * undefined for any other (typed, or from an old link), which the page treats as none.
+ */
+export const offeredValue = <T extends string>(search: URLSearchParams, name: string, values: readonly T[]): T | undefined =>
+	values.find((value) => value === search.get(name));
+
 /** A project's issue list, with its search and filters when given (a query string without its `?`). */
 export function issueListLink(project: string, query: URLSearchParams | string = ""): string {
 	const text = query.toString();

@@ -1,7 +1,7 @@
 import striptags from "striptags";
 import { z } from "zod";
 import type { FieldDefinition } from "../api/keys";
-import { FEEDBACK_LIMITS } from "../limits";
+import { EMAIL_MAX_CHARS, FEEDBACK_LIMITS } from "../limits";
 import { cutText } from "../text";
 
 export type FeedbackType = "issue" | "feature_request";
@@ -41,7 +41,7 @@ function coerceConfigured(field: FieldDefinition, value: unknown): Coerced {
 		}
 		case "email": {
 			const email = typeof value === "string" ? value.trim() : "";
-			return email.length <= 254 && emailSchema.safeParse(email).success ? { value: email } : { invalid: "must be a valid email address" };
+			return email.length <= EMAIL_MAX_CHARS && emailSchema.safeParse(email).success ? { value: email } : { invalid: "must be a valid email address" };
 		}
 		case "url": {
 			const url = typeof value === "string" ? value.trim() : "";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { PasswordChangedView, SessionView, SignedOutView } from "../../domain/api/accounts";
 import { changePassword, deleteOtherSessions, deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
 import { hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings } from "../../domain/crypto";
-import { ACCOUNT_RATE } from "../../domain/limits";
+import { ACCOUNT_RATE, EMAIL_MAX_CHARS } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { listOwnSites } from "../../domain/sites/siteStore";
 import { keysChanged, siteCollectorFor } from "../objects";
@@ -17,7 +17,7 @@ import { type OwnerRequest, publicUser } from "./session";
 const email = z
 	.string()
 	.trim()
-	.max(254)
+	.max(EMAIL_MAX_CHARS, `must be at most ${EMAIL_MAX_CHARS} characters`)
 	.pipe(z.email("must be a valid email address"))
 	.transform((value) => value.toLowerCase());
 

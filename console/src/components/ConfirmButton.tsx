@@ -1,11 +1,12 @@
-import { type ReactNode, useRef } from "react";
+import { type ReactNode, type RefObject, useRef } from "react";
 import { keepFocusThroughRemoval } from "../focus";
 
 /**
  * A button for a destructive action that asks first, in a modal dialog: the platform's <dialog>
  * traps focus, puts it on Cancel (the first button) and closes on Escape. `removes`: the action
  * removes the item the button is in (or, for a selection, disables the button), and focus then
- * goes to the item in its place rather than to the body.
+ * goes to the item in its place rather than to the body. `opener`: a ref to the button, for its
+ * page to give focus back to.
  */
 export function ConfirmButton({
 	children,
@@ -15,6 +16,7 @@ export function ConfirmButton({
 	disabled,
 	className = "danger",
 	removes = false,
+	opener: given,
 }: {
 	children: ReactNode;
 	question: ReactNode;
@@ -23,9 +25,11 @@ export function ConfirmButton({
 	disabled?: boolean;
 	className?: string;
 	removes?: boolean;
+	opener?: RefObject<HTMLButtonElement | null>;
 }) {
 	const dialog = useRef<HTMLDialogElement>(null);
-	const opener = useRef<HTMLButtonElement>(null);
+	const own = useRef<HTMLButtonElement>(null);
+	const opener = given ?? own;
 	return (
 		<>
 			<button ref={opener} type="button" className={className} disabled={disabled} onClick={() => dialog.current?.showModal()}>

@@ -64,6 +64,8 @@ const MEMBER_WORDS: Readonly<Record<string, FieldWords>> = {
 						: undefined,
 	},
 };
+/** A key left empty, which the API holds to its rule as any other (`must start with a letter…`). */
+const EMPTY_KEY = "Give the field a key.";
 /** One of a choice's options (`options.3`). */
 const OPTION_WORDS: FieldWords = { name: "Each option", missing: "Leave no option empty." };
 /** The form as a whole. */
@@ -71,16 +73,18 @@ const FORM_WORDS: FieldWords = { name: "The form", says: (message) => (message.s
 
 /**
  * The API's refusal of the form (`issue_field_config.2.key: must start…`) in the editor's words: by
- * field and member ("2.key"; "2." for the field as a whole), and about the form as a whole.
+ * field and member ("2.key"; "2." for the field as a whole), and about the form as a whole. `sent`:
+ * the fields as they were sent.
  */
-function splitProblems(problems: Problem[], config: ConfigName) {
+function splitProblems(problems: Problem[], config: ConfigName, sent: FieldDefinition[] | undefined) {
 	const byField = new Map<string, string>();
 	const general: string[] = [];
 	for (const problem of problems) {
 		const [, index, member = "", option] = new RegExp(`^${config}\\.(\\d+)(?:\\.(\\w+)(\\.\\d+)?)?$`).exec(problem.path) ?? [];
 		const words = option ? OPTION_WORDS : MEMBER_WORDS[member];
-		if (index !== undefined) byField.set(`${index}.${member}`, words ? problemText(problem, words) : problemAsSent(problem));
-		else general.push(problem.path === config ? problemText(problem, FORM_WORDS) : problemAsSent(problem));
+		if (index === undefined) general.push(problem.path === config ? problemText(problem, FORM_WORDS) : problemAsSent(problem));
+		else if (member === "key" && sent?.[Number(index)]?.key === "") byField.set(`${index}.key`, EMPTY_KEY);
+		else byField.set(`${index}.${member}`, words ? problemText(problem, words) : problemAsSent(problem));
 	}
 	return { byField, general };
 }
@@ -100,7 +104,7 @@ export function FieldEditor({ projectKey, config, title }: { projectKey: Project
 	}, [savedJson]);
 
 	const refused = problemsOf(update.error);
-	const problems = splitProblems(refused ?? [], config);
+	const problems = splitProblems(refused ?? [], config, update.variables?.[config]);
 	const change = (index: number, patch: Partial<Draft>) => setDrafts((list) => list.map((d, i) => (i === index ? { ...d, ...patch } : d)));
 	const move = (index: number, by: number) =>
 		setDrafts((list) => {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useSearchParams } from "react-router";
-import { customDates, isCustomRange, isPeriod, type PeriodChoice, PERIODS, periodOf, stepPeriod } from "../period";
+import { customDates, customRangeFault, isPeriod, MAX_PERIOD_DAYS, type PeriodChoice, PERIODS, periodOf, stepPeriod } from "../period";
 import { useSearch } from "../searchParams";
 import { stepNow, usePeriodShortcuts } from "./usePeriodShortcuts";
 
@@ -63,9 +63,16 @@ function DayField({ label, day, min, max, onDay }: { label: string; day: string;
 	);
 }
 
+/** What the date fields say of dates that make no period, while the figures are the default period's. */
+const FAULTS = {
+	order: "From must be a date on or before To: showing the last 7 days",
+	long: `A period covers at most ${MAX_PERIOD_DAYS} days: pick a later From or an earlier To; showing the last 7 days`,
+};
+
 export function PeriodPicker() {
 	const [search, set] = useSearch();
 	const { period, current } = usePeriod();
+	const fault = customRangeFault(search.get("from"), search.get("to"));
 	const choose = useChoosePeriod();
 	const earlier = stepPeriod(period, current, -1);
 	const later = stepPeriod(period, current, 1);
@@ -108,10 +115,13 @@ export function PeriodPicker() {
 				<>
 					<DayField label="From" day={search.get("from") ?? ""} max={search.get("to") ?? undefined} onDay={(from) => set({ from })} />
 					<DayField label="To" day={search.get("to") ?? ""} min={search.get("from") ?? undefined} onDay={(to) => set({ to })} />
-					{/* Typed dates can pass min and max: the figures below are then the default period's, and this says so (not before any date is given). */}
-					{(search.get("from") || search.get("to")) && !isCustomRange(search.get("from"), search.get("to")) && (
+					{/*
+					 * Typed dates can pass min and max, and no field limits the period's length: the figures
+					 * below are then the default period's, and this says so (not before any date is given).
+					 */}
+					{(search.get("from") || search.get("to")) && fault && (
 						<span className="error" role="alert">
-							From must be a date on or before To: showing the last 7 days
+							{FAULTS[fault]}
 						</span>
 					)}
 				</>

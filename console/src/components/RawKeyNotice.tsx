@@ -1,7 +1,24 @@
+import type { RefObject } from "react";
+import { focusInsteadOf } from "../focus";
 import { CopyButton } from "./CopyButton";
 
-/** Shown once after create or regenerate: the API never returns the raw key, or the DSN holding it, again. */
-export function RawKeyNotice({ projectName, rawKey, dsn, onDone }: { projectName: string; rawKey: string; dsn: string | null; onDone: () => void }) {
+/**
+ * Shown once after create or regenerate: the API never returns the raw key, or the DSN holding it,
+ * again. Done gives focus back to `opener`, the control that made the key.
+ */
+export function RawKeyNotice({
+	projectName,
+	rawKey,
+	dsn,
+	opener,
+	onDone,
+}: {
+	projectName: string;
+	rawKey: string;
+	dsn: string | null;
+	opener: RefObject<HTMLElement | null>;
+	onDone: () => void;
+}) {
 	return (
 		<div className="card notice" role="status">
 			<p>
@@ -22,7 +39,13 @@ export function RawKeyNotice({ projectName, rawKey, dsn, onDone }: { projectName
 			<div className="row">
 				<CopyButton text={rawKey} label="Copy key" />
 				{dsn && <CopyButton text={dsn} label="Copy DSN" />}
-				<button type="button" onClick={onDone}>
+				<button
+					type="button"
+					onClick={(event) => {
+						focusInsteadOf(event.currentTarget, opener.current);
+						onDone();
+					}}
+				>
 					Done
 				</button>
 			</div>

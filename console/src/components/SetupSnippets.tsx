@@ -1,10 +1,65 @@
+import { useState } from "react";
 import { Link } from "react-router";
-import type { ProjectKey } from "../api";
+import type { ProjectKey, SiteView } from "../api";
 import { useSites } from "../queries";
 import { CopyButton } from "./CopyButton";
 
 /** The tag that loads the tracker for a site, served by this same service. */
 export const trackerTag = (trackingId: string) => `<script defer src="${location.origin}/t.js" data-id="${trackingId}"></script>`;
+
+/** Letters and digits alone, lower case: "My Shop" and "my-shop" alike. */
+const squeezed = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+
+/**
+ * The site most likely the project's, whose tag the set-up offers first: sites belong to the
+ * account, not to a project. One named as the project, else one whose domain has it as a label
+ * (shop.example for "Shop"), else one whose name or domain holds it, else the first.
+ */
+function likelySite(sites: SiteView[], project: string): SiteView | undefined {
+	const name = squeezed(project);
+	const likely: Array<(site: SiteView) => boolean> = [
+		(site) => squeezed(site.name) === name,
+		(site) => (site.domain ?? "").split(".").some((label) => squeezed(label) === name),
+		(site) => squeezed(`${site.name} ${site.domain ?? ""}`).includes(name),
+	];
+	return (name ? likely.map((test) => sites.find(test)).find(Boolean) : undefined) ?? sites[0];
+}
+
+/** The tracker tag of one of the owner's sites, the one picked (the project's likely site until then), or how to add a site. */
+function TrackerTag({ project }: { project: string }) {
+	const sites = useSites().data;
+	const [picked, setPicked] = useState<string>();
+	if (!sites) return null;
+	const site = sites.find((s) => s.tracking_id === picked) ?? likelySite(sites, project);
+	if (!site) {
+		return (
+			<p className="muted">
+				Analytics need no key: <Link to="/analytics">add a site</Link> and paste its tag.
+			</p>
+		);
+	}
+	const tag = trackerTag(site.tracking_id);
+	return (
+		<div className="snippet-block">
+			<p className="muted">
+				Sites belong to the account, not to a project: pick the one this project's pages are on, or add one under <Link to="/analytics">Analytics</Link>.
+			</p>
+			<label className="inline picker">
+				Site
+				<select value={site.tracking_id} title={site.name} onChange={(e) => setPicked(e.target.value)}>
+					{sites.map((s) => (
+						<option key={s.tracking_id} value={s.tracking_id}>
+							{s.name}
+						</option>
+					))}
+				</select>
+			</label>
+			<p>Its tracker tag, in every page's &lt;head&gt;:</p>
+			<pre className="snippet">{tag}</pre>
+			<CopyButton text={tag} what={`the tag of ${site.name}`} />
+		</div>
+	);
+}
 
 
 type Snippet = [title: string, text: string];
@@ -68,10 +123,9 @@ Sentry.init({ dsn: "${dsnTemplate}" });`,
 
 /**
  * Ready-to-paste set-up for a project: feedback, errors and logs (the logger SDK, a Sentry SDK
- * through the DSN, plain HTTP) with its key, and the tracker tags of the owner's sites.
+ * through the DSN, plain HTTP) with its key, and the tracker tag of one of the owner's sites.
  */
 export function SetupSnippets({ projectKey }: { projectKey: ProjectKey }) {
-	const sites = useSites();
 	return (
 		<section className="card" aria-labelledby="setup-heading">
 			<h2 id="setup-heading">Set-up</h2>
@@ -99,19 +153,7 @@ export function SetupSnippets({ projectKey }: { projectKey: ProjectKey }) {
 				</div>
 			))}
 			<h3>Browser analytics</h3>
-			{sites.data?.length ? (
-				sites.data.map((site) => (
-					<div key={site.tracking_id} className="snippet-block">
-						<p>Tracker tag for {site.name}, in every page's &lt;head&gt;:</p>
-						<pre className="snippet">{trackerTag(site.tracking_id)}</pre>
-						<CopyButton text={trackerTag(site.tracking_id)} what={`the tag of ${site.name}`} />
-					</div>
-				))
-			) : (
-				<p className="muted">
-					Analytics need no key: <Link to="/analytics">add a site</Link> and paste its tag.
-				</p>
-			)}
+			<TrackerTag project={projectKey.project_name} />
 		</section>
 	);
 }

@@ -100,7 +100,7 @@ function PagesReadAndViewed({ site, range }: { site: string; range: Record<strin
 		<section className="card" aria-labelledby="read-vs-viewed">
 			<h2 id="read-vs-viewed">Read by AI, viewed by people</h2>
 			<p className="muted">Each page AI crawlers read or people viewed: which pages AI systems read and people don't, and the reverse.</p>
-			<label className="inline">
+			<label className="inline wraps">
 				Which pages
 				<select value={view} onChange={(e) => choose(e.target.value)}>
 					{Object.entries(PAGE_VIEWS).map(([value, { label }]) => (

@@ -10,6 +10,7 @@ import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { TimeChart } from "../components/TimeChart";
+import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
 import { count, duration, oneDecimal, percent, plural } from "../format";
 import { isoRange } from "../period";
 import { useSites, useSiteStats } from "../queries";
@@ -85,9 +86,19 @@ export function DashboardPage() {
 	useEffect(() => lastUsed.site.set(site), [site]);
 
 	const setParam = (name: string, value: string) => change({ [name]: value });
+	// A filter picked from a row is focused as its chip: the pick may take the row, and focus with
+	// it, off the page (a source's row gives way to the referrer URLs behind it).
+	const focusChip = (name: StatsFilterName) => focusOnceShown(`[data-filter="${name}"]`);
 	// A source picked opens its card on the referrer URLs behind it, whichever list it was picked from.
-	const pick = (name: StatsFilterName) => (value: string) => (name === "source" ? change({ source: value, [tabParam("Sources")]: null }) : setParam(name, value));
-	const pickProperty = (event: string, property: string, value: string) => change({ event, property: `${property}:${value}` });
+	const pick = (name: StatsFilterName) => (value: string) => {
+		if (name === "source") change({ source: value, [tabParam("Sources")]: null });
+		else setParam(name, value);
+		focusChip(name);
+	};
+	const pickProperty = (event: string, property: string, value: string) => {
+		change({ event, property: `${property}:${value}` });
+		focusChip("property");
+	};
 	const unpick = (name: string) => change({ [name]: null });
 	// `exact` goes with them: it only chooses how a filtered answer is counted.
 	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_NAMES, "exact"].map((name) => [name, null])));
@@ -124,15 +135,29 @@ export function DashboardPage() {
 			{active.length > 0 && (
 				<div className="row filters-active">
 					<span className="muted">Filtered to</span>
-					{active.map((name) => {
-						const value = filterText(name, search.get(name) ?? "");
-						// The accessible name starts with the visible text, so a voice command naming what is seen finds it.
-						return (
-							<button key={name} type="button" className="chip" onClick={() => unpick(name)} aria-label={`${FILTER_LABELS[name]}: ${value}, remove filter`}>
-								{FILTER_LABELS[name]}: {value} <span aria-hidden="true">×</span>
-							</button>
-						);
-					})}
+					{/* A list, so that a chip removed hands focus to the one in its place (keepFocusThroughRemoval). */}
+					<ul className="plain row">
+						{active.map((name) => {
+							const value = filterText(name, search.get(name) ?? "");
+							// The accessible name starts with the visible text, so a voice command naming what is seen finds it.
+							return (
+								<li key={name}>
+									<button
+										type="button"
+										className="chip"
+										data-filter={name}
+										onClick={(event) => {
+											keepFocusThroughRemoval(event.currentTarget);
+											unpick(name);
+										}}
+										aria-label={`${FILTER_LABELS[name]}: ${value}, remove filter`}
+									>
+										{FILTER_LABELS[name]}: {value} <span aria-hidden="true">×</span>
+									</button>
+								</li>
+							);
+						})}
+					</ul>
 				</div>
 			)}
 			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />

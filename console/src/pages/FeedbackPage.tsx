@@ -11,7 +11,7 @@ import { ActionError, describeError, QueryState } from "../components/QueryState
 import { SelectionBar, useSelection } from "../components/Selection";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
-import { issueLink, issueListLink, useSearch } from "../searchParams";
+import { issueLink, issueListLink, offeredValue, useSearch } from "../searchParams";
 
 const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	open: "Open",
@@ -21,11 +21,41 @@ const STATUS_LABELS: Record<FeedbackStatus, string> = {
 	ignored: "Ignored",
 };
 
+/** The types of feedback, as the list's Type select offers them. */
+const TYPE_LABELS: Record<FeedbackType, string> = { issue: "Issues", feature_request: "Feature requests" };
+const FEEDBACK_TYPES = Object.keys(TYPE_LABELS) as FeedbackType[];
+
+/**
+ * What the list's selects offer, and how the page words a value in the address that is none of
+ * them (typed, or from an old link): the list is then that select's default's, and the page says
+ * so, rather than showing the service's refusal of the value.
+ */
+const OFFERED = {
+	type: { values: FEEDBACK_TYPES, what: "a type of feedback", instead: "all types" },
+	status: { values: FEEDBACK_STATUSES, what: "a status", instead: "any status" },
+} as const;
+
+/** Says which of the address's values the list does not offer, each with a link to the address without it. */
+function UnofferedChoices({ search }: { search: URLSearchParams }) {
+	const names = (Object.keys(OFFERED) as (keyof typeof OFFERED)[]).filter((name) => search.get(name) && !offeredValue<string>(search, name, OFFERED[name].values));
+	return names.map((name) => {
+		const without = new URLSearchParams(search);
+		without.delete(name);
+		return (
+			<p key={name} className="card notice" role="status">
+				This page's address asks for {OFFERED[name].what} that does not exist ({search.get(name)}): showing {OFFERED[name].instead}.{" "}
+				<Link to={`?${without}`}>Remove it from the address</Link>
+			</p>
+		);
+	});
+}
+
 const titleOf = (item: FeedbackRecord) => (typeof item.data.title === "string" && item.data.title) || "(no title)";
 
-function StatusSelect({ value, onChange, label }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label: string }) {
+/** A status select, named by `label`, or by the visible label of its `id`. */
+function StatusSelect({ value, onChange, label, id }: { value: FeedbackStatus; onChange: (status: FeedbackStatus) => void; label?: string; id?: string }) {
 	return (
-		<select aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
+		<select id={id} aria-label={label} value={value} onChange={(e) => onChange(e.target.value as FeedbackStatus)}>
 			{FEEDBACK_STATUSES.map((s) => (
 				<option key={s} value={s}>
 					{STATUS_LABELS[s]}
@@ -150,7 +180,10 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 			</h2>
 			<p className="muted">Received {utcDateTime(item.created_at)}</p>
 			<div className="row">
-				<StatusSelect label="Status" value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				<label className="inline" htmlFor={`status-${item.id}`}>
+					Status
+					<StatusSelect id={`status-${item.id}`} value={item.status} onChange={(status) => setStatus.mutate({ ids: [item.id], status })} />
+				</label>
 				<ConfirmButton
 					question={`Delete "${title}"? It cannot be brought back.`}
 					confirmLabel="Delete feedback"
@@ -158,6 +191,10 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 				>
 					Delete…
 				</ConfirmButton>
+				{/* On the page before it speaks, so that a screen reader hears the change once made (a failure is the alert below). */}
+				<span className="muted" role="status">
+					{setStatus.isSuccess && `Status set to ${STATUS_LABELS[setStatus.variables.status]}`}
+				</span>
 			</div>
 			<dl className="fields">
 				{Object.entries(item.data).map(([key, value]) => (
@@ -193,8 +230,8 @@ function FeedbackDetail({ item, project, back }: { item: FeedbackRecord; project
 export function FeedbackPage() {
 	const { project = "", id } = useParams();
 	const [search, change] = useSearch();
-	const type = (search.get("type") || undefined) as FeedbackType | undefined;
-	const status = (search.get("status") || undefined) as FeedbackStatus | undefined;
+	const type = offeredValue(search, "type", OFFERED.type.values);
+	const status = offeredValue(search, "status", OFFERED.status.values);
 	const q = search.get("q") || undefined;
 	const list = useFeedback(project, type, status, q);
 	const setStatus = useSetFeedbackStatus(project);
@@ -246,8 +283,11 @@ export function FeedbackPage() {
 					Type
 					<select value={type ?? ""} onChange={(e) => setFilter("type", e.target.value)}>
 						<option value="">All types</option>
-						<option value="issue">Issues</option>
-						<option value="feature_request">Feature requests</option>
+						{FEEDBACK_TYPES.map((t) => (
+							<option key={t} value={t}>
+								{TYPE_LABELS[t]}
+							</option>
+						))}
 					</select>
 				</label>
 				<label className="inline">
@@ -262,6 +302,7 @@ export function FeedbackPage() {
 					</select>
 				</label>
 			</div>
+			<UnofferedChoices search={search} />
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search feedback" key={q ?? ""}>
 				<label className="inline">
 					<span className="visually-hidden">Search the feedback's text, or an item's id</span>

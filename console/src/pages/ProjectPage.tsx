@@ -1,5 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { api, type ProjectKey } from "../api";
@@ -19,6 +19,7 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 	const name = projectKey.project_name;
 	const navigate = useNavigate();
 	const [created, setCreated] = useState<{ rawKey: string; dsn: string | null }>();
+	const regenerateButton = useRef<HTMLButtonElement>(null);
 	const regenerate = useMutation({
 		mutationFn: () => api.regenerateKey(name),
 		onSuccess: (key) => setCreated({ rawKey: key.raw_api_key, dsn: key.dsn }),
@@ -41,10 +42,11 @@ function KeyActions({ projectKey }: { projectKey: ProjectKey }) {
 				Key ending in <code>…{projectKey.key_hint}</code>, created {utcDate(projectKey.created_at)}. The full key was shown
 				once, when it was made.
 			</p>
-			{created && <RawKeyNotice projectName={name} {...created} onDone={() => setCreated(undefined)} />}
+			{created && <RawKeyNotice projectName={name} {...created} opener={regenerateButton} onDone={() => setCreated(undefined)} />}
 			<div className="row">
 				<ConfirmButton
 					className=""
+					opener={regenerateButton}
 					question={`Regenerate the key of ${name}? The current key stops working at once; apps must be given the new one.`}
 					confirmLabel="Regenerate key"
 					onConfirm={() => regenerate.mutate()}

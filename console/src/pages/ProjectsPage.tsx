@@ -1,5 +1,5 @@
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../api";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -15,6 +15,7 @@ export function ProjectsPage() {
 	const projects = useProjects();
 	usePageTitle("Projects");
 	const [created, setCreated] = useState<{ projectName: string; rawKey: string; dsn: string | null }>();
+	const createButton = useRef<HTMLButtonElement>(null);
 	const create = useMutation({
 		mutationFn: api.createKey,
 		onSuccess: (key) => setCreated({ projectName: key.project_name, rawKey: key.raw_api_key, dsn: key.dsn }),
@@ -31,13 +32,13 @@ export function ProjectsPage() {
 		<section>
 			<h1>Projects</h1>
 			<p className="muted">A project key lets an app send feedback and logs. Open a project to edit its limits, its feedback forms and to copy its set-up.</p>
-			{created && <RawKeyNotice {...created} onDone={() => setCreated(undefined)} />}
+			{created && <RawKeyNotice {...created} opener={createButton} onDone={() => setCreated(undefined)} />}
 			<form className="row" onSubmit={submit} aria-label="New project">
 				<label className="inline">
 					<span className="visually-hidden">Project name</span>
 					<input name="project_name" placeholder="Project name" maxLength={100} required />
 				</label>
-				<button type="submit" className="primary" disabled={create.isPending}>
+				<button ref={createButton} type="submit" className="primary" disabled={create.isPending}>
 					Create project key
 				</button>
 				<ActionError error={create.error} fields={PROJECT_NAME_WORDS} inline />

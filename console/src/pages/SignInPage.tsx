@@ -1,11 +1,19 @@
 import { type FormEvent, useState } from "react";
+import { EMAIL_MAX_CHARS } from "../../../domain/limits";
 import { usePageTitle } from "../components/pageTitle";
 import { describeError } from "../components/QueryState";
 import { useSession } from "../session";
 
-/** The credentials' fields, as the form words them. The browser takes an address such as ana@example, which the service does not. */
+/**
+ * The credentials' fields, as the form words them. The browser takes an address such as
+ * ana@example, which the service does not, and one of any length.
+ */
 const CREDENTIAL_WORDS = {
-	email: { name: "The email address", says: () => "Enter a whole email address, such as ana@example.com." },
+	email: {
+		name: "The email address",
+		says: (message: string) =>
+			message.startsWith("must be at most ") ? `An email address has at most ${EMAIL_MAX_CHARS} characters.` : "Enter a whole email address, such as ana@example.com.",
+	},
 	password: { name: "The password" },
 };
 

@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link, useParams } from "react-router";
 import { type Artifact, api } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
+import { focusInsteadOf } from "../focus";
 import { ActionError, QueryState } from "../components/QueryState";
 import { TableWrap } from "../components/TableWrap";
 import { utcDate, utcDateTime } from "../format";
@@ -50,6 +51,7 @@ function UploadTokens({ projectName }: { projectName: string }) {
 	const queryKey = keys.uploadTokens(projectName);
 	const tokens = useQuery({ queryKey, queryFn: () => api.listUploadTokens(projectName) });
 	const [created, setCreated] = useState<string>();
+	const createButton = useRef<HTMLButtonElement>(null);
 	const create = useMutation({
 		mutationFn: () => api.createUploadToken(projectName),
 		onSuccess: (token) => setCreated(token.token),
@@ -72,14 +74,20 @@ function UploadTokens({ projectName }: { projectName: string }) {
 					</code>
 					<div className="row">
 						<CopyButton text={created} what="upload token" />
-						<button type="button" onClick={() => setCreated(undefined)}>
+						<button
+							type="button"
+							onClick={(event) => {
+								focusInsteadOf(event.currentTarget, createButton.current);
+								setCreated(undefined);
+							}}
+						>
 							Done
 						</button>
 					</div>
 				</div>
 			)}
 			<div className="row">
-				<button type="button" className="primary" onClick={() => create.mutate()} disabled={create.isPending}>
+				<button ref={createButton} type="button" className="primary" onClick={() => create.mutate()} disabled={create.isPending}>
 					Create upload token
 				</button>
 				<ActionError error={error} inline />
