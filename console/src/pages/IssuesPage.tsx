@@ -18,7 +18,7 @@ import { UnhandledTag } from "../components/UnhandledTag";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { ago, count, plural } from "../format";
 import { useDeleteIssues, useIssueFilterValues, useIssues, useMergeIssues, useSetIssueStatus } from "../queries";
-import { issueLink, useSearch } from "../searchParams";
+import { issueLink, offeredValue, useSearch } from "../searchParams";
 
 const HOUR = 3_600_000;
 /** The 24 hour starts a `last_24h` list counts, oldest first. */
@@ -89,7 +89,7 @@ const OFFERED = {
 
 /** The address's value of `name` if the list offers it. */
 const offered = <Name extends keyof typeof OFFERED>(search: URLSearchParams, name: Name): (typeof OFFERED)[Name][number] | undefined =>
-	OFFERED[name].find((value) => value === search.get(name));
+	offeredValue<(typeof OFFERED)[Name][number]>(search, name, OFFERED[name]);
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
