@@ -189,8 +189,8 @@ describe("the suggestions' refusals", () => {
 		["tag-values", { key: "plan", prefix: "x".repeat(501) }, "prefix: must be at most 500 characters"],
 		["tag-values", { key: "plan", limit: String(OWNER_LIMITS.issueSearchValues + 1) }, `limit: must be a whole number from 1 to ${OWNER_LIMITS.issueSearchValues}`],
 		["tag-values", { key: "plan", limit: "0" }, `limit: must be a whole number from 1 to ${OWNER_LIMITS.issueSearchValues}`],
-		["tag-values", { key: "plan", environment: "" }, "environment: Too small: expected string to have >=1 characters"],
-		["tag-keys", { environment: "e".repeat(501) }, "environment: Too big: expected string to have <=500 characters"],
+		["tag-values", { key: "plan", environment: "" }, "environment: must not be empty"],
+		["tag-keys", { environment: "e".repeat(501) }, "environment: must be at most 500 characters"],
 		["tag-keys", { key: "plan" }, "unknown parameter key"],
 	] as const)("%s with %j: 400 %j", async ([route, query, message], { expect }) => {
 		const project = await ownerWithLogKey();

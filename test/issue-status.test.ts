@@ -1,6 +1,7 @@
 // An issue's status as its owner sets it (PATCH /api/issues/:group_hash): resolved, ignored and
 // open again, the release an issue is resolved in, and the events that reopen it (a regression).
 import { describe, it } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
 import { call } from "./helpers";
 import { ingestOk, issueOf, issuesOf, ownerWithLogKey, setIssueStatus } from "./logHelpers";
 
@@ -37,7 +38,7 @@ describe("PATCH /api/issues/:group_hash", () => {
 		expect((await issueOf(owner, group_hash)).status).toBe("open");
 	});
 
-	it("says which member or parameter was left out, in words, not zod's types", async ({ expect }) => {
+	it("says which member or parameter was left out, and a bound passed, in words, not zod's types and symbols", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "m" });
 		const noStatus = await call(`/api/issues/${group_hash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName } });
@@ -49,6 +50,20 @@ describe("PATCH /api/issues/:group_hash", () => {
 		// A value of the wrong type keeps its own words.
 		const numberStatus = await setIssueStatus(owner.token, owner.projectName, group_hash, 5);
 		expect((await numberStatus.json<Json>()).error).not.toContain("is required");
+		// A bound in words, at one past it on either side.
+		const ignoreFor = async (minutes: number) => {
+			const res = await call(`/api/issues/${group_hash}`, {
+				method: "PATCH",
+				token: owner.token,
+				json: { project_name: owner.projectName, status: "ignored", ignore_for_minutes: minutes },
+			});
+			return { status: res.status, error: (await res.json<Json>()).error };
+		};
+		expect(await ignoreFor(0)).toEqual({ status: 400, error: "Invalid request: ignore_for_minutes: must be at least 1" });
+		expect(await ignoreFor(OWNER_LIMITS.ignoreMinutesMax + 1)).toEqual({
+			status: 400,
+			error: `Invalid request: ignore_for_minutes: must be at most ${OWNER_LIMITS.ignoreMinutesMax}`,
+		});
 	});
 
 	it("a new event on a resolved issue reopens it (a regression)", async ({ expect }) => {

@@ -2,15 +2,26 @@ import { z } from "zod";
 import { HttpError } from "./http";
 
 /**
- * A field left out says so (`project_name: is required`), where zod's own words are about types
- * (`expected string, received undefined`); a schema's own message for it comes first.
+ * The API's words where zod's own are about types and symbols: a field left out `is required`
+ * (not `expected string, received undefined`), a bound `must be at most 200 characters` (not
+ * `Too big: expected string to have <=200 characters`). A schema's own message comes first.
  */
-const missingField: z.core.$ZodErrorMap = (issue) =>
-	(issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined ? "is required" : undefined;
+const plainWords: z.core.$ZodErrorMap = (issue) => {
+	if ((issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined) return "is required";
+	if (issue.code !== "too_big" && issue.code !== "too_small") return undefined;
+	const big = issue.code === "too_big";
+	const bound = Number(big ? issue.maximum : issue.minimum);
+	if (issue.origin === "string") return !big && bound === 1 ? "must not be empty" : `must be ${big ? "at most" : "at least"} ${bound} characters`;
+	if (issue.origin === "array" || issue.origin === "set") return `must hold ${big ? "at most" : "at least"} ${bound} ${bound === 1 ? "item" : "items"}`;
+	if (issue.origin === "number" || issue.origin === "int") {
+		return issue.inclusive === false ? `must be ${big ? "less" : "greater"} than ${bound}` : `must be ${big ? "at most" : "at least"} ${bound}`;
+	}
+	return undefined;
+};
 
 /** Validates at the edge: a zod failure becomes a 400 naming each offending field. */
 export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-	const result = schema.safeParse(data, { error: missingField });
+	const result = schema.safeParse(data, { error: plainWords });
 	if (result.success) return result.data;
 	const problems = result.error.issues.map((issue) => {
 		const path = issue.path.join(".");
