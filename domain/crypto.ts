@@ -10,7 +10,10 @@ export function base64url(bytes: Uint8Array): string {
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** Base-62 digits of a 256-bit number: 62^43 > 2^256, so 43 digits hold every value. */
-const SECRET_DIGITS = 43;
+export const SECRET_DIGITS = 43;
+
+/** What a secret of this service starts with: a project key, a session token. */
+export const SECRET_PREFIXES = { projectKey: "svc_", sessionToken: "svcs_" } as const;
 
 /**
  * 256 random bits as 43 letters and digits, with an optional prefix that says what the secret is

@@ -64,6 +64,32 @@ describe("secret values, whatever their name", () => {
 	});
 
 
+	it("this service's own keys and tokens: the project's DSN in a dump of the environment, a session token in a breadcrumb; near misses kept", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const dsn = `http://${owner.rawKey}@127.0.0.1:8787/1`;
+		const token = `svcs_${"a1B2c3".repeat(7)}Z`;
+		const res = await ingest(owner.rawKey, {
+			message: "m",
+			breadcrumbs: [{ category: "auth", data: { note: `signed in with ${token}` } }],
+			extra: {
+				environ: { SENTRY_DSN: dsn, HOME: "/home/app" },
+				short: `svc_${"a".repeat(42)}`,
+				long: `svc_${"a".repeat(44)}`,
+				inWord: `my_svc_${"a".repeat(43)}`,
+			},
+		});
+		expect(res.status).toBe(200);
+		await listIssues(owner.token, { project_name: owner.projectName });
+		const [{ event }] = await storedEvents(owner.keyId);
+		expect(event.breadcrumbs[0].data).toEqual({ note: "signed in with [Filtered]" });
+		expect(event.extra).toEqual({
+			environ: { SENTRY_DSN: "http://[Filtered]@127.0.0.1:8787/1", HOME: "/home/app" },
+			short: `svc_${"a".repeat(42)}`,
+			long: `svc_${"a".repeat(44)}`,
+			inWord: `my_svc_${"a".repeat(43)}`,
+		});
+	});
+
 	it("a URL's secret query parameters and a fragment's token, wherever a URL is a value: breadcrumbs, navigations, extra", async ({ expect }) => {
 		const event = await storedAfter({
 			message: "m",

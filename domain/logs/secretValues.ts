@@ -1,13 +1,15 @@
 /**
  * Secrets recognised by their value whatever the name they are sent under, as Sentry's default
  * scrubbing recognises them: a payment card number, a PEM private key and the password of a
- * `scheme://user:password@host` URL. Each is replaced where it stands, so the text around it (the
- * rest of a log line, the key's BEGIN and END lines, the URL's user and host) is kept.
+ * `scheme://user:password@host` URL; and this service's own keys and tokens. Each is replaced
+ * where it stands, so the text around it (the rest of a log line, the key's BEGIN and END lines,
+ * the URL's user and host) is kept.
  *
  * These run on every string of every event, so each is a scan in linear time (no character is read
  * more than a bounded number of times, whatever the input), and a string too short to hold a match
  * is not read at all.
  */
+import { SECRET_DIGITS, SECRET_PREFIXES } from "../crypto";
 
 export const FILTERED = "[Filtered]";
 
@@ -157,6 +159,23 @@ function filterUrlPasswords(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
+// This service's own secrets
+
+/**
+ * A project key or a session token of this service, as randomSecret writes them: the prefix and
+ * 43 letters and digits, not inside a longer word. An app may send one in an event (a DSN in a
+ * dump of its environment, a configuration printed with an error); stored, the console would show
+ * a key that it otherwise shows only once, when the key is made. A try reads at most the token's
+ * length from an `s`, so the scan stays linear.
+ */
+const SERVICE_SECRET = new RegExp(
+	`(?<![A-Za-z0-9_])(?:${Object.values(SECRET_PREFIXES).join("|")})[0-9A-Za-z]{${SECRET_DIGITS}}(?![A-Za-z0-9_])`,
+	"g",
+);
+/** What both prefixes start with: a text without it is not scanned. */
+const SERVICE_SECRET_START = "svc";
+
+// ---------------------------------------------------------------------------
 
 /** `text` with every secret value in it filtered: the text itself when there is none. */
 export function filterSecretValues(text: string): string {
@@ -166,5 +185,6 @@ export function filterSecretValues(text: string): string {
 	if (result.length >= CARD_MIN_DIGITS) result = filterCards(result);
 	if (result.includes(PEM_BEGIN)) result = filterPrivateKeys(result);
 	if (result.includes("@")) result = filterUrlPasswords(result);
+	if (result.includes(SERVICE_SECRET_START)) result = result.replace(SERVICE_SECRET, FILTERED);
 	return result;
 }

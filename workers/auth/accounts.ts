@@ -2,7 +2,7 @@ import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { PasswordChangedView, SessionView, SignedOutView } from "../../domain/api/accounts";
 import { changePassword, deleteOtherSessions, deleteSession, findUserByEmail, insertSession, insertUser, setPlan, type User } from "../../domain/accounts/userStore";
-import { hashPassword, randomSecret, sha256Hex, timingSafeEqualStrings } from "../../domain/crypto";
+import { hashPassword, randomSecret, SECRET_PREFIXES, sha256Hex, timingSafeEqualStrings } from "../../domain/crypto";
 import { ACCOUNT_RATE, EMAIL_MAX_CHARS } from "../../domain/limits";
 import { bearerToken, clientIp, HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { listOwnSites } from "../../domain/sites/siteStore";
@@ -28,7 +28,7 @@ const givenPassword = z.string().max(1024, "must be at most 1024 characters");
 const credentialsSchema = z.object({ email, password: newPassword });
 
 async function startSession(env: Env, user: User): Promise<SessionView> {
-	const token = randomSecret("svcs_");
+	const token = randomSecret(SECRET_PREFIXES.sessionToken);
 	await insertSession(env, user.id, await sha256Hex(token));
 	return { token, user: publicUser(user) };
 }

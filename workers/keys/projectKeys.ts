@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { NewProjectKeyView, ProjectKeyView } from "../../domain/api/keys";
-import { randomSecret, sha256Hex } from "../../domain/crypto";
+import { randomSecret, SECRET_PREFIXES, sha256Hex } from "../../domain/crypto";
 import { dsnTemplate, sentryDsn } from "../../domain/keys/dsn";
 import { fieldConfigSchema } from "../../domain/keys/fieldConfig";
 import { countOwnKeys, deleteKey, findOwnKey, insertKey, listOwnKeys, type ProjectKey, updateOwnKey } from "../../domain/keys/keyStore";
@@ -46,7 +46,7 @@ function viewWithSecret(key: ProjectKey, origin: string, rawKey: string): NewPro
 
 /** A fresh raw key (returned once) and what is stored of it. */
 async function mintKey() {
-	const raw = randomSecret("svc_");
+	const raw = randomSecret(SECRET_PREFIXES.projectKey);
 	return { raw, stored: { keyHash: await sha256Hex(raw), keyHint: raw.slice(-4) } };
 }
 
