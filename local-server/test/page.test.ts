@@ -155,6 +155,22 @@ describe("pairing page in chromium", () => {
 		await phone.stop();
 		await context.close();
 	});
+
+	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page", async () => {
+		const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+		const page = await context.newPage();
+		const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+		await page.goto(`${t.base}/`);
+		await page.locator("#login").waitFor({ state: "visible" });
+		expect(await overflow()).toBe(0);
+		await page.fill("#token", t.token);
+		await page.click("#login-form button");
+		await page.locator("#app").waitFor({ state: "visible" });
+		await page.locator("#workspace-path").waitFor({ state: "visible" });
+		const field = await page.locator("#workspace-path").boundingBox();
+		expect(field!.x + field!.width).toBeLessThanOrEqual(390);
+		await context.close();
+	});
 });
 
 describe("Workspaces section in chromium", () => {
