@@ -58,6 +58,7 @@ async function newCode() {
 	const fetchedAt = Date.now();
 	try {
 		const b = await api("POST", "/api/pairing/bootstrap?qr=1");
+		if (!signedIn) return; // signed out while it was made: not shown to whoever comes next
 		$("qr").src = b.qr;
 		$("qr").dataset.expiresAt = b.expiresAt;
 		$("qr").dataset.payload = JSON.stringify(b.payload);
@@ -108,6 +109,7 @@ async function loadDevices() {
 	clearTimeout(devicesTimer);
 	try {
 		const { devices } = await api("GET", "/api/pairing/devices");
+		if (!signedIn) return;
 		$("devices").querySelector("tbody").replaceChildren(...devices.map(deviceRow));
 		$("devices").hidden = devices.length === 0;
 		$("devices-empty").hidden = devices.length > 0;
@@ -187,7 +189,14 @@ function signOut(message) {
 	clearTimeout(codeTimer);
 	clearTimeout(devicesTimer);
 	sessionStorage.removeItem(TOKEN_KEY);
+	// The last code stays valid for up to 120 s: no copy of it (image, payload, connect
+	// command) may stay in the hidden page, nor the devices, for whoever uses the tab next.
 	$("qr").removeAttribute("src");
+	delete $("qr").dataset.payload;
+	delete $("qr").dataset.expiresAt;
+	$("connect-command").textContent = "";
+	$("expires").textContent = "";
+	$("devices").querySelector("tbody").replaceChildren();
 	clearWorkspaces();
 	showLogin(message);
 }

@@ -95,6 +95,28 @@ function leadingLiteral(text) {
 }
 
 /**
+ * Whether an options object spreads another one into itself (`{ ...config, release }`); a
+ * spread inside one of its values (`{ tags: { ...t } }`) does not count. Strings are skipped.
+ * @param {string} args the call's arguments, starting with its "{"
+ */
+function spreadsAnObject(args) {
+	let depth = 0;
+	/** @type {string | null} */
+	let quote = null;
+	for (let i = 0; i < args.length; i++) {
+		const c = args[i];
+		if (quote) {
+			if (c === "\\") i++;
+			else if (c === quote) quote = null;
+		} else if (c === '"' || c === "'" || c === "`") quote = c;
+		else if (c === "(" || c === "{" || c === "[") depth++;
+		else if (c === ")" || c === "}" || c === "]") depth--;
+		else if (depth === 1 && args.startsWith("...", i)) return true;
+	}
+	return false;
+}
+
+/**
  * What an options object passes for one option.
  * @param {string} args the call's arguments @param {"key" | "endpoint"} option
  * @returns {OptionValue | null} null when the option is not there
@@ -102,7 +124,8 @@ function leadingLiteral(text) {
 function optionValue(args, option) {
 	if (!args.trim().startsWith("{")) return args.trim() ? { kind: "expression" } : null;
 	const at = new RegExp(`(?:^|[{,\\s])["']?${option}["']?\\s*(:|,|\\}|\\()`).exec(args);
-	if (!at) return null;
+	// `init({ ...config })`: the spread object may hold the option, and this reading does not follow it.
+	if (!at) return spreadsAnObject(args) ? { kind: "expression" } : null;
 	if (at[1] !== ":") return { kind: "expression" }; // shorthand `key,` or a method
 	const value = args.slice(at.index + at[0].length).trimStart();
 	const literal = leadingLiteral(value);

@@ -1,5 +1,6 @@
 // `svc-local start`: the server in the foreground, with a pairing code on the
 // terminal that a key press renews.
+import fs from "node:fs";
 import path from "node:path";
 import { CLOUD_SESSION_FILE } from "./owner.js";
 import { printCode } from "./pairingCommands.js";
@@ -55,7 +56,10 @@ export const start = {
 		if (o.mode === "cloud") io.stdout.write(`  owner: ${o.ownerLabel} (cloud session; sign in to the page with your svc session token, saved in ${path.join(server.stateDir, CLOUD_SESSION_FILE)})\n`);
 		else if (o.mintedToken) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
 		else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
-		else io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
+		else if (o.tokenFile && fs.existsSync(o.tokenFile)) io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
+		// First started with SVC_OWNER_TOKEN (no file was written), or the file was deleted: the
+		// token cannot be shown, and pointing at a missing file leaves the owner locked out.
+		else io.stdout.write(`  owner token: not shown (no ${o.tokenFile}: it was set with SVC_OWNER_TOKEN, or the file was removed); start with SVC_OWNER_TOKEN=<a token of your choice> to sign in with that one\n`);
 
 		await refresher.refresh();
 		// Stopped while the first code was made: its refresh may have set a timer after stop() ran.

@@ -84,6 +84,24 @@ describe("svc-local command line", () => {
 		expect(await again.exited).toBe(0);
 	});
 
+	it("a start without SVC_OWNER_TOKEN after one with it does not point at an owner-token file that is not there", async () => {
+		const home = path.join(tempDir(), "desk");
+		const chosen = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_OWNER_TOKEN: "chosen-owner-token-0123456789" });
+		await until(() => payloads(chosen.out.stdout).length === 1, "the start with SVC_OWNER_TOKEN");
+		expect(chosen.out.stdout).toContain("owner token: the value of SVC_OWNER_TOKEN");
+		chosen.child.kill("SIGTERM");
+		expect(await chosen.exited).toBe(0);
+		expect(fs.existsSync(path.join(home, "owner-token"))).toBe(false);
+
+		const plain = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(plain.out.stdout).length === 1, "the start without it");
+		expect(plain.out.stdout).not.toContain(`owner token: in ${path.join(home, "owner-token")}`);
+		expect(plain.out.stdout).toContain(`owner token: not shown (no ${path.join(home, "owner-token")}`);
+		expect(plain.out.stdout).toContain("SVC_OWNER_TOKEN=<a token of your choice>");
+		plain.child.kill("SIGTERM");
+		expect(await plain.exited).toBe(0);
+	});
+
 	it("a stop the moment it says it is listening (a service manager's) closes it cleanly, before its first code", async () => {
 		const home = path.join(tempDir(), "stopped-early");
 		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" });

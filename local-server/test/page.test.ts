@@ -1,7 +1,7 @@
 // The pairing page in a real browser (headless Chromium driven by
 // playwright-core, found by e2e/browser.ts): sign-in with the owner token,
 // QR code, refresh rule, new code button, devices list (10 s, focus,
-// visibility), revoke, LAN toggle.
+// visibility), revoke, LAN toggle, and that signing out leaves no code behind.
 // The page's clock is Playwright's fake clock, so the 10 s and 110 s timers
 // are jumped over, not waited for. Then the Workspaces section: add and
 // remove, the setup-health table with each finding's action, scan again,
@@ -124,6 +124,51 @@ describe("pairing page in chromium", () => {
 		expect(await page.evaluate(() => sessionStorage.getItem("svc-local-owner-token"))).toBeNull();
 
 		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+
+	it("signing out leaves no pairing code and no device on the page", async () => {
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		await page.goto(`${t.base}/`);
+		await page.fill("#token", t.token);
+		await page.click("#login-form button");
+		await page.locator("#app").waitFor({ state: "visible" });
+		await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+		const code = await currentPayload(page);
+		const phone = newDevice(path.join(tempDir(), "devices"), "Signed-out phone");
+		await phone.pair(code);
+		await page.click("#new-code");
+		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(code.pairToken);
+		const unused = await currentPayload(page);
+		await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+		await page.locator(`tr[data-device-id="${phone.deviceId}"]`).waitFor();
+
+		await page.click("#sign-out");
+		await page.locator("#login").waitFor({ state: "visible" });
+		// The code shown last is still valid for up to 120 s: a hidden copy of it (the
+		// connect command, the image's payload) would let whoever uses the tab next pair.
+		const html = await page.content();
+		expect(html).not.toContain(unused.pairToken);
+		expect(html).not.toContain("Signed-out phone");
+		expect(await page.locator("#devices tbody tr").count()).toBe(0);
+		await phone.stop();
+		await context.close();
+	});
+
+	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page", async () => {
+		const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+		const page = await context.newPage();
+		const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+		await page.goto(`${t.base}/`);
+		await page.locator("#login").waitFor({ state: "visible" });
+		expect(await overflow()).toBe(0);
+		await page.fill("#token", t.token);
+		await page.click("#login-form button");
+		await page.locator("#app").waitFor({ state: "visible" });
+		await page.locator("#workspace-path").waitFor({ state: "visible" });
+		const field = await page.locator("#workspace-path").boundingBox();
+		expect(field!.x + field!.width).toBeLessThanOrEqual(390);
 		await context.close();
 	});
 });

@@ -153,6 +153,9 @@ describe("setup-health scan", () => {
 		const packages: Record<string, string> = {
 			unset: 'import * as logger from "@svcapp/logger";\nlogger.init({ key: process.env.MISSING_KEY, endpoint: import.meta.env.VITE_SVC_ENDPOINT });\n',
 			expression: 'import { init } from "@svcapp/logger";\nimport { config } from "./config.js";\ninit(config.logger);\n',
+			// The options spread from an object this reading does not follow: they may well hold the key and endpoint.
+			spread: 'import * as logger from "@svcapp/logger";\nimport { svc } from "./config.js";\nlogger.init({ ...svc, release: "shop@1", tags: { ...svc.tags } });\n',
+			"nested-spread": 'import * as logger from "@svcapp/logger";\nlogger.init({ endpoint: "https://svc.example.com", initialScope: { ...scope } });\n',
 			"bad-endpoint": `import { init } from "@svcapp/logger";\ninit({ key: "${keyEndingIn("cdef")}", endpoint: "svc.example.com" });\n`,
 			"no-endpoint": 'const logger = require("@svcapp/logger");\nlogger.init({ key: process.env.SVC_KEY });\n',
 			fallback: 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY ?? "", endpoint: process.env.SVC_URL ?? "https://svc.example.com" });\n',
@@ -195,6 +198,19 @@ describe("setup-health scan", () => {
 			findings: [],
 			needsAttention: false,
 		});
+		expect(packagesByDir.spread).toMatchObject({
+			logger: {
+				configured: {
+					ok: true,
+					key: "set in spread/src/index.js by an expression (not followed)",
+					endpoint: "set in spread/src/index.js by an expression (not followed)",
+				},
+			},
+			findings: [],
+			needsAttention: false,
+		});
+		// A spread inside another option's value passes no key to init.
+		expect(codes(packagesByDir["nested-spread"])).toEqual(["key_missing"]);
 		expect(codes(packagesByDir["bad-endpoint"])).toEqual(["key_in_source", "endpoint_invalid"]);
 		expect(packagesByDir["bad-endpoint"].logger.configured.ok).toBe(false);
 		expect(packagesByDir["no-endpoint"].logger.configured).toMatchObject({ ok: false, key: "found in no-endpoint/.env.local (…efgh)", endpoint: null });
