@@ -48,6 +48,12 @@ export const start = {
 		};
 		process.once("SIGINT", () => void stop());
 		process.once("SIGTERM", () => void stop());
+		// The output's reader is gone (`svc-local | head -5` after its lines): where SIGPIPE would end
+		// another program, stop as on a signal, rather than crash on the write and leave the files.
+		io.stdout.on("error", (/** @type {NodeJS.ErrnoException} */ err) => {
+			if (err.code === "EPIPE") void stop();
+			else io.stderr.write(`svc-local: output failed: ${err.message}\n`);
+		});
 
 		const o = server.owner;
 		io.stdout.write(`svc-local (${server.mode}) listening on ${server.host}:${server.port}\n`);

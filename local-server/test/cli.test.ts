@@ -114,6 +114,16 @@ describe("svc-local command line", () => {
 		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
 	});
 
+	it("its output's reader gone (svc-local | head -5) stops it cleanly, with no stack trace and no local-server.json left", async () => {
+		const home = path.join(tempDir(), "piped");
+		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" });
+		// The pipe closed before anything was read: the first write finds no reader.
+		server.child.stdout.destroy();
+		expect(await server.exited).toBe(0);
+		expect(server.out.stderr).not.toMatch(/EPIPE|Error/);
+		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
+	});
+
 	it("a second start on the same state directory is refused, and the running one keeps its local-server.json", async () => {
 		const home = path.join(tempDir(), "desk");
 		const first = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
