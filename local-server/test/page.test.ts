@@ -156,7 +156,7 @@ describe("pairing page in chromium", () => {
 		await context.close();
 	});
 
-	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page", async () => {
+	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page, and the tables scroll in their boxes", async () => {
 		const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
 		const page = await context.newPage();
 		const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -169,6 +169,22 @@ describe("pairing page in chromium", () => {
 		await page.locator("#workspace-path").waitFor({ state: "visible" });
 		const field = await page.locator("#workspace-path").boundingBox();
 		expect(field!.x + field!.width).toBeLessThanOrEqual(390);
+
+		// A paired device and a workspace: their tables scroll inside their boxes, the page does not.
+		await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+		const phone = newDevice(path.join(tempDir(), "devices"), "Phone on a narrow screen");
+		await phone.pair(await currentPayload(page));
+		await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+		await page.locator(`tr[data-device-id="${phone.deviceId}"]`).waitFor();
+		await page.fill("#workspace-path", tempDir("svc-page-a-folder-with-a-long-name-"));
+		await page.click("#workspace-form button");
+		await page.locator("#workspaces tbody tr").first().waitFor();
+		expect(await overflow()).toBe(0);
+		const revoke = page.locator(`tr[data-device-id="${phone.deviceId}"] button.revoke`);
+		await revoke.scrollIntoViewIfNeeded();
+		const box = await revoke.boundingBox();
+		expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+		await phone.stop();
 		await context.close();
 	});
 });
