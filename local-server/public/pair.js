@@ -13,6 +13,8 @@ const $ = (id) => document.getElementById(id);
 
 let codeTimer = 0;
 let devicesTimer = 0;
+/** The latest pairing the devices list has shown (its ISO time); null before the first list. */
+let latestPairing = null;
 let signedIn = false;
 /** Server clock minus this page's clock, from the Date header (the page may run on another computer). */
 let skewMs = 0;
@@ -114,6 +116,11 @@ async function loadDevices() {
 		$("devices").hidden = devices.length === 0;
 		$("devices-empty").hidden = devices.length > 0;
 		$("devices-error").textContent = "";
+		// A device paired since the last list may have used the code on screen, which works once:
+		// the next one to scan it would be refused.
+		const latest = devices.reduce((max, d) => (d.pairedAt > max ? d.pairedAt : max), "");
+		if (latestPairing !== null && latest > latestPairing) void newCode();
+		if (latestPairing === null || latest > latestPairing) latestPairing = latest;
 	} catch (err) {
 		fail(err, "devices-error");
 	}
@@ -197,6 +204,7 @@ function signOut(message) {
 	$("connect-command").textContent = "";
 	$("expires").textContent = "";
 	$("devices").querySelector("tbody").replaceChildren();
+	latestPairing = null;
 	clearWorkspaces();
 	showLogin(message);
 }

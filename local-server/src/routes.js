@@ -70,6 +70,8 @@ function exchange(server, { body, remote }) {
 	const result = server.pairing.exchange({ ...input, remoteAddress: remote });
 	if (!result) throw new HttpError(401, "pairing code is invalid, expired or already used");
 	server.log(`paired device ${JSON.stringify(result.device.name)} (${result.deviceId}) from ${remote}`);
+	// Its code works once: whatever shows it (the terminal) shows a new one.
+	server.emit("paired", result.deviceId);
 	return { status: 201, body: result };
 }
 

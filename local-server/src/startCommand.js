@@ -73,6 +73,8 @@ export const start = {
 		else {
 			// LAN turned on or off (from the page): the code on screen names addresses that changed.
 			server.on("endpoints", () => void refresher.refresh());
+			// A device paired: the code on screen may be the one it used, which works once.
+			server.on("paired", () => void refresher.refresh());
 			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
 			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
 				for (const ch of chunk.toString()) {

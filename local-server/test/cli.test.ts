@@ -50,6 +50,8 @@ describe("svc-local command line", () => {
 		await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
 		expect(mode(path.join(deviceHome, "device.json"))).toBe(0o600);
 		const deviceId = JSON.parse(fs.readFileSync(path.join(deviceHome, "device.json"), "utf8")).deviceId;
+		// A device paired: the terminal's code may be the one it used, which works once, so a new one shows.
+		await until(() => payloads(server.out.stdout).length === 3, "a new code once a device paired");
 
 		const devices = await runCli(["devices"], { SVC_HOME: home });
 		expect(devices.stdout).toMatch(new RegExp(`${deviceId}  Build Box  Desktop  Online  127\\.0\\.0\\.1`));

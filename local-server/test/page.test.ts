@@ -76,9 +76,13 @@ describe("pairing page in chromium", () => {
 		expect(await laptopRow.locator("td").nth(2).textContent()).toBe("127.0.0.1");
 		expect(await laptopRow.locator("td.state").textContent()).toBe("Online");
 
+		// The code it used works once: the page shows a new one, so the next to scan is not refused.
+		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(first.pairToken);
+		const replaced = await currentPayload(page);
+
 		// "New code" replaces the code at once.
 		await page.click("#new-code");
-		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(first.pairToken);
+		await expect.poll(async () => (await currentPayload(page)).pairToken).not.toBe(replaced.pairToken);
 		const second = await currentPayload(page);
 
 		// The code refreshes by itself 10 s before it expires (120 - 10 = 110 s).
