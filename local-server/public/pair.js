@@ -118,7 +118,7 @@ async function loadDevices() {
 		$("devices-error").textContent = "";
 		// A device paired since the last list may have used the code on screen, which works once:
 		// the next one to scan it would be refused.
-		const latest = devices.reduce((max, d) => (d.pairedAt > max ? d.pairedAt : max), "");
+		const latest = devices[0]?.pairedAt ?? ""; // the list comes newest paired first
 		if (latestPairing !== null && latest > latestPairing) void newCode();
 		if (latestPairing === null || latest > latestPairing) latestPairing = latest;
 	} catch (err) {
