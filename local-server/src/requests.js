@@ -20,8 +20,12 @@ import { WS_PATH } from "./socket.js";
 
 const SECURITY_HEADERS = Object.freeze({ "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY" });
 
-/** @type {Record<NonNullable<Route["throttle"]>, string>} */
-const THROTTLED = { exchange: "too many pairing attempts; try again later", ticket: "too many ticket requests; try again later" };
+/** @type {Record<NonNullable<Route["throttle"]> | "owner", string>} */
+const THROTTLED = {
+	exchange: "too many pairing attempts; try again later",
+	ticket: "too many ticket requests; try again later",
+	owner: "too many wrong owner tokens; try again later",
+};
 
 /**
  * The route for a method and path; when only the method is wrong, the methods
@@ -73,10 +77,11 @@ async function answerApi(server, req, res, url) {
 	if ("allow" in found) throw new HttpError(405, `method ${method} not allowed here`, { allow: found.allow });
 	const { route, param } = found;
 	const remote = plainAddress(req.socket.remoteAddress);
-	const throttle = route.throttle ? server.throttles[route.throttle] : undefined;
-	if (throttle && route.throttle) {
+	const throttled = route.throttle ?? (route.access === "owner" || route.access === "pro" ? "owner" : undefined);
+	const throttle = throttled ? server.throttles[throttled] : undefined;
+	if (throttle && throttled) {
 		const wait = throttle.attempt(remote);
-		if (wait) throw new HttpError(429, THROTTLED[route.throttle], { "retry-after": String(wait) });
+		if (wait) throw new HttpError(429, THROTTLED[throttled], { "retry-after": String(wait) });
 	}
 	/** @type {Answer} */
 	let answer;

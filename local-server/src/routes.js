@@ -40,6 +40,7 @@ import { checkPathText, checkWorkspaceId, checkWorkspacePath } from "./workspace
  *   carry a session of the desktop owner, and in local mode a bearer, when
  *   sent, must be the owner's.
  * @property {"exchange" | "ticket"} [throttle] attempts counted per remote address, before anything else
+ *   (an "owner" or "pro" route counts wrong owner tokens in the "owner" throttle)
  * @property {"json" | "ignored"} [body] read before the handler: parsed as JSON, or read and
  *   dropped (so that a huge one is still refused)
  * @property {(server: LocalServer, call: Call) => Answer | Promise<Answer>} handle

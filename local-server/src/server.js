@@ -41,6 +41,7 @@ import { Workspaces } from "./workspaces.js";
  * @property {number} [heartbeatMs] WebSocket ping interval (default 30 s)
  * @property {number} [helloTimeoutMs] time a new socket has to say hello (default 10 s)
  * @property {{perKey?: number, global?: number, windowMs?: number}} [exchangeThrottle]
+ * @property {{perKey?: number, global?: number, windowMs?: number}} [ownerThrottle]
  * @property {(line: string) => void} [log]
  * @property {number} [updateTimeoutMs] time limit of a logger update (default 300,000 ms); for tests only
  * @property {number} [requestTimeoutMs] time a request has to arrive whole, body included (default 30 s); for tests only
@@ -86,10 +87,13 @@ export class LocalServer extends EventEmitter {
 		this.port = 0;
 		this.guard = new HostGuard(this);
 
-		const t = options.exchangeThrottle ?? {};
+		/** @param {{perKey?: number, global?: number, windowMs?: number}} [t] */
+		const failures = (t = {}) => new Throttle({ perKey: t.perKey ?? 10, global: t.global ?? 30, windowMs: t.windowMs ?? 60_000, now: this.now });
 		this.throttles = {
-			exchange: new Throttle({ perKey: t.perKey ?? 10, global: t.global ?? 30, windowMs: t.windowMs ?? 60_000, now: this.now }),
+			exchange: failures(options.exchangeThrottle),
 			ticket: new Throttle({ perKey: 120, global: 1200, windowMs: 60_000, now: this.now }),
+			// Wrong owner tokens, as wrong codes: one chosen with SVC_OWNER_TOKEN may be short, and the page may be on the LAN.
+			owner: failures(options.ownerThrottle),
 		};
 
 		this.deviceSockets = new DeviceSockets({

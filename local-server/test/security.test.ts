@@ -77,7 +77,8 @@ describe("DNS rebinding and foreign origins", () => {
 
 describe("owner session", () => {
 	it("every owner route answers 401 to anyone but the owner", async () => {
-		const t = await server();
+		// 90 wrong tokens from one address: the owner throttle (below) would answer 429 from the 11th.
+		const t = await server({ ownerThrottle: { perKey: 1000, global: 1000 } });
 		const credential = await pairOne(t);
 		const b = await bootstrap(t);
 		const routes: [string, string, string?][] = [
@@ -172,6 +173,26 @@ describe("exchange throttling", () => {
 		let allowed = 0;
 		for (let i = 0; i < 12; i++) if ((await exchange(t, { secret: `g${i}` })).status !== 429) allowed++;
 		expect(allowed).toBe(10); // 10 per minute per address (30 per minute for everyone)
+	});
+});
+
+describe("owner token throttling", () => {
+	it("10 wrong owner tokens a minute from one address, then 429 with Retry-After; a right token is no failure; a clean address still gets in", async () => {
+		const t = await server({ env: { SVC_OWNER_TOKEN: "short" } });
+		const asOwner = (token: string, localAddress = "127.0.0.1") =>
+			request(t.server.port, "/api/pairing/devices", { headers: { authorization: `Bearer ${token}` }, localAddress });
+		// Right tokens count for nothing: the page polls every 10 s for hours.
+		for (let i = 0; i < 20; i++) expect((await asOwner("short")).status).toBe(200);
+		for (let i = 0; i < 10; i++) expect((await asOwner(`guess-${i}`)).status).toBe(401);
+		const limited = await asOwner("guess-10");
+		expect(limited.status).toBe(429);
+		expect(Number(limited.headers["retry-after"])).toBe(60);
+		expect(limited.json.error).toBe("too many wrong owner tokens; try again later");
+		// Even the right token waits there; another address that has not failed does not.
+		expect((await asOwner("short")).status).toBe(429);
+		expect((await asOwner("short", "127.0.0.2")).status).toBe(200);
+		t.clock.advance(60_000);
+		expect((await asOwner("short")).status).toBe(200);
 	});
 });
 
