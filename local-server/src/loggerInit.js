@@ -60,28 +60,38 @@ function initNames(text) {
 }
 
 /**
- * The text of a call's arguments from just after its "(", up to the matching
- * ")" (strings and nesting skipped), at most ARGS_MAX characters.
- * @param {string} text @param {number} start
+ * Reads `text` from `start` to `end` as code, strings skipped: `visit` sees each character
+ * outside them with the depth of brackets around it; the first position it answers true for,
+ * else -1.
+ * @param {string} text @param {number} start @param {number} end
+ * @param {(i: number, c: string, depth: number) => boolean} visit
  */
-function callArguments(text, start) {
+function findInCode(text, start, end, visit) {
 	let depth = 0;
 	/** @type {string | null} */
 	let quote = null;
-	const end = Math.min(text.length, start + ARGS_MAX);
 	for (let i = start; i < end; i++) {
 		const c = text[i];
 		if (quote) {
 			if (c === "\\") i++;
 			else if (c === quote) quote = null;
 		} else if (c === '"' || c === "'" || c === "`") quote = c;
+		else if (visit(i, c, depth)) return i;
 		else if (c === "(" || c === "{" || c === "[") depth++;
-		else if (c === ")" || c === "}" || c === "]") {
-			if (depth === 0) return text.slice(start, i);
-			depth--;
-		}
+		else if (c === ")" || c === "}" || c === "]") depth--;
 	}
-	return text.slice(start, end);
+	return -1;
+}
+
+/**
+ * The text of a call's arguments from just after its "(", up to the matching
+ * ")" (strings and nesting skipped), at most ARGS_MAX characters.
+ * @param {string} text @param {number} start
+ */
+function callArguments(text, start) {
+	const end = Math.min(text.length, start + ARGS_MAX);
+	const close = findInCode(text, start, end, (_, c, depth) => depth === 0 && (c === ")" || c === "}" || c === "]"));
+	return text.slice(start, close < 0 ? end : close);
 }
 
 /**
@@ -100,20 +110,7 @@ function leadingLiteral(text) {
  * @param {string} args the call's arguments, starting with its "{"
  */
 function spreadsAnObject(args) {
-	let depth = 0;
-	/** @type {string | null} */
-	let quote = null;
-	for (let i = 0; i < args.length; i++) {
-		const c = args[i];
-		if (quote) {
-			if (c === "\\") i++;
-			else if (c === quote) quote = null;
-		} else if (c === '"' || c === "'" || c === "`") quote = c;
-		else if (c === "(" || c === "{" || c === "[") depth++;
-		else if (c === ")" || c === "}" || c === "]") depth--;
-		else if (depth === 1 && args.startsWith("...", i)) return true;
-	}
-	return false;
+	return findInCode(args, 0, args.length, (i, _, depth) => depth === 1 && args.startsWith("...", i)) >= 0;
 }
 
 /**
