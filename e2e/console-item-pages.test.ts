@@ -43,6 +43,8 @@ describe("a feedback item's status on its own page", () => {
 		});
 		await page.goto(`${stack.worker.url}/feedback/shop`);
 		await page.getByRole("link", { name: "Crash on save" }).click();
+		// The list's own Status filter has the same name: its page must be gone before the item's select is looked up.
+		await page.locator("#feedback-title").waitFor();
 		const select = page.getByRole("combobox", { name: "Status", exact: true });
 		expect(await select.evaluate((element: HTMLSelectElement) => element.labels?.[0]?.firstChild?.textContent?.trim())).toBe("Status");
 		expect(await page.locator("label", { has: select }).isVisible()).toBe(true);
