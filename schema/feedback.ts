@@ -1,9 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from "../domain/feedback/typesAndStatuses";
 import { users } from "./accounts";
-
-import { FEEDBACK_STATUSES } from "../domain/feedback/statuses";
-
-export { FEEDBACK_STATUSES, type FeedbackStatus } from "../domain/feedback/statuses";
 
 /**
  * Feedback belongs to the owner and the project name, not to the key row, so revoking
@@ -17,7 +14,7 @@ export const feedback = sqliteTable(
 			.notNull()
 			.references(() => users.id, { onDelete: "cascade" }),
 		projectName: text("project_name").notNull(),
-		type: text("type", { enum: ["issue", "feature_request"] }).notNull(),
+		type: text("type", { enum: FEEDBACK_TYPES }).notNull(),
 		status: text("status", { enum: FEEDBACK_STATUSES }).notNull().default("open"),
 		/** Submitted fields after validation: configured and extra, attachments excluded. */
 		data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),

@@ -3,7 +3,8 @@
  * own (domain/api/), so a change to an answer is a type error here.
  */
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
-import type { FeedbackPageView, FeedbackRecordView, FeedbackType } from "../../domain/api/feedback";
+import type { FeedbackPageView, FeedbackRecordView } from "../../domain/api/feedback";
+import type { FeedbackType } from "../../domain/feedback/typesAndStatuses";
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
 import type {
 	IssueDetailView,
@@ -22,11 +23,11 @@ import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
 import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
-import type { FeedbackStatus } from "../../domain/feedback/statuses";
+import type { FeedbackStatus } from "../../domain/feedback/typesAndStatuses";
 import { OWNER_LIMITS } from "../../domain/limits";
 
 export type { UserView as User } from "../../domain/api/accounts";
-export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord, FeedbackType } from "../../domain/api/feedback";
+export type { FeedbackPageView, FeedbackRecordView as FeedbackRecord } from "../../domain/api/feedback";
 export {
 	clientEventIdOf,
 	ESCALATING_FOR_MS,
@@ -59,7 +60,7 @@ export {
 	UTM_NAMES,
 } from "../../domain/api/sites";
 export type { StackFrame } from "../../domain/logs/logEvent";
-export { FEEDBACK_STATUSES, type FeedbackStatus } from "../../domain/feedback/statuses";
+export { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from "../../domain/feedback/typesAndStatuses";
 
 export class ApiError extends Error {
 	constructor(

@@ -1,7 +1,5 @@
 /** Feedback records as the owner reads them (docs/api.md#feedback-owner). Dependency-free: the console bundles it. */
-import type { FeedbackStatus } from "../feedback/statuses";
-
-export type FeedbackType = "issue" | "feature_request";
+import type { FeedbackStatus, FeedbackType } from "../feedback/typesAndStatuses";
 
 /** One record whole, as `GET /api/feedback/:id` answers it. */
 export interface FeedbackRecordView {

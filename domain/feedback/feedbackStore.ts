@@ -3,10 +3,10 @@
  * owner's ids are never read or touched.
  */
 import { and, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
-import { type FeedbackStatus, feedback, feedbackAttachments } from "../../schema";
+import { feedback, feedbackAttachments } from "../../schema";
 import { database } from "../db";
 import { packJsonArrays } from "../jsonRows";
-import type { FeedbackType } from "./submission";
+import type { FeedbackStatus, FeedbackType } from "./typesAndStatuses";
 
 // D1 binds at most 100 parameters per statement; id lists are written in chunks below that.
 const IDS_PER_STATEMENT = 90;

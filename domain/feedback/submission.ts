@@ -3,8 +3,7 @@ import { z } from "zod";
 import type { FieldDefinition } from "../api/keys";
 import { EMAIL_MAX_CHARS, FEEDBACK_LIMITS } from "../limits";
 import { cutText } from "../text";
-
-export type FeedbackType = "issue" | "feature_request";
+import type { FeedbackType } from "./typesAndStatuses";
 
 interface Image {
 	field: string;

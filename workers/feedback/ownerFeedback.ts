@@ -8,10 +8,10 @@ import {
 	listFeedback as listOwnFeedback,
 	setFeedbackStatus,
 } from "../../domain/feedback/feedbackStore";
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from "../../domain/feedback/typesAndStatuses";
 import { findOwnKey, listOwnKeys } from "../../domain/keys/keyStore";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
-import { FEEDBACK_STATUSES } from "../../schema";
 import type { OwnerRequest } from "../auth/session";
 import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
@@ -48,7 +48,7 @@ const feedbackCursorSchema = cursorSchema(/^(\d{1,15}):([\w-]{1,100})$/, (match)
 
 const listQuerySchema = z.object({
 	project_name: projectNameSchema,
-	type: z.enum(["issue", "feature_request"]).optional(),
+	type: z.enum(FEEDBACK_TYPES).optional(),
 	status: z.enum(FEEDBACK_STATUSES).optional(),
 	q: z.string().trim().max(200).optional(),
 	limit: limitParam(OWNER_LIMITS.feedbackList).default(OWNER_LIMITS.feedbackPage),

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
+import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { SENTRY_FEEDBACK_FIELDS, type SentryFeedbackField } from "../../../domain/api/feedback";
 import { Attachment } from "../components/Attachment";
 import { usePageTitle } from "../components/pageTitle";
@@ -23,7 +23,6 @@ const STATUS_LABELS: Record<FeedbackStatus, string> = {
 
 /** The types of feedback, as the list's Type select offers them. */
 const TYPE_LABELS: Record<FeedbackType, string> = { issue: "Issues", feature_request: "Feature requests" };
-const FEEDBACK_TYPES = Object.keys(TYPE_LABELS) as FeedbackType[];
 
 /**
  * What the list's selects offer, and how the page words a value in the address that is none of
