@@ -15,24 +15,46 @@ function focusHeading(heading: HTMLElement) {
 	heading.focus();
 }
 
+/** How long an action (a read, a save, a delete) may take before focus is left where the browser puts it. */
+const ACTION_WAIT_MS = 30_000;
+
+/**
+ * Calls `settled` on each change `options` names under `node` until it answers true, within
+ * ACTION_WAIT_MS; the answer stops waiting. Every wait for the page to change goes through here.
+ */
+function watch(node: Node, options: MutationObserverInit, settled: () => boolean): () => void {
+	const observer = new MutationObserver(() => {
+		if (settled()) stop();
+	});
+	const timer = setTimeout(stop, ACTION_WAIT_MS);
+	function stop() {
+		observer.disconnect();
+		clearTimeout(timer);
+	}
+	observer.observe(node, options);
+	return stop;
+}
+
 /**
  * Runs `found` with the first element under `root` matching `selector`, now or once it appears;
  * the answer stops waiting.
  */
 function whenPresent(root: Element, selector: string, found: (element: HTMLElement) => void): () => void {
-	const now = root.querySelector<HTMLElement>(selector);
-	if (now) {
-		found(now);
-		return () => {};
-	}
-	const observer = new MutationObserver(() => {
+	const find = () => {
 		const element = root.querySelector<HTMLElement>(selector);
-		if (!element) return;
-		observer.disconnect();
-		found(element);
+		if (element) found(element);
+		return element !== null;
+	};
+	return find() ? () => {} : watch(root, { childList: true, subtree: true }, find);
+}
+
+/** Runs `enabled` once `control`, disabled while its action runs, is enabled again on the page. */
+function whenEnabled(control: HTMLElement, enabled: () => void) {
+	watch(control, { attributes: true, attributeFilter: ["disabled"] }, () => {
+		if (control.matches(":disabled")) return false;
+		if (control.isConnected) enabled();
+		return true;
 	});
-	observer.observe(root, { childList: true, subtree: true });
-	return () => observer.disconnect();
 }
 
 /**
@@ -51,14 +73,11 @@ export function focusPageHeading(): () => void {
 /** The heading of the section `element` is in (else of the page's main), or null. */
 const sectionHeading = (element: Element) => (element.closest("section") ?? document.querySelector("main"))?.querySelector<HTMLElement>("h1, h2") ?? null;
 
-/** How long a delete may take before focus is left where the browser puts it. */
-const REMOVAL_WAIT_MS = 30_000;
-
 /**
  * Call as `leaving`, the focused control, takes what holds it off the page (a new key's notice,
  * by its Done): focus goes to `control`, what made it, else to the heading of the section
  * `leaving` is in. A control still disabled while its action ends (the list it changed read
- * again) gets focus from the heading once enabled, within REMOVAL_WAIT_MS, unless focus moved on.
+ * again) gets focus from the heading once enabled, unless focus moved on.
  */
 export function focusInsteadOf(leaving: HTMLElement, control: HTMLElement | null) {
 	const heading = sectionHeading(leaving);
@@ -67,25 +86,20 @@ export function focusInsteadOf(leaving: HTMLElement, control: HTMLElement | null
 	if (!heading) return;
 	focusHeading(heading);
 	if (!control?.isConnected) return;
-	const observer = new MutationObserver(() => {
-		if (!usable()) return;
-		observer.disconnect();
+	whenEnabled(control, () => {
 		if (document.activeElement === heading) control.focus();
 	});
-	observer.observe(control, { attributes: true, attributeFilter: ["disabled"] });
-	setTimeout(() => observer.disconnect(), REMOVAL_WAIT_MS);
 }
 
 /**
  * Focuses the first element under the page's main matching `selector`, now or once it shows
- * (within REMOVAL_WAIT_MS): what an action adds elsewhere on the page, such as the chip of a
+ * (within ACTION_WAIT_MS): what an action adds elsewhere on the page, such as the chip of a
  * filter picked from a row, which the pick may take off the page with focus on it.
  */
 export function focusOnceShown(selector: string) {
 	const main = document.querySelector("main");
 	if (!main) return;
-	const stop = whenPresent(main, selector, (element) => element.focus());
-	setTimeout(stop, REMOVAL_WAIT_MS);
+	whenPresent(main, selector, (element) => element.focus());
 }
 
 /**
@@ -101,48 +115,39 @@ export function keepFocusThroughRemoval(control: HTMLElement) {
 	const index = item && list ? Array.from(list.children).indexOf(item) : -1;
 	const heading = sectionHeading(control);
 	const gone = () => (item ? !item.isConnected : !control.isConnected || control.matches(":disabled"));
-	const observer = new MutationObserver(() => {
-		if (!gone()) return;
-		stop();
+	watch(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] }, () => {
+		if (!gone()) return false;
 		// A disabled control may still hold focus for a moment, but nothing can be done from it.
-		if (!focusLost() && document.activeElement !== control) return;
+		if (!focusLost() && document.activeElement !== control) return true;
 		const items = list?.isConnected ? Array.from(list.children) : [];
 		const next = index >= 0 ? items[Math.min(index, items.length - 1)]?.querySelector<HTMLElement>(FOCUSABLE) : null;
 		if (next) next.focus();
 		else if (heading?.isConnected) focusHeading(heading);
 		else whenPresent(document.querySelector("main") ?? document.body, "h1", focusHeading);
+		return true;
 	});
-	const timer = setTimeout(() => stop(), REMOVAL_WAIT_MS);
-	function stop() {
-		observer.disconnect();
-		clearTimeout(timer);
-	}
-	observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
 }
 
 /**
  * Keeps focus on a control disabled while its action runs (a save, a switch's change, the next
  * page's read): the browser drops focus to the body when the focused control is disabled, so a
  * keyboard or screen-reader user pressed Save and was sent back to the top. Once the control is
- * enabled again (within REMOVAL_WAIT_MS), and focus has gone nowhere else meanwhile, it goes back
- * to the control. Installed once; the answer uninstalls it.
+ * enabled again, and focus has gone nowhere else meanwhile, it goes back to the control.
+ * Installed once; the answer uninstalls it.
  */
 export function keepFocusThroughPending(): () => void {
 	let focused: Element | null = null;
-	let held: { control: HTMLElement; since: number } | null = null;
 	const onFocusIn = (event: FocusEvent) => {
 		focused = event.target as Element;
-		held = null;
 	};
 	const observer = new MutationObserver((records) => {
 		for (const { target } of records) {
-			if (!(target instanceof HTMLElement)) continue;
 			// The browser moves focus off a disabled control when it next draws, not yet.
-			if (target === focused && target.matches(":disabled")) held = { control: target, since: Date.now() };
-			else if (held?.control === target && !target.matches(":disabled")) {
-				if (focusLost() && target.isConnected && Date.now() - held.since < REMOVAL_WAIT_MS) target.focus();
-				held = null;
-			}
+			if (target !== focused || !(target instanceof HTMLElement) || !target.matches(":disabled")) continue;
+			focused = null;
+			whenEnabled(target, () => {
+				if (focusLost()) target.focus();
+			});
 		}
 	});
 	document.addEventListener("focusin", onFocusIn);
