@@ -74,7 +74,7 @@ describe("an address with a filter value the service does not take", () => {
 });
 
 describe("an issue list's address with a status, sort or period the list does not offer", () => {
-	it("lists and selects the default instead, without the value, rather than the service's refusal of it", async () => {
+	it("lists and selects the default instead, says so in words as the feedback list does, and links to the address without the value", async () => {
 		let resolved = "";
 		const { context, page, pageErrors } = await signedIn("bad-issue-filter", "10.98.0.15", {
 			before: async (token) => {
@@ -87,17 +87,36 @@ describe("an issue list's address with a status, sort or period the list does no
 				await api(stack.worker.url, `/api/issues/${resolved}`, { token, method: "PATCH", json: { project_name: "shop", status: "resolved" } });
 			},
 		});
+		const asked: string[] = [];
+		page.on("request", (request) => {
+			if (new URL(request.url()).pathname === "/api/issues") asked.push(new URL(request.url()).search);
+		});
 		await page.goto(`${stack.worker.url}/issues/shop?status=bogus&sort=oldest&period=2y&environment=production`);
-		// The open issues, as the select says; the values it does not offer gone from the address, the others kept.
-		await expect.poll(() => new URL(page.url()).search).toBe("?environment=production");
+		const said = page.getByRole("status").filter({ hasText: "This page's address asks for" });
+		await said.first().waitFor();
+		expect(await said.allTextContents()).toEqual([
+			"This page's address asks for a status that does not exist (bogus): showing open issues. Remove it from the address",
+			"This page's address asks for an order that does not exist (oldest): showing the last seen first. Remove it from the address",
+			"This page's address asks for a period that does not exist (2y): showing any time. Remove it from the address",
+		]);
+		// The selects show their defaults; none of the values was sent, the environment was.
 		expect(await page.getByRole("combobox", { name: /^Status/ }).inputValue()).toBe("open");
 		expect(await page.getByRole("combobox", { name: /^Sort by/ }).inputValue()).toBe("last_seen");
 		expect(await page.getByRole("combobox", { name: /^Seen in/ }).inputValue()).toBe("");
+		expect(asked.some((search) => /sort=|period=|status=(bogus|any)/.test(search))).toBe(false);
+		expect(asked.some((search) => search.includes("environment=production"))).toBe(true);
+		expect(await axeViolations(page)).toEqual([]);
+
+		await said.first().getByRole("link", { name: "Remove it from the address" }).click();
+		await expect.poll(() => new URL(page.url()).search).toBe("?sort=oldest&period=2y&environment=production");
+		expect(await said.count()).toBe(2);
+
+		// The open issues only, and no refusal of the value.
 		await page.goto(`${stack.worker.url}/issues/shop?status=bogus`);
 		await page.getByRole("link", { name: "Checkout failed" }).waitFor();
 		expect(await page.getByRole("link", { name: "Login failed" }).count()).toBe(0);
 		expect(await page.getByRole("alert").count()).toBe(0);
-		expect(new URL(page.url()).search).toBe("");
+		expect(await said.count()).toBe(1);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});

@@ -9,6 +9,7 @@ import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { SelectionBar, useSelection } from "../components/Selection";
+import { type OfferedChoice, UnofferedChoices } from "../components/UnofferedChoices";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { issueLink, issueListLink, offeredValue, useSearch } from "../searchParams";
@@ -24,30 +25,11 @@ const STATUS_LABELS: Record<FeedbackStatus, string> = {
 /** The types of feedback, as the list's Type select offers them. */
 const TYPE_LABELS: Record<FeedbackType, string> = { issue: "Issues", feature_request: "Feature requests" };
 
-/**
- * What the list's selects offer, and how the page words a value in the address that is none of
- * them (typed, or from an old link): the list is then that select's default's, and the page says
- * so, rather than showing the service's refusal of the value.
- */
+/** What the list's selects offer; a value in the address that is none of them is said by UnofferedChoices. */
 const OFFERED = {
 	type: { values: FEEDBACK_TYPES, what: "a type of feedback", instead: "all types" },
 	status: { values: FEEDBACK_STATUSES, what: "a status", instead: "any status" },
-} as const;
-
-/** Says which of the address's values the list does not offer, each with a link to the address without it. */
-function UnofferedChoices({ search }: { search: URLSearchParams }) {
-	const names = (Object.keys(OFFERED) as (keyof typeof OFFERED)[]).filter((name) => search.get(name) && !offeredValue<string>(search, name, OFFERED[name].values));
-	return names.map((name) => {
-		const without = new URLSearchParams(search);
-		without.delete(name);
-		return (
-			<p key={name} className="card notice" role="status">
-				This page's address asks for {OFFERED[name].what} that does not exist ({search.get(name)}): showing {OFFERED[name].instead}.{" "}
-				<Link to={`?${without}`}>Remove it from the address</Link>
-			</p>
-		);
-	});
-}
+} as const satisfies Record<string, OfferedChoice>;
 
 const titleOf = (item: FeedbackRecord) => (typeof item.data.title === "string" && item.data.title) || "(no title)";
 
@@ -301,7 +283,7 @@ export function FeedbackPage() {
 					</select>
 				</label>
 			</div>
-			<UnofferedChoices search={search} />
+			<UnofferedChoices search={search} offered={OFFERED} />
 			<form className="row filters" onSubmit={submitSearch} aria-label="Search feedback" key={q ?? ""}>
 				<label className="inline">
 					<span className="visually-hidden">Search the feedback's text, or an item's id</span>

@@ -15,6 +15,7 @@ import { SearchSyntax } from "../components/SearchSyntax";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { TimeChart } from "../components/TimeChart";
 import { UnhandledTag } from "../components/UnhandledTag";
+import { type OfferedChoice, UnofferedChoices } from "../components/UnofferedChoices";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { ago, count, plural } from "../format";
 import { useDeleteIssues, useIssueFilterValues, useIssues, useMergeIssues, useSetIssueStatus } from "../queries";
@@ -76,20 +77,16 @@ const SEEN_PERIODS: ReadonlyArray<[IssuePeriod, string]> = [
 	["90d", "Last 90 days"],
 ];
 
-/**
- * What the list's selects offer. A value in the address that is none of them (typed, or from an
- * old link) is as good as none: the select shows its default and the list is that default's,
- * rather than the service's refusal of the value.
- */
+/** What the list's selects offer; a value in the address that is none of them is said by UnofferedChoices. */
 const OFFERED = {
-	status: [...ISSUE_STATUSES, "any"],
-	sort: ISSUE_SORTS,
-	period: SEEN_PERIODS.map(([period]) => period),
-} as const satisfies Record<string, readonly string[]>;
+	status: { values: [...ISSUE_STATUSES, "any"], what: "a status", instead: "open issues" },
+	sort: { values: ISSUE_SORTS, what: "an order", instead: "the last seen first" },
+	period: { values: SEEN_PERIODS.map(([period]) => period), what: "a period", instead: "any time" },
+} as const satisfies Record<string, OfferedChoice>;
 
 /** The address's value of `name` if the list offers it. */
-const offered = <Name extends keyof typeof OFFERED>(search: URLSearchParams, name: Name): (typeof OFFERED)[Name][number] | undefined =>
-	offeredValue<(typeof OFFERED)[Name][number]>(search, name, OFFERED[name]);
+const offered = <Name extends keyof typeof OFFERED>(search: URLSearchParams, name: Name): (typeof OFFERED)[Name]["values"][number] | undefined =>
+	offeredValue<(typeof OFFERED)[Name]["values"][number]>(search, name, OFFERED[name].values);
 
 export function IssuesPage() {
 	const { project = "" } = useParams();
@@ -105,11 +102,6 @@ export function IssuesPage() {
 		sort: offered(search, "sort"),
 		period: offered(search, "period"),
 	};
-	// And the address loses them, so that it, Clear and the links back here agree with what is shown.
-	const notOffered = (Object.keys(OFFERED) as (keyof typeof OFFERED)[]).filter((name) => search.has(name) && !offered(search, name)).join(" ");
-	useEffect(() => {
-		if (notOffered) change(Object.fromEntries(notOffered.split(" ").map((name) => [name, null])), { replace: true });
-	}, [notOffered, change]);
 	const issues = useIssues(project, filters);
 	const names = useIssueFilterValues(project);
 	// A revoked key takes its issues with it: its list and filters answer "not found", said once in words.
@@ -206,6 +198,7 @@ export function IssuesPage() {
 					</select>
 				</label>
 			</div>
+			<UnofferedChoices search={search} offered={OFFERED} />
 			{filters.environment && (
 				<p className="muted" data-testid="environment-scope">
 					Events, users, first and last seen and the 24-hour chart count only what happened in{" "}
