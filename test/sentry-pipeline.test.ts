@@ -322,6 +322,17 @@ describe("Sentry events in the log pipeline", () => {
 		expect(Object.keys(plain)).not.toContain("custom_contexts");
 	});
 
+	it("a context's kind is its type, as Sentry reads it: sentry-cli's runtime sent as rust is the runtime, unless one comes under its own key", async ({ expect }) => {
+		const rust = { type: "runtime", name: "rustc", version: "1.83.0" };
+		const fromCli = await storedFrom({ contexts: { rust, os: { name: "Linux" } } });
+		expect(fromCli.contexts).toEqual({ runtime: rust, os: { name: "Linux" } });
+		expect(Object.keys(fromCli)).not.toContain("custom_contexts");
+		// Whichever comes first, the one under its own key is the runtime; the other stays the app's own.
+		const both = await storedFrom({ contexts: { rust, runtime: { name: "node" }, node2: { type: "runtime", name: "deno" }, kind: { type: "order" } } });
+		expect(both.contexts).toEqual({ runtime: { name: "node" } });
+		expect(both.custom_contexts).toEqual({ rust, node2: { type: "runtime", name: "deno" }, kind: { type: "order" } });
+	});
+
 	it("frames' local variables (sentry-python's vars): the nearest 10 frames', 30 names each, values as text cut to 300, secrets filtered", async ({ expect }) => {
 		const vars = (i: number) => ({ i, name: `'frame ${i}'`, password: "'hunter2'", items: [1, 2], long: "x".repeat(301), ...Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`v${j}`, j])) });
 		const frames = Array.from({ length: 11 }, (_, i) => ({ filename: "app.py", function: `f${i}`, lineno: i + 1, in_app: true, vars: vars(i) }));

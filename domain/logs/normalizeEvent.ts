@@ -254,9 +254,13 @@ function readUser(body: Json): LogUser | null {
 
 const KNOWN_CONTEXTS = ["browser", "os", "device", "runtime"] as const;
 
+const isKnownContext = (name: unknown): name is (typeof KNOWN_CONTEXTS)[number] => (KNOWN_CONTEXTS as readonly unknown[]).includes(name);
+
 /**
  * `contexts`: the four the dashboard reads, and apart (`custom_contexts`) the rest as an SDK or
- * `setContext("order", {...})` sent them, each an object, bounded like any free-form value.
+ * `setContext("order", {...})` sent them, each an object, bounded like any free-form value. As in
+ * Sentry, a context's kind is its `type`, its key by default: sentry-cli sends its runtime as
+ * `rust` with `type: "runtime"`, which is the runtime unless one is sent under its own key.
  */
 function readContexts(body: Json): Pick<LogEvent, "contexts" | "custom_contexts"> {
 	const raw = objectField(body, "contexts", "");
@@ -265,7 +269,9 @@ function readContexts(body: Json): Pick<LogEvent, "contexts" | "custom_contexts"
 	const others: [string, unknown][] = [];
 	for (const [key, value] of Object.entries(raw)) {
 		if (!isObject(value)) continue;
-		if ((KNOWN_CONTEXTS as readonly string[]).includes(key)) contexts[key as (typeof KNOWN_CONTEXTS)[number]] = scrubJson(boundedJson(value));
+		const kind = isKnownContext(key) ? key : value.type;
+		// One sent under the kind's own key is that kind, whatever comes before it.
+		if (isKnownContext(kind) && contexts[kind] === undefined && (kind === key || !isObject(raw[kind]))) contexts[kind] = scrubJson(boundedJson(value));
 		else others.push([key, value]);
 	}
 	// Bounded as a free-form value (the first 50, names well-formed and short), each context as
