@@ -249,7 +249,7 @@ describe("POST /api/:project_id/envelope/", () => {
 		expect(res.status).toBe(204);
 		expect(res.headers.get("access-control-allow-origin")).toBe("*");
 		expect(res.headers.get("access-control-allow-methods")).toContain("POST");
-		for (const header of ["content-type", "x-sentry-auth", "content-encoding"]) expect(res.headers.get("access-control-allow-headers")).toContain(header);
+		for (const header of ["content-type", "x-sentry-auth", "content-encoding", "x-requested-with", "accept", "authentication"]) expect(res.headers.get("access-control-allow-headers")).toContain(header);
 		for (const header of ["retry-after", "x-sentry-rate-limits"]) expect(res.headers.get("access-control-expose-headers")).toContain(header);
 	});
 

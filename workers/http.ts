@@ -77,10 +77,13 @@ export const INGEST_CORS_HEADERS: Readonly<Record<string, string>> = {
 	"access-control-max-age": "86400",
 };
 
-/** What Sentry's browser SDK sends, and the rate-limit answers it reads back. */
+/**
+ * What Sentry's browser SDKs send, and the rate-limit answers they read back. The request headers
+ * are those Sentry's own ingestion allows, for a custom transport or a tunnel that adds them.
+ */
 export const SENTRY_CORS_HEADERS: Readonly<Record<string, string>> = {
 	...INGEST_CORS_HEADERS,
-	"access-control-allow-headers": "authorization, content-type, content-encoding, x-sentry-auth",
+	"access-control-allow-headers": "accept, authentication, authorization, content-encoding, content-type, x-requested-with, x-sentry-auth",
 	"access-control-expose-headers": "retry-after, x-sentry-rate-limits",
 };
 
