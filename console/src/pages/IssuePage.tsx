@@ -359,7 +359,7 @@ export function IssuePage() {
 													{handledOf(e) === "no" && <> <UnhandledTag /></>}
 												</td>
 												<td className="event-message" title={eventMessage(e)}>
-													{eventMessage(e)}
+													<span>{eventMessage(e)}</span>
 												</td>
 												<td>{e.release}</td>
 												<td>{e.environment}</td>
