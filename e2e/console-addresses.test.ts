@@ -57,17 +57,25 @@ describe("a feedback list's address with a type or status that does not exist", 
 });
 
 describe("an address with a filter value the service does not take", () => {
-	it("says the address is at fault and links to the page without its choices", async () => {
+	it("says which of its values is at fault, in the page's words where it has them, and links to the page without its choices", async () => {
 		const { context, page, pageErrors } = await signedIn("bad-filter", "10.98.0.11", {
 			before: addShopKey,
 		});
 		// Longer than the service searches for: the search box holds no more, a link can.
 		await page.goto(`${stack.worker.url}/feedback/shop?q=${"x".repeat(201)}`);
-		const alert = page.getByRole("alert").filter({ hasText: "This page's address holds something the service does not take (q:" });
+		const alert = page.getByRole("alert").filter({ hasText: "The search in this page's address must be at most 200 characters." });
 		await alert.waitFor();
 		await alert.getByRole("link", { name: "Show this page without its choices" }).click();
 		await page.getByText("No feedback yet for this project.").waitFor();
 		expect(new URL(page.url()).search).toBe("");
+
+		// Each problem said.
+		await page.goto(`${stack.worker.url}/issues/shop?environment=${"e".repeat(501)}&release=${"r".repeat(501)}`);
+		const refused = page.getByRole("alert").filter({ hasText: "in this page's address must be" });
+		await refused.waitFor();
+		expect(await refused.textContent()).toBe(
+			"The environment in this page's address must be at most 500 characters. The release in this page's address must be at most 500 characters. Show this page without its choices",
+		);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});

@@ -1,7 +1,7 @@
 import type { UseQueryResult } from "@tanstack/react-query";
 import { Link, useLocation } from "react-router";
 import { ApiError } from "../api";
-import { type FieldWords, refusalText } from "../refusals";
+import { type FieldWords, type Problem, problemsOf, problemText, refusalText } from "../refusals";
 
 /**
  * What a failed request means to the owner, in words. A read retries on its own; an action (a
@@ -30,6 +30,23 @@ export function ActionError({ error, inline = false, fields }: { error: unknown;
 	);
 }
 
+/** How the pages word the members of their address that they pass on to a read. */
+const ADDRESS_FIELDS: Readonly<Record<string, FieldWords>> = {
+	q: { name: "The search in this page's address" },
+	environment: { name: "The environment in this page's address" },
+	release: { name: "The release in this page's address" },
+};
+
+/** A read's refusal of what the page's address holds, a sentence a problem. */
+function addressRefusalText(error: ApiError): string {
+	const problems = problemsOf(error) ?? [{ path: "", message: error.message }];
+	const said = (problem: Problem) =>
+		Object.hasOwn(ADDRESS_FIELDS, problem.path)
+			? problemText(problem, ADDRESS_FIELDS[problem.path])
+			: `This page's address holds something the service does not take (${problem.path ? `${problem.path}: ` : ""}${problem.message}).`;
+	return problems.map(said).join(" ");
+}
+
 /**
  * A failed read in words. A read's 400 comes from the page's address (a filter value typed or
  * pasted into it): said so, with a link to the page without its choices.
@@ -40,7 +57,7 @@ function ReadError({ error, prefix = "" }: { error: unknown; prefix?: string }) 
 	return (
 		<p className="error" role="alert">
 			{prefix}
-			{fromAddress ? `This page's address holds something the service does not take (${error.message.replace(/^Invalid request: /, "")}).` : describeError(error)}{" "}
+			{fromAddress ? addressRefusalText(error) : describeError(error)}{" "}
 			{fromAddress && search !== "" && <Link to={pathname}>Show this page without its choices</Link>}
 		</p>
 	);
