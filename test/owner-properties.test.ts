@@ -167,3 +167,39 @@ describe("property: issue changes answer a documented status to any body", () =>
 		expect(list.status).toBe(200);
 	}, 300_000);
 });
+
+describe("property: the other owner changes and the account's answer a documented status to any body or address", () => {
+	it("a site's settings, a key's regeneration, upload tokens, artifacts, sign-up and sign-in", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const site = await createSite(owner.token, { domain: "shop.example" });
+		const project_name = owner.projectName;
+		const anyId = fc.constantFrom("00000000-0000-0000-0000-000000000000", "not-an-id", "%00", "a".repeat(300));
+		const email = fc.constantFrom(`${owner.user.id}@example.com`, "a@b", "", `${"x".repeat(250)}@example.com`, "\ud800@example.com");
+		const change = fc.oneof(
+			changeBody({ name: "Shop", domain: "shop.example", active: true, attack_mode: false }).map((body) => ({ method: "PATCH", path: `/api/sites/${site.tracking_id}`, body, ip: undefined })),
+			changeBody({ project_name }).map((body) => ({ method: "POST", path: "/api/feedback-key/regenerate", body, ip: undefined })),
+			changeBody({ project_name }).map((body) => ({ method: "POST", path: "/api/upload-tokens", body, ip: undefined })),
+			anyId.map((id) => ({ method: "DELETE", path: `/api/upload-tokens/${encodeURIComponent(id)}`, body: "", ip: undefined })),
+			fc.tuple(anyId, queryValue([project_name])).map(([id, name]) => ({ method: "DELETE", path: `/api/artifacts/${encodeURIComponent(id)}?${new URLSearchParams({ project_name: name })}`, body: "", ip: undefined })),
+			queryValue(["1.0.0"]).map((release) => ({ method: "DELETE", path: `/api/artifacts?${new URLSearchParams({ project_name, release })}`, body: "", ip: undefined })),
+			email.chain((address) => changeBody({ email: address, password: "correct horse battery" }).map((body) => ({ method: "POST", path: "/api/auth/signup", body, ip: uniqueIp() }))),
+			email.chain((address) => changeBody({ email: address, password: "wrong horse battery" }).map((body) => ({ method: "POST", path: "/api/auth/login", body, ip: uniqueIp() }))),
+		);
+		const seen = new Set<number>();
+		await fc.assert(
+			fc.asyncProperty(change, async ({ method, path, body, ip }) => {
+				const signedIn = !path.startsWith("/api/auth/");
+				const res = await call(path, { method, token: signedIn ? owner.token : undefined, ip, headers: { "content-type": "application/json" }, body: body || undefined });
+				const text = await res.text();
+				const what = `${method} ${path.slice(0, 300)} ${body.slice(0, 300)} → ${res.status} ${text.slice(0, 200)}`;
+				seen.add(res.status);
+				expect([200, 201, 204, 400, 401, 403, 404, 409, 413, 429], what).toContain(res.status);
+				if (res.status >= 400) expect(JSON.parse(text), what).toMatchObject({ error: expect.any(String) });
+				if (signedIn) expect(res.status, what).not.toBe(401);
+				expect(text, what).not.toContain(owner.token);
+			}),
+			{ numRuns: RUNS },
+		);
+		for (const status of [200, 400, 404]) expect(seen).toContain(status);
+	}, 300_000);
+});
