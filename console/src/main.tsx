@@ -54,6 +54,19 @@ function Shell() {
 	);
 }
 
+/**
+ * A tab opened before the console was updated asks for its other pages' files by the old build's
+ * names, which the update removed: the page is loaded again, from the new build. Once a minute at
+ * most, so that a file missing for another reason cannot reload it for ever; the page then says it
+ * could not be shown, with a Reload button.
+ */
+const RELOADED_AT = "svc.reloadedForUpdate";
+window.addEventListener("vite:preloadError", () => {
+	if (Date.now() - Number(sessionStorage.getItem(RELOADED_AT)) < 60_000) return;
+	sessionStorage.setItem(RELOADED_AT, String(Date.now()));
+	window.location.reload();
+});
+
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
 createRoot(root).render(
