@@ -43,7 +43,6 @@ export const connect = {
 			name: stringOption(options.name),
 			platform: "Desktop",
 			sessionToken,
-			log: (line) => io.stderr.write(`svc-local connect: ${line}\n`),
 		});
 		if (payload) {
 			try {
@@ -57,7 +56,8 @@ export const connect = {
 			throw new CliError(`not paired yet: run svc-local connect '<qr payload JSON>' (no credential in ${credentialFile})`);
 		}
 		client.on("welcome", () => io.stdout.write(`connected (device ${client.deviceId})\n`));
-		client.on("reconnecting", (/** @type {{delayMs: number}} */ r) => io.stderr.write(`svc-local connect: connection lost; retrying in ${Math.round(r.delayMs / 1000)} s\n`));
+		// Each failure once, with its reason: the URLs tried and why each failed, or the connection lost.
+		client.on("reconnecting", (/** @type {{delayMs: number, reason: string}} */ r) => io.stderr.write(`svc-local connect: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)} s\n`));
 		/** @type {Promise<number>} */
 		const ended = new Promise((resolve) => {
 			client.on("revoked", (/** @type {{reason: string}} */ r) => {
