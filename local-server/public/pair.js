@@ -76,15 +76,18 @@ async function newCode() {
 	}
 }
 
-/** @param {{deviceId: string, name: string, platform: string, remoteAddress: string | null, state: string, lastSeen: string | null, pairedAt: string}} d */
+/** @param {{deviceId: string, name: string, platform: string, remoteAddress: string | null, state: string, connecting?: boolean, lastSeen: string | null, pairedAt: string}} d */
 function deviceRow(d) {
 	const tr = document.createElement("tr");
 	tr.dataset.deviceId = d.deviceId;
-	const cells = [d.name, d.platform, d.remoteAddress ?? "", d.state, when(d.lastSeen), new Date(d.pairedAt).toLocaleString()];
+	// Connected, but it has not said hello (named itself) yet: not shown as Online before it does.
+	const state = d.connecting ? "Connecting" : d.state;
+	const cells = [d.name, d.platform, d.remoteAddress ?? "", state, when(d.lastSeen), new Date(d.pairedAt).toLocaleString()];
 	cells.forEach((text, i) => {
 		const td = document.createElement("td");
 		td.textContent = text; // device names come from devices: never HTML
-		if (i === 3) td.className = `state state-${d.state}`;
+		if (i === 3) td.className = `state state-${state}`;
+		if (i === 3 && d.connecting) td.title = "connected, but it has not said hello yet";
 		tr.append(td);
 	});
 	const td = document.createElement("td");

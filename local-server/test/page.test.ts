@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../e2e/browser.js";
-import { newDevice, startTestServer, tempDir, type TestServer } from "./helpers.js";
+import { bootstrap, exchange, newDevice, openWs, ownerCall, startTestServer, tempDir, type TestServer, wsTicket } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
 let browser: Browser;
@@ -158,6 +158,31 @@ describe("pairing page in chromium", () => {
 		expect(await page.locator("#devices tbody tr").count()).toBe(0);
 		await phone.stop();
 		await context.close();
+	});
+
+	it("shows a device connected but yet to say hello as Connecting, not Online", async () => {
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		try {
+			await page.clock.install();
+			await page.goto(`${t.base}/`);
+			await page.fill("#token", t.token);
+			await page.click("#login-form button");
+			await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+			const code = await bootstrap(t);
+			const { credential } = (await exchange(t, { secret: code.secret, deviceId: "silent" })).json;
+			const { ws } = await openWs(t.server.port, `?ticket=${(await wsTicket(t, credential)).json.ticket}`);
+			await page.clock.fastForward(10_000);
+			const state = page.locator('tr[data-device-id="silent"] td.state');
+			await expect.poll(() => state.textContent()).toBe("Connecting");
+			ws!.send(JSON.stringify({ type: "hello", data: { name: "Silent" } }));
+			await page.clock.fastForward(10_000);
+			await expect.poll(() => state.textContent()).toBe("Online");
+			ws!.terminate();
+			await ownerCall(t, "DELETE", "/api/pairing/devices/silent");
+		} finally {
+			await context.close();
+		}
 	});
 
 	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page, and the tables scroll in their boxes", async () => {
