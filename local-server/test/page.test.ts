@@ -11,6 +11,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../e2e/browser.js";
+import { startServer } from "../src/index.js";
 import { bootstrap, exchange, newDevice, openWs, ownerCall, startTestServer, tempDir, type TestServer, wsTicket } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
@@ -182,6 +183,47 @@ describe("pairing page in chromium", () => {
 			await ownerCall(t, "DELETE", "/api/pairing/devices/silent");
 		} finally {
 			await context.close();
+		}
+	});
+
+	it("with the server down hides the code and says so plainly, and shows a new code once it is back", async () => {
+		// A server of its own, stopped and started again on the same port (its devices know no other).
+		const own = await startTestServer({ now: Date.now });
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		try {
+			await page.clock.install();
+			await page.goto(`${own.base}/`);
+			await page.fill("#token", own.token);
+			await page.click("#login-form button");
+			await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+			const first = await currentPayload(page);
+
+			const port = own.server.port;
+			await own.close();
+			await page.click("#new-code");
+			await expect.poll(() => page.textContent("#server-down")).toBe(
+				`svc-local is not reachable at ${own.base}: it has stopped, or this computer cannot reach it. This page tries again every few seconds and carries on once it answers.`,
+			);
+			// No dead code on screen, nor the browser's own words.
+			expect(await page.locator("#qr").isHidden()).toBe(true);
+			expect(await page.locator("#qr").getAttribute("src")).toBeNull();
+			expect(await page.textContent("#connect-command")).toBe("");
+			await page.clock.fastForward(10_000);
+			expect(await page.textContent("body")).not.toContain("Failed to fetch");
+
+			const again = await startServer({ stateDir: own.home, port, exactPort: true, env: {}, log: () => {}, overlayHostname: async () => null });
+			try {
+				await page.clock.fastForward(5_000);
+				await expect.poll(() => page.textContent("#server-down")).toBe("");
+				await expect.poll(() => page.locator("#qr").isVisible()).toBe(true);
+				expect((await currentPayload(page)).pairToken).not.toBe(first.pairToken);
+			} finally {
+				await again.close();
+			}
+		} finally {
+			await context.close();
+			await own.close();
 		}
 	});
 
