@@ -20,6 +20,8 @@ let signedIn = false;
 let skewMs = 0;
 
 class Unauthorized extends Error {}
+/** No answer at all: the server is stopped, or this computer cannot reach it. */
+class Unreachable extends Error {}
 
 /**
  * Calls the local server's API with the owner bearer.
@@ -29,7 +31,14 @@ async function api(method, path, body) {
 	const token = sessionStorage.getItem(TOKEN_KEY);
 	const headers = { authorization: `Bearer ${token}` };
 	if (body !== undefined) headers["content-type"] = "application/json";
-	const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+	/** @type {Response} */
+	let res;
+	try {
+		res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+	} catch {
+		throw new Unreachable(`svc-local is not reachable at ${location.origin}: it has stopped, or this computer cannot reach it. This page tries again every few seconds and carries on once it answers.`);
+	}
+	$("server-down").textContent = "";
 	const date = Date.parse(res.headers.get("date") ?? "");
 	if (Number.isFinite(date)) skewMs = date + 500 - Date.now(); // Date has whole seconds: take the middle
 	const data = await res.json().catch(() => ({}));
@@ -41,7 +50,28 @@ async function api(method, path, body) {
 /** @param {unknown} err @param {string} where */
 function fail(err, where) {
 	if (err instanceof Unauthorized) return signOut(`Signed out: ${err.message}`);
+	if (err instanceof Unreachable) return serverDown(err.message);
 	$(where).textContent = err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The server does not answer: its code is not shown (nobody could pair with it), and the page
+ * says so in place of the browser's own words; the next code made shows again.
+ * @param {string} message
+ */
+function serverDown(message) {
+	$("server-down").textContent = message;
+	hideCode();
+}
+
+/** No trace of the shown code: image, payload, connect command, expiry. */
+function hideCode() {
+	$("qr").removeAttribute("src");
+	$("qr").hidden = true;
+	delete $("qr").dataset.payload;
+	delete $("qr").dataset.expiresAt;
+	$("connect-command").textContent = "";
+	$("expires").textContent = "";
 }
 
 /** @param {string | null} iso */
@@ -62,6 +92,7 @@ async function newCode() {
 		const b = await api("POST", "/api/pairing/bootstrap?qr=1");
 		if (!signedIn) return; // signed out while it was made: not shown to whoever comes next
 		$("qr").src = b.qr;
+		$("qr").hidden = false;
 		$("qr").dataset.expiresAt = b.expiresAt;
 		$("qr").dataset.payload = JSON.stringify(b.payload);
 		$("connect-command").textContent = `svc-local connect '${JSON.stringify(b.payload)}'`;
@@ -76,15 +107,18 @@ async function newCode() {
 	}
 }
 
-/** @param {{deviceId: string, name: string, platform: string, remoteAddress: string | null, state: string, lastSeen: string | null, pairedAt: string}} d */
+/** @param {{deviceId: string, name: string, platform: string, remoteAddress: string | null, state: string, connecting?: boolean, lastSeen: string | null, pairedAt: string}} d */
 function deviceRow(d) {
 	const tr = document.createElement("tr");
 	tr.dataset.deviceId = d.deviceId;
-	const cells = [d.name, d.platform, d.remoteAddress ?? "", d.state, when(d.lastSeen), new Date(d.pairedAt).toLocaleString()];
+	// Connected, but it has not said hello (named itself) yet: not shown as Online before it does.
+	const state = d.connecting ? "Connecting" : d.state;
+	const cells = [d.name, d.platform, d.remoteAddress ?? "", state, when(d.lastSeen), new Date(d.pairedAt).toLocaleString()];
 	cells.forEach((text, i) => {
 		const td = document.createElement("td");
 		td.textContent = text; // device names come from devices: never HTML
-		if (i === 3) td.className = `state state-${d.state}`;
+		if (i === 3) td.className = `state state-${state}`;
+		if (i === 3 && d.connecting) td.title = "connected, but it has not said hello yet";
 		tr.append(td);
 	});
 	const td = document.createElement("td");
@@ -198,11 +232,8 @@ function signOut(message) {
 	sessionStorage.removeItem(TOKEN_KEY);
 	// The last code stays valid for up to 120 s: no copy of it (image, payload, connect
 	// command) may stay in the hidden page, nor the devices, for whoever uses the tab next.
-	$("qr").removeAttribute("src");
-	delete $("qr").dataset.payload;
-	delete $("qr").dataset.expiresAt;
-	$("connect-command").textContent = "";
-	$("expires").textContent = "";
+	hideCode();
+	$("server-down").textContent = "";
 	$("devices").querySelector("tbody").replaceChildren();
 	latestPairing = null;
 	clearWorkspaces();

@@ -8,7 +8,7 @@ import { fetchFailure } from "./fetchError.js";
 import { ensurePrivateDir } from "./fsutil.js";
 import { isObject } from "./json.js";
 import { CLOUD_SESSION_FILE, cloudWhoAmI, normalizeApiUrl, writeCloudSession } from "./owner.js";
-import { prompt } from "./prompt.js";
+import { prompt, readSecretFile } from "./prompt.js";
 
 /** @typedef {import("./commandSpec.js").Command} Command */
 
@@ -18,7 +18,12 @@ export const login = {
 	args: ["<api_url>"],
 	options: {
 		email: { type: "string", value: "email", description: "the account's email (asked for when missing)" },
-		token: { type: "string", value: "session token", description: "an existing session token instead of email and password (or SVC_SESSION_TOKEN)" },
+		token: {
+			type: "string",
+			value: "session token",
+			description: "an existing session token instead of email and password; other users of this computer can see it (ps): prefer SVC_SESSION_TOKEN or --token-file",
+		},
+		"token-file": { type: "string", value: "file", description: "read that session token from the file's first line (- : from standard input)" },
 	},
 	details: "Without a token it asks for the email and the password (typed without echo), or reads the password from SVC_PASSWORD.",
 	async run({ args: [url], options }, io) {
@@ -28,7 +33,8 @@ export const login = {
 		} catch {
 			throw new CliError(`not an http(s) URL: ${url}`);
 		}
-		let token = stringOption(options.token) ?? io.env.SVC_SESSION_TOKEN;
+		const tokenFile = stringOption(options["token-file"]);
+		let token = stringOption(options.token) ?? (tokenFile === undefined ? undefined : await readSecretFile(io, tokenFile, "--token-file")) ?? (io.env.SVC_SESSION_TOKEN || undefined);
 		if (!token) {
 			const email = stringOption(options.email) ?? (await prompt(io, "Email: "));
 			const password = io.env.SVC_PASSWORD ?? (await prompt(io, "Password: ", { hidden: true }));

@@ -4,7 +4,7 @@
 import os from "node:os";
 import path from "node:path";
 
-/** Preferred port per desktop mode; when it is taken the server takes any free port. */
+/** Preferred port per desktop mode (before any device is paired); when it is taken the server takes any free port. */
 export const MODE_PORTS = Object.freeze({ production: 47821, isolated: 47831, preview: 47921 });
 
 /** @typedef {keyof typeof MODE_PORTS} Mode */

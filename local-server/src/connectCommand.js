@@ -6,6 +6,7 @@ import { stateDirFrom } from "./config.js";
 import { CREDENTIAL_FILE, DeviceClient, PayloadError } from "./device.js";
 import { fetchFailure } from "./fetchError.js";
 import { readCloudSession } from "./owner.js";
+import { readSecretFile } from "./prompt.js";
 
 /** @typedef {import("./commandSpec.js").Command} Command */
 
@@ -16,21 +17,32 @@ export const connect = {
 	options: {
 		name: { type: "string", value: "name", description: "the device name shown to the owner (default: the host name)" },
 		"credential-file": { type: "string", value: "file", description: `where the credential is kept (default: ${CREDENTIAL_FILE} in SVC_HOME)` },
-		"session-token": { type: "string", value: "token", description: "a session of the desktop's owner, needed when it runs in cloud mode (or SVC_SESSION_TOKEN)" },
+		"session-token": {
+			type: "string",
+			value: "token",
+			description: "a session of the desktop's owner, needed when it runs in cloud mode; other users of this computer can see it (ps): prefer SVC_SESSION_TOKEN or --session-token-file",
+		},
+		"session-token-file": { type: "string", value: "file", description: "read that session from the file's first line (- : from standard input)" },
 	},
 	details:
 		"payload: the pairing code's JSON, as printed by `svc-local pair`, in single quotes. Without it, it reconnects with the saved credential.\n" +
+		"A desktop in cloud mode also needs a session of its owner: SVC_SESSION_TOKEN=<token> svc-local connect ..., or --session-token-file\n" +
+		"(else the session of svc-local login on this computer). --session-token works too, but shows the token to every user of the computer.\n" +
 		"It exits 3 when the device is revoked or paired again elsewhere: only a new code brings it back.",
 	async run({ args: [payload], options }, io) {
 		const stateDir = stateDirFrom(io.env);
 		const credentialFile = path.resolve(stringOption(options["credential-file"]) ?? path.join(stateDir, CREDENTIAL_FILE));
-		const sessionToken = stringOption(options["session-token"]) ?? io.env.SVC_SESSION_TOKEN ?? readCloudSession(stateDir)?.token;
+		const tokenFile = stringOption(options["session-token-file"]);
+		const sessionToken =
+			stringOption(options["session-token"]) ??
+			(tokenFile === undefined ? undefined : await readSecretFile(io, tokenFile, "--session-token-file")) ??
+			(io.env.SVC_SESSION_TOKEN || undefined) ??
+			readCloudSession(stateDir)?.token;
 		const client = new DeviceClient({
 			credentialFile,
 			name: stringOption(options.name),
 			platform: "Desktop",
 			sessionToken,
-			log: (line) => io.stderr.write(`svc-local connect: ${line}\n`),
 		});
 		if (payload) {
 			try {
@@ -44,7 +56,8 @@ export const connect = {
 			throw new CliError(`not paired yet: run svc-local connect '<qr payload JSON>' (no credential in ${credentialFile})`);
 		}
 		client.on("welcome", () => io.stdout.write(`connected (device ${client.deviceId})\n`));
-		client.on("reconnecting", (/** @type {{delayMs: number}} */ r) => io.stderr.write(`svc-local connect: connection lost; retrying in ${Math.round(r.delayMs / 1000)} s\n`));
+		// Each failure once, with its reason: the URLs tried and why each failed, or the connection lost.
+		client.on("reconnecting", (/** @type {{delayMs: number, reason: string}} */ r) => io.stderr.write(`svc-local connect: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)} s\n`));
 		/** @type {Promise<number>} */
 		const ended = new Promise((resolve) => {
 			client.on("revoked", (/** @type {{reason: string}} */ r) => {

@@ -125,7 +125,6 @@ function savedPairing(value) {
  * @property {number} [requestTimeoutMs] per URL (default 5 s)
  * @property {number} [reconnectMinMs] default 1 s
  * @property {number} [reconnectMaxMs] default 30 s
- * @property {(line: string) => void} [log]
  */
 
 export class DeviceClient extends EventEmitter {
@@ -135,7 +134,6 @@ export class DeviceClient extends EventEmitter {
 		this.options = options;
 		this.name = options.name ?? os.hostname();
 		this.platform = options.platform ?? "Desktop";
-		this.log = options.log ?? (() => {});
 		/** @type {SavedPairing | null} */
 		this.pairing = savedPairing(readJsonFile(options.credentialFile));
 		/** @type {WebSocket | null} */
@@ -160,14 +158,16 @@ export class DeviceClient extends EventEmitter {
 
 	/**
 	 * POSTs to each base URL in turn until one answers with success.
-	 * A URL that cannot be reached (or answers with an error) passes to the next.
+	 * A URL that cannot be reached (or answers with an error) passes to the next. When none
+	 * answers, the error thrown names each URL tried with its reason, in one message: a
+	 * DeviceHttpError (with the status) when one of them answered with an error.
 	 * @param {string[]} baseUrls @param {string} pathname @param {RequestInit} init
 	 */
 	async #postWithFailover(baseUrls, pathname, init) {
-		/** @type {Error | null} */
-		let lastError = null;
 		/** @type {DeviceHttpError | null} */
 		let httpError = null;
+		/** @type {string[]} */
+		const failures = [];
 		for (const base of baseUrls) {
 			const url = `${base}${pathname}`;
 			try {
@@ -179,14 +179,17 @@ export class DeviceClient extends EventEmitter {
 					return { base, body };
 				}
 				const error = typeof body.error === "string" ? body.error : "";
-				httpError = new DeviceHttpError(res.status, error || res.statusText, url);
-				this.log(`${url} answered ${res.status}${error ? `: ${error}` : ""}`);
+				const answered = new DeviceHttpError(res.status, error || res.statusText, url);
+				httpError ??= answered;
+				failures.push(answered.message);
 			} catch (err) {
-				lastError = /** @type {Error} */ (err);
-				this.log(`${url} unreachable: ${fetchFailure(err)}`);
+				failures.push(`${url} unreachable: ${fetchFailure(err)}`);
 			}
 		}
-		throw httpError ?? lastError ?? new Error("no base URL to try");
+		if (failures.length === 0) throw new Error("no base URL to try");
+		if (!httpError) throw new Error(failures.join("; "));
+		httpError.message = failures.join("; ");
+		throw httpError;
 	}
 
 	/**
@@ -274,13 +277,17 @@ export class DeviceClient extends EventEmitter {
 				return;
 			}
 			this.emit("error-info", err);
-			return this.#scheduleReconnect();
+			return this.#scheduleReconnect(`no connection ticket: ${fetchFailure(err)}`);
 		}
 		if (this.stopped) return;
 		const wsUrl = `${ticket.base.replace(/^http/, "ws")}/api/pairing/ws?ticket=${encodeURIComponent(ticket.ticket)}`;
 		const ws = new WebSocket(wsUrl, { handshakeTimeout: this.options.requestTimeoutMs ?? 5000 });
 		this.ws = ws;
+		/** Why the socket did not open, for the reconnection's reason. @type {string} */
+		let failure = "";
+		let opened = false;
 		ws.on("open", () => {
+			opened = true;
 			ws.send(JSON.stringify({ type: "hello", id: "hello", data: { name: this.name, platform: this.platform } }));
 			this.emit("open");
 		});
@@ -299,11 +306,15 @@ export class DeviceClient extends EventEmitter {
 			this.emit("message", msg);
 		});
 		ws.on("unexpected-response", (_req, res) => {
-			this.emit("error-info", new Error(`upgrade refused: ${res.statusCode}`));
+			failure = `upgrade refused: ${res.statusCode}`;
+			this.emit("error-info", new Error(failure));
 			res.resume();
 			ws.terminate();
 		});
-		ws.on("error", (err) => this.emit("error-info", err));
+		ws.on("error", (err) => {
+			failure ||= err.message;
+			this.emit("error-info", err);
+		});
 		ws.on("close", (code, reasonBuf) => {
 			if (this.ws === ws) this.ws = null;
 			const reason = reasonBuf.toString();
@@ -313,17 +324,18 @@ export class DeviceClient extends EventEmitter {
 				this.emit("revoked", { reason: reason || (code === CLOSE.REVOKED ? "device revoked" : "credential replaced") });
 				return;
 			}
-			this.#scheduleReconnect();
+			this.#scheduleReconnect(opened ? "connection lost" : `the WebSocket did not open${failure ? `: ${failure}` : ""}`);
 		});
 	}
 
-	#scheduleReconnect() {
+	/** @param {string} reason why, for the "reconnecting" event */
+	#scheduleReconnect(reason) {
 		if (this.stopped || this.revoked) return;
 		const min = this.options.reconnectMinMs ?? 1000;
 		const max = this.options.reconnectMaxMs ?? 30_000;
 		const delay = Math.min(max, min * 2 ** Math.min(this.attempt, 16)) * (0.75 + Math.random() * 0.5);
 		this.attempt++;
-		this.emit("reconnecting", { delayMs: Math.round(delay), attempt: this.attempt });
+		this.emit("reconnecting", { delayMs: Math.round(delay), attempt: this.attempt, reason });
 		clearTimeout(this.timer);
 		this.timer = setTimeout(() => void this.#open(), delay);
 	}

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { isObject } from "./json.js";
-import { digestsEqual, randomSecret, sha256 } from "./secrets.js";
+import { digestsEqual, randomSecret, SECRET_MAX, sha256 } from "./secrets.js";
 import { fetchFailure } from "./fetchError.js";
 
 export const OWNER_TOKEN_FILE = "owner-token";
@@ -53,6 +53,24 @@ export function readCloudSession(stateDir) {
 	if (!isObject(s) || typeof s.apiUrl !== "string" || typeof s.token !== "string" || !isObject(s.user) || typeof s.user.id !== "string") return null;
 	const { id, email } = s.user;
 	return { apiUrl: s.apiUrl, token: s.token, user: { id, ...(typeof email === "string" ? { email } : {}) } };
+}
+
+/**
+ * The token in an owner-token file, or null when there is none or it holds no usable token (empty,
+ * spaces inside, longer than any secret a request may carry).
+ * @param {string} file
+ */
+function readOwnerTokenFile(file) {
+	/** @type {string} */
+	let text;
+	try {
+		text = fs.readFileSync(file, "utf8");
+	} catch (err) {
+		if (/** @type {NodeJS.ErrnoException} */ (err).code === "ENOENT") return null;
+		throw err;
+	}
+	const token = text.trim();
+	return token !== "" && token.length <= SECRET_MAX && !/\s/.test(token) ? token : null;
 }
 
 /** @param {string} stateDir @param {CloudSession} session */
@@ -120,12 +138,16 @@ export class OwnerAuth {
 		this.mode = "local";
 		this.ownerLabel = "local owner";
 		const fromEnv = env.SVC_OWNER_TOKEN?.trim();
+		this.tokenFile = path.join(stateDir, OWNER_TOKEN_FILE);
 		if (!store.data.localOwner) {
-			const token = fromEnv || randomSecret();
+			// A store moved aside (damaged) or deleted leaves the owner-token file: the owner keeps that
+			// token, and a store restored by hand still matches it. A new one only when there is none.
+			const kept = fromEnv ? null : readOwnerTokenFile(this.tokenFile);
+			const token = fromEnv || kept || randomSecret();
 			store.data.localOwner = { id: randomUUID(), tokenHash: sha256(token), createdAt: new Date(now()).toISOString() };
 			store.save();
-			if (!fromEnv) {
-				writeFileAtomic(path.join(stateDir, OWNER_TOKEN_FILE), `${token}\n`);
+			if (!fromEnv && !kept) {
+				writeFileAtomic(this.tokenFile, `${token}\n`);
 				this.mintedToken = token;
 			}
 		}
@@ -133,7 +155,6 @@ export class OwnerAuth {
 		this.tokenHash = fromEnv ? sha256(fromEnv) : store.data.localOwner.tokenHash;
 		/** Where the owner finds the token: "env" or the owner-token file. */
 		this.tokenSource = fromEnv ? "env" : "file";
-		this.tokenFile = path.join(stateDir, OWNER_TOKEN_FILE);
 		if (!fromEnv && fs.existsSync(this.tokenFile)) fs.chmodSync(this.tokenFile, 0o600);
 	}
 

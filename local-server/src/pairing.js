@@ -21,6 +21,7 @@ const MAX_TICKETS_PER_DEVICE = 16;
 /**
  * @typedef {object} LiveConnection
  * @property {string} remoteAddress
+ * @property {boolean} hello whether the device has said hello on it (named itself)
  * @property {(code: number, reason: string) => void} close
  */
 
@@ -236,12 +237,15 @@ export class PairingService {
 	describe(d) {
 		const p = this.presence.get(d.deviceId);
 		const online = (p?.connections.size ?? 0) > 0;
+		// Attached but silent so far: a hello is due within 10 s, or the socket is closed.
+		const connecting = online && ![...(p?.connections ?? [])].some((c) => c.hello);
 		return {
 			deviceId: d.deviceId,
 			name: (p?.name ?? d.name) || "Unnamed device",
 			platform: p?.platform ?? normalizePlatform(d.platform),
 			remoteAddress: p?.remoteAddress ?? d.remoteAddress ?? null,
 			state: /** @type {"Online" | "Offline"} */ (online ? "Online" : "Offline"),
+			connecting,
 			lastSeen: p ? new Date(p.lastSeen).toISOString() : d.lastSeen,
 			pairedAt: d.pairedAt,
 		};

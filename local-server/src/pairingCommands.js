@@ -29,8 +29,10 @@ export const pair = {
 /** @type {Command} */
 export const devices = {
 	summary: "list paired devices",
-	options: { json: { type: "boolean", description: "print the devices as a JSON array (deviceId, name, platform, state, remoteAddress, lastSeen, pairedAt)" } },
-	details: "With --json, remoteAddress and lastSeen are null when unknown; times are ISO 8601.",
+	options: { json: { type: "boolean", description: "print the devices as a JSON array (deviceId, name, platform, state, connecting, remoteAddress, lastSeen, pairedAt)" } },
+	details:
+		"A device connected that has not said hello (named itself) yet is shown Connecting (with --json: connecting true, state Online).\n" +
+		"With --json, remoteAddress and lastSeen are null when unknown; times are ISO 8601.",
 	async run({ options }, io) {
 		const { devices } = /** @type {{devices: DeviceListing[]}} */ (await ownerRequest(io.env, "GET", "/api/pairing/devices"));
 		if (options.json) {
@@ -40,6 +42,7 @@ export const devices = {
 				name: d.name,
 				platform: d.platform,
 				state: d.state,
+				connecting: d.connecting === true,
 				remoteAddress: d.remoteAddress ?? null,
 				lastSeen: d.lastSeen ?? null,
 				pairedAt: d.pairedAt,
@@ -49,7 +52,7 @@ export const devices = {
 		}
 		if (devices.length === 0) io.stdout.write("no paired devices\n");
 		for (const d of devices) {
-			io.stdout.write(`${d.deviceId}  ${d.name}  ${d.platform}  ${d.state}  ${d.remoteAddress ?? "-"}  last seen ${d.lastSeen ?? "-"}  paired ${d.pairedAt}\n`);
+			io.stdout.write(`${d.deviceId}  ${d.name}  ${d.platform}  ${d.connecting ? "Connecting" : d.state}  ${d.remoteAddress ?? "-"}  last seen ${d.lastSeen ?? "-"}  paired ${d.pairedAt}\n`);
 		}
 		return 0;
 	},

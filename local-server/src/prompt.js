@@ -2,8 +2,10 @@
 // readline interface whose output is a stream that drops everything: on a
 // terminal, readline turns echo off (raw mode) and would echo each key to its
 // output itself, so nothing typed is shown.
+import fs from "node:fs";
 import readline from "node:readline";
 import { Writable } from "node:stream";
+import { CliError } from "./commandSpec.js";
 
 /**
  * @typedef {object} PromptIo
@@ -41,4 +43,33 @@ export function prompt(io, question, { hidden = false } = {}) {
 			resolve(answer.trim());
 		});
 	});
+}
+
+/**
+ * A secret given by a file rather than on the command line (where `ps` shows it to every user of
+ * the computer): the file's first line, or with `-` standard input's (asked for without echo on a
+ * terminal).
+ * @param {PromptIo} io @param {string} file @param {string} option the option's name, for the messages
+ * @returns {Promise<string>}
+ */
+export async function readSecretFile(io, file, option) {
+	/** @type {string} */
+	let text;
+	if (file === "-") {
+		if (io.stdin.isTTY) text = await prompt(io, "Session token: ", { hidden: true });
+		else {
+			text = "";
+			for await (const chunk of io.stdin) text += chunk.toString();
+		}
+	} else {
+		try {
+			text = fs.readFileSync(file, "utf8");
+		} catch (err) {
+			const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+			throw new CliError(`cannot read ${option} ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : /** @type {Error} */ (err).message}`);
+		}
+	}
+	const secret = text.trim().split(/\r?\n/)[0].trim();
+	if (!secret) throw new CliError(`${option} ${file === "-" ? "(standard input)" : file} holds no token`);
+	return secret;
 }

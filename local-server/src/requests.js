@@ -57,7 +57,7 @@ async function checkAccess(server, access, req) {
 	if (access === "device" && server.owner.mode !== "cloud" && req.headers.authorization === undefined) return null;
 	const r = await server.owner.check(req.headers.authorization);
 	if (!r.ok) throw new HttpError(r.status, r.error);
-	if (access === "pro" && r.access === "none") throw new HttpError(402, "setup health needs svc Pro or an active trial: your trial has ended, upgrade to Pro to use it");
+	if (access === "pro" && r.access === "none") throw new HttpError(402, "setup health needs svc Pro or an active trial, and this account has neither: upgrade to Pro to use it");
 	return r.access;
 }
 

@@ -44,10 +44,17 @@ import { BoundedReader, walk } from "./walk.js";
  * @typedef {{ok: boolean, init: string | null, key: string | null, endpoint: string | null}} Configured
  */
 
-/** What the walk keeps of one folder. @typedef {{files: string[], env: {file: string, vars: Record<string, string>}[], manifest: Record<string, unknown> | null, manifestError: string | null, initCalls: {file: string, call: InitCall}[], importsLogger: string[], dsns: {file: string, value: string}[]}} Folder */
+/**
+ * What the walk keeps of one folder; `envLinksOut`: its .env files that are symbolic links out of
+ * the workspace (there, but not read); `importsSentry`: its source files that name a Sentry SDK.
+ * @typedef {{files: string[], env: {file: string, vars: Record<string, string>}[], envLinksOut: string[], manifest: Record<string, unknown> | null, manifestError: string | null, initCalls: {file: string, call: InitCall}[], importsLogger: string[], importsSentry: string[], dsns: {file: string, value: string}[]}} Folder
+ */
 
 /** @param {string} rel a file's path in the workspace */
 const dirOf = (rel) => path.posix.dirname(rel);
+
+/** A test's file, or one under a folder of tests: no part of the app that runs. */
+const TEST_FILE = /(?:^|\/)(?:tests?|e2e|__tests__|__mocks__|fixtures)\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
 
 /** The folder itself, then each one above it up to the root ("."). @param {string} dir */
 function upToRoot(dir) {
@@ -81,7 +88,7 @@ export async function scanWorkspace(root, latestVersion) {
 	const folder = (dir) => {
 		let f = folders.get(dir);
 		if (!f) {
-			f = { files: [], env: [], manifest: null, manifestError: null, initCalls: [], importsLogger: [], dsns: [] };
+			f = { files: [], env: [], envLinksOut: [], manifest: null, manifestError: null, initCalls: [], importsLogger: [], importsSentry: [], dsns: [] };
 			folders.set(dir, f);
 		}
 		return f;
@@ -114,6 +121,7 @@ export async function scanWorkspace(root, latestVersion) {
 				folder(dir).env.push({ file: rel, vars: readEnvFile(text) });
 			} else {
 				for (const value of dsnLiterals(text)) folder(dir).dsns.push({ file: rel, value });
+				if (/["'`]@sentry\//.test(text)) folder(dir).importsSentry.push(rel);
 				const calls = findInitCalls(text);
 				if (calls === null) return;
 				folder(dir).importsLogger.push(rel);
@@ -121,6 +129,9 @@ export async function scanWorkspace(root, latestVersion) {
 			}
 		},
 	});
+
+	// A .env linked from out of the workspace is not read, but it is there: said as such, not as missing.
+	for (const rel of reader.linksOut) if (isEnvFile(path.posix.basename(rel))) folder(dirOf(rel)).envLinksOut.push(rel);
 
 	// Each source file belongs to the nearest package above it.
 	const byDepth = [...packageDirs].sort((a, b) => b.length - a.length);
@@ -132,12 +143,15 @@ export async function scanWorkspace(root, latestVersion) {
 	const importers = new Map();
 	/** @type {Map<string, {file: string, value: string}[]>} */
 	const dsnLiteralsOf = new Map();
+	/** @type {Map<string, string[]>} */
+	const sentryImporters = new Map();
 	for (const [dir, f] of folders) {
 		const pkg = packageOf(dir);
 		if (pkg === undefined) continue;
 		initCalls.set(pkg, [...(initCalls.get(pkg) ?? []), ...f.initCalls]);
 		importers.set(pkg, [...(importers.get(pkg) ?? []), ...f.importsLogger]);
 		dsnLiteralsOf.set(pkg, [...(dsnLiteralsOf.get(pkg) ?? []), ...f.dsns]);
+		sentryImporters.set(pkg, [...(sentryImporters.get(pkg) ?? []), ...f.importsSentry]);
 	}
 
 	// A library of the workspace that another of its packages depends on: its errors are
@@ -171,11 +185,25 @@ export async function scanWorkspace(root, latestVersion) {
 		}
 		const name = typeof manifest.name === "string" ? manifest.name : null;
 		const loggerField = loggerListedIn(manifest);
+		if (name === LOGGER_PACKAGE) {
+			// The logger's own package: it does not depend on itself.
+			findings.push({
+				code: "logger_itself",
+				severity: "info",
+				message: `This package is ${LOGGER_PACKAGE} itself.`,
+				action: "Nothing to do: the packages that use it list it.",
+			});
+			packages.push({ dir, name, packageManager: pm.manager, logger: { listed: false, installed: null, latest: null, configured: notConfigured() }, findings });
+			continue;
+		}
 		if (!loggerField) {
 			const usedBy = dependents(dir, name);
-			const sentrySdk = sentrySdkOf(manifest);
+			// A monorepo's root whose Sentry SDK only its tests import (svc's own repository tests
+			// its Sentry compatibility so) has no app that reports with it.
+			const monorepoRoot = isMonorepoRoot(manifest, f);
+			const sentrySdk = monorepoRoot && (sentryImporters.get(dir) ?? []).every((rel) => TEST_FILE.test(rel)) ? null : sentrySdkOf(manifest);
 			if (sentrySdk) {
-				findings.push(sentryFinding(sentrySdk, dsnsOf(chain.flatMap((c) => c.env), dsnLiteralsOf.get(dir) ?? [])));
+				findings.push(sentryFinding(sentrySdk, dsnsOf(chain.flatMap((c) => c.env), dsnLiteralsOf.get(dir) ?? []), chain.flatMap((c) => c.envLinksOut)));
 			} else if (usedBy.length > 0) {
 				findings.push({
 					code: "library_of_workspace",
@@ -183,7 +211,7 @@ export async function scanWorkspace(root, latestVersion) {
 					message: `A library of this workspace, used by ${usedBy.join(", ")}: its errors are reported by the logger of the package that uses it.`,
 					action: `Nothing to do here; set the logger up in ${usedBy.join(", ")}.`,
 				});
-			} else if (!isMonorepoRoot(manifest, f)) {
+			} else if (!monorepoRoot) {
 				findings.push({
 					code: "logger_not_listed",
 					severity: "warning",
@@ -332,6 +360,9 @@ function configuration(calls, importers, chain, findings, unreadSources) {
 		return notConfigured();
 	}
 	const envFiles = chain.flatMap((c) => c.env);
+	const envLinksOut = chain.flatMap((c) => c.envLinksOut);
+	/** Variables looked for in a .env linked from out of the workspace, which may set them. @type {Set<string>} */
+	const unchecked = new Set();
 	/** @param {OptionValue | null} option @param {string} file @returns {ResolvedOption} */
 	const resolve = (option, file) => {
 		const none = { found: false, missing: false, where: "", literal: false, variable: "" };
@@ -340,6 +371,10 @@ function configuration(calls, importers, chain, findings, unreadSources) {
 		if (option.kind === "expression") return { ...none, found: true, where: `set in ${file} by an expression (not followed)` };
 		const env = envFiles.find((e) => e.vars[option.name]);
 		if (env) return { ...none, found: true, where: `found in ${env.file}`, variable: option.name, value: env.vars[option.name], file: env.file };
+		if (envLinksOut.length > 0) {
+			unchecked.add(option.name);
+			return { ...none, found: true, where: `${option.name}, not checked: ${envLinksOut.join(", ")} is a link out of the workspace`, variable: option.name };
+		}
 		// A binding in none of them is a secret kept by Cloudflare, which no file here can show.
 		if (option.kind === "binding") return { ...none, found: true, where: `the Worker secret ${option.name} (not in the vars of a wrangler configuration nor .dev.vars)`, variable: option.name };
 		if (option.fallback) return { ...none, found: true, where: `${option.name} is not set: the fallback in ${file}`, literal: true, variable: option.name, value: option.fallback, file };
@@ -357,6 +392,15 @@ function configuration(calls, importers, chain, findings, unreadSources) {
 		key: describeOption("key", key, file, findings),
 		endpoint: describeOption("endpoint", endpoint, file, findings),
 	};
+	if (unchecked.size > 0) {
+		const vars = [...unchecked].join(" and ");
+		findings.push({
+			code: "env_link_not_read",
+			severity: "info",
+			message: `${envLinksOut.join(", ")} ${envLinksOut.length === 1 ? "is a symbolic link" : "are symbolic links"} to a file out of the workspace, which the scan does not read: whether ${vars} ${unchecked.size === 1 ? "is" : "are"} set there is not checked.`,
+			action: `Nothing to do if it sets ${vars}; for the scan to check it, keep the file in the workspace (or link to one there).`,
+		});
+	}
 	if (key.literal && key.found) {
 		findings.push({
 			code: "key_in_source",

@@ -65,10 +65,19 @@ export function dsnsOf(envFiles, literals) {
 /**
  * What to say about a package that does not list the logger but lists a Sentry SDK.
  * @param {string} sdk @param {ReturnType<typeof dsnsOf>} dsns
+ * @param {string[]} envLinksOut its .env files that link out of the workspace: there, but not read
  * @returns {Finding}
  */
-export function sentryFinding(sdk, dsns) {
+export function sentryFinding(sdk, dsns, envLinksOut = []) {
 	const setTo = "Set the DSN to your project key's DSN (https://<project key>@<your svc address>/<dsn id>; the console shows it with the key)";
+	if (dsns.length === 0 && envLinksOut.length > 0) {
+		return {
+			code: "sentry_dsn_not_checked",
+			severity: "info",
+			message: `${sdk} is listed and no source file passes a DSN; ${envLinksOut.join(", ")} ${envLinksOut.length === 1 ? "is a symbolic link" : "are symbolic links"} to a file out of the workspace, which the scan does not read: whether it sets a DSN that carries a project key is not checked.`,
+			action: `Nothing to do if it does; for the scan to check it, keep the file in the workspace (or link to one there). ${setTo}.`,
+		};
+	}
 	if (dsns.length === 0) {
 		return {
 			code: "sentry_dsn_not_found",

@@ -31,7 +31,8 @@ import { Workspaces } from "./workspaces.js";
  * @property {NodeJS.ProcessEnv} [env] environment to read SVC_* from (default process.env)
  * @property {string} [stateDir] state directory (default SVC_HOME or ~/.svc)
  * @property {string} [mode] production | isolated | preview (default SVC_MODE)
- * @property {number} [port] port to try first (0: any free port); default SVC_PORT, else the mode's port
+ * @property {number} [port] port to try first (0: any free port); default SVC_PORT, else the port the paired devices know, else the mode's port
+ * @property {boolean} [exactPort] listen on `port` or not at all (`svc-local start --port`), never on another free one
  * @property {string} [host] listening host; default from the environment, else the LAN toggle
  * @property {() => number} [now] clock in ms (injectable for tests)
  * @property {typeof fetch} [fetch] used for the cloud /api/auth/me check
@@ -64,7 +65,9 @@ export class LocalServer extends EventEmitter {
 		this.lookupOverlayHostname = options.overlayHostname ?? tailscaleHostname;
 		/** @type {string | null} */
 		this.overlayHostname = null;
-		this.preferredPort = options.port ?? parsePort(env.SVC_PORT) ?? MODE_PORTS[this.mode];
+		/** The port asked for (the caller's, else SVC_PORT), or undefined: then the paired devices' or the mode's. */
+		this.requestedPort = options.port ?? parsePort(env.SVC_PORT);
+		this.exactPort = options.exactPort === true;
 		/** Host fixed by SVC_SERVER_HOST / SVC_ALLOW_LAN / the caller: the LAN toggle is then locked. */
 		this.managedHost = options.host ?? envHost(env);
 		// Last of the environment's settings to be checked: a bad one stops the start before any
@@ -130,21 +133,52 @@ export class LocalServer extends EventEmitter {
 		this.lanQueue = Promise.resolve();
 	}
 
-	/** Starts listening: the mode's port, else another free one. */
+	/** How many devices are paired (under any owner): each knows this server by the port it was given. */
+	get pairedCount() {
+		return Object.keys(this.store.data.devices).length;
+	}
+
+	/**
+	 * Starts listening: on the port asked for, else the one the paired devices know, else the mode's.
+	 * When that port is taken it moves to another free one only while no device is paired (and
+	 * --port was not given): a paired device knows no other port, and would keep trying that one.
+	 */
 	async listen() {
 		// Holding the lock, still ask local-server.json: a server of a version before the lock takes none.
 		const other = await otherRunningServer(this.stateDir);
 		if (other) throw alreadyRunning(this.stateDir, other);
 		this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
-		await this.#bind(this.host, this.preferredPort);
+		const paired = this.pairedCount;
+		const known = paired > 0 ? this.store.data.port : null;
+		const port = this.requestedPort ?? known ?? MODE_PORTS[this.mode];
+		try {
+			await this.#bind(this.host, port, !this.exactPort && paired === 0);
+		} catch (err) {
+			if (/** @type {NodeJS.ErrnoException} */ (err).code !== "EADDRINUSE") throw err;
+			throw portTaken(port, this.exactPort ? 0 : paired);
+		}
+		if (known !== null && known !== this.port) {
+			this.log(
+				`listening on port ${this.port}, not ${known} where ${pairedKnow(paired)} this server: they cannot find it here, so pair them again (svc-local pair); a start on port ${known} brings them back`,
+			);
+		}
+		this.#rememberPort();
 		this.#writeServerFile();
 		return this;
 	}
 
+	/** The port is kept in the store: after a restart the paired devices look for this server there. */
+	#rememberPort() {
+		if (this.store.data.port === this.port) return;
+		this.store.data.port = this.port;
+		this.store.save();
+	}
+
 	/**
 	 * @param {string} host @param {number} port
+	 * @param {boolean} mayMove when the port is taken, take another free one (else EADDRINUSE is thrown)
 	 */
-	async #bind(host, port) {
+	async #bind(host, port, mayMove) {
 		/** @param {number} p */
 		const attempt = (p) =>
 			new Promise((resolve, reject) => {
@@ -163,7 +197,7 @@ export class LocalServer extends EventEmitter {
 		try {
 			await attempt(port);
 		} catch (err) {
-			if (/** @type {NodeJS.ErrnoException} */ (err).code !== "EADDRINUSE" || port === 0) throw err;
+			if (/** @type {NodeJS.ErrnoException} */ (err).code !== "EADDRINUSE" || port === 0 || !mayMove) throw err;
 			this.log(`port ${port} is taken; using another free port`);
 			await attempt(0);
 		}
@@ -258,14 +292,20 @@ export class LocalServer extends EventEmitter {
 		// http.Server's: that one also drops idle keep-alive connections, and a
 		// just-accepted connection whose request is not parsed yet counts as idle.
 		net.Server.prototype.close.call(this.http);
+		const paired = this.pairedCount;
 		try {
-			await this.#bind(host, port);
+			// With devices paired, the same port or none: they know no other.
+			await this.#bind(host, port, paired === 0);
 		} catch (err) {
 			this.log(`could not listen on ${host}: ${/** @type {Error} */ (err).message}; staying on the old address`);
-			await this.#bind(enabled ? "127.0.0.1" : "0.0.0.0", port).catch(() => {});
+			await this.#bind(enabled ? "127.0.0.1" : "0.0.0.0", port, true).catch(() => {});
+			if (/** @type {NodeJS.ErrnoException} */ (err).code === "EADDRINUSE") {
+				throw new HttpError(409, `port ${port} is taken on ${host} by another program, and ${pairedKnow(paired)} this server only on that port; free it and try again`);
+			}
 			throw new HttpError(500, `could not listen on ${host}`);
 		}
 		this.store.data.lanEnabled = enabled;
+		this.store.data.port = this.port;
 		this.store.save();
 		if (enabled) this.overlayHostname = await this.lookupOverlayHostname().catch(() => null);
 		this.#writeServerFile();
@@ -345,6 +385,24 @@ async function lockedServer(options) {
 			else await new Promise((resolve) => setTimeout(resolve, 100));
 		}
 	}
+}
+
+/** @param {number} n */
+function pairedKnow(n) {
+	return n === 1 ? "the paired device knows" : `the ${n} paired devices know`;
+}
+
+/**
+ * The start refused on a taken port: which port, what holds it, and the ways out.
+ * @param {number} port @param {number} paired devices that know this server by that port (0 when --port asked for it)
+ */
+function portTaken(port, paired) {
+	const who = `lsof -nP -iTCP:${port} -sTCP:LISTEN shows which program holds it`;
+	if (paired === 0) return new Error(`port ${port} is taken by another program (${who}); free it, or choose another with --port`);
+	return new Error(
+		`port ${port} is taken by another program (${who}), and ${pairedKnow(paired)} this server only on that port: on another one they would not find it. ` +
+			`Free the port and start again, or start on another one with svc-local start --port <port> (0: any free port); the paired devices then have to pair again`,
+	);
 }
 
 /** @param {string} stateDir @param {{pid: number, url: string}} other */

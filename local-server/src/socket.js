@@ -113,6 +113,7 @@ export class DeviceSockets {
 		let killTimer;
 		const connection = {
 			remoteAddress,
+			hello: false,
 			/** @param {number} code @param {string} reason */
 			close: (code, reason) => {
 				ws.close(code, reason);
@@ -145,6 +146,7 @@ export class DeviceSockets {
 					const platform = optionalPlatform(msg.data.platform);
 					clearTimeout(helloTimer);
 					helloDone = true;
+					connection.hello = true;
 					this.pairing.touch(deviceId, { name, platform });
 					return send("welcome", { deviceId, server: this.serverName, heartbeatMs: this.heartbeatMs }, msg.id);
 				} catch (err) {

@@ -2,6 +2,7 @@
 // terminal that a key press renews.
 import fs from "node:fs";
 import path from "node:path";
+import { CliError, stringOption } from "./commandSpec.js";
 import { CLOUD_SESSION_FILE } from "./owner.js";
 import { printCode } from "./pairingCommands.js";
 import { CodeRefresher } from "./refresh.js";
@@ -12,10 +13,17 @@ import { startServer } from "./server.js";
 /** @type {Command} */
 export const start = {
 	summary: "start the server; prints the endpoint, the owner-token hint and a pairing QR code",
-	options: { "no-clear": { type: "boolean", description: "on a terminal, print each new code below the last instead of clearing the screen" } },
-	details: "Keys while it runs: n = a new code now, q (or Ctrl-C) = quit.",
+	options: {
+		"no-clear": { type: "boolean", description: "on a terminal, print each new code below the last instead of clearing the screen" },
+		port: { type: "string", value: "port", description: "listen on this port and no other (0: any free port); paired devices that know another one must pair again" },
+	},
+	details:
+		"Keys while it runs: n = a new code now, q (or Ctrl-C) = quit.\n" +
+		"Without --port it listens on SVC_PORT, else the port the paired devices know, else the mode's. When that port is taken it\n" +
+		"takes another free one only while no device is paired: else it stops (exit 1) and says which port to free.",
 	async run({ options }, io) {
-		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`) });
+		const port = portOption(stringOption(options.port));
+		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`), ...(port === undefined ? {} : { port, exactPort: true }) });
 		let shown = 0;
 		const refresher = new CodeRefresher({
 			fetchCode: async () => server.createBootstrap(),
@@ -89,3 +97,11 @@ export const start = {
 		return 0;
 	},
 };
+
+/** @param {string | undefined} value */
+function portOption(value) {
+	if (value === undefined) return undefined;
+	const port = /^\d{1,5}$/.test(value.trim()) ? Number(value) : Number.NaN;
+	if (!(port <= 65535)) throw new CliError(`--port must be a port number, 0 to 65535 (got ${JSON.stringify(value)})`);
+	return port;
+}

@@ -27,6 +27,7 @@ const STORE_FILE = "pairing.json";
  * @property {number} version
  * @property {{id: string, tokenHash: string, createdAt: string} | null} localOwner
  * @property {boolean} lanEnabled LAN toggle of the pairing page
+ * @property {number | null} port the port last listened on: the one the paired devices were given
  * @property {Record<string, DeviceRecord>} devices
  */
 
@@ -47,18 +48,19 @@ export class Store {
 		/** Number of writes made, for tests of the presence write rate. */
 		this.writes = 0;
 		/** @type {StoreData} */
-		this.data = { version: 1, localOwner: null, lanEnabled: false, devices: deviceMap() };
+		this.data = { version: 1, localOwner: null, lanEnabled: false, port: null, devices: deviceMap() };
 		this.#load();
 	}
 
 	#load() {
 		const raw = readStateFile(this.file);
 		if (raw === undefined) return;
-		const { localOwner, devices } = raw;
+		const { localOwner, devices, port } = raw;
 		this.data = {
 			version: 1,
 			localOwner: isObject(localOwner) && typeof localOwner.tokenHash === "string" ? /** @type {StoreData["localOwner"]} */ (localOwner) : null,
 			lanEnabled: raw.lanEnabled === true,
+			port: Number.isInteger(port) && Number(port) > 0 && Number(port) <= 65535 ? Number(port) : null,
 			devices: deviceMap(),
 		};
 		for (const [id, d] of Object.entries(isObject(devices) ? devices : {})) {

@@ -3,7 +3,8 @@
 // atomically like the credential store). A local workspace is recorded by its
 // real path (symbolic links resolved), so that "inside the workspace" means
 // one thing everywhere; an SSH one (`ssh://…` or `user@host:path`) as given,
-// since it cannot be checked from here.
+// since it cannot be checked from here, except a password: an `ssh://` URL
+// carrying one is refused (svc-local keeps no passwords).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -16,6 +17,8 @@ export const WORKSPACES_MAX = 100;
 export const WORKSPACE_PATH_MAX = 4096;
 const ID_PATTERN = /^[0-9a-f]{8}$/;
 const SSH_URL = /^ssh:\/\//i;
+/** An ssh:// URL's user and password (`ssh://user:password@`): the password ends at the last `@` before the path. */
+const SSH_PASSWORD = /^(ssh:\/\/[^/?#:@]*):[^/?#]+@/i;
 const SCP_LIKE = /^[^\s/@:]+@[^\s/:]+:/;
 
 /**
@@ -29,6 +32,11 @@ const SCP_LIKE = /^[^\s/@:]+@[^\s/:]+:/;
 /** Whether a workspace location names another machine: `ssh://…` or `user@host:path`. @param {string} value */
 export function isSshLocation(value) {
 	return SSH_URL.test(value) || SCP_LIKE.test(value);
+}
+
+/** An ssh:// location with its password (if any) taken out: `ssh://user@host/path`. @param {string} value */
+function withoutPassword(value) {
+	return value.replace(SSH_PASSWORD, "$1@");
 }
 
 /**
@@ -53,6 +61,10 @@ export function checkPathText(value, name) {
 export function checkWorkspacePath(value) {
 	checkPathText(value, "path");
 	if (isSshLocation(value)) {
+		// Never kept (workspaces.json, the log, the list): the location is refused, named without it.
+		if (SSH_PASSWORD.test(value)) {
+			throw new HttpError(400, `${withoutPassword(value)} was given with a password, which svc-local does not keep: sign in to the host with an SSH key or agent, and add the location without it`);
+		}
 		// `user@host:` alone is the account's home directory, as scp reads it; a URL needs its host.
 		if (SSH_URL.test(value) && !URL.parse(value)?.hostname) throw new HttpError(400, `path ${JSON.stringify(value)} names no host: use ssh://host/path`);
 		return { kind: "ssh", path: value };
@@ -101,6 +113,10 @@ export class Workspaces {
 		const raw = readStateFile(this.file);
 		/** @type {Workspace[]} */
 		this.list = (Array.isArray(raw?.workspaces) ? raw.workspaces : []).filter(isWorkspace);
+		// An ssh:// location saved with its password (before they were refused) loses it for good.
+		const withPassword = this.list.filter((w) => w.kind === "ssh" && SSH_PASSWORD.test(w.path));
+		for (const w of withPassword) w.path = withoutPassword(w.path);
+		if (withPassword.length > 0) this.#save();
 	}
 
 	/** @param {string} id */

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, cliProcesses, payloads } from "./cliProcesses.js";
-import { tempDir, until } from "./helpers.js";
+import { bootstrap, startTestServer, tempDir, until } from "./helpers.js";
 
 const { spawnCli, runCli } = cliProcesses();
 
@@ -144,5 +144,34 @@ describe("svc-local arguments", () => {
 			expect(r.stderr, args.join(" ")).toMatch(message);
 			expect(r.stderr, args.join(" ")).toContain(`\`${hint}\``);
 		});
+	});
+
+	it("connect takes the owner's session from a file or standard input, kept out of ps; its help says --session-token is seen there", async () => {
+		const t = await startTestServer();
+		try {
+			const tokenFile = path.join(tempDir(), "session");
+			// In local mode a session sent with the code must be the owner's: a wrong one shows the file was read.
+			fs.writeFileSync(tokenFile, "not-the-owner\n");
+			const wrong = await runCli(["connect", JSON.stringify((await bootstrap(t)).payload), "--session-token-file", tokenFile], { SVC_HOME: path.join(tempDir(), "a") });
+			expect(wrong.code).toBe(1);
+			expect(wrong.stderr).toContain("401 owner session is not valid");
+
+			fs.writeFileSync(tokenFile, `${t.token}\n`);
+			for (const [args, input] of [[["--session-token-file", tokenFile], ""], [["--session-token-file", "-"], `${t.token}\n`]] as const) {
+				const device = spawnCli(["connect", JSON.stringify((await bootstrap(t)).payload), ...args], { SVC_HOME: path.join(tempDir(), "b") });
+				device.child.stdin.end(input);
+				await until(() => /connected \(device /.test(device.out.stdout), `a device connected with ${args.join(" ")}`);
+				device.child.kill("SIGTERM");
+				expect(await device.exited).toBe(0);
+			}
+			const missing = await runCli(["connect", "--session-token-file", path.join(tempDir(), "none")], { SVC_HOME: path.join(tempDir(), "c") });
+			expect(missing.stderr).toMatch(/cannot read --session-token-file .*none: no such file/);
+
+			const help = await runCli(["connect", "--help"], {});
+			expect(help.stdout).toMatch(/--session-token <token> .*other users of this computer can see it \(ps\): prefer SVC_SESSION_TOKEN or --session-token-file/);
+			expect((await runCli(["login", "--help"], {})).stdout).toMatch(/--token <session token> .*other users of this computer can see it \(ps\)/);
+		} finally {
+			await t.close();
+		}
 	});
 });

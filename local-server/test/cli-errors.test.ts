@@ -82,10 +82,27 @@ describe("an address that cannot be reached", () => {
 		const payload = JSON.stringify({ v: 3, baseUrl: `http://127.0.0.1:${port}`, baseUrls: [`http://127.0.0.1:${port}`], pairToken: "x" });
 		const connect = run(["connect", payload], { SVC_HOME: path.join(tempDir(), "laptop") });
 		expect(connect.code).toBe(1);
-		expect(connect.stderr).toBe(
-			`svc-local connect: http://127.0.0.1:${port}/api/pairing/exchange unreachable: connect ECONNREFUSED 127.0.0.1:${port}\n` +
-				`svc-local: pairing failed: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+		// Once, in one line: the address tried and why it failed.
+		expect(connect.stderr).toBe(`svc-local: pairing failed: http://127.0.0.1:${port}/api/pairing/exchange unreachable: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+		// Each address of a code is named with its reason, each once.
+		const other = await closedPort();
+		const two = JSON.stringify({ v: 3, baseUrls: [`http://127.0.0.1:${port}`, `http://127.0.0.1:${other}`], pairToken: "x" });
+		expect(run(["connect", two], { SVC_HOME: path.join(tempDir(), "laptop2") }).stderr).toBe(
+			`svc-local: pairing failed: http://127.0.0.1:${port}/api/pairing/exchange unreachable: connect ECONNREFUSED 127.0.0.1:${port}; ` +
+				`http://127.0.0.1:${other}/api/pairing/exchange unreachable: connect ECONNREFUSED 127.0.0.1:${other}\n`,
 		);
+		// Reconnecting with a saved credential: one line per attempt, with the reason, not one per address and another per attempt.
+		const saved = path.join(tempDir(), "laptop3");
+		fs.mkdirSync(saved);
+		fs.writeFileSync(path.join(saved, "device.json"), JSON.stringify({ deviceId: "d", credential: "c", baseUrls: [`http://127.0.0.1:${port}`], pairedAt: "2026-01-01T00:00:00.000Z" }));
+		const retrying = spawnSync(process.execPath, [BIN, "connect"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_HOME: saved }, encoding: "utf8", timeout: 2_500 });
+		const lines = retrying.stderr.trim().split("\n");
+		expect(lines.length).toBeGreaterThanOrEqual(1);
+		for (const line of lines) {
+			expect(line).toMatch(
+				new RegExp(`^svc-local connect: no connection ticket: http://127\\.0\\.0\\.1:${port}/api/pairing/ws-ticket unreachable: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; retrying in \\d+ s$`),
+			);
+		}
 		const login = run(["login", `http://127.0.0.1:${port}`, "--token", "t"], { SVC_HOME: path.join(tempDir(), "desk") });
 		expect(login.code).toBe(1);
 		expect(login.stderr).toBe(`svc-local: cannot reach http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);

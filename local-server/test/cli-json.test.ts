@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { cliProcesses, payloads } from "./cliProcesses.js";
 import { tempDir, until } from "./helpers.js";
 
@@ -35,12 +36,39 @@ describe("--json listings", () => {
 		expect(devices.code, devices.stderr).toBe(0);
 		const list = JSON.parse(devices.stdout);
 		expect(list).toEqual([
-			{ deviceId: "phone-1", name: "Ana's phone", platform: "iOS", state: "Offline", remoteAddress: "127.0.0.1", lastSeen: expect.stringMatching(ISO), pairedAt: expect.stringMatching(ISO) },
+			{
+				deviceId: "phone-1",
+				name: "Ana's phone",
+				platform: "iOS",
+				state: "Offline",
+				connecting: false,
+				remoteAddress: "127.0.0.1",
+				lastSeen: expect.stringMatching(ISO),
+				pairedAt: expect.stringMatching(ISO),
+			},
 		]);
-		expect(Object.keys(list[0])).toEqual(["deviceId", "name", "platform", "state", "remoteAddress", "lastSeen", "pairedAt"]);
+		expect(Object.keys(list[0])).toEqual(["deviceId", "name", "platform", "state", "connecting", "remoteAddress", "lastSeen", "pairedAt"]);
 		// The text names the same values.
 		const text = await runCli(["devices"], { SVC_HOME: home });
 		expect(text.stdout).toBe(`phone-1  Ana's phone  iOS  Offline  127.0.0.1  last seen ${list[0].lastSeen}  paired ${list[0].pairedAt}\n`);
+
+		// Connected but silent: Connecting, not Online, until the device says hello.
+		const { credential } = await res.json();
+		const ticket = await fetch(`${code.baseUrl}/api/pairing/ws-ticket`, { method: "POST", headers: { "x-svc-device-credential": credential } });
+		const ws = new WebSocket(`${code.baseUrl.replace("http", "ws")}/api/pairing/ws?ticket=${(await ticket.json()).ticket}`);
+		await new Promise((resolve, reject) => {
+			ws.once("open", resolve);
+			ws.once("error", reject);
+		});
+		const silent = JSON.parse((await runCli(["devices", "--json"], { SVC_HOME: home })).stdout)[0];
+		expect(silent).toMatchObject({ state: "Online", connecting: true });
+		expect((await runCli(["devices"], { SVC_HOME: home })).stdout).toMatch(/^phone-1 {2}Ana's phone {2}iOS {2}Connecting {2}127\.0\.0\.1/);
+		const welcome = new Promise((resolve) => ws.once("message", resolve));
+		ws.send(JSON.stringify({ type: "hello", data: { name: "Ana's phone", platform: "iOS" } }));
+		await welcome;
+		expect(JSON.parse((await runCli(["devices", "--json"], { SVC_HOME: home })).stdout)[0]).toMatchObject({ state: "Online", connecting: false });
+		expect((await runCli(["devices"], { SVC_HOME: home })).stdout).toMatch(/^phone-1 {2}Ana's phone {2}iOS {2}Online {2}/);
+		ws.terminate();
 
 		const folder = fs.realpathSync(tempDir("svc-json-ws-"));
 		expect((await runCli(["workspace", "add", folder], { SVC_HOME: home })).code).toBe(0);

@@ -2,6 +2,7 @@
 // quit), `svc-local pair`, `svc-local devices`, `svc-local revoke`, and
 // `svc-local connect` on a second "computer" (its own SVC_HOME).
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliProcesses, payloads } from "./cliProcesses.js";
@@ -124,6 +125,41 @@ describe("svc-local command line", () => {
 		expect(await server.exited).toBe(0);
 		expect(server.out.stderr).not.toMatch(/EPIPE|Error/);
 		expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
+	});
+
+	it("with a device paired and its port taken, start stops (exit 1) saying so; start --port starts elsewhere, saying the device must pair again", async () => {
+		const home = path.join(tempDir(), "desk");
+		const first = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => payloads(first.out.stdout).length === 1, "the first server");
+		const { port } = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
+		const connect = spawnCli(["connect", JSON.stringify(payloads(first.out.stdout)[0])], { SVC_HOME: path.join(tempDir(), "laptop") });
+		await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
+		// The device is paired; it need not look for the server while the port is taken.
+		connect.child.kill("SIGTERM");
+		await connect.exited;
+		first.child.kill("SIGTERM");
+		expect(await first.exited).toBe(0);
+
+		// Another program takes the port while svc-local is stopped.
+		const blocker = net.createServer();
+		await new Promise<void>((r) => blocker.listen(port, "127.0.0.1", () => r()));
+		try {
+			const refused = await runCli([], { SVC_HOME: home });
+			expect(refused.code).toBe(1);
+			expect(refused.stdout).not.toContain("listening");
+			expect(refused.stderr).toContain(`svc-local: port ${port} is taken by another program`);
+			expect(refused.stderr).toContain("svc-local start --port <port>");
+			expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+
+			const moved = spawnCli(["start", "--port", "0"], { SVC_HOME: home });
+			await until(() => payloads(moved.out.stdout).length === 1, "the start with --port");
+			expect(moved.out.stderr).toContain(`not ${port} where the paired device knows this server: they cannot find it here, so pair them again`);
+			moved.child.kill("SIGTERM");
+			expect(await moved.exited).toBe(0);
+			expect((await runCli(["start", "--port", "65536"], { SVC_HOME: home })).stderr).toContain("--port must be a port number, 0 to 65535");
+		} finally {
+			await new Promise((r) => blocker.close(r));
+		}
 	});
 
 	it("a second start on the same state directory is refused, and the running one keeps its local-server.json", async () => {

@@ -238,7 +238,8 @@ describe("cloud owner session", () => {
 		await DB.prepare("UPDATE users SET plan = 'free', trial_ends_at = ? WHERE id = ?").bind(Date.now() - 1000, owner.user.id).run();
 		const refused = await scan();
 		expect(refused.status).toBe(402);
-		expect(refused.json.error).toBe("setup health needs svc Pro or an active trial: your trial has ended, upgrade to Pro to use it");
+		// Worded for an account whose trial ended and for one that never had a trial: the answer does not say which.
+		expect(refused.json.error).toBe("setup health needs svc Pro or an active trial, and this account has neither: upgrade to Pro to use it");
 		const update = await ownerCall(asOwner, "POST", "/api/workspace/setup-health/update-logger", { workspaceId: workspace.id, packageDir: "." });
 		expect(update.status).toBe(402);
 		// Workspaces themselves are the owner's whatever the plan.

@@ -317,6 +317,42 @@ describe("state on disk", () => {
 		expect(aside).toBeDefined();
 		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe("{ half a write");
 	});
+	it("a damaged store keeps the owner-token file and its token, so the store restored by hand opens with it again", async () => {
+		const t = await server();
+		await pairRaw(t, { deviceId: "kept" });
+		await t.close();
+		const tokenFile = path.join(t.home, "owner-token");
+		const store = path.join(t.home, "pairing.json");
+		const backup = fs.readFileSync(store, "utf8");
+		fs.writeFileSync(store, "{ half a write");
+		const restart = () => startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
+		const owner = { authorization: `Bearer ${t.token}` };
+
+		const damaged = await restart();
+		expect(damaged.owner.mintedToken).toBeNull();
+		expect(fs.readFileSync(tokenFile, "utf8")).toBe(`${t.token}\n`);
+		expect(mode(tokenFile)).toBe(0o600);
+		const listed = await request(damaged.port, "/api/pairing/devices", { headers: owner });
+		expect(listed.status).toBe(200);
+		expect(listed.json.devices).toEqual([]);
+		await damaged.close();
+
+		// The owner puts the store back: the same token opens it, its device is there.
+		fs.writeFileSync(store, backup);
+		const restored = await restart();
+		cleanups.push(() => restored.close());
+		expect((await request(restored.port, "/api/pairing/devices", { headers: owner })).json.devices.map((d: { deviceId: string }) => d.deviceId)).toEqual(["kept"]);
+	});
+
+	it("an owner-token file with no usable token in it is replaced by a new token, shown once", async () => {
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o700 });
+		fs.writeFileSync(path.join(home, "owner-token"), "\n", { mode: 0o600 });
+		const t = await server({ stateDir: home });
+		expect(t.server.owner.mintedToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+		expect(fs.readFileSync(path.join(home, "owner-token"), "utf8")).toBe(`${t.token}\n`);
+	});
+
 	it.each([["null"], ["[]"], ['"text"'], ["42"]])("a store file holding %s is damaged: moved aside, the server starts", async (content) => {
 		const home = path.join(tempDir(), "home");
 		fs.mkdirSync(home, { mode: 0o700 });

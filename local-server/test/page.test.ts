@@ -11,7 +11,8 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../e2e/browser.js";
-import { newDevice, startTestServer, tempDir, type TestServer } from "./helpers.js";
+import { startServer } from "../src/index.js";
+import { bootstrap, exchange, newDevice, openWs, ownerCall, startTestServer, tempDir, type TestServer, wsTicket } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
 let browser: Browser;
@@ -158,6 +159,72 @@ describe("pairing page in chromium", () => {
 		expect(await page.locator("#devices tbody tr").count()).toBe(0);
 		await phone.stop();
 		await context.close();
+	});
+
+	it("shows a device connected but yet to say hello as Connecting, not Online", async () => {
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		try {
+			await page.clock.install();
+			await page.goto(`${t.base}/`);
+			await page.fill("#token", t.token);
+			await page.click("#login-form button");
+			await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+			const code = await bootstrap(t);
+			const { credential } = (await exchange(t, { secret: code.secret, deviceId: "silent" })).json;
+			const { ws } = await openWs(t.server.port, `?ticket=${(await wsTicket(t, credential)).json.ticket}`);
+			await page.clock.fastForward(10_000);
+			const state = page.locator('tr[data-device-id="silent"] td.state');
+			await expect.poll(() => state.textContent()).toBe("Connecting");
+			ws!.send(JSON.stringify({ type: "hello", data: { name: "Silent" } }));
+			await page.clock.fastForward(10_000);
+			await expect.poll(() => state.textContent()).toBe("Online");
+			ws!.terminate();
+			await ownerCall(t, "DELETE", "/api/pairing/devices/silent");
+		} finally {
+			await context.close();
+		}
+	});
+
+	it("with the server down hides the code and says so plainly, and shows a new code once it is back", async () => {
+		// A server of its own, stopped and started again on the same port (its devices know no other).
+		const own = await startTestServer({ now: Date.now });
+		const context = await browser.newContext();
+		const page = await context.newPage();
+		try {
+			await page.clock.install();
+			await page.goto(`${own.base}/`);
+			await page.fill("#token", own.token);
+			await page.click("#login-form button");
+			await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
+			const first = await currentPayload(page);
+
+			const port = own.server.port;
+			await own.close();
+			await page.click("#new-code");
+			await expect.poll(() => page.textContent("#server-down")).toBe(
+				`svc-local is not reachable at ${own.base}: it has stopped, or this computer cannot reach it. This page tries again every few seconds and carries on once it answers.`,
+			);
+			// No dead code on screen, nor the browser's own words.
+			expect(await page.locator("#qr").isHidden()).toBe(true);
+			expect(await page.locator("#qr").getAttribute("src")).toBeNull();
+			expect(await page.textContent("#connect-command")).toBe("");
+			await page.clock.fastForward(10_000);
+			expect(await page.textContent("body")).not.toContain("Failed to fetch");
+
+			const again = await startServer({ stateDir: own.home, port, exactPort: true, env: {}, log: () => {}, overlayHostname: async () => null });
+			try {
+				await page.clock.fastForward(5_000);
+				await expect.poll(() => page.textContent("#server-down")).toBe("");
+				await expect.poll(() => page.locator("#qr").isVisible()).toBe(true);
+				expect((await currentPayload(page)).pairToken).not.toBe(first.pairToken);
+			} finally {
+				await again.close();
+			}
+		} finally {
+			await context.close();
+			await own.close();
+		}
 	});
 
 	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page, and the tables scroll in their boxes", async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { MODE_PORTS } from "../src/config.js";
 import { startServer } from "../src/index.js";
-import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, tempDir, until, wsTicket, closedAfterEachTest } from "./helpers.js";
+import { bootstrap, closed, exchange, nextMessage, openWs, ownerCall, request, startTestServer, tempDir, until, wsTicket, closedAfterEachTest } from "./helpers.js";
 
 const { cleanups, server } = closedAfterEachTest();
 
@@ -64,6 +64,91 @@ describe("port and local-server.json", () => {
 		expect(lines.join("\n")).toContain(`port ${busy} is taken`);
 		expect(serverFile(t.home).port).toBe(t.server.port);
 		expect((await request(t.server.port, "/api/health")).json).toEqual({ ok: true, service: "svc-local", mode: "production", ownerMode: "local" });
+	});
+
+	describe("with devices paired, which know this server by its port only", () => {
+		function blockPort(port: number) {
+			const blocker = net.createServer();
+			return new Promise<void>((resolve, reject) => {
+				blocker.once("error", reject);
+				blocker.listen(port, "127.0.0.1", () => {
+					cleanups.push(() => new Promise((r) => blocker.close(r)));
+					resolve();
+				});
+			});
+		}
+		async function pairedHome() {
+			const t = await startTestServer();
+			await exchange(t, { secret: (await bootstrap(t)).secret, deviceId: "phone" });
+			await t.close();
+			return { home: t.home, port: t.server.port };
+		}
+		const restart = (home: string, extra: Partial<Parameters<typeof startServer>[0]> = {}) =>
+			startServer({ stateDir: home, env: {}, log: () => {}, overlayHostname: async () => null, ...extra });
+
+		it("a restart listens on the port they were given, not the mode's", async () => {
+			const { home, port } = await pairedHome();
+			const again = await restart(home);
+			cleanups.push(() => again.close());
+			expect(again.port).toBe(port);
+		});
+
+		it("with that port taken a start is refused, naming the port and the ways out, and leaves nothing behind", async () => {
+			const { home, port } = await pairedHome();
+			await blockPort(port);
+			const error = await restart(home).then(
+				() => null,
+				(err: Error) => err.message,
+			);
+			expect(error).toContain(`port ${port} is taken by another program (lsof -nP -iTCP:${port} -sTCP:LISTEN shows which program holds it)`);
+			expect(error).toContain("the paired device knows this server only on that port");
+			expect(error).toContain("svc-local start --port <port>");
+			expect(error).toContain("the paired devices then have to pair again");
+			// SVC_PORT, the port configured, is not moved from either.
+			await expect(restart(home, { env: { SVC_PORT: String(port) } })).rejects.toThrow(`port ${port} is taken`);
+			expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
+			expect(fs.existsSync(path.join(home, "local-server.lock"))).toBe(false);
+		});
+
+		it("an explicit port (start --port) is used, saying the devices must pair again, and is then the one remembered", async () => {
+			const { home, port } = await pairedHome();
+			await blockPort(port);
+			const lines: string[] = [];
+			const moved = await restart(home, { port: 0, exactPort: true, log: (l) => lines.push(l) });
+			expect(moved.port).not.toBe(port);
+			expect(lines.join("\n")).toContain(`listening on port ${moved.port}, not ${port} where the paired device knows this server: they cannot find it here, so pair them again`);
+			const movedPort = moved.port;
+			await moved.close();
+			const again = await restart(home);
+			cleanups.push(() => again.close());
+			expect(again.port).toBe(movedPort);
+		});
+
+		it("the LAN toggle does not move to another port either", async () => {
+			const t = await server();
+			await exchange(t, { secret: (await bootstrap(t)).secret, deviceId: "phone" });
+			// Another program holds the port on every address but loopback: only the move to 0.0.0.0 finds it taken.
+			const external = externalIpv4();
+			if (!external) return;
+			const blocker = net.createServer();
+			await new Promise<void>((r) => blocker.listen(t.server.port, external, () => r()));
+			cleanups.push(() => new Promise((r) => blocker.close(r)));
+			const r = await ownerCall(t, "PUT", "/api/pairing/lan", { enabled: true });
+			expect(r.status).toBe(409);
+			expect(r.json.error).toContain(`port ${t.server.port} is taken on 0.0.0.0 by another program, and the paired device knows this server only on that port`);
+			expect(t.server.host).toBe("127.0.0.1");
+			expect((await request(t.server.port, "/api/health")).status).toBe(200);
+		});
+	});
+
+	it("without devices paired, an explicit port (start --port) that is taken is refused too", async () => {
+		const blocker = net.createServer();
+		await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+		cleanups.push(() => new Promise((r) => blocker.close(r)));
+		const busy = (blocker.address() as net.AddressInfo).port;
+		await expect(startServer({ stateDir: path.join(tempDir(), "h"), env: {}, port: busy, exactPort: true, log: () => {} })).rejects.toThrow(
+			`port ${busy} is taken by another program (lsof -nP -iTCP:${busy} -sTCP:LISTEN shows which program holds it); free it, or choose another with --port`,
+		);
 	});
 
 	it("refuses an unknown SVC_MODE", async () => {

@@ -3,6 +3,8 @@
 // or is no package of the owner's: a library of the workspace, an app that
 // reports with a Sentry SDK, a Cloudflare Worker's bindings, and the folders
 // frameworks and tools generate. The rest is in setupHealth.test.ts.
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "./helpers.js";
 import { addWorkspace, byDir, codes, json, scan, scanningServers, writeTree } from "./setupHealthHelpers.js";
@@ -46,6 +48,52 @@ describe("setup-health scan of what reports otherwise", () => {
 		expect(codes(p["packages/orphan"])).toEqual(["logger_not_listed"]);
 		expect(p["apps/web"].needsAttention).toBe(false);
 		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
+	});
+
+	it("svc's own kind of repository: a root whose Sentry SDK only tests import, and the logger's own package, need nothing; a .env linked from out of the workspace is there, unread", async () => {
+		const root = tempDir("svc-self-");
+		const away = tempDir("svc-away-");
+		writeTree(away, { "app.env": "SVC_KEY=whatever\nSENTRY_DSN=whatever\n" });
+		writeTree(root, {
+			"package.json": json({ name: "svc", private: true, workspaces: ["apps/*", "clients/*"], devDependencies: { "@sentry/browser": "^11", "@sentry/node": "^11" } }),
+			"e2e/sentry.test.ts": 'import * as Sentry from "@sentry/browser";\nSentry.init({ dsn: process.env.DSN });\n',
+			"test/sentryHelpers.ts": 'import * as Sentry from "@sentry/node";\nexport const s = Sentry;\n',
+			"workers/index.ts": "export default { fetch: () => new Response('ok') };\n",
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"clients/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"clients/logger/src/index.ts": "export function init() {}\n",
+			"apps/api/package.json": json({ name: "api", dependencies: { "@svcapp/logger": "^1.2.0" } }),
+			"apps/api/src/main.ts": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+			"apps/web/package.json": json({ name: "web", dependencies: { "@sentry/react": "^8" } }),
+		});
+		fs.symlinkSync(path.join(away, "app.env"), path.join(root, "apps/api/.env"));
+		fs.symlinkSync(path.join(away, "app.env"), path.join(root, "apps/web/.env"));
+		const t = await serverWithRegistry();
+		const id = await addWorkspace(t, root);
+		const p = byDir((await scan(t, id)).json);
+		expect(p["."].findings).toEqual([]);
+		expect(p["clients/logger"].findings).toEqual([
+			{ code: "logger_itself", severity: "info", message: "This package is @svcapp/logger itself.", action: "Nothing to do: the packages that use it list it." },
+		]);
+		expect(p["clients/logger"].needsAttention).toBe(false);
+
+		// Not "no .env file sets it": the file is there, a link the scan does not follow.
+		expect(p["apps/api"].logger.configured).toMatchObject({ ok: true, key: "SVC_KEY, not checked: apps/api/.env is a link out of the workspace" });
+		expect(p["apps/api"].findings).toEqual([
+			{
+				code: "env_link_not_read",
+				severity: "info",
+				message: "apps/api/.env is a symbolic link to a file out of the workspace, which the scan does not read: whether SVC_KEY is set there is not checked.",
+				action: "Nothing to do if it sets SVC_KEY; for the scan to check it, keep the file in the workspace (or link to one there).",
+			},
+		]);
+		expect(codes(p["apps/web"])).toEqual(["sentry_dsn_not_checked"]);
+		expect(p["apps/web"].findings[0].message).toContain("apps/web/.env is a symbolic link to a file out of the workspace, which the scan does not read");
+		expect(p["apps/web"].needsAttention).toBe(false);
+
+		// A root whose own code imports the SDK is an app like any other.
+		writeTree(root, { "workers/index.ts": 'import * as Sentry from "@sentry/node";\nSentry.init({});\n' });
+		expect(codes(byDir((await scan(t, id, true)).json)["."])).toEqual(["sentry_dsn_not_found"]);
 	});
 
 	it("an app reporting with a Sentry SDK: its errors reach svc when its DSN carries a project key, not when it names another service", async () => {

@@ -119,6 +119,31 @@ describe("workspaces", () => {
 		expect((await listing(t)).json.workspaces).toHaveLength(WORKSPACES_MAX);
 	});
 
+	it("refuses an ssh:// location with a password, never echoing it, and drops one saved by an earlier version", async () => {
+		const lines: string[] = [];
+		const t = await server({ log: (l) => lines.push(l) });
+		for (const location of ["ssh://build:hunter2@example.com/srv/app", "ssh://build:p%40ss@w0rd@example.com:2222/srv/app"]) {
+			const r = await ownerCall(t, "POST", "/api/workspaces", { path: location });
+			expect(r.status).toBe(400);
+			expect(r.json.error).toMatch(/^ssh:\/\/build@example\.com(:2222)?\/srv\/app was given with a password, which svc-local does not keep: sign in to the host with an SSH key or agent/);
+			expect(r.text).not.toMatch(/hunter2|w0rd|p%40ss/);
+		}
+		expect((await listing(t)).json.workspaces).toEqual([]);
+		expect(fs.existsSync(path.join(t.home, "workspaces.json"))).toBe(false);
+		// Without a password, and a port, it is as before.
+		expect((await ownerCall(t, "POST", "/api/workspaces", { path: "ssh://build@example.com:2222/srv/app" })).status).toBe(201);
+		expect(lines.join("\n")).not.toMatch(/hunter2|w0rd/);
+		await t.close();
+
+		const home = path.join(tempDir(), "home");
+		fs.mkdirSync(home, { mode: 0o700 });
+		const saved = { id: "0a1b2c3d", path: "ssh://build:hunter2@example.com/srv/app", kind: "ssh", addedAt: "2026-05-01T00:00:00.000Z" };
+		fs.writeFileSync(path.join(home, "workspaces.json"), JSON.stringify({ version: 1, workspaces: [saved] }), { mode: 0o600 });
+		const next = await server({ stateDir: home });
+		expect((await listing(next)).json.workspaces).toEqual([{ ...saved, path: "ssh://build@example.com/srv/app" }]);
+		expect(fs.readFileSync(path.join(home, "workspaces.json"), "utf8")).not.toContain("hunter2");
+	});
+
 	it("moves a damaged workspaces.json aside instead of overwriting it", async () => {
 		const home = path.join(tempDir(), "home");
 		fs.mkdirSync(home, { mode: 0o700 });
