@@ -159,7 +159,7 @@ export class LocalServer extends EventEmitter {
 		}
 		if (known !== null && known !== this.port) {
 			this.log(
-				`listening on port ${this.port}, not ${known} where ${pairedKnow(paired)} this server: they cannot find it here, so pair them again (svc-local pair); a start on port ${known} brings them back`,
+				`listening on port ${this.port}, not ${known} where ${pairedKnow(paired)} this server: pair again (svc-local pair), or start on port ${known} to be found there again`,
 			);
 		}
 		this.#rememberPort();
@@ -400,8 +400,8 @@ function portTaken(port, paired) {
 	const who = `lsof -nP -iTCP:${port} -sTCP:LISTEN shows which program holds it`;
 	if (paired === 0) return new Error(`port ${port} is taken by another program (${who}); free it, or choose another with --port`);
 	return new Error(
-		`port ${port} is taken by another program (${who}), and ${pairedKnow(paired)} this server only on that port: on another one they would not find it. ` +
-			`Free the port and start again, or start on another one with svc-local start --port <port> (0: any free port); the paired devices then have to pair again`,
+		`port ${port} is taken by another program (${who}), and ${pairedKnow(paired)} this server only on that port. ` +
+			`Free the port and start again, or start on another one with svc-local start --port <port> (0: any free port) and pair again`,
 	);
 }
 

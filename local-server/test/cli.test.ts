@@ -153,7 +153,7 @@ describe("svc-local command line", () => {
 
 			const moved = spawnCli(["start", "--port", "0"], { SVC_HOME: home });
 			await until(() => payloads(moved.out.stdout).length === 1, "the start with --port");
-			expect(moved.out.stderr).toContain(`not ${port} where the paired device knows this server: they cannot find it here, so pair them again`);
+			expect(moved.out.stderr).toContain(`not ${port} where the paired device knows this server: pair again (svc-local pair), or start on port ${port} to be found there again`);
 			moved.child.kill("SIGTERM");
 			expect(await moved.exited).toBe(0);
 			expect((await runCli(["start", "--port", "65536"], { SVC_HOME: home })).stderr).toContain("--port must be a port number, 0 to 65535");

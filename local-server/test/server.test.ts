@@ -103,7 +103,7 @@ describe("port and local-server.json", () => {
 			expect(error).toContain(`port ${port} is taken by another program (lsof -nP -iTCP:${port} -sTCP:LISTEN shows which program holds it)`);
 			expect(error).toContain("the paired device knows this server only on that port");
 			expect(error).toContain("svc-local start --port <port>");
-			expect(error).toContain("the paired devices then have to pair again");
+			expect(error).toContain("start on another one with svc-local start --port <port> (0: any free port) and pair again");
 			// SVC_PORT, the port configured, is not moved from either.
 			await expect(restart(home, { env: { SVC_PORT: String(port) } })).rejects.toThrow(`port ${port} is taken`);
 			expect(fs.existsSync(path.join(home, "local-server.json"))).toBe(false);
@@ -116,7 +116,7 @@ describe("port and local-server.json", () => {
 			const lines: string[] = [];
 			const moved = await restart(home, { port: 0, exactPort: true, log: (l) => lines.push(l) });
 			expect(moved.port).not.toBe(port);
-			expect(lines.join("\n")).toContain(`listening on port ${moved.port}, not ${port} where the paired device knows this server: they cannot find it here, so pair them again`);
+			expect(lines.join("\n")).toContain(`listening on port ${moved.port}, not ${port} where the paired device knows this server: pair again (svc-local pair), or start on port ${port} to be found there again`);
 			const movedPort = moved.port;
 			await moved.close();
 			const again = await restart(home);
