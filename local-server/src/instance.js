@@ -51,3 +51,8 @@ export async function otherRunningServer(stateDir) {
 		return null;
 	}
 }
+
+/** @param {string} stateDir @param {{pid: number, url: string}} other */
+export function alreadyRunning(stateDir, other) {
+	return new Error(`svc-local is already running for ${stateDir} (pid ${other.pid}, ${other.url}); stop it first, or give this one its own SVC_HOME`);
+}

@@ -14,8 +14,8 @@ import { MODE_PORTS, envHost, isLoopbackHost, parseMode, parsePort, stateDirFrom
 import { classifyEndpoints, legacyBaseUrl, machineInterfaces, tailscaleHostname } from "./endpoints.js";
 import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fsutil.js";
 import { HostGuard, plainAddress } from "./guard.js";
-import { otherRunningServer, SERVER_FILE } from "./instance.js";
-import { alive, LockBusy, takeInstanceLock } from "./instanceLock.js";
+import { alreadyRunning, otherRunningServer, SERVER_FILE } from "./instance.js";
+import { takeInstanceLock } from "./instanceLock.js";
 import { isObject } from "./json.js";
 import { OwnerAuth } from "./owner.js";
 import { PairingService } from "./pairing.js";
@@ -343,49 +343,6 @@ export class LocalServer extends EventEmitter {
 	}
 }
 
-/**
- * Creates and starts a server.
- * @param {ServerOptions} [options]
- */
-export async function startServer(options = {}) {
-	const server = await lockedServer(options);
-	try {
-		await server.listen();
-	} catch (err) {
-		await server.close().catch(() => {});
-		throw err;
-	}
-	return server;
-}
-
-/** A lock younger than this may belong to a server still starting (not listening yet). */
-const START_GRACE_MS = 15_000;
-
-/**
- * The server, once it holds the state directory's lock. While another live process holds it:
- * refused, naming that server, as soon as it answers; taken over when the lock is older than a
- * start takes and nothing answers (its pid now another program's after a crash and a reboot).
- * @param {ServerOptions} options
- */
-async function lockedServer(options) {
-	/** @type {string | undefined} */
-	let staleLock;
-	for (;;) {
-		try {
-			return new LocalServer({ ...options, staleLock });
-		} catch (err) {
-			if (!(err instanceof LockBusy)) throw err;
-			const { pid, text, ageMs } = err.held;
-			if (pid !== null && alive(pid)) {
-				const stateDir = path.dirname(err.file);
-				const other = await otherRunningServer(stateDir);
-				if (other?.pid === pid) throw alreadyRunning(stateDir, other);
-			}
-			if (ageMs > START_GRACE_MS) staleLock = text;
-			else await new Promise((resolve) => setTimeout(resolve, 100));
-		}
-	}
-}
 
 /** @param {number} n */
 function pairedKnow(n) {
@@ -403,9 +360,4 @@ function portTaken(port, paired) {
 		`port ${port} is taken by another program (${who}), and ${pairedKnow(paired)} this server only on that port. ` +
 			`Free the port and start again, or start on another one with svc-local start --port <port> (0: any free port) and pair again`,
 	);
-}
-
-/** @param {string} stateDir @param {{pid: number, url: string}} other */
-function alreadyRunning(stateDir, other) {
-	return new Error(`svc-local is already running for ${stateDir} (pid ${other.pid}, ${other.url}); stop it first, or give this one its own SVC_HOME`);
 }

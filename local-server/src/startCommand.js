@@ -6,7 +6,7 @@ import { CliError, stringOption } from "./commandSpec.js";
 import { CLOUD_SESSION_FILE } from "./owner.js";
 import { printCode } from "./pairingCommands.js";
 import { CodeRefresher } from "./refresh.js";
-import { startServer } from "./server.js";
+import { startServer } from "./startServer.js";
 
 /** @typedef {import("./commandSpec.js").Command} Command */
 
