@@ -166,6 +166,27 @@ describe("@sentry/node in a Node process", () => {
 	});
 });
 
+describe("raven (raven-node), the Node client before @sentry/node", () => {
+	it("posts compressed, base64-encoded events to the store endpoint: captured, uncaught and a message arrive and group", async ({ expect }) => {
+		const p = await project("raven-service");
+		const run = await runNode(join(FIXTURES, "raven-app.cjs"), { SENTRY_DSN: p.dsn });
+		expect(run.code, run.stderr).toBe(1);
+		expect(run.stderr).toContain("TypeError: card declined for order 303");
+
+		// The same bug twice from one place is one issue; uncaught from a timer, its own.
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 4);
+		expect(issues.map(({ title, level, count }) => [title, level, count]).sort()).toEqual([
+			["Payment provider is slow", "warning", 1],
+			["TypeError: card declined for order 202", "error", 2],
+			["TypeError: card declined for order 303", "fatal", 1],
+		]);
+		const [card] = byTitle(issues, "TypeError: card declined for order 202");
+		expect(card.culprit).toMatch(/^chargeCard \(.*raven-app\.cjs\)$/);
+		const [event] = await eventsOf(p, card);
+		expect(event).toMatchObject({ platform: "node", release: "shop@1.0.0", environment: "e2e", tags: { side: "server" }, user: { id: "raven-user" } });
+	});
+});
+
 describe("@sentry/node and @svcapp/logger in Node processes", () => {
 	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ filename, module, function: fn, context_line }) => ({ filename, module, function: fn, context_line }));
 

@@ -2,6 +2,7 @@
 import { describe, it } from "vitest";
 import { uniqueIp } from "./helpers";
 import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
+import ravenRubyBody from "./fixtures/sentry-legacy/raven-ruby-store.txt?raw";
 import { eventEnvelope, gzip, nodeEvent, post, query, type SentryProject, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
@@ -31,6 +32,42 @@ describe("POST /api/:project_id/store/", () => {
 		expect((await notJson.json<Json>()).error).toBe("Invalid event: the body is not valid JSON");
 		const notObject = await post(storePath(project), "[1]", { headers: auth(project) });
 		expect((await notObject.json<Json>()).error).toBe("Invalid event: the body must be a JSON object");
+	});
+});
+
+describe("POST /api/:project_id/store/ from the raven clients", () => {
+	const storePath = (project: SentryProject) => `/api/${project.dsnId}/store/`;
+	/** The headers raven-ruby 3.1 sent with the body above (from Debian's ruby-sentry-raven), the key replaced. */
+	const rubyHeaders = (project: SentryProject) => ({
+		"content-type": "application/octet-stream",
+		"user-agent": "sentry-ruby/3.1.2",
+		"x-sentry-auth": `Sentry sentry_version=5, sentry_client=raven-ruby/3.1.2, sentry_timestamp=1795960242, sentry_key=${project.rawKey}`,
+	});
+	const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+
+	it("an event zlib-compressed and base64-encoded, with no Content-Encoding saying so, is read as Sentry reads it", async ({ expect }) => {
+		const project = await sentryProject();
+		const res = await post(storePath(project), ravenRubyBody, { headers: rubyHeaders(project) });
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ id: "331736d29c594a5faa1d1ed12f4f77b3" });
+		// Base64 of the JSON itself, uncompressed, is read too.
+		const plain = await post(storePath(project), base64(new TextEncoder().encode(JSON.stringify(nodeEvent()))), { headers: rubyHeaders(project) });
+		expect(plain.status).toBe(200);
+		const issues = await issuesOf(project);
+		expect(issues.map((issue: Json) => issue.title).sort()).toEqual(["Error: load failed", "Shop::Declined: card declined for order 101"]);
+		const [stored] = (await storedEvents(project.keyId)).filter(({ event }) => event.platform === "ruby");
+		expect(stored.event).toMatchObject({ release: "shop@1.2.3", environment: "staging", tags: { side: "server" }, user: { id: "u-7", email: "buyer@example.com" } });
+	});
+
+	it("400 for base64 of neither JSON nor zlib data, 413 for one that inflates past an event's size", async ({ expect }) => {
+		const project = await sentryProject();
+		const notZlib = await post(storePath(project), base64(new TextEncoder().encode("not zlib data")), { headers: rubyHeaders(project) });
+		expect(notZlib.status).toBe(400);
+		expect((await notZlib.json<Json>()).error).toBe("Invalid event: the body is base64 but not of zlib-compressed JSON");
+		const huge = JSON.stringify(nodeEvent({ extra: { padding: "x".repeat(1_100_000) } }));
+		const bomb = await post(storePath(project), base64(await gzip(huge, "deflate")), { headers: rubyHeaders(project) });
+		expect(bomb.status).toBe(413);
+		expect(await issuesOf(project)).toEqual([]);
 	});
 });
 

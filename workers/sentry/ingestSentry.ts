@@ -14,6 +14,7 @@ import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, type EnvelopeReading, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { securityEvents } from "../../domain/sentry/securityReport";
+import { storeBodyOf } from "../../domain/sentry/storeBody";
 import { discardedEvents } from "../../domain/sentry/clientReport";
 import { projectCollectorFor } from "../objects";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
@@ -231,14 +232,30 @@ async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Req
 /** A store request's body is one event, not an envelope: its 400s say so. */
 const invalidEvent = (problem: string) => new InvalidInput(`Invalid event: ${problem}`);
 
+/**
+ * The event's JSON from a store body, whatever its `Content-Encoding`; as the raven clients send it
+ * (zlib-compressed and base64-encoded, saying nothing), inflated too. Sentry's event size bounds
+ * the body as read and the JSON inflated from it (413).
+ */
+async function storeEventBytes(request: Request): Promise<Uint8Array> {
+	const limits = { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.eventBytes };
+	const body = storeBodyOf(await readAll(await decodedBodyReader(request, limits)));
+	if ("json" in body) return body.json;
+	const deflated = new Request(request.url, { method: "POST", body: body.zlib, headers: { "content-encoding": "deflate" } });
+	try {
+		return await readAll(await decodedBodyReader(deflated, limits));
+	} catch (err) {
+		if (err instanceof HttpError && err.status === 400) throw invalidEvent("the body is base64 but not of zlib-compressed JSON");
+		throw err;
+	}
+}
+
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
 export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
-		// The body is one event: Sentry's event size bounds it decompressed.
-		const body = async () => readAll(await decodedBodyReader(request, { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.eventBytes }));
-		const read = await bodyOrProblem(async () => jsonPayload(await body(), "the body", invalidEvent));
+		const read = await bodyOrProblem(async () => jsonPayload(await storeEventBytes(request), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body, { eventId: id });
