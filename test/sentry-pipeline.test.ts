@@ -2,6 +2,7 @@
 import { describe, it } from "vitest";
 import { uniqueIp } from "./helpers";
 import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
+import ravenJsBody from "./fixtures/sentry-legacy/raven-js-store.json?raw";
 import ravenRubyBody from "./fixtures/sentry-legacy/raven-ruby-store.txt?raw";
 import { eventEnvelope, gzip, nodeEvent, post, query, type SentryProject, sendEnvelope, sentryProject } from "./sentryHelpers";
 
@@ -57,6 +58,24 @@ describe("POST /api/:project_id/store/ from the raven clients", () => {
 		expect(issues.map((issue: Json) => issue.title).sort()).toEqual(["Error: load failed", "Shop::Declined: card declined for order 101"]);
 		const [stored] = (await storedEvents(project.keyId)).filter(({ event }) => event.platform === "ruby");
 		expect(stored.event).toMatchObject({ release: "shop@1.2.3", environment: "staging", tags: { side: "server" }, user: { id: "u-7", email: "buyer@example.com" } });
+	});
+
+	it("an event without its own sdk names the client that sent it, as Sentry reads sentry_client: X-Sentry-Auth's, else the query's", async ({ expect }) => {
+		const project = await sentryProject();
+		expect((await post(storePath(project), ravenRubyBody, { headers: rubyHeaders(project) })).status).toBe(200);
+		// raven-js 3 in a page: the key and client in the query, the event as JSON (its page's DSN replaced).
+		const fromPage = await post(`${storePath(project)}?sentry_version=7&sentry_client=raven-js%2F3.27.2&sentry_key=${project.rawKey}`, ravenJsBody);
+		expect(fromPage.status).toBe(200);
+		// An SDK that names itself in the event is what the event says.
+		const own = nodeEvent();
+		expect((await post(storePath(project), JSON.stringify(own), { headers: rubyHeaders(project) })).status).toBe(200);
+		await issuesOf(project);
+		const sdks = (await storedEvents(project.keyId)).map(({ event }) => [event.sdk, event.tags.sdk_name]);
+		expect(sdks).toEqual([
+			[{ name: "raven-ruby", version: "3.1.2" }, "raven-ruby"],
+			[{ name: "raven-js", version: "3.27.2" }, "raven-js"],
+			[{ name: "sentry.javascript.node", version: "11.12.0" }, "sentry.javascript.node"],
+		]);
 	});
 
 	it("400 for base64 of neither JSON nor zlib data, 413 for one that inflates past an event's size", async ({ expect }) => {

@@ -27,12 +27,20 @@ import { admitLogKey, inboundFilterOf, refuseAfterKeyChecks, storeLogEvent } fro
 
 type Json = Record<string, unknown>;
 
-/** The key as SDKs present it: `X-Sentry-Auth: Sentry sentry_key=…, …` (or the same in Authorization), else `?sentry_key=`. */
-function sentryKeyOf(request: Request): string | null {
+/**
+ * A member of the auth SDKs present: `X-Sentry-Auth: Sentry sentry_key=…, sentry_client=…` (or the
+ * same in Authorization), else the query's parameter of that name.
+ */
+function sentryAuthOf(request: Request, name: "sentry_key" | "sentry_client"): string | null {
 	const authorization = request.headers.get("authorization") ?? "";
 	const auth = request.headers.get("x-sentry-auth") ?? (/^sentry\s/i.test(authorization) ? authorization : "");
-	const fromAuth = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/i.exec(auth)?.[1];
-	return fromAuth || new URL(request.url).searchParams.get("sentry_key")?.trim() || null;
+	const fromAuth = new RegExp(`(?:^|[\\s,])${name}\\s*=\\s*([^,]+)`, "i").exec(auth)?.[1]?.trim();
+	return fromAuth || new URL(request.url).searchParams.get(name)?.trim() || null;
+}
+
+/** The key as SDKs present it, in X-Sentry-Auth (or Authorization), else `?sentry_key=`. */
+function sentryKeyOf(request: Request): string | null {
+	return sentryAuthOf(request, "sentry_key")?.split(/\s/)[0] || null;
 }
 
 /** The public key of a DSN (`https://<key>@host/42`), as an envelope header carries it. */
@@ -64,7 +72,7 @@ async function storeSentryEvent(
 	const receivedAt = new Date();
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
 	// event keeps the id the SDK is answered with, and its time is corrected by the sender's clock.
-	const body = { ...logEventBody(payload, clientIp(request)), event_id: eventId };
+	const body = { ...logEventBody(payload, clientIp(request), sentryAuthOf(request, "sentry_client")), event_id: eventId };
 	const event = await bodyOrProblem(async () => normalizeEvent(body, receivedAt, clockDriftOf(sentAt, receivedAt)));
 	// Relay filters by the exceptions an SDK sent, not by a message's stack (made one here).
 	const sentException = payload.exception !== undefined && payload.exception !== null;
