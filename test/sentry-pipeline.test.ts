@@ -2,6 +2,10 @@
 import { describe, it } from "vitest";
 import { uniqueIp } from "./helpers";
 import { ingestOk, issuesOf, readIssue, storedEvents } from "./logHelpers";
+import goErrorWithSource from "./fixtures/sentry-go/error-with-source.json?raw";
+import goErrorWithoutSource from "./fixtures/sentry-go/error-without-source.json?raw";
+import goPanicWithSource from "./fixtures/sentry-go/panic-with-source.json?raw";
+import goPanicWithoutSource from "./fixtures/sentry-go/panic-without-source.json?raw";
 import ravenJsBody from "./fixtures/sentry-legacy/raven-js-store.json?raw";
 import ravenRubyBody from "./fixtures/sentry-legacy/raven-ruby-store.txt?raw";
 import { eventEnvelope, gzip, nodeEvent, post, query, type SentryProject, sendEnvelope, sentryProject } from "./sentryHelpers";
@@ -87,6 +91,39 @@ describe("POST /api/:project_id/store/ from the raven clients", () => {
 		const bomb = await post(storePath(project), base64(await gzip(huge, "deflate")), { headers: rubyHeaders(project) });
 		expect(bomb.status).toBe(413);
 		expect(await issuesOf(project)).toEqual([]);
+	});
+});
+
+describe("sentry-go 0.11 (Debian's golang-github-getsentry-sentry-go-dev) at the store endpoint", () => {
+	// One Go binary's events, as it sent them: a captured error and a recovered panic, from a staging
+	// host that has the source beside it (the SDK reads each frame's line of source from disk) and
+	// from production, where only the binary is deployed (no lines of source).
+	const withSource = [goErrorWithSource, goPanicWithSource];
+	const withoutSource = [goErrorWithoutSource, goPanicWithoutSource];
+	const goHeaders = (project: SentryProject) => ({
+		"content-type": "application/json",
+		"user-agent": "sentry-go/0.11.0",
+		"x-sentry-auth": `Sentry sentry_version=7, sentry_timestamp=1795961185, sentry_client=sentry.go/0.11.0, sentry_key=${project.rawKey}`,
+	});
+	const store = (project: SentryProject, body: string) => post(`/api/${project.dsnId}/store/`, body, { headers: goHeaders(project) });
+
+	it("one bug is one issue with its line of source or without, as Sentry groups Go by module and function", async ({ expect }) => {
+		const project = await sentryProject();
+		for (const body of [...withSource, ...withoutSource]) expect((await store(project, body)).status).toBe(200);
+		const issues = await issuesOf(project);
+		expect(issues.map((issue: Json) => [issue.title.replace(/order \d+$/, "order <n>"), issue.culprit, issue.count]).sort()).toEqual([
+			["*errors.errorString: card declined for order <n>", "main (main)", 2],
+			["runtime.boundsError: runtime error: index out of range [5] with length 1", "Explode (goshop/orders)", 2],
+		]);
+	});
+
+	it("an issue opened while a Go frame's line of source counted goes on taking its events", async ({ expect }) => {
+		const project = await sentryProject();
+		// Without a platform the earlier rules apply: this stands for an issue opened before the change.
+		const { platform: _, ...earlier } = JSON.parse(goPanicWithSource);
+		expect((await store(project, JSON.stringify({ ...earlier, event_id: crypto.randomUUID().replaceAll("-", "") }))).status).toBe(200);
+		expect((await store(project, goPanicWithSource)).status).toBe(200);
+		expect((await issuesOf(project)).map((issue: Json) => issue.count)).toEqual([2]);
 	});
 });
 
