@@ -166,6 +166,29 @@ describe("@sentry/node in a Node process", () => {
 	});
 });
 
+describe("raven (raven-node), the Node client before @sentry/node", () => {
+	it("posts compressed, base64-encoded events to the store endpoint: captured, uncaught and a message arrive and group", async ({ expect }) => {
+		const p = await project("raven-service");
+		const run = await runNode(join(FIXTURES, "raven-app.cjs"), { SENTRY_DSN: p.dsn });
+		expect(run.code, run.stderr).toBe(1);
+		expect(run.stderr).toContain("TypeError: card declined for order 303");
+
+		// The same bug twice from one place is one issue (titled by whichever of its events came last, as
+		// raven sends both at once); uncaught from a timer, its own.
+		const issues = await issuesOnceThereAre(expect, worker.url, p.token, p.name, 4);
+		expect(issues.map(({ title, level, count }) => [title.replace(/ (?:101|202)$/, " 101 or 202"), level, count]).sort()).toEqual([
+			["Payment provider is slow", "warning", 1],
+			["TypeError: card declined for order 101 or 202", "error", 2],
+			["TypeError: card declined for order 303", "fatal", 1],
+		]);
+		const [card] = byTitle(issues, /^TypeError: card declined for order (?:101|202)$/);
+		expect(card.culprit).toMatch(/^chargeCard \(.*raven-app\.cjs\)$/);
+		const [event] = await eventsOf(p, card);
+		// raven sends no `sdk`: it is the client X-Sentry-Auth names, as Sentry reads it.
+		expect(event).toMatchObject({ platform: "node", release: "shop@1.0.0", environment: "e2e", sdk: { name: "raven-node", version: expect.stringMatching(/^2\./) }, tags: { side: "server" }, user: { id: "raven-user" } });
+	});
+});
+
 describe("@sentry/node and @svcapp/logger in Node processes", () => {
 	const appFrames = (frames: NonNullable<StoredException["stacktrace"]>["frames"] = []) => frames.filter((frame) => frame.in_app).map(({ filename, module, function: fn, context_line }) => ({ filename, module, function: fn, context_line }));
 

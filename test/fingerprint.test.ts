@@ -67,8 +67,14 @@ describe("JavaScript frames (platform javascript or node)", () => {
 		expect(await twoThrows(platform, "return profile.theme;")).toBe(await twoThrows(platform, "throw new Error('no profile');"));
 	});
 
-	it.for([null, "python", "other"])("%s: two throws in one named function stay two issues", async (platform, { expect }) => {
+	it.for([null, "python", "php", "ruby"])("%s: two throws in one named function stay two issues", async (platform, { expect }) => {
 		expect(await twoThrows(platform, "return profile.theme;")).not.toBe(await twoThrows(platform, "throw new Error('no profile');"));
+	});
+
+	// Sentry counts a line of source only for JavaScript, Python, PHP and Ruby.
+	it.for(["go", "java", "csharp", "other"])("%s: the line of source never counts", async (platform, { expect }) => {
+		expect(await twoThrows(platform, "return profile.theme;")).toBe(await twoThrows(platform, "throw new Error('no profile');"));
+		expect(await twoThrows(platform, "")).toBe(await twoThrows(platform, "return profile.theme;"));
 	});
 });
 

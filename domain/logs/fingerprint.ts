@@ -9,7 +9,8 @@
  * 2. An explicit `fingerprint` array wins; `{{ default }}` in it stands for the computed list.
  * 3. An exception with a stack trace: its type plus one key per in-app frame, oldest first: for
  *    JavaScript the source file and function name, so Node and a page agree; else the module or
- *    file, function name and short context line (grouping/frames.ts, frameKey). Line and column
+ *    file and function name, and for Python, PHP and Ruby (as in Sentry) and events without a
+ *    platform the short context line (grouping/frames.ts, frameKey). Line and column
  *    numbers never count, so a rebuild or an edit elsewhere in the file keeps the group. Frames
  *    in `node_modules`, runtime internals and bundler helpers are not the app's; direct recursion
  *    and short mutual-recursion cycles collapse to one pass. Async parent frames only Firefox shows
@@ -26,7 +27,7 @@
  */
 import { builtInFingerprint } from "./grouping/builtInRules";
 import { exceptionsForGrouping } from "./grouping/chain";
-import { collapseRecursion, contextLineKey, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
+import { collapseRecursion, contextLineKey, countsContextLine, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
 import { sha256Hex } from "../crypto";
@@ -137,14 +138,19 @@ async function groupHashOf(fingerprint: string[]): Promise<string> {
 
 export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(event));
 
-/** Whether the rules before JavaScript frames counted by source file and function name may group the event elsewhere. */
-export const hasPreviousGroupHash = (event: GroupingInput) => groupsAsJavaScript(event.platform);
+/**
+ * Whether the earlier rules may group the event elsewhere: those before JavaScript frames counted
+ * by source file and function name, and before a line of source stopped counting for the
+ * platforms whose SDKs send one only where the source is at hand (Go's...).
+ */
+export const hasPreviousGroupHash = (event: GroupingInput) => groupsAsJavaScript(event.platform) || !countsContextLine(event.platform);
 
 /**
- * The group hash under the rules before JavaScript frames counted by source file and function
- * name (the rules other platforms still follow), when it differs: an issue opened before that
- * change keeps taking its events instead of a new issue opening beside it, as Sentry keeps a
- * secondary hash while a project moves to new grouping. Null for other platforms.
+ * The group hash under the earlier rules (module or file, function and line of source: what
+ * events without a platform still follow), when it differs: an issue opened before the change
+ * keeps taking its events instead of a new issue opening beside it, as Sentry keeps a secondary
+ * hash while a project moves to new grouping. Null for Python, PHP, Ruby and events without a
+ * platform, whose rules did not change.
  */
 export async function previousGroupHash(event: GroupingInput, current: string): Promise<string | null> {
 	if (!hasPreviousGroupHash(event)) return null;

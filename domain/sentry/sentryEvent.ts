@@ -77,17 +77,27 @@ function listOf(value: unknown): unknown {
 }
 
 /**
+ * The SDK a request's `sentry_client` names (X-Sentry-Auth's, or the query's), `raven-node/2.6.4`
+ * or `raven-ruby 3.1.2`, for an event that does not name its own: the raven clients leave `sdk`
+ * out, and Sentry takes it from there.
+ */
+function sdkOfClient(client: string | null): Json | undefined {
+	const [, name, version] = /^([^/\s]+)[/\s](.+)$/.exec(client?.trim() ?? "") ?? [];
+	return name ? { name, version: version.trim() } : undefined;
+}
+
+/**
  * Tags as an object (pairs `[[key, value]]` are Sentry's other form), after the SDK's name and
  * version, which fill the log event's `sdk`, and before `transaction`, `server_name` and `logger`
  * (the logger's name, from a logging integration), which Sentry also shows as tags.
  */
-function tagsOf(event: Json): unknown {
+function tagsOf(event: Json, client: string | null): unknown {
 	const raw = member(event, "tags");
 	if (raw !== undefined && raw !== null && !isObject(raw) && !Array.isArray(raw)) return raw;
 	const own: [string, unknown][] = Array.isArray(raw)
 		? raw.filter((pair): pair is [string, unknown] => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string")
 		: Object.entries(raw ?? {});
-	const sdk = member(event, "sdk");
+	const sdk = member(event, "sdk") ?? sdkOfClient(client);
 	const tags: Record<string, unknown> = {};
 	if (isObject(sdk)) {
 		if (typeof member(sdk, "name") === "string") tags.sdk_name = member(sdk, "name");
@@ -216,14 +226,14 @@ function levelOf(event: Json): unknown {
 	return PYTHON_LEVELS.get(level);
 }
 
-export function logEventBody(event: Json, clientIp: string): Json {
+export function logEventBody(event: Json, clientIp: string, client: string | null = null): Json {
 	const { message, template } = messageOf(event);
 	const body: Json = {
 		message,
 		message_template: template,
 		level: levelOf(event),
 		exception: exceptionOf(event, message),
-		tags: tagsOf(event),
+		tags: tagsOf(event, client),
 		breadcrumbs: listOf(member(event, "breadcrumbs")),
 		request: requestOf(event),
 		environment: member(event, "environment"),

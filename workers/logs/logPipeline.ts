@@ -70,7 +70,7 @@ async function eventCommand(env: Env, key: PresentedKey, event: LogEvent, receiv
 	const symbolicated = await symbolicateEvent(env, { id: key.keyId, artifactsVersion: key.artifactsVersion }, event);
 	const command: LogEventCommand = {
 		groupHash: await groupHash(symbolicated),
-		// Left out for JavaScript events, whose earlier rules differed: asked for only by a new issue.
+		// Left out for events whose earlier rules differed (JavaScript's, Go's...): asked for only by a new issue.
 		previousGroupHash: hasPreviousGroupHash(symbolicated) ? undefined : null,
 		title: titleOf(symbolicated),
 		culprit: culpritOf(symbolicated),

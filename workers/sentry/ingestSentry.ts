@@ -14,6 +14,7 @@ import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, type EnvelopeReading, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
 import { logEventBody } from "../../domain/sentry/sentryEvent";
 import { securityEvents } from "../../domain/sentry/securityReport";
+import { storeBodyOf } from "../../domain/sentry/storeBody";
 import { discardedEvents } from "../../domain/sentry/clientReport";
 import { projectCollectorFor } from "../objects";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
@@ -26,12 +27,20 @@ import { admitLogKey, inboundFilterOf, refuseAfterKeyChecks, storeLogEvent } fro
 
 type Json = Record<string, unknown>;
 
-/** The key as SDKs present it: `X-Sentry-Auth: Sentry sentry_key=…, …` (or the same in Authorization), else `?sentry_key=`. */
-function sentryKeyOf(request: Request): string | null {
+/**
+ * A member of the auth SDKs present: `X-Sentry-Auth: Sentry sentry_key=…, sentry_client=…` (or the
+ * same in Authorization), else the query's parameter of that name.
+ */
+function sentryAuthOf(request: Request, name: "sentry_key" | "sentry_client"): string | null {
 	const authorization = request.headers.get("authorization") ?? "";
 	const auth = request.headers.get("x-sentry-auth") ?? (/^sentry\s/i.test(authorization) ? authorization : "");
-	const fromAuth = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/i.exec(auth)?.[1];
-	return fromAuth || new URL(request.url).searchParams.get("sentry_key")?.trim() || null;
+	const fromAuth = new RegExp(`(?:^|[\\s,])${name}\\s*=\\s*([^,]+)`, "i").exec(auth)?.[1]?.trim();
+	return fromAuth || new URL(request.url).searchParams.get(name)?.trim() || null;
+}
+
+/** The key as SDKs present it, in X-Sentry-Auth (or Authorization), else `?sentry_key=`. */
+function sentryKeyOf(request: Request): string | null {
+	return sentryAuthOf(request, "sentry_key")?.split(/\s/)[0] || null;
 }
 
 /** The public key of a DSN (`https://<key>@host/42`), as an envelope header carries it. */
@@ -63,7 +72,7 @@ async function storeSentryEvent(
 	const receivedAt = new Date();
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
 	// event keeps the id the SDK is answered with, and its time is corrected by the sender's clock.
-	const body = { ...logEventBody(payload, clientIp(request)), event_id: eventId };
+	const body = { ...logEventBody(payload, clientIp(request), sentryAuthOf(request, "sentry_client")), event_id: eventId };
 	const event = await bodyOrProblem(async () => normalizeEvent(body, receivedAt, clockDriftOf(sentAt, receivedAt)));
 	// Relay filters by the exceptions an SDK sent, not by a message's stack (made one here).
 	const sentException = payload.exception !== undefined && payload.exception !== null;
@@ -231,14 +240,30 @@ async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Req
 /** A store request's body is one event, not an envelope: its 400s say so. */
 const invalidEvent = (problem: string) => new InvalidInput(`Invalid event: ${problem}`);
 
+/**
+ * The event's JSON from a store body, whatever its `Content-Encoding`; as the raven clients send it
+ * (zlib-compressed and base64-encoded, saying nothing), inflated too. Sentry's event size bounds
+ * the body as read and the JSON inflated from it (413).
+ */
+async function storeEventBytes(request: Request): Promise<Uint8Array> {
+	const limits = { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.eventBytes };
+	const body = storeBodyOf(await readAll(await decodedBodyReader(request, limits)));
+	if ("json" in body) return body.json;
+	const deflated = new Request(request.url, { method: "POST", body: body.zlib, headers: { "content-encoding": "deflate" } });
+	try {
+		return await readAll(await decodedBodyReader(deflated, limits));
+	} catch (err) {
+		if (err instanceof HttpError && err.status === 400) throw invalidEvent("the body is base64 but not of zlib-compressed JSON");
+		throw err;
+	}
+}
+
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
 export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
-		// The body is one event: Sentry's event size bounds it decompressed.
-		const body = async () => readAll(await decodedBodyReader(request, { sentBytes: SENTRY_LIMITS.sentBytes, decodedBytes: SENTRY_LIMITS.eventBytes }));
-		const read = await bodyOrProblem(async () => jsonPayload(await body(), "the body", invalidEvent));
+		const read = await bodyOrProblem(async () => jsonPayload(await storeEventBytes(request), "the body", invalidEvent));
 		if ("problem" in read) return refuseAfterKeyChecks(env, key, read.problem, projectId);
 		const id = clientEventIdOf(read.body.event_id) ?? newEventId();
 		await storeSentryEvent(env, ctx, request, key, projectId, read.body, { eventId: id });

@@ -203,6 +203,18 @@ const JAVASCRIPT_PLATFORM = /^(?:javascript|node)$/i;
 /** Whether a platform's frames count by source file and function name (see frameKey). */
 export const groupsAsJavaScript = (platform: string | null) => JAVASCRIPT_PLATFORM.test(platform ?? "");
 
+/**
+ * Platforms whose line of source counts beside the module and function, as Sentry counts it only
+ * for JavaScript, Python, PHP and Ruby; so do this service's own events without a platform. Go,
+ * Java, .NET, native code and the rest group by module and function: their SDKs send a line of
+ * source only where the source is on the machine (sentry-go reads it from disk as it reports), so
+ * a binary deployed without its source and one run beside it would make one bug two issues.
+ */
+const CONTEXT_LINE_PLATFORM = /^(?:python|php|ruby)$/i;
+
+/** Whether a platform's frames count their line of source (JavaScript's: see frameKey). */
+export const countsContextLine = (platform: string | null) => !platform || CONTEXT_LINE_PLATFORM.test(platform);
+
 /** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
 const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
 
@@ -223,8 +235,8 @@ export function contextLineKey(frame: StackFrame): string {
  * JavaScript (`javascript`, `node`): the source file and the function name; the line of source
  * only for a nameless frame not loaded from a URL, as Sentry does. A page's frames carry no line of
  * source and no module while Node's carry both, so counting either beside a function name would
- * make one bug in shared code two issues. Other platforms: module (else file), function and the
- * line of source.
+ * make one bug in shared code two issues. Other platforms: module (else file) and function, and
+ * the line of source where the platform counts it (countsContextLine).
  */
 export function frameKey(frame: StackFrame, platform: string | null): string {
 	let file: string;
@@ -236,7 +248,7 @@ export function frameKey(frame: StackFrame, platform: string | null): string {
 		line = fn || URL_ORIGIN.test(pathOf(frame).trim()) ? "" : contextLineKey(frame);
 	} else {
 		file = fileKey(frame);
-		line = contextLineKey(frame);
+		line = countsContextLine(platform) ? contextLineKey(frame) : "";
 	}
 	return file || fn || line ? `${file}|${fn}|${line}` : "";
 }
