@@ -88,7 +88,7 @@ import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
 import { serveTracker } from "./collect/serveTracker";
 import { ingestCrawl } from "./crawl/ingestCrawl";
-import { deleteFeedback, downloadAttachment, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
+import { deleteFeedback, downloadAttachment, exportFeedbackCsv, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
@@ -176,6 +176,7 @@ router
 	.post("/api/feedback-key/regenerate", ...ownerWithAccess, regenerateKey)
 
 	.get("/api/feedback", ...ownerWithAccess, listFeedback)
+	.get("/api/feedback.csv", ...ownerWithAccess, exportFeedbackCsv)
 	.patch("/api/feedback", ...ownerWithAccess, updateFeedbackStatus)
 	.delete("/api/feedback", ...ownerWithAccess, deleteFeedback)
 	.get("/api/feedback/attachments/:id", ...ownerWithAccess, downloadAttachment)

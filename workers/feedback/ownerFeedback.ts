@@ -13,6 +13,7 @@ import { findOwnKey, listOwnKeys } from "../../domain/keys/keyStore";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { cutText } from "../../domain/text";
 import type { OwnerRequest } from "../auth/session";
+import { csvOf, fileNamePart } from "../csv";
 import { cursorSchema, encodeCursor } from "../cursor";
 import { HttpError, json, readJsonObject } from "../http";
 import { flushKeys } from "../objects";
@@ -23,9 +24,10 @@ import { limitParam, parseBody } from "../validation";
  * Accepted submissions wait in their key's ProjectCollector for up to a second before D1 has
  * them: every owner read or change of feedback moves them first, so none is ever missed.
  */
-async function flushProject(env: Env, userId: string, projectName: string): Promise<void> {
+async function flushProject(env: Env, userId: string, projectName: string) {
 	const key = await findOwnKey(env, userId, projectName);
 	if (key) await flushKeys(env, [key.id]);
+	return key;
 }
 
 /** For reads and changes by id, which name no project: every key of the owner. */
@@ -112,6 +114,59 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 	}
 	const last = rows[page.length - 1];
 	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeFeedbackCursor(last) : null } satisfies FeedbackPageView);
+}
+
+const exportQuerySchema = listQuerySchema.omit({ limit: true, cursor: true });
+
+/** The columns every exported record has, before its fields. */
+const RECORD_COLUMNS = ["id", "created_at", "type", "status"] as const;
+
+/** A field's value as a cell: text as it is, anything else as JSON. */
+const cellOf = (value: unknown) => (typeof value === "string" || value === undefined ? value : JSON.stringify(value));
+
+/**
+ * GET /api/feedback.csv?project_name=&type=&status=&q= → the records the list shows for these
+ * filters, the newest 1,000, whole, as CSV: id, created_at, type and status, then a column a
+ * field, by its key: the project's forms' fields in their order, then any other field the records
+ * hold. An image field's cell says how many images it holds (they are read one by one, signed in).
+ */
+export async function exportFeedbackCsv(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const query = parseBody(exportQuerySchema, request.query);
+	const key = await flushProject(env, user.id, query.project_name);
+	const rows = await listOwnFeedback(env, user.id, {
+		projectName: query.project_name,
+		type: query.type,
+		status: query.status,
+		q: query.q || undefined,
+		limit: OWNER_LIMITS.feedbackList,
+	});
+	const formFields = key ? [...key.issueFieldConfig, ...key.featureFieldConfig].map((field) => field.key) : [];
+	const fields = [...new Set([...formFields, ...rows.flatMap((row) => [...Object.keys(row.data), ...row.attachments.map((image) => image.field)])])];
+	// A field named as a record's column is told apart by its header.
+	const header = (field: string) => ((RECORD_COLUMNS as readonly string[]).includes(field) ? `${field} (field)` : field);
+	const cells = rows.map((row) => {
+		const images = Map.groupBy(row.attachments, (image) => image.field);
+		return {
+			id: row.id,
+			created_at: row.createdAt.toISOString(),
+			type: row.type,
+			status: row.status,
+			...Object.fromEntries(
+				fields.map((field) => {
+					const count = images.get(field)?.length;
+					return [header(field), count ? `${count} image${count === 1 ? "" : "s"}` : cellOf(row.data[field])];
+				}),
+			),
+		};
+	});
+	const day = new Date().toISOString().slice(0, 10);
+	return new Response(csvOf([...RECORD_COLUMNS, ...fields.map(header)], cells), {
+		headers: {
+			"content-type": "text/csv; charset=utf-8",
+			"content-disposition": `attachment; filename="${fileNamePart(query.project_name, "project")}-feedback-${day}.csv"`,
+		},
+	});
 }
 
 /** GET /api/feedback/:id → the whole record, every field uncut; another owner's id is 404. */

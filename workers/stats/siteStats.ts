@@ -5,7 +5,8 @@ import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analyt
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError, json } from "../http";
 import { limitParam, parseBody, queryParams, queryText } from "../validation";
-import { csvFileName, csvOf } from "./csv";
+import { csvOf } from "../csv";
+import { csvFileName } from "./csv";
 import { ownSiteUpToDate } from "./ownSite";
 import { readRange } from "./range";
 
