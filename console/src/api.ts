@@ -104,6 +104,16 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
 	return payload as T;
 }
 
+/** A file the API makes, saved by the browser under the name the API gives it (else `fallbackName`). */
+async function saveFile(path: string, fallbackName: string): Promise<void> {
+	const res = await fetch(path, { headers: { authorization: `Bearer ${sessionToken.get()}` } });
+	if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { error?: string }).error ?? `Download failed (${res.status})`);
+	const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
+	const link = Object.assign(document.createElement("a"), { href: URL.createObjectURL(await res.blob()), download: name });
+	link.click();
+	setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
 /**
  * Many ids changed at once, `most` a request (the server's limit; a list read whole holds more):
  * the requests go in turn, and their answers come back in order.
@@ -224,14 +234,10 @@ export const api = {
 		request<SitePagesView>("GET", `/api/sites/${trackingId}/pages?${q(query)}`, undefined, signal),
 
 	/** One breakdown of the statistics as a CSV file, saved by the browser under the name the API gives it. */
-	async downloadCsv(trackingId: string, breakdown: string, query: StatsQuery): Promise<void> {
-		const res = await fetch(`/api/sites/${trackingId}/stats/${breakdown}.csv?${q(query)}`, { headers: { authorization: `Bearer ${sessionToken.get()}` } });
-		if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => ({}))) as { error?: string }).error ?? `CSV export failed (${res.status})`);
-		const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `${breakdown}.csv`;
-		const link = Object.assign(document.createElement("a"), { href: URL.createObjectURL(await res.blob()), download: name });
-		link.click();
-		setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-	},
+	downloadCsv: (trackingId: string, breakdown: string, query: StatsQuery) => saveFile(`/api/sites/${trackingId}/stats/${breakdown}.csv?${q(query)}`, `${breakdown}.csv`),
+	/** The feedback the list's filters keep as a CSV file (the newest 1,000, whole). */
+	downloadFeedbackCsv: (project_name: string, filters: { type?: FeedbackType; status?: FeedbackStatus; q?: string }) =>
+		saveFile(`/api/feedback.csv?${q({ project_name, ...filters })}`, "feedback.csv"),
 
 	listUploadTokens: (project_name: string) => request<{ tokens: UploadTokenView[] }>("GET", `/api/upload-tokens?${q({ project_name })}`).then((r) => r.tokens),
 	createUploadToken: (project_name: string) => request<NewUploadTokenView>("POST", "/api/upload-tokens", { project_name }),

@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { count } from "../format";
 import { useSearch } from "../searchParams";
+import { DownloadButton } from "./DownloadButton";
 
 export interface BreakdownRow {
 	key: string;
@@ -37,22 +38,6 @@ const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-");
 
 /** The query parameter that holds which tab a card of several shows (`pages_tab=entry-pages`), so a reload or a shared link opens the same list. */
 export const tabParam = (heading: string) => `${slug(heading).replace(/-/g, "_")}_tab`;
-
-function DownloadButton({ title, download }: { title: string; download: () => Promise<void> }) {
-	const [failed, setFailed] = useState<string>();
-	return (
-		<p className="breakdown-foot">
-			{failed && (
-				<span className="error" role="alert">
-					{failed}
-				</span>
-			)}
-			<button type="button" className="link" onClick={() => download().then(() => setFailed(undefined), (error: Error) => setFailed(error.message))}>
-				Download CSV<span className="visually-hidden"> of {title}</span>
-			</button>
-		</p>
-	);
-}
 
 /**
  * A card of one or more ranked lists (tabs), each row with a bar in proportion to its figure.
@@ -141,7 +126,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 				</p>
 			)}
 			{/* Named by its card too when the card has tabs: the Campaigns card's Source is not the Sources card's. */}
-			{tab.download && tab.rows.length > 0 && <DownloadButton title={tabs.length === 1 ? tab.title : `${tab.title} in ${heading}`} download={tab.download} />}
+			{tab.download && tab.rows.length > 0 && <DownloadButton what={tabs.length === 1 ? tab.title : `${tab.title} in ${heading}`} download={tab.download} />}
 		</section>
 	);
 }

@@ -1,10 +1,11 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { ApiError, clientEventIdOf, FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
+import { ApiError, api, clientEventIdOf, FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackRecord, type FeedbackStatus, type FeedbackType, type FieldDefinition } from "../api";
 import { SENTRY_FEEDBACK_FIELDS, type SentryFeedbackField } from "../../../domain/api/feedback";
 import { Attachment } from "../components/Attachment";
 import { usePageTitle } from "../components/pageTitle";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { DownloadButton } from "../components/DownloadButton";
 import { lastUsed } from "../components/lastUsed";
 import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
@@ -315,6 +316,7 @@ export function FeedbackPage() {
 				</SelectionBar>
 			)}
 			<ActionError error={setStatus.error ?? remove.error} />
+			{items.length > 0 && <DownloadButton what="the feedback these filters keep (the newest 1,000)" download={() => api.downloadFeedbackCsv(project, { type, status, q })} />}
 			<QueryState
 				query={list}
 				loading="Loading feedback…"
