@@ -208,6 +208,8 @@ export const OWNER_LIMITS = {
 	issueEvents: 100,
 	/** An issue's activity kept (the key's object keeps its newest this many entries) and answered. */
 	issueActivity: 100,
+	/** A note left on an issue, in characters once trimmed (POST /api/issues/:hash/notes). */
+	issueNoteChars: 2_000,
 	/** The latest events of an issue a search of its events reads (GET /api/issues/:hash?q=): each is read and matched in turn. */
 	issueEventSearch: 10_000,
 	/** Each of an issue's tags answers its most common values, this many (GET /api/issues/:hash/tags). */

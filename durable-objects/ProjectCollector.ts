@@ -289,6 +289,18 @@ export class ProjectCollector extends DurableObject<Env> {
 		return this.#triage.forgetBefore(keyId, cutoff, limit);
 	}
 
+	/**
+	 * Leaves the owner's note in the issue's activity (on the issue it was merged into, if it was);
+	 * null for an issue the object does not hold.
+	 */
+	async addIssueNote(groupHash: string, text: string): Promise<IssueActivityView | null> {
+		const hash = this.#merges.resolve(groupHash);
+		if (!this.#groups.row(hash)) return null;
+		const at = Date.now();
+		this.#groups.activity.note(hash, at, { kind: "note", text });
+		return { kind: "note", text, at: new Date(at).toISOString() };
+	}
+
 	/** The issue's activity, newest first (none for an issue the object does not hold). */
 	async issueActivity(groupHash: string): Promise<IssueActivityView[]> {
 		return this.#groups.activity.of(groupHash);

@@ -92,7 +92,7 @@ import { deleteFeedback, downloadAttachment, exportFeedbackCsv, listFeedback, re
 import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
-import { deleteIssue, deleteIssues, mergeIssues, unmergeIssue, updateIssueStatus, updateIssueStatuses } from "./issues/issueChanges";
+import { addIssueNote, deleteIssue, deleteIssues, mergeIssues, unmergeIssue, updateIssueStatus, updateIssueStatuses } from "./issues/issueChanges";
 import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueEvent, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
@@ -193,6 +193,7 @@ router
 	.post("/api/issues/merge", ...ownerWithAccess, mergeIssues)
 	.get("/api/issues/:group_hash/merged", ...ownerWithAccess, listMergedFingerprints)
 	.post("/api/issues/:group_hash/unmerge", ...ownerWithAccess, unmergeIssue)
+	.post("/api/issues/:group_hash/notes", ...ownerWithAccess, addIssueNote)
 	.patch("/api/issues/:group_hash", ...ownerWithAccess, updateIssueStatus)
 	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
 	.delete("/api/issues", ...ownerWithAccess, deleteIssues)

@@ -4,9 +4,9 @@
  */
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView } from "../../domain/api/feedback";
-import type { FeedbackType } from "../../domain/feedback/typesAndStatuses";
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
 import type {
+	IssueActivityView,
 	IssueDetailView,
 	IssueEventView,
 	IssueFilterValuesView,
@@ -23,7 +23,7 @@ import type { LogOutcomesView } from "../../domain/api/logOutcomes";
 import type { CrawlerStatsView, SitePagesView, SiteStatsView, SiteView, SiteWithFiguresView } from "../../domain/api/sites";
 export type { ArtifactListView, ArtifactView as Artifact } from "../../domain/api/sourcemaps";
 import type { ArtifactListView, NewUploadTokenView, UploadTokenView } from "../../domain/api/sourcemaps";
-import type { FeedbackStatus } from "../../domain/feedback/typesAndStatuses";
+import type { FeedbackStatus, FeedbackType } from "../../domain/feedback/typesAndStatuses";
 import { OWNER_LIMITS } from "../../domain/limits";
 
 export type { UserView as User } from "../../domain/api/accounts";
@@ -209,6 +209,8 @@ export const api = {
 	/** Sentry's unmerge: the issues named, merged into this one, get their events back. */
 	unmergeIssues: (project_name: string, groupHash: string, groupHashes: string[]) =>
 		request<UnmergeView>("POST", `/api/issues/${groupHash}/unmerge`, { project_name, group_hashes: groupHashes }),
+	/** A note left in the issue's activity (Sentry's comment). */
+	addIssueNote: (project_name: string, groupHash: string, text: string) => request<IssueActivityView>("POST", `/api/issues/${groupHash}/notes`, { project_name, text }),
 	setIssueStatus: (project_name: string, groupHash: string, status: IssueStatus, details: StatusDetails = {}) =>
 		request<IssueView>("PATCH", `/api/issues/${groupHash}`, { project_name, status, ...detailFields(details) }),
 	/** One status for many issues, OWNER_LIMITS.issueMutationHashes a request. */

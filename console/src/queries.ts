@@ -217,6 +217,13 @@ export const useMergeIssues = (project: string) =>
 		onSettled: (_answer, error) => refreshAfter(error, { queryKey: keys.issues(project) }),
 	});
 
+/** A note left on an issue: its activity read again. */
+export const useAddIssueNote = (project: string, groupHash: string) =>
+	useMutation({
+		mutationFn: (text: string) => api.addIssueNote(project, groupHash, text),
+		onSettled: (_answer, error) => refreshAfter(error, { queryKey: [...keys.issues(project), "one", groupHash] }),
+	});
+
 /** The issues merged into this one, to unmerge. */
 export const useMergedIssues = (project: string, groupHash: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "merged", groupHash], queryFn: () => api.mergedIssues(project, groupHash) });

@@ -169,7 +169,9 @@ export type IssueActivity =
 	/** The owner unmerged so many fingerprints from it: their events went back to issues of their own. */
 	| { kind: "unmerged"; issues: number }
 	/** Opened again by an unmerge, with its events, from the issue it had been merged into. */
-	| { kind: "unmerged_from"; group_hash: string };
+	| { kind: "unmerged_from"; group_hash: string }
+	/** A note the owner left on it (Sentry's comment). */
+	| { kind: "note"; text: string };
 
 /** A fingerprint merged into an issue (GET /api/issues/:group_hash/merged): the issue it opens, and its events the issue holds. */
 export interface MergedFingerprintView {

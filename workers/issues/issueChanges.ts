@@ -121,6 +121,29 @@ export async function unmergeIssue(request: IRequest, env: Env): Promise<Respons
 	return json({ issue: issueView(outcome.from), unmerged: outcome.reopened.map(issueView) } satisfies UnmergeView);
 }
 
+const noteBodySchema = bodyMembers({
+	project_name: projectNameSchema,
+	text: z
+		.string()
+		.trim()
+		.min(1, "must not be empty")
+		.max(OWNER_LIMITS.issueNoteChars, `must be at most ${OWNER_LIMITS.issueNoteChars.toLocaleString("en-US")} characters`),
+});
+
+/**
+ * POST /api/issues/:group_hash/notes {project_name, text} → 201 the note as the issue's activity
+ * lists it: Sentry's comment, kept with the issue's activity (its newest 100 entries).
+ */
+export async function addIssueNote(request: IRequest, env: Env): Promise<Response> {
+	const { user } = request as OwnerRequest;
+	const groupHash = parseBody(groupHashParams, request.params).group_hash;
+	const { project_name, text } = parseBody(noteBodySchema, await readJsonObject(request));
+	const key = await requireOwnKey(env, user.id, project_name);
+	const note = await projectCollectorFor(env, key.id).addIssueNote(groupHash, text);
+	if (!note) throw new HttpError(404, "No such issue in this project");
+	return json(note, { status: 201 });
+}
+
 /** PATCH /api/issues/:group_hash {project_name, status} → the issue. */
 export async function updateIssueStatus(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
