@@ -43,6 +43,11 @@ export class IssueActivityLog {
 			.map(({ at, kind, detail }) => ({ kind, ...JSON.parse(detail), at: new Date(at).toISOString() }) as IssueActivityView);
 	}
 
+	/** The owner's notes on `from` become `into`'s, in their places by when they were left (a merge). */
+	moveNotes(from: string, into: string): void {
+		this.#sql.exec(`UPDATE group_activity SET hash = ? WHERE hash = ? AND kind = 'note'`, into, from);
+	}
+
 	/** Deletes the issue's activity (before the issue itself). */
 	delete(hash: string): void {
 		this.#sql.exec(`DELETE FROM group_activity WHERE hash = ?`, hash);

@@ -93,8 +93,12 @@ export class IssueMerges {
 			Math.max(...rows.map((row) => row.unhandled)),
 			into.hash,
 		);
-		// Gone with who they affected, as a deleted issue goes: the merged issue holds them now.
-		for (const row of merged) this.#groups.delete(row.hash);
+		// Gone with who they affected, as a deleted issue goes: the merged issue holds them now, and
+		// the owner's notes on them, as Sentry's merge moves the comments.
+		for (const row of merged) {
+			this.#groups.activity.moveNotes(row.hash, into.hash);
+			this.#groups.delete(row.hash);
+		}
 		this.#groups.activity.note(into.hash, Date.now(), { kind: "merged", issues: merged.length });
 		// Their events not yet in D1 are the merged issue's; so are later ones, and those of issues merged into them before.
 		this.#sql.exec(`UPDATE outbox SET fingerprint_hash = coalesce(fingerprint_hash, hash), hash = ? WHERE hash IN (SELECT value FROM json_each(?))`, into.hash, others);

@@ -53,15 +53,19 @@ describe("notes on an issue (POST /api/issues/:group_hash/notes)", () => {
 		expect((await issueOf(owner, group_hash)).activity).toEqual([]);
 	});
 
-	it("left on an issue merged into another, is the merged issue's", async () => {
+	it("go with an issue merged into another, in their places, and one left on it afterwards is the merged issue's", async () => {
 		const owner = await ownerWithLogKey();
 		const first = await ingestOk(owner.rawKey, { message: "Checkout failed" });
 		await ingestOk(owner.rawKey, { message: "Checkout failed" });
 		const second = await ingestOk(owner.rawKey, { message: "Payment failed" });
+		expect((await addNote(owner, second.group_hash, { text: "Seen with the new card form" })).status).toBe(201);
+		expect((await addNote(owner, first.group_hash, { text: "Checkout: card form" })).status).toBe(201);
+		expect((await call(`/api/issues/${second.group_hash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, status: "resolved" } })).status).toBe(200);
 		const merged = await call("/api/issues/merge", { method: "POST", token: owner.token, json: { project_name: owner.projectName, group_hashes: [first.group_hash, second.group_hash] } });
 		expect(merged.status).toBe(200);
 		expect((await addNote(owner, second.group_hash, { text: "Same root cause" })).status).toBe(201);
 		const { activity } = await issueOf(owner, first.group_hash);
-		expect(activity.map(({ kind, text }: { kind: string; text?: string }) => text ?? kind)).toEqual(["Same root cause", "merged"]);
+		// The merged issue's own status changes stay behind, as before; its notes do not.
+		expect(activity.map(({ kind, text }: { kind: string; text?: string }) => text ?? kind)).toEqual(["Same root cause", "merged", "Checkout: card form", "Seen with the new card form"]);
 	});
 });
