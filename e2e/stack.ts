@@ -131,8 +131,9 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 		// ?own=1: a site with a `svc` global of its own.
 		const own = query.has("own") ? `<script>var svc = { api: "the site's own" };</script>` : "";
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
-		// ?hash=1: a hash-routed app's tag, with data-hash.
-		const tag = `<script defer src="${workerUrl}/t.js" data-id="${id}"${query.has("hash") ? " data-hash" : ""}></script>`;
+		// ?hash=1: a hash-routed app's tag, with data-hash. ?sync=1: the tag without defer, run
+		// before the body is parsed.
+		const tag = `<script${query.has("sync") ? "" : " defer"} src="${workerUrl}/t.js" data-id="${id}"${query.has("hash") ? " data-hash" : ""}></script>`;
 		// ?tall=1: a page 4,000 pixels tall, to scroll.
 		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
 		const text = `<!doctype html>

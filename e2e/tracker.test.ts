@@ -131,6 +131,26 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(stats.top_pages).toEqual([{ path: "/essay", pageviews: 1, visitors: 1, scroll_depth: deepest, time_on_page: 12 }]);
 	});
 
+	it("reports scroll depth as a share of the page's height when reported, not while the page was still short", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		const height = page.viewportSize()?.height ?? 0;
+		// The tag without defer runs in the head, before the 4,000-pixel body is there.
+		expect(await open(page, trackingId, "/essay?tall=1&sync=1")).toBe(204);
+		// A single-page app's next view drawn after its pushState, as routers do: short, then 4,000 pixels.
+		expect(await open(page, trackingId, "/start")).toBe(204);
+		await page.evaluate(() => {
+			history.pushState({}, "", "/drawn-later");
+			document.querySelector("h1")?.setAttribute("style", "height:4000px;margin:0");
+		});
+		await page.goto("about:blank");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 6);
+		await context.close();
+		const depths = Object.fromEntries(events.filter((e) => e.name === "_leave").map((e) => [e.url_path, e.scroll_depth]));
+		const unscrolled = Math.round((height / 4_000) * 100);
+		expect(depths).toEqual({ "/essay": unscrolled, "/start": 100, "/drawn-later": unscrolled });
+	});
+
 	it("carries a glance under 3 seconds into the next report, and reports what is left when the page is closed", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

@@ -73,7 +73,8 @@ interface Api {
 	let sent: number[] = [];
 	let distinct: string | undefined;
 	// The page being viewed, and its engagement not yet reported: visible since (0 while hidden),
-	// visible time gathered, deepest point seen and deepest point reported.
+	// visible time gathered, deepest point seen (the viewport's bottom, in pixels from the top) and
+	// deepest point reported (percent).
 	let path = "";
 	let query = "";
 	let href = "";
@@ -123,22 +124,25 @@ interface Api {
 
 	const visible = () => d.visibilityState === "visible";
 	const measure = () => {
-		const height = d.documentElement.scrollHeight;
-		depth = Math.max(depth, height ? Math.min(100, Math.round(((scrollY + innerHeight) / height) * 100)) : 100);
+		depth = Math.max(depth, scrollY + innerHeight);
 	};
 
 	// The page is hidden, or its view ends (left, or replaced by the next view): report what was
 	// gathered since the last report; at the end, whatever is left however little.
+	// The depth is a share of the page's height when reported, not when scrolled: a page still
+	// loading (a tag without defer, images, a single-page app's next view not yet drawn) is short.
 	const report = (end?: boolean) => {
 		if (!href) return;
 		measure();
 		const now = Date.now();
+		const height = d.documentElement.scrollHeight;
+		const percent = height ? Math.min(100, Math.round((depth / height) * 100)) : 100;
 		if (visibleSince) engaged += now - visibleSince;
 		visibleSince = visible() ? now : 0;
-		if (engaged < (end ? 1 : REPORT_MS) && depth <= reportedDepth) return;
-		send("_leave", { url_path: path, url_query: query, engaged_ms: engaged, scroll_depth: depth });
+		if (engaged < (end ? 1 : REPORT_MS) && percent <= reportedDepth) return;
+		send("_leave", { url_path: path, url_query: query, engaged_ms: engaged, scroll_depth: percent });
 		engaged = 0;
-		reportedDepth = depth;
+		reportedDepth = percent;
 	};
 
 	const pageview = () => {
