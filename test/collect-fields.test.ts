@@ -165,6 +165,24 @@ describe("browser event field rules, each at its boundary and one past it", () =
 		expect((await storedWith({ referrer: "not a url" })).referrer_host).toBe("");
 	});
 
+	it("url_query and referrer: secrets are filtered before they are stored; campaigns and the referrer's host are kept", async ({ expect }) => {
+		const stored = await storedWith({
+			url_query: "?utm_source=newsletter&reset_token=abc123&card=4111%201111%201111%201111&q=shoes",
+			// A single-page app's previous page, the tracker's referrer for the next view: an OAuth callback's.
+			referrer: "https://example.com/callback?code=1&state=2&password=hunter2#access_token=XYZ&token_type=bearer",
+		});
+		expect(stored).toMatchObject({
+			url_query: "?utm_source=newsletter&reset_token=[Filtered]&card=[Filtered]&q=shoes",
+			utm_source: "newsletter",
+			referrer: "https://example.com/callback?code=1&state=2&password=[Filtered]#access_token=[Filtered]&token_type=[Filtered]",
+		});
+		expect(await storedWith({ url_query: "sid=1&a=2", referrer: "https://mail.example.org/inbox?session=s3cr3t" })).toMatchObject({
+			url_query: "sid=[Filtered]&a=2",
+			referrer: "https://mail.example.org/inbox?session=[Filtered]",
+			referrer_host: "mail.example.org",
+		});
+	});
+
 	it.for([
 		["www to the apex", "example.com", "https://www.example.com/a"],
 		["the apex to www", "www.example.com", "https://example.com/a"],

@@ -2,6 +2,8 @@ import { clampedInteger, storedHost, text } from "./fields";
 import { COLLECT_LIMITS as L } from "../limits";
 import { hostOnly } from "../sites/hostnames";
 import { campaignOf } from "./sources";
+import { scrubQuery, scrubUrl } from "../logs/scrub";
+import { cutText } from "../text";
 
 /** One stored browser event (analytics_events), as the SiteCollector batches it to D1. */
 export interface StoredEvent {
@@ -119,12 +121,18 @@ export function externalHost(referrer: string, ownHost: string | null): string {
 	}
 }
 
+/**
+ * A page's query or referrer as stored: its secrets filtered first (a password reset's `?token=`,
+ * an OAuth `#access_token=`, a card number), as a log's request URL is, then cut to `max`.
+ */
+const withoutSecrets = (value: unknown, scrub: (text: string) => string, max: number) => cutText(scrub(text(value, L.bodyChars) ?? ""), max);
+
 /** Every field rule of a browser event (docs/api.md#collect-browser-analytics). Never throws: a field of the wrong shape counts as absent. */
 export function readEventFields(body: Record<string, unknown>): EventFields {
 	const rawId = typeof body.event_id === "string" ? body.event_id.toLowerCase() : "";
 	const urlHost = storedHost(body.url_host, L.host);
-	const referrer = text(body.referrer, L.bodyChars) ?? "";
-	const urlQuery = text(body.url_query, L.urlPart) ?? "";
+	const referrer = withoutSecrets(body.referrer, scrubUrl, L.bodyChars);
+	const urlQuery = withoutSecrets(body.url_query, scrubQuery, L.urlPart);
 	return {
 		eventId: EVENT_ID.test(rawId) ? rawId : crypto.randomUUID(),
 		name: text(body.event_name, L.eventName) ?? "",

@@ -99,6 +99,13 @@ function scrubFormText(text: string): string {
 	return changed ? fields.join("&") : text;
 }
 
+/** A URL's query (`?a=1&token=x`, the `?` optional) with its secrets filtered as a form's are; the text itself when none is. */
+export function scrubQuery(query: string): string {
+	const bare = query.startsWith("?") ? query.slice(1) : query;
+	const scrubbed = scrubFormText(bare);
+	return scrubbed === bare ? query : query.slice(0, query.length - bare.length) + scrubbed;
+}
+
 /**
  * A URL, absolute or from the root, with a query or a fragment: a string value of this shape (a
  * breadcrumb's `data.url`, a navigation's `from` and `to`) is scrubbed as a request's URL is.
