@@ -325,6 +325,20 @@ describe("the tracker in chromium against the Worker", () => {
 		]);
 	});
 
+	it("names each event with an id of its own where the browser has no crypto.randomUUID", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage({ init: () => Object.defineProperty(Crypto.prototype, "randomUUID", { value: undefined }) });
+		expect(await open(page, trackingId)).toBe(204);
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("a"));
+		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("b"));
+		const events = await eventsOnceThereAre(expect, token, trackingId, 3);
+		await context.close();
+		const ids = events.map((e) => e.event_id);
+		// Hex without a UUID's hyphens: the fallback's, not randomUUID's.
+		for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8,64}$/);
+		expect(new Set(ids).size).toBe(3);
+	});
+
 	it.for([
 		["Global Privacy Control", () => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })],
 		["Do Not Track", () => Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" })],

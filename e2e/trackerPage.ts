@@ -14,6 +14,7 @@ interface Stack {
 }
 
 export interface StoredEvent {
+	event_id: string;
 	name: string;
 	url_host: string | null;
 	url_path: string;

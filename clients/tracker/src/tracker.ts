@@ -84,12 +84,8 @@ interface Api {
 	let reportedDepth = 0;
 	let referrer = d.referrer;
 
-	const uuid = (): string =>
-		crypto.randomUUID
-			? crypto.randomUUID()
-			: "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c) =>
-					(+c ^ (crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (+c / 4)))).toString(16),
-				);
+	// Where randomUUID is missing (before Safari 15.4): the time and 52 random bits, hex, an event_id too.
+	const uuid = (): string => (crypto.randomUUID ? crypto.randomUUID() : Date.now().toString(16) + Math.random().toString(16).slice(2));
 
 	const send = (name: string, extra?: Record<string, unknown>) => {
 		const now = Date.now();
