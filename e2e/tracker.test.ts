@@ -285,6 +285,28 @@ describe("the tracker in chromium against the Worker", () => {
 		expect(events.filter((e) => e.name !== "_leave").map((e) => e.url_path).sort()).toEqual(["/app/", "/app/inbox", "/intl/größe café", "/own"]);
 	});
 
+	it("with data-hash, a query inside the hash route is the same page and no part of its path", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/app/?hash=1")).toBe(204);
+		await page.evaluate(() => {
+			location.hash = "#/reset?token=s3cr3t";
+		});
+		await page.waitForFunction(() => (window as unknown as { __beacons: number }).__beacons >= 3);
+		await page.evaluate(() => {
+			location.hash = "#/reset?token=other";
+		});
+		await page.goto("about:blank");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		await context.close();
+		expect(events.map((e) => [e.name, e.url_path]).sort()).toEqual([
+			["", "/app/"],
+			["", "/app/reset"],
+			["_leave", "/app/"],
+			["_leave", "/app/reset"],
+		]);
+	});
+
 	it("caps names at 100 characters, data beyond 6,000 characters to {}, and sends at most 30 events per 10 seconds", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

@@ -61,10 +61,11 @@ interface Api {
 	// Next to the script by default: https://svc.example/t.js posts to https://svc.example/api/collect.
 	const endpoint = script.getAttribute("data-api") || new URL("api/collect", script.src).href;
 	const hashRoutes = script.hasAttribute("data-hash");
-	// The page's path as people read it, with the route of a hash-routed app when asked.
+	// The page's path as people read it, with the route of a hash-routed app when asked (without
+	// the route's query: `#/reset?token=…` is the page /reset, as a query is no part of a path).
 	const pagePath = () => {
 		const p = readablePath(loc.pathname);
-		return hashRoutes && loc.hash.startsWith("#/") ? p.replace(/\/$/, "") + loc.hash.slice(1) : p;
+		return hashRoutes && loc.hash.startsWith("#/") ? p.replace(/\/$/, "") + loc.hash.slice(1).split("?")[0] : p;
 	};
 	// Until a prerendered page is shown, calls wait here.
 	let waiting: Call[] | undefined;
