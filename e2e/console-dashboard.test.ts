@@ -109,6 +109,15 @@ describe("owner console: the dashboard", () => {
 		await expect.poll(() => figure("Views per visit").textContent()).toBe("1.5");
 		const events = page.getByRole("region", { name: "Custom events" });
 		expect(await events.getByRole("columnheader").allTextContents()).toEqual(["Custom events", "Events", "Visitors", "CR"]);
+		// Each figure's header on one line: "Visitors" is not broken inside the word.
+		const headerLines = await events.locator("th.num").evaluateAll((cells) =>
+			cells.map((cell) => {
+				const text = document.createRange();
+				text.selectNodeContents(cell);
+				return new Set([...text.getClientRects()].map((line) => Math.round(line.top))).size;
+			}),
+		);
+		expect(headerLines).toEqual([1, 1, 1]);
 		// One of the two visitors sent each.
 		expect(await events.getByRole("row", { name: /^signup/ }).getByRole("cell").allTextContents()).toEqual(["signup", "1", "1", "50%"]);
 		expect(await events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "50%"]);
