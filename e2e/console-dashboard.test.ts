@@ -114,7 +114,7 @@ describe("owner console: the dashboard", () => {
 			cells.map((cell) => {
 				const text = document.createRange();
 				text.selectNodeContents(cell);
-				return new Set([...text.getClientRects()].map((line) => Math.round(line.top))).size;
+				return new Set(Array.from(text.getClientRects(), (line) => Math.round(line.top))).size;
 			}),
 		);
 		expect(headerLines).toEqual([1, 1, 1]);

@@ -57,6 +57,11 @@ const listQuerySchema = z.object({
 	cursor: feedbackCursorSchema.optional(),
 });
 
+const exportQuerySchema = listQuerySchema.omit({ limit: true, cursor: true });
+
+/** The list's filters as the store takes them (an empty search is none), for the list and its CSV alike. */
+const listFilters = (query: z.infer<typeof exportQuerySchema>) => ({ projectName: query.project_name, type: query.type, status: query.status, q: query.q || undefined });
+
 type StoredRecord = NonNullable<Awaited<ReturnType<typeof findOwnFeedback>>>;
 
 function recordView(row: StoredRecord, data: Record<string, unknown>): FeedbackRecordView {
@@ -96,14 +101,7 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 	const query = parseBody(listQuerySchema, request.query);
 	await flushProject(env, user.id, query.project_name);
 	// One more than asked says whether another page follows.
-	const rows = await listOwnFeedback(env, user.id, {
-		projectName: query.project_name,
-		type: query.type,
-		status: query.status,
-		q: query.q || undefined,
-		before: query.cursor,
-		limit: query.limit + 1,
-	});
+	const rows = await listOwnFeedback(env, user.id, { ...listFilters(query), before: query.cursor, limit: query.limit + 1 });
 	const page: FeedbackListItemView[] = [];
 	let chars = 0;
 	for (const row of rows.slice(0, query.limit)) {
@@ -115,8 +113,6 @@ export async function listFeedback(request: IRequest, env: Env): Promise<Respons
 	const last = rows[page.length - 1];
 	return json({ feedback: page, next_cursor: page.length < rows.length && last ? encodeFeedbackCursor(last) : null } satisfies FeedbackPageView);
 }
-
-const exportQuerySchema = listQuerySchema.omit({ limit: true, cursor: true });
 
 /** The columns every exported record has, before its fields. */
 const RECORD_COLUMNS = ["id", "created_at", "type", "status"] as const;
@@ -134,13 +130,7 @@ export async function exportFeedbackCsv(request: IRequest, env: Env): Promise<Re
 	const { user } = request as OwnerRequest;
 	const query = parseBody(exportQuerySchema, request.query);
 	const key = await flushProject(env, user.id, query.project_name);
-	const rows = await listOwnFeedback(env, user.id, {
-		projectName: query.project_name,
-		type: query.type,
-		status: query.status,
-		q: query.q || undefined,
-		limit: OWNER_LIMITS.feedbackList,
-	});
+	const rows = await listOwnFeedback(env, user.id, { ...listFilters(query), limit: OWNER_LIMITS.feedbackList });
 	const formFields = key ? [...key.issueFieldConfig, ...key.featureFieldConfig].map((field) => field.key) : [];
 	const fields = [...new Set([...formFields, ...rows.flatMap((row) => [...Object.keys(row.data), ...row.attachments.map((image) => image.field)])])];
 	// A field named as a record's column is told apart by its header.
