@@ -2,8 +2,9 @@
  * Each issue's activity, as Sentry's issue page lists it: what the owner did to it (resolved,
  * ignored and until what, reopened, merged others into it) and what its events did to its status
  * (a regression, an ignore that ended, an escalation). The key's object is the only writer of an
- * issue's status, so its SQLite keeps the activity beside the issue, deleted with it; the newest
- * OWNER_LIMITS.issueActivity entries of each issue are kept.
+ * issue's status, so its SQLite keeps the activity beside the issue, deleted with it. The owner's
+ * notes are kept apart from the rest: the newest OWNER_LIMITS.issueActivity of each, so a busy
+ * issue's status changes never push a note out.
  */
 import type { IssueActivity, IssueActivityView } from "../domain/api/issues";
 import { OWNER_LIMITS } from "../domain/limits";
@@ -21,24 +22,27 @@ export class IssueActivityLog {
 		this.#sql = sql;
 	}
 
-	/** Notes what happened to the issue at `at` (ms); its entries past the newest kept go. Part of the change's transaction. */
+	/** Notes what happened to the issue at `at` (ms); its entries of that class past the newest kept go. Part of the change's transaction. */
 	note(hash: string, at: number, { kind, ...detail }: IssueActivity): void {
 		this.#sql.exec(`INSERT INTO group_activity (hash, at, kind, detail) VALUES (?, ?, ?, ?)`, hash, at, kind, JSON.stringify(detail));
+		this.#trim(hash, kind === "note");
+	}
+
+	/** Deletes the issue's notes, or its other entries, past the newest OWNER_LIMITS.issueActivity. */
+	#trim(hash: string, notes: boolean): void {
+		const ofClass = notes ? "kind = 'note'" : "kind != 'note'";
 		this.#sql.exec(
-			`DELETE FROM group_activity WHERE hash = ?1 AND seq <= (SELECT seq FROM group_activity WHERE hash = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`,
+			`DELETE FROM group_activity WHERE hash = ?1 AND ${ofClass}
+			 AND seq <= (SELECT seq FROM group_activity WHERE hash = ?1 AND ${ofClass} ORDER BY seq DESC LIMIT 1 OFFSET ?2)`,
 			hash,
 			OWNER_LIMITS.issueActivity,
 		);
 	}
 
-	/** The issue's activity, newest first. */
+	/** The issue's activity, newest first: at most OWNER_LIMITS.issueActivity notes and as many other entries. */
 	of(hash: string): IssueActivityView[] {
 		return this.#sql
-			.exec<{ at: number; kind: IssueActivity["kind"]; detail: string }>(
-				`SELECT at, kind, detail FROM group_activity WHERE hash = ? ORDER BY seq DESC LIMIT ?`,
-				hash,
-				OWNER_LIMITS.issueActivity,
-			)
+			.exec<{ at: number; kind: IssueActivity["kind"]; detail: string }>(`SELECT at, kind, detail FROM group_activity WHERE hash = ? ORDER BY seq DESC`, hash)
 			.toArray()
 			.map(({ at, kind, detail }) => ({ kind, ...JSON.parse(detail), at: new Date(at).toISOString() }) as IssueActivityView);
 	}
@@ -46,6 +50,7 @@ export class IssueActivityLog {
 	/** The owner's notes on `from` become `into`'s, in their places by when they were left (a merge). */
 	moveNotes(from: string, into: string): void {
 		this.#sql.exec(`UPDATE group_activity SET hash = ? WHERE hash = ? AND kind = 'note'`, into, from);
+		this.#trim(into, true);
 	}
 
 	/** Deletes the issue's activity (before the issue itself). */

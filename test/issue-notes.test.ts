@@ -1,5 +1,6 @@
 // Notes the owner leaves on an issue (Sentry's comments), kept in its activity.
 import { describe, expect, it } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
 import { call, signUp } from "./helpers";
 import { ingestOk, issueOf, ownerWithLogKey } from "./logHelpers";
 
@@ -67,5 +68,27 @@ describe("notes on an issue (POST /api/issues/:group_hash/notes)", () => {
 		const { activity } = await issueOf(owner, first.group_hash);
 		// The merged issue's own status changes stay behind, as before; its notes do not.
 		expect(activity.map(({ kind, text }: { kind: string; text?: string }) => text ?? kind)).toEqual(["Same root cause", "merged", "Checkout: card form", "Seen with the new card form"]);
+	});
+
+	it(`are kept apart from the status changes: ${OWNER_LIMITS.issueActivity} of each, so a busy issue never pushes a note out`, async () => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "Checkout failed" });
+		expect((await addNote(owner, group_hash, { text: "note 0" })).status).toBe(201);
+		const statuses = ["resolved", "open"] as const;
+		for (let i = 0; i <= OWNER_LIMITS.issueActivity; i++) {
+			const res = await call(`/api/issues/${group_hash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, status: statuses[i % 2] } });
+			expect(res.status).toBe(200);
+		}
+		let activity: { kind: string; text?: string }[] = (await issueOf(owner, group_hash)).activity;
+		expect(activity).toHaveLength(OWNER_LIMITS.issueActivity + 1);
+		expect(activity.at(-1)).toMatchObject({ kind: "note", text: "note 0" });
+		expect(activity.filter((entry) => entry.kind !== "note")).toHaveLength(OWNER_LIMITS.issueActivity);
+
+		for (let i = 1; i <= OWNER_LIMITS.issueActivity; i++) expect((await addNote(owner, group_hash, { text: `note ${i}` })).status).toBe(201);
+		activity = (await issueOf(owner, group_hash)).activity;
+		const notes = activity.filter((entry) => entry.kind === "note").map((entry) => entry.text);
+		expect(notes).toHaveLength(OWNER_LIMITS.issueActivity);
+		expect([notes[0], notes.at(-1)]).toEqual([`note ${OWNER_LIMITS.issueActivity}`, "note 1"]);
+		expect(activity).toHaveLength(2 * OWNER_LIMITS.issueActivity);
 	});
 });
