@@ -81,15 +81,22 @@ export function writeFileAtomic(file, data) {
  * @returns {unknown}
  */
 export function readJsonFile(file) {
-	/** @type {string} */
-	let text;
+	const text = readTextFile(file);
+	return text === undefined ? undefined : JSON.parse(text);
+}
+
+/**
+ * Reads a UTF-8 file; `undefined` when it does not exist. Throws when it cannot be read.
+ * @param {string} file
+ * @returns {string | undefined}
+ */
+export function readTextFile(file) {
 	try {
-		text = fs.readFileSync(file, "utf8");
+		return fs.readFileSync(file, "utf8");
 	} catch (err) {
 		if (/** @type {NodeJS.ErrnoException} */ (err).code === "ENOENT") return undefined;
 		throw err;
 	}
-	return JSON.parse(text);
 }
 
 /**

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { readJsonFile, writeFileAtomic } from "./fsutil.js";
+import { readJsonFile, readTextFile, writeFileAtomic } from "./fsutil.js";
 import { isObject } from "./json.js";
 import { digestsEqual, randomSecret, SECRET_MAX, sha256 } from "./secrets.js";
 import { fetchFailure } from "./fetchError.js";
@@ -61,15 +61,8 @@ export function readCloudSession(stateDir) {
  * @param {string} file
  */
 function readOwnerTokenFile(file) {
-	/** @type {string} */
-	let text;
-	try {
-		text = fs.readFileSync(file, "utf8");
-	} catch (err) {
-		if (/** @type {NodeJS.ErrnoException} */ (err).code === "ENOENT") return null;
-		throw err;
-	}
-	const token = text.trim();
+	const token = readTextFile(file)?.trim();
+	if (token === undefined) return null;
 	return token !== "" && token.length <= SECRET_MAX && !/\s/.test(token) ? token : null;
 }
 
