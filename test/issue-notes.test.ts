@@ -43,6 +43,15 @@ describe("notes on an issue (POST /api/issues/:group_hash/notes)", () => {
 		expect((await issueOf(owner, group_hash)).activity).toHaveLength(1);
 	});
 
+	it("stores a lone surrogate as U+FFFD, and a whole emoji as sent", async () => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "Checkout failed" });
+		const res = await addNote(owner, group_hash, { text: "cut \ud83d here, whole \ud83d\ude00" });
+		expect(res.status).toBe(201);
+		expect((await res.json<{ text: string }>()).text).toBe("cut \ufffd here, whole \u{1f600}");
+		expect((await issueOf(owner, group_hash)).activity[0].text).toBe("cut \ufffd here, whole \u{1f600}");
+	});
+
 	it("404 for no such issue or another owner's project, 400 for a hash of the wrong shape, 401 signed out", async () => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "Checkout failed" });

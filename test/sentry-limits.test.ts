@@ -258,12 +258,20 @@ describe("Sentry store limits: the body is one event, 1 MiB decompressed", () =>
 		[EVENT_BYTES + 1, "identity", 413],
 		[EVENT_BYTES, "gzip", 200],
 		[EVENT_BYTES + 1, "gzip", 413],
+		// As the raven clients send it: zlib data, base64-encoded, with no Content-Encoding.
+		[EVENT_BYTES, "base64 zlib", 200],
+		[EVENT_BYTES + 1, "base64 zlib", 413],
 	] as const)("%d bytes (%s) → %d", async ([bytes, encoding, status], { expect }) => {
 		const project = await sentryProject();
 		const event = eventOfBytes(bytes);
-		const res = encoding === "gzip" ? await storeOf(project, await gzip(event), { "content-encoding": "gzip" }) : await storeOf(project, event);
+		const res =
+			encoding === "gzip"
+				? await storeOf(project, await gzip(event), { "content-encoding": "gzip" })
+				: encoding === "base64 zlib"
+					? await storeOf(project, btoa(String.fromCharCode(...(await gzip(event, "deflate")))))
+					: await storeOf(project, event);
 		expect(res.status).toBe(status);
-		if (status === 413) expect((await res.json<Json>()).error).toBe(`Request body exceeds 1048576 bytes${encoding === "gzip" ? " decompressed" : ""}`);
+		if (status === 413) expect((await res.json<Json>()).error).toBe(`Request body exceeds 1048576 bytes${encoding === "identity" ? "" : " decompressed"}`);
 		expect((await issuesOf(project)).map((issue) => issue.title)).toEqual(status === 200 ? ["big"] : []);
 	});
 });

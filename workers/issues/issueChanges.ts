@@ -127,7 +127,9 @@ const noteBodySchema = bodyMembers({
 		.string()
 		.trim()
 		.min(1, "must not be empty")
-		.max(OWNER_LIMITS.issueNoteChars, `must be at most ${OWNER_LIMITS.issueNoteChars.toLocaleString("en-US")} characters`),
+		.max(OWNER_LIMITS.issueNoteChars, `must be at most ${OWNER_LIMITS.issueNoteChars.toLocaleString("en-US")} characters`)
+		// A lone surrogate (half of an emoji cut by the sender) is stored as U+FFFD, as every other stored text is.
+		.transform((text) => text.toWellFormed()),
 });
 
 /**
