@@ -275,6 +275,19 @@ const flutterStack = (frameworkFn: string, zoneLine: number) => [
 	dart("org-dartlang-sdk:///dart-sdk/lib/_internal/js_runtime/lib/js_helper.dart", "throwExpression", 1196),
 ];
 
+// Ruby (sentry-ruby): a block's function is where it sits, `block (2 levels) in Order#pay`.
+const rubyFrame = (fn: string, line: number, context: string): Frame => ({
+	filename: "app/models/order.rb",
+	abs_path: "/srv/shop/app/models/order.rb",
+	function: fn,
+	lineno: line,
+	context_line: context,
+	in_app: true,
+});
+/** A gem's frame that calls back into the app (not the app's own). */
+const activeSupportCallback: Frame = { filename: "active_support/callbacks.rb", abs_path: "/usr/lib/ruby/gems/3.3.0/gems/activesupport-7.1.3/lib/active_support/callbacks.rb", function: "block in run_callbacks", lineno: 110, in_app: false };
+const rubyDeclined = (...frames: Frame[]) => ({ platform: "ruby", ...values(exc("Shop::Declined", "card declined for order 101", frames)) });
+
 export const GROUPING_CASES: GroupingCase[] = [
 	// ---- one bug, one group -------------------------------------------------------------
 	{
@@ -1030,5 +1043,18 @@ export const GROUPING_CASES: GroupingCase[] = [
 				flutterStack("StatelessElement.build", 1525).map((frame) => (frame.function === "_CartPageState.build" ? { ...frame, function: "_CheckoutPageState.build", abs_path: "package:shop/checkout/checkout_page.dart" } : frame)),
 			),
 		),
+	},
+	{
+		// The outer block of `with_options do after_commit do … end end` ran when the class loaded: only the label says it.
+		name: "Ruby: a block is `block`, as in Sentry: a callback block before and after it moved into a `with_options` block",
+		same: true,
+		a: rubyDeclined(activeSupportCallback, rubyFrame("block in <class:Order>", 12, "charge!(total)")),
+		b: rubyDeclined(activeSupportCallback, rubyFrame("block (2 levels) in <class:Order>", 12, "charge!(total)")),
+	},
+	{
+		name: "Ruby: different lines in blocks of one method stay apart",
+		same: false,
+		a: rubyDeclined(rubyFrame("pay", 10, "items.each do |item|"), rubyFrame("block in pay", 12, "charge!(item.price)")),
+		b: rubyDeclined(rubyFrame("pay", 10, "items.each do |item|"), rubyFrame("block in pay", 14, "refund!(item.price)")),
 	},
 ];

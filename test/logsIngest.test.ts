@@ -351,6 +351,25 @@ describe("issues opened under the previous grouping rules", () => {
 		browser.exception.stacktrace.frames = [{ filename: "https://shop.example/assets/orders-8f3a2c1d.js", function: "orderCount", lineno: 1, in_app: true } as never];
 		expect(await ingestOk(rawKey, browser)).toMatchObject({ group_hash: fresh.group_hash, is_new: false });
 	});
+
+	it("a Ruby block's issue, opened while the block counted with its nesting, keeps its events", async ({ expect }) => {
+		const { rawKey } = await ownerWithLogKey();
+		const rubyError = (fn: string, platform?: string, line = "charge!(total)") => ({
+			level: "error",
+			...(platform ? { platform } : {}),
+			exception: {
+				type: "Shop::Declined",
+				value: "card declined",
+				stacktrace: { frames: [{ filename: "app/models/order.rb", function: fn, context_line: line, lineno: 12, in_app: true }] },
+			},
+		});
+		const old = await ingestOk(rawKey, rubyError("block (2 levels) in <class:Order>"));
+		expect(await ingestOk(rawKey, rubyError("block (2 levels) in <class:Order>", "ruby"))).toMatchObject({ group_hash: old.group_hash, is_new: false });
+		// Under the new rules the nesting no longer counts: a new issue's events join whatever their label.
+		const fresh = await ingestOk(rawKey, rubyError("block in <class:Order>", "ruby", "refund!(total)"));
+		expect(fresh.is_new).toBe(true);
+		expect(await ingestOk(rawKey, rubyError("block (3 levels) in <class:Order>", "ruby", "refund!(total)"))).toMatchObject({ group_hash: fresh.group_hash, is_new: false });
+	});
 });
 
 describe("a project holds at most 10,000 issues", () => {

@@ -27,7 +27,7 @@
  */
 import { builtInFingerprint } from "./grouping/builtInRules";
 import { exceptionsForGrouping } from "./grouping/chain";
-import { collapseRecursion, contextLineKey, countsContextLine, frameKey, groupingFrames, groupsAsJavaScript, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
+import { collapseRecursion, contextLineKey, frameKey, groupingFrames, groupsAsJavaScript, hasOwnFrameRules, identifiesNothing, isRuntimeOrBundlerFrame } from "./grouping/frames";
 import { parametrize } from "./grouping/parametrize";
 import { canonicalError } from "./grouping/wordings";
 import { sha256Hex } from "../crypto";
@@ -140,16 +140,17 @@ export const groupHash = (event: GroupingInput) => groupHashOf(fingerprintOf(eve
 
 /**
  * Whether the earlier rules may group the event elsewhere: those before JavaScript frames counted
- * by source file and function name, and before a line of source stopped counting for the
- * platforms whose SDKs send one only where the source is at hand (Go's...).
+ * by source file and function name, before a line of source stopped counting for the platforms
+ * whose SDKs send one only where the source is at hand (Go's...), and before a Ruby block was
+ * `block` whatever its nesting.
  */
-export const hasPreviousGroupHash = (event: GroupingInput) => groupsAsJavaScript(event.platform) || !countsContextLine(event.platform);
+export const hasPreviousGroupHash = (event: GroupingInput) => hasOwnFrameRules(event.platform);
 
 /**
  * The group hash under the earlier rules (module or file, function and line of source: what
  * events without a platform still follow), when it differs: an issue opened before the change
  * keeps taking its events instead of a new issue opening beside it, as Sentry keeps a secondary
- * hash while a project moves to new grouping. Null for Python, PHP, Ruby and events without a
+ * hash while a project moves to new grouping. Null for Python, PHP and events without a
  * platform, whose rules did not change.
  */
 export async function previousGroupHash(event: GroupingInput, current: string): Promise<string | null> {

@@ -215,6 +215,17 @@ const CONTEXT_LINE_PLATFORM = /^(?:python|php|ruby)$/i;
 /** Whether a platform's frames count their line of source (JavaScript's: see frameKey). */
 export const countsContextLine = (platform: string | null) => !platform || CONTEXT_LINE_PLATFORM.test(platform);
 
+/** Whether the platform's frames follow rules of their own, which events without a platform do not. */
+export const hasOwnFrameRules = (platform: string | null) => groupsAsJavaScript(platform) || !countsContextLine(platform) || isRuby(platform);
+
+/**
+ * Ruby names a block by where it sits, `block in pay` or `block (2 levels) in Order#pay`: as
+ * Sentry does, every Ruby block is `block`, so wrapping code in one more block keeps its issue
+ * (the line of source, which Ruby's frames count, still tells blocks apart).
+ */
+const RUBY_BLOCK = /^block\s/;
+const isRuby = (platform: string | null) => /^ruby$/i.test(platform ?? "");
+
 /** Node's slots for timer callbacks: `Timeout._onTimeout` is an anonymous function, as a page shows it. */
 const NODE_CALLBACK_SLOT = /^_on(?:Timeout|Immediate)$/;
 
@@ -235,8 +246,8 @@ export function contextLineKey(frame: StackFrame): string {
  * JavaScript (`javascript`, `node`): the source file and the function name; the line of source
  * only for a nameless frame not loaded from a URL, as Sentry does. A page's frames carry no line of
  * source and no module while Node's carry both, so counting either beside a function name would
- * make one bug in shared code two issues. Other platforms: module (else file) and function, and
- * the line of source where the platform counts it (countsContextLine).
+ * make one bug in shared code two issues. Other platforms: module (else file) and function (a
+ * Ruby block's as `block`), and the line of source where the platform counts it (countsContextLine).
  */
 export function frameKey(frame: StackFrame, platform: string | null): string {
 	let file: string;
@@ -248,6 +259,7 @@ export function frameKey(frame: StackFrame, platform: string | null): string {
 		line = fn || URL_ORIGIN.test(pathOf(frame).trim()) ? "" : contextLineKey(frame);
 	} else {
 		file = fileKey(frame);
+		if (isRuby(platform) && RUBY_BLOCK.test(frame.function?.trim() ?? "")) fn = "block";
 		line = countsContextLine(platform) ? contextLineKey(frame) : "";
 	}
 	return file || fn || line ? `${file}|${fn}|${line}` : "";
