@@ -38,6 +38,19 @@ describe("POST /api/:project_id/store/", () => {
 		const notObject = await post(storePath(project), "[1]", { headers: auth(project) });
 		expect((await notObject.json<Json>()).error).toBe("Invalid event: the body must be a JSON object");
 	});
+
+	it("an envelope posted here, saying so by its Content-Type, is read as an envelope, as Sentry reads it", async ({ expect }) => {
+		const project = await sentryProject();
+		const event = nodeEvent();
+		const headers = { ...auth(project), "content-type": "application/x-sentry-envelope" };
+		const res = await post(storePath(project), eventEnvelope(event), { headers });
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ id: event.event_id });
+		expect((await issuesOf(project)).map((issue: Json) => issue.count)).toEqual([1]);
+		// Without that type the same body is one event's JSON, which it is not.
+		const untyped = await post(storePath(project), eventEnvelope(nodeEvent()), { headers: auth(project) });
+		expect(untyped.status).toBe(400);
+	});
 });
 
 describe("POST /api/:project_id/store/ from the raven clients", () => {

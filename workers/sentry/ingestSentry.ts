@@ -258,8 +258,12 @@ async function storeEventBytes(request: Request): Promise<Uint8Array> {
 	}
 }
 
+/** An envelope sent to the store endpoint says so by its type, and is read as one, as Sentry reads it. */
+const ENVELOPE_TYPE = /^application\/x-sentry-envelope\s*(?:;|$)/i;
+
 /** POST /api/:project_id/store/ → 200 {id}: one event as the body, the key in X-Sentry-Auth or the query. */
 export function ingestStore(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+	if (ENVELOPE_TYPE.test(request.headers.get("content-type") ?? "")) return ingestEnvelope(request, env, ctx);
 	return withSentryRateLimits(async () => {
 		const projectId = projectIdOf(request);
 		const key = await presentedKey(env, sentryKeyOf(request));
