@@ -328,6 +328,7 @@ export class IssueGroups {
 	setStatus(hash: string, status: IssueStatus, details: StatusDetails = {}, hourly: number[] = [], now = Date.now()): GroupRow | null {
 		const group = this.row(hash);
 		if (!group) return null;
+		const noted = statusActivity(toSnapshot(group));
 		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
 		// In the next release: only an issue seen in a release has one after it.
 		const inNextRelease = resolvedIn !== null && details.inNextRelease === true;
@@ -354,7 +355,9 @@ export class IssueGroups {
 		);
 		this.drop(hash);
 		const changed = this.row(hash) as GroupRow;
-		this.activity.note(hash, now, statusActivity(toSnapshot(changed)));
+		const activity = statusActivity(toSnapshot(changed));
+		// The status it had, on the same terms (an open issue opened again), is no change to note.
+		if (JSON.stringify(activity) !== JSON.stringify(noted)) this.activity.note(hash, now, activity);
 		return changed;
 	}
 

@@ -52,6 +52,27 @@ describe("an issue's activity", () => {
 		expect(await activityOf(owner, other.group_hash)).toEqual([{ kind: "ignored", ignored_until: second }]);
 	});
 
+	it("notes no change where there is none: the status it has, on the same terms, set again", async () => {
+		const owner = await ownerWithLogKey();
+		const { group_hash } = await ingestOk(owner.rawKey, { message: "m", release: "web@1.0.0" });
+		await patch(owner, group_hash, { status: "open" });
+		expect(await activityOf(owner, group_hash)).toEqual([]);
+		await patch(owner, group_hash, { status: "resolved" });
+		await patch(owner, group_hash, { status: "resolved" });
+		await patch(owner, group_hash, { status: "ignored" });
+		await patch(owner, group_hash, { status: "ignored" });
+		// The same status on other terms is a change.
+		await patch(owner, group_hash, { status: "ignored", ignore_until_events: 5 });
+		await patch(owner, group_hash, { status: "open" });
+		await patch(owner, group_hash, { status: "open" });
+		expect(await activityOf(owner, group_hash)).toEqual([
+			{ kind: "reopened" },
+			{ kind: "ignored", ignored_until_count: 6 },
+			{ kind: "ignored" },
+			{ kind: "resolved", release: "web@1.0.0" },
+		]);
+	});
+
 	it("notes the event that reopened it: a regression with its release, an ignore's end, an escalation", async () => {
 		const owner = await ownerWithLogKey();
 		await raiseLogsLimit(owner);

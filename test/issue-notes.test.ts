@@ -32,6 +32,9 @@ describe("notes on an issue (POST /api/issues/:group_hash/notes)", () => {
 		const long = await addNote(owner, group_hash, { text: "n".repeat(2_001) });
 		expect(long.status).toBe(400);
 		expect((await long.json<{ error: string }>()).error).toBe("Invalid request: text: must be at most 2,000 characters");
+		// A refused field counts code points (docs/limits.md): an emoji is one character.
+		expect((await addNote(owner, group_hash, { text: "\u{1f600}".repeat(2_000) })).status).toBe(201);
+		expect((await addNote(owner, group_hash, { text: "\u{1f600}".repeat(2_001) })).status).toBe(400);
 		for (const text of ["", " \n\t "]) {
 			const empty = await addNote(owner, group_hash, { text });
 			expect(empty.status).toBe(400);
@@ -40,7 +43,7 @@ describe("notes on an issue (POST /api/issues/:group_hash/notes)", () => {
 		expect((await addNote(owner, group_hash, {})).status).toBe(400);
 		expect((await addNote(owner, group_hash, { text: 7 })).status).toBe(400);
 		expect((await addNote(owner, group_hash, { text: "x", extra: 1 })).status).toBe(400);
-		expect((await issueOf(owner, group_hash)).activity).toHaveLength(1);
+		expect((await issueOf(owner, group_hash)).activity).toHaveLength(2);
 	});
 
 	it("stores a lone surrogate as U+FFFD, and a whole emoji as sent", async () => {

@@ -30,6 +30,7 @@
  *     DELETE /api/feedback-key?project_name=       revoke
  *     POST   /api/feedback-key/regenerate          → new raw_api_key once
  *     GET    /api/feedback?project_name=&type=&status=&q=&limit=&cursor=   newest first, q a text search, pages of ≤ 1,000 and ~2 MB
+ *     GET    /api/feedback.csv?project_name=&type=&status=&q=   the newest 1,000 records the filters keep, as CSV
  *     GET    /api/feedback/:id                     one whole record
  *     PATCH  /api/feedback[?id=]                   {status, ids}
  *     DELETE /api/feedback[?id=]                   {ids}
@@ -45,8 +46,10 @@
  *     POST   /api/issues/merge                     {project_name, group_hashes: 2–100} → the issue they were merged into
  *     GET    /api/issues/:group_hash/merged?project_name=   the fingerprints merged into it, with their events kept
  *     POST   /api/issues/:group_hash/unmerge       {project_name, group_hashes: ≤ 100} → {issue, unmerged}
+ *     POST   /api/issues/:group_hash/notes         {project_name, text} → 201, the note as its activity lists it
  *     PATCH  /api/issues/:group_hash               {project_name, status: open|resolved|ignored}
  *     DELETE /api/issues/:group_hash?project_name= the issue and its events
+ *     DELETE /api/issues                           {project_name, group_hashes: ≤ 100} → {deleted, events}: those issues and their events
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
  *     GET    /api/sites                            the owner's analytics sites, ?figures=last_24h with their visitors
  *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
