@@ -185,7 +185,7 @@ describe("the suggestions' refusals", () => {
 	it.for([
 		["tag-values", { key: "x".repeat(201) }, "key: must be at most 200 characters"],
 		["tag-values", { key: "" }, "key: is required"],
-		["tag-values", {}, "key: must be text"],
+		["tag-values", {}, "key: is required"],
 		["tag-values", { key: "plan", prefix: "x".repeat(501) }, "prefix: must be at most 500 characters"],
 		["tag-values", { key: "plan", limit: String(OWNER_LIMITS.issueSearchValues + 1) }, `limit: must be a whole number from 1 to ${OWNER_LIMITS.issueSearchValues}`],
 		["tag-values", { key: "plan", limit: "0" }, `limit: must be a whole number from 1 to ${OWNER_LIMITS.issueSearchValues}`],

@@ -114,6 +114,18 @@ describe("update configuration", () => {
 		expect((await res.json<any>()).error).toContain("at least one configuration field");
 	});
 
+	it("names a member it does not know, and the choices of one it does", async ({ expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const unknown = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, logs_enabled: true, log_enabled: true } });
+		expect(unknown.status).toBe(400);
+		expect((await unknown.json<any>()).error).toBe("Invalid request: unknown member log_enabled");
+		const config = [{ key: "where", label: "Where", type: "dropdown", required: false, options: ["a"] }];
+		const badType = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, issue_field_config: config } });
+		expect(badType.status).toBe(400);
+		expect((await badType.json<any>()).error).toMatch(/^Invalid request: issue_field_config\.0\.type: must be one of [a-z_]+(, [a-z_]+)+$/);
+	});
+
 	it("replaces a schema and the rate limits, and answers the new configuration", async ({ expect }) => {
 		const { token } = await signUp();
 		const { projectName } = await createProjectKey(token);

@@ -8,6 +8,7 @@ import { HttpError } from "./http";
  */
 const plainWords: z.core.$ZodErrorMap = (issue) => {
 	if ((issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined) return "is required";
+	if (issue.code === "invalid_value" && issue.values.length > 1) return `must be one of ${issue.values.join(", ")}`;
 	if (issue.code !== "too_big" && issue.code !== "too_small") return undefined;
 	const big = issue.code === "too_big";
 	const bound = Number(big ? issue.maximum : issue.minimum);
@@ -41,7 +42,8 @@ export const queryParams = <Shape extends z.ZodRawShape>(shape: Shape) => namedF
 export const bodyMembers = <Shape extends z.ZodRawShape>(shape: Shape) => namedFields(shape, "member");
 
 /** One text parameter: given twice (`?page=/a&page=/b`) it is a 400 that says so. */
-export const queryText = () => z.string({ error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be text") });
+export const queryText = () =>
+	z.string({ error: (issue) => (issue.input === undefined ? "is required" : Array.isArray(issue.input) ? "must be given once" : "must be text") });
 
 /** One of `values`: given twice, or anything else, is a 400 that says which. */
 export const queryChoice = <T extends readonly [string, ...string[]]>(values: T) =>

@@ -12,7 +12,7 @@ import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
 import { keysChanged, projectCollectorFor } from "../objects";
 import { enforceRateLimits } from "../rateLimit";
-import { parseBody } from "../validation";
+import { bodyMembers, parseBody } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 export const projectNameSchema = z.string().trim().min(1, "is required").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
@@ -91,20 +91,18 @@ export async function createKey(request: IRequest, env: Env): Promise<Response> 
 	return jsonWithSecret(viewWithSecret(key, originOf(request), raw), { status: 201 });
 }
 
-const configurationSchema = z
-	.strictObject({
-		project_name: projectNameSchema,
-		issue_field_config: fieldConfigSchema.optional(),
-		feature_field_config: fieldConfigSchema.optional(),
-		rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.feedbackRatePerMinuteMax).optional(),
-		logs_rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.logsRatePerMinuteMax).optional(),
-		logs_enabled: z.boolean().optional(),
-		filter_browser_extensions: z.boolean().optional(),
-	})
-	.refine(({ project_name, ...configuration }) => Object.values(configuration).some((value) => value !== undefined), {
-		message:
-			"at least one configuration field is required: issue_field_config, feature_field_config, rate_limit_per_minute, logs_rate_limit_per_minute, logs_enabled or filter_browser_extensions",
-	});
+const configurationSchema = bodyMembers({
+	project_name: projectNameSchema,
+	issue_field_config: fieldConfigSchema.optional(),
+	feature_field_config: fieldConfigSchema.optional(),
+	rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.feedbackRatePerMinuteMax).optional(),
+	logs_rate_limit_per_minute: z.number().int().min(1).max(OWNER_LIMITS.logsRatePerMinuteMax).optional(),
+	logs_enabled: z.boolean().optional(),
+	filter_browser_extensions: z.boolean().optional(),
+}).refine(({ project_name, ...configuration }) => Object.values(configuration).some((value) => value !== undefined), {
+	message:
+		"at least one configuration field is required: issue_field_config, feature_field_config, rate_limit_per_minute, logs_rate_limit_per_minute, logs_enabled or filter_browser_extensions",
+});
 
 /** PATCH /api/feedback-key {project_name, ...configuration} */
 export async function updateKeyConfiguration(request: IRequest, env: Env): Promise<Response> {
