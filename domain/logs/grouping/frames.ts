@@ -213,7 +213,7 @@ export const groupsAsJavaScript = (platform: string | null) => JAVASCRIPT_PLATFO
 const CONTEXT_LINE_PLATFORM = /^(?:python|php|ruby)$/i;
 
 /** Whether a platform's frames count their line of source (JavaScript's: see frameKey). */
-export const countsContextLine = (platform: string | null) => !platform || CONTEXT_LINE_PLATFORM.test(platform);
+const countsContextLine = (platform: string | null) => !platform || CONTEXT_LINE_PLATFORM.test(platform);
 
 /** Whether the platform's frames follow rules of their own, which events without a platform do not. */
 export const hasOwnFrameRules = (platform: string | null) => groupsAsJavaScript(platform) || !countsContextLine(platform) || isRuby(platform);
