@@ -370,3 +370,19 @@ export const RETENTION_LIMITS = {
 	 */
 	operationsPerRun: 40,
 } as const;
+
+/** Issue alerts by webhook (docs/limits.md#alerts). */
+export const ALERT_LIMITS = {
+	/** Webhook URLs longer than this are refused. */
+	urlChars: 2_000,
+	/** One alert per issue and action within this long: a flapping issue alerts once. */
+	perIssueMs: 30 * 60_000,
+	/** Alerts per project per hour (sliding); those past it are counted as suppressed. */
+	perHour: 60,
+	/** A receiver that has not answered within this long is given up on. */
+	timeoutMs: 5_000,
+	/** A failed delivery's error is kept cut to this many characters. */
+	errorChars: 200,
+	/** The issue title in an alert's line is cut to this many characters. */
+	titleChars: 150,
+} as const;

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
+import type { AlertDeliveryView, AlertWebhookView } from "../domain/api/alerts";
 import type { IssueActivityView, IssueStatus, StatusDetails } from "../domain/api/issues";
 import { readSubmission } from "../domain/feedback/submission";
 import type { IssueSnapshot, KeyOwner } from "../domain/logs/logStore";
@@ -11,6 +12,7 @@ import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
+import { IssueAlerts } from "./issueAlerts";
 import { IssueMerges, type UnmergeOutcome } from "./issueMerges";
 import { IssueTriage } from "./issueTriage";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
@@ -71,6 +73,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#outcomes!: LogOutcomes;
 	#triage!: IssueTriage;
 	#intake!: LogIntake;
+	#alerts!: IssueAlerts;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -99,7 +102,9 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#merges = new IssueMerges(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
+		this.#alerts = new IssueAlerts(this.#sql, this.#groups);
 		this.#intake = new LogIntake({
+			alerts: this.#alerts,
 			storage: this.ctx.storage,
 			windows: this.#windows,
 			groups: this.#groups,
@@ -304,6 +309,19 @@ export class ProjectCollector extends DurableObject<Env> {
 	/** The issue's activity, newest first (none for an issue the object does not hold). */
 	async issueActivity(groupHash: string): Promise<IssueActivityView[]> {
 		return this.#groups.activity.of(groupHash);
+	}
+
+	// -----------------------------------------------------------------------
+	// Issue alerts (IssueAlerts): the webhook, and how its last delivery went
+
+	/** The webhook; `change` sets it first (a null URL removes it), its alerts linking to the console at `consoleOrigin`. */
+	async alertWebhook(change?: { url: string | null; consoleOrigin: string }): Promise<AlertWebhookView | null> {
+		if (change) this.#alerts.set(change.url, change.consoleOrigin, Date.now());
+		return this.#alerts.webhook();
+	}
+
+	async noteAlertDelivery(url: string, delivery: AlertDeliveryView): Promise<void> {
+		this.#alerts.noteDelivery(url, delivery);
 	}
 
 	/** Moves everything accepted so far to D1; owner reads call this first so they never miss an event. */

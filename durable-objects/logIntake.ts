@@ -7,6 +7,7 @@
 import { LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import type { ClientEventIds } from "./clientEventIds";
 import type { HeldWindows } from "./heldWindows";
+import { alertActionOf, type IssueAlerts } from "./issueAlerts";
 import type { IssueMerges } from "./issueMerges";
 import type { KnownKey } from "./knownKey";
 import type { LogOutbox } from "./logOutbox";
@@ -21,6 +22,7 @@ export interface IntakeParts {
 	merges: IssueMerges;
 	logs: LogOutbox;
 	clientEventIds: ClientEventIds;
+	alerts: IssueAlerts;
 	/** Keeps the windows' hits until they expire (the object's alarm). */
 	tookHits: (now: number, windows: RateWindow[]) => Promise<void>;
 	/** Moves what was accepted to D1 soon (the object's alarm). */
@@ -51,7 +53,7 @@ export class LogIntake {
 		const windows = [ipWindow, { name: "logs", limit, windowSeconds: LOG_RATE.perKeyWindowSeconds }];
 		let outcome: LogOutcome;
 		try {
-			outcome = storage.transactionSync(() => this.#store(c.body, now, windows));
+			outcome = storage.transactionSync(() => this.#store(c.body, key.projectName, now, windows));
 		} catch (err) {
 			// The releases, issues and users noted in memory were rolled back in SQLite.
 			groups.forget();
@@ -66,8 +68,8 @@ export class LogIntake {
 		return outcome;
 	}
 
-	#store(c: LogEventCommand, now: number, windows: RateWindow[]): LogOutcome {
-		const { windows: held, groups, merges, logs, clientEventIds, storage } = this.#parts;
+	#store(c: LogEventCommand, project: string, now: number, windows: RateWindow[]): LogOutcome {
+		const { windows: held, groups, merges, logs, clientEventIds, storage, alerts } = this.#parts;
 		// An issue merged into another gives it its events; one opened under the previous grouping rules goes on taking them.
 		let fingerprintHash = c.groupHash;
 		let groupHash = merges.resolve(fingerprintHash);
@@ -94,9 +96,10 @@ export class LogIntake {
 		if (c.clientEventId !== null && clientEventIds.isRepeat(c.clientEventId, c.receivedAt)) {
 			return { status: "accepted", groupHash: c.groupHash, isNew: false, repeat: true };
 		}
-		groups.record(c, group);
+		const reopened = groups.record(c, group);
 		// The issue its fingerprint opens, kept with an event a merge gave another: what an unmerge moves back.
 		logs.add(c, fingerprintHash === groupHash ? null : fingerprintHash);
-		return { status: "accepted", groupHash: c.groupHash, isNew: !group };
+		const alert = alerts.due(alertActionOf(!group, reopened), c, project, now);
+		return { status: "accepted", groupHash: c.groupHash, isNew: !group, ...(alert && { alert }) };
 	}
 }

@@ -2,6 +2,7 @@
  * What the ingestion endpoints hand a project key's ProjectCollector, and what it answers: the
  * Worker reads and checks the request, the object decides (docs/architecture.md#project-keys).
  */
+import type { DueAlert } from "./issueAlerts";
 
 /** What every call from an ingestion endpoint says about the key it was sent with. */
 export interface KeyCheck {
@@ -64,7 +65,8 @@ export type LogCommand = KeyCheck & {
 } & BodyOrProblem<LogEventCommand>;
 
 export type LogOutcome =
-	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true }
+	/** `alert`: an issue alert is due (IssueAlerts.due), for the Worker to send once it has answered. */
+	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true; alert?: DueAlert }
 	| { status: "refused"; refusal: Refusal }
 	/** The event was symbolicated against source maps that have changed since: do it again. */
 	| { status: "stale_artifacts"; artifactsVersion: number }

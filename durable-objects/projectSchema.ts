@@ -2,6 +2,7 @@
  * A ProjectCollector's tables (docs/data-model.md#projectcollector): created on every start, and
  * those of an object created by an earlier version brought up to date.
  */
+import { ALERT_SCHEMA } from "./issueAlerts";
 import { ACTIVITY_SCHEMA } from "./issueActivity";
 
 export const SCHEMA = [
@@ -37,6 +38,7 @@ export const SCHEMA = [
 		project_name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at INTEGER NOT NULL,
 		attachments TEXT NOT NULL DEFAULT '[]', attachment_bytes INTEGER NOT NULL DEFAULT 0)`,
 	...ACTIVITY_SCHEMA,
+	...ALERT_SCHEMA,
 ];
 
 /**

@@ -184,8 +184,10 @@ export class IssueGroups {
 	/**
 	 * Counts an accepted event into its issue: a new row when `group` (the issue's state before it)
 	 * is null, else the row's counters, names and status; the release and the affected user noted.
+	 * What the event did to the issue's status, as its activity notes it (the one place that decides
+	 * it; issue alerts go by it too); null when nothing.
 	 */
-	record(c: LogEventCommand, group: GroupState | null): void {
+	record(c: LogEventCommand, group: GroupState | null): IssueActivity | null {
 		if (c.release) this.releases.note(c.release);
 		const isNewUser = c.userKey !== null && this.noteUser(c.groupHash, c.userKey);
 		const environments = group ? withName(group.environments, c.environment) : JSON.stringify(c.environment ? [c.environment] : []);
@@ -221,7 +223,7 @@ export class IssueGroups {
 				escalation_hour: null,
 				escalation_events: null,
 			});
-			return;
+			return null;
 		}
 		let { status, resolved_in_release: resolvedIn, ignored_until: ignoredUntil, ignored_until_count: ignoredUntilCount, ignored_until_users: ignoredUntilUsers } = group;
 		let { ignored_until_escalating: escalatingAbove, escalation_hour: escalationHour, escalation_events: escalationEvents } = group;
@@ -291,6 +293,7 @@ export class IssueGroups {
 			escalation_hour: escalationHour,
 			escalation_events: escalationEvents,
 		});
+		return reopened;
 	}
 
 	/** Whether an event of `release` comes from before the fix of an issue resolved in `resolvedIn` (or in the next, `inNext`). */

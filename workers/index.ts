@@ -51,6 +51,10 @@
  *     DELETE /api/issues/:group_hash?project_name= the issue and its events
  *     DELETE /api/issues                           {project_name, group_hashes: ≤ 100} → {deleted, events}: those issues and their events
  *     GET    /api/log-outcomes?project_name=&days= the key's log events per day: accepted, filtered, rate limited...
+ *     PUT    /api/alert-webhook                    {project_name, url} → the project's issue-alert webhook
+ *     GET    /api/alert-webhook?project_name=      → {webhook: {url, created_at, last_delivery, suppressed} | null}
+ *     DELETE /api/alert-webhook?project_name=      → 204
+ *     POST   /api/alert-webhook/test               {project_name} → a test alert sent now: {delivered, status, error?}
  *     GET    /api/sites                            the owner's analytics sites, ?figures=last_24h with their visitors
  *     POST   /api/sites                            {domain, name?} → 201, new tracking_id
  *     GET    /api/sites/:tracking_id               one site
@@ -86,6 +90,7 @@
  * Scheduled (the cron trigger in wrangler.toml): the clean-up of expired data and sessions.
  */
 import { type IRequest, Router } from "itty-router";
+import { readAlertWebhook, removeAlertWebhook, setAlertWebhook, testAlertWebhook } from "./alerts/alertWebhook";
 import { changeOwnPassword, setUserPlan, signIn, signOut, signOutOthers, signUp, whoAmI } from "./auth/accounts";
 import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
@@ -201,6 +206,10 @@ router
 	.delete("/api/issues/:group_hash", ...ownerWithAccess, deleteIssue)
 	.delete("/api/issues", ...ownerWithAccess, deleteIssues)
 	.get("/api/log-outcomes", ...ownerWithAccess, readLogOutcomes)
+	.put("/api/alert-webhook", ...ownerWithAccess, setAlertWebhook)
+	.get("/api/alert-webhook", ...ownerWithAccess, readAlertWebhook)
+	.delete("/api/alert-webhook", ...ownerWithAccess, removeAlertWebhook)
+	.post("/api/alert-webhook/test", ...ownerWithAccess, testAlertWebhook)
 
 	.get("/api/sites", ...ownerWithAccess, listSites)
 	.post("/api/sites", ...ownerWithAccess, createSite)

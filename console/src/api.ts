@@ -2,6 +2,7 @@
  * The one typed client the console talks to the API through. The answer types are the Worker's
  * own (domain/api/), so a change to an answer is a type error here.
  */
+import type { AlertTestView, AlertWebhookAnswer, AlertWebhookView } from "../../domain/api/alerts";
 import type { PasswordChangedView, SessionView, SignedOutView, UserView } from "../../domain/api/accounts";
 import type { FeedbackPageView, FeedbackRecordView } from "../../domain/api/feedback";
 import type { TagKeysView, TagValuesView } from "../../domain/api/issueSearchSuggestions";
@@ -220,6 +221,10 @@ export const api = {
 		);
 		return answers.flatMap((a) => a.issues);
 	},
+	alertWebhook: (project_name: string) => request<AlertWebhookAnswer>("GET", `/api/alert-webhook?${q({ project_name })}`).then((r) => r.webhook),
+	setAlertWebhook: (project_name: string, url: string) => request<AlertWebhookView>("PUT", "/api/alert-webhook", { project_name, url }),
+	removeAlertWebhook: (project_name: string) => request<void>("DELETE", `/api/alert-webhook?${q({ project_name })}`),
+	testAlertWebhook: (project_name: string) => request<AlertTestView>("POST", "/api/alert-webhook/test", { project_name }),
 	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),
 
 	listSites: () => request<{ sites: SiteView[] }>("GET", "/api/sites").then((r) => r.sites),

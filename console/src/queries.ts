@@ -26,6 +26,7 @@ export const keys = {
 	site: (trackingId: string) => ["site", trackingId] as const,
 	uploadTokens: (project: string) => ["upload-tokens", project] as const,
 	artifacts: (project: string) => ["artifacts", project] as const,
+	alertWebhook: (project: string) => ["alert-webhook", project] as const,
 };
 
 /** The owner's project keys; `{ read: false }` follows what pages read without reading it itself. */
@@ -34,6 +35,9 @@ export const useProjects = ({ read = true } = {}) => useQuery({ queryKey: keys.p
 /** What became of the project's log events over the last `days` days (accepted, filtered, rate limited...). */
 export const useLogOutcomes = (project: string, days: number) =>
 	useQuery({ queryKey: [...keys.issues(project), "outcomes", days], queryFn: () => api.logOutcomes(project, days) });
+
+/** The project's issue-alert webhook; null when none is set. */
+export const useAlertWebhook = (project: string) => useQuery({ queryKey: keys.alertWebhook(project), queryFn: () => api.alertWebhook(project) });
 
 /** The owner's sites; `{ read: false }` follows what pages read without reading it itself. */
 export const useSites = ({ read = true } = {}) => useQuery({ queryKey: keys.sites, queryFn: api.listSites, enabled: read });

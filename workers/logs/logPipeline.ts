@@ -2,7 +2,8 @@
  * The one path every log event takes, whichever endpoint it came through (the svc JSON at
  * /api/app-logs-ingest, Sentry envelopes and store requests): symbolication and the fingerprint
  * here, then one call to the key's ProjectCollector, which answers for the key (401/402/403),
- * the IP's and the key's windows (429), groups the event and stores it durably.
+ * the IP's and the key's windows (429), groups the event and stores it durably. An issue alert
+ * the object finds due goes to the project's webhook once the request has been answered.
  */
 import type { LogEventCommand, LogOutcome, Refusal } from "../../durable-objects/projectCommands";
 import { culpritOf, groupHash, hasPreviousGroupHash, previousGroupHash, titleOf } from "../../domain/logs/fingerprint";
@@ -11,6 +12,7 @@ import { occurredAt } from "../../domain/logs/eventTimestamp";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { userKey } from "../../domain/logs/normalizeEvent";
 import { handledOf } from "../../domain/api/issues";
+import { sendAlertLater } from "../alerts/deliverAlert";
 import { learnArtifactsVersion, type PresentedKey } from "../keys/authenticateKey";
 import { answerOf, orStorageFailure, refusalError } from "../keys/keyAnswers";
 import { callProjectCollector } from "../keys/projectCalls";
@@ -51,7 +53,11 @@ export async function storeLogEvent(
 				"The log event",
 			),
 		);
-		if (outcome.status === "accepted") return { groupHash: outcome.groupHash, isNew: outcome.isNew };
+		if (outcome.status === "accepted") {
+			// An issue alert due (an issue opened or reopened) goes to the webhook after the answer.
+			if (outcome.alert) sendAlertLater(env, ctx, key.keyId, outcome.alert);
+			return { groupHash: outcome.groupHash, isNew: outcome.isNew };
+		}
 		// The object asks only about an event it was given (a body it could not read is refused first).
 		if (!built || !("body" in event)) throw new Error(`the project's object answered ${outcome.status} for a refused body`);
 		if (outcome.status === "stale_artifacts") {

@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { OWNER_LIMITS } from "../../../domain/limits";
 import { api, type ProjectKey } from "../api";
+import { AlertsCard } from "../components/AlertsCard";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { usePageTitle } from "../components/pageTitle";
 import { FieldEditor } from "../components/FieldEditor";
@@ -155,6 +156,7 @@ export function ProjectPage() {
 					<KeyActions projectKey={projectKey} />
 					<Limits projectKey={projectKey} />
 					<LogOutcomes projectName={name} />
+					<AlertsCard projectName={name} />
 					<FieldEditor projectKey={projectKey} config="issue_field_config" title="Issue form" />
 					<FieldEditor projectKey={projectKey} config="feature_field_config" title="Feature request form" />
 					<SetupSnippets projectKey={projectKey} />

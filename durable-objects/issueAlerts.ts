@@ -1,0 +1,121 @@
+/**
+ * A project key's issue alerts by webhook, kept in its ProjectCollector so that deciding one costs
+ * ingestion nothing: the webhook (its URL is a secret), the alerts sent in the last hour and the
+ * last delivery's outcome. An alert is due when an event opens an issue, reopens a resolved one
+ * or ends an ignore (what IssueGroups.record notes in the issue's activity), bounded to one per
+ * issue and action per ALERT_LIMITS.perIssueMs and ALERT_LIMITS.perHour per project; the Worker
+ * sends it after answering.
+ */
+import type { AlertAction, AlertDeliveryView, AlertPayload, AlertWebhookView } from "../domain/api/alerts";
+import type { IssueActivity } from "../domain/api/issues";
+import { alertPayload } from "../domain/logs/alertPayload";
+import { ALERT_LIMITS } from "../domain/limits";
+import type { LogEventCommand } from "./projectCommands";
+import type { IssueGroups } from "./projectStorage";
+
+const HOUR_MS = 3_600_000;
+
+export const ALERT_SCHEMA = [
+	// At most one row: the webhook, the origin of the console its alerts link to, and how the last alert sent went.
+	`CREATE TABLE IF NOT EXISTS alert_webhook (id INTEGER PRIMARY KEY CHECK (id = 1), url TEXT NOT NULL, console_origin TEXT NOT NULL,
+		created_at INTEGER NOT NULL, last_delivery TEXT, suppressed INTEGER NOT NULL DEFAULT 0)`,
+	// The alerts sent in the last hour (older rows go as alerts are sent): at most ALERT_LIMITS.perHour rows.
+	`CREATE TABLE IF NOT EXISTS alerts_sent (hash TEXT NOT NULL, action TEXT NOT NULL, at INTEGER NOT NULL)`,
+];
+
+/** An alert due: where to send it and what. */
+export interface DueAlert {
+	url: string;
+	payload: AlertPayload;
+}
+
+/** The action of the alert an event raises: opening its issue, or what it did to its status (the activity it noted). */
+export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): AlertAction | null {
+	if (isNew) return "created";
+	switch (reopened?.kind) {
+		case "regressed":
+			return "regressed";
+		case "ignore_ended":
+			return "unignored";
+		case "escalated":
+			return "escalating";
+		default:
+			return null;
+	}
+}
+
+type WebhookRow = { url: string; console_origin: string; created_at: number; last_delivery: string | null; suppressed: number };
+
+export class IssueAlerts {
+	readonly #sql: SqlStorage;
+	readonly #groups: IssueGroups;
+
+	constructor(sql: SqlStorage, groups: IssueGroups) {
+		this.#sql = sql;
+		this.#groups = groups;
+	}
+
+	#row(): WebhookRow | null {
+		return this.#sql.exec<WebhookRow>(`SELECT url, console_origin, created_at, last_delivery, suppressed FROM alert_webhook`).toArray()[0] ?? null;
+	}
+
+	/** The webhook as its owner reads it; null when none is set. */
+	webhook(): AlertWebhookView | null {
+		const row = this.#row();
+		if (!row) return null;
+		const lastDelivery = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as AlertDeliveryView);
+		return { url: row.url, created_at: new Date(row.created_at).toISOString(), last_delivery: lastDelivery, suppressed: row.suppressed };
+	}
+
+	/** Sets the webhook (null removes it); a new URL starts with no delivery and nothing suppressed, the same URL keeps them. */
+	set(url: string | null, consoleOrigin: string, now: number): void {
+		if (url === null) {
+			this.#remove();
+			return;
+		}
+		const same = this.#row()?.url === url;
+		if (same) this.#sql.exec(`UPDATE alert_webhook SET console_origin = ?`, consoleOrigin);
+		else this.#sql.exec(`INSERT OR REPLACE INTO alert_webhook (id, url, console_origin, created_at) VALUES (1, ?, ?, ?)`, url, consoleOrigin, now);
+	}
+
+	/** Removes the webhook, and what its bounds noted. */
+	#remove(): void {
+		this.#sql.exec(`DELETE FROM alert_webhook`);
+		this.#sql.exec(`DELETE FROM alerts_sent`);
+	}
+
+	/** Keeps how a delivery to `url` went, unless the webhook was changed or removed meanwhile. */
+	noteDelivery(url: string, delivery: AlertDeliveryView): void {
+		const kept = { ...delivery, error: delivery.error === null ? null : delivery.error.slice(0, ALERT_LIMITS.errorChars) };
+		this.#sql.exec(`UPDATE alert_webhook SET last_delivery = ? WHERE url = ?`, JSON.stringify(kept), url);
+	}
+
+	/**
+	 * The alert an accepted event raises, if one is due: part of the event's transaction, so what
+	 * it notes of the bounds is stored with the event or not at all. Reads nothing unless the
+	 * event opened or reopened its issue.
+	 */
+	due(action: AlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert | null {
+		if (action === null) return null;
+		const row = this.#row();
+		if (!row) return null;
+		this.#sql.exec(`DELETE FROM alerts_sent WHERE at <= ?`, now - HOUR_MS);
+		const recent = this.#sql.exec(`SELECT 1 FROM alerts_sent WHERE hash = ? AND action = ? AND at > ?`, c.groupHash, action, now - ALERT_LIMITS.perIssueMs);
+		if (recent.toArray().length > 0) return null;
+		if (this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM alerts_sent`).one().n >= ALERT_LIMITS.perHour) {
+			this.#sql.exec(`UPDATE alert_webhook SET suppressed = suppressed + 1`);
+			return null;
+		}
+		const issue = this.#groups.row(c.groupHash);
+		if (!issue) return null;
+		this.#sql.exec(`INSERT INTO alerts_sent (hash, action, at) VALUES (?, ?, ?)`, c.groupHash, action, now);
+		const payload = alertPayload(
+			action,
+			project,
+			row.console_origin,
+			{ groupHash: issue.hash, title: issue.title, culprit: issue.culprit, level: issue.level, count: issue.count, firstSeen: issue.first_seen, lastSeen: issue.last_seen },
+			{ eventId: c.clientEventId ?? c.eventId, environment: c.environment, release: c.release, timestamp: c.timestamp },
+		);
+		return { url: row.url, payload };
+	}
+}

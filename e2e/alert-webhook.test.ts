@@ -1,0 +1,119 @@
+/**
+ * Issue alerts by webhook against the real Worker on the local runtime: a Node HTTP server as the
+ * receiver (a Slack- or Discord-like incoming webhook), an event through the log ingestion endpoint
+ * that opens an issue POSTs one alert to it, and the owner sets the webhook, sends a test and
+ * removes it on the project's page in Chromium, at 1280 and 390 px.
+ */
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "./axe";
+import { ownerPages } from "./consolePage";
+import { api, signUpOwner, workerAndBrowser } from "./stack";
+
+const stack = workerAndBrowser();
+const { signedIn, addShopKey } = ownerPages(stack);
+
+type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: any };
+const received: Received[] = [];
+let receiver: ReturnType<typeof createServer>;
+let hookUrl = "";
+
+beforeAll(async () => {
+	receiver = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on("data", (chunk) => chunks.push(chunk));
+		req.on("end", () => {
+			received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+			res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+	hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/services/T000/B000/secret-token`;
+});
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+describe("an issue alert", () => {
+	it("is POSTed once to the webhook when an event opens an issue, and not for its next event", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "alerts-ingest", "10.97.0.10");
+		const rawKey = await addShopKey(token);
+		await api(stack.worker.url, "/api/alert-webhook", { method: "PUT", token, json: { project_name: "shop", url: hookUrl } });
+		const before = received.length;
+		const send = () =>
+			fetch(`${stack.worker.url}/api/app-logs-ingest`, {
+				method: "POST",
+				headers: { "content-type": "application/json", "x-svc-key": rawKey },
+				body: JSON.stringify({ message: "TypeError: x is undefined", level: "error", environment: "production", release: "shop@1.0.0" }),
+			});
+		const first = await send();
+		expect(first.status).toBe(200);
+		const { group_hash } = await first.json();
+		await expect.poll(() => received.length).toBe(before + 1);
+		const alert = received[before];
+		expect(alert.method).toBe("POST");
+		expect(alert.path).toBe("/services/T000/B000/secret-token");
+		expect(alert.headers["content-type"]).toBe("application/json");
+		expect(alert.headers["user-agent"]).toBe("svc-alerts");
+		const url = `${stack.worker.url}/issues/shop/${group_hash}`;
+		expect(alert.body).toMatchObject({
+			action: "created",
+			project: "shop",
+			issue: { group_hash, title: expect.stringContaining("TypeError: x is undefined"), level: "error", count: 1, url },
+			event: { environment: "production", release: "shop@1.0.0" },
+		});
+		expect(alert.body.text).toMatch(/^New issue in shop: .*TypeError: x is undefined.* — </);
+		expect(alert.body.content).toContain(url);
+
+		expect((await send()).status).toBe(200);
+		// The delivery is kept: once it shows, a second alert would have been sent already.
+		await expect
+			.poll(async () => (await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token })).webhook.last_delivery?.status)
+			.toBe(200);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(received.length).toBe(before + 1);
+	});
+});
+
+describe("the Alerts card on the project's page", () => {
+	for (const viewport of [
+		{ width: 1280, height: 900 },
+		{ width: 390, height: 844 },
+	]) {
+		it(`sets the webhook, sends a test, shows the last delivery and removes it (${viewport.width} px)`, async () => {
+			const { context, page, pageErrors } = await signedIn(`alerts-card-${viewport.width}`, `10.97.0.${viewport.width === 390 ? 12 : 11}`, {
+				before: (token) => addShopKey(token),
+			});
+			await page.setViewportSize(viewport);
+			await page.goto(`${stack.worker.url}/projects/shop`);
+			const card = page.getByRole("region", { name: "Alerts" });
+			const field = card.getByRole("textbox", { name: "Webhook URL" });
+			await field.fill(hookUrl);
+			await card.getByRole("button", { name: "Save" }).click();
+			// Masked once saved: scheme and host only, never the token, on screen or in the address bar.
+			await card.getByText(/^http:\/\/127\.0\.0\.1:\d+\/…$/).waitFor();
+			expect(await card.textContent()).not.toContain("secret-token");
+			expect(page.url()).not.toContain("secret-token");
+			await card.getByText("No alert sent yet.").waitFor();
+
+			const before = received.length;
+			await card.getByRole("button", { name: "Send test" }).click();
+			await card.getByText(/^Last delivery: 200, /).waitFor();
+			expect(received.length).toBe(before + 1);
+			expect(received[before].body).toMatchObject({ action: "test", project: "shop" });
+			expect(received[before].body.text).toMatch(/^Test alert in shop: /);
+
+			expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+			expect(await axeViolations(page)).toEqual([]);
+
+			await card.getByRole("button", { name: "Change" }).click();
+			await card.getByRole("textbox", { name: "Webhook URL" }).waitFor();
+			await card.getByRole("button", { name: "Cancel" }).click();
+			await card.getByRole("button", { name: "Remove" }).click();
+			await card.getByRole("textbox", { name: "Webhook URL" }).waitFor();
+			const token = await page.evaluate(() => localStorage.getItem("svc.session"));
+			expect((await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token: token ?? "" })).webhook).toBeNull();
+			expect(pageErrors).toEqual([]);
+			await context.close();
+		});
+	}
+});
