@@ -64,8 +64,8 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 		<section className="card" aria-labelledby="alerts-heading">
 			<h2 id="alerts-heading">Alerts</h2>
 			<p className="muted">
-				A webhook told when an issue opens, a resolved issue regresses or an ignored one comes back: Slack, Discord and Mattermost incoming webhooks
-				show its message as is. One alert per issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per project per hour.
+				Posts to a webhook when an issue opens, a resolved issue regresses or an ignored one comes back; Slack, Discord and Mattermost incoming
+				webhooks show its message as is. One alert per issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per project per hour.
 			</p>
 			<QueryState query={webhook} loading="Loading alerts…" empty="" isEmpty={() => false} />
 			{current !== undefined && editing && (
