@@ -99,7 +99,8 @@ describe("the Alerts card on the project's page", () => {
 			await card.getByRole("button", { name: "Send test" }).click();
 			await card.getByText(/^Last delivery: 200, /).waitFor();
 			expect(received.length).toBe(before + 1);
-			expect(received[before].body).toMatchObject({ action: "test", project: "shop" });
+			// Its issue is made up: it links to the project's issues, a page that exists.
+			expect(received[before].body).toMatchObject({ action: "test", project: "shop", issue: { url: `${stack.worker.url}/issues/shop` } });
 			expect(received[before].body.text).toMatch(/^Test alert in shop: /);
 
 			expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);

@@ -32,8 +32,9 @@ const HEADLINES: Record<AlertAction, string> = {
 	test: "Test alert",
 };
 
-/** The console's page of the issue (the console's route /issues/:project/:hash). */
-const issueConsoleUrl = (origin: string, project: string, groupHash: string) => `${origin}/issues/${encodeURIComponent(project)}/${groupHash}`;
+/** The console's page of the issue (its route /issues/:project/:hash); a test alert's, made up, links to the project's issues. */
+const issueConsoleUrl = (origin: string, project: string, groupHash: string | null) =>
+	`${origin}/issues/${encodeURIComponent(project)}${groupHash === null ? "" : `/${groupHash}`}`;
 
 const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
 
@@ -41,7 +42,7 @@ const cut = (text: string, chars: number) => (text.length > chars ? `${text.slic
 const slackEscaped = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export function alertPayload(action: AlertAction, project: string, origin: string, issue: AlertIssue, event: AlertEvent): AlertPayload {
-	const url = issueConsoleUrl(origin, project, issue.groupHash);
+	const url = issueConsoleUrl(origin, project, action === "test" ? null : issue.groupHash);
 	const what = `${cut(issue.title, ALERT_LIMITS.titleChars)}${issue.culprit ? ` (${cut(issue.culprit, ALERT_LIMITS.titleChars)})` : ""}`;
 	const line = (text: string) => `${HEADLINES[action]} in ${text} — `;
 	return {
