@@ -159,8 +159,8 @@ function parseErrorMessage(err, where) {
 export async function main(argv, io) {
 	try {
 		const [first, ...rest] = argv;
-		// `svc-local` alone runs start, and so do start's own options alone: `svc-local --no-clear`.
-		if (argv.every((a) => START_OPTIONS.includes(a))) return await runCommand("start", argv, io);
+		// `svc-local` alone runs start, and so do start's own options alone: `svc-local --no-clear --port 8790`.
+		if (first === undefined || START_OPTIONS.some((o) => first === o || first.startsWith(`${o}=`))) return await runCommand("start", argv, io);
 		if (first.startsWith("-")) {
 			// The common options before any command: `svc-local --help [command]`, `svc-local --version`.
 			const { options, args } = strictParse(argv, COMMON_OPTIONS, "svc-local");

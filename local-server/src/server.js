@@ -109,9 +109,10 @@ export class LocalServer extends EventEmitter {
 			helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
 		});
 		const requestTimeout = options.requestTimeoutMs ?? 30_000;
+		const headersTimeout = Math.min(15_000, requestTimeout);
 		this.http = http.createServer({
 			requestTimeout,
-			headersTimeout: Math.min(15_000, requestTimeout),
+			headersTimeout,
 			// Node checks the timeouts this often; its default (30 s) let a slow body hold a connection for a minute.
 			connectionsCheckingInterval: Math.min(1_000, requestTimeout),
 			maxHeaderSize: 16 * 1024,
@@ -119,8 +120,10 @@ export class LocalServer extends EventEmitter {
 		this.http.on("request", (req, res) => void handleRequest(this, req, res));
 		this.http.on("upgrade", (req, socket, head) => this.deviceSockets.upgrade(req, socket, head));
 		this.http.on("clientError", (/** @type {NodeJS.ErrnoException} */ err, socket) => {
-			if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") refuseOnSocket(socket, 408, `the request did not arrive whole within ${requestTimeout / 1000} s`);
-			else refuseOnSocket(socket, 400, "malformed request");
+			if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+				// Node's one code for both bounds: the message names each.
+				refuseOnSocket(socket, 408, `the request did not arrive in time: its headers within ${headersTimeout / 1000} s, the whole of it within ${requestTimeout / 1000} s`);
+			} else refuseOnSocket(socket, 400, "malformed request");
 		});
 		/** Open TCP connections, so that other machines' can be cut when LAN access is turned off. @type {Set<net.Socket>} */
 		this.connections = new Set();

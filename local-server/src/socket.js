@@ -92,8 +92,9 @@ export class DeviceSockets {
 			const origin = req.headers.origin;
 			if (origin !== undefined && !this.guard.originAllowed(origin)) return refuseOnSocket(socket, 403, "WebSocket upgrades from another origin are refused");
 			const ticket = url.searchParams.get("ticket");
-			if (!ticket || ticket.length > SECRET_MAX) return refuseOnSocket(socket, 401, "a ticket query parameter is required");
-			const device = this.pairing.consumeTicket(ticket);
+			if (!ticket) return refuseOnSocket(socket, 401, "a ticket query parameter is required");
+			// One longer than any ticket is no ticket, refused as an unknown one is.
+			const device = ticket.length > SECRET_MAX ? null : this.pairing.consumeTicket(ticket);
 			if (!device) return refuseOnSocket(socket, 401, "ticket is invalid, expired or already used");
 			this.wss.handleUpgrade(req, socket, head, (ws) => this.#onConnection(ws, req, device.deviceId));
 		} catch (err) {

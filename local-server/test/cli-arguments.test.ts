@@ -83,9 +83,9 @@ describe("svc-local arguments", () => {
 		expect(short.stdout).toMatch(/^Usage: svc-local revoke <deviceId>/);
 	});
 
-	it("`svc-local` alone is start, with start's options too: svc-local --no-clear starts the server, and a LAN toggle renews its code", async () => {
+	it("`svc-local` alone is start, with start's options too: svc-local --no-clear --port 0 starts the server, and a LAN toggle renews its code", async () => {
 		const home = path.join(tempDir(), "desk");
-		const server = spawnCli(["--no-clear"], { SVC_HOME: home, SVC_PORT: "0" });
+		const server = spawnCli(["--no-clear", "--port", "0"], { SVC_HOME: home });
 		await until(() => payloads(server.out.stdout).length === 1, "the server to start");
 		expect(server.out.stderr).toBe("");
 		// LAN turned on from the page: the terminal shows a new code with the new addresses at once.
@@ -129,6 +129,8 @@ describe("svc-local arguments", () => {
 			[["login"], /missing argument <api_url> for svc-local login/, "svc-local login --help"],
 			[["connect", "--name"], /--name/, "svc-local connect --help"],
 			[["start", "--no-clear=yes"], /--no-clear/, "svc-local start --help"],
+			// Start's options alone are start's, their refusals too.
+			[["--no-clear", "--bogus"], /unknown option --bogus for svc-local start/, "svc-local start --help"],
 			[["workspace"], /missing command for svc-local workspace: one of add, list, remove/, "svc-local workspace --help"],
 			[["workspace", "frob"], /unknown command "workspace frob"/, "svc-local workspace --help"],
 			[["workspace", "add"], /missing argument <dir> for svc-local workspace add/, "svc-local workspace add --help"],

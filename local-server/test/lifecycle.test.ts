@@ -175,6 +175,11 @@ describe("credential lifecycle", () => {
 		const late = await openWs(t.server.port, `?ticket=${b.json.ticket}`);
 		expect(late.status).toBe(401);
 		expect(JSON.parse(late.body!)).toEqual({ error: "ticket is invalid, expired or already used" });
+		// Longer than any ticket: refused as an unknown one, not as a missing one; none at all is missing.
+		const long = await openWs(t.server.port, `?ticket=${"t".repeat(513)}`);
+		expect([long.status, JSON.parse(long.body!)]).toEqual([401, { error: "ticket is invalid, expired or already used" }]);
+		const none = await openWs(t.server.port, "?ticket=");
+		expect([none.status, JSON.parse(none.body!)]).toEqual([401, { error: "a ticket query parameter is required" }]);
 	});
 
 	it("deviceId: 200 characters accepted, 201 refused, absent generated, wrong types refused", async () => {
