@@ -371,13 +371,13 @@ export const RETENTION_LIMITS = {
 	operationsPerRun: 40,
 } as const;
 
-/** Issue alerts by webhook (docs/limits.md#alerts). */
+/** Alerts by webhook, of issues and of new feedback (docs/limits.md#alerts). */
 export const ALERT_LIMITS = {
 	/** Webhook URLs longer than this are refused. */
 	urlChars: 2_000,
 	/** One alert per issue and action within this long: a flapping issue alerts once. */
 	perIssueMs: 30 * 60_000,
-	/** Alerts per project per hour (sliding); those past it are counted as suppressed. */
+	/** Alerts per project per hour (sliding), issue and feedback alerts together; those past it are counted as suppressed. */
 	perHour: 60,
 	/** A receiver that has not answered within this long is given up on. */
 	timeoutMs: 5_000,

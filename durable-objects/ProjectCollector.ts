@@ -236,7 +236,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		const submission = readSubmission(c.body, key, c.files);
 		if (!submission.ok) return refused(400, submission.error, { body: { fields: submission.fields } });
 
-		const outcome = await this.#feedback.accept(key, submission);
+		const outcome = await this.#feedback.accept(key, submission, (stored) => this.#alerts.feedbackDue(stored, key.projectName, stored.createdAt));
 		if (outcome.status === "accepted") await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
 		return outcome;
 	}
@@ -312,11 +312,11 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	// -----------------------------------------------------------------------
-	// Issue alerts (IssueAlerts): the webhook, and how its last delivery went
+	// Alerts (IssueAlerts): the webhook, and how its last delivery went
 
-	/** The webhook; `change` sets it first (a null URL removes it), its alerts linking to the console at `consoleOrigin`. */
-	async alertWebhook(change?: { url: string | null; consoleOrigin: string }): Promise<AlertWebhookView | null> {
-		if (change) this.#alerts.set(change.url, change.consoleOrigin, Date.now());
+	/** The webhook; `change` sets it first (IssueAlerts.set: a null URL removes it), its alerts linking to the console at `consoleOrigin`. */
+	async alertWebhook(change?: { url: string | null; consoleOrigin: string; feedback?: boolean }): Promise<AlertWebhookView | null> {
+		if (change) this.#alerts.set(change.url, change.consoleOrigin, Date.now(), change.feedback);
 		return this.#alerts.webhook();
 	}
 

@@ -1,5 +1,8 @@
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import type { readSubmission } from "../domain/feedback/submission";
+import type { FeedbackAlertPayload } from "../domain/api/alerts";
+import type { AlertFeedback } from "../domain/logs/alertPayload";
+import type { DueAlert } from "./issueAlerts";
 import { FEEDBACK_LIMITS } from "../domain/limits";
 import type { OutboxBatch } from "./outbox";
 import { type FeedbackOutcome, refused } from "./projectCommands";
@@ -20,6 +23,16 @@ type OutboxRow = {
 	attachments: string;
 };
 
+/** An alert that cannot be decided never fails feedback already stored: it is not sent. */
+function decided<T>(decide: () => T | null): T | null {
+	try {
+		return decide();
+	} catch (err) {
+		console.error("a feedback alert could not be decided:", err);
+		return null;
+	}
+}
+
 /**
  * A project key's accepted feedback until D1 has it (the `feedback_outbox` table of its
  * ProjectCollector): the images go to R2 first, under the project's storage cap, then the row
@@ -35,8 +48,16 @@ export class FeedbackOutbox {
 		this.#env = env;
 	}
 
-	/** Stores a valid submission: accepted with its id, or refused (413 when the project's images would pass the cap, 500 when R2 fails). */
-	async accept(key: { userId: string; projectName: string }, submission: Submission): Promise<FeedbackOutcome> {
+	/**
+	 * Stores a valid submission: accepted with its id, or refused (413 when the project's images
+	 * would pass the cap, 500 when R2 fails). `alertOf` decides the alert the record raises, right
+	 * after it is stored and before anything is awaited, so what it notes is stored with the record.
+	 */
+	async accept(
+		key: { userId: string; projectName: string },
+		submission: Submission,
+		alertOf: (stored: AlertFeedback) => DueAlert<FeedbackAlertPayload> | null = () => null,
+	): Promise<FeedbackOutcome> {
 		const id = crypto.randomUUID();
 		const attachments = submission.images.map((image) => ({
 			id: crypto.randomUUID(),
@@ -63,6 +84,7 @@ export class FeedbackOutbox {
 				return refused(500, "Feedback could not be stored; try again");
 			}
 		}
+		const createdAt = Date.now();
 		try {
 			this.#sql.exec(
 				`INSERT INTO feedback_outbox (id, user_id, project_name, type, data, created_at, attachments, attachment_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -71,7 +93,7 @@ export class FeedbackOutbox {
 				key.projectName,
 				submission.type,
 				JSON.stringify(submission.data),
-				Date.now(),
+				createdAt,
 				JSON.stringify(attachments.map(({ bytes, ...stored }) => stored)),
 				incoming,
 			);
@@ -79,7 +101,8 @@ export class FeedbackOutbox {
 			if (incoming > 0) await deleteImages();
 			throw err;
 		}
-		return { status: "accepted", id };
+		const alert = decided(() => alertOf({ id, type: submission.type, data: submission.data, createdAt }));
+		return { status: "accepted", id, ...(alert && { alert }) };
 	}
 
 	/**

@@ -1,14 +1,22 @@
 /**
- * A project key's issue alerts by webhook, kept in its ProjectCollector so that deciding one costs
- * ingestion nothing: the webhook (its URL is a secret), the alerts sent in the last hour and the
- * last delivery's outcome. An alert is due when an event opens an issue, reopens a resolved one
- * or ends an ignore (what IssueGroups.record notes in the issue's activity), bounded to one per
- * issue and action per ALERT_LIMITS.perIssueMs and ALERT_LIMITS.perHour per project; the Worker
- * sends it after answering.
+ * A project key's alerts by webhook, kept in its ProjectCollector so that deciding one costs
+ * ingestion nothing: the webhook (its URL is a secret, `feedback` whether new feedback is alerted
+ * too), the alerts sent in the last hour and the last delivery's outcome. An issue alert is due
+ * when an event opens an issue, reopens a resolved one or ends an ignore (what IssueGroups.record
+ * notes in the issue's activity), bounded to one per issue and action per ALERT_LIMITS.perIssueMs;
+ * a feedback alert when feedback is accepted. Both count in ALERT_LIMITS.perHour per project; the
+ * Worker sends them after answering.
  */
-import type { AlertAction, AlertDeliveryView, AlertPayload, AlertWebhookView } from "../domain/api/alerts";
+import type {
+	AlertDeliveryView,
+	AlertPayload,
+	AlertWebhookView,
+	FeedbackAlertPayload,
+	IssueAlertAction,
+	IssueAlertPayload,
+} from "../domain/api/alerts";
 import type { IssueActivity } from "../domain/api/issues";
-import { alertPayload } from "../domain/logs/alertPayload";
+import { type AlertFeedback, feedbackAlertPayload, issueAlertPayload } from "../domain/logs/alertPayload";
 import { ALERT_LIMITS } from "../domain/limits";
 import type { LogEventCommand } from "./projectCommands";
 import type { IssueGroups } from "./projectStorage";
@@ -16,21 +24,21 @@ import type { IssueGroups } from "./projectStorage";
 const HOUR_MS = 3_600_000;
 
 export const ALERT_SCHEMA = [
-	// At most one row: the webhook, the origin of the console its alerts link to, and how the last alert sent went.
+	// At most one row: the webhook, the origin of the console its alerts link to, how the last alert sent went, and whether feedback is alerted.
 	`CREATE TABLE IF NOT EXISTS alert_webhook (id INTEGER PRIMARY KEY CHECK (id = 1), url TEXT NOT NULL, console_origin TEXT NOT NULL,
-		created_at INTEGER NOT NULL, last_delivery TEXT, suppressed INTEGER NOT NULL DEFAULT 0)`,
+		created_at INTEGER NOT NULL, last_delivery TEXT, suppressed INTEGER NOT NULL DEFAULT 0, feedback INTEGER NOT NULL DEFAULT 1)`,
 	// The alerts sent in the last hour (older rows go as alerts are sent): at most ALERT_LIMITS.perHour rows.
 	`CREATE TABLE IF NOT EXISTS alerts_sent (hash TEXT NOT NULL, action TEXT NOT NULL, at INTEGER NOT NULL)`,
 ];
 
 /** An alert due: where to send it and what. */
-export interface DueAlert {
+export interface DueAlert<Payload extends AlertPayload = AlertPayload> {
 	url: string;
-	payload: AlertPayload;
+	payload: Payload;
 }
 
 /** The action of the alert an event raises: opening its issue, or what it did to its status (the activity it noted). */
-export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): AlertAction | null {
+export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): IssueAlertAction | null {
 	if (isNew) return "created";
 	switch (reopened?.kind) {
 		case "regressed":
@@ -44,7 +52,7 @@ export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): A
 	}
 }
 
-type WebhookRow = { url: string; console_origin: string; created_at: number; last_delivery: string | null; suppressed: number };
+type WebhookRow = { url: string; console_origin: string; created_at: number; last_delivery: string | null; suppressed: number; feedback: number };
 
 export class IssueAlerts {
 	readonly #sql: SqlStorage;
@@ -56,7 +64,7 @@ export class IssueAlerts {
 	}
 
 	#row(): WebhookRow | null {
-		return this.#sql.exec<WebhookRow>(`SELECT url, console_origin, created_at, last_delivery, suppressed FROM alert_webhook`).toArray()[0] ?? null;
+		return this.#sql.exec<WebhookRow>(`SELECT url, console_origin, created_at, last_delivery, suppressed, feedback FROM alert_webhook`).toArray()[0] ?? null;
 	}
 
 	/** The webhook as its owner reads it; null when none is set. */
@@ -64,18 +72,36 @@ export class IssueAlerts {
 		const row = this.#row();
 		if (!row) return null;
 		const lastDelivery = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as AlertDeliveryView);
-		return { url: row.url, created_at: new Date(row.created_at).toISOString(), last_delivery: lastDelivery, suppressed: row.suppressed };
+		return {
+			url: row.url,
+			created_at: new Date(row.created_at).toISOString(),
+			last_delivery: lastDelivery,
+			suppressed: row.suppressed,
+			feedback: row.feedback === 1,
+		};
 	}
 
-	/** Sets the webhook (null removes it); a new URL starts with no delivery and nothing suppressed, the same URL keeps them. */
-	set(url: string | null, consoleOrigin: string, now: number): void {
+	/**
+	 * Sets the webhook (null removes it); a new URL starts with no delivery and nothing suppressed,
+	 * the same URL keeps them. `feedback` left out is on for a first webhook and kept for a change.
+	 */
+	set(url: string | null, consoleOrigin: string, now: number, feedback?: boolean): void {
 		if (url === null) {
 			this.#remove();
 			return;
 		}
-		const same = this.#row()?.url === url;
-		if (same) this.#sql.exec(`UPDATE alert_webhook SET console_origin = ?`, consoleOrigin);
-		else this.#sql.exec(`INSERT OR REPLACE INTO alert_webhook (id, url, console_origin, created_at) VALUES (1, ?, ?, ?)`, url, consoleOrigin, now);
+		const row = this.#row();
+		const alertsFeedback = (feedback ?? (row ? row.feedback === 1 : true)) ? 1 : 0;
+		if (row?.url === url) this.#sql.exec(`UPDATE alert_webhook SET console_origin = ?, feedback = ?`, consoleOrigin, alertsFeedback);
+		else {
+			this.#sql.exec(
+				`INSERT OR REPLACE INTO alert_webhook (id, url, console_origin, created_at, feedback) VALUES (1, ?, ?, ?, ?)`,
+				url,
+				consoleOrigin,
+				now,
+				alertsFeedback,
+			);
+		}
 	}
 
 	/** Removes the webhook, and what its bounds noted. */
@@ -91,25 +117,32 @@ export class IssueAlerts {
 	}
 
 	/**
+	 * Whether the project's hourly bound has room for one more alert: what it noted an hour ago
+	 * goes, and an alert past it is counted as suppressed.
+	 */
+	#roomThisHour(now: number): boolean {
+		this.#sql.exec(`DELETE FROM alerts_sent WHERE at <= ?`, now - HOUR_MS);
+		if (this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM alerts_sent`).one().n < ALERT_LIMITS.perHour) return true;
+		this.#sql.exec(`UPDATE alert_webhook SET suppressed = suppressed + 1`);
+		return false;
+	}
+
+	/**
 	 * The alert an accepted event raises, if one is due: part of the event's transaction, so what
 	 * it notes of the bounds is stored with the event or not at all. Reads nothing unless the
 	 * event opened or reopened its issue.
 	 */
-	due(action: AlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert | null {
+	due(action: IssueAlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert<IssueAlertPayload> | null {
 		if (action === null) return null;
 		const row = this.#row();
 		if (!row) return null;
-		this.#sql.exec(`DELETE FROM alerts_sent WHERE at <= ?`, now - HOUR_MS);
 		const recent = this.#sql.exec(`SELECT 1 FROM alerts_sent WHERE hash = ? AND action = ? AND at > ?`, c.groupHash, action, now - ALERT_LIMITS.perIssueMs);
 		if (recent.toArray().length > 0) return null;
-		if (this.#sql.exec<{ n: number }>(`SELECT count(*) AS n FROM alerts_sent`).one().n >= ALERT_LIMITS.perHour) {
-			this.#sql.exec(`UPDATE alert_webhook SET suppressed = suppressed + 1`);
-			return null;
-		}
+		if (!this.#roomThisHour(now)) return null;
 		const issue = this.#groups.row(c.groupHash);
 		if (!issue) return null;
 		this.#sql.exec(`INSERT INTO alerts_sent (hash, action, at) VALUES (?, ?, ?)`, c.groupHash, action, now);
-		const payload = alertPayload(
+		const payload = issueAlertPayload(
 			action,
 			project,
 			row.console_origin,
@@ -117,5 +150,16 @@ export class IssueAlerts {
 			{ eventId: c.clientEventId ?? c.eventId, environment: c.environment, release: c.release, timestamp: c.timestamp },
 		);
 		return { url: row.url, payload };
+	}
+
+	/**
+	 * The alert new feedback raises, if the webhook alerts feedback and the hourly bound has room;
+	 * decided as the feedback is stored, noted under its id.
+	 */
+	feedbackDue(feedback: AlertFeedback, project: string, now: number): DueAlert<FeedbackAlertPayload> | null {
+		const row = this.#row();
+		if (row?.feedback !== 1 || !this.#roomThisHour(now)) return null;
+		this.#sql.exec(`INSERT INTO alerts_sent (hash, action, at) VALUES (?, 'feedback', ?)`, feedback.id, now);
+		return { url: row.url, payload: feedbackAlertPayload(project, row.console_origin, feedback) };
 	}
 }

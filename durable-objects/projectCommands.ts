@@ -2,6 +2,7 @@
  * What the ingestion endpoints hand a project key's ProjectCollector, and what it answers: the
  * Worker reads and checks the request, the object decides (docs/architecture.md#project-keys).
  */
+import type { FeedbackAlertPayload, IssueAlertPayload } from "../domain/api/alerts";
 import type { DueAlert } from "./issueAlerts";
 
 /** What every call from an ingestion endpoint says about the key it was sent with. */
@@ -66,7 +67,7 @@ export type LogCommand = KeyCheck & {
 
 export type LogOutcome =
 	/** `alert`: an issue alert is due (IssueAlerts.due), for the Worker to send once it has answered. */
-	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true; alert?: DueAlert }
+	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true; alert?: DueAlert<IssueAlertPayload> }
 	| { status: "refused"; refusal: Refusal }
 	/** The event was symbolicated against source maps that have changed since: do it again. */
 	| { status: "stale_artifacts"; artifactsVersion: number }
@@ -76,7 +77,10 @@ export type LogOutcome =
 /** `files`: attached files (a Sentry feedback widget's screenshot), images for the form's first attachment field if they are. */
 export type FeedbackCommand = KeyCheck & { ip: string; files?: Uint8Array[] } & BodyOrProblem<Record<string, unknown>>;
 
-export type FeedbackOutcome = { status: "accepted"; id: string } | { status: "refused"; refusal: Refusal };
+export type FeedbackOutcome =
+	/** `alert`: a feedback alert is due (IssueAlerts.feedbackDue), for the Worker to send once it has answered. */
+	| { status: "accepted"; id: string; alert?: DueAlert<FeedbackAlertPayload> }
+	| { status: "refused"; refusal: Refusal };
 
 export const refused = (status: number, message: string, extra: Omit<Refusal, "status" | "message"> = {}) =>
 	({ status: "refused", refusal: { status, message, ...extra } }) as const;

@@ -65,4 +65,6 @@ export function upgradeSchema(sql: SqlStorage): void {
 	// Events waiting from before a merge kept where their fingerprint goes cannot be unmerged, as D1's older events.
 	if (missing("outbox", "fingerprint_hash")) sql.exec(`ALTER TABLE outbox ADD COLUMN fingerprint_hash TEXT`);
 	if (missing("merge_outbox", "kind")) sql.exec(`ALTER TABLE merge_outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'merge'`);
+	// A webhook set before feedback alerts alerts feedback too, as a new one does unless told not to.
+	if (missing("alert_webhook", "feedback")) sql.exec(`ALTER TABLE alert_webhook ADD COLUMN feedback INTEGER NOT NULL DEFAULT 1`);
 }

@@ -1,8 +1,9 @@
 /**
- * Issue alerts by webhook against the real Worker on the local runtime: a Node HTTP server as the
+ * Alerts by webhook against the real Worker on the local runtime: a Node HTTP server as the
  * receiver (a Slack- or Discord-like incoming webhook), an event through the log ingestion endpoint
- * that opens an issue POSTs one alert to it, and the owner sets the webhook, sends a test and
- * removes it on the project's page in Chromium, at 1280 and 390 px.
+ * that opens an issue POSTs one alert to it, as feedback an app submits does, and the owner sets
+ * the webhook, turns feedback alerts off and on, sends a test and removes it on the project's page
+ * in Chromium, at 1280 and 390 px.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +13,13 @@ import { ownerPages } from "./consolePage";
 import { api, signUpOwner, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
+/** Feedback as an app submits it, with the project key's raw value. */
+const submitFeedback = (rawKey: string, title: string) =>
+	fetch(`${stack.worker.url}/functions/v1/submit-feedback`, {
+		method: "POST",
+		headers: { "content-type": "application/json", authorization: `Bearer ${rawKey}` },
+		body: JSON.stringify({ type: "issue", title, description: "Tapping Pay on Safari 17 does nothing" }),
+	});
 const { signedIn, addShopKey } = ownerPages(stack);
 
 type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: any };
@@ -74,20 +82,54 @@ describe("an issue alert", () => {
 	});
 });
 
+describe("a feedback alert", () => {
+	it("is POSTed once to the webhook when the app submits feedback, linking to its page in the console", async () => {
+		const { token } = await signUpOwner(stack.worker.url, "alerts-feedback", "10.97.0.13");
+		const rawKey = await addShopKey(token);
+		await api(stack.worker.url, "/api/alert-webhook", { method: "PUT", token, json: { project_name: "shop", url: hookUrl } });
+		const before = received.length;
+		const res = await submitFeedback(rawKey, "The pay button does nothing");
+		expect(res.status).toBe(200);
+		const { id } = await res.json();
+		await expect.poll(() => received.length).toBe(before + 1);
+		const alert = received[before];
+		expect([alert.method, alert.path, alert.headers["content-type"], alert.headers["user-agent"]]).toEqual(["POST", "/services/T000/B000/secret-token", "application/json", "svc-alerts"]);
+		const url = `${stack.worker.url}/feedback/shop/${id}`;
+		expect(alert.body).toEqual({
+			action: "feedback",
+			project: "shop",
+			feedback: { id, type: "issue", title: "The pay button does nothing", url, created_at: expect.any(String) },
+			text: `New bug report in shop: The pay button does nothing — <${url}>`,
+			content: `New bug report in shop: The pay button does nothing — ${url}`,
+			allowed_mentions: { parse: [] },
+		});
+		// Its created_at is the record's, as the owner's API reads it.
+		expect((await api(stack.worker.url, `/api/feedback/${id}`, { token })).created_at).toBe(alert.body.feedback.created_at);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(received.length).toBe(before + 1);
+	});
+});
+
 describe("the Alerts card on the project's page", () => {
 	for (const viewport of [
 		{ width: 1280, height: 900 },
 		{ width: 390, height: 844 },
 	]) {
 		it(`sets the webhook, sends a test, shows the last delivery and removes it (${viewport.width} px)`, async () => {
+			let rawKey = "";
 			const { context, page, pageErrors } = await signedIn(`alerts-card-${viewport.width}`, `10.97.0.${viewport.width === 390 ? 12 : 11}`, {
-				before: (token) => addShopKey(token),
+				before: async (token) => {
+					rawKey = await addShopKey(token);
+				},
 			});
 			await page.setViewportSize(viewport);
 			await page.goto(`${stack.worker.url}/projects/shop`);
 			const card = page.getByRole("region", { name: "Alerts" });
 			const field = card.getByRole("textbox", { name: "Webhook URL" });
 			await field.fill(hookUrl);
+			// Feedback alerts are on unless the owner turns them off.
+			const alsoFeedback = card.getByRole("checkbox", { name: "Also for new feedback" });
+			expect(await alsoFeedback.isChecked()).toBe(true);
 			await card.getByRole("button", { name: "Save" }).click();
 			// Masked once saved: scheme and host only, never the token, on screen or in the address bar.
 			await card.getByText(/^http:\/\/127\.0\.0\.1:\d+\/…$/).waitFor();
@@ -106,13 +148,33 @@ describe("the Alerts card on the project's page", () => {
 			expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 			expect(await axeViolations(page)).toEqual([]);
 
+			// Feedback alerts off, saved at once: new feedback posts nothing; on again, it does.
+			const session = (await page.evaluate(() => localStorage.getItem("svc.session"))) ?? "";
+			const feedbackSetting = async () => (await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token: session })).webhook.feedback;
+			expect(await alsoFeedback.isChecked()).toBe(true);
+			expect(await feedbackSetting()).toBe(true);
+			await alsoFeedback.uncheck();
+			await expect.poll(feedbackSetting).toBe(false);
+			const quiet = received.length;
+			expect((await submitFeedback(rawKey, "Not alerted")).status).toBe(200);
+			await new Promise((resolve) => setTimeout(resolve, 500));
+			expect(received.length).toBe(quiet);
 			await card.getByRole("button", { name: "Change" }).click();
 			await card.getByRole("textbox", { name: "Webhook URL" }).waitFor();
+			// The form shows the setting as it is.
+			expect(await alsoFeedback.isChecked()).toBe(false);
 			await card.getByRole("button", { name: "Cancel" }).click();
+			await alsoFeedback.check();
+			await expect.poll(feedbackSetting).toBe(true);
+			expect((await submitFeedback(rawKey, "Alerted again")).status).toBe(200);
+			await expect.poll(() => received.length).toBe(quiet + 1);
+			expect(received[quiet].body).toMatchObject({ action: "feedback", feedback: { title: "Alerted again" } });
+			// Still the webhook saved: the setting kept its last delivery.
+			await card.getByText(/^Last delivery: 200, /).waitFor();
+
 			await card.getByRole("button", { name: "Remove" }).click();
 			await card.getByRole("textbox", { name: "Webhook URL" }).waitFor();
-			const token = await page.evaluate(() => localStorage.getItem("svc.session"));
-			expect((await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token: token ?? "" })).webhook).toBeNull();
+			expect((await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token: session })).webhook).toBeNull();
 			expect(pageErrors).toEqual([]);
 			await context.close();
 		});

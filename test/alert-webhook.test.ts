@@ -1,15 +1,16 @@
-// Issue alerts by webhook: the owner's routes, and when the key's object finds an alert due (an
-// issue opened, a resolved one regressed, an ignored one came back) within its bounds. What the
-// object answers is read from its own call; one delivery goes through the Worker for real (to an
-// address nothing listens on, whose failure is kept). Deliveries to a listening receiver: e2e.
+// Alerts by webhook: the owner's routes, and when the key's object finds an alert due (an issue
+// opened, a resolved one regressed, an ignored one came back; new feedback) within its bounds.
+// What the object answers is read from its own call; deliveries go through the Worker for real (to
+// an address nothing listens on, whose failure is kept). Deliveries to a listening receiver: e2e.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ProjectCollector } from "../durable-objects/ProjectCollector";
-import type { LogOutcome } from "../durable-objects/projectCommands";
+import type { FeedbackOutcome, LogOutcome } from "../durable-objects/projectCommands";
 import { sha256Hex } from "../domain/crypto";
 import { ALERT_LIMITS } from "../domain/limits";
-import { call, ORIGIN, signUp, unique, uniqueIp } from "./helpers";
+import { call, ORIGIN, signUp, submitFeedback, unique, uniqueIp } from "./helpers";
 import { ingest, issueGrouper, ownerWithLogKey, setIssueStatus } from "./logHelpers";
+import { envelope, type SentryProject, sendEnvelope, sentryProject } from "./sentryHelpers";
 
 type Json = Record<string, any>;
 type Owner = Awaited<ReturnType<typeof ownerWithLogKey>>;
@@ -18,10 +19,10 @@ type Owner = Awaited<ReturnType<typeof ownerWithLogKey>>;
 const DEAD_HOOK = "http://127.0.0.1:9/hooks/T000/B000/secret-token";
 const MINUTE = 60_000;
 
-const putHook = (owner: { token: string; projectName: string }, url: unknown, token: string | undefined = owner.token) =>
-	call("/api/alert-webhook", { method: "PUT", token, json: { project_name: owner.projectName, url } });
+const putHook = (owner: { token: string; projectName: string }, url: unknown, token: string | undefined = owner.token, more: Json = {}) =>
+	call("/api/alert-webhook", { method: "PUT", token, json: { project_name: owner.projectName, url, ...more } });
 const hookQuery = (owner: { projectName: string }) => `/api/alert-webhook?${new URLSearchParams({ project_name: owner.projectName })}`;
-const readHook = async (owner: Owner): Promise<Json | null> => {
+const readHook = async (owner: { token: string; projectName: string }): Promise<Json | null> => {
 	const res = await call(hookQuery(owner), { token: owner.token });
 	expect(res.status).toBe(200);
 	return (await res.json<Json>()).webhook;
@@ -72,6 +73,28 @@ const hash = (name: string) => [...name].map((c) => c.charCodeAt(0).toString(16)
 const inObject = (owner: Owner, sql: string, ...params: SqlStorageValue[]) =>
 	runInDurableObject(issueGrouper(owner.keyId), (_: ProjectCollector, state) => void state.storage.sql.exec(sql, ...params));
 
+/** Feedback handed to the key's object as the Worker hands it, and the object's answer (alert and all). */
+async function feedbackToObject(owner: Owner, body: Json): Promise<FeedbackOutcome> {
+	const command = { keyId: owner.keyId, keyHash: await sha256Hex(owner.rawKey), ip: uniqueIp(), body };
+	const [result] = await issueGrouper(owner.keyId).calls([{ method: "submitFeedback", command }]);
+	if (!("outcome" in result)) throw new Error(`failed: ${result.failed}`);
+	return result.outcome as FeedbackOutcome;
+}
+const accepted = (outcome: FeedbackOutcome) => (outcome.status === "accepted" ? outcome : expect.unreachable(`not accepted: ${JSON.stringify(outcome)}`));
+
+/** What the bounds noted in the key's object: the alerts sent in the last hour. */
+const alertsSent = (owner: Owner) =>
+	runInDurableObject(issueGrouper(owner.keyId), (_: ProjectCollector, state) => state.storage.sql.exec(`SELECT hash, action FROM alerts_sent`).toArray());
+
+/** The webhook's last delivery, once the alert sent after an answer has been tried. */
+async function lastDelivery(owner: { token: string; projectName: string }): Promise<Json | null> {
+	for (let i = 0; i < 200; i++, await new Promise((resolve) => setTimeout(resolve, 25))) {
+		const last = (await readHook(owner))?.last_delivery;
+		if (last) return last;
+	}
+	return null;
+}
+
 describe("the owner's alert webhook routes", () => {
 	it("sets, reads, replaces and removes the webhook; no webhook reads as null", async () => {
 		const owner = await ownerWithLogKey();
@@ -81,7 +104,7 @@ describe("the owner's alert webhook routes", () => {
 		expect(put.status).toBe(200);
 		expect(put.headers.get("cache-control")).toBe("no-store");
 		const body = await put.json<Json>();
-		expect(body).toEqual({ url: "https://hooks.slack.com/services/T0/B0/xyz", created_at: expect.any(String), last_delivery: null, suppressed: 0 });
+		expect(body).toEqual({ url: "https://hooks.slack.com/services/T0/B0/xyz", created_at: expect.any(String), last_delivery: null, suppressed: 0, feedback: true });
 		expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before);
 		expect(await readHook(owner)).toEqual(body);
 
@@ -123,6 +146,33 @@ describe("the owner's alert webhook routes", () => {
 		expect((await call("/api/alert-webhook", { method: "PUT", token: owner.token, body: "not json" })).status).toBe(400);
 		expect((await call("/api/alert-webhook", { token: owner.token })).status).toBe(400);
 		expect((await call("/api/alert-webhook/test", { method: "POST", token: owner.token, json: {} })).status).toBe(400);
+	});
+
+	it("alerts feedback too: on for a first webhook, kept when a PUT leaves it out, set when one gives it; anything but a boolean is a 400", async () => {
+		const owner = await ownerWithLogKey();
+		const feedbackAfter = async (url: string, more: Json = {}) => {
+			const res = await putHook(owner, url, owner.token, more);
+			expect(res.status).toBe(200);
+			const { feedback } = await res.json<Json>();
+			expect((await readHook(owner))?.feedback).toBe(feedback);
+			return feedback;
+		};
+		expect(await feedbackAfter(DEAD_HOOK)).toBe(true);
+		expect(await feedbackAfter(DEAD_HOOK, { feedback: false })).toBe(false);
+		expect(await feedbackAfter(DEAD_HOOK)).toBe(false);
+		// Another URL replaces the webhook and keeps the setting as well.
+		expect(await feedbackAfter("https://example.com/other")).toBe(false);
+		expect(await feedbackAfter("https://example.com/other", { feedback: true })).toBe(true);
+		expect(await feedbackAfter("https://example.com/other", { feedback: false })).toBe(false);
+		// Removed, then set again: a first webhook.
+		await call(hookQuery(owner), { method: "DELETE", token: owner.token });
+		expect(await feedbackAfter(DEAD_HOOK)).toBe(true);
+		for (const bad of ["false", 0, null]) {
+			const res = await putHook(owner, DEAD_HOOK, owner.token, { feedback: bad });
+			expect(res.status, String(bad)).toBe(400);
+			expect((await res.json<Json>()).error).toMatch(/^Invalid request: feedback: .*expected boolean/);
+		}
+		expect((await readHook(owner))?.feedback).toBe(true);
 	});
 
 	it("answers 401 signed out and 404 for a project that is not the owner's", async () => {
@@ -257,6 +307,67 @@ describe("when the key's object finds an alert due", () => {
 	});
 });
 
+describe("when new feedback raises an alert", () => {
+	it("alerts accepted feedback with the payload chat apps read, noted under the feedback's id; (no title) without one", async () => {
+		const owner = await ownerWithHook();
+		const bug = accepted(await feedbackToObject(owner, { type: "issue", title: "The pay button does nothing", description: "On Safari" }));
+		expect(bug.alert?.url).toBe(DEAD_HOOK);
+		const url = `${ORIGIN}/feedback/${encodeURIComponent(owner.projectName)}/${bug.id}`;
+		expect(bug.alert?.payload).toEqual({
+			action: "feedback",
+			project: owner.projectName,
+			feedback: { id: bug.id, type: "issue", title: "The pay button does nothing", url, created_at: expect.stringMatching(/^20\d\d-\d\d-\d\dT.*Z$/) },
+			text: `New bug report in ${owner.projectName}: The pay button does nothing — <${url}>`,
+			content: `New bug report in ${owner.projectName}: The pay button does nothing — ${url}`,
+			allowed_mentions: { parse: [] },
+		});
+		expect(await alertsSent(owner)).toEqual([{ hash: bug.id, action: "feedback" }]);
+
+		// A feature request says so; its line is escaped for Slack, its title whole in `feedback`.
+		const feature = accepted(await feedbackToObject(owner, { type: "feature_request", title: "Pay <b>& go</b>" }));
+		expect(feature.alert?.payload.feedback).toMatchObject({ type: "feature_request", title: "Pay <b>& go</b>" });
+		expect(feature.alert?.payload.text).toMatch(/^New feature request in .*: Pay &lt;b&gt;&amp; go&lt;\/b&gt; — <https:/);
+		expect(feature.alert?.payload.content).toMatch(/^New feature request in .*: Pay <b>& go<\/b> — https:/);
+
+		// Feedback of a form without a title field: "(no title)", as the console shows it.
+		const fields = [{ key: "description", label: "Description", type: "long_text", required: true }];
+		expect((await call("/api/feedback-key", { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, issue_field_config: fields } })).status).toBe(200);
+		const untitled = accepted(await feedbackToObject(owner, { description: "It crashes" }));
+		expect(untitled.alert?.payload.feedback.title).toBe("(no title)");
+		expect(untitled.alert?.payload.content).toMatch(/^New bug report in .*: \(no title\) — /);
+	});
+
+	it("sends none with feedback off, without a webhook, or for a refused submission", async () => {
+		const owner = await ownerWithLogKey();
+		const valid = { title: "Crash on save", description: "It crashes" };
+		const none = async (body: Json, status: string) => {
+			const outcome = await feedbackToObject(owner, body);
+			expect(outcome.status).toBe(status);
+			expect("alert" in outcome && outcome.alert).toBeFalsy();
+			expect(await alertsSent(owner)).toEqual([]);
+		};
+		await none(valid, "accepted");
+		await putHook(owner, DEAD_HOOK, owner.token, { feedback: false });
+		await none(valid, "accepted");
+		await putHook(owner, DEAD_HOOK, owner.token, { feedback: true });
+		// Refused (400: the description is required): nothing of the bounds noted either.
+		await none({ title: "Crash on save" }, "refused");
+		expect((await readHook(owner))?.suppressed).toBe(0);
+	});
+
+	it("shares the hourly bound with issue alerts: feedback past it is suppressed, and uses up room issues would have", async () => {
+		const owner = await ownerWithHook();
+		const now = Date.now();
+		for (let i = 0; i < ALERT_LIMITS.perHour - 1; i++) await inObject(owner, `INSERT INTO alerts_sent (hash, action, at) VALUES (?, 'created', ?)`, `seeded${i}`, now);
+		const feedback = () => feedbackToObject(owner, { title: "Crash on save", description: "It crashes" });
+		// The 60th of the hour is sent, the 61st (feedback, then an issue) is not.
+		expect(actionOf((await feedback()) as Json)).toBe("feedback");
+		expect(actionOf((await feedback()) as Json)).toBeNull();
+		expect((await toObject(owner, hash("f62"))).alert).toBeUndefined();
+		expect((await readHook(owner))?.suppressed).toBe(2);
+	});
+});
+
 describe("an alert through the Worker", () => {
 	it("is sent after the ingestion answer, which it never changes; its failure is kept as the last delivery", async () => {
 		const owner = await ownerWithHook();
@@ -265,12 +376,24 @@ describe("an alert through the Worker", () => {
 		const answer = await res.json<Json>();
 		expect(Object.keys(answer).sort()).toEqual(["group_hash", "is_new", "ok"]);
 		expect(JSON.stringify(answer)).not.toContain("secret-token");
-		let last: Json | null = null;
-		for (let i = 0; i < 200 && !last; i++) {
-			last = (await readHook(owner))?.last_delivery ?? null;
-			if (!last) await new Promise((resolve) => setTimeout(resolve, 25));
-		}
+		const last = await lastDelivery(owner);
 		expect(last).toEqual({ at: expect.any(String), delivered: false, status: null, error: expect.any(String) });
 		expect(last?.error).not.toContain("secret-token");
+	});
+
+	it("is sent for feedback from either entry point, whose answer it never changes", async () => {
+		const sentryFeedback = JSON.stringify({ type: "feedback", contexts: { feedback: { message: "The pay button does nothing" } } });
+		const submissions = [
+			(project: SentryProject) => submitFeedback(project.rawKey, { title: "The pay button does nothing", description: "On Safari" }),
+			(project: SentryProject) => sendEnvelope(project, envelope({}, [{ type: "feedback", payload: sentryFeedback }])),
+		];
+		for (const submit of submissions) {
+			const project = await sentryProject();
+			expect((await putHook(project, DEAD_HOOK)).status).toBe(200);
+			const res = await submit(project);
+			expect(res.status).toBe(200);
+			expect(JSON.stringify(await res.json())).not.toContain("secret-token");
+			expect(await lastDelivery(project)).toEqual({ at: expect.any(String), delivered: false, status: null, error: expect.any(String) });
+		}
 	});
 });

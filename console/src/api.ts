@@ -222,7 +222,7 @@ export const api = {
 		return answers.flatMap((a) => a.issues);
 	},
 	alertWebhook: (project_name: string) => request<AlertWebhookAnswer>("GET", `/api/alert-webhook?${q({ project_name })}`).then((r) => r.webhook),
-	setAlertWebhook: (project_name: string, url: string) => request<AlertWebhookView>("PUT", "/api/alert-webhook", { project_name, url }),
+	setAlertWebhook: (project_name: string, url: string, feedback?: boolean) => request<AlertWebhookView>("PUT", "/api/alert-webhook", { project_name, url, feedback }),
 	removeAlertWebhook: (project_name: string) => request<void>("DELETE", `/api/alert-webhook?${q({ project_name })}`),
 	testAlertWebhook: (project_name: string) => request<AlertTestView>("POST", "/api/alert-webhook/test", { project_name }),
 	logOutcomes: (project_name: string, days: number) => request<LogOutcomesView>("GET", `/api/log-outcomes?${q({ project_name, days: String(days) })}`),

@@ -1,7 +1,8 @@
-/** Issue alerts by webhook (docs/api.md#alerts-owner). Dependency-free: the console bundles it. */
+/** Issue and feedback alerts by webhook (docs/api.md#alerts-owner). Dependency-free: the console bundles it. */
+import type { FeedbackType } from "../feedback/typesAndStatuses";
 
-/** What an alert is about: an issue opened, a resolved one regressed, an ignored one came back or escalated; or the owner's test. */
-export type AlertAction = "created" | "regressed" | "unignored" | "escalating" | "test";
+/** What an issue alert is about: an issue opened, a resolved one regressed, an ignored one came back or escalated; or the owner's test. */
+export type IssueAlertAction = "created" | "regressed" | "unignored" | "escalating" | "test";
 
 /** How the last alert sent went: the receiver's status, or why there was none (a network error, the 5 s timeout). */
 export interface AlertDeliveryView {
@@ -19,6 +20,8 @@ export interface AlertWebhookView {
 	last_delivery: AlertDeliveryView | null;
 	/** Alerts not sent since the webhook was set because the project's hourly bound was reached. */
 	suppressed: number;
+	/** Whether new feedback (bug reports, feature requests) is alerted too, besides issues. */
+	feedback: boolean;
 }
 
 /** GET /api/alert-webhook: the webhook, or null when none is set. */
@@ -33,9 +36,17 @@ export interface AlertTestView {
 	error?: string;
 }
 
-/** The JSON body POSTed to the webhook. `text` is what Slack and Mattermost show, `content` what Discord shows. */
-export interface AlertPayload {
-	action: AlertAction;
+/** What every alert carries for chat apps: `text` is what Slack and Mattermost show, `content` what Discord shows. */
+interface AlertLines {
+	text: string;
+	content: string;
+	/** Discord: no `@everyone` or role in an error message or a user's words pings anyone. */
+	allowed_mentions: { parse: never[] };
+}
+
+/** The JSON body an issue alert POSTs to the webhook. */
+export interface IssueAlertPayload extends AlertLines {
+	action: IssueAlertAction;
 	project: string;
 	issue: {
 		group_hash: string;
@@ -48,8 +59,15 @@ export interface AlertPayload {
 		url: string;
 	};
 	event: { event_id: string | null; environment: string | null; release: string | null; timestamp: string | null };
-	text: string;
-	content: string;
-	/** Discord: no `@everyone` or role in an error message pings anyone. */
-	allowed_mentions: { parse: never[] };
 }
+
+/** The JSON body a feedback alert POSTs to the webhook: new feedback the project's app submitted. */
+export interface FeedbackAlertPayload extends AlertLines {
+	action: "feedback";
+	project: string;
+	/** `title`: the record's `title` field, "(no title)" without one; `url`: its console page. */
+	feedback: { id: string; type: FeedbackType; title: string; url: string; created_at: string };
+}
+
+/** The JSON body POSTed to the webhook: `action` says which. */
+export type AlertPayload = IssueAlertPayload | FeedbackAlertPayload;

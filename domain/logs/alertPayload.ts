@@ -1,9 +1,10 @@
 /**
- * The body an issue alert POSTs to its webhook: the issue and the event that raised it, and one
- * short line for chat apps (Slack and Mattermost read `text`, Discord `content`), linking to the
- * issue's console page.
+ * The bodies alerts POST to their webhook: an issue alert's (the issue and the event that raised
+ * it) and a feedback alert's (the new feedback), each with one short line for chat apps (Slack and
+ * Mattermost read `text`, Discord `content`) linking to its console page.
  */
-import type { AlertAction, AlertPayload } from "../api/alerts";
+import type { FeedbackAlertPayload, IssueAlertAction, IssueAlertPayload } from "../api/alerts";
+import type { FeedbackType } from "../feedback/typesAndStatuses";
 import { ALERT_LIMITS } from "../limits";
 
 /** The issue as an alert tells of it; times in ms. */
@@ -24,27 +25,48 @@ export interface AlertEvent {
 	timestamp: number | null;
 }
 
-const HEADLINES: Record<AlertAction, string> = {
+/** New feedback as its alert tells of it; `createdAt` in ms. */
+export interface AlertFeedback {
+	id: string;
+	type: FeedbackType;
+	data: Record<string, unknown>;
+	createdAt: number;
+}
+
+const HEADLINES: Record<IssueAlertAction | FeedbackType, string> = {
 	created: "New issue",
 	regressed: "Regression",
 	unignored: "Ignored issue is back",
 	escalating: "Escalating issue",
 	test: "Test alert",
+	issue: "New bug report",
+	feature_request: "New feature request",
 };
 
 /** The console's page of the issue (its route /issues/:project/:hash); a test alert's, made up, links to the project's issues. */
 const issueConsoleUrl = (origin: string, project: string, groupHash: string | null) =>
 	`${origin}/issues/${encodeURIComponent(project)}${groupHash === null ? "" : `/${groupHash}`}`;
 
+/** The console's page of a feedback item (its route /feedback/:project/:id). */
+const feedbackConsoleUrl = (origin: string, project: string, id: string) => `${origin}/feedback/${encodeURIComponent(project)}/${encodeURIComponent(id)}`;
+
 const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
 
 /** Slack reads `&`, `<` and `>` as markup: escaped as its incoming webhooks ask. */
 const slackEscaped = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-export function alertPayload(action: AlertAction, project: string, origin: string, issue: AlertIssue, event: AlertEvent): AlertPayload {
+/** The one line chat apps show, `Headline in project: what — url`: Slack's escaped and its link marked, Discord's as is. */
+function lines(headline: string, project: string, what: string, url: string): Pick<IssueAlertPayload, "text" | "content" | "allowed_mentions"> {
+	return {
+		text: `${headline} in ${slackEscaped(`${project}: ${what}`)} — <${url}>`,
+		content: `${headline} in ${project}: ${what} — ${url}`,
+		allowed_mentions: { parse: [] },
+	};
+}
+
+export function issueAlertPayload(action: IssueAlertAction, project: string, origin: string, issue: AlertIssue, event: AlertEvent): IssueAlertPayload {
 	const url = issueConsoleUrl(origin, project, action === "test" ? null : issue.groupHash);
 	const what = `${cut(issue.title, ALERT_LIMITS.titleChars)}${issue.culprit ? ` (${cut(issue.culprit, ALERT_LIMITS.titleChars)})` : ""}`;
-	const line = (text: string) => `${HEADLINES[action]} in ${text} — `;
 	return {
 		action,
 		project,
@@ -64,8 +86,22 @@ export function alertPayload(action: AlertAction, project: string, origin: strin
 			release: event.release,
 			timestamp: event.timestamp === null ? null : new Date(event.timestamp).toISOString(),
 		},
-		text: `${line(slackEscaped(`${project}: ${what}`))}<${url}>`,
-		content: `${line(`${project}: ${what}`)}${url}`,
-		allowed_mentions: { parse: [] },
+		...lines(HEADLINES[action], project, what, url),
+	};
+}
+
+/** The feedback's title as the console shows it: its `title` field when that is non-empty text, else "(no title)". */
+const feedbackTitle = (data: Record<string, unknown>) => (typeof data.title === "string" && data.title) || "(no title)";
+
+export function feedbackAlertPayload(project: string, origin: string, feedback: AlertFeedback): FeedbackAlertPayload {
+	const url = feedbackConsoleUrl(origin, project, feedback.id);
+	const title = feedbackTitle(feedback.data);
+	// A title typed in a text area may span lines: the alert's line is one.
+	const what = cut(title.replace(/\s+/g, " ").trim() || "(no title)", ALERT_LIMITS.titleChars);
+	return {
+		action: "feedback",
+		project,
+		feedback: { id: feedback.id, type: feedback.type, title, url, created_at: new Date(feedback.createdAt).toISOString() },
+		...lines(HEADLINES[feedback.type], project, what, url),
 	};
 }

@@ -1,12 +1,13 @@
 /**
- * The owner's issue alerts by webhook (docs/api.md#alerts-owner): one webhook per project, kept in
- * the key's ProjectCollector, which decides on ingestion when an alert is due. The URL is a secret
- * (a Slack, Discord or Mattermost webhook carries its token): answered to its owner only, never logged.
+ * The owner's alerts by webhook (docs/api.md#alerts-owner): one webhook per project, kept in the
+ * key's ProjectCollector, which decides on ingestion when an alert is due (an issue opened or
+ * reopened; new feedback, unless the owner turned that off). The URL is a secret (a Slack,
+ * Discord or Mattermost webhook carries its token): answered to its owner only, never logged.
  */
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { AlertTestView, AlertWebhookAnswer, AlertWebhookView } from "../../domain/api/alerts";
-import { alertPayload } from "../../domain/logs/alertPayload";
+import { issueAlertPayload } from "../../domain/logs/alertPayload";
 import { ALERT_LIMITS } from "../../domain/limits";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, jsonWithSecret, readJsonObject } from "../http";
@@ -36,7 +37,7 @@ const webhookUrlSchema = z
 	});
 
 const projectQuerySchema = queryParams({ project_name: projectNameSchema });
-const setBodySchema = bodyMembers({ project_name: projectNameSchema, url: webhookUrlSchema });
+const setBodySchema = bodyMembers({ project_name: projectNameSchema, url: webhookUrlSchema, feedback: z.boolean().optional() });
 const testBodySchema = bodyMembers({ project_name: projectNameSchema });
 
 /** The owner's key's object for the project named, else 404. */
@@ -45,11 +46,11 @@ async function ownCollector(request: IRequest, env: Env, projectName: string) {
 	return { key, collector: projectCollectorFor(env, key.id) };
 }
 
-/** PUT /api/alert-webhook {project_name, url} → 200 the webhook. */
+/** PUT /api/alert-webhook {project_name, url, feedback?} → 200 the webhook; `feedback` left out is on for a first webhook, kept for a change. */
 export async function setAlertWebhook(request: IRequest, env: Env): Promise<Response> {
-	const { project_name, url } = parseBody(setBodySchema, await readJsonObject(request));
+	const { project_name, url, feedback } = parseBody(setBodySchema, await readJsonObject(request));
 	const { collector } = await ownCollector(request, env, project_name);
-	const webhook = await collector.alertWebhook({ url, consoleOrigin: new URL(request.url).origin });
+	const webhook = await collector.alertWebhook({ url, consoleOrigin: new URL(request.url).origin, feedback });
 	return jsonWithSecret(webhook satisfies AlertWebhookView | null);
 }
 
@@ -79,7 +80,7 @@ export async function testAlertWebhook(request: IRequest, env: Env): Promise<Res
 	const webhook = await collector.alertWebhook();
 	if (!webhook) throw new HttpError(409, "No alert webhook is set for this project: set one first");
 	const now = Date.now();
-	const payload = alertPayload(
+	const payload = issueAlertPayload(
 		"test",
 		project_name,
 		new URL(request.url).origin,

@@ -1,7 +1,7 @@
 /**
- * Sends an issue alert to its webhook and keeps how it went in the key's object. Ingestion sends
- * its alerts after answering (`sendAlertLater`), so a slow or failing receiver never delays or
- * fails an event; the owner's test waits for the answer. The URL is a secret: never logged, and
+ * Sends an alert (an issue's or new feedback's) to its webhook and keeps how it went in the key's
+ * object. Ingestion sends its alerts after answering (`sendAlertLater`), so a slow or failing
+ * receiver never delays or fails an event or a submission; the owner's test waits for the answer. The URL is a secret: never logged, and
  * taken out of an error's text before it is kept.
  */
 import type { DueAlert } from "../../durable-objects/issueAlerts";
@@ -52,5 +52,5 @@ export async function deliverAlert(env: Env, keyId: string, { url, payload }: Du
 
 /** Sends the alert once the request has been answered; its failure is kept as its outcome, never the request's. */
 export function sendAlertLater(env: Env, ctx: ExecutionContext, keyId: string, alert: DueAlert): void {
-	ctx.waitUntil(deliverAlert(env, keyId, alert).catch((err) => console.error("an issue alert's outcome was not kept:", String(err))));
+	ctx.waitUntil(deliverAlert(env, keyId, alert).catch((err) => console.error("an alert's outcome was not kept:", String(err))));
 }

@@ -19,6 +19,7 @@ import { discardedEvents } from "../../domain/sentry/clientReport";
 import { projectCollectorFor } from "../objects";
 import { feedbackSubmission } from "../../domain/sentry/sentryFeedback";
 import { readableBody } from "../../domain/feedback/submission";
+import { sendAlertLater } from "../alerts/deliverAlert";
 import { clientIp, decodedBodyReader, HttpError, json, readAll } from "../http";
 import { type PresentedKey, presentedKey, sourceAddressTag } from "../keys/authenticateKey";
 import { answerOf, bodyOrProblem, orStorageFailure, refusalError } from "../keys/keyAnswers";
@@ -234,7 +235,9 @@ function tryJsonPayload(bytes: Uint8Array): Json | null {
 async function storeSentryFeedback(env: Env, ctx: ExecutionContext, request: Request, key: PresentedKey, { submission, files, bytes }: SentryFeedback): Promise<void> {
 	const command = { keyId: key.keyId, keyHash: key.keyHash, ip: await sourceAddressTag(key, request), body: readableBody(submission), files };
 	// The item's size stands for the submission's (a copy made from it): no second serialization to measure it.
-	answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, bytes), "Feedback"));
+	const { alert } = answerOf(key, await orStorageFailure(callProjectCollector(env, ctx, key.keyId, "submitFeedback", command, bytes), "Feedback"));
+	// A feedback alert due goes to the webhook after the answer.
+	if (alert) sendAlertLater(env, ctx, key.keyId, alert);
 }
 
 /** A store request's body is one event, not an envelope: its 400s say so. */

@@ -1,7 +1,8 @@
 /**
- * The project's issue alerts (docs/api.md#alerts-owner): a webhook URL (Slack, Discord, Mattermost
- * or any receiver of JSON) told when an issue opens, regresses or comes back from being ignored.
- * The URL carries its receiver's token, so once saved it shows masked, scheme and host only.
+ * The project's alerts (docs/api.md#alerts-owner): a webhook URL (Slack, Discord, Mattermost or any
+ * receiver of JSON) told when an issue opens, regresses or comes back from being ignored, and, unless
+ * turned off, when new feedback arrives. The URL carries its receiver's token, so once saved it
+ * shows masked, scheme and host only.
  */
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
@@ -34,13 +35,25 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 	const webhook = useAlertWebhook(projectName);
 	const [url, setUrl] = useState("");
 	const [changing, setChanging] = useState(false);
+	/** The form's "Also for new feedback": on for a first webhook, the current setting for a change. */
+	const [feedback, setFeedback] = useState(true);
 	const queryKey = keys.alertWebhook(projectName);
 	const save = useMutation({
-		mutationFn: () => api.setAlertWebhook(projectName, url),
+		mutationFn: () => api.setAlertWebhook(projectName, url, feedback),
 		onSuccess: (saved) => {
 			queryClient.setQueryData(queryKey, saved);
 			setUrl("");
 			setChanging(false);
+		},
+	});
+	// The saved webhook's setting, saved at once (shown as asked while it saves): the same URL keeps its last delivery.
+	const [feedbackAsked, setFeedbackAsked] = useState<boolean | null>(null);
+	const toggleFeedback = useMutation({
+		mutationFn: ({ url, on }: { url: string; on: boolean }) => api.setAlertWebhook(projectName, url, on),
+		onSuccess: (saved) => queryClient.setQueryData(queryKey, saved),
+		onSettled: (_answer, error) => {
+			setFeedbackAsked(null);
+			return refreshAfter(error, { queryKey });
 		},
 	});
 	const remove = useMutation({
@@ -54,6 +67,7 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 	});
 	const current = webhook.data;
 	const editing = current === null || changing;
+	const feedbackLabel = "Also for new feedback";
 
 	function submit(event: FormEvent) {
 		event.preventDefault();
@@ -64,8 +78,9 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 		<section className="card" aria-labelledby="alerts-heading">
 			<h2 id="alerts-heading">Alerts</h2>
 			<p className="muted">
-				Posts to a webhook when an issue opens, a resolved issue regresses or an ignored one comes back; Slack, Discord and Mattermost incoming
-				webhooks show its message as is. One alert per issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per project per hour.
+				Posts to a webhook when an issue opens, a resolved issue regresses or an ignored one comes back, and when new feedback (a bug report or
+				feature request) arrives unless you turn that off; Slack, Discord and Mattermost incoming webhooks show its message as is. One alert per
+				issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per project per hour, feedback included.
 			</p>
 			<QueryState query={webhook} loading="Loading alerts…" empty="" isEmpty={() => false} />
 			{current !== undefined && editing && (
@@ -82,6 +97,10 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 							onChange={(e) => setUrl(e.target.value)}
 						/>
 					</label>
+					<label className="switch">
+						<input type="checkbox" checked={feedback} onChange={(e) => setFeedback(e.target.checked)} />
+						{feedbackLabel}
+					</label>
 					<button type="submit" className="primary" disabled={save.isPending}>
 						Save
 					</button>
@@ -97,7 +116,13 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 					<span>
 						Webhook: <code data-testid="alert-webhook-url">{masked(current.url)}</code>
 					</span>
-					<button type="button" onClick={() => setChanging(true)}>
+					<button
+						type="button"
+						onClick={() => {
+							setFeedback(current.feedback);
+							setChanging(true);
+						}}
+					>
 						Change
 					</button>
 					<button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
@@ -108,13 +133,27 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 					</button>
 				</div>
 			)}
+			{current && !changing && (
+				<label className="switch">
+					<input
+						type="checkbox"
+						checked={feedbackAsked ?? current.feedback}
+						onChange={(e) => {
+							setFeedbackAsked(e.target.checked);
+							toggleFeedback.mutate({ url: current.url, on: e.target.checked });
+						}}
+						disabled={toggleFeedback.isPending}
+					/>
+					{feedbackLabel}
+				</label>
+			)}
 			{current && (
 				<p aria-live="polite" className={current.last_delivery && !current.last_delivery.delivered ? "error" : "muted"}>
 					{deliveryLine(current.last_delivery)}
 					{current.suppressed > 0 && ` ${plural(current.suppressed, "alert")} not sent past the hourly bound.`}
 				</p>
 			)}
-			<ActionError error={save.error ?? remove.error ?? test.error} />
+			<ActionError error={save.error ?? remove.error ?? test.error ?? toggleFeedback.error} />
 		</section>
 	);
 }
