@@ -50,7 +50,7 @@ describe("a feedback list's address with a type or status that does not exist", 
 
 		await said.first().getByRole("link", { name: "Remove it from the address" }).click();
 		await expect.poll(() => new URL(page.url()).search).toBe("?status=nope&q=crash");
-		expect(await said.allTextContents()).toEqual(["This page's address asks for a status that does not exist (nope): showing any status. Remove it from the address"]);
+		await expect.poll(() => said.allTextContents()).toEqual(["This page's address asks for a status that does not exist (nope): showing any status. Remove it from the address"]);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
@@ -117,7 +117,8 @@ describe("an issue list's address with a status, sort or period the list does no
 
 		await said.first().getByRole("link", { name: "Remove it from the address" }).click();
 		await expect.poll(() => new URL(page.url()).search).toBe("?sort=oldest&period=2y&environment=production");
-		expect(await said.count()).toBe(2);
+		// The address changes before the page draws again: wait for the notice to go.
+		await expect.poll(() => said.count()).toBe(2);
 
 		// The open issues only, and no refusal of the value.
 		await page.goto(`${stack.worker.url}/issues/shop?status=bogus`);
