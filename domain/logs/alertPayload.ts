@@ -6,6 +6,7 @@
 import type { FeedbackAlertPayload, IssueAlertAction, IssueAlertPayload } from "../api/alerts";
 import type { FeedbackType } from "../feedback/typesAndStatuses";
 import { ALERT_LIMITS } from "../limits";
+import { cutText } from "../text";
 
 /** The issue as an alert tells of it; times in ms. */
 export interface AlertIssue {
@@ -50,7 +51,8 @@ const issueConsoleUrl = (origin: string, project: string, groupHash: string | nu
 /** The console's page of a feedback item (its route /feedback/:project/:id). */
 const feedbackConsoleUrl = (origin: string, project: string, id: string) => `${origin}/feedback/${encodeURIComponent(project)}/${encodeURIComponent(id)}`;
 
-const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
+/** Cut on a whole character, with an ellipsis to say so. */
+const cut = (text: string, chars: number) => (text.length > chars ? `${cutText(text, chars - 1)}…` : text);
 
 /** Slack reads `&`, `<` and `>` as markup: escaped as its incoming webhooks ask. */
 const slackEscaped = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
