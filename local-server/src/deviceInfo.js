@@ -50,7 +50,8 @@ export function optionalName(value) {
 export function optionalPlatform(value) {
 	if (value === undefined || value === null) return undefined;
 	if (typeof value !== "string") throw new HttpError(400, "platform must be a string");
-	if (value.length > PLATFORM_MAX) throw new HttpError(400, `platform must be at most ${PLATFORM_MAX} characters`);
+	// Characters counted as the name's and the deviceId's are: an emoji is one.
+	if ([...value].length > PLATFORM_MAX) throw new HttpError(400, `platform must be at most ${PLATFORM_MAX} characters`);
 	return normalizePlatform(value);
 }
 

@@ -209,6 +209,17 @@ describe("credential lifecycle", () => {
 		expect((await ownerCall(t, "DELETE", `/api/pairing/devices/${"d".repeat(201)}`)).status).toBe(400);
 	});
 
+	it("platform: 64 characters taken (as Unknown platform), 65 refused; an emoji counts one", async () => {
+		const t = await server();
+		for (const platform of ["p".repeat(64), "\u{1f4f1}".repeat(64)]) expect((await pairRaw(t, { platform })).device.platform).toBe("Unknown platform");
+		expect((await pairRaw(t, { platform: " android " })).device.platform).toBe("Android");
+		const b = await bootstrap(t);
+		for (const platform of ["p".repeat(65), "\u{1f4f1}".repeat(65)]) {
+			const r = await exchange(t, { secret: b.secret, platform });
+			expect([r.status, r.json]).toEqual([400, { error: "platform must be at most 64 characters" }]);
+		}
+	});
+
 	it("every accepted deviceId can be revoked through the path; ids no URL can carry are refused", async () => {
 		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
 		for (const deviceId of ["a/b", "50%", "q?x=1#frag", " spaced ", "📱 phone", "ü\u2028x", "...", "./x", "%2e%2e", "%2F"]) {
