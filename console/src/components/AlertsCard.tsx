@@ -78,9 +78,9 @@ export function AlertsCard({ projectName }: { projectName: string }) {
 		<section className="card" aria-labelledby="alerts-heading">
 			<h2 id="alerts-heading">Alerts</h2>
 			<p className="muted">
-				Posts to a webhook when an issue opens, a resolved issue regresses or an ignored one comes back, and when new feedback (a bug report or
-				feature request) arrives unless you turn that off; Slack, Discord and Mattermost incoming webhooks show its message as is. One alert per
-				issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per project per hour, feedback included.
+				Posts to a webhook when an issue opens, regresses or comes back from being ignored, and when feedback arrives. Slack, Discord and
+				Mattermost incoming webhooks show its message as is. At most one alert per issue and kind per 30 minutes, {ALERT_LIMITS.perHour} per
+				project per hour.
 			</p>
 			<QueryState query={webhook} loading="Loading alerts…" empty="" isEmpty={() => false} />
 			{current !== undefined && editing && (
