@@ -12,7 +12,7 @@ import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
 import { HeldWindows } from "./heldWindows";
-import { IssueAlerts } from "./issueAlerts";
+import { ProjectAlerts } from "./projectAlerts";
 import { IssueMerges, type UnmergeOutcome } from "./issueMerges";
 import { IssueTriage } from "./issueTriage";
 import { KnownKeyCache, type KnownKey } from "./knownKey";
@@ -73,7 +73,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#outcomes!: LogOutcomes;
 	#triage!: IssueTriage;
 	#intake!: LogIntake;
-	#alerts!: IssueAlerts;
+	#alerts!: ProjectAlerts;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -102,7 +102,7 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#merges = new IssueMerges(this.#sql, this.#groups);
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
-		this.#alerts = new IssueAlerts(this.#sql, this.#groups);
+		this.#alerts = new ProjectAlerts(this.#sql, this.#groups);
 		this.#intake = new LogIntake({
 			alerts: this.#alerts,
 			storage: this.ctx.storage,
@@ -312,9 +312,9 @@ export class ProjectCollector extends DurableObject<Env> {
 	}
 
 	// -----------------------------------------------------------------------
-	// Alerts (IssueAlerts): the webhook, and how its last delivery went
+	// Alerts (ProjectAlerts): the webhook, and how its last delivery went
 
-	/** The webhook; `change` sets it first (IssueAlerts.set: a null URL removes it), its alerts linking to the console at `consoleOrigin`. */
+	/** The webhook; `change` sets it first (ProjectAlerts.set: a null URL removes it), its alerts linking to the console at `consoleOrigin`. */
 	async alertWebhook(change?: { url: string | null; consoleOrigin: string; feedback?: boolean }): Promise<AlertWebhookView | null> {
 		if (change) this.#alerts.set(change.url, change.consoleOrigin, Date.now(), change.feedback);
 		return this.#alerts.webhook();

@@ -2,7 +2,7 @@ import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "
 import type { readSubmission } from "../domain/feedback/submission";
 import type { FeedbackAlertPayload } from "../domain/api/alerts";
 import type { AlertFeedback } from "../domain/logs/alertPayload";
-import type { DueAlert } from "./issueAlerts";
+import type { DueAlert } from "./projectAlerts";
 import { FEEDBACK_LIMITS } from "../domain/limits";
 import type { OutboxBatch } from "./outbox";
 import { type FeedbackOutcome, refused } from "./projectCommands";

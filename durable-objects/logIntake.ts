@@ -7,7 +7,7 @@
 import { LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import type { ClientEventIds } from "./clientEventIds";
 import type { HeldWindows } from "./heldWindows";
-import { alertActionOf, type IssueAlerts } from "./issueAlerts";
+import { alertActionOf, type ProjectAlerts } from "./projectAlerts";
 import type { IssueMerges } from "./issueMerges";
 import type { KnownKey } from "./knownKey";
 import type { LogOutbox } from "./logOutbox";
@@ -22,7 +22,7 @@ export interface IntakeParts {
 	merges: IssueMerges;
 	logs: LogOutbox;
 	clientEventIds: ClientEventIds;
-	alerts: IssueAlerts;
+	alerts: ProjectAlerts;
 	/** Keeps the windows' hits until they expire (the object's alarm). */
 	tookHits: (now: number, windows: RateWindow[]) => Promise<void>;
 	/** Moves what was accepted to D1 soon (the object's alarm). */
@@ -99,7 +99,7 @@ export class LogIntake {
 		const reopened = groups.record(c, group);
 		// The issue its fingerprint opens, kept with an event a merge gave another: what an unmerge moves back.
 		logs.add(c, fingerprintHash === groupHash ? null : fingerprintHash);
-		const alert = alerts.due(alertActionOf(!group, reopened), c, project, now);
+		const alert = alerts.issueDue(alertActionOf(!group, reopened), c, project, now);
 		return { status: "accepted", groupHash: c.groupHash, isNew: !group, ...(alert && { alert }) };
 	}
 }

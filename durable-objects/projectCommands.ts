@@ -3,7 +3,7 @@
  * Worker reads and checks the request, the object decides (docs/architecture.md#project-keys).
  */
 import type { FeedbackAlertPayload, IssueAlertPayload } from "../domain/api/alerts";
-import type { DueAlert } from "./issueAlerts";
+import type { DueAlert } from "./projectAlerts";
 
 /** What every call from an ingestion endpoint says about the key it was sent with. */
 export interface KeyCheck {
@@ -66,7 +66,7 @@ export type LogCommand = KeyCheck & {
 } & BodyOrProblem<LogEventCommand>;
 
 export type LogOutcome =
-	/** `alert`: an issue alert is due (IssueAlerts.due), for the Worker to send once it has answered. */
+	/** `alert`: an issue alert is due (ProjectAlerts.issueDue), for the Worker to send once it has answered. */
 	| { status: "accepted"; groupHash: string; isNew: boolean; repeat?: true; alert?: DueAlert<IssueAlertPayload> }
 	| { status: "refused"; refusal: Refusal }
 	/** The event was symbolicated against source maps that have changed since: do it again. */
@@ -78,7 +78,7 @@ export type LogOutcome =
 export type FeedbackCommand = KeyCheck & { ip: string; files?: Uint8Array[] } & BodyOrProblem<Record<string, unknown>>;
 
 export type FeedbackOutcome =
-	/** `alert`: a feedback alert is due (IssueAlerts.feedbackDue), for the Worker to send once it has answered. */
+	/** `alert`: a feedback alert is due (ProjectAlerts.feedbackDue), for the Worker to send once it has answered. */
 	| { status: "accepted"; id: string; alert?: DueAlert<FeedbackAlertPayload> }
 	| { status: "refused"; refusal: Refusal };
 

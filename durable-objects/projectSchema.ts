@@ -2,7 +2,7 @@
  * A ProjectCollector's tables (docs/data-model.md#projectcollector): created on every start, and
  * those of an object created by an earlier version brought up to date.
  */
-import { ALERT_SCHEMA } from "./issueAlerts";
+import { ALERT_SCHEMA } from "./projectAlerts";
 import { ACTIVITY_SCHEMA } from "./issueActivity";
 
 export const SCHEMA = [

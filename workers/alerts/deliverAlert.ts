@@ -4,7 +4,7 @@
  * receiver never delays or fails an event or a submission; the owner's test waits for the answer. The URL is a secret: never logged, and
  * taken out of an error's text before it is kept.
  */
-import type { DueAlert } from "../../durable-objects/issueAlerts";
+import type { DueAlert } from "../../durable-objects/projectAlerts";
 import type { AlertDeliveryView } from "../../domain/api/alerts";
 import { ALERT_LIMITS } from "../../domain/limits";
 import { projectCollectorFor } from "../objects";

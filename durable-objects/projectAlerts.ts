@@ -54,7 +54,7 @@ export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): I
 
 type WebhookRow = { url: string; console_origin: string; created_at: number; last_delivery: string | null; suppressed: number; feedback: number };
 
-export class IssueAlerts {
+export class ProjectAlerts {
 	readonly #sql: SqlStorage;
 	readonly #groups: IssueGroups;
 
@@ -132,7 +132,7 @@ export class IssueAlerts {
 	 * it notes of the bounds is stored with the event or not at all. Reads nothing unless the
 	 * event opened or reopened its issue.
 	 */
-	due(action: IssueAlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert<IssueAlertPayload> | null {
+	issueDue(action: IssueAlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert<IssueAlertPayload> | null {
 		if (action === null) return null;
 		const row = this.#row();
 		if (!row) return null;
