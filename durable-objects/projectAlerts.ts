@@ -18,6 +18,7 @@ import type {
 import type { IssueActivity } from "../domain/api/issues";
 import { type AlertFeedback, feedbackAlertPayload, issueAlertPayload } from "../domain/logs/alertPayload";
 import { ALERT_LIMITS } from "../domain/limits";
+import { cutText } from "../domain/text";
 import type { LogEventCommand } from "./projectCommands";
 import type { IssueGroups } from "./projectStorage";
 
@@ -112,7 +113,7 @@ export class ProjectAlerts {
 
 	/** Keeps how a delivery to `url` went, unless the webhook was changed or removed meanwhile. */
 	noteDelivery(url: string, delivery: AlertDeliveryView): void {
-		const kept = { ...delivery, error: delivery.error === null ? null : delivery.error.slice(0, ALERT_LIMITS.errorChars) };
+		const kept = { ...delivery, error: delivery.error === null ? null : cutText(delivery.error, ALERT_LIMITS.errorChars) };
 		this.#sql.exec(`UPDATE alert_webhook SET last_delivery = ? WHERE url = ?`, JSON.stringify(kept), url);
 	}
 

@@ -7,6 +7,7 @@
 import type { DueAlert } from "../../durable-objects/projectAlerts";
 import type { AlertDeliveryView } from "../../domain/api/alerts";
 import { ALERT_LIMITS } from "../../domain/limits";
+import { cutText } from "../../domain/text";
 import { projectCollectorFor } from "../objects";
 
 /** The start of a receiver's refusal (Slack's `invalid_token`, Discord's JSON), kept to say why. */
@@ -24,7 +25,7 @@ async function firstWords(response: Response): Promise<string> {
 function failure(err: unknown, url: string): string {
 	if (err instanceof Error && err.name === "TimeoutError") return `No answer within ${ALERT_LIMITS.timeoutMs / 1000} seconds`;
 	const text = err instanceof Error ? err.message : String(err);
-	return (text.split(url).join("<webhook>") || "The request failed").slice(0, ALERT_LIMITS.errorChars);
+	return cutText(text.split(url).join("<webhook>") || "The request failed", ALERT_LIMITS.errorChars);
 }
 
 /** POSTs the alert (5 s at most, redirects not followed), keeps the outcome in the key's object, and answers it. */
@@ -41,7 +42,7 @@ export async function deliverAlert(env: Env, keyId: string, { url, payload }: Du
 		});
 		const words = response.ok ? "" : await firstWords(response).catch(() => "");
 		if (response.ok) await response.body?.cancel();
-		const error = response.ok ? null : `The receiver answered ${response.status}${words ? `: ${words}` : ""}`.slice(0, ALERT_LIMITS.errorChars);
+		const error = response.ok ? null : cutText(`The receiver answered ${response.status}${words ? `: ${words}` : ""}`, ALERT_LIMITS.errorChars);
 		delivery = { at, delivered: response.ok, status: response.status, error };
 	} catch (err) {
 		delivery = { at, delivered: false, status: null, error: failure(err, url) };
