@@ -3,10 +3,10 @@ import { hasAccess } from "../domain/accounts/userStore";
 import { sameDigest } from "../domain/crypto";
 import type { AlertDeliveryView, AlertWebhookView } from "../domain/api/alerts";
 import type { IssueActivityView, IssueStatus, StatusDetails } from "../domain/api/issues";
-import { readSubmission } from "../domain/feedback/submission";
 import type { IssueSnapshot, KeyOwner } from "../domain/logs/logStore";
-import { FEEDBACK_RATE, type RateWindow } from "../domain/limits";
+import type { RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
+import { FeedbackIntake } from "./feedbackIntake";
 import { FeedbackOutbox } from "./feedbackOutbox";
 import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
@@ -49,7 +49,9 @@ const FLUSH_RETRY_MS = 10_000;
  * - the windows: the key's own feedback and log windows, and a window per source IP per key;
  * - issue grouping (LogIntake): turns a group hash into an issue (the one it was merged into, if
  *   any), knows whether it is new, keeps the issue's counters and status;
+ * - feedback (FeedbackIntake): a submission read against the key's forms, its images in R2;
  * - the owner's changes to issues (IssueTriage): statuses, merges, deletes, the clean-up's expiry;
+ * - alerts by webhook (ProjectAlerts): decided as an event or a submission is stored;
  * - outboxes of accepted log events and feedback, moved to D1 in multi-row statements by an
  *   alarm a quarter of a second later, or at once when an owner reads (`flush`).
  *
@@ -73,6 +75,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	#outcomes!: LogOutcomes;
 	#triage!: IssueTriage;
 	#intake!: LogIntake;
+	#feedbackIntake!: FeedbackIntake;
 	#alerts!: ProjectAlerts;
 
 	constructor(ctx: DurableObjectState, env: Env) {
@@ -111,6 +114,13 @@ export class ProjectCollector extends DurableObject<Env> {
 			merges: this.#merges,
 			logs: this.#logs,
 			clientEventIds: this.#clientEventIds,
+			tookHits: (now, windows) => this.#tookHits(now, windows),
+			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
+		});
+		this.#feedbackIntake = new FeedbackIntake({
+			windows: this.#windows,
+			feedback: this.#feedback,
+			alerts: this.#alerts,
 			tookHits: (now, windows) => this.#tookHits(now, windows),
 			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
 		});
@@ -214,31 +224,11 @@ export class ProjectCollector extends DurableObject<Env> {
 	// -----------------------------------------------------------------------
 	// Feedback
 
-	/**
-	 * Order of answers: key (401/402), the IP's and the key's windows (429), the body the Worker
-	 * could not read (413, 400), configured fields (400 with `fields`), image storage (413); a
-	 * submission past the windows keeps its hits whatever it is refused for.
-	 */
+	/** Order of answers: the key's (401/402), then FeedbackIntake's. A wrong key uses up no window. */
 	async #submitFeedback(c: FeedbackCommand): Promise<FeedbackOutcome> {
 		const admitted = await this.#admit(c, { logs: false });
 		if ("status" in admitted) return admitted;
-		const { key } = admitted;
-		const now = Date.now();
-		const windows = [
-			{ ...FEEDBACK_RATE.perIp, name: `feedback-ip:${c.ip}` },
-			{ name: "feedback", limit: key.rateLimitPerMinute, windowSeconds: FEEDBACK_RATE.perKeyWindowSeconds },
-		];
-		const decision = this.#windows.take(now, windows);
-		if (!decision.allowed) return refused(429, "Too many feedback submissions", { retryAfterSeconds: decision.retryAfterSeconds });
-		await this.#tookHits(now, windows);
-
-		if ("problem" in c) return { status: "refused", refusal: c.problem };
-		const submission = readSubmission(c.body, key, c.files);
-		if (!submission.ok) return refused(400, submission.error, { body: { fields: submission.fields } });
-
-		const outcome = await this.#feedback.accept(key, submission, (stored) => this.#alerts.feedbackDue(stored, key.projectName, stored.createdAt));
-		if (outcome.status === "accepted") await this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS);
-		return outcome;
+		return this.#feedbackIntake.accept(c, admitted.key, Date.now());
 	}
 
 	// -----------------------------------------------------------------------

@@ -1,8 +1,6 @@
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import type { readSubmission } from "../domain/feedback/submission";
-import type { FeedbackAlertPayload } from "../domain/api/alerts";
 import type { AlertFeedback } from "../domain/logs/alertPayload";
-import type { DueAlert } from "./projectAlerts";
 import { FEEDBACK_LIMITS } from "../domain/limits";
 import type { OutboxBatch } from "./outbox";
 import { type FeedbackOutcome, refused } from "./projectCommands";
@@ -23,16 +21,6 @@ type OutboxRow = {
 	attachments: string;
 };
 
-/** An alert that cannot be decided never fails feedback already stored: it is not sent. */
-function decided<T>(decide: () => T | null): T | null {
-	try {
-		return decide();
-	} catch (err) {
-		console.error("a feedback alert could not be decided:", err);
-		return null;
-	}
-}
-
 /**
  * A project key's accepted feedback until D1 has it (the `feedback_outbox` table of its
  * ProjectCollector): the images go to R2 first, under the project's storage cap, then the row
@@ -49,15 +37,13 @@ export class FeedbackOutbox {
 	}
 
 	/**
-	 * Stores a valid submission: accepted with its id, or refused (413 when the project's images
-	 * would pass the cap, 500 when R2 fails). `alertOf` decides the alert the record raises, right
-	 * after it is stored and before anything is awaited, so what it notes is stored with the record.
+	 * Stores a valid submission: accepted with what was stored, or refused (413 when the project's
+	 * images would pass the cap, 500 when R2 fails).
 	 */
 	async accept(
 		key: { userId: string; projectName: string },
 		submission: Submission,
-		alertOf: (stored: AlertFeedback) => DueAlert<FeedbackAlertPayload> | null = () => null,
-	): Promise<FeedbackOutcome> {
+	): Promise<{ status: "accepted"; stored: AlertFeedback } | Extract<FeedbackOutcome, { status: "refused" }>> {
 		const id = crypto.randomUUID();
 		const attachments = submission.images.map((image) => ({
 			id: crypto.randomUUID(),
@@ -101,8 +87,7 @@ export class FeedbackOutbox {
 			if (incoming > 0) await deleteImages();
 			throw err;
 		}
-		const alert = decided(() => alertOf({ id, type: submission.type, data: submission.data, createdAt }));
-		return { status: "accepted", id, ...(alert && { alert }) };
+		return { status: "accepted", stored: { id, type: submission.type, data: submission.data, createdAt } };
 	}
 
 	/**

@@ -54,10 +54,17 @@ export function alertActionOf(isNew: boolean, reopened: IssueActivity | null): I
 }
 
 type WebhookRow = { url: string; console_origin: string; created_at: number; last_delivery: string | null; suppressed: number; feedback: number };
+/** What deciding an alert reads of the webhook. */
+type AlertTarget = Pick<WebhookRow, "url" | "console_origin" | "feedback">;
 
 export class ProjectAlerts {
 	readonly #sql: SqlStorage;
 	readonly #groups: IssueGroups;
+	/**
+	 * The webhook's row as deciding an alert reads it, held from the first read on and changed only
+	 * by `set`: most projects have none, and their feedback and new issues then read nothing.
+	 */
+	#target: AlertTarget | null | undefined;
 
 	constructor(sql: SqlStorage, groups: IssueGroups) {
 		this.#sql = sql;
@@ -66,6 +73,14 @@ export class ProjectAlerts {
 
 	#row(): WebhookRow | null {
 		return this.#sql.exec<WebhookRow>(`SELECT url, console_origin, created_at, last_delivery, suppressed, feedback FROM alert_webhook`).toArray()[0] ?? null;
+	}
+
+	#alertTarget(): AlertTarget | null {
+		if (this.#target === undefined) {
+			const row = this.#row();
+			this.#target = row && { url: row.url, console_origin: row.console_origin, feedback: row.feedback };
+		}
+		return this.#target;
 	}
 
 	/** The webhook as its owner reads it; null when none is set. */
@@ -87,6 +102,8 @@ export class ProjectAlerts {
 	 * the same URL keeps them. `feedback` left out is on for a first webhook and kept for a change.
 	 */
 	set(url: string | null, consoleOrigin: string, now: number, feedback?: boolean): void {
+		// Read again at the next alert, whatever this change comes to.
+		this.#target = undefined;
 		if (url === null) {
 			this.#remove();
 			return;
@@ -135,7 +152,7 @@ export class ProjectAlerts {
 	 */
 	issueDue(action: IssueAlertAction | null, c: LogEventCommand, project: string, now: number): DueAlert<IssueAlertPayload> | null {
 		if (action === null) return null;
-		const row = this.#row();
+		const row = this.#alertTarget();
 		if (!row) return null;
 		const recent = this.#sql.exec(`SELECT 1 FROM alerts_sent WHERE hash = ? AND action = ? AND at > ?`, c.groupHash, action, now - ALERT_LIMITS.perIssueMs);
 		if (recent.toArray().length > 0) return null;
@@ -155,12 +172,12 @@ export class ProjectAlerts {
 
 	/**
 	 * The alert new feedback raises, if the webhook alerts feedback and the hourly bound has room;
-	 * decided as the feedback is stored, noted under its id.
+	 * decided as the feedback is stored, noted under its id at its time.
 	 */
-	feedbackDue(feedback: AlertFeedback, project: string, now: number): DueAlert<FeedbackAlertPayload> | null {
-		const row = this.#row();
-		if (row?.feedback !== 1 || !this.#roomThisHour(now)) return null;
-		this.#sql.exec(`INSERT INTO alerts_sent (hash, action, at) VALUES (?, 'feedback', ?)`, feedback.id, now);
+	feedbackDue(feedback: AlertFeedback, project: string): DueAlert<FeedbackAlertPayload> | null {
+		const row = this.#alertTarget();
+		if (row?.feedback !== 1 || !this.#roomThisHour(feedback.createdAt)) return null;
+		this.#sql.exec(`INSERT INTO alerts_sent (hash, action, at) VALUES (?, 'feedback', ?)`, feedback.id, feedback.createdAt);
 		return { url: row.url, payload: feedbackAlertPayload(project, row.console_origin, feedback) };
 	}
 }
