@@ -215,3 +215,24 @@ export function stateFilesText(home: string, except: string[] = []) {
 export function mode(file: string) {
 	return fs.statSync(file).mode & 0o777;
 }
+
+/** A device paired by raw HTTP: a bootstrap secret exchanged (with `body`'s fields) for a credential. */
+export async function paired(t: TestServer, body: Record<string, unknown> = {}) {
+	const b = await bootstrap(t);
+	const r = await exchange(t, { secret: b.secret, ...body });
+	expect(r.status).toBe(201);
+	return r.json as { deviceId: string; credential: string; device: any };
+}
+
+/** A raw WebSocket of a paired device, through a ticket and a hello answered with welcome; ended by `cleanups`. */
+export async function connected(t: TestServer, credential: string, cleanups: (() => unknown)[], hello = { name: "Phone", platform: "iOS" }) {
+	const ticket = await wsTicket(t, credential);
+	expect(ticket.status).toBe(200);
+	const { ws, status } = await openWs(t.server.port, `?ticket=${encodeURIComponent(ticket.json.ticket)}`);
+	expect(status).toBeUndefined();
+	cleanups.push(() => ws!.terminate());
+	const welcome = nextMessage(ws!);
+	ws!.send(JSON.stringify({ type: "hello", id: "h1", data: hello }));
+	expect(await welcome).toMatchObject({ type: "welcome", id: "h1" });
+	return ws!;
+}

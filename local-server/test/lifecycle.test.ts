@@ -1,6 +1,6 @@
 // The credential lifecycle (bootstrap, exchange, ticket, revoke) and device presence, against a
-// real listening server, driven by raw HTTP, raw WebSockets and the real
-// device client.
+// real listening server, driven by raw HTTP, raw WebSockets and the real device client. What is
+// kept on disk: state-on-disk.test.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,42 +8,20 @@ import { startServer } from "../src/index.js";
 import {
 	bootstrap,
 	closed,
+	closedAfterEachTest,
+	connected,
 	exchange,
-	mode,
-	newDevice,
+	listDevices,
 	nextMessage,
 	openWs,
 	ownerCall,
+	paired,
 	request,
-	stateFilesText,
-	tempDir,
 	until,
 	wsTicket,
-	type TestServer,
-	closedAfterEachTest,
-	listDevices,
 } from "./helpers.js";
 
 const { cleanups, server } = closedAfterEachTest();
-
-async function pairRaw(t: TestServer, body: Record<string, unknown> = {}) {
-	const b = await bootstrap(t);
-	const r = await exchange(t, { secret: b.secret, ...body });
-	expect(r.status).toBe(201);
-	return r.json as { deviceId: string; credential: string; device: any };
-}
-
-async function connectRaw(t: TestServer, credential: string, hello = { name: "Phone", platform: "iOS" }) {
-	const ticket = await wsTicket(t, credential);
-	expect(ticket.status).toBe(200);
-	const { ws, status } = await openWs(t.server.port, `?ticket=${encodeURIComponent(ticket.json.ticket)}`);
-	expect(status).toBeUndefined();
-	cleanups.push(() => ws!.terminate());
-	const welcome = nextMessage(ws!);
-	ws!.send(JSON.stringify({ type: "hello", id: "h1", data: hello }));
-	expect(await welcome).toMatchObject({ type: "welcome", id: "h1" });
-	return ws!;
-}
 
 describe("credential lifecycle", () => {
 	it("bootstrap -> exchange -> ticket -> live connection -> revoke, with every reuse refused", async () => {
@@ -121,20 +99,20 @@ describe("credential lifecycle", () => {
 		expect((await ownerCall(t, "DELETE", "/api/pairing/devices/phone-1")).status).toBe(404);
 
 		// Only a new code brings it back.
-		const back = await pairRaw(t, { deviceId: "phone-1", name: "Pixel" });
+		const back = await paired(t, { deviceId: "phone-1", name: "Pixel" });
 		expect(back.credential).not.toBe(credential);
 		expect((await wsTicket(t, back.credential)).status).toBe(200);
 	});
 
 	it("re-pairing a deviceId replaces its credential: the old one, its tickets and its live socket end", async () => {
 		const t = await server();
-		const first = await pairRaw(t, { deviceId: "desk-1", name: "Laptop", platform: "Desktop" });
-		const ws = await connectRaw(t, first.credential, { name: "Laptop", platform: "Desktop" });
+		const first = await paired(t, { deviceId: "desk-1", name: "Laptop", platform: "Desktop" });
+		const ws = await connected(t, first.credential, cleanups, { name: "Laptop", platform: "Desktop" });
 		const oldTicket = await wsTicket(t, first.credential);
 		t.clock.advance(5_000);
 
 		const wsClosed = closed(ws);
-		const second = await pairRaw(t, { deviceId: "desk-1", name: "Laptop (again)" });
+		const second = await paired(t, { deviceId: "desk-1", name: "Laptop (again)" });
 		expect(second.deviceId).toBe("desk-1");
 		expect(second.credential).not.toBe(first.credential);
 		expect(second.device.pairedAt).toBe(new Date(t.clock.now()).toISOString());
@@ -163,7 +141,7 @@ describe("credential lifecycle", () => {
 
 	it("ticket is valid just before 60 s and expired at 60 s", async () => {
 		const t = await server();
-		const d = await pairRaw(t);
+		const d = await paired(t);
 		const a = await wsTicket(t, d.credential);
 		t.clock.advance(59_999);
 		const okWs = await openWs(t.server.port, `?ticket=${a.json.ticket}`);
@@ -185,10 +163,10 @@ describe("credential lifecycle", () => {
 	it("deviceId: 200 characters accepted, 201 refused, absent generated, wrong types refused", async () => {
 		const t = await server();
 		const id200 = "d".repeat(200);
-		const ok = await pairRaw(t, { deviceId: id200 });
+		const ok = await paired(t, { deviceId: id200 });
 		expect(ok.deviceId).toBe(id200);
 		const accents = "é".repeat(200);
-		expect((await pairRaw(t, { deviceId: accents })).deviceId).toBe(accents);
+		expect((await paired(t, { deviceId: accents })).deviceId).toBe(accents);
 
 		const b = await bootstrap(t);
 		const long = await exchange(t, { secret: b.secret, deviceId: "d".repeat(201) });
@@ -211,8 +189,8 @@ describe("credential lifecycle", () => {
 
 	it("platform: 64 characters taken (as Unknown platform), 65 refused; an emoji counts one", async () => {
 		const t = await server();
-		for (const platform of ["p".repeat(64), "\u{1f4f1}".repeat(64)]) expect((await pairRaw(t, { platform })).device.platform).toBe("Unknown platform");
-		expect((await pairRaw(t, { platform: " android " })).device.platform).toBe("Android");
+		for (const platform of ["p".repeat(64), "\u{1f4f1}".repeat(64)]) expect((await paired(t, { platform })).device.platform).toBe("Unknown platform");
+		expect((await paired(t, { platform: " android " })).device.platform).toBe("Android");
 		const b = await bootstrap(t);
 		for (const platform of ["p".repeat(65), "\u{1f4f1}".repeat(65)]) {
 			const r = await exchange(t, { secret: b.secret, platform });
@@ -223,7 +201,7 @@ describe("credential lifecycle", () => {
 	it("every accepted deviceId can be revoked through the path; ids no URL can carry are refused", async () => {
 		const t = await server({ exchangeThrottle: { perKey: 1000, global: 1000 } });
 		for (const deviceId of ["a/b", "50%", "q?x=1#frag", " spaced ", "📱 phone", "ü\u2028x", "...", "./x", "%2e%2e", "%2F"]) {
-			const d = await pairRaw(t, { deviceId });
+			const d = await paired(t, { deviceId });
 			expect(d.deviceId).toBe(deviceId);
 			const del = await ownerCall(t, "DELETE", `/api/pairing/devices/${encodeURIComponent(deviceId)}`);
 			expect(del.status, deviceId).toBe(200);
@@ -252,7 +230,7 @@ describe("credential lifecycle", () => {
 		const ids = ["__proto__", "constructor", "toString", "hasOwnProperty"];
 		const credentials = new Map<string, string>();
 		for (const deviceId of ids) {
-			const d = await pairRaw(t, { deviceId });
+			const d = await paired(t, { deviceId });
 			expect(d.deviceId).toBe(deviceId);
 			expect(d.device.name, deviceId).toBe("Unnamed device");
 			credentials.set(deviceId, d.credential);
@@ -260,7 +238,7 @@ describe("credential lifecycle", () => {
 		}
 		expect((await listDevices(t)).map((d) => d.deviceId).sort()).toEqual([...ids].sort());
 		// A fresh id is not mistaken for a re-pairing of something inherited.
-		expect((await pairRaw(t, { deviceId: "valueOf", name: "Fresh" })).device.name).toBe("Fresh");
+		expect((await paired(t, { deviceId: "valueOf", name: "Fresh" })).device.name).toBe("Fresh");
 
 		// They are on disk: a restart keeps them.
 		await t.server.close();
@@ -277,116 +255,12 @@ describe("credential lifecycle", () => {
 	});
 });
 
-describe("state on disk", () => {
-	it("modes are 0700/0600 and no raw secret the test saw is in any state file", async () => {
-		const t = await server();
-		// Produce every kind of secret: bootstraps (used and unused), credentials, tickets (used and unused).
-		const d1 = await pairRaw(t, { deviceId: "a", name: "A" });
-		const d2 = await pairRaw(t, { deviceId: "b", name: "B" });
-		await bootstrap(t);
-		const ws = await connectRaw(t, d1.credential);
-		await wsTicket(t, d2.credential);
-		const dir = path.join(tempDir(), "dev");
-		const client = newDevice(dir, "C");
-		cleanups.push(() => client.stop());
-		const saved = await client.pair((await bootstrap(t)).payload);
-		t.secrets.add(saved.credential);
-		await client.connect();
-		ws.close();
-		await t.server.close();
-
-		expect(mode(t.home)).toBe(0o700);
-		const files = fs.readdirSync(t.home).sort();
-		expect(files).toEqual(["owner-token", "pairing.json"]); // local-server.json is removed on a clean stop
-		for (const f of files) expect(mode(path.join(t.home, f)), f).toBe(0o600);
-		expect(fs.readFileSync(path.join(t.home, "owner-token"), "utf8").trim()).toBe(t.token);
-
-		expect(t.secrets.size).toBeGreaterThanOrEqual(9);
-		for (const { file, text } of stateFilesText(t.home, ["owner-token"])) {
-			for (const secret of t.secrets) expect(text.includes(secret), `${file} contains a raw secret`).toBe(false);
-		}
-		const store = JSON.parse(fs.readFileSync(path.join(t.home, "pairing.json"), "utf8"));
-		expect(Object.keys(store.devices).sort()).toEqual(["a", "b", saved.deviceId].sort());
-		expect(store.devices.a.credentialHash).toMatch(/^[0-9a-f]{64}$/);
-		expect(store.localOwner.tokenHash).toMatch(/^[0-9a-f]{64}$/);
-
-		// A restart on the same state keeps the devices and their credentials.
-		const again = await startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
-		cleanups.push(() => again.close());
-		expect(again.owner.mintedToken).toBeNull();
-		const r = await request(again.port, "/api/pairing/ws-ticket", { method: "POST", headers: { "x-svc-device-credential": d2.credential } });
-		expect(r.status).toBe(200);
-		expect(JSON.parse(fs.readFileSync(path.join(t.home, "local-server.json"), "utf8"))).toMatchObject({ pid: process.pid, port: again.port });
-		expect(mode(path.join(t.home, "local-server.json"))).toBe(0o600);
-	});
-
-	it("leaves no temporary files behind and survives a damaged store without losing it", async () => {
-		const home = path.join(tempDir(), "home");
-		fs.mkdirSync(home, { mode: 0o755 });
-		fs.writeFileSync(path.join(home, "pairing.json"), "{ half a write", { mode: 0o644 });
-		const t = await server({ stateDir: home });
-		expect(mode(home)).toBe(0o700);
-		await pairRaw(t);
-		const files = fs.readdirSync(home);
-		expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
-		const aside = files.find((f) => f.startsWith("pairing.json.damaged-"));
-		expect(aside).toBeDefined();
-		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe("{ half a write");
-	});
-	it("a damaged store keeps the owner-token file and its token, so the store restored by hand opens with it again", async () => {
-		const t = await server();
-		await pairRaw(t, { deviceId: "kept" });
-		await t.close();
-		const tokenFile = path.join(t.home, "owner-token");
-		const store = path.join(t.home, "pairing.json");
-		const backup = fs.readFileSync(store, "utf8");
-		fs.writeFileSync(store, "{ half a write");
-		const restart = () => startServer({ stateDir: t.home, port: 0, env: {}, log: () => {}, overlayHostname: async () => null });
-		const owner = { authorization: `Bearer ${t.token}` };
-
-		const damaged = await restart();
-		expect(damaged.owner.mintedToken).toBeNull();
-		expect(fs.readFileSync(tokenFile, "utf8")).toBe(`${t.token}\n`);
-		expect(mode(tokenFile)).toBe(0o600);
-		const listed = await request(damaged.port, "/api/pairing/devices", { headers: owner });
-		expect(listed.status).toBe(200);
-		expect(listed.json.devices).toEqual([]);
-		await damaged.close();
-
-		// The owner puts the store back: the same token opens it, its device is there.
-		fs.writeFileSync(store, backup);
-		const restored = await restart();
-		cleanups.push(() => restored.close());
-		expect((await request(restored.port, "/api/pairing/devices", { headers: owner })).json.devices.map((d: { deviceId: string }) => d.deviceId)).toEqual(["kept"]);
-	});
-
-	it("an owner-token file with no usable token in it is replaced by a new token, shown once", async () => {
-		const home = path.join(tempDir(), "home");
-		fs.mkdirSync(home, { mode: 0o700 });
-		fs.writeFileSync(path.join(home, "owner-token"), "\n", { mode: 0o600 });
-		const t = await server({ stateDir: home });
-		expect(t.server.owner.mintedToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-		expect(fs.readFileSync(path.join(home, "owner-token"), "utf8")).toBe(`${t.token}\n`);
-	});
-
-	it.each([["null"], ["[]"], ['"text"'], ["42"]])("a store file holding %s is damaged: moved aside, the server starts", async (content) => {
-		const home = path.join(tempDir(), "home");
-		fs.mkdirSync(home, { mode: 0o700 });
-		fs.writeFileSync(path.join(home, "pairing.json"), content, { mode: 0o600 });
-		const t = await server({ stateDir: home });
-		await pairRaw(t);
-		const aside = fs.readdirSync(home).find((f) => f.startsWith("pairing.json.damaged-"));
-		expect(aside).toBeDefined();
-		expect(fs.readFileSync(path.join(home, aside!), "utf8")).toBe(content);
-	});
-});
-
 describe("presence", () => {
 	it("is persisted at most once per 60 s while a device is active", async () => {
 		const t = await server();
-		const d = await pairRaw(t, { deviceId: "p", name: "P" });
+		const d = await paired(t, { deviceId: "p", name: "P" });
 		t.clock.advance(61_000);
-		const ws = await connectRaw(t, d.credential, { name: "P live", platform: "iOS" });
+		const ws = await connected(t, d.credential, cleanups, { name: "P live", platform: "iOS" });
 		const storeFile = path.join(t.home, "pairing.json");
 		const persisted = () => JSON.parse(fs.readFileSync(storeFile, "utf8")).devices.p;
 		const writesAfterConnect = t.server.store.writes;
@@ -418,8 +292,8 @@ describe("presence", () => {
 
 	it("heartbeats drop a dead socket and keep a live one", async () => {
 		const t = await server({ heartbeatMs: 100 });
-		const d1 = await pairRaw(t, { deviceId: "dead" });
-		const d2 = await pairRaw(t, { deviceId: "alive" });
+		const d1 = await paired(t, { deviceId: "dead" });
+		const d2 = await paired(t, { deviceId: "alive" });
 		const dead = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d1.credential)).json.ticket}`, { autoPong: false });
 		const alive = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d2.credential)).json.ticket}`);
 		cleanups.push(() => dead.ws!.terminate(), () => alive.ws!.terminate());
@@ -437,7 +311,7 @@ describe("presence", () => {
 
 	it("a socket that never says hello is closed; messages before hello are refused", async () => {
 		const t = await server({ helloTimeoutMs: 300 });
-		const d = await pairRaw(t);
+		const d = await paired(t);
 		const { ws } = await openWs(t.server.port, `?ticket=${(await wsTicket(t, d.credential)).json.ticket}`);
 		const err = nextMessage(ws!);
 		ws!.send(JSON.stringify({ type: "ping" }));
