@@ -381,6 +381,12 @@ export const ALERT_LIMITS = {
 	perHour: 60,
 	/** A receiver that has not answered within this long is given up on. */
 	timeoutMs: 5_000,
+	/**
+	 * An alert the receiver did not take and may take later (no answer, 429, 5xx) is sent again
+	 * after each of these waits. With every try timing out, all of them end within 25 s: inside the
+	 * 30 s a Worker may go on after its answer. The owner's test alert is tried once.
+	 */
+	retryWaitsMs: [1_000, 4_000],
 	/** A failed delivery's error is kept cut to this many characters. */
 	errorChars: 200,
 	/** The issue title in an alert's line is cut to this many characters. */

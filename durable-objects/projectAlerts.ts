@@ -87,7 +87,9 @@ export class ProjectAlerts {
 	webhook(): AlertWebhookView | null {
 		const row = this.#row();
 		if (!row) return null;
-		const lastDelivery = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as AlertDeliveryView);
+		// Deliveries kept before alerts were tried again have no `attempts`: they were tried once.
+		const kept = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as Partial<AlertDeliveryView> & Omit<AlertDeliveryView, "attempts">);
+		const lastDelivery = kept && { ...kept, attempts: kept.attempts ?? 1 };
 		return {
 			url: row.url,
 			created_at: new Date(row.created_at).toISOString(),

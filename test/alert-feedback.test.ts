@@ -96,7 +96,7 @@ describe("a feedback alert through the Worker", () => {
 			const res = await submit(project);
 			expect(res.status).toBe(200);
 			expect(JSON.stringify(await res.json())).not.toContain("secret-token");
-			expect(await lastDelivery(project)).toEqual({ at: expect.any(String), delivered: false, status: null, error: expect.any(String) });
+			expect(await lastDelivery(project)).toEqual({ at: expect.any(String), delivered: false, status: null, error: expect.any(String), attempts: 3 });
 		}
 	});
 });

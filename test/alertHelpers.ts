@@ -83,7 +83,8 @@ export const alertsSent = (owner: Owner) =>
 
 /** The webhook's last delivery, once the alert sent after an answer has been tried. */
 export async function lastDelivery(owner: { token: string; projectName: string }): Promise<Json | null> {
-	for (let i = 0; i < 200; i++, await new Promise((resolve) => setTimeout(resolve, 25))) {
+	// Up to 15 s: a failing receiver is tried again after 1 and 4 s before the outcome is kept.
+	for (let i = 0; i < 600; i++, await new Promise((resolve) => setTimeout(resolve, 25))) {
 		const last = (await readHook(owner))?.last_delivery;
 		if (last) return last;
 	}

@@ -11,6 +11,8 @@ export interface AlertDeliveryView {
 	status: number | null;
 	/** Why it was not delivered, at most 200 characters; null when the receiver answered 2xx. */
 	error: string | null;
+	/** How many times it was sent: more than one when the receiver failed in a way it may not again. */
+	attempts: number;
 }
 
 /** A project's webhook as its owner reads it: the URL they set (a secret: only ever shown to them). */

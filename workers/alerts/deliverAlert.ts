@@ -28,10 +28,9 @@ function failure(err: unknown, url: string): string {
 	return cutText(text.split(url).join("<webhook>") || "The request failed", ALERT_LIMITS.errorChars);
 }
 
-/** POSTs the alert (5 s at most, redirects not followed), keeps the outcome in the key's object, and answers it. */
-export async function deliverAlert(env: Env, keyId: string, { url, payload }: DueAlert): Promise<AlertDeliveryView> {
+/** One try: how the receiver answered, `at` when it was sent. */
+async function sendOnce(url: string, payload: DueAlert["payload"]): Promise<Omit<AlertDeliveryView, "attempts">> {
 	const at = new Date().toISOString();
-	let delivery: AlertDeliveryView;
 	try {
 		const response = await fetch(url, {
 			method: "POST",
@@ -43,15 +42,35 @@ export async function deliverAlert(env: Env, keyId: string, { url, payload }: Du
 		const words = response.ok ? "" : await firstWords(response).catch(() => "");
 		if (response.ok) await response.body?.cancel();
 		const error = response.ok ? null : cutText(`The receiver answered ${response.status}${words ? `: ${words}` : ""}`, ALERT_LIMITS.errorChars);
-		delivery = { at, delivered: response.ok, status: response.status, error };
+		return { at, delivered: response.ok, status: response.status, error };
 	} catch (err) {
-		delivery = { at, delivered: false, status: null, error: failure(err, url) };
+		return { at, delivered: false, status: null, error: failure(err, url) };
 	}
+}
+
+/** A failure the receiver may not repeat: no answer, too many requests, its own error. Any other refusal (a revoked token's 403 or 404) will. */
+const mayPassLater = ({ delivered, status }: Omit<AlertDeliveryView, "attempts">) => !delivered && (status === null || status === 429 || status >= 500);
+
+/**
+ * POSTs the alert (5 s at most, redirects not followed), again after each of `retryWaitsMs` while
+ * it fails in a way that may pass later; keeps the last try's outcome in the key's object, and
+ * answers it.
+ */
+export async function deliverAlert(env: Env, keyId: string, { url, payload }: DueAlert, retryWaitsMs: readonly number[] = []): Promise<AlertDeliveryView> {
+	let tried = await sendOnce(url, payload);
+	let attempts = 1;
+	for (const wait of retryWaitsMs) {
+		if (!mayPassLater(tried)) break;
+		await scheduler.wait(wait);
+		tried = await sendOnce(url, payload);
+		attempts++;
+	}
+	const delivery = { ...tried, attempts };
 	await projectCollectorFor(env, keyId).noteAlertDelivery(url, delivery);
 	return delivery;
 }
 
-/** Sends the alert once the request has been answered; its failure is kept as its outcome, never the request's. */
+/** Sends the alert once the request has been answered, tried again as ALERT_LIMITS.retryWaitsMs says; its failure is kept as its outcome, never the request's. */
 export function sendAlertLater(env: Env, ctx: ExecutionContext, keyId: string, alert: DueAlert): void {
-	ctx.waitUntil(deliverAlert(env, keyId, alert).catch((err) => console.error("an alert's outcome was not kept:", String(err))));
+	ctx.waitUntil(deliverAlert(env, keyId, alert, ALERT_LIMITS.retryWaitsMs).catch((err) => console.error("an alert's outcome was not kept:", String(err))));
 }

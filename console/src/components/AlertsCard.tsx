@@ -26,9 +26,10 @@ function masked(url: string): string {
 
 function deliveryLine(delivery: AlertDeliveryView | null): string {
 	if (!delivery) return "No alert sent yet.";
-	if (delivery.delivered) return `Last delivery: ${delivery.status}, ${ago(delivery.at)}.`;
+	const tries = delivery.attempts > 1 ? ` after ${delivery.attempts} tries` : "";
+	if (delivery.delivered) return `Last delivery: ${delivery.status}, ${ago(delivery.at)}${tries}.`;
 	const why = delivery.error ?? (delivery.status === null ? "no answer" : `status ${delivery.status}`);
-	return `Last delivery failed ${ago(delivery.at)}: ${why}`;
+	return `Last delivery failed ${ago(delivery.at)}${tries}: ${why}`;
 }
 
 export function AlertsCard({ projectName }: { projectName: string }) {
