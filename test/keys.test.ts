@@ -126,6 +126,21 @@ describe("update configuration", () => {
 		expect((await badType.json<any>()).error).toMatch(/^Invalid request: issue_field_config\.0\.type: must be one of [a-z_]+(, [a-z_]+)+$/);
 	});
 
+	it.for([
+		["text", { project_name: 42 }, "project_name: must be text"],
+		["true or false", { logs_enabled: "yes" }, "logs_enabled: must be true or false"],
+		["a number", { rate_limit_per_minute: "5" }, "rate_limit_per_minute: must be a number"],
+		["a whole number", { rate_limit_per_minute: 1.5 }, "rate_limit_per_minute: must be a whole number"],
+		["a list", { issue_field_config: "title" }, "issue_field_config: must be a list"],
+		["an object", { issue_field_config: ["title"] }, "issue_field_config.0: must be an object"],
+	] as const)("words a value that is not %s plainly, not in zod's types", async ([, change, problem], { expect }) => {
+		const { token } = await signUp();
+		const { projectName } = await createProjectKey(token);
+		const res = await call("/api/feedback-key", { method: "PATCH", token, json: { project_name: projectName, ...change } });
+		expect(res.status).toBe(400);
+		expect((await res.json<any>()).error).toBe(`Invalid request: ${problem}`);
+	});
+
 	it("replaces a schema and the rate limits, and answers the new configuration", async ({ expect }) => {
 		const { token } = await signUp();
 		const { projectName } = await createProjectKey(token);

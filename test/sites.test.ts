@@ -163,6 +163,25 @@ describe("analytics sites (owner)", () => {
 		expect(res.status).toBe(400);
 	});
 
+	it("names a member it does not know on create and on update, and changes nothing", async ({ expect }) => {
+		const { token } = await signUp();
+		const created = await call("/api/sites", { method: "POST", token, json: { domain: "example.com", title: "Blog" } });
+		expect(created.status).toBe(400);
+		expect((await created.json<any>()).error).toBe("Invalid request: unknown member title");
+		expect((await getJson("/api/sites", token)).body.sites).toEqual([]);
+		const site = await createSite(token);
+		// Misspelt: taken without it, Attack Mode would stay off while the owner thinks it on.
+		const patched = async (patch: Record<string, unknown>) => {
+			const res = await call(`/api/sites/${site.tracking_id}`, { method: "PATCH", token, json: patch });
+			expect(res.status).toBe(400);
+			return (await res.json<any>()).error;
+		};
+		expect(await patched({ name: "Shop", attackMode: true })).toBe("Invalid request: unknown member attackMode");
+		// Alone, it is no change either: the answer names the members there are.
+		expect(await patched({ attackMode: true })).toBe("Invalid request: unknown member attackMode; name, domain, active or attack_mode is required");
+		expect((await getJson(`/api/sites/${site.tracking_id}`, token)).body).toEqual(site);
+	});
+
 	it("deletes a site with its events, crawler visits and their rollups; collection then answers 404", async ({ expect }) => {
 		const { token, site } = await ownerWithSite();
 		await collect(pageview(site.tracking_id));

@@ -2,12 +2,29 @@ import { z } from "zod";
 import { HttpError } from "./http";
 
 /**
+ * A value of the wrong type, by the type its field expects (zod's `expected`), in words that follow
+ * the field's name. `int` is a number with a fraction where a whole number is expected: "must be a
+ * number" would not say what is wrong with 1.5. A type not here keeps zod's words.
+ */
+const TYPE_WORDS: ReadonlyMap<string, string> = new Map([
+	["string", "must be text"],
+	["boolean", "must be true or false"],
+	["number", "must be a number"],
+	["int", "must be a whole number"],
+	["object", "must be an object"],
+	["array", "must be a list"],
+]);
+
+/**
  * The API's words where zod's own are about types and symbols: a field left out `is required`
- * (not `expected string, received undefined`), a bound `must be at most 200 characters` (not
- * `Too big: expected string to have <=200 characters`). A schema's own message comes first.
+ * (not `expected string, received undefined`), a value of the wrong type `must be text` (not
+ * `Invalid input: expected string, received number`), a bound `must be at most 200 characters`
+ * (not `Too big: expected string to have <=200 characters`). A schema's own message comes first:
+ * zod asks the schema's `error` before this map, given at the parse.
  */
 const plainWords: z.core.$ZodErrorMap = (issue) => {
 	if ((issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined) return "is required";
+	if (issue.code === "invalid_type") return TYPE_WORDS.get(issue.expected);
 	if (issue.code === "invalid_value" && issue.values.length > 1) return `must be one of ${issue.values.join(", ")}`;
 	if (issue.code !== "too_big" && issue.code !== "too_small") return undefined;
 	const big = issue.code === "too_big";

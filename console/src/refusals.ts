@@ -51,9 +51,9 @@ export function problemText({ message }: Problem, field: FieldWords): string {
 	if (own) return own;
 	if (field.missing && MISSING.has(message)) return field.missing;
 	if (message.startsWith(NAME_TEXT)) return `${field.name} cannot hold control characters, or characters that are invisible or change the direction of the text.`;
-	// zod's own messages (`Invalid input: expected string, received number`; the API words bounds and
-	// missing fields itself) stand alone, in a developer's words; a form whose field can meet one
-	// words it with `says`.
+	// zod's own messages (`Invalid input` where no choice of a union fits; the API words types, bounds
+	// and missing fields itself, lower-case to follow the name) stand alone, in a developer's words;
+	// a form whose field can meet one words it with `says`.
 	if (/^[A-Z]/.test(message)) return `${field.name} is not valid.`;
 	// The API's own follow the name: "must be at most 100 characters", "at most 200 characters".
 	return `${field.name} ${message.startsWith("at most ") ? "can hold " : ""}${message}.`;

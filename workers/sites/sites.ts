@@ -12,7 +12,7 @@ import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
 import { siteChangedHere, siteUpToDate } from "./siteBuffer";
-import { parseBody, queryParams } from "../validation";
+import { bodyMembers, parseBody, queryParams } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
 /** The site as every answer shows it. */
@@ -43,15 +43,13 @@ const domainSchema = z
 	});
 const nameSchema = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters").refine(isNameText, NAME_TEXT_RULE);
 
-const createSchema = z.object({ domain: domainSchema.optional(), name: nameSchema.optional() });
-const updateSchema = z
-	.object({
-		name: nameSchema.optional(),
-		domain: domainSchema.optional(),
-		active: z.boolean().optional(),
-		attack_mode: z.boolean().optional(),
-	})
-	.refine((patch) => Object.values(patch).some((v) => v !== undefined), "name, domain, active or attack_mode is required");
+const createSchema = bodyMembers({ domain: domainSchema.optional(), name: nameSchema.optional() });
+const updateSchema = bodyMembers({
+	name: nameSchema.optional(),
+	domain: domainSchema.optional(),
+	active: z.boolean().optional(),
+	attack_mode: z.boolean().optional(),
+}).refine((patch) => Object.values(patch).some((v) => v !== undefined), "name, domain, active or attack_mode is required");
 
 const siteNotFound = () => new HttpError(404, "Site not found");
 
