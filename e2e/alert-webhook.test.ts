@@ -32,8 +32,11 @@ beforeAll(async () => {
 		const chunks: Buffer[] = [];
 		req.on("data", (chunk) => chunks.push(chunk));
 		req.on("end", () => {
-			received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
-			res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+			const path = req.url ?? "";
+			received.push({ method: req.method ?? "", path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+			// An unsteady receiver fails its first two alerts, as a chat service in trouble does.
+			const unsteady = path.endsWith("/unsteady") && received.filter((r) => r.path === path).length <= 2;
+			res.writeHead(unsteady ? 503 : 200, { "content-type": "text/plain" }).end(unsteady ? "try later" : "ok");
 		});
 	});
 	await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -111,6 +114,25 @@ describe("a feedback alert", () => {
 });
 
 describe("the Alerts card on the project's page", () => {
+	it("says how many tries the last delivery took, when it took more than one", async () => {
+		let rawKey = "";
+		const { context, page, pageErrors } = await signedIn("alerts-card-tries", "10.97.0.14", {
+			before: async (token) => {
+				rawKey = await addShopKey(token);
+				await api(stack.worker.url, "/api/alert-webhook", { method: "PUT", token, json: { project_name: "shop", url: `${hookUrl}/unsteady` } });
+			},
+		});
+		expect((await submitFeedback(rawKey, "Taken on the third try")).status).toBe(200);
+		// Tried again after 1 s and 4 s more; the outcome is kept after the last try.
+		const session = (await page.evaluate(() => localStorage.getItem("svc.session"))) ?? "";
+		const lastDelivery = async () => (await api(stack.worker.url, "/api/alert-webhook?project_name=shop", { token: session })).webhook.last_delivery;
+		await expect.poll(lastDelivery, { timeout: 20_000 }).toMatchObject({ delivered: true, attempts: 3 });
+		await page.goto(`${stack.worker.url}/projects/shop`);
+		await page.getByRole("region", { name: "Alerts" }).getByText(/^Last delivery: 200, .* \(3 tries\)\.$/).waitFor();
+		expect(pageErrors).toEqual([]);
+		await context.close();
+	});
+
 	for (const viewport of [
 		{ width: 1280, height: 900 },
 		{ width: 390, height: 844 },

@@ -26,7 +26,7 @@ function masked(url: string): string {
 
 function deliveryLine(delivery: AlertDeliveryView | null): string {
 	if (!delivery) return "No alert sent yet.";
-	const tries = delivery.attempts > 1 ? ` after ${delivery.attempts} tries` : "";
+	const tries = delivery.attempts > 1 ? ` (${delivery.attempts} tries)` : "";
 	if (delivery.delivered) return `Last delivery: ${delivery.status}, ${ago(delivery.at)}${tries}.`;
 	const why = delivery.error ?? (delivery.status === null ? "no answer" : `status ${delivery.status}`);
 	return `Last delivery failed ${ago(delivery.at)}${tries}: ${why}`;
