@@ -5,53 +5,38 @@
  * to 200 characters; an alert of new feedback is sent again while the receiver fails in a way that
  * may pass (503), and not when it refuses (404).
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALERT_LIMITS } from "../domain/limits";
+import { startAlertReceiver } from "./alertReceiver";
 import { api, signUpOwner, startWorker } from "./stack";
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
-let receiver: ReturnType<typeof createServer>;
-let receiverUrl = "";
+let receiver: Awaited<ReturnType<typeof startAlertReceiver>>;
 let token = "";
 let rawKey = "";
-/** The alerts each path was sent, in order. */
-const received = new Map<string, string[]>();
 
 /**
  * What the receiver answers is in its path: `/after/<ms>` 200 that late, `/refuse/<text>` 500 with
  * the text, `/fail/<status>/<n>/<name>` that status the first n times, then 200.
  */
 beforeAll(async () => {
-	receiver = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (chunk) => chunks.push(chunk));
-		req.on("end", () => {
-			const path = req.url ?? "";
-			const seen = [...(received.get(path) ?? []), Buffer.concat(chunks).toString("utf8")];
-			received.set(path, seen);
-			const [, what, arg = "", times = "0"] = path.split("/");
-			if (what === "after") setTimeout(() => res.writeHead(200).end("ok"), Number(arg));
-			else if (what === "fail") res.writeHead(seen.length <= Number(times) ? Number(arg) : 200).end("not now");
-			else res.writeHead(500, { "content-type": "text/plain" }).end(decodeURIComponent(arg));
-		});
+	receiver = await startAlertReceiver(({ path }, toThisPath, res) => {
+		const [, what, arg = "", times = "0"] = path.split("/");
+		if (what === "after") setTimeout(() => res.writeHead(200).end("ok"), Number(arg));
+		else if (what === "fail") res.writeHead(toThisPath <= Number(times) ? Number(arg) : 200).end("not now");
+		else res.writeHead(500, { "content-type": "text/plain" }).end(decodeURIComponent(arg));
 	});
-	await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-	receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 	worker = await startWorker();
 	({ token } = await signUpOwner(worker.url, "alert-limits", "10.96.0.1"));
 	({ raw_api_key: rawKey } = await api(worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } }));
 });
 
 afterAll(async () => {
-	// A delayed answer still waiting would hold the server open.
-	receiver?.closeAllConnections();
-	await new Promise<void>((resolve) => receiver.close(() => resolve()));
+	await receiver?.close();
 	await worker?.close();
 });
 
-const setWebhook = (path: string) => api(worker.url, "/api/alert-webhook", { method: "PUT", token, json: { project_name: "shop", url: receiverUrl + path } });
+const setWebhook = (path: string) => api(worker.url, "/api/alert-webhook", { method: "PUT", token, json: { project_name: "shop", url: receiver.url + path } });
 
 /** Sets the webhook to `path` on the receiver and sends the test alert: the delivery it answers. */
 async function testAlertTo(path: string) {
@@ -93,17 +78,17 @@ describe("an alert the receiver fails", () => {
 	it("is sent again after 1 and 4 seconds while the receiver answers 503, and kept as delivered once it takes it", { timeout: 40_000 }, async () => {
 		const path = "/fail/503/2/twice";
 		expect(await feedbackAlertTo(path)).toMatchObject({ delivered: true, status: 200, error: null, attempts: 3 });
-		const sent = received.get(path) ?? [];
+		const sent = receiver.to(path);
 		expect(sent).toHaveLength(3);
 		// The same alert each time.
-		expect(new Set(sent).size).toBe(1);
-		expect(JSON.parse(sent[0])).toMatchObject({ action: "feedback", feedback: { title: `Crash ${path}` } });
+		expect(new Set(sent.map((alert) => alert.text)).size).toBe(1);
+		expect(sent[0].body).toMatchObject({ action: "feedback", feedback: { title: `Crash ${path}` } });
 	});
 
 	it("is given up on after three tries when the receiver keeps failing", { timeout: 40_000 }, async () => {
 		const path = "/fail/503/9/always";
 		expect(await feedbackAlertTo(path)).toMatchObject({ delivered: false, status: 503, error: "The receiver answered 503: not now", attempts: 3 });
-		expect(received.get(path)).toHaveLength(3);
+		expect(receiver.to(path)).toHaveLength(3);
 	});
 
 	it("is not sent again when the receiver refuses it (404: a removed webhook)", async () => {
@@ -111,13 +96,13 @@ describe("an alert the receiver fails", () => {
 		expect(await feedbackAlertTo(path)).toMatchObject({ delivered: false, status: 404, attempts: 1 });
 		// Past the first wait: still one.
 		await new Promise((resolve) => setTimeout(resolve, 1_500));
-		expect(received.get(path)).toHaveLength(1);
+		expect(receiver.to(path)).toHaveLength(1);
 	});
 
 	it("is tried once when it is the owner's test, whatever the receiver answers", async () => {
 		const path = "/fail/503/9/test";
 		expect(await testAlertTo(path)).toMatchObject({ delivered: false, status: 503 });
 		await new Promise((resolve) => setTimeout(resolve, 1_500));
-		expect(received.get(path)).toHaveLength(1);
+		expect(receiver.to(path)).toHaveLength(1);
 	});
 });

@@ -5,9 +5,8 @@
  * the webhook, turns feedback alerts off and on, sends a test and removes it on the project's page
  * in Chromium, at 1280 and 390 px.
  */
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAlertReceiver } from "./alertReceiver";
 import { axeViolations } from "./axe";
 import { ownerPages } from "./consolePage";
 import { api, signUpOwner, workerAndBrowser } from "./stack";
@@ -22,27 +21,21 @@ const submitFeedback = (rawKey: string, title: string) =>
 	});
 const { signedIn, addShopKey } = ownerPages(stack);
 
-type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: any };
-const received: Received[] = [];
-let receiver: ReturnType<typeof createServer>;
+let receiver: Awaited<ReturnType<typeof startAlertReceiver>>;
 let hookUrl = "";
+/** Every alert the receiver was sent, oldest first. */
+let received: Awaited<ReturnType<typeof startAlertReceiver>>["received"] = [];
 
 beforeAll(async () => {
-	receiver = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (chunk) => chunks.push(chunk));
-		req.on("end", () => {
-			const path = req.url ?? "";
-			received.push({ method: req.method ?? "", path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
-			// An unsteady receiver fails its first two alerts, as a chat service in trouble does.
-			const unsteady = path.endsWith("/unsteady") && received.filter((r) => r.path === path).length <= 2;
-			res.writeHead(unsteady ? 503 : 200, { "content-type": "text/plain" }).end(unsteady ? "try later" : "ok");
-		});
+	receiver = await startAlertReceiver(({ path }, toThisPath, res) => {
+		// An unsteady receiver fails its first two alerts, as a chat service in trouble does.
+		const unsteady = path.endsWith("/unsteady") && toThisPath <= 2;
+		res.writeHead(unsteady ? 503 : 200, { "content-type": "text/plain" }).end(unsteady ? "try later" : "ok");
 	});
-	await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-	hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/services/T000/B000/secret-token`;
+	received = receiver.received;
+	hookUrl = `${receiver.url}/services/T000/B000/secret-token`;
 });
-afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+afterAll(() => receiver?.close());
 
 describe("an issue alert", () => {
 	it("is POSTed once to the webhook when an event opens an issue, and not for its next event", async () => {
