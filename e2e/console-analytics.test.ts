@@ -39,6 +39,9 @@ describe("owner console: analytics", () => {
 		const tag = await page.locator("pre.snippet").textContent();
 		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
 		expect(tag).toContain(`${worker.url}/t.js`);
+		// The tracker that counts link clicks is one word away, and is served there.
+		await page.getByText(/load t\.links\.js in place of t\.js\.$/).waitFor();
+		expect((await fetch(`${worker.url}/t.links.js`)).status).toBe(200);
 		await checkPage("sites");
 
 		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.

@@ -133,9 +133,17 @@ svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 		// ?twice=1: the tag included twice, as a layout and a page template both adding it do.
 		// ?hash=1: a hash-routed app's tag, with data-hash. ?sync=1: the tag without defer, run
 		// before the body is parsed.
-		const tag = `<script${query.has("sync") ? "" : " defer"} src="${workerUrl}/t.js" data-id="${id}"${query.has("hash") ? " data-hash" : ""}></script>`;
+		// ?links=1: t.links.js, which counts clicks on outbound links and downloads (?links=plain: the
+		// same links with t.js), and links of each kind to click: out (to the Worker's origin, another
+		// host), a file, a page of the site.
+		const script = query.get("links") === "1" ? "t.links.js" : "t.js";
+		const tag = `<script${query.has("sync") ? "" : " defer"} src="${workerUrl}/${script}" data-id="${id}"${query.has("hash") ? " data-hash" : ""}></script>`;
+		const links = query.has("links")
+			? `<p><a id="out" href="${workerUrl}/partner/offer?ref=shop&token=secret#top"><span>Our partner</span></a>
+<a id="file" href="/files/price-list.pdf?v=2" download>Price list</a> <a id="inside" href="#pricing">Pricing</a></p>`
+			: "";
 		// ?tall=1: a page 4,000 pixels tall, to scroll.
-		const body = query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>";
+		const body = (query.has("tall") ? `<h1 style="height:4000px;margin:0">Test shop</h1>` : "<h1>Test shop</h1>") + links;
 		const text = `<!doctype html>
 <html><head><title>Test shop</title>${own}${queue}
 ${query.has("twice") ? tag + tag : tag}

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import linksTrackerScript from "../clients/tracker/dist/t-links.txt";
 import trackerScript from "../clients/tracker/dist/t.txt";
 import { collect, crawlIngest, createSite, getJson, ownerWithSite, pageview, storedEvents } from "./analytics-helpers";
 import { call, setPlan, signUp, uniqueIp } from "./helpers";
@@ -255,6 +256,28 @@ describe("GET /t.js", () => {
 		const head = await call("/t.js", { method: "HEAD" });
 		expect(head.status).toBe(200);
 		expect(await head.text()).toBe("");
+	});
+});
+
+describe("GET /t.links.js", () => {
+	it("serves the tracker that counts link clicks, with its own ETag; t.js carries none of that code", async ({ expect }) => {
+		const [links, plain] = [await call("/t.links.js"), await call("/t.js")];
+		expect(links.status).toBe(200);
+		expect(links.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+		expect(links.headers.get("cache-control")).toBe("public, max-age=3600, stale-while-revalidate=86400");
+		const body = await links.text();
+		expect(body).toBe(linksTrackerScript);
+		expect(body).toContain("Outbound Link: Click");
+		expect(body).toContain("File Download");
+		expect(await plain.text()).not.toContain("Outbound Link");
+		const etag = links.headers.get("etag")!;
+		expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+		expect(etag).not.toBe(plain.headers.get("etag"));
+		expect((await call("/t.links.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+		// The other script's tag is not this one's.
+		expect((await call("/t.links.js", { headers: { "if-none-match": plain.headers.get("etag")! } })).status).toBe(200);
+		const head = await call("/t.links.js", { method: "HEAD" });
+		expect([head.status, await head.text()]).toEqual([200, ""]);
 	});
 });
 

@@ -12,6 +12,7 @@
  *
  *   Tracker
  *     GET    /t.js                                 the browser tracker script
+ *     GET    /t.links.js                           the same, counting outbound-link and file-download clicks
  *
  *   Accounts
  *     POST   /api/auth/signup                      {email, password} → {token, user}
@@ -94,7 +95,7 @@ import { readAlertWebhook, removeAlertWebhook, setAlertWebhook, testAlertWebhook
 import { changeOwnPassword, setUserPlan, signIn, signOut, signOutOthers, signUp, whoAmI } from "./auth/accounts";
 import { requireAccess, requireOwner } from "./auth/session";
 import { collect } from "./collect/collect";
-import { serveTracker } from "./collect/serveTracker";
+import { serveLinksTracker, serveTracker } from "./collect/serveTracker";
 import { ingestCrawl } from "./crawl/ingestCrawl";
 import { deleteFeedback, downloadAttachment, exportFeedbackCsv, listFeedback, readFeedback, updateFeedbackStatus } from "./feedback/ownerFeedback";
 import { submitFeedback } from "./feedback/submitFeedback";
@@ -244,7 +245,9 @@ router
 	.post("/api/releases/:release+/artifacts", uploadArtifacts)
 
 	.get("/t.js", serveTracker)
-	.head("/t.js", serveTracker);
+	.head("/t.js", serveTracker)
+	.get("/t.links.js", serveLinksTracker)
+	.head("/t.links.js", serveLinksTracker);
 
 // After the owner routes, so `/api/sites/store` and the like stay theirs.
 ingestion("/api/:project_id/envelope", ingestEnvelope, SENTRY_CORS_HEADERS);

@@ -1,5 +1,6 @@
 /**
- * Builds the tracker: src/tracker.ts → dist/t.txt, one minified script.
+ * Builds the tracker: src/tracker.ts → dist/t.txt, one minified script, and dist/t-links.txt, the
+ * same with link clicks counted (served at GET /t.links.js).
  *
  * The output is named .txt because the Worker imports it as text (wrangler's default Text rule)
  * and serves it at GET /t.js. `npm run build --workspace @svc/tracker` runs this; the test
@@ -12,8 +13,10 @@ import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const TRACKER_OUTPUT = join(here, "dist", "t.txt");
+/** t.links.js: the tracker and link clicks (outbound links, file downloads). */
+export const LINKS_TRACKER_OUTPUT = join(here, "dist", "t-links.txt");
 
-export async function buildTracker() {
+async function buildOne(output, links) {
 	const result = await build({
 		entryPoints: [join(here, "src", "tracker.ts")],
 		bundle: true,
@@ -22,11 +25,19 @@ export async function buildTracker() {
 		// Browsers from 2019 on: no polyfills, no helper code in the output.
 		target: ["es2019"],
 		legalComments: "none",
+		// The link clicks' code is left out of t.js altogether, not just switched off.
+		define: { LINKS: String(links) },
 		write: false,
 	});
 	const code = result.outputFiles[0].text;
-	await mkdir(dirname(TRACKER_OUTPUT), { recursive: true });
-	await writeFile(TRACKER_OUTPUT, code);
+	await mkdir(dirname(output), { recursive: true });
+	await writeFile(output, code);
+	return code;
+}
+
+/** Both scripts; answers t.js's code. */
+export async function buildTracker() {
+	const [code] = await Promise.all([buildOne(TRACKER_OUTPUT, false), buildOne(LINKS_TRACKER_OUTPUT, true)]);
 	return code;
 }
 
@@ -37,5 +48,5 @@ export async function setup() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
 	const code = await buildTracker();
-	console.log(`tracker: ${TRACKER_OUTPUT} (${code.length} bytes)`);
+	console.log(`tracker: ${TRACKER_OUTPUT} (${code.length} bytes), ${LINKS_TRACKER_OUTPUT}`);
 }

@@ -15,6 +15,9 @@
  */
 import { readablePath } from "../../../domain/analytics/pagePath";
 
+/** Built in (true) for t.links.js only: t.js leaves the link clicks out, whose code it does not carry. */
+declare const LINKS: boolean;
+
 type Call = [method: "track" | "identify", args: unknown[]];
 interface Api {
 	track(name: string, data?: unknown): void;
@@ -207,6 +210,23 @@ interface Api {
 		distinct = value === undefined || value === null ? undefined : cut(String(value), MAX_IDENTITY) || undefined;
 		if (distinct) send("_identify");
 	};
+	// t.links.js: a click on a link out of the site, or on a file to download, is an event, as
+	// Plausible's outbound-link and file-download extensions count them: the main button or the
+	// middle one (a new tab), seen before the page's own handlers can stop it. The link's URL goes
+	// without its query and fragment, which may carry a visitor's token. The beacon outlives the
+	// page the click leaves.
+	if (LINKS) {
+		const FILE = /\.(pdf|xlsx?|docx?|txt|rtf|csv|exe|key|pps|pptx?|7z|pkg|rar|gz|zip|avi|mov|mp4|mpe?g|wmv|midi?|mp3|wav|wma|dmg)$/i;
+		const clicked = (e: MouseEvent) => {
+			const link = (e.target as Element).closest?.("a[href]") as HTMLAnchorElement | null;
+			if (!link || e.button > 1 || !/^https?:$/.test(link.protocol)) return;
+			const url = link.origin + link.pathname;
+			if (FILE.test(link.pathname)) api.track("File Download", { url });
+			else if (link.host !== loc.host) api.track("Outbound Link: Click", { url });
+		};
+		d.addEventListener("click", clicked, true);
+		d.addEventListener("auxclick", clicked, true);
+	}
 	const run = (calls: Call[]) => {
 		for (const [method, args] of calls) (api[method] as (...a: unknown[]) => void)(...args);
 	};

@@ -171,6 +171,9 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 			</details>
 			<p>Paste into every page's &lt;head&gt;:</p>
 			<pre className="snippet">{tag}</pre>
+			<p className="muted">
+				To count clicks on links out of the site and on files to download too, load <code>t.links.js</code> in place of <code>t.js</code>.
+			</p>
 			<div className="row">
 				<CopyButton text={tag} label="Copy tag" />
 				<label className="switch">

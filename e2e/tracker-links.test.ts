@@ -1,0 +1,79 @@
+/**
+ * t.links.js in Chromium against the Worker: a click on a link out of the site, or on a file to
+ * download, is a custom event (`Outbound Link: Click`, `File Download`) with the link's URL
+ * without its query and fragment, as Plausible's extensions count them, the middle button too;
+ * a link within the site is none, and t.js counts no link at all.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { launchChromium, ownerWithSite, startSite, startWorker } from "./stack";
+import { type StoredEvent, trackerPages } from "./trackerPage";
+
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let site: Awaited<ReturnType<typeof startSite>>;
+let browser: Browser;
+
+beforeAll(async () => {
+	worker = await startWorker();
+	site = await startSite(worker.url);
+	browser = await launchChromium();
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await site?.close();
+	await worker?.close();
+});
+
+const { newPage, open, eventsOnceThereAre, storedEvents } = trackerPages(() => ({ worker, site, browser }));
+/** The link clicks among a site's events: name and data. */
+const clicks = (events: StoredEvent[]) => events.filter((e) => e.name !== "" && !e.name.startsWith("_")).map((e) => [e.name, JSON.parse(e.data ?? "null")]);
+
+describe("t.links.js", () => {
+	it("counts a download and a click out (which leaves the page), not a link within the site", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/?links=1")).toBe(204);
+		await page.click("#inside");
+		const download = page.waitForEvent("download");
+		await page.click("#file");
+		await (await download).cancel();
+		// The outbound link's target page is on the Worker's origin: the click leaves the site.
+		await Promise.all([page.waitForURL(`${worker.url}/partner/offer?**`), page.click("#out span")]);
+		// The view, the download, the click out, the view's _leave as the page was left.
+		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		await context.close();
+		expect(clicks(events).sort()).toEqual([
+			["File Download", { url: `${site.origin}/files/price-list.pdf` }],
+			["Outbound Link: Click", { url: `${worker.url}/partner/offer` }],
+		]);
+		for (const event of events) expect(event.url_path).toBe("/");
+	});
+
+	it("counts a middle click on a link out (a new tab), and nothing for the right button", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/?links=1")).toBe(204);
+		// The page's own handler stops the click: the tracker has seen it first.
+		await page.evaluate(() => document.getElementById("out")?.addEventListener("auxclick", (e) => e.stopPropagation()));
+		await page.click("#out", { button: "middle" });
+		await page.click("#out", { button: "right" });
+		const events = await eventsOnceThereAre(expect, token, trackingId, 2);
+		await context.close();
+		expect(clicks(events)).toEqual([["Outbound Link: Click", { url: `${worker.url}/partner/offer` }]]);
+	});
+
+	it("is not in t.js: the same clicks there are no events", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/?links=plain")).toBe(204);
+		const download = page.waitForEvent("download");
+		await page.click("#file");
+		await (await download).cancel();
+		await page.click("#out", { button: "middle" });
+		// Given time to arrive, only the page view is there.
+		await new Promise((resolve) => setTimeout(resolve, 1_000));
+		expect((await storedEvents(token, trackingId)).map((e) => e.name)).toEqual([""]);
+		await context.close();
+	});
+});
