@@ -1,11 +1,19 @@
 import { attachmentBytes, feedbackWriteStatements, type PendingFeedback } from "../domain/feedback/feedbackStore";
 import type { readSubmission } from "../domain/feedback/submission";
-import type { AlertFeedback } from "../domain/logs/alertPayload";
+import type { FeedbackType } from "../domain/feedback/typesAndStatuses";
 import { FEEDBACK_LIMITS } from "../domain/limits";
 import type { OutboxBatch } from "./outbox";
 import { type FeedbackOutcome, refused } from "./projectCommands";
 
 type Submission = Extract<ReturnType<typeof readSubmission>, { ok: true }>;
+
+/** Feedback as it was stored; `createdAt` in ms. */
+export interface StoredFeedback {
+	id: string;
+	type: FeedbackType;
+	data: Record<string, unknown>;
+	createdAt: number;
+}
 
 /** Rows moved to D1 per batch. */
 const FLUSH_FEEDBACK = 500;
@@ -43,7 +51,7 @@ export class FeedbackOutbox {
 	async accept(
 		key: { userId: string; projectName: string },
 		submission: Submission,
-	): Promise<{ status: "accepted"; stored: AlertFeedback } | Extract<FeedbackOutcome, { status: "refused" }>> {
+	): Promise<{ status: "accepted"; stored: StoredFeedback } | Extract<FeedbackOutcome, { status: "refused" }>> {
 		const id = crypto.randomUUID();
 		const attachments = submission.images.map((image) => ({
 			id: crypto.randomUUID(),

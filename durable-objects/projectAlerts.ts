@@ -88,7 +88,7 @@ export class ProjectAlerts {
 		const row = this.#row();
 		if (!row) return null;
 		// Deliveries kept before alerts were tried again have no `attempts`: they were tried once.
-		const kept = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as Partial<AlertDeliveryView> & Omit<AlertDeliveryView, "attempts">);
+		const kept = row.last_delivery === null ? null : (JSON.parse(row.last_delivery) as Omit<AlertDeliveryView, "attempts"> & { attempts?: number });
 		const lastDelivery = kept && { ...kept, attempts: kept.attempts ?? 1 };
 		return {
 			url: row.url,
