@@ -63,6 +63,35 @@ describe("t.links.js", () => {
 		expect(clicks(events)).toEqual([["Outbound Link: Click", { url: `${worker.url}/partner/offer` }]]);
 	});
 
+	it("counts a link in an open shadow root, one around a component with a shadow root of its own, and an image map's area", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { context, page } = await newPage();
+		expect(await open(page, trackingId, "/?links=1")).toBe(204);
+		await page.evaluate((out) => {
+			// The page stays: its own handler, after the tracker's, keeps each link from being followed.
+			addEventListener("click", (e) => e.preventDefault());
+			const box = document.body.appendChild(document.createElement("p"));
+			const host = box.appendChild(document.createElement("span"));
+			host.attachShadow({ mode: "open" }).innerHTML = `<a id="shadowed" href="${out}/shadow"><b>In a widget</b></a>`;
+			const link = box.appendChild(document.createElement("a"));
+			link.href = `${out}/icon`;
+			const icon = link.appendChild(document.createElement("x-icon"));
+			icon.attachShadow({ mode: "open" }).innerHTML = `<svg width="20" height="20"><rect id="glyph" width="20" height="20"/></svg>`;
+			box.insertAdjacentHTML(
+				"beforeend",
+				`<img id="mapped" usemap="#regions" width="60" height="30" alt="Regions"><map name="regions"><area shape="rect" coords="0,0,60,30" href="${out}/area" alt="All"></map>`,
+			);
+		}, `${worker.url}/partner`);
+		await page.click("#shadowed b");
+		await page.click("x-icon #glyph");
+		await page.click("#mapped");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		await context.close();
+		expect(clicks(events).sort()).toEqual(
+			["area", "icon", "shadow"].map((path) => ["Outbound Link: Click", { url: `${worker.url}/partner/${path}` }]),
+		);
+	});
+
 	it("is not in t.js: the same clicks there are no events", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();

@@ -217,8 +217,11 @@ interface Api {
 	// page the click leaves.
 	if (LINKS) {
 		const FILE = /\.(pdf|xlsx?|docx?|txt|rtf|csv|exe|key|pps|pptx?|7z|pkg|rar|gz|zip|avi|mov|mp4|mpe?g|wmv|midi?|mp3|wav|wma|dmg)$/i;
+		// The link is looked for along the composed path: a click in an open shadow root reaches the
+		// document as a click on its host, which hides a link inside it, and a link's own content
+		// (an icon component) may have a shadow root of its own. An image map's areas are links too.
 		const clicked = (e: MouseEvent) => {
-			const link = (e.target as Element).closest?.("a[href]") as HTMLAnchorElement | null;
+			const link = e.composedPath().find((node) => (node as Element).matches?.("a[href],area[href]")) as HTMLAnchorElement | undefined;
 			if (!link || e.button > 1 || !/^https?:$/.test(link.protocol)) return;
 			const url = link.origin + link.pathname;
 			if (FILE.test(link.pathname)) api.track("File Download", { url });
