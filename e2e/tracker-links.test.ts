@@ -58,12 +58,18 @@ describe("t.links.js", () => {
 		await page.evaluate(() => document.getElementById("out")?.addEventListener("auxclick", (e) => e.stopPropagation()));
 		await page.click("#out", { button: "middle" });
 		await page.click("#out", { button: "right" });
+		// A browser that also sends a click for the middle button (older Firefox did) counts it once.
+		await page.evaluate(() => {
+			const out = document.getElementById("out") as HTMLAnchorElement;
+			out.addEventListener("click", (e) => e.preventDefault());
+			out.dispatchEvent(new MouseEvent("click", { button: 1, bubbles: true, cancelable: true }));
+		});
 		const events = await eventsOnceThereAre(expect, token, trackingId, 2);
 		await context.close();
 		expect(clicks(events)).toEqual([["Outbound Link: Click", { url: `${worker.url}/partner/offer` }]]);
 	});
 
-	it("counts a link in an open shadow root, one around a component with a shadow root of its own, and an image map's area", async ({ expect }) => {
+	it("counts a link in an open shadow root, one around a component with a shadow root of its own, an image map's area, and a file by its readable name", async ({ expect }) => {
 		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/?links=1")).toBe(204);
@@ -85,11 +91,20 @@ describe("t.links.js", () => {
 		await page.click("#shadowed b");
 		await page.click("x-icon #glyph");
 		await page.click("#mapped");
-		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
+		// A file's name as people read it, as a page's path is stored.
+		await page.evaluate(() => {
+			const file = document.body.appendChild(document.createElement("a"));
+			file.href = "/files/Preisliste März.pdf";
+			file.id = "accented";
+			file.textContent = "Preisliste";
+		});
+		await page.click("#accented");
+		const events = await eventsOnceThereAre(expect, token, trackingId, 5);
 		await context.close();
-		expect(clicks(events).sort()).toEqual(
-			["area", "icon", "shadow"].map((path) => ["Outbound Link: Click", { url: `${worker.url}/partner/${path}` }]),
-		);
+		expect(clicks(events).sort()).toEqual([
+			["File Download", { url: `${site.origin}/files/Preisliste März.pdf` }],
+			...["area", "icon", "shadow"].map((path) => ["Outbound Link: Click", { url: `${worker.url}/partner/${path}` }]),
+		]);
 	});
 
 	it("is not in t.js: the same clicks there are no events", async ({ expect }) => {

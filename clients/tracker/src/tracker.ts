@@ -222,8 +222,11 @@ interface Api {
 		// (an icon component) may have a shadow root of its own. An image map's areas are links too.
 		const clicked = (e: MouseEvent) => {
 			const link = e.composedPath().find((node) => (node as Element).matches?.("a[href],area[href]")) as HTMLAnchorElement | undefined;
-			if (!link || e.button > 1 || !/^https?:$/.test(link.protocol)) return;
-			const url = link.origin + link.pathname;
+			// A click of the main button, an auxclick of the middle one: a browser that also sends a
+			// click for the middle button does not count it twice.
+			if (!link || e.button !== (e.type === "click" ? 0 : 1) || !/^https?:$/.test(link.protocol)) return;
+			// The path as people read it, as a page's path is stored (`/Preisliste März.pdf`).
+			const url = link.origin + readablePath(link.pathname);
 			if (FILE.test(link.pathname)) api.track("File Download", { url });
 			else if (link.host !== loc.host) api.track("Outbound Link: Click", { url });
 		};
