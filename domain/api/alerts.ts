@@ -11,7 +11,7 @@ export interface AlertDeliveryView {
 	status: number | null;
 	/** Why it was not delivered, at most 200 characters; null when the receiver answered 2xx. */
 	error: string | null;
-	/** How many times it was sent: more than one when the receiver failed in a way it may not again. */
+	/** How many times it was sent: more than one when a try failed in a way that may pass later (no answer, 429, 5xx). */
 	attempts: number;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Sends an alert (an issue's or new feedback's) to its webhook and keeps how it went in the key's
  * object. Ingestion sends its alerts after answering (`sendAlertLater`), so a slow or failing
- * receiver never delays or fails an event or a submission; the owner's test waits for the answer. The URL is a secret: never logged, and
- * taken out of an error's text before it is kept.
+ * receiver never delays or fails an event or a submission; the owner's test waits for the answer.
+ * The URL is a secret: never logged, and taken out of an error's text before it is kept.
  */
 import type { DueAlert } from "../../durable-objects/projectAlerts";
 import type { AlertDeliveryView } from "../../domain/api/alerts";
@@ -29,7 +29,9 @@ function failure(err: unknown, url: string): string {
 }
 
 /** One try: how the receiver answered, `at` when it was sent. */
-async function sendOnce(url: string, payload: DueAlert["payload"]): Promise<Omit<AlertDeliveryView, "attempts">> {
+type Try = Omit<AlertDeliveryView, "attempts">;
+
+async function sendOnce(url: string, payload: DueAlert["payload"]): Promise<Try> {
 	const at = new Date().toISOString();
 	try {
 		const response = await fetch(url, {
@@ -48,8 +50,11 @@ async function sendOnce(url: string, payload: DueAlert["payload"]): Promise<Omit
 	}
 }
 
-/** A failure the receiver may not repeat: no answer, too many requests, its own error. Any other refusal (a revoked token's 403 or 404) will. */
-const mayPassLater = ({ delivered, status }: Omit<AlertDeliveryView, "attempts">) => !delivered && (status === null || status === 429 || status >= 500);
+/**
+ * A failure that may pass on a later try: no answer, too many requests, the receiver's own error.
+ * Any other refusal (a revoked token's 403, a removed webhook's 404) will be the same next time.
+ */
+const mayPassLater = ({ delivered, status }: Try) => !delivered && (status === null || status === 429 || status >= 500);
 
 /**
  * POSTs the alert (5 s at most, redirects not followed), again after each of `retryWaitsMs` while
