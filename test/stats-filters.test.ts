@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getJson, ownerWithSite } from "./analytics-helpers";
+import { call } from "./helpers";
 import { at, DAY, RANGE, seedEvents } from "./statsData";
 
 describe("statistics filters, combinable in one request", () => {
@@ -102,6 +103,25 @@ describe("statistics filters, combinable in one request", () => {
 		// The referrer host of a visit's first page view, as the source is: B's visit and G's third.
 		const google = await stats(token, site.tracking_id, "referrer=www.google.com");
 		expect({ visitors: google.visitors, visits: google.sessions }).toEqual({ visitors: 2, visits: 2 });
+	});
+
+	it("event=: the visits that converted, their other events, and the properties of that event alone (as Plausible narrows a goal's)", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		// C also downloaded a file in the visit that signed up.
+		await seedEvents(site.tracking_id, [...DAY, { visitor: "C", ts: at("23:54"), name: "File Download", path: "/blog", data: '{"url":"https://shop.example/price-list.pdf"}' }]);
+		const signup = await stats(token, site.tracking_id, "event=signup");
+		expect(signup.custom_events.map((e: { name: string }) => e.name).sort()).toEqual(["File Download", "download", "signup"]);
+		expect(signup.event_properties).toEqual([
+			{ name: "signup", property: "plan", value: "pro", events: 2 },
+			{ name: "signup", property: "seats", value: "2", events: 1 },
+		]);
+		const downloads = await stats(token, site.tracking_id, "event=File%20Download");
+		expect(downloads.event_properties).toEqual([{ name: "File Download", property: "url", value: "https://shop.example/price-list.pdf", events: 1 }]);
+		// As its CSV lists them too.
+		const csv = await (await call(`/api/sites/${site.tracking_id}/stats/event_properties.csv?${RANGE}&event=signup`, { token })).text();
+		expect(csv.trim().split(/\r?\n/)).toEqual(["name,property,value,events", "signup,plan,pro,2", "signup,seats,2,1"]);
+		// Without the filter, every event's.
+		expect((await stats(token, site.tracking_id, "limit=10")).event_properties.map((r: { name: string }) => r.name)).toContain("File Download");
 	});
 
 	it("source=Direct / None keeps the visits that came from no source, whatever the visitor's other visits", async ({ expect }) => {

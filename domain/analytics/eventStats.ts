@@ -42,6 +42,23 @@ import { IS_PROPERTY, label, propertiesOf, RANGE } from "./statsRange";
  * sample of the visitors (sampling.ts), each through the sample index.
  */
 
+/**
+ * The custom events' properties; with the `event` filter (`eventParam`, its placeholder) that
+ * event's alone, as Plausible narrows a goal's properties to the goal: the visits it keeps hold
+ * other events too, whose properties would crowd the converted event's out of the list.
+ */
+function eventProperties(eventParam?: string): string {
+	return jsonRows(
+		["name", "property", "value", "events"],
+		`SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
+		FROM counted, ${propertiesOf("data")} AS p
+		WHERE name NOT IN ('', '_leave', '_identify') AND ${IS_PROPERTY}${eventParam ? ` AND name = ${eventParam}` : ""}
+		GROUP BY 1, 2, 3`,
+		"events DESC, name, property, value",
+		"?4 * 5",
+	);
+}
+
 /** Lists of the answer counted from single events, each a JSON column of the statement. */
 const EVENT_LISTS = ["pages", "referrers", "countries", "browsers", "os", "devices", "custom_events", "event_properties", "referrer_urls"] as const;
 export type EventList = (typeof EVENT_LISTS)[number];
@@ -124,15 +141,7 @@ const EVENT_LIST_SQL: Record<Exclude<EventList, "referrer_urls">, string> = {
 		FROM counted WHERE name NOT IN ('', '_leave', '_identify') GROUP BY 1`,
 		"events DESC, visitors DESC, name",
 	),
-	event_properties: jsonRows(
-		["name", "property", "value", "events"],
-		`SELECT name, p.key AS property, CAST(p.value AS TEXT) AS value, count(*) AS events
-		FROM counted, ${propertiesOf("data")} AS p
-		WHERE name NOT IN ('', '_leave', '_identify') AND ${IS_PROPERTY}
-		GROUP BY 1, 2, 3`,
-		"events DESC, name, property, value",
-		"?4 * 5",
-	),
+	event_properties: eventProperties(),
 };
 
 /** What the statistics read of an event. */
@@ -199,7 +208,7 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 	);
 	const columns = [
 		...(figures ? ["event_figures.*", "session_figures.*", `${series} AS series`] : []),
-		...lists.map((list) => `${list === "referrer_urls" ? referrerUrls(sourceParam(filters)) : EVENT_LIST_SQL[list]} AS ${list}`),
+		...lists.map((list) => `${listSql(list, filters)} AS ${list}`),
 		...(visits.length > 0 ? [`${visitBreakdowns(visits)} AS visits`] : []),
 	];
 	const from = figures
@@ -214,6 +223,13 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 		: "";
 	return `WITH ${ctes.join(", ")}
 	SELECT ${columns.join(",\n\t\t")} ${from}`;
+}
+
+/** A list's subquery: the referrer URLs are the `source` filter's, the properties the `event` filter's event's. */
+function listSql(list: EventList, filters: CompiledFilters): string {
+	if (list === "referrer_urls") return referrerUrls(sourceParam(filters));
+	if (list === "event_properties" && filters.params.event) return eventProperties(filters.params.event);
+	return EVENT_LIST_SQL[list];
 }
 
 /** The placeholder of the `source` filter, which the referrer URLs need. */
