@@ -169,6 +169,25 @@ export function launchChromium({ headlessUserAgent = false, backForwardCache = f
 	});
 }
 
+/** workerAndBrowser()'s stack and the test site that loads the tracker from that Worker (startSite): the tracker tests'. */
+export function workerSiteAndBrowser(): {
+	readonly worker: Awaited<ReturnType<typeof startWorker>>;
+	readonly site: Awaited<ReturnType<typeof startSite>>;
+	readonly browser: Browser;
+} {
+	const started = {} as { worker: Awaited<ReturnType<typeof startWorker>>; site: Awaited<ReturnType<typeof startSite>>; browser: Browser };
+	beforeAll(async () => {
+		[started.worker, started.browser] = await Promise.all([startWorker(), launchChromium()]);
+		started.site = await startSite(started.worker.url);
+	});
+	afterAll(async () => {
+		await started.browser?.close();
+		await started.site?.close();
+		await started.worker?.close();
+	});
+	return started;
+}
+
 /** A Worker and a Chromium for one file's tests: started before the first, closed after the last. */
 export function workerAndBrowser(): { readonly worker: Awaited<ReturnType<typeof startWorker>>; readonly browser: Browser } {
 	const started = {} as { worker: Awaited<ReturnType<typeof startWorker>>; browser: Browser };

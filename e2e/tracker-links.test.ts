@@ -4,34 +4,18 @@
  * without its query and fragment, as Plausible's extensions count them, the middle button too;
  * a link within the site is none, and t.js counts no link at all.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { launchChromium, ownerWithSite, startSite, startWorker } from "./stack";
+import { describe, it } from "vitest";
+import { ownerWithSite, workerSiteAndBrowser } from "./stack";
 import { type StoredEvent, trackerPages } from "./trackerPage";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let site: Awaited<ReturnType<typeof startSite>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	worker = await startWorker();
-	site = await startSite(worker.url);
-	browser = await launchChromium();
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await site?.close();
-	await worker?.close();
-});
-
-const { newPage, open, eventsOnceThereAre, storedEvents } = trackerPages(() => ({ worker, site, browser }));
+const stack = workerSiteAndBrowser();
+const { newPage, open, eventsOnceThereAre, storedEvents } = trackerPages(() => stack);
 /** The link clicks among a site's events: name and data. */
 const clicks = (events: StoredEvent[]) => events.filter((e) => e.name !== "" && !e.name.startsWith("_")).map((e) => [e.name, JSON.parse(e.data ?? "null")]);
 
 describe("t.links.js", () => {
 	it("counts a download and a click out (which leaves the page), not a link within the site", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/?links=1")).toBe(204);
 		await page.click("#inside");
@@ -39,19 +23,19 @@ describe("t.links.js", () => {
 		await page.click("#file");
 		await (await download).cancel();
 		// The outbound link's target page is on the Worker's origin: the click leaves the site.
-		await Promise.all([page.waitForURL(`${worker.url}/partner/offer?**`), page.click("#out span")]);
+		await Promise.all([page.waitForURL(`${stack.worker.url}/partner/offer?**`), page.click("#out span")]);
 		// The view, the download, the click out, the view's _leave as the page was left.
 		const events = await eventsOnceThereAre(expect, token, trackingId, 4);
 		await context.close();
 		expect(clicks(events).sort()).toEqual([
-			["File Download", { url: `${site.origin}/files/price-list.pdf` }],
-			["Outbound Link: Click", { url: `${worker.url}/partner/offer` }],
+			["File Download", { url: `${stack.site.origin}/files/price-list.pdf` }],
+			["Outbound Link: Click", { url: `${stack.worker.url}/partner/offer` }],
 		]);
 		for (const event of events) expect(event.url_path).toBe("/");
 	});
 
 	it("counts a middle click on a link out (a new tab), and nothing for the right button", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/?links=1")).toBe(204);
 		// The page's own handler stops the click: the tracker has seen it first.
@@ -66,11 +50,11 @@ describe("t.links.js", () => {
 		});
 		const events = await eventsOnceThereAre(expect, token, trackingId, 2);
 		await context.close();
-		expect(clicks(events)).toEqual([["Outbound Link: Click", { url: `${worker.url}/partner/offer` }]]);
+		expect(clicks(events)).toEqual([["Outbound Link: Click", { url: `${stack.worker.url}/partner/offer` }]]);
 	});
 
 	it("counts a link in an open shadow root, one around a component with a shadow root of its own, an image map's area, and a file by its readable name", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/?links=1")).toBe(204);
 		await page.evaluate((out) => {
@@ -87,7 +71,7 @@ describe("t.links.js", () => {
 				"beforeend",
 				`<img id="mapped" usemap="#regions" width="60" height="30" alt="Regions"><map name="regions"><area shape="rect" coords="0,0,60,30" href="${out}/area" alt="All"></map>`,
 			);
-		}, `${worker.url}/partner`);
+		}, `${stack.worker.url}/partner`);
 		await page.click("#shadowed b");
 		await page.click("x-icon #glyph");
 		await page.click("#mapped");
@@ -102,13 +86,13 @@ describe("t.links.js", () => {
 		const events = await eventsOnceThereAre(expect, token, trackingId, 5);
 		await context.close();
 		expect(clicks(events).sort()).toEqual([
-			["File Download", { url: `${site.origin}/files/Preisliste März.pdf` }],
-			...["area", "icon", "shadow"].map((path) => ["Outbound Link: Click", { url: `${worker.url}/partner/${path}` }]),
+			["File Download", { url: `${stack.site.origin}/files/Preisliste März.pdf` }],
+			...["area", "icon", "shadow"].map((path) => ["Outbound Link: Click", { url: `${stack.worker.url}/partner/${path}` }]),
 		]);
 	});
 
 	it("is not in t.js: the same clicks there are no events", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/?links=plain")).toBe(204);
 		const download = page.waitForEvent("download");

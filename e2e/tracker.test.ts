@@ -1,29 +1,14 @@
-import type { Browser, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { api, launchChromium, ownerWithSite, startSite, startWorker } from "./stack";
+import type { Request } from "playwright-core";
+import { describe, it } from "vitest";
+import { api, launchChromium, ownerWithSite, workerSiteAndBrowser } from "./stack";
 import { pauseClock, sends, setVisibility, trackerPages } from "./trackerPage";
 
-let worker: Awaited<ReturnType<typeof startWorker>>;
-let site: Awaited<ReturnType<typeof startSite>>;
-let browser: Browser;
-
-beforeAll(async () => {
-	worker = await startWorker();
-	site = await startSite(worker.url);
-	browser = await launchChromium();
-});
-
-afterAll(async () => {
-	await browser?.close();
-	await site?.close();
-	await worker?.close();
-});
-
-const { isCollect, newPage, open, storedEvents, eventsOnceThereAre } = trackerPages(() => ({ worker, site, browser }));
+const stack = workerSiteAndBrowser();
+const { isCollect, newPage, open, storedEvents, eventsOnceThereAre } = trackerPages(() => stack);
 
 describe("the tracker in chromium against the Worker", () => {
 	it("records page views with SPA navigation, a custom event, identify and every _leave", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		const requests: Request[] = [];
 		page.on("request", (request) => isCollect(request) && requests.push(request));
@@ -72,7 +57,7 @@ describe("the tracker in chromium against the Worker", () => {
 		}
 		// The SPA page view names the page it came from; the first came from nowhere.
 		const views = events.filter((e) => e.name === "");
-		expect(views.find((e) => e.url_path === "/pricing")!.referrer).toBe(`${site.origin}/?id=${trackingId}`);
+		expect(views.find((e) => e.url_path === "/pricing")!.referrer).toBe(`${stack.site.origin}/?id=${trackingId}`);
 		expect(views.find((e) => e.url_path === "/" && e.distinct_id === null)!.referrer).toBe("");
 		// Endpoint next to the script's own src, JSON as text/plain. (The beacon sent while the page
 		// unloads leaves from the browser process, where the page no longer sees it.)
@@ -82,7 +67,7 @@ describe("the tracker in chromium against the Worker", () => {
 			expect(JSON.parse(request.postData()!).tracking_id).toBe(trackingId);
 		}
 
-		const stats = await api(worker.url, `/api/sites/${trackingId}/stats`, { token });
+		const stats = await api(stack.worker.url, `/api/sites/${trackingId}/stats`, { token });
 		expect(stats).toMatchObject({ pageviews: 3, visitors: 1, sessions: 1, events: 1, identified_visitors: 1, bounce_rate: 0 });
 		expect(stats.top_pages.map(({ time_on_page, ...page }: { time_on_page: number }) => page)).toEqual([
 			{ path: "/", pageviews: 2, visitors: 1, scroll_depth: 100 },
@@ -93,7 +78,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("reports engagement on every hide: the sum of both visible spells, never the hidden time, and the deepest scroll", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		await pauseClock(page);
 		expect(await open(page, trackingId, "/essay?tall=1")).toBe(204);
@@ -126,13 +111,13 @@ describe("the tracker in chromium against the Worker", () => {
 			["/essay", 5_000, deepest],
 			["/essay", 7_000, deepest],
 		]);
-		const stats = await api(worker.url, `/api/sites/${trackingId}/stats`, { token });
+		const stats = await api(stack.worker.url, `/api/sites/${trackingId}/stats`, { token });
 		expect(stats).toMatchObject({ pageviews: 1, sessions: 1, avg_duration: 12 });
 		expect(stats.top_pages).toEqual([{ path: "/essay", pageviews: 1, visitors: 1, scroll_depth: deepest, time_on_page: 12 }]);
 	});
 
 	it("reports scroll depth as a share of the page's height when reported, not while the page was still short", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		const height = page.viewportSize()?.height ?? 0;
 		// The tag without defer runs in the head, before the 4,000-pixel body is there.
@@ -152,7 +137,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("carries a glance under 3 seconds into the next report, and reports what is left when the page is closed", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		await pauseClock(page);
 		expect(await open(page, trackingId, "/")).toBe(204);
@@ -176,7 +161,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("counts a page shown again from the back/forward cache, and its second _leave", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const cached = await launchChromium({ backForwardCache: true });
 		try {
 			const context = await cached.newContext();
@@ -208,9 +193,9 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("counts each view once when the page includes the tag twice, SPA navigation too", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
-		await page.goto(`${site.origin}/?id=${trackingId}&twice=1`);
+		await page.goto(`${stack.site.origin}/?id=${trackingId}&twice=1`);
 		await page.waitForFunction(() => (window as unknown as { __beacons: number }).__beacons >= 1);
 		await page.evaluate(() => history.pushState({}, "", "/pricing"));
 		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("signup"));
@@ -229,9 +214,9 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("replays calls queued before the script loaded, after the page view", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
-		await page.goto(`${site.origin}/?id=${trackingId}&queue=1`);
+		await page.goto(`${stack.site.origin}/?id=${trackingId}&queue=1`);
 		const events = await eventsOnceThereAre(expect, token, trackingId, 3);
 		await context.close();
 		expect(events.map((e) => [e.seq, e.name, e.distinct_id, e.data]).sort()).toEqual([
@@ -242,11 +227,11 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("sends nothing from a prerendered page until it is shown: then the view, then the calls made meanwhile", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage({
 			init: () => Object.defineProperty(document, "prerendering", { get: () => !(window as unknown as { __shown?: boolean }).__shown, configurable: true }),
 		});
-		await page.goto(`${site.origin}/thanks?id=${trackingId}&queue=1`);
+		await page.goto(`${stack.site.origin}/thanks?id=${trackingId}&queue=1`);
 		await page.waitForFunction(() => "svc" in window && !Array.isArray((window as unknown as { svc: { q?: unknown } }).svc.q));
 		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("signup"));
 		await new Promise((resolve) => setTimeout(resolve, 300));
@@ -266,7 +251,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("leaves a site's own svc alone, sends no nameless event, counts hash routes with data-hash and reads paths decoded", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/own?own=1")).toBe(204);
 		expect(await page.evaluate(() => (window as unknown as { svc: { api: string } }).svc.api)).toBe("the site's own");
@@ -286,7 +271,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("with data-hash, a query inside the hash route is the same page and no part of its path", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId, "/app/?hash=1")).toBe(204);
 		await page.evaluate(() => {
@@ -308,7 +293,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("caps names at 100 characters, data beyond 6,000 characters to {}, and sends at most 30 events per 10 seconds", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage();
 		await open(page, trackingId);
 		const sent = await page.evaluate(() => {
@@ -334,7 +319,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("falls back to fetch with keepalive when the browser refuses the beacon, on leaving too", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage({ init: () => (navigator.sendBeacon = () => false) });
 		expect(await open(page, trackingId)).toBe(204);
 		expect(await page.evaluate(() => (window as unknown as { __fetches: number }).__fetches)).toBe(1);
@@ -348,7 +333,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("names each event with an id of its own where the browser has no crypto.randomUUID", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage({ init: () => Object.defineProperty(Crypto.prototype, "randomUUID", { value: undefined }) });
 		expect(await open(page, trackingId)).toBe(204);
 		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("a"));
@@ -366,9 +351,9 @@ describe("the tracker in chromium against the Worker", () => {
 		["Do Not Track", () => Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" })],
 		["svc_ignore in localStorage", () => localStorage.setItem("svc_ignore", "true")],
 	] as const)("sends nothing under %s, and svc.track still works as a no-op", async ([, init], { expect }) => {
-		const { trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const { context, page } = await newPage({ init });
-		await page.goto(`${site.origin}/?id=${trackingId}`);
+		await page.goto(`${stack.site.origin}/?id=${trackingId}`);
 		await page.waitForFunction(() => typeof (window as unknown as { svc?: { track?: unknown } }).svc?.track === "function");
 		await page.evaluate(() => (window as unknown as { svc: { track(n: string): void } }).svc.track("clicked"));
 		expect(await sends(page)).toBe(0);
@@ -377,7 +362,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("is not counted when the browser says it is headless (a bot), though it is answered 204", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "localhost");
 		const headless = await launchChromium({ headlessUserAgent: true });
 		try {
 			const page = await headless.newPage();
@@ -390,7 +375,7 @@ describe("the tracker in chromium against the Worker", () => {
 	});
 
 	it("is refused with 403 on a site whose domain is another one", async ({ expect }) => {
-		const { token, trackingId } = await ownerWithSite(worker.url, "example.com");
+		const { token, trackingId } = await ownerWithSite(stack.worker.url, "example.com");
 		const { context, page } = await newPage();
 		expect(await open(page, trackingId)).toBe(403);
 		await context.close();
