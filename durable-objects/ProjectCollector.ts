@@ -8,6 +8,7 @@ import type { RateWindow } from "../domain/limits";
 import { EarliestAlarm } from "./earliestAlarm";
 import { FeedbackIntake } from "./feedbackIntake";
 import { FeedbackOutbox } from "./feedbackOutbox";
+import type { IntakeCommon } from "./intakeParts";
 import { LogOutbox } from "./logOutbox";
 import { countedAs, LogOutcomes } from "./logOutcomes";
 import { Outbox } from "./outbox";
@@ -106,24 +107,21 @@ export class ProjectCollector extends DurableObject<Env> {
 		this.#clientEventIds = new ClientEventIds(this.#sql);
 		this.#outcomes = new LogOutcomes(this.#sql);
 		this.#alerts = new ProjectAlerts(this.#sql, this.#groups);
-		this.#intake = new LogIntake({
-			alerts: this.#alerts,
-			storage: this.ctx.storage,
+		const common: IntakeCommon = {
 			windows: this.#windows,
+			alerts: this.#alerts,
+			tookHits: (now, windows) => this.#tookHits(now, windows),
+			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
+		};
+		this.#intake = new LogIntake({
+			...common,
+			storage: this.ctx.storage,
 			groups: this.#groups,
 			merges: this.#merges,
 			logs: this.#logs,
 			clientEventIds: this.#clientEventIds,
-			tookHits: (now, windows) => this.#tookHits(now, windows),
-			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
 		});
-		this.#feedbackIntake = new FeedbackIntake({
-			windows: this.#windows,
-			feedback: this.#feedback,
-			alerts: this.#alerts,
-			tookHits: (now, windows) => this.#tookHits(now, windows),
-			flushSoon: () => this.#alarm.noLaterThan(Date.now() + FLUSH_DELAY_MS),
-		});
+		this.#feedbackIntake = new FeedbackIntake({ ...common, feedback: this.#feedback });
 		this.#triage = new IssueTriage({
 			env: this.env,
 			storage: this.ctx.storage,

@@ -4,22 +4,15 @@
  * images in R2 first), and the alert new feedback raises.
  */
 import { readSubmission } from "../domain/feedback/submission";
-import { FEEDBACK_RATE, type RateWindow } from "../domain/limits";
+import { FEEDBACK_RATE } from "../domain/limits";
 import type { FeedbackOutbox } from "./feedbackOutbox";
-import type { HeldWindows } from "./heldWindows";
+import type { IntakeCommon } from "./intakeParts";
 import type { KnownKey } from "./knownKey";
-import type { ProjectAlerts } from "./projectAlerts";
 import { type FeedbackCommand, type FeedbackOutcome, refused } from "./projectCommands";
 
 /** What of its object the feedback intake works with. */
-export interface FeedbackIntakeParts {
-	windows: HeldWindows;
+export interface FeedbackIntakeParts extends IntakeCommon {
 	feedback: FeedbackOutbox;
-	alerts: ProjectAlerts;
-	/** Keeps the windows' hits until they expire (the object's alarm). */
-	tookHits: (now: number, windows: RateWindow[]) => Promise<void>;
-	/** Moves what was accepted to D1 soon (the object's alarm). */
-	flushSoon: () => Promise<void>;
 }
 
 export class FeedbackIntake {

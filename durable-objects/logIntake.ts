@@ -6,8 +6,8 @@
  */
 import { LOG_LIMITS, LOG_RATE, type RateWindow } from "../domain/limits";
 import type { ClientEventIds } from "./clientEventIds";
-import type { HeldWindows } from "./heldWindows";
-import { alertActionOf, type ProjectAlerts } from "./projectAlerts";
+import type { IntakeCommon } from "./intakeParts";
+import { alertActionOf } from "./projectAlerts";
 import type { IssueMerges } from "./issueMerges";
 import type { KnownKey } from "./knownKey";
 import type { LogOutbox } from "./logOutbox";
@@ -15,18 +15,12 @@ import { type LogCommand, type LogEventCommand, type LogOutcome, refused } from 
 import type { IssueGroups } from "./projectStorage";
 
 /** What of its object the log intake works with. */
-export interface IntakeParts {
+export interface IntakeParts extends IntakeCommon {
 	storage: DurableObjectStorage;
-	windows: HeldWindows;
 	groups: IssueGroups;
 	merges: IssueMerges;
 	logs: LogOutbox;
 	clientEventIds: ClientEventIds;
-	alerts: ProjectAlerts;
-	/** Keeps the windows' hits until they expire (the object's alarm). */
-	tookHits: (now: number, windows: RateWindow[]) => Promise<void>;
-	/** Moves what was accepted to D1 soon (the object's alarm). */
-	flushSoon: () => Promise<void>;
 }
 
 export class LogIntake {
