@@ -72,6 +72,9 @@ it("keeps a refusal's words up to 200 characters: whole at 200, cut at 201", asy
 	// As the owner reads it back: the same, kept in the key's object.
 	const { webhook } = await api(worker.url, "/api/alert-webhook?project_name=shop", { token });
 	expect(webhook.last_delivery.error).toBe(start + words(200));
+	// Words of two bytes a character, their 200th byte inside one: whole characters, no U+FFFD.
+	const accented = `x${"é".repeat(150)}`;
+	expect(await testAlertTo(`/refuse/${encodeURIComponent(accented)}`)).toMatchObject({ delivered: false, status: 500, error: start + accented });
 });
 
 describe("an alert the receiver fails", () => {

@@ -16,7 +16,8 @@ async function firstWords(response: Response): Promise<string> {
 	if (!reader) return "";
 	try {
 		const { value } = await reader.read();
-		return value ? new TextDecoder().decode(value.slice(0, ALERT_LIMITS.errorChars)).trim() : "";
+		// Decoded as a stream, a character the chunk ends inside of is held back, not turned into U+FFFD.
+		return value ? cutText(new TextDecoder().decode(value, { stream: true }), ALERT_LIMITS.errorChars).trim() : "";
 	} finally {
 		await reader.cancel().catch(() => {});
 	}
