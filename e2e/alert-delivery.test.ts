@@ -83,8 +83,13 @@ describe("an alert the receiver fails", () => {
 		expect(await feedbackAlertTo(path)).toMatchObject({ delivered: true, status: 200, error: null, attempts: 3 });
 		const sent = receiver.to(path);
 		expect(sent).toHaveLength(3);
-		// The same alert each time.
+		// The same alert each time, the second a second after the first, the third four more after it
+		// (less 100 ms: the first try's connection may take longer than the next one's).
 		expect(new Set(sent.map((alert) => alert.text)).size).toBe(1);
+		const [first, second] = ALERT_LIMITS.retryWaitsMs;
+		expect(sent[1].at - sent[0].at).toBeGreaterThanOrEqual(first - 100);
+		expect(sent[1].at - sent[0].at).toBeLessThan(second);
+		expect(sent[2].at - sent[1].at).toBeGreaterThanOrEqual(second - 100);
 		expect(sent[0].body).toMatchObject({ action: "feedback", feedback: { title: `Crash ${path}` } });
 	});
 

@@ -13,6 +13,8 @@ export interface ReceivedAlert {
 	text: string;
 	/** The body as JSON (every alert is). */
 	body: any;
+	/** When it arrived (ms). */
+	at: number;
 }
 
 /** `answer` is told each alert and how many the same path has had, this one included. */
@@ -23,7 +25,7 @@ export async function startAlertReceiver(answer: (alert: ReceivedAlert, toThisPa
 		req.on("data", (chunk) => chunks.push(chunk));
 		req.on("end", () => {
 			const text = Buffer.concat(chunks).toString("utf8");
-			const alert = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, text, body: JSON.parse(text) };
+			const alert = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, text, body: JSON.parse(text), at: Date.now() };
 			received.push(alert);
 			answer(alert, received.filter((r) => r.path === alert.path).length, res);
 		});
