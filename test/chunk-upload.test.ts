@@ -174,6 +174,11 @@ describe("a bundle, chunk by chunk", () => {
 			400,
 			"Invalid request: checksum: must be a SHA-1 in hexadecimal; chunks: must name at least one chunk; projects: must name the project: its DSN id",
 		);
+		await expectCliError(
+			await assemble(uploadToken, { checksum: await sha1Hex(zip), chunks: [await sha1Hex(zip)], projects: [null] }),
+			400,
+			"Invalid request: projects.0: must be text or a number",
+		);
 		expect(await env.DB.prepare("select count(*) as n from upload_chunks where key_id = ?").bind(keyId).first("n")).toBe(0);
 		expect((await env.ARTIFACTS.list({ prefix: `chunks/${keyId}/` })).objects).toHaveLength(0);
 		expect(await artifactRows(keyId)).toHaveLength(0);

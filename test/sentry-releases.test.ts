@@ -46,6 +46,9 @@ describe("Sentry's release calls", () => {
 		for (const json of [{}, { version: " " }, { version: 5 }]) {
 			expect((await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json })).status).toBe(400);
 		}
+		const notAProject = await call("/api/0/organizations/any/releases/", { method: "POST", token: p.uploadToken, json: { version: "v1", projects: [{ slug: "web" }] } });
+		expect(notAProject.status).toBe(400);
+		expect((await notAProject.json<Json>()).error).toBe("Invalid request: projects.0: must be text or a number");
 		expect((await call("/api/0/organizations/any/releases/v1/deploys/", { method: "POST", token: p.uploadToken, json: {} })).status).toBe(400);
 		expect((await call("/api/0/organizations/any/releases/v1%E0%A4%A/", { token: p.uploadToken })).status).toBe(400);
 	});

@@ -1,4 +1,5 @@
 import type { IRequest } from "itty-router";
+import { z } from "zod";
 import { hasAccess } from "../../domain/accounts/userStore";
 import { sha256Hex } from "../../domain/crypto";
 import type { ProjectKey } from "../../domain/keys/keyStore";
@@ -26,6 +27,12 @@ export async function authenticateUploadToken(request: Request, env: Env): Promi
 	if (!hasAccess(row.owner)) throw new HttpError(402, NO_ACCESS);
 	return row.key;
 }
+
+/**
+ * The projects sentry-cli names (`SENTRY_PROJECT`, or the DSN's id as a number from the bundler
+ * plugins), as text; anything else is `must be text or a number`, not zod's bare "Invalid input".
+ */
+export const namedProjects = z.array(z.union([z.string(), z.number()], { error: "must be text or a number" }).transform(String));
 
 /**
  * 403 when `named` (sentry-cli's `projects`, or the project in its path) holds a project other

@@ -23,7 +23,7 @@ import { openBundle } from "../../domain/sourcemaps/artifactBundle";
 import { bundleStored, chunkObjectKey, deleteChunks, insertChunk, projectUsage, storedChunks } from "../../domain/sourcemaps/artifactStore";
 import { HttpError, json, readJsonObject, readMultipartWithin } from "../http";
 import { parseBody } from "../validation";
-import { authenticateUploadToken, requireTokenProjects } from "./authenticateUpload";
+import { authenticateUploadToken, namedProjects, requireTokenProjects } from "./authenticateUpload";
 import { storeArtifacts } from "./storeArtifacts";
 import { releaseSchema } from "./uploadArtifacts";
 
@@ -129,7 +129,7 @@ export async function uploadChunks(request: IRequest, env: Env): Promise<Respons
 const assembleSchema = z.object({
 	checksum: z.string().regex(SHA1, "must be a SHA-1 in hexadecimal"),
 	chunks: z.array(z.string().regex(SHA1, "must be SHA-1s in hexadecimal")).min(1, "must name at least one chunk").max(ARTIFACT_LIMITS.filesPerUpload),
-	projects: z.array(z.union([z.string(), z.number()]).transform(String)).min(1, "must name the project: its DSN id"),
+	projects: namedProjects.min(1, "must name the project: its DSN id"),
 	version: releaseSchema.optional(),
 });
 

@@ -10,12 +10,12 @@ import { z } from "zod";
 import type { ProjectKey } from "../../domain/keys/keyStore";
 import { HttpError, json, readJsonObject } from "../http";
 import { decodedParam, parseBody } from "../validation";
-import { authenticateUploadToken, requireTokenProjects } from "./authenticateUpload";
+import { authenticateUploadToken, namedProjects, requireTokenProjects } from "./authenticateUpload";
 import { releaseSchema } from "./uploadArtifacts";
 
 const releaseBodySchema = z.object({
 	version: releaseSchema.optional(),
-	projects: z.array(z.union([z.string(), z.number()]).transform(String)).optional(),
+	projects: namedProjects.optional(),
 });
 
 /** A release as Sentry's API shows one, with nothing recorded: no commits, deploys or events counted. */
