@@ -71,12 +71,15 @@ function describeOption(name, option, file, findings) {
  * @param {string[]} importers files that import the logger
  * @param {({dir: string} & Folder)[]} chain
  * @param {Finding[]} findings
- * @param {string[]} unreadSources source files of the package that could not be read
+ * @param {{unread: string[], stopped: boolean}} notRead the package's source files and folders that
+ *   could not be read, and whether the walk stopped at a limit before reading every file
  * @returns {Configured}
  */
-export function configuration(calls, importers, chain, findings, unreadSources) {
+export function configuration(calls, importers, chain, findings, { unread: unreadPaths, stopped }) {
 	if (calls.length === 0) {
-		const unread = unreadSources.length > 0 ? ` ${unreadSources.join(", ")} could not be read: the call may be there.` : "";
+		const unread =
+			(unreadPaths.length > 0 ? ` ${unreadPaths.join(", ")} could not be read: the call may be there.` : "") +
+			(stopped ? " The scan stopped at a limit before reading every file (see the limits reached): the call may be in a file it did not read." : "");
 		findings.push({
 			code: "logger_not_initialised",
 			severity: "error",

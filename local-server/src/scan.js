@@ -239,8 +239,12 @@ export async function scanWorkspace(root, latestVersion) {
 				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, loggerField).join(" "), dir)}.`,
 			});
 		}
-		const unreadSources = [...reader.unreadable.keys()].filter((rel) => isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir);
-		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings, unreadSources);
+		// What of the package was not read, where its init call may be: source files and folders
+		// it could not read, and everything after the walk stopped at a limit.
+		const unread = [...reader.unreadable.keys()].filter((rel) =>
+			reader.unreadableDirs.has(rel) ? packageOf(rel) === dir : isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir,
+		);
+		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings, { unread, stopped: reader.stopped });
 		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
 	}
 	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
@@ -266,7 +270,7 @@ function isMonorepoRoot(manifest, f) {
  */
 async function installedVersion(reader, chain, pm, range) {
 	for (const { dir } of pm.lockfileIndex === -1 ? chain : chain.slice(0, pm.lockfileIndex + 1)) {
-		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"));
+		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"), { lookup: true });
 		if (text === null) continue;
 		try {
 			const manifest = /** @type {unknown} */ (JSON.parse(text));
@@ -277,7 +281,7 @@ async function installedVersion(reader, chain, pm, range) {
 	}
 	if (pm.lockfile === null) return null;
 	const lockDir = chain[pm.lockfileIndex].dir;
-	const text = await reader.read(path.posix.join(lockDir, pm.lockfile));
+	const text = await reader.read(path.posix.join(lockDir, pm.lockfile), { lookup: true });
 	if (text === null) return null;
 	const dirFromLockfile = path.posix.relative(lockDir, chain[0].dir);
 	return lockedVersion(pm.manager, text, { dirFromLockfile, range });

@@ -35,12 +35,16 @@ describe("setup health of what cannot be read", () => {
 			"apps/ok/package.json": json({ name: "ok", dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"apps/ok/src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
 			"apps/locked/package.json": json({ name: "locked" }),
+			"apps/ok/lib/start.js": "// may start the logger",
 		});
 		fs.symlinkSync(tempDir(), path.join(root, "apps/ok/shared"));
 		fs.chmodSync(path.join(root, "apps/secret/package.json"), 0);
 		fs.chmodSync(path.join(root, "apps/ok/src/index.js"), 0);
 		fs.chmodSync(path.join(root, "apps/locked"), 0);
-		stops.push(() => fs.chmodSync(path.join(root, "apps/locked"), 0o755));
+		fs.chmodSync(path.join(root, "apps/ok/lib"), 0);
+		stops.push(() => {
+			for (const dir of [path.join(root, "apps/locked"), path.join(root, "apps/ok/lib")]) fs.chmodSync(dir, 0o755);
+		});
 
 		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
 		const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
@@ -63,8 +67,8 @@ describe("setup health of what cannot be read", () => {
 			},
 		]);
 		const notInit = byDir["apps/ok"].findings.find((f: any) => f.code === "logger_not_initialised");
-		expect(notInit.message).toBe("No source file of this package imports @svcapp/logger and calls its init. apps/ok/src/index.js could not be read: the call may be there.");
-		expect(answer.limits.unreadable).toEqual({ count: 3, paths: ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"].sort() });
+		expect(notInit.message).toBe("No source file of this package imports @svcapp/logger and calls its init. apps/ok/lib, apps/ok/src/index.js could not be read: the call may be there.");
+		expect(answer.limits.unreadable).toEqual({ count: 4, paths: ["apps/locked", "apps/ok/lib", "apps/ok/src/index.js", "apps/secret/package.json"].sort() });
 
 		const text = run(["health"], env);
 		expect(text.code).toBe(4);
