@@ -37,13 +37,17 @@ describe("setup health of what cannot be read", () => {
 			"apps/locked/package.json": json({ name: "locked" }),
 			"apps/ok/lib/start.js": "// may start the logger",
 		});
+		// A workspace whose own folder cannot be read: nothing of it is known.
+		const closed = tempDir("svc-unreadable-root-");
+		writeTree(closed, { "package.json": json({ name: "closed" }) });
 		fs.symlinkSync(tempDir(), path.join(root, "apps/ok/shared"));
 		fs.chmodSync(path.join(root, "apps/secret/package.json"), 0);
 		fs.chmodSync(path.join(root, "apps/ok/src/index.js"), 0);
 		fs.chmodSync(path.join(root, "apps/locked"), 0);
 		fs.chmodSync(path.join(root, "apps/ok/lib"), 0);
+		fs.chmodSync(closed, 0);
 		stops.push(() => {
-			for (const dir of [path.join(root, "apps/locked"), path.join(root, "apps/ok/lib")]) fs.chmodSync(dir, 0o755);
+			for (const dir of [path.join(root, "apps/locked"), path.join(root, "apps/ok/lib"), closed]) fs.chmodSync(dir, 0o755);
 		});
 
 		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
@@ -76,5 +80,12 @@ describe("setup health of what cannot be read", () => {
 		expect(text.stdout).toContain("  links out of the workspace (not followed): apps/ok/shared\n");
 		expect(text.stdout).toContain("  apps/secret  npm  logger unknown\n"); // not "not listed": nothing is known
 		for (const p of ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"]) expect(text.stdout).toContain(p);
+
+		// Not "no package.json found", as if the folder held no code: it could not be scanned at all.
+		expect(run(["workspace", "add", closed], env).code).toBe(0);
+		const refused = run(["health", closed], env);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`(${closed}) cannot be read by the user svc-local runs as (permission denied)`);
+		expect(refused.stdout).not.toContain("no package.json found");
 	});
 });
