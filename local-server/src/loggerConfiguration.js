@@ -71,13 +71,15 @@ function describeOption(name, option, file, findings) {
  * @param {string[]} importers files that import the logger
  * @param {({dir: string} & Folder)[]} chain
  * @param {Finding[]} findings
- * @param {{unread: string[], stopped: boolean}} notRead the package's source files and folders that
- *   could not be read, and whether the walk stopped at a limit before reading every file
+ * @param {{unread: string[], stopped: boolean, tests: string[]}} elsewhere the package's source files and
+ *   folders that could not be read, whether the walk stopped at a limit before reading every file,
+ *   and the tests that call init (not counted in `calls`: the app does not run them)
  * @returns {Configured}
  */
-export function configuration(calls, importers, chain, findings, { unread: unreadPaths, stopped }) {
+export function configuration(calls, importers, chain, findings, { unread: unreadPaths, stopped, tests }) {
 	if (calls.length === 0) {
 		const unread =
+			(tests.length > 0 ? ` Only tests call it (${tests.join(", ")}), which the app does not run.` : "") +
 			(unreadPaths.length > 0 ? ` ${unreadPaths.join(", ")} could not be read: the call may be there.` : "") +
 			(stopped ? " The scan stopped at a limit before reading every file (see the limits reached): the call may be in a file it did not read." : "");
 		findings.push({

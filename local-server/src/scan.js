@@ -244,12 +244,24 @@ export async function scanWorkspace(root, latestVersion) {
 		const unread = [...reader.unreadable.keys()].filter((rel) =>
 			reader.unreadableDirs.has(rel) ? packageOf(rel) === dir : isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir,
 		);
-		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings, { unread, stopped: reader.stopped });
+		// A call in a test starts the logger for that test, not in the app that runs.
+		const inPackage = (/** @type {string} */ file) => (dir === "." ? file : file.slice(dir.length + 1));
+		const [tests, calls] = partition(initCalls.get(dir) ?? [], (c) => TEST_FILE.test(inPackage(c.file)));
+		const appImporters = (importers.get(dir) ?? []).filter((file) => !TEST_FILE.test(inPackage(file)));
+		const configured = configuration(calls, appImporters, chain, findings, { unread, stopped: reader.stopped, tests: [...new Set(tests.map((c) => c.file))] });
 		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
 	}
 	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
 }
 
+
+/**
+ * The items `test` holds for, and the others.
+ * @template T @param {T[]} items @param {(item: T) => boolean} test @returns {[T[], T[]]}
+ */
+function partition(items, test) {
+	return [items.filter(test), items.filter((item) => !test(item))];
+}
 
 /**
  * A monorepo's root, which lists its packages rather than the logger.

@@ -1,8 +1,9 @@
 // The setup-health scan over real HTTP, of workspaces generated in temporary
 // folders, where a package reports its errors other than with its own logger
 // or is no package of the owner's: a library of the workspace, an app that
-// reports with a Sentry SDK, a Cloudflare Worker's bindings, and the folders
-// frameworks and tools generate. The rest is in setupHealth.test.ts.
+// reports with a Sentry SDK, a Cloudflare Worker's bindings, the folders
+// frameworks and tools generate, and a logger that only tests start. The rest
+// is in setupHealth.test.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,6 +49,30 @@ describe("setup-health scan of what reports otherwise", () => {
 		expect(codes(p["packages/orphan"])).toEqual(["logger_not_listed"]);
 		expect(p["apps/web"].needsAttention).toBe(false);
 		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
+	});
+
+	it("a logger that only tests start is not set up: the app that runs never calls init", async () => {
+		const root = tempDir("svc-tests-only-");
+		const init = (key: string) => `import * as logger from "@svcapp/logger";\nlogger.init({ key: "${key}", endpoint: "http://127.0.0.1:8787" });\n`;
+		const app = { "@svcapp/logger": "^1.2.0" };
+		writeTree(root, {
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"api/package.json": json({ name: "api", dependencies: app }),
+			"api/src/server.js": 'import * as logger from "@svcapp/logger";\nlogger.captureMessage("up");\n',
+			"api/test/setup.js": init(keyEndingIn("test")),
+			"api/src/server.test.js": init(keyEndingIn("unit")),
+			// A package named like a folder of tests is no test: its own files count.
+			"e2e/package.json": json({ name: "e2e-runner", dependencies: app }),
+			"e2e/src/main.js": init(keyEndingIn("e2e0")),
+		});
+		const t = await serverWithRegistry();
+		const p = byDir((await scan(t, await addWorkspace(t, root))).json);
+		expect(p.api.logger.configured).toEqual({ ok: false, init: null, key: null, endpoint: null });
+		expect(p.api.findings.find((f: any) => f.code === "logger_not_initialised")).toMatchObject({
+			severity: "error",
+			message: "api/src/server.js imports @svcapp/logger but no call to its init was found. Only tests call it (api/src/server.test.js, api/test/setup.js), which the app does not run.",
+		});
+		expect(p.e2e.logger.configured).toMatchObject({ ok: true, init: "e2e/src/main.js" });
 	});
 
 	it("svc's own kind of repository: a root whose Sentry SDK only tests import, and the logger's own package, need nothing; a .env linked from out of the workspace is there, unread", async () => {
