@@ -59,7 +59,7 @@ describe("pairing page layout in chromium", () => {
 			const row = page.locator('tr[data-package-dir="services/payments-reconciliation-worker"]');
 			await row.locator('li[data-code="endpoint_invalid"]').waitFor();
 
-			const sideways = await page.evaluate(() => [...document.querySelectorAll(".table-scroll")].map((e) => e.scrollWidth - e.clientWidth));
+			const sideways = await page.evaluate(() => Array.from(document.querySelectorAll(".table-scroll"), (e) => e.scrollWidth - e.clientWidth));
 			expect(sideways).toEqual([0, 0, 0]);
 			const right = await page.evaluate(() => document.querySelector("main")!.getBoundingClientRect().right);
 			for (const selector of [
