@@ -59,6 +59,10 @@ describe("pairing page layout in chromium", () => {
 			const row = page.locator('tr[data-package-dir="services/payments-reconciliation-worker"]');
 			await row.locator('li[data-code="endpoint_invalid"]').waitFor();
 
+			// The registry's answer is the same for every package: said once above the table, in no row.
+			expect(await page.locator("#health-limits li.registry").textContent()).toMatch(/^The latest version of @svcapp\/logger is unknown: .* then scan again\.$/);
+			expect(await page.locator('li[data-code="registry_unreachable"]').count()).toBe(0);
+
 			const sideways = await page.evaluate(() => Array.from(document.querySelectorAll(".table-scroll"), (e) => e.scrollWidth - e.clientWidth));
 			expect(sideways).toEqual([0, 0, 0]);
 			const right = await page.evaluate(() => document.querySelector("main")!.getBoundingClientRect().right);

@@ -29,7 +29,7 @@ describe("setup health of what cannot be read", () => {
 		const root = tempDir("svc-unreadable-");
 		const home = path.join(tempDir(), "desk");
 		writeTree(root, {
-			"package.json": json({ name: "perm", private: true, workspaces: ["apps/*"] }),
+			"package.json": json({ name: "perm", private: true, workspaces: ["apps/*"], dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.0.0" }),
 			"apps/secret/package.json": json({ name: "secret", dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"apps/ok/package.json": json({ name: "ok", dependencies: { "@svcapp/logger": "^1.0.0" } }),
@@ -76,6 +76,9 @@ describe("setup health of what cannot be read", () => {
 
 		const text = run(["health"], env);
 		expect(text.code).toBe(4);
+		// Said once for the workspace, after its packages, not under each package that lists the logger.
+		expect(text.stdout.match(/The latest version of @svcapp\/logger is unknown/g)).toHaveLength(1);
+		expect(text.stdout).toMatch(/\n {2}info: The latest version of @svcapp\/logger is unknown: .*\n {4}-> Check that the registry/);
 		expect(text.stdout).toContain("  could not be read (skipped): ");
 		expect(text.stdout).toContain("  links out of the workspace (not followed): apps/ok/shared\n");
 		expect(text.stdout).toContain("  apps/secret  npm  logger unknown\n"); // not "not listed": nothing is known
