@@ -59,6 +59,11 @@ describe("svc-local command line", () => {
 		// A device paired: the terminal's code may be the one it used, which works once, so a new one shows.
 		await until(() => payloads(server.out.stdout).length === 3, "a new code once a device paired");
 
+		// A token that is not the server's: the command says where the one it sent came from.
+		const wrong = await runCli(["devices"], { SVC_HOME: home, SVC_OWNER_TOKEN: "not-this-servers-token" });
+		expect(wrong.code).toBe(1);
+		expect(wrong.stderr).toBe("svc-local: owner session is not valid (HTTP 401): SVC_OWNER_TOKEN is not the running server's owner token\n");
+
 		const devices = await runCli(["devices"], { SVC_HOME: home });
 		expect(devices.stdout).toMatch(new RegExp(`${deviceId}  Build Box  Desktop  Online  127\\.0\\.0\\.1`));
 
