@@ -6,6 +6,9 @@
 /** @param {string} id @returns {any} */
 const $ = (id) => document.getElementById(id);
 
+/** A finding about the registry, not the package: each package that lists the logger has it. */
+const REGISTRY_UNREACHABLE = "registry_unreachable";
+
 /** @type {(method: string, path: string, body?: unknown) => Promise<any>} */
 let api;
 /** @type {(err: unknown, where: string) => void} */
@@ -105,7 +108,10 @@ function showScan(r) {
 	/** @param {{count: number, paths: string[]}} h */
 	const paths = (h) => `${h.paths.join(", ")}${h.count > h.paths.length ? ` and ${h.count - h.paths.length} more` : ""}`;
 	const unreadable = r.limits.unreadable;
+	// The same for every package that lists the logger: said once above the table, not in each row.
+	const registry = r.packages.flatMap((p) => p.findings).find((f) => f.code === REGISTRY_UNREACHABLE);
 	$("health-limits").replaceChildren(
+		...(registry ? [el("li", `${registry.message} ${registry.action}`, "registry")] : []),
 		...r.limits.hit.map((h) => el("li", `Limit reached: ${h.message}: ${paths(h)}`)),
 		...(unreadable?.count > 0 ? [el("li", `Could not be read (skipped): ${paths(unreadable)}`)] : []),
 		...(r.limits.linksOut?.count > 0 ? [el("li", `Links out of the workspace (not followed): ${paths(r.limits.linksOut)}`)] : []),
@@ -131,13 +137,14 @@ function packageRow(p) {
 	} else setup.textContent = "—";
 	const findings = el("td");
 	const list = el("ul", undefined, "findings");
-	for (const f of p.findings) {
+	const own = p.findings.filter((f) => f.code !== REGISTRY_UNREACHABLE);
+	for (const f of own) {
 		const li = el("li", undefined, `finding ${f.severity}`);
 		li.dataset.code = f.code;
 		li.append(el("strong", `${f.severity}: `), el("span", f.message, "message"), el("div", f.action, "action"));
 		list.append(li);
 	}
-	findings.append(p.findings.length > 0 ? list : el("span", "none"));
+	findings.append(own.length > 0 ? list : el("span", "none"));
 	const update = el("td");
 	if (listed) update.append(button("Update logger", "update", () => void updateLogger(p, update)));
 	const outcome = outcomes.get(p.dir);

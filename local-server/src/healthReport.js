@@ -13,6 +13,9 @@
  * @property {import("./scan.js").PackageHealth[]} packages
  */
 
+/** A finding about the registry, not the package: each package that lists the logger has it. */
+const REGISTRY_UNREACHABLE = "registry_unreachable";
+
 /** @param {import("./scan.js").PackageHealth} p */
 function loggerLine(p) {
 	const { listed, installed, latest } = p.logger;
@@ -28,12 +31,15 @@ function loggerLine(p) {
 export function healthText(answer, workspace) {
 	const lines = [`workspace ${workspace.id}  ${workspace.path}  (scanned ${answer.scannedAt}${answer.cached ? ", from the cache" : ""}; access: ${answer.access})`];
 	if (answer.packages.length === 0) lines.push("  no package.json found");
+	// The same for every package that lists the logger: said once, below them, not under each.
+	const registry = answer.packages.flatMap((p) => p.findings).find((f) => f.code === REGISTRY_UNREACHABLE);
 	for (const p of answer.packages) {
 		lines.push(`  ${p.dir}${p.name ? ` (${p.name})` : ""}  ${p.packageManager}  ${loggerLine(p)}`);
 		const { init, key, endpoint } = p.logger.configured;
 		if (init) lines.push(`    init in ${init}; key: ${key ?? "none"}; endpoint: ${endpoint ?? "none"}`);
-		for (const f of p.findings) lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
+		for (const f of p.findings) if (f.code !== REGISTRY_UNREACHABLE) lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
 	}
+	if (registry) lines.push(`  ${registry.severity}: ${registry.message}`, `    -> ${registry.action}`);
 	/** @param {{count: number, paths: string[]}} h */
 	const paths = (h) => `${h.paths.join(", ")}${h.count > h.paths.length ? ` and ${h.count - h.paths.length} more` : ""}`;
 	for (const hit of answer.limits.hit) lines.push(`  limit reached: ${hit.message}: ${paths(hit)}`);

@@ -71,12 +71,17 @@ function describeOption(name, option, file, findings) {
  * @param {string[]} importers files that import the logger
  * @param {({dir: string} & Folder)[]} chain
  * @param {Finding[]} findings
- * @param {string[]} unreadSources source files of the package that could not be read
+ * @param {{unread: string[], stopped: boolean, tests: string[]}} elsewhere the package's source files and
+ *   folders that could not be read, whether the walk stopped at a limit before reading every file,
+ *   and the tests that call init (not counted in `calls`: the app does not run them)
  * @returns {Configured}
  */
-export function configuration(calls, importers, chain, findings, unreadSources) {
+export function configuration(calls, importers, chain, findings, { unread: unreadPaths, stopped, tests }) {
 	if (calls.length === 0) {
-		const unread = unreadSources.length > 0 ? ` ${unreadSources.join(", ")} could not be read: the call may be there.` : "";
+		const unread =
+			(tests.length > 0 ? ` Only tests call it (${tests.join(", ")}), which the app does not run.` : "") +
+			(unreadPaths.length > 0 ? ` ${unreadPaths.join(", ")} could not be read: the call may be there.` : "") +
+			(stopped ? " The scan stopped at a limit before reading every file (see the limits reached): the call may be in a file it did not read." : "");
 		findings.push({
 			code: "logger_not_initialised",
 			severity: "error",
@@ -156,4 +161,52 @@ export function configuration(calls, importers, chain, findings, unreadSources) 
 		});
 	}
 	return configured;
+}
+
+/**
+ * A package that starts the logger without listing it: from the browser script a page loads
+ * (nothing to do), with the logger a package above it lists and installs (a monorepo's root:
+ * nothing to do), or else only while something else happens to install it.
+ * @param {{file: string, call: InitCall}[]} calls @param {string | null} provider the dir of the package above that lists it
+ * @param {string} install how to add it, "`npm install @svcapp/logger` in web"
+ * @returns {Finding}
+ */
+export function startedUnlisted(calls, provider, install) {
+	const { file } = calls[0];
+	if (calls.every(({ call }) => call.script)) {
+		return {
+			code: "logger_script",
+			severity: "info",
+			message: `${file} starts the browser script of ${LOGGER_PACKAGE} (svcLogger.init), which the page loads itself: it is not a dependency of this package, so its version is not checked.`,
+			action: `Nothing to do; for its version to be checked and updated here, add it with ${install} and serve its dist/svc-logger.browser.js.`,
+		};
+	}
+	if (provider !== null) {
+		return {
+			code: "logger_listed_above",
+			severity: "info",
+			message: `${file} starts ${LOGGER_PACKAGE}, which ${provider === "." ? "the workspace's root" : provider} lists and installs for this package.`,
+			action: `Nothing to do; listing it here too (${install}) keeps this package working on its own.`,
+		};
+	}
+	return {
+		code: "logger_not_listed",
+		severity: "warning",
+		message: `${file} starts ${LOGGER_PACKAGE}, but this package does not list it: it works only while something else installs it.`,
+		action: `Add it with ${install}.`,
+	};
+}
+
+/**
+ * A monorepo's root that lists the logger, which its packages start.
+ * @param {string[]} dirs those packages
+ * @returns {Finding}
+ */
+export function startedInPackages(dirs) {
+	return {
+		code: "logger_started_in_packages",
+		severity: "info",
+		message: `Listed here for the packages of this workspace that start it: ${dirs.join(", ")}.`,
+		action: "Nothing to do here; their rows say how each one is set up.",
+	};
 }

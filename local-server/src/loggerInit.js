@@ -10,7 +10,7 @@ import { LOGGER_PACKAGE } from "./packageManagers.js";
 
 /**
  * @typedef {{kind: "literal", value: string} | {kind: "env", name: string, fallback?: string} | {kind: "binding", name: string} | {kind: "expression"}} OptionValue
- * @typedef {{key: OptionValue | null, endpoint: OptionValue | null}} InitCall
+ * @typedef {{key: OptionValue | null, endpoint: OptionValue | null, script: boolean}} InitCall `script`: the browser script's `svcLogger.init`
  */
 
 const IDENT = "[A-Za-z_$][\\w$]*";
@@ -198,7 +198,7 @@ export function findInitCalls(source) {
 		const before = name.includes(".") ? "(?<![\\w$])" : "(?<![\\w$.])";
 		for (const m of text.matchAll(new RegExp(`${before}${callee}\\s*\\(`, "g"))) {
 			const args = callArguments(text, m.index + m[0].length);
-			calls.push({ key: optionValue(args, "key"), endpoint: optionValue(args, "endpoint") });
+			calls.push({ key: optionValue(args, "key"), endpoint: optionValue(args, "endpoint"), script: name === "svcLogger.init" });
 		}
 	}
 	return names.size > 0 || text.includes(LOGGER_PACKAGE) ? calls : null;

@@ -45,6 +45,17 @@ export async function ownerRequest(env, method, pathname, body) {
 	const res = await fetch(`${base}${pathname}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 	const answer = /** @type {unknown} */ (await res.json().catch(() => ({})));
 	// What the server said, as a person reads it: the request itself is the command's, not the user's.
-	if (!res.ok) throw new CliError(`${isObject(answer) && typeof answer.error === "string" ? answer.error : res.statusText} (HTTP ${res.status})`);
+	if (!res.ok) throw new CliError(`${isObject(answer) && typeof answer.error === "string" ? answer.error : res.statusText} (HTTP ${res.status})${res.status === 401 ? refusedBearerHint(stateDir, env) : ""}`);
 	return answer;
+}
+
+/**
+ * What to do when the server refused the bearer this command sent, said by where it came from.
+ * @param {string} stateDir @param {NodeJS.ProcessEnv} env
+ */
+function refusedBearerHint(stateDir, env) {
+	const cloud = readCloudSession(stateDir);
+	if (cloud) return `: the svc session saved by svc-local login (${cloud.user.email ?? cloud.user.id}) was refused; it was signed out or has expired, or svc-local runs for another account: sign in again with svc-local login ${cloud.apiUrl}, and restart svc-local if the account changed`;
+	if (env.SVC_OWNER_TOKEN?.trim()) return ": SVC_OWNER_TOKEN is not the running server's owner token";
+	return `: the owner token in ${path.join(stateDir, OWNER_TOKEN_FILE)} is not the running server's (was it started with SVC_OWNER_TOKEN?)`;
 }

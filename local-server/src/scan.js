@@ -7,7 +7,7 @@
 import path from "node:path";
 import semver from "semver";
 import { isObject } from "./json.js";
-import { configuration, notConfigured } from "./loggerConfiguration.js";
+import { configuration, notConfigured, startedInPackages, startedUnlisted } from "./loggerConfiguration.js";
 import { findInitCalls, isEnvFile, isSourceFile, isWranglerConfig, readEnvFile, readWranglerVars } from "./loggerInit.js";
 import { findPackageManager, LOGGER_PACKAGE, listedIn, lockedVersion, loggerListedIn, updateCommand } from "./packageManagers.js";
 import { dsnLiterals, dsnsOf, sentryFinding, sentrySdkOf } from "./sentrySdk.js";
@@ -148,6 +148,25 @@ export async function scanWorkspace(root, latestVersion) {
 	/** @param {string} dir @param {string | null} name the dirs of the packages that list `name` */
 	const dependents = (dir, name) => (name === null ? [] : manifests.filter((m) => m.dir !== dir && listedIn(m.manifest, name)).map((m) => m.dir));
 
+	/**
+	 * Where a package starts the logger. A call in a test starts it for that test, not in the app
+	 * that runs; `unread`: what of the package was not read, where a call may be (source files and
+	 * folders it could not read; and `stopped`, everything after the walk stopped at a limit).
+	 * @param {string} dir
+	 */
+	const startsOf = (dir) => {
+		const inPackage = (/** @type {string} */ file) => (dir === "." ? file : file.slice(dir.length + 1));
+		const [tests, calls] = partition(initCalls.get(dir) ?? [], (c) => TEST_FILE.test(inPackage(c.file)));
+		const unread = [...reader.unreadable.keys()].filter((rel) =>
+			reader.unreadableDirs.has(rel) ? packageOf(rel) === dir : isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir,
+		);
+		return {
+			calls,
+			importers: (importers.get(dir) ?? []).filter((file) => !TEST_FILE.test(inPackage(file))),
+			notRead: { unread, stopped: reader.stopped, tests: [...new Set(tests.map((c) => c.file))] },
+		};
+	};
+
 	/** @type {Latest | undefined} */
 	let latest;
 	/** @type {Omit<PackageHealth, "needsAttention">[]} */
@@ -185,6 +204,15 @@ export async function scanWorkspace(root, latestVersion) {
 			continue;
 		}
 		if (!loggerField) {
+			const starts = startsOf(dir);
+			if (starts.calls.length > 0) {
+				// Started without being listed: from a script the page loads, or installed by a package above.
+				const provider = chain.slice(1).find((c) => c.manifest && loggerListedIn(c.manifest));
+				findings.push(startedUnlisted(starts.calls, provider?.dir ?? null, inDir(updateCommand(pm.manager, "dependencies").join(" ").replace("@latest", ""), dir)));
+				const configured = configuration(starts.calls, starts.importers, chain, findings, starts.notRead);
+				packages.push({ dir, name, packageManager: pm.manager, logger: { listed: false, installed: null, latest: null, configured }, findings });
+				continue;
+			}
 			const usedBy = dependents(dir, name);
 			// A monorepo's root whose Sentry SDK only its tests import (svc's own repository tests
 			// its Sentry compatibility so) has no app that reports with it.
@@ -239,13 +267,24 @@ export async function scanWorkspace(root, latestVersion) {
 				action: `Update it with the Update button or ${inDir(updateCommand(pm.manager, loggerField).join(" "), dir)}.`,
 			});
 		}
-		const unreadSources = [...reader.unreadable.keys()].filter((rel) => isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir);
-		const configured = configuration(initCalls.get(dir) ?? [], importers.get(dir) ?? [], chain, findings, unreadSources);
+		const starts = startsOf(dir);
+		// A monorepo's root that lists the logger for its packages, which start it themselves.
+		const startedBelow = isMonorepoRoot(manifest, f) && starts.calls.length === 0 ? packageDirs.filter((d) => d !== dir && (dir === "." || d.startsWith(`${dir}/`)) && startsOf(d).calls.length > 0) : [];
+		if (startedBelow.length > 0) findings.push(startedInPackages(startedBelow));
+		const configured = startedBelow.length > 0 ? notConfigured() : configuration(starts.calls, starts.importers, chain, findings, starts.notRead);
 		packages.push({ dir, name, packageManager: pm.manager, logger: { listed: true, installed, latest: latest.ok ? latest.version : null, configured }, findings });
 	}
 	return { packages: packages.map((p) => ({ ...p, needsAttention: p.findings.some((f) => f.severity !== "info") })), limits: reader.report() };
 }
 
+
+/**
+ * The items `test` holds for, and the others.
+ * @template T @param {T[]} items @param {(item: T) => boolean} test @returns {[T[], T[]]}
+ */
+function partition(items, test) {
+	return [items.filter(test), items.filter((item) => !test(item))];
+}
 
 /**
  * A monorepo's root, which lists its packages rather than the logger.
@@ -266,7 +305,7 @@ function isMonorepoRoot(manifest, f) {
  */
 async function installedVersion(reader, chain, pm, range) {
 	for (const { dir } of pm.lockfileIndex === -1 ? chain : chain.slice(0, pm.lockfileIndex + 1)) {
-		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"));
+		const text = await reader.read(path.posix.join(dir, "node_modules", LOGGER_PACKAGE, "package.json"), { lookup: true });
 		if (text === null) continue;
 		try {
 			const manifest = /** @type {unknown} */ (JSON.parse(text));
@@ -277,7 +316,7 @@ async function installedVersion(reader, chain, pm, range) {
 	}
 	if (pm.lockfile === null) return null;
 	const lockDir = chain[pm.lockfileIndex].dir;
-	const text = await reader.read(path.posix.join(lockDir, pm.lockfile));
+	const text = await reader.read(path.posix.join(lockDir, pm.lockfile), { lookup: true });
 	if (text === null) return null;
 	const dirFromLockfile = path.posix.relative(lockDir, chain[0].dir);
 	return lockedVersion(pm.manager, text, { dirFromLockfile, range });

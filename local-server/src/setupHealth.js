@@ -27,13 +27,22 @@ function localRoot(workspace) {
 	if (workspace.kind === "ssh") {
 		throw new HttpError(400, `workspace ${workspace.id} is on another machine (${workspace.path}): setup health checks local workspaces only`);
 	}
+	/** @type {string | undefined} */
+	let root;
 	try {
-		const root = fs.realpathSync(workspace.path);
-		if (fs.statSync(root).isDirectory()) return root;
+		root = fs.realpathSync(workspace.path);
+		if (!fs.statSync(root).isDirectory()) root = undefined;
 	} catch {
 		// answered below
 	}
-	throw new HttpError(409, `the folder of workspace ${workspace.id} (${workspace.path}) is gone or is not a folder; restore it or remove the workspace`);
+	if (root === undefined) throw new HttpError(409, `the folder of workspace ${workspace.id} (${workspace.path}) is gone or is not a folder; restore it or remove the workspace`);
+	try {
+		fs.accessSync(root, fs.constants.R_OK | fs.constants.X_OK);
+	} catch {
+		// A scan of nothing would answer "no package.json found", as if the folder held no code.
+		throw new HttpError(409, `the folder of workspace ${workspace.id} (${workspace.path}) cannot be read by the user svc-local runs as (permission denied); let it read the folder, or remove the workspace`);
+	}
+	return root;
 }
 
 /**

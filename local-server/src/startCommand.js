@@ -25,7 +25,11 @@ export const start = {
 		const port = portOption(stringOption(options.port));
 		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`), ...(port === undefined ? {} : { port, exactPort: true }) });
 		let shown = 0;
+		// Not a terminal (a log file, a service's journal): each code is written down where it
+		// stays, so one is printed at the start and on events, not renewed every two minutes.
+		const terminal = io.stdout.isTTY === true;
 		const refresher = new CodeRefresher({
+			renew: terminal,
 			fetchCode: async () => server.createBootstrap(),
 			show: async (b) => {
 				if (stopping) return; // made as a stop came: nobody can pair with it
@@ -35,6 +39,7 @@ export const start = {
 				}
 				await printCode(io, b);
 				if (io.stdin.isTTY) io.stdout.write("Press n for a new code, q to quit.\n"); // piped or run as a service, nobody can press them
+				if (!terminal) io.stdout.write(`Not renewed here (the output is not a terminal): run svc-local pair, or open ${server.localUrl}, for a fresh code.\n`);
 			},
 			onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${err instanceof Error ? err.message : String(err)}\n`),
 		});
@@ -68,7 +73,10 @@ export const start = {
 		io.stdout.write(`  endpoint: ${server.baseUrls.join(", ")}\n`);
 		io.stdout.write(`  pairing page: ${server.localUrl}\n`);
 		if (o.mode === "cloud") io.stdout.write(`  owner: ${o.ownerLabel} (cloud session; sign in to the page with your svc session token, saved in ${path.join(server.stateDir, CLOUD_SESSION_FILE)})\n`);
-		else if (o.mintedToken) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
+		else if (o.mintedToken && terminal) io.stdout.write(`  owner token (shown once; also saved in ${o.tokenFile}, mode 0600):\n    ${o.mintedToken}\n`);
+		// A log keeps what a terminal shows once, readable by whoever may read the log: the owner
+		// token opens every owner route (a logger update runs a package manager), so it stays in its file.
+		else if (o.mintedToken) io.stdout.write(`  owner token: saved in ${o.tokenFile} (mode 0600); not printed, as this output is not a terminal and may be kept in a log\n`);
 		else if (o.tokenSource === "env") io.stdout.write("  owner token: the value of SVC_OWNER_TOKEN\n");
 		else if (o.tokenFile && fs.existsSync(o.tokenFile)) io.stdout.write(`  owner token: in ${o.tokenFile}\n`);
 		// First started with SVC_OWNER_TOKEN (no file was written), or the file was deleted: the

@@ -59,6 +59,8 @@ export class BoundedReader {
 		this.hits = new Map();
 		/** Files and folders the walk met but could not read, with why ("permission denied"). @type {Map<string, string>} */
 		this.unreadable = new Map();
+		/** Which of those are folders: nothing in them was seen. @type {Set<string>} */
+		this.unreadableDirs = new Set();
 		/** Symbolic links whose target is out of the workspace: not followed, but said. @type {string[]} */
 		this.linksOut = [];
 	}
@@ -92,12 +94,14 @@ export class BoundedReader {
 	/**
 	 * A file's text, at most 512 KiB of it; null when it is missing, not a
 	 * regular file, reached through a link out of the workspace, or the total
-	 * would pass 48 MiB (which ends the scan).
-	 * @param {string} rel
+	 * would pass 48 MiB (which ends the scan). A `lookup` (the installed logger's
+	 * package.json, a lockfile: read once the walk is over, whatever it read) is
+	 * neither ended by the walk's stop nor by the total, only by the per-file limit.
+	 * @param {string} rel @param {{lookup?: boolean}} [o]
 	 * @returns {Promise<string | null>}
 	 */
-	async read(rel) {
-		if (this.stopped) return null;
+	async read(rel, { lookup = false } = {}) {
+		if (this.stopped && !lookup) return null;
 		/** @type {string} */
 		let real;
 		try {
@@ -120,7 +124,7 @@ export class BoundedReader {
 			if (!stat.isFile()) return null;
 			const size = stat.size;
 			const wanted = Math.min(size, SCAN_LIMITS.bytesPerFile);
-			if (this.bytes + wanted > SCAN_LIMITS.totalBytes) {
+			if (!lookup && this.bytes + wanted > SCAN_LIMITS.totalBytes) {
 				this.hit("totalBytes", rel);
 				return null;
 			}
@@ -178,6 +182,7 @@ export async function walk(reader, visitor) {
 			entries = await fsp.readdir(path.join(reader.root, dir), { withFileTypes: true });
 		} catch (err) {
 			reader.cannotRead(dir || ".", err);
+			if (reader.unreadable.has(dir || ".")) reader.unreadableDirs.add(dir || ".");
 			return;
 		}
 		entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

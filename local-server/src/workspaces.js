@@ -66,7 +66,12 @@ export function checkWorkspacePath(value) {
 			throw new HttpError(400, `${withoutPassword(value)} was given with a password, which svc-local does not keep: sign in to the host with an SSH key or agent, and add the location without it`);
 		}
 		// `user@host:` alone is the account's home directory, as scp reads it; a URL needs its host.
-		if (SSH_URL.test(value) && !URL.parse(value)?.hostname) throw new HttpError(400, `path ${JSON.stringify(value)} names no host: use ssh://host/path`);
+		const url = SSH_URL.test(value) ? URL.parse(value) : null;
+		if (SSH_URL.test(value) && !url?.hostname) throw new HttpError(400, `path ${JSON.stringify(value)} names no host: use ssh://host/path`);
+		// No user or host is named so; given to ssh or git, it would be read as an option (-oProxyCommand=…).
+		if (value.startsWith("-") || url?.username.startsWith("-") || url?.hostname.startsWith("-")) {
+			throw new HttpError(400, `path ${JSON.stringify(value)} names a user or host that starts with "-", which ssh would read as an option`);
+		}
 		return { kind: "ssh", path: value };
 	}
 	if (!path.isAbsolute(value)) throw new HttpError(400, `path must be absolute (got ${JSON.stringify(value)})`);

@@ -1,15 +1,17 @@
 // The command line as real processes: `svc-local` (start, QR, key press,
 // quit), `svc-local pair`, `svc-local devices`, `svc-local revoke`, and
 // `svc-local connect` on a second "computer" (its own SVC_HOME).
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliProcesses, payloads } from "./cliProcesses.js";
+import { BIN, cliProcesses, payloads } from "./cliProcesses.js";
 import { mode, tempDir, until } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
 const { spawnCli, runCli } = cliProcesses();
+const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 
 describe("svc-local command line", () => {
@@ -26,7 +28,10 @@ describe("svc-local command line", () => {
 		const out = server.out.stdout;
 		expect(out).toContain(`svc-local (isolated) listening on 127.0.0.1:${info.port}`);
 		expect(out).toContain(`pairing page: http://127.0.0.1:${info.port}/`);
-		expect(out).toContain(token); // shown once, on the first start
+		// To a pipe (a log, a service's journal), the token stays in its file: a log would keep it.
+		expect(out).not.toContain(token);
+		expect(out).toContain(`owner token: saved in ${path.join(home, "owner-token")} (mode 0600); not printed, as this output is not a terminal`);
+		expect(out).toContain(`Not renewed here (the output is not a terminal): run svc-local pair, or open http://127.0.0.1:${info.port}/, for a fresh code.`);
 		expect(out).toMatch(/\u2584|\u2580|\u2588/); // a terminal QR code (block characters)
 		expect(out).not.toContain("\x1b["); // to a pipe: plain text, no colour codes
 		const first = payloads(out)[0];
@@ -53,6 +58,11 @@ describe("svc-local command line", () => {
 		const deviceId = JSON.parse(fs.readFileSync(path.join(deviceHome, "device.json"), "utf8")).deviceId;
 		// A device paired: the terminal's code may be the one it used, which works once, so a new one shows.
 		await until(() => payloads(server.out.stdout).length === 3, "a new code once a device paired");
+
+		// A token that is not the server's: the command says where the one it sent came from.
+		const wrong = await runCli(["devices"], { SVC_HOME: home, SVC_OWNER_TOKEN: "not-this-servers-token" });
+		expect(wrong.code).toBe(1);
+		expect(wrong.stderr).toBe("svc-local: owner session is not valid (HTTP 401): SVC_OWNER_TOKEN is not the running server's owner token\n");
 
 		const devices = await runCli(["devices"], { SVC_HOME: home });
 		expect(devices.stdout).toMatch(new RegExp(`${deviceId}  Build Box  Desktop  Online  127\\.0\\.0\\.1`));
@@ -85,6 +95,28 @@ describe("svc-local command line", () => {
 		expect(again.out.stdout).toContain(`owner token: in ${path.join(home, "owner-token")}`);
 		again.child.kill("SIGTERM");
 		expect(await again.exited).toBe(0);
+	});
+
+	it.skipIf(!hasScript)("on a terminal the first start shows the owner token once, and renews the code by itself", async () => {
+		const home = path.join(tempDir(), "desk");
+		// script(1) runs it on a pseudo-terminal, as a person starting it would.
+		const term = spawn("script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} start --no-clear`, "/dev/null"], {
+			env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_HOME: home, SVC_PORT: "0" },
+			stdio: "pipe",
+		});
+		let out = "";
+		term.stdout.on("data", (c) => (out += c));
+		const exited = new Promise((resolve) => term.on("close", resolve));
+		try {
+			await until(() => out.includes("Press n for a new code"), "the start on a terminal");
+			const token = fs.readFileSync(path.join(home, "owner-token"), "utf8").trim();
+			expect(out).toContain(`owner token (shown once; also saved in ${path.join(home, "owner-token")}, mode 0600):`);
+			expect(out).toContain(token);
+			expect(out).not.toContain("Not renewed here");
+		} finally {
+			term.stdin.write("q");
+			await exited;
+		}
 	});
 
 	it("a start without SVC_OWNER_TOKEN after one with it does not point at an owner-token file that is not there", async () => {

@@ -196,6 +196,19 @@ describe("cloud owner session", () => {
 		expect(revoked.status).toBe(401);
 		expect(revoked.json.error).toMatch(/not valid/);
 
+		// The owner's commands send the session of svc-local login: once it is signed out, they say what to do.
+		expect((await run(["devices"], { SVC_HOME: home })).code).toBe(0);
+		await signOut(owner.token);
+		const signedOut = await run(["devices"], { SVC_HOME: home });
+		expect(signedOut.code).toBe(1);
+		expect(signedOut.err).toBe(
+			`svc-local: owner session is not valid (HTTP 401): the svc session saved by svc-local login (${owner.user.email}) was refused; it was signed out or has expired, or svc-local runs for another account: sign in again with svc-local login ${apiUrl}, and restart svc-local if the account changed\n`,
+		);
+		const again = await signIn(owner.user.email);
+		expect((await run(["login", apiUrl, "--token", again.token], { SVC_HOME: home })).code).toBe(0);
+		expect((await run(["devices"], { SVC_HOME: home })).code).toBe(0);
+		const asOwnerAgain = withBearer(t, again.token);
+
 		// Devices carry a session of the same owner on exchange and ws-ticket.
 		expect((await exchange(t, { secret: b.secret })).status).toBe(401);
 		expect((await exchange(t, { secret: b.secret }, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(401);
@@ -208,9 +221,9 @@ describe("cloud owner session", () => {
 		// The real device client with a session token.
 		const device = newDevice(path.join(tempDir(), "dev"), "Cloud Laptop", { sessionToken: phone.token });
 		cleanups.push(() => device.stop());
-		await device.pair((await bootstrap(asOwner)).payload);
+		await device.pair((await bootstrap(asOwnerAgain)).payload);
 		await device.connect();
-		const list = await ownerCall(asOwner, "GET", "/api/pairing/devices");
+		const list = await ownerCall(asOwnerAgain, "GET", "/api/pairing/devices");
 		expect(list.json.devices.map((d: any) => [d.name, d.state])).toContainEqual(["Cloud Laptop", "Online"]);
 	});
 

@@ -41,9 +41,9 @@ describe("one server per state directory", () => {
 				`svc-local: svc-local is already running for ${home} (pid ${winner.child.pid}, http://127.0.0.1:${info.port}); stop it first, or give this one its own SVC_HOME\n`,
 			);
 			expect(loser.out.stdout).toBe("");
-			// Only the winner minted the owner token: the one it printed is the one saved.
-			const token = fs.readFileSync(path.join(home, "owner-token"), "utf8").trim();
-			expect(winner.out.stdout).toContain(token);
+			// Only the winner minted the owner token, and says where it saved it (to a pipe it is not printed).
+			expect(fs.readFileSync(path.join(home, "owner-token"), "utf8").trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+			expect(winner.out.stdout).toContain(`owner token: saved in ${path.join(home, "owner-token")}`);
 			expect(lockPid(home)).toBe(winner.child.pid);
 
 			winner.child.kill("SIGTERM");

@@ -227,7 +227,7 @@ describe("pairing page in chromium", () => {
 		}
 	});
 
-	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page, and the tables scroll in their boxes", async () => {
+	it("fits a 390 px wide phone screen: the token and folder fields are no wider than the page, nor are the tables", async () => {
 		const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
 		const page = await context.newPage();
 		const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -241,7 +241,7 @@ describe("pairing page in chromium", () => {
 		const field = await page.locator("#workspace-path").boundingBox();
 		expect(field!.x + field!.width).toBeLessThanOrEqual(390);
 
-		// A paired device and a workspace: their tables scroll inside their boxes, the page does not.
+		// A paired device and a workspace: the page does not scroll sideways (page-layout.test.ts: nor the tables).
 		await expect.poll(() => page.locator("#qr").getAttribute("data-payload")).toBeTruthy();
 		const phone = newDevice(path.join(tempDir(), "devices"), "Phone on a narrow screen");
 		await phone.pair(await currentPayload(page));

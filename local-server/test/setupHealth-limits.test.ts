@@ -47,6 +47,28 @@ describe("setup-health scan: limits and caches", () => {
 		expect(past.packages.map((p: any) => p.name)).toEqual(["files-root"]);
 	});
 
+	it("past 6,000 files still finds the installed logger, and does not assert a missing init it may not have read", async () => {
+		const root = tempDir("svc-files-stop-");
+		writeTree(root, {
+			"package.json": json({ name: "icons", dependencies: { "@svcapp/logger": "^1.0.0" } }),
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.0.0" }),
+			// Walked after the 6,001 files of assets/, so never read.
+			"src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+		});
+		fs.mkdirSync(path.join(root, "assets"));
+		for (let i = 0; i < 6001; i++) fs.writeFileSync(path.join(root, "assets", `${String(i).padStart(4, "0")}.svg`), "");
+		const t = await serverWithRegistry();
+		const answer = (await scan(t, await addWorkspace(t, root))).json;
+		expect(answer.limits.hit.map((h: any) => h.limit)).toEqual(["files"]);
+		const [pkg] = answer.packages;
+		expect(pkg.logger.installed).toBe("1.0.0");
+		expect(codes(pkg)).not.toContain("logger_not_installed");
+		const notInit = pkg.findings.find((f: any) => f.code === "logger_not_initialised");
+		expect(notInit.message).toBe(
+			"No source file of this package imports @svcapp/logger and calls its init. The scan stopped at a limit before reading every file (see the limits reached): the call may be in a file it did not read.",
+		);
+	});
+
 	it("reads 512 KiB of a file: an init call at the end of a 512 KiB file is found, past it in a 513 KiB file it is not", async () => {
 		const root = tempDir("svc-bytes-");
 		const head = 'import * as logger from "@svcapp/logger";\n/*';

@@ -1,8 +1,9 @@
 // The setup-health scan over real HTTP, of workspaces generated in temporary
 // folders, where a package reports its errors other than with its own logger
 // or is no package of the owner's: a library of the workspace, an app that
-// reports with a Sentry SDK, a Cloudflare Worker's bindings, and the folders
-// frameworks and tools generate. The rest is in setupHealth.test.ts.
+// reports with a Sentry SDK, a Cloudflare Worker's bindings, the folders
+// frameworks and tools generate, a logger that only tests start, and one
+// started where it is not listed. The rest is in setupHealth.test.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,6 +49,83 @@ describe("setup-health scan of what reports otherwise", () => {
 		expect(codes(p["packages/orphan"])).toEqual(["logger_not_listed"]);
 		expect(p["apps/web"].needsAttention).toBe(false);
 		expect(answer.packages.filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["apps/admin", "packages/orphan"]);
+	});
+
+	it("a logger that only tests start is not set up: the app that runs never calls init", async () => {
+		const root = tempDir("svc-tests-only-");
+		const init = (key: string) => `import * as logger from "@svcapp/logger";\nlogger.init({ key: "${key}", endpoint: "http://127.0.0.1:8787" });\n`;
+		const app = { "@svcapp/logger": "^1.2.0" };
+		writeTree(root, {
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"api/package.json": json({ name: "api", dependencies: app }),
+			"api/src/server.js": 'import * as logger from "@svcapp/logger";\nlogger.captureMessage("up");\n',
+			"api/test/setup.js": init(keyEndingIn("test")),
+			"api/src/server.test.js": init(keyEndingIn("unit")),
+			// A package named like a folder of tests is no test: its own files count.
+			"e2e/package.json": json({ name: "e2e-runner", dependencies: app }),
+			"e2e/src/main.js": init(keyEndingIn("e2e0")),
+		});
+		const t = await serverWithRegistry();
+		const p = byDir((await scan(t, await addWorkspace(t, root))).json);
+		expect(p.api.logger.configured).toEqual({ ok: false, init: null, key: null, endpoint: null });
+		expect(p.api.findings.find((f: any) => f.code === "logger_not_initialised")).toMatchObject({
+			severity: "error",
+			message: "api/src/server.js imports @svcapp/logger but no call to its init was found. Only tests call it (api/src/server.test.js, api/test/setup.js), which the app does not run.",
+		});
+		expect(p.e2e.logger.configured).toMatchObject({ ok: true, init: "e2e/src/main.js" });
+	});
+
+	it("a logger started where it is not listed: from a monorepo root's dependency or a page's script is set up, else it needs listing", async () => {
+		const root = tempDir("svc-unlisted-");
+		const key = keyEndingIn("abcd");
+		const start = 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n';
+		writeTree(root, {
+			"package.json": json({ name: "acme", private: true, workspaces: ["platform", "sites/*", "tools/*"] }),
+			".env": `SVC_KEY=${key}\n`,
+			// A monorepo of its own that lists the logger at its root for its packages.
+			"platform/package.json": json({ name: "platform", private: true, workspaces: ["web"], dependencies: { "@svcapp/logger": "^1.2.0" } }),
+			"platform/node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			"platform/web/package.json": json({ name: "web" }),
+			"platform/web/src/main.js": start,
+			// A site that serves the browser script itself.
+			"sites/landing/package.json": json({ name: "landing", devDependencies: { vite: "^5.0.0" } }),
+			"sites/landing/index.html": `<script src="/svc-logger.browser.js"></script>\n<script>svcLogger.init({ key: "${key}", endpoint: "https://svc.example.com" });</script>\n`,
+			// Nothing above lists it: it runs only while something else installs it.
+			"tools/cli/package.json": json({ name: "cli" }),
+			"tools/cli/src/main.js": start,
+		});
+		const t = await serverWithRegistry();
+		const p = byDir((await scan(t, await addWorkspace(t, root))).json);
+		expect(p.platform.findings).toEqual([
+			{
+				code: "logger_started_in_packages",
+				severity: "info",
+				message: "Listed here for the packages of this workspace that start it: platform/web.",
+				action: "Nothing to do here; their rows say how each one is set up.",
+			},
+		]);
+		expect(p["platform/web"].logger.configured).toEqual({
+			ok: true,
+			init: "platform/web/src/main.js",
+			key: "found in .env (…abcd)",
+			endpoint: "found in platform/web/src/main.js (https://svc.example.com)",
+		});
+		expect(p["platform/web"].findings).toEqual([
+			{
+				code: "logger_listed_above",
+				severity: "info",
+				message: "platform/web/src/main.js starts @svcapp/logger, which platform lists and installs for this package.",
+				action: "Nothing to do; listing it here too (`npm install @svcapp/logger` in platform/web) keeps this package working on its own.",
+			},
+		]);
+		expect(p["sites/landing"].logger.configured).toMatchObject({ ok: true, init: "sites/landing/index.html" });
+		expect(codes(p["sites/landing"])).toEqual(["logger_script", "key_in_source"]);
+		expect(p["tools/cli"].findings[0]).toMatchObject({
+			code: "logger_not_listed",
+			severity: "warning",
+			message: "tools/cli/src/main.js starts @svcapp/logger, but this package does not list it: it works only while something else installs it.",
+		});
+		expect(Object.values(p).filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["tools/cli"]);
 	});
 
 	it("svc's own kind of repository: a root whose Sentry SDK only tests import, and the logger's own package, need nothing; a .env linked from out of the workspace is there, unread", async () => {

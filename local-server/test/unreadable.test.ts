@@ -29,18 +29,26 @@ describe("setup health of what cannot be read", () => {
 		const root = tempDir("svc-unreadable-");
 		const home = path.join(tempDir(), "desk");
 		writeTree(root, {
-			"package.json": json({ name: "perm", private: true, workspaces: ["apps/*"] }),
+			"package.json": json({ name: "perm", private: true, workspaces: ["apps/*"], dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.0.0" }),
 			"apps/secret/package.json": json({ name: "secret", dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"apps/ok/package.json": json({ name: "ok", dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"apps/ok/src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
 			"apps/locked/package.json": json({ name: "locked" }),
+			"apps/ok/lib/start.js": "// may start the logger",
 		});
+		// A workspace whose own folder cannot be read: nothing of it is known.
+		const closed = tempDir("svc-unreadable-root-");
+		writeTree(closed, { "package.json": json({ name: "closed" }) });
 		fs.symlinkSync(tempDir(), path.join(root, "apps/ok/shared"));
 		fs.chmodSync(path.join(root, "apps/secret/package.json"), 0);
 		fs.chmodSync(path.join(root, "apps/ok/src/index.js"), 0);
 		fs.chmodSync(path.join(root, "apps/locked"), 0);
-		stops.push(() => fs.chmodSync(path.join(root, "apps/locked"), 0o755));
+		fs.chmodSync(path.join(root, "apps/ok/lib"), 0);
+		fs.chmodSync(closed, 0);
+		stops.push(() => {
+			for (const dir of [path.join(root, "apps/locked"), path.join(root, "apps/ok/lib"), closed]) fs.chmodSync(dir, 0o755);
+		});
 
 		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
 		const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
@@ -63,14 +71,24 @@ describe("setup health of what cannot be read", () => {
 			},
 		]);
 		const notInit = byDir["apps/ok"].findings.find((f: any) => f.code === "logger_not_initialised");
-		expect(notInit.message).toBe("No source file of this package imports @svcapp/logger and calls its init. apps/ok/src/index.js could not be read: the call may be there.");
-		expect(answer.limits.unreadable).toEqual({ count: 3, paths: ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"].sort() });
+		expect(notInit.message).toBe("No source file of this package imports @svcapp/logger and calls its init. apps/ok/lib, apps/ok/src/index.js could not be read: the call may be there.");
+		expect(answer.limits.unreadable).toEqual({ count: 4, paths: ["apps/locked", "apps/ok/lib", "apps/ok/src/index.js", "apps/secret/package.json"].sort() });
 
 		const text = run(["health"], env);
 		expect(text.code).toBe(4);
+		// Said once for the workspace, after its packages, not under each package that lists the logger.
+		expect(text.stdout.match(/The latest version of @svcapp\/logger is unknown/g)).toHaveLength(1);
+		expect(text.stdout).toMatch(/\n {2}info: The latest version of @svcapp\/logger is unknown: .*\n {4}-> Check that the registry/);
 		expect(text.stdout).toContain("  could not be read (skipped): ");
 		expect(text.stdout).toContain("  links out of the workspace (not followed): apps/ok/shared\n");
 		expect(text.stdout).toContain("  apps/secret  npm  logger unknown\n"); // not "not listed": nothing is known
 		for (const p of ["apps/locked", "apps/ok/src/index.js", "apps/secret/package.json"]) expect(text.stdout).toContain(p);
+
+		// Not "no package.json found", as if the folder held no code: it could not be scanned at all.
+		expect(run(["workspace", "add", closed], env).code).toBe(0);
+		const refused = run(["health", closed], env);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`(${closed}) cannot be read by the user svc-local runs as (permission denied)`);
+		expect(refused.stdout).not.toContain("no package.json found");
 	});
 });
