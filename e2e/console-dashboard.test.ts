@@ -129,8 +129,20 @@ describe("owner console: the dashboard", () => {
 			"Visitors and page views over the period: 1 visitor, 1 page view; 0 visitors in the period before",
 		);
 		expect(await figure("Views per visit").textContent()).toBe("1");
-		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "100%"]);
+		// The event's conversion rate is still out of every visitor the other filters keep (A and B),
+		// as Plausible counts a goal's, not out of the converted visitors the filter keeps (100%).
+		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "50%"]);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("50%");
 		await checkPage("dashboard-figures");
+		// With another filter too, out of the visitors that one keeps: both viewed /, B upgraded.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=upgrade&page=%2F`);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("50%");
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&property=plan%3Apro`);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("100%");
+		// Without an event or property filter there is no conversion rate among the figures.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&page=%2F`);
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Conversion rate").count()).toBe(0);
 	});
 
 	it("filters a property row to that event's property value, not another event's that carried the same", async () => {
