@@ -11,8 +11,8 @@ import { QueryState } from "../components/QueryState";
 import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { TimeChart } from "../components/TimeChart";
 import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
-import { count, duration, oneDecimal, percent, plural } from "../format";
-import { isoRange } from "../period";
+import { count, duration, oneDecimal, percent, plural, utcDate } from "../format";
+import { isoRange, type Range } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
 
@@ -68,6 +68,20 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 
 /** Page views per visit (session), one decimal; 0 without visits. */
 const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
+
+/**
+ * A period without a page view or event. One that ended before the site was added could hold
+ * nothing, whatever its tag: saying so, not that the tag may be missing, when the tag counts today.
+ */
+function NothingCollected({ range, addedAt }: { range: Range; addedAt: string | undefined }) {
+	if (addedAt && range.to <= Date.parse(addedAt))
+		return <p className="muted empty">Nothing was collected in this period: it ended before the site was added, on {utcDate(addedAt)}.</p>;
+	return (
+		<p className="muted empty">
+			Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is collecting.
+		</p>
+	);
+}
 
 /** Converted visitors out of all the visitors (the same filters but the event's); 0 without visitors. */
 const conversionRate = (converted: { visitors: number }, all: { visitors: number }) => (all.visitors > 0 ? Math.min(1, converted.visitors / all.visitors) : 0);
@@ -221,10 +235,7 @@ export function DashboardPage() {
 								.
 							</p>
 						) : (
-							<p className="muted empty">
-								Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is
-								collecting.
-							</p>
+							<NothingCollected range={current} addedAt={siteView?.created_at} />
 						))}
 					<section className="card" aria-labelledby="over-time">
 						<h2 id="over-time">Visitors and page views</h2>
