@@ -216,7 +216,7 @@ describe("owner console: analytics", () => {
 		await checkPage("crawlers-ai-only");
 	});
 
-	it("renames a site and moves it to another domain: events from the old one are refused after", async () => {
+	it("renames a site and moves it to another domain: events from the old one are refused after, and the card says so", async () => {
 		// The sites' list (the area's link leads to the site last used).
 		await page.goto(`${worker.url}/analytics`);
 		await page.getByText("Rename or change the domain").click();
@@ -237,6 +237,16 @@ describe("owner console: analytics", () => {
 			}).then((res) => res.status);
 		expect(await collectFrom("shop.example.eu")).toBe(204);
 		expect(await collectFrom("shop.example")).toBe(403);
+		// The site's card says where its tag still runs and counts nothing (noted after the answer).
+		const refused = page.getByRole("status").filter({ hasText: "Visits from shop.example were refused, most recently just now" });
+		await expect
+			.poll(async () => {
+				await page.reload();
+				await page.getByRole("link", { name: "Shop EU", exact: true }).waitFor();
+				return refused.count();
+			})
+			.toBe(1);
+		expect(await refused.textContent()).toContain("it is not shop.example.eu or one of its subdomains");
 
 		// Opened again, the fields hold the saved values; a refused change says why and keeps what was typed.
 		await page.getByText("Rename or change the domain").click();

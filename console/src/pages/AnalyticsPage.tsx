@@ -8,7 +8,7 @@ import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
 import { TimeChart } from "../components/TimeChart";
-import { count, plural } from "../format";
+import { ago, count, plural, utcDateTime } from "../format";
 import { keys, useSiteFigures, useSites } from "../queries";
 import { refreshAfter } from "../queryClient";
 
@@ -128,6 +128,26 @@ const SITE_WORDS = {
 	name: { name: "The site's name", missing: "Give the site a name." },
 };
 
+/** How long a refused host is shown: a tag moved or fixed since stops being mentioned. */
+const REFUSAL_SHOWN_MS = 7 * 86_400_000;
+
+/**
+ * Where the site's tag runs and counts nothing: the last host outside the domain that collection
+ * refused (a staging host, a second domain), in the last week.
+ */
+function RefusedHost({ site }: { site: SiteView }) {
+	if (!site.domain || !site.refused_host || !site.refused_at || Date.now() - Date.parse(site.refused_at) > REFUSAL_SHOWN_MS) return null;
+	return (
+		<p className="card notice" role="status">
+			Visits from <strong>{site.refused_host}</strong> were refused, most recently{" "}
+			<time dateTime={site.refused_at} title={utcDateTime(site.refused_at)}>
+				{ago(site.refused_at)}
+			</time>
+			: it is not {site.domain} or one of its subdomains, so this tag counts nothing there. Add a site for that domain, or change this site's.
+		</p>
+	);
+}
+
 function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFiguresView["last_24h"] }) {
 	const settled = (_answer: unknown, error: unknown) => refreshAfter(error, { queryKey: keys.sites });
 	const update = useMutation({ mutationFn: (changes: Partial<SiteView>) => api.updateSite(site.tracking_id, changes), onSettled: settled });
@@ -150,6 +170,7 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 			<p className="muted">
 				{site.domain ?? "No domain: collection is refused until one is set"} · tracking ID <code>{site.tracking_id}</code>
 			</p>
+			<RefusedHost site={site} />
 			{figures && <SiteFigures figures={figures} />}
 			<p className="row">
 				<Link to={`/analytics/${site.tracking_id}`}>Dashboard</Link>
