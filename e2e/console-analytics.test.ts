@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { type ConsoleUnderTest, openConsole, useSession } from "./consolePage";
+import { TRACKER_QUEUE } from "../console/src/trackerQueue";
 import { DESKTOP_CHROME, signUpOwner } from "./stack";
 
 let ui: ConsoleUnderTest;
@@ -36,12 +37,17 @@ describe("owner console: analytics", () => {
 		await page.getByLabel("Domain").fill("shop.example");
 		await page.getByLabel("Name (optional)").fill("Shop");
 		await page.getByRole("button", { name: "Add site" }).click();
-		const tag = await page.locator("pre.snippet").textContent();
+		const tag = await page.locator("pre.snippet").first().textContent();
 		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
 		expect(tag).toContain(`${worker.url}/t.js`);
 		// The tracker that counts link clicks is one word away, and is served there.
 		await page.getByText(/load t\.links\.js in place of t\.js\.$/).waitFor();
 		expect((await fetch(`${worker.url}/t.links.js`)).status).toBe(200);
+		// How to send custom events, a call before the deferred tag has loaded included (the line the
+		// tracker's tests load, e2e/stack.ts), and how to leave one's own visits out.
+		await page.getByText("Custom events, and leaving out your own visits").click();
+		expect(await page.locator("pre.snippet").nth(1).textContent()).toBe(TRACKER_QUEUE);
+		await page.getByText('run localStorage.svc_ignore = "true"').waitFor();
 		await checkPage("sites");
 
 		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.

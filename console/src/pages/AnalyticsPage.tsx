@@ -11,6 +11,7 @@ import { TimeChart } from "../components/TimeChart";
 import { ago, count, plural, utcDateTime } from "../format";
 import { keys, useSiteFigures, useSites } from "../queries";
 import { refreshAfter } from "../queryClient";
+import { TRACKER_QUEUE } from "../trackerQueue";
 
 /** A site's visitors in the last 24 hours: the figure, and a bar per hour with its words for those who cannot see it. */
 function SiteFigures({ figures }: { figures: SiteWithFiguresView["last_24h"] }) {
@@ -195,6 +196,19 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 			<p className="muted">
 				To count clicks on links out of the site and on files to download too, load <code>t.links.js</code> in place of <code>t.js</code>.
 			</p>
+			<details>
+				<summary>Custom events, and leaving out your own visits</summary>
+				<p>
+					Send an event from the page with <code>svc.track("Signup", {"{"} plan: "pro" {"}"})</code>: it shows under Custom events, its
+					properties under Properties. The tag is deferred, so a script earlier in the page runs before it: put this line before the tag,
+					and calls made before the tag loads are sent once it has:
+				</p>
+				<pre className="snippet">{TRACKER_QUEUE}</pre>
+				<p>
+					Your own visits: in your browser's console on the site, run <code>localStorage.svc_ignore = "true"</code>; that browser is not
+					counted from then on.
+				</p>
+			</details>
 			<div className="row">
 				<CopyButton text={tag} label="Copy tag" />
 				<label className="switch">
