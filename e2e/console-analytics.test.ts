@@ -253,6 +253,10 @@ describe("owner console: analytics", () => {
 			})
 			.toBe(1);
 		expect(await refused.textContent()).toContain("it is not shop.example.eu or one of its subdomains");
+		// And a dashboard with nothing to show says it too, where the owner looks for the missing visits.
+		await page.goto(`${worker.url}/analytics/${trackingId}?period=yesterday`);
+		await refused.waitFor();
+		await page.goto(`${worker.url}/analytics`);
 
 		// Opened again, the fields hold the saved values; a refused change says why and keeps what was typed.
 		await page.getByText("Rename or change the domain").click();

@@ -3,12 +3,13 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Link } from "react-router";
 import { api, type SiteView, type SiteWithFiguresView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { RefusedHost } from "../components/RefusedHost";
 import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
 import { trackerTag } from "../components/SetupSnippets";
 import { TimeChart } from "../components/TimeChart";
-import { ago, count, plural, utcDateTime } from "../format";
+import { count, plural } from "../format";
 import { keys, useSiteFigures, useSites } from "../queries";
 import { refreshAfter } from "../queryClient";
 import { TRACKER_QUEUE } from "../trackerQueue";
@@ -128,26 +129,6 @@ const SITE_WORDS = {
 	domain: { name: "The domain" },
 	name: { name: "The site's name", missing: "Give the site a name." },
 };
-
-/** How long a refused host is shown: a tag moved or fixed since stops being mentioned. */
-const REFUSAL_SHOWN_MS = 7 * 86_400_000;
-
-/**
- * Where the site's tag runs and counts nothing: the last host outside the domain that collection
- * refused (a staging host, a second domain), in the last week.
- */
-function RefusedHost({ site }: { site: SiteView }) {
-	if (!site.domain || !site.refused_host || !site.refused_at || Date.now() - Date.parse(site.refused_at) > REFUSAL_SHOWN_MS) return null;
-	return (
-		<p className="card notice" role="status">
-			Visits from <strong>{site.refused_host}</strong> were refused, most recently{" "}
-			<time dateTime={site.refused_at} title={utcDateTime(site.refused_at)}>
-				{ago(site.refused_at)}
-			</time>
-			: it is not {site.domain} or one of its subdomains, so this tag counts nothing there. Add a site for that domain, or change this site's.
-		</p>
-	);
-}
 
 function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFiguresView["last_24h"] }) {
 	const settled = (_answer: unknown, error: unknown) => refreshAfter(error, { queryKey: keys.sites });

@@ -8,6 +8,7 @@ import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
+import { RefusedHost } from "../components/RefusedHost";
 import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { TimeChart } from "../components/TimeChart";
 import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
@@ -235,7 +236,10 @@ export function DashboardPage() {
 								.
 							</p>
 						) : (
-							<NothingCollected range={current} addedAt={siteView?.created_at} />
+							<>
+								<NothingCollected range={current} addedAt={siteView?.created_at} />
+								{siteView && <RefusedHost site={siteView} />}
+							</>
 						))}
 					<section className="card" aria-labelledby="over-time">
 						<h2 id="over-time">Visitors and page views</h2>
