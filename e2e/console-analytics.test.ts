@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { type ConsoleUnderTest, openConsole, useSession } from "./consolePage";
+import { TRACKER_QUEUE } from "../console/src/trackerQueue";
 import { DESKTOP_CHROME, signUpOwner } from "./stack";
 
 let ui: ConsoleUnderTest;
@@ -36,12 +37,17 @@ describe("owner console: analytics", () => {
 		await page.getByLabel("Domain").fill("shop.example");
 		await page.getByLabel("Name (optional)").fill("Shop");
 		await page.getByRole("button", { name: "Add site" }).click();
-		const tag = await page.locator("pre.snippet").textContent();
+		const tag = await page.locator("pre.snippet").first().textContent();
 		trackingId = /data-id="(s_[\w-]+)"/.exec(tag ?? "")?.[1] ?? "";
 		expect(tag).toContain(`${worker.url}/t.js`);
 		// The tracker that counts link clicks is one word away, and is served there.
 		await page.getByText(/load t\.links\.js in place of t\.js\.$/).waitFor();
 		expect((await fetch(`${worker.url}/t.links.js`)).status).toBe(200);
+		// How to send custom events, a call before the deferred tag has loaded included (the line the
+		// tracker's tests load, e2e/stack.ts), and how to leave one's own visits out.
+		await page.getByText("Custom events, and leaving out your own visits").click();
+		expect(await page.locator("pre.snippet").nth(1).textContent()).toBe(TRACKER_QUEUE);
+		await page.getByText('run localStorage.svc_ignore = "true"').waitFor();
 		await checkPage("sites");
 
 		// Two visitors: A views / (from a search engine) and /pricing, then signs up; B views /.
@@ -216,7 +222,7 @@ describe("owner console: analytics", () => {
 		await checkPage("crawlers-ai-only");
 	});
 
-	it("renames a site and moves it to another domain: events from the old one are refused after", async () => {
+	it("renames a site and moves it to another domain: events from the old one are refused after, and the card says so", async () => {
 		// The sites' list (the area's link leads to the site last used).
 		await page.goto(`${worker.url}/analytics`);
 		await page.getByText("Rename or change the domain").click();
@@ -237,6 +243,20 @@ describe("owner console: analytics", () => {
 			}).then((res) => res.status);
 		expect(await collectFrom("shop.example.eu")).toBe(204);
 		expect(await collectFrom("shop.example")).toBe(403);
+		// The site's card says where its tag still runs and counts nothing (noted after the answer).
+		const refused = page.getByRole("status").filter({ hasText: "Visits from shop.example were refused, most recently just now" });
+		await expect
+			.poll(async () => {
+				await page.reload();
+				await page.getByRole("link", { name: "Shop EU", exact: true }).waitFor();
+				return refused.count();
+			})
+			.toBe(1);
+		expect(await refused.textContent()).toContain("it is not shop.example.eu or one of its subdomains");
+		// And a dashboard with nothing to show says it too, where the owner looks for the missing visits.
+		await page.goto(`${worker.url}/analytics/${trackingId}?period=yesterday`);
+		await refused.waitFor();
+		await page.goto(`${worker.url}/analytics`);
 
 		// Opened again, the fields hold the saved values; a refused change says why and keeps what was typed.
 		await page.getByText("Rename or change the domain").click();

@@ -1,7 +1,8 @@
 /**
  * The analytics dashboard beyond the walk-through of console-analytics.test.ts: its chart where the
  * period has not reached yet, a filter that matches nothing, the site picker, the figures
- * Plausible users look for, the custom events' property rows, and the list each card opens on.
+ * Plausible users look for, the custom events' property rows, the list each card opens on, and a
+ * period before the site was added.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -129,8 +130,20 @@ describe("owner console: the dashboard", () => {
 			"Visitors and page views over the period: 1 visitor, 1 page view; 0 visitors in the period before",
 		);
 		expect(await figure("Views per visit").textContent()).toBe("1");
-		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "100%"]);
+		// The event's conversion rate is still out of every visitor the other filters keep (A and B),
+		// as Plausible counts a goal's, not out of the converted visitors the filter keeps (100%).
+		await expect.poll(() => events.getByRole("row", { name: /^upgrade/ }).getByRole("cell").allTextContents()).toEqual(["upgrade", "1", "1", "50%"]);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("50%");
 		await checkPage("dashboard-figures");
+		// With another filter too, out of the visitors that one keeps: both viewed /, B upgraded.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=upgrade&page=%2F`);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("50%");
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&property=plan%3Apro`);
+		await expect.poll(() => figure("Conversion rate").textContent()).toBe("100%");
+		// Without an event or property filter there is no conversion rate among the figures.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&page=%2F`);
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+		expect(await page.getByTestId("figure-Conversion rate").count()).toBe(0);
 	});
 
 	it("filters a property row to that event's property value, not another event's that carried the same", async () => {
@@ -205,5 +218,18 @@ describe("owner console: the dashboard", () => {
 		await page.getByRole("heading", { name: "AI crawlers" }).waitFor();
 		await page.getByRole("combobox", { name: /^Site/ }).selectOption({ label: "Shop" });
 		await expect.poll(() => page.url()).toBe(`${worker.url}/crawlers/${shop}?period=custom&from=2026-01-01&to=2026-01-31`);
+	});
+
+	it("says a period that ended before the site was added holds nothing for that reason, and points at the tag only for one since", async () => {
+		// The blog was added today, with nothing collected yet: yesterday cannot hold anything, tag or no tag.
+		await page.goto(`${worker.url}/analytics/${blog}?period=yesterday`);
+		const before = page.getByText(/^Nothing was collected in this period: it ended before the site was added, on /);
+		await before.waitFor();
+		expect(await page.getByRole("link", { name: "the site's tag" }).count()).toBe(0);
+		await checkPage("dashboard-before-site-added");
+		// Today, which the site has been there for: its tag may be missing.
+		await page.goto(`${worker.url}/analytics/${blog}?period=today`);
+		await page.getByRole("link", { name: "the site's tag" }).waitFor();
+		expect(await before.count()).toBe(0);
 	});
 });

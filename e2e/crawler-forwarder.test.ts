@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { crawlerForwarder } from "../console/src/crawlerForwarder";
+import { CRAWLERS } from "../domain/crawl/crawlers";
 import { api, ownerWithSite, startSite, startWorker } from "./stack";
 
 /**
@@ -50,5 +51,22 @@ describe("the AI-crawler forwarder the Crawlers page gives", () => {
 		const stats = await api<{ visits: number; verified_visits: number; recent: Array<Record<string, unknown>> }>(worker.url, `/api/sites/${trackingId}/crawlers`, { token });
 		expect(stats).toMatchObject({ visits: 1, verified_visits: 1 });
 		expect(stats.recent[0]).toMatchObject({ crawler: "GPTBot", url_host: "localhost", url_path: "/docs/intro", status: 200, verified: true });
+	});
+
+	it("reports every crawler the service counts, not only the best known (GoogleOther, DeepSeekBot, archive.org_bot…)", async ({ expect }) => {
+		const { token, trackingId } = await ownerWithSite(worker.url, "localhost");
+		const forwarder = await forwarderFor(trackingId);
+		const pending: Promise<unknown>[] = [];
+		const ctx = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise) };
+		const reported: string[] = [];
+		for (const { name } of CRAWLERS) {
+			const before = pending.length;
+			await forwarder.fetch(new Request(`${site.origin}/docs`, { headers: { "user-agent": `Mozilla/5.0 (compatible; ${name}/1.0; +https://example.org/bot)` } }), {}, ctx);
+			if (pending.length > before) reported.push(name);
+		}
+		expect(CRAWLERS.map((c) => c.name).filter((name) => !reported.includes(name))).toEqual([]);
+		expect(new Set((await Promise.all(pending as Promise<Response>[])).map((r) => r.status))).toEqual(new Set([204]));
+		const stats = await api<{ visits: number }>(worker.url, `/api/sites/${trackingId}/crawlers`, { token });
+		expect(stats.visits).toBe(CRAWLERS.length);
 	});
 });

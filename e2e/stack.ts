@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, type ExpectStatic } from "vitest";
 import { createTestHarness } from "wrangler";
-// With its extension: local-server's tests import this file under Node's own module resolution.
+// With their extensions: local-server's tests import this file under Node's own module resolution.
+import { TRACKER_QUEUE } from "../console/src/trackerQueue.js";
 import { launchBrowser } from "./browser.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -123,10 +124,10 @@ export async function serveSite(route: (url: URL) => SitePage | null | Promise<S
 export function startSite(workerUrl: string) {
 	return serveSite(({ searchParams: query }) => {
 		const id = query.get("id") ?? "";
-		// ?queue=1: calls made before the tracker loads, as clients/tracker/README.md shows.
+		// ?queue=1: calls made before the tracker loads, after the line the sites' cards give for them.
 		const queue = query.has("queue")
-			? `<script>window.svc = window.svc || { q: [], track(...a) { this.q.push(["track", a]) }, identify(...a) { this.q.push(["identify", a]) } };
-svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
+			? `${TRACKER_QUEUE}
+<script>svc.identify("early-user"); svc.track("early", { a: 1 });</script>`
 			: "";
 		// ?own=1: a site with a `svc` global of its own.
 		const own = query.has("own") ? `<script>var svc = { api: "the site's own" };</script>` : "";

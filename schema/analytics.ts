@@ -15,6 +15,13 @@ export const sites = sqliteTable(
 		domain: text("domain"),
 		active: integer("active", { mode: "boolean" }).notNull().default(true),
 		attackMode: integer("attack_mode", { mode: "boolean" }).notNull().default(false),
+		/**
+		 * The last `url_host` collection refused as outside the domain, and when (noted at most once a
+		 * minute per Worker isolate); cleared when the domain changes. Tells the owner where a tag runs
+		 * that counts nothing.
+		 */
+		refusedHost: text("refused_host"),
+		refusedAt: integer("refused_at", { mode: "timestamp_ms" }),
 		createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
 		updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 	},

@@ -55,6 +55,7 @@ async function update() {
 
 	await writeFile(join(DATA, "ai-robots.json"), `${JSON.stringify(next, null, 4)}\n`);
 	await writeFile(join(DATA, "ip-ranges.json"), `${JSON.stringify(ranges, null, "\t")}\n`);
+	await writeFile(join(DATA, "crawler-names.json"), `${JSON.stringify(crawlerNames([...Object.keys(next), ...Object.keys(await readJson("extra-crawlers.json"))]), null, "\t")}\n`);
 
 	const added = Object.keys(next).filter((name) => !(name in previous));
 	const removed = Object.keys(previous).filter((name) => !(name in next));
@@ -98,6 +99,17 @@ function checkRanges(file, crawlers) {
 		}
 	}
 	if (problems.length) throw new Error(`ip-ranges.json would not be valid:\n  ${problems.join("\n  ")}`);
+}
+
+/**
+ * Every crawler's name once (a version suffix left out, one spelling per name whatever its case),
+ * sorted: the names the Crawlers page's forwarder looks for in a User-Agent, without the console
+ * loading the whole list.
+ */
+function crawlerNames(names) {
+	const byKey = new Map();
+	for (const name of names.map(baseName)) if (!byKey.has(name.toLowerCase())) byKey.set(name.toLowerCase(), name);
+	return [...byKey.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }
 
 async function download(url, as) {

@@ -34,7 +34,8 @@ async function update(published: Record<string, unknown>, robots: Record<string,
 			resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
 		);
 	});
-	return { code, stdout, stderr, ranges: readJson(join(dir, "data", "ip-ranges.json")) as RangeFile, robots: readJson(join(dir, "data", "ai-robots.json")) };
+	const data = (file: string) => readJson(join(dir, "data", file));
+	return { code, stdout, stderr, ranges: data("ip-ranges.json") as RangeFile, robots: data("ai-robots.json"), names: data("crawler-names.json") as string[] };
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
@@ -99,9 +100,11 @@ describe("npm run crawlers:update", () => {
 			MysteryBot: { operator: "Unclear at this time.", function: "Undocumented AI Agents" },
 			ClearBot: { operator: "[Clear](https://clear.example)", function: "Scrapes data to train LLMs." },
 		};
-		const { code, stdout } = await update({}, robots);
+		const { code, stdout, names } = await update({}, robots);
 		expect(code).toBe(0);
 		expect(stdout).toContain("2 added");
+		// The names the Crawlers page's forwarder looks for, the new ones among them.
+		expect(names).toEqual(expect.arrayContaining(["ClearBot", "MysteryBot", "GPTBot", "archive.org_bot"]));
 		expect(stdout).toContain("MysteryBot: operator and purpose");
 		expect(stdout).not.toContain("ClearBot:");
 	});

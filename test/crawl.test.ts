@@ -3,6 +3,7 @@ import { CRAWLER_PURPOSES } from "../domain/api/sites";
 import { CRAWLERS, matchCrawler } from "../domain/crawl/crawlers";
 import { baseName } from "../domain/crawl/sourceText";
 import aiRobots from "../domain/crawl/data/ai-robots.json";
+import crawlerNames from "../domain/crawl/data/crawler-names.json";
 import { crawlIngest, GOOGLEBOT, ownerWithSite, patchSite, storedVisits } from "./analytics-helpers";
 import { call, setPlan, uniqueIp } from "./helpers";
 
@@ -80,6 +81,12 @@ describe("the crawler table", () => {
 		for (const name of ["Amzn-SearchBot", "TongyiBot", "Kimi-User", "Manus-User", "Google-NotebookLM", "Crawl4AI", "PhindBot", "TavilyBot"]) {
 			expect(matchCrawler(`Mozilla/5.0 (compatible; ${name}/1.0)`)?.name).toBe(name);
 		}
+	});
+
+	it("lists every crawler's name in crawler-names.json, the names the Crawlers page's forwarder looks for", ({ expect }) => {
+		// Written with the list by `npm run crawlers:update`: a list refreshed without it fails here.
+		const key = (names: string[]) => names.map((name) => name.toLowerCase()).sort();
+		expect(key(crawlerNames)).toEqual(key(CRAWLERS.map((c) => c.name)));
 	});
 
 	it.for(REQUIRED)("recognizes %s from its real User-Agent", ([name, ua], { expect }) => {

@@ -7,6 +7,9 @@ export interface SiteView {
 	active: boolean;
 	attack_mode: boolean;
 	created_at: string;
+	/** The last `url_host` collection refused as outside the domain, and when; null when none since the domain was set. */
+	refused_host: string | null;
+	refused_at: string | null;
 }
 
 /**

@@ -4,7 +4,7 @@
  * decides again when the batch arrives, with the settings it holds, and drops what fails.
  */
 import { COLLECT_RATE, CRAWL_RATE, type RateWindow } from "../limits";
-import { hostMatchesDomain } from "./hostnames";
+import { hostMatchesDomain, hostOnly } from "./hostnames";
 import { ownerHasAccess, type SiteConfig } from "./siteStore";
 
 /** What the site decided about one event; the handler turns it into the HTTP answer. */
@@ -14,7 +14,8 @@ export type SiteOutcome =
 	| { status: "unknown_site" }
 	/** The owner has neither Pro nor a running trial. */
 	| { status: "no_access" }
-	| { status: "forbidden"; reason: string }
+	/** `outsideHost`: the `url_host` refused as outside the site's domain. */
+	| { status: "forbidden"; reason: string; outsideHost?: string }
 	| { status: "rate_limited"; retryAfterSeconds: number };
 
 /** The client as Attack Mode judges it; crawler telemetry comes from the site's server and has none. */
@@ -35,7 +36,9 @@ export function refusal(site: SiteConfig | null, claimedHost: string | null, cli
 	if (!ownerHasAccess(site, now)) return { status: "no_access" };
 	if (!site.domain) return { status: "forbidden", reason: "The site has no configured domain" };
 	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {
-		return { status: "forbidden", reason: "url_host is not the site's domain or a subdomain of it" };
+		// As the events store a host: lower-case, without port or trailing dot, cut to 500.
+		const outsideHost = hostOnly(claimedHost).slice(0, 500) || undefined;
+		return { status: "forbidden", reason: "url_host is not the site's domain or a subdomain of it", outsideHost };
 	}
 	if (client && site.attackMode) {
 		if (!client.ip) return { status: "forbidden", reason: "Attack Mode is on: requests without a client IP are refused" };

@@ -73,12 +73,19 @@ export async function insertSite(env: Env, userId: string, input: { name: string
 export type SiteChanges = Partial<Pick<Site, "name" | "domain" | "active" | "attackMode">>;
 
 export async function updateOwnSite(env: Env, userId: string, trackingId: string, changes: SiteChanges): Promise<Site | undefined> {
+	// A host refused under the old domain says nothing of the new one.
+	const refusal = changes.domain === undefined ? {} : { refusedHost: null, refusedAt: null };
 	const [site] = await database(env)
 		.update(sites)
-		.set({ ...changes, updatedAt: new Date() })
+		.set({ ...changes, ...refusal, updatedAt: new Date() })
 		.where(and(eq(sites.trackingId, trackingId), eq(sites.userId, userId)))
 		.returning();
 	return site;
+}
+
+/** Notes a `url_host` collection refused as outside the site's domain, and when (see the column). */
+export async function noteRefusedHost(env: Env, trackingId: string, host: string, at: number): Promise<void> {
+	await database(env).update(sites).set({ refusedHost: host, refusedAt: new Date(at) }).where(eq(sites.trackingId, trackingId));
 }
 
 /** Deletes the site row; false when the owner has no such site. */

@@ -2,7 +2,7 @@ import type { BufferedEvent, BufferedVisit, SiteBatch } from "../../durable-obje
 import type { RateWindow } from "../../domain/limits";
 import { MemoryWindows } from "../../domain/memoryWindows";
 import { collectWindows, crawlWindow, refusal, type SiteOutcome } from "../../domain/sites/siteRules";
-import type { SiteConfig } from "../../domain/sites/siteStore";
+import { noteRefusedHost, type SiteConfig } from "../../domain/sites/siteStore";
 import { siteCollectorFor } from "../objects";
 
 /**
@@ -29,6 +29,8 @@ const SEND_RETRY_MS = 1_000;
  */
 const SETTINGS_TTL_MS = 5_000;
 const SETTINGS_ENTRIES = 10_000;
+/** A site's refused hosts are noted (one database write) at most this often per isolate. */
+const REFUSAL_NOTE_MS = 60_000;
 /** Expired window hits are dropped at most this often. */
 const SWEEP_MS = 10_000;
 /** A scheduled send that has not run by this long after it was due (its request was cut short) is scheduled again. */
@@ -46,6 +48,8 @@ const pending = new Map<string, SiteBatch>();
 const inFlight = new Set<SiteBatch>();
 /** When the scheduled send of the pending batches is due, or null when none is scheduled. */
 let sendDueAt: number | null = null;
+/** When this isolate last noted a refused host, by site. */
+const refusalNotedAt = new Map<string, number>();
 
 /** A browser event the handler has read: the site's decision, and when accepted and stored, the buffer. */
 export async function admitEvent(
@@ -58,6 +62,7 @@ export async function admitEvent(
 	const now = Date.now();
 	const site = await siteSettings(env, trackingId);
 	const refused = refusal(site, input.claimedHost, input, now);
+	if (refused) noteOutsideHost(env, ctx, trackingId, refused, now);
 	if (refused || !site) return refused ?? { status: "unknown_site" };
 	const decision = take(now, collectWindows(trackingId, site, input.ip));
 	if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
@@ -74,12 +79,30 @@ export async function admitVisit(
 ): Promise<SiteOutcome> {
 	const now = Date.now();
 	const refused = refusal(await siteSettings(env, trackingId), input.claimedHost, null, now);
-	if (refused) return refused;
+	if (refused) {
+		noteOutsideHost(env, ctx, trackingId, refused, now);
+		return refused;
+	}
 	const decision = take(now, [crawlWindow(trackingId)]);
 	if (!decision.allowed) return { status: "rate_limited", retryAfterSeconds: decision.retryAfterSeconds };
 	const { claimedHost, visit } = input;
 	if (visit) add(env, ctx, trackingId, (batch) => batch.visits.push({ claimedHost, visit }));
 	return { status: "accepted" };
+}
+
+/**
+ * A page view or visit refused as from outside the site's domain: the site keeps the host, so the
+ * owner sees where a tag counts nothing (a staging host, a second domain). Once a minute per site
+ * here at most, after the answer.
+ */
+function noteOutsideHost(env: Env, ctx: ExecutionContext, trackingId: string, outcome: SiteOutcome, now: number): void {
+	if (outcome.status !== "forbidden" || outcome.outsideHost === undefined) return;
+	const noted = refusalNotedAt.get(trackingId);
+	if (noted !== undefined && now - noted < REFUSAL_NOTE_MS) return;
+	refusalNotedAt.delete(trackingId);
+	if (refusalNotedAt.size >= SETTINGS_ENTRIES) refusalNotedAt.delete(refusalNotedAt.keys().next().value as string);
+	refusalNotedAt.set(trackingId, now);
+	ctx.waitUntil(noteRefusedHost(env, trackingId, outcome.outsideHost, now).catch((err) => console.error("could not note a refused host:", err)));
 }
 
 /** Hands the site's collector everything this isolate accepted for it, and waits for that. */
@@ -110,6 +133,8 @@ export async function siteUpToDate(env: Env, trackingId: string): Promise<void> 
 export function siteChangedHere(trackingId: string, { deleted }: { deleted: boolean }): void {
 	generation++;
 	settingsCache.delete(trackingId);
+	// A new domain clears the refused host: the next refusal is noted at once.
+	refusalNotedAt.delete(trackingId);
 	if (deleted) pending.delete(trackingId);
 }
 

@@ -24,6 +24,8 @@ function siteView(site: Site): SiteView {
 		active: site.active,
 		attack_mode: site.attackMode,
 		created_at: site.createdAt.toISOString(),
+		refused_host: site.refusedHost,
+		refused_at: site.refusedAt?.toISOString() ?? null,
 	};
 }
 

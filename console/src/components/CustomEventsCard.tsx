@@ -9,6 +9,7 @@ import { Breakdown } from "./Breakdown";
  */
 export function CustomEventsCard({
 	stats,
+	conversionBase,
 	filtered,
 	shownRows,
 	pickEvent,
@@ -16,6 +17,11 @@ export function CustomEventsCard({
 	download,
 }: {
 	stats: SiteStatsView;
+	/**
+	 * The visitors a conversion rate is out of: the period's under the page's filters, but for a
+	 * custom event or property filter, whose visitors are all converted ones (undefined while read).
+	 */
+	conversionBase: number | undefined;
 	/** A filter is applied: an empty list says nothing matches it, not that the site sends none. */
 	filtered: boolean;
 	shownRows: number;
@@ -32,7 +38,7 @@ export function CustomEventsCard({
 					title: "Custom events",
 					column: "Events",
 					extraColumn: "Visitors",
-					// Of the period's visitors (under the page's filters), the share who sent the event: a goal's conversion rate.
+					// Of the period's visitors (under the page's other filters), the share who sent the event: a goal's conversion rate.
 					moreColumns: [
 						<abbr key="cr" title="Conversion rate: the event's visitors out of all visitors">
 							CR
@@ -46,7 +52,7 @@ export function CustomEventsCard({
 						label: r.name,
 						value: r.events,
 						extra: r.visitors,
-						more: [stats.visitors > 0 ? percent(r.visitors / stats.visitors) : "–"],
+						more: [conversionBase ? percent(Math.min(1, r.visitors / conversionBase)) : "–"],
 					})),
 				},
 				{

@@ -39,12 +39,15 @@ const VISITS = { column: "Visits", extraColumn: "Visitors" };
 /** The dashboard's breakdown cards: pages, sources, campaigns, countries, devices and custom events. */
 export function SiteBreakdowns({
 	stats,
+	conversionBase,
 	filtered,
 	pick,
 	pickProperty,
 	download,
 }: {
 	stats: SiteStatsView;
+	/** The visitors a custom event's conversion rate is out of (undefined while they are read). */
+	conversionBase: number | undefined;
 	/** A filter is applied: an empty list says nothing matches it, not that the site sends none (the set-up hints would mislead). */
 	filtered: boolean;
 	pick: (name: StatsFilterName) => (value: string) => void;
@@ -153,7 +156,7 @@ export function SiteBreakdowns({
 					{ title: "Devices", ...VIEWS, picked: stats.filters.device !== undefined, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
 				]}
 			/>
-			<CustomEventsCard stats={stats} filtered={filtered} shownRows={SHOWN_ROWS} pickEvent={pick("event")} pickProperty={pickProperty} download={download} />
+			<CustomEventsCard stats={stats} conversionBase={conversionBase} filtered={filtered} shownRows={SHOWN_ROWS} pickEvent={pick("event")} pickProperty={pickProperty} download={download} />
 		</div>
 	);
 }

@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Link } from "react-router";
 import { api, type SiteView, type SiteWithFiguresView } from "../api";
 import { ConfirmButton } from "../components/ConfirmButton";
+import { RefusedHost } from "../components/RefusedHost";
 import { usePageTitle } from "../components/pageTitle";
 import { CopyButton } from "../components/CopyButton";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -11,6 +12,7 @@ import { TimeChart } from "../components/TimeChart";
 import { count, plural } from "../format";
 import { keys, useSiteFigures, useSites } from "../queries";
 import { refreshAfter } from "../queryClient";
+import { TRACKER_QUEUE } from "../trackerQueue";
 
 /** A site's visitors in the last 24 hours: the figure, and a bar per hour with its words for those who cannot see it. */
 function SiteFigures({ figures }: { figures: SiteWithFiguresView["last_24h"] }) {
@@ -150,6 +152,7 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 			<p className="muted">
 				{site.domain ?? "No domain: collection is refused until one is set"} · tracking ID <code>{site.tracking_id}</code>
 			</p>
+			<RefusedHost site={site} />
 			{figures && <SiteFigures figures={figures} />}
 			<p className="row">
 				<Link to={`/analytics/${site.tracking_id}`}>Dashboard</Link>
@@ -174,6 +177,19 @@ function SiteCard({ site, figures }: { site: SiteView; figures?: SiteWithFigures
 			<p className="muted">
 				To count clicks on links out of the site and on files to download too, load <code>t.links.js</code> in place of <code>t.js</code>.
 			</p>
+			<details>
+				<summary>Custom events, and leaving out your own visits</summary>
+				<p>
+					Send an event from the page with <code>svc.track("Signup", {"{"} plan: "pro" {"}"})</code>: it shows under Custom events, its
+					properties under Properties. The tag is deferred, so a script earlier in the page runs before it: put this line before the tag,
+					and calls made before the tag loads are sent once it has:
+				</p>
+				<pre className="snippet">{TRACKER_QUEUE}</pre>
+				<p>
+					Your own visits: in your browser's console on the site, run <code>localStorage.svc_ignore = "true"</code>; that browser is not
+					counted from then on.
+				</p>
+			</details>
 			<div className="row">
 				<CopyButton text={tag} label="Copy tag" />
 				<label className="switch">

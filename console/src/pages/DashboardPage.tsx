@@ -8,11 +8,12 @@ import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
+import { RefusedHost } from "../components/RefusedHost";
 import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { TimeChart } from "../components/TimeChart";
 import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
-import { count, duration, oneDecimal, percent, plural } from "../format";
-import { isoRange } from "../period";
+import { count, duration, oneDecimal, percent, plural, utcDate } from "../format";
+import { isoRange, type Range } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
 
@@ -69,6 +70,23 @@ function Compared({ label, value, previous, format, lowerIsBetter = false }: { l
 /** Page views per visit (session), one decimal; 0 without visits. */
 const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
 
+/**
+ * A period without a page view or event. One that ended before the site was added could hold
+ * nothing, whatever its tag: saying so, not that the tag may be missing, when the tag counts today.
+ */
+function NothingCollected({ range, addedAt }: { range: Range; addedAt: string | undefined }) {
+	if (addedAt && range.to <= Date.parse(addedAt))
+		return <p className="muted empty">Nothing was collected in this period: it ended before the site was added, on {utcDate(addedAt)}.</p>;
+	return (
+		<p className="muted empty">
+			Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is collecting.
+		</p>
+	);
+}
+
+/** Converted visitors out of all the visitors (the same filters but the event's); 0 without visitors. */
+const conversionRate = (converted: { visitors: number }, all: { visitors: number }) => (all.visitors > 0 ? Math.min(1, converted.visitors / all.visitors) : 0);
+
 export function DashboardPage() {
 	const { site = "" } = useParams();
 	const [search, change] = useSearch();
@@ -80,6 +98,11 @@ export function DashboardPage() {
 	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
 	// One row more than a card shows: a card whose list holds it says there are more.
 	const stats = useSiteStats(site, { ...query, compare: "previous", limit: String(SHOWN_ROWS + 1) });
+	// Filtered to a custom event (or one of its properties), the visitors are the converted ones:
+	// a conversion rate is out of the visitors the other filters keep, as Plausible counts a goal's.
+	const converting = filters.event !== undefined || filters.property !== undefined;
+	const base = useSiteStats(site, { ...query, event: undefined, property: undefined, compare: "previous", limit: "1" }, converting);
+	const baseData = converting ? base.data : stats.data;
 	const siteView = useSites().data?.find((s) => s.tracking_id === site);
 	const paused = siteView?.active === false;
 	usePageTitle(siteView?.name, "Analytics");
@@ -192,6 +215,14 @@ export function DashboardPage() {
 						<Compared label="Views per visit" value={viewsPerVisit(data)} previous={oldVisits && viewsPerVisit(oldVisits)} format={oneDecimal} />
 						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
 						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
+						{converting && baseData && (
+							<Compared
+								label="Conversion rate"
+								value={conversionRate(data, baseData)}
+								previous={old && baseData.previous && conversionRate(old, baseData.previous)}
+								format={percent}
+							/>
+						)}
 					</div>
 					{data.pageviews === 0 &&
 						data.events === 0 &&
@@ -205,10 +236,10 @@ export function DashboardPage() {
 								.
 							</p>
 						) : (
-							<p className="muted empty">
-								Nothing was collected in this period. Check that <Link to="/analytics">the site's tag</Link> is on your pages and that the site is
-								collecting.
-							</p>
+							<>
+								<NothingCollected range={current} addedAt={siteView?.created_at} />
+								{siteView && <RefusedHost site={siteView} />}
+							</>
 						))}
 					<section className="card" aria-labelledby="over-time">
 						<h2 id="over-time">Visitors and page views</h2>
@@ -223,7 +254,14 @@ export function DashboardPage() {
 							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
 						/>
 					</section>
-					<SiteBreakdowns stats={data} filtered={active.length > 0} pick={pick} pickProperty={pickProperty} download={download} />
+					<SiteBreakdowns
+						stats={data}
+						conversionBase={baseData?.visitors}
+						filtered={active.length > 0}
+						pick={pick}
+						pickProperty={pickProperty}
+						download={download}
+					/>
 				</div>
 			)}
 		</section>
