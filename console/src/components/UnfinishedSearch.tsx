@@ -1,4 +1,4 @@
-import { IS_VALUES } from "../../../domain/api/issueSearch";
+import { IS_VALUES, searchRefusal } from "../../../domain/api/issueSearch";
 import type { SearchScope } from "../../../domain/api/issueSearchSuggestions";
 
 /**
@@ -9,6 +9,8 @@ export interface Unfinished {
 	key: string;
 	example: string;
 	unknown?: string;
+	/** Why the search cannot be run as typed (searchRefusal: Sentry's OR, a list for a key of one value), after "The search". */
+	refused?: string;
 }
 
 /** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
@@ -29,7 +31,8 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
 };
 
 /**
- * An `is:` value the search does not know (`is:bogus`, searched as text, which finds nothing), else
+ * Why the search cannot be run as typed (searchRefusal: Sentry's `OR`, which the API refuses),
+ * else an `is:` value the search does not know (`is:bogus`, searched as text, which finds nothing), else
  * the first of the list's own keys typed with no value (`is:`, `level:""`), at the end of the search
  * or before another key's token, as typed, and an example of it with a value; null when there is
  * none. The search reads such a key as text, which no issue holds: it would answer no issues
@@ -37,6 +40,8 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
  * as a title holds it.
  */
 export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfinished | null {
+	const refused = searchRefusal(search);
+	if (refused) return { key: "", example: "", refused };
 	// An issue's own (is:resolved) in an event search is the API's to refuse, in its words.
 	const isValues = scope === "events" ? ["unhandled"] : IS_VALUES;
 	for (const [, key, value] of search.matchAll(/(?:^|\s)(is):([^\s"]+)(?=\s|$)/gi)) {
@@ -56,7 +61,9 @@ export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfin
 export function UnfinishedSearch({ unfinished, id }: { unfinished: Unfinished; id: string }) {
 	return (
 		<p className="error" role="alert" id={id}>
-			{unfinished.unknown ? (
+			{unfinished.refused ? (
+				<>The search {unfinished.refused}.</>
+			) : unfinished.unknown ? (
 				<>
 					<code>{unfinished.unknown}</code> is not one the search knows: <code>{unfinished.key}</code> takes {unfinished.example}.
 				</>
