@@ -32,6 +32,19 @@ describe("Sentry's release calls", () => {
 		expect(await artifactCount()).toBe(0);
 	});
 
+	it("the API root says what the token may do, as sentry-cli info reads it; 401 for another token", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		for (const path of ["/api/0/", "/api/0"]) {
+			const root = await call(path, { token: p.uploadToken });
+			expect(root.status).toBe(200);
+			expect(await root.json()).toEqual({ version: "0", auth: { scopes: ["project:releases"] }, user: null });
+		}
+		const session = await call("/api/0/", { token: p.token });
+		expect(session.status).toBe(401);
+		expect((await session.json<Json>()).detail).toMatch(/^Not an upload token/);
+		expect((await call("/api/0/")).status).toBe(401);
+	});
+
 	it("401 without an upload token, 403 for another project, 400 without a version or an environment", async ({ expect }) => {
 		const p = await projectWithUploadToken();
 		const other = await projectWithUploadToken();

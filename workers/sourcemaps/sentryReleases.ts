@@ -42,6 +42,16 @@ function releaseView(key: ProjectKey, version: string) {
 	};
 }
 
+/**
+ * GET /api/0/ → 200, what Sentry's API root says of the token: `sentry-cli info`, the usual check
+ * of a CI's settings, reads it and fails on any other answer. An upload token belongs to no user
+ * (as Sentry's organization tokens), and its one scope is Sentry's for releases and their files.
+ */
+export async function sentryAuthInfo(request: IRequest, env: Env): Promise<Response> {
+	await authenticateUploadToken(request, env);
+	return json({ version: "0", auth: { scopes: ["project:releases"] }, user: null });
+}
+
 /** The body, when there is one: `finalize` and `set-commits` send one, `info` none. */
 async function releaseInput(request: IRequest) {
 	if (request.method === "GET" || request.headers.get("content-length") === "0") return {};
