@@ -176,7 +176,8 @@ describe("a key searched with no value", () => {
 			["checkout is:bogus", "is:bogus is not one the search knows: is: takes unresolved, resolved, ignored, archived, regressed, escalating or unhandled."],
 			// Sentry's keys svc has nothing for, and periods it has none for: searched, they would find nothing and not say why.
 			["assigned:me is:unresolved", "The search names Sentry's assigned:, which svc cannot search: svc has no assignees."],
-			["timesSeen:>100", "The search names Sentry's timesSeen:, which svc cannot search: sort by Events to see the most frequent first."],
+			["bookmarks:me", "The search names Sentry's bookmarks:, which svc cannot search: svc has no bookmarks."],
+			["timesSeen:lots", "timesSeen:lots is not one the search knows: timesSeen: takes a number of events, after >, >=, < or <= for more or fewer (>100)."],
 			["lastSeen:-3d", "lastSeen:-3d is not one the search knows: lastSeen: takes -1h, -24h, -7d, -14d, -30d or -90d."],
 			// Sentry's OR, which searched as text would find the wrong issues: refused as Sentry's issue search does.
 			[

@@ -65,6 +65,27 @@ describe("Sentry's search syntax beyond key:value", () => {
 		expect(await found("error.unhandled:0"), "error.unhandled:0").toEqual([quantity, slow, low].sort());
 	});
 
+	it("timesSeen: compares the issue's count, in the environment read", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const send = (fingerprint: string, environment: string) => ingestOk(project.rawKey, { fingerprint: [fingerprint], message: fingerprint, environment });
+		for (let i = 0; i < 3; i++) await send("often", "production");
+		await send("often", "staging");
+		const { group_hash: often } = await send("often", "staging");
+		const { group_hash: once } = await send("once", "production");
+		const found = async (q: string, query: Record<string, string> = {}) => (await issuesOf(project, { q, ...query })).map((issue: Json) => issue.group_hash).sort();
+		expect(await found("timesSeen:>1"), "timesSeen:>1").toEqual([often]);
+		expect(await found("timesSeen:5"), "timesSeen:5").toEqual([often]);
+		expect(await found("timesSeen:<=1"), "timesSeen:<=1").toEqual([once]);
+		expect(await found("timesSeen:>=1k"), "timesSeen:>=1k").toEqual([]);
+		expect(await found("is:unresolved timesseen:<5"), "is:unresolved timesseen:<5").toEqual([once]);
+		// In staging the often issue was seen twice.
+		expect(await found("timesSeen:>2", { environment: "staging" }), "timesSeen:>2 in staging").toEqual([]);
+		expect(await found("timesSeen:2", { environment: "staging" }), "timesSeen:2 in staging").toEqual([often]);
+		expect(parseIssueSearch("timesSeen:>1k")).toEqual({ times_seen: { op: ">", count: 1000 } });
+		// Not a count: text, as an is: the list does not know (the console says what it takes).
+		expect(parseIssueSearch("timesSeen:lots")).toEqual({ text: "timesSeen:lots" });
+	});
+
 	it("text in double quotes is the text inside them", async ({ expect }) => {
 		const { project, quantity } = await sentryProject();
 		const found = searchOf(project);

@@ -29,6 +29,8 @@ export interface IssueSearch {
 	period?: IssuePeriod;
 	/** First seen within this period (Sentry's `firstSeen:-24h` or `age:-24h`): issues new in it. */
 	first_seen_period?: IssuePeriod;
+	/** The issue's count of events (in the environment read) compared so (Sentry's `timesSeen:>100`). */
+	times_seen?: TimesSeen;
 	/** Tags an event of the issue carried with these values (Sentry's `browser.name:Chrome`), all of them. */
 	tags?: TagSearch[];
 	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
@@ -48,6 +50,21 @@ export interface TagSearch {
 }
 
 export type UserField = "id" | "email";
+
+/** How an issue's count compares with a number, as Sentry's numeric search writes it (`>`, `>=`, `<`, `<=`, none for `=`). */
+export const COUNT_OPERATORS = [">", ">=", "<", "<=", "="] as const;
+export interface TimesSeen {
+	op: (typeof COUNT_OPERATORS)[number];
+	count: number;
+}
+
+/** Sentry's `timesSeen:` value: an operator, then a whole number with an optional k, m or b (`>1k`). */
+function timesSeenOf(value: string): TimesSeen | null {
+	const match = /^(>=|<=|>|<|=)?(\d{1,12})([kmb])?$/i.exec(value);
+	if (!match) return null;
+	const scale = { k: 1e3, m: 1e6, b: 1e9 }[match[3]?.toLowerCase() ?? ""] ?? 1;
+	return { op: (match[1] ?? "=") as TimesSeen["op"], count: Number(match[2]) * scale };
+}
 
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
@@ -77,6 +94,7 @@ export const FIELD_KEYS: ReadonlySet<string> = new Set([
 	"user.id",
 	"user.email",
 	...Object.keys(HANDLED_KEYS),
+	"timesseen",
 	...PERIOD_KEYS,
 ]);
 /**
@@ -135,6 +153,10 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 	if (Object.hasOwn(PERIOD_FIELDS, key)) {
 		const period = periodOf(value);
 		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
+	}
+	if (key === "timesseen") {
+		const timesSeen = timesSeenOf(value);
+		return timesSeen && { times_seen: timesSeen };
 	}
 	if (key === "release" && latest) return { release_latest: true };
 	if (key === "firstrelease") return latest ? { first_release_latest: true } : { first_release: value };
@@ -243,10 +265,10 @@ export interface EventSearch {
 
 /**
  * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
- * about its events: the statuses and substatuses of IS_VALUES, the issue's first release and the
- * fields of PERIOD_KEYS.
+ * about its events: the statuses and substatuses of IS_VALUES, the issue's first release, its
+ * count (`timesSeen:`) and the fields of PERIOD_KEYS.
  */
-export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", "times_seen", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an

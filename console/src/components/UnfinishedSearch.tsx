@@ -4,7 +4,7 @@ import type { SearchScope } from "../../../domain/api/issueSearchSuggestions";
 
 /**
  * A search key typed without its value, and an example of it with one; or, with `unknown`, an
- * `is:` value or a period the search does not know (`is:bogus`, `lastSeen:-3d`), which it would
+ * `is:` value, a period or a count the search does not know (`is:bogus`, `lastSeen:-3d`), which it would
  * search as text, and the values the key takes.
  */
 export interface Unfinished {
@@ -24,7 +24,6 @@ const SENTRY_ONLY_KEYS: Readonly<Record<string, string>> = {
 	assigned: "svc has no assignees",
 	assigned_or_suggested: "svc has no assignees",
 	bookmarks: "svc has no bookmarks",
-	timesseen: "sort by Events to see the most frequent first",
 	"issue.id": "search an issue's hash as text",
 	"issue.category": "every issue here is an error or a message",
 	"issue.type": "every issue here is an error or a message",
@@ -53,6 +52,7 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
 	firstseen: "-7d",
 	age: "-7d",
 	message: "checkout",
+	timesseen: ">100",
 };
 
 /**
@@ -83,6 +83,11 @@ export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfin
 	for (const [, key, value] of search.matchAll(/(?:^|\s)([a-z]+):([^\s"]+)(?=\s|$)/gi)) {
 		if (scope === "events" || !PERIOD_KEYS.has(key.toLowerCase()) || PERIOD_CHOICES.includes(`-${value.replace(/^-/, "").toLowerCase()}`)) continue;
 		return { key: `${key}:`, example: listed(PERIOD_CHOICES), unknown: `${key}:${value}` };
+	}
+	for (const [, key, value] of search.matchAll(/(?:^|\s)(timesSeen):([^\s"]+)(?=\s|$)/gi)) {
+		if (scope === "issues" && !/^(>=|<=|>|<|=)?\d{1,12}[kmb]?$/i.test(value)) {
+			return { key: `${key}:`, example: "a number of events, after >, >=, < or <= for more or fewer (>100)", unknown: `${key}:${value}` };
+		}
 	}
 	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?:"")?(?=\s*$|\s+!?[a-z][\w.[\]-]*:)/gi)) {
 		// `is:` of one event can only be unhandled: its status is its issue's.
