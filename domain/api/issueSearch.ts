@@ -52,7 +52,7 @@ export interface TagSearch {
 export type UserField = "id" | "email";
 
 /** How an issue's count compares with a number, as Sentry's numeric search writes it (`>`, `>=`, `<`, `<=`, none for `=`). */
-export const COUNT_OPERATORS = [">", ">=", "<", "<=", "="] as const;
+const COUNT_OPERATORS = [">", ">=", "<", "<=", "="] as const;
 export interface TimesSeen {
 	op: (typeof COUNT_OPERATORS)[number];
 	count: number;
