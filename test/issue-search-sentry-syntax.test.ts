@@ -86,6 +86,18 @@ describe("Sentry's search syntax beyond key:value", () => {
 		expect(parseIssueSearch("timesSeen:lots")).toEqual({ text: "timesSeen:lots" });
 	});
 
+	it("a context's text read from a file (@sentry/node's Debian version, newline and all) is kept and searched trimmed", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		const os = { name: "Debian", version: "12.11\n", kernel_version: " 6.1.0 " };
+		const { group_hash } = await ingestOk(project.rawKey, { message: "On Debian", contexts: { os, runtime: { name: "node", version: "v20.20.2\n" } } });
+		const [stored] = (await issuesOf(project, { q: 'os:"Debian 12.11"' })).map((issue: Json) => issue.group_hash);
+		expect(stored).toBe(group_hash);
+		expect((await issuesOf(project, { q: 'runtime:"node v20.20.2"' })).map((issue: Json) => issue.group_hash)).toEqual([group_hash]);
+		const res = await call(`/api/issues/${group_hash}?${new URLSearchParams({ project_name: project.projectName })}`, { token: project.token });
+		const [event] = (await res.json<Json>()).events;
+		expect(event.contexts.os).toEqual({ name: "Debian", version: "12.11", kernel_version: "6.1.0" });
+	});
+
 	it("text in double quotes is the text inside them", async ({ expect }) => {
 		const { project, quantity } = await sentryProject();
 		const found = searchOf(project);
