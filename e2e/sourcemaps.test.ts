@@ -241,6 +241,7 @@ describe("sentry-cli and @sentry/browser", () => {
 			["releases", "new", "shop@2.0.0"],
 			["releases", "finalize", "shop@2.0.0"],
 			["releases", "info", "shop@2.0.0"],
+			["releases", "list"],
 			["releases", "set-commits", "shop@2.0.0", "--auto", "--ignore-missing"],
 			["deploys", "new", "--release", "shop@2.0.0", "--env", "production"],
 		];
