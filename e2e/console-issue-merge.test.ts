@@ -38,6 +38,9 @@ describe("merging issues", () => {
 		await mergeButton.click();
 		const dialog = page.getByRole("dialog", { name: "Merge selected" });
 		expect(await dialog.getByText("Merge 2 issues into the one with the most events?").isVisible()).toBe(true);
+		// A merge can be undone from the merged issue's page (below): the question does not say otherwise.
+		expect(await dialog.getByText("until you unmerge them from its page").isVisible()).toBe(true);
+		expect(await dialog.getByText("cannot be undone").count()).toBe(0);
 		expect(await axeViolations(page)).toEqual([]);
 		await page.screenshot({ path: join(ARTIFACTS, "issues-merge.png") });
 		await dialog.getByRole("button", { name: "Merge selected" }).click();

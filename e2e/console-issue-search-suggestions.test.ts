@@ -174,6 +174,16 @@ describe("a key searched with no value", () => {
 			["checkout level: is:unresolved", "The search is not finished: level: needs a value, e.g. level:error."],
 			["firstRelease:", "The search is not finished: firstRelease: needs a value, e.g. firstRelease:1.4.2."],
 			["checkout is:bogus", "is:bogus is not one the search knows: is: takes unresolved, resolved, ignored, archived, regressed, escalating or unhandled."],
+			// Sentry's keys svc has nothing for, and periods it has none for: searched, they would find nothing and not say why.
+			["assigned:me is:unresolved", "The search names Sentry's assigned:, which svc cannot search: svc has no assignees."],
+			["bookmarks:me", "The search names Sentry's bookmarks:, which svc cannot search: svc has no bookmarks."],
+			["timesSeen:lots", "timesSeen:lots is not one the search knows: timesSeen: takes a number of events, after >, >=, < or <= for more or fewer (>100)."],
+			["lastSeen:-3d", "lastSeen:-3d is not one the search knows: lastSeen: takes -1h, -24h, -7d, -14d, -30d or -90d."],
+			// Sentry's OR, which searched as text would find the wrong issues: refused as Sentry's issue search does.
+			[
+				"level:error OR level:fatal",
+				"The search uses OR, which an issue search does not take (nor does Sentry's): every term must hold. For any of several values of one key, list them: level:[error, fatal].",
+			],
 		]) {
 			await box.fill(typed);
 			await page.getByRole("button", { name: "Search", exact: true }).click();
@@ -193,6 +203,12 @@ describe("a key searched with no value", () => {
 		await row.waitFor();
 		expect(await hint.count()).toBe(0);
 		expect(await box.getAttribute("aria-invalid")).toBe(null);
+		// Sentry's list of values: any of them.
+		await box.fill("level:[warning, error]");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("level:[warning, error]");
+		await row.waitFor();
+		expect(await hint.count()).toBe(0);
 		// Words followed by words stay text, as a title holds them.
 		await box.fill("user: not found");
 		await page.getByRole("button", { name: "Search", exact: true }).click();

@@ -148,7 +148,7 @@ describe("an issue's tags", () => {
 		await page.getByRole("button", { name: "Search events" }).click();
 		await page.getByRole("alert").getByText(/search the issue list/).waitFor();
 		expect(await page.getByRole("alert").textContent()).toBe(
-			"This box searches this issue's events; is:unresolved, is:resolved, is:ignored, is:archived, is:regressed, is:escalating, firstRelease:, lastSeen:, firstSeen: and age: ask about an issue as a whole: search the issue list with them.",
+			"This box searches this issue's events; is:unresolved, is:resolved, is:ignored, is:archived, is:regressed, is:escalating, firstRelease:, lastSeen:, firstSeen:, age: and timesSeen: ask about an issue as a whole: search the issue list with them.",
 		);
 		expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Checkout failed");
 		// A key without its value is not searched: the box says what it needs (an event's is: is unhandled).

@@ -109,6 +109,8 @@ describe("owner console", () => {
 		const setup = page.getByRole("region", { name: "Set-up" });
 		expect(await setup.getByTestId("dsn-template").textContent()).toBe(`${worker.url.replace("//", "//{PROJECT_KEY}@")}/${dsnId}`);
 		expect(await setup.getByRole("heading", { name: "@svcapp/logger in Node" }).isVisible()).toBe(true);
+		// A Sentry user is told which of the SDK's data arrive: Sentry.logger's logs do not become issues.
+		expect(await setup.getByText("Sentry.logger's logs").isVisible()).toBe(true);
 		expect(await setup.getByText(`endpoint: "${worker.url}"`).first().isVisible()).toBe(true);
 		await checkPage("project");
 		// On a phone, each field's Type shows its whole choice ("Long text (10,000)" was cut off).

@@ -236,9 +236,12 @@ describe("sentry-cli and @sentry/browser", () => {
 		const p = await project("sentry-releases");
 		const other = await project("sentry-releases-other");
 		const steps = [
+			// The usual first check of a CI's settings: the server, and what the token may do.
+			["info"],
 			["releases", "new", "shop@2.0.0"],
 			["releases", "finalize", "shop@2.0.0"],
 			["releases", "info", "shop@2.0.0"],
+			["releases", "list"],
 			["releases", "set-commits", "shop@2.0.0", "--auto", "--ignore-missing"],
 			["deploys", "new", "--release", "shop@2.0.0", "--env", "production"],
 		];
@@ -249,6 +252,11 @@ describe("sentry-cli and @sentry/browser", () => {
 		const wrongProject = await sentryCli(["releases", "new", "shop@2.0.0"], { token: p.uploadToken, project: other.dsnId });
 		expect(wrongProject.code).toBe(1);
 		expect(wrongProject.output).toContain(`This upload token is for project ${p.dsnId} (sentry-releases), not ${other.dsnId}`);
+		const info = await sentryCli(["info"], { token: p.uploadToken, project: p.dsnId });
+		expect(info.output).toMatch(/Scopes:\s+- project:releases/);
+		const wrongToken = await sentryCli(["info"], { token: p.token, project: p.dsnId });
+		expect(wrongToken.code).toBe(1);
+		expect(wrongToken.output).toContain("Not an upload token");
 	});
 });
 

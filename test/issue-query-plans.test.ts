@@ -124,6 +124,24 @@ describe.each([
 			expect(steps).not.toMatch(/SCAN (log_issues|log_issue_environments)\b|TEMP B-TREE/);
 		});
 
+		// Sorted by count, the count is a range of that index. Sorted otherwise, as for a period, SQLite
+		// walks that order's index checking each issue's count, or sorts the issues of the count's range
+		// (all of them at worst): either way never a scan.
+		it.for([undefined, "production"])("timesSeen: (environment %s): a range of the count index, or a walk of the order's", async (environment, { expect }) => {
+			for (const sort of ISSUE_SORTS) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, sort, times_seen: { op: ">", count: 100 }, limit: 101 }).toSQL();
+				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+				const steps = results.map((row) => row.detail).join("\n");
+				const [table, index] = environment ? ["log_issue_environments", "log_issue_environments_key_env_count_idx"] : ["log_issues", "log_issues_key_count_idx"];
+				if (sort === "count") {
+					expect(steps).toMatch(new RegExp(`SEARCH ${table} USING INDEX ${index} \\(key_id=\\?${environment ? " AND environment=\\?" : ""} AND count>\\?\\)`));
+					expect(steps).not.toMatch(/TEMP B-TREE/);
+				}
+				expect(steps, sort).toMatch(new RegExp(`SEARCH ${table} USING INDEX`));
+				expect(steps, sort).not.toMatch(/SCAN (log_issues|log_issue_environments)\b/);
+			}
+		});
+
 		it.for([undefined, "production"])("one person's issues (environment %s): each looked up by its key, never a walk of the key's issues", async (environment, { expect }) => {
 			const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, status: "open", limit: 101 }, ["b".repeat(32), "c".repeat(32)]).toSQL();
 			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
@@ -245,8 +263,11 @@ describe.each([
 				["Chrome*", "value>\\? AND value<\\?"],
 				["*Chrome", ""],
 				[undefined, ""],
-			]) {
-				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value }], limit: 101 }).toSQL();
+				// Sentry's list: each of its values by the index; with a pattern among them, the tag's range.
+				[["Chrome", "Firefox"], "value=\\?"],
+				[["Chrome", "Fire*"], ""],
+			] as const) {
+				const { sql, params } = issueListQuery(env, { keyId: "k", userId: "u" }, { environment, tags: [{ key: "browser.name", value: typeof value === "string" ? value : value && [...value] }], limit: 101 }).toSQL();
 				const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
 				const steps = results.map((row) => row.detail).join("\n");
 				expect(steps, String(value)).toMatch(new RegExp(`SEARCH log_issue_tags USING COVERING INDEX log_issue_tags_key_tag_value_idx \\(key_id=\\? AND tag_key=\\?${search ? ` AND ${search}` : ""}\\)`));

@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { call } from "./helpers";
+import { ingestOk } from "./logHelpers";
 import { projectWithUploadToken } from "./sourcemapHelpers";
 
 type Json = Record<string, any>;
@@ -30,6 +31,38 @@ describe("Sentry's release calls", () => {
 		const repos = await call("/api/0/organizations/any/repos/", { token: p.uploadToken });
 		expect(await repos.json()).toEqual([]);
 		expect(await artifactCount()).toBe(0);
+	});
+
+	it("the API root says what the token may do, as sentry-cli info reads it; 401 for another token", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		for (const path of ["/api/0/", "/api/0"]) {
+			const root = await call(path, { token: p.uploadToken });
+			expect(root.status).toBe(200);
+			expect(await root.json()).toEqual({ version: "0", auth: { scopes: ["project:releases"] }, user: null });
+		}
+		const session = await call("/api/0/", { token: p.token });
+		expect(session.status).toBe(401);
+		expect((await session.json<Json>()).detail).toMatch(/^Not an upload token/);
+		expect((await call("/api/0/")).status).toBe(401);
+	});
+
+	it("lists the releases the project's events named, most recently seen first, as sentry-cli releases list reads them", async ({ expect }) => {
+		const p = await projectWithUploadToken();
+		const other = await projectWithUploadToken();
+		const empty = await call(`/api/0/projects/any/${p.dsnId}/releases/`, { token: p.uploadToken });
+		expect(empty.status).toBe(200);
+		expect(await empty.json()).toEqual([]);
+		await ingestOk(p.rawKey, { message: "first", release: "web@1.0.0", timestamp: new Date(Date.now() - 60_000).toISOString() });
+		await ingestOk(p.rawKey, { message: "second", release: "web@1.1.0" });
+		for (const path of [`/api/0/projects/any/${p.dsnId}/releases/`, `/api/0/projects/any/${p.projectName}/releases/`, "/api/0/organizations/any/releases/"]) {
+			const listed = await call(path, { token: p.uploadToken });
+			expect(listed.status, path).toBe(200);
+			const releases = await listed.json<Json[]>();
+			expect(releases.map((release) => release.version)).toEqual(["web@1.1.0", "web@1.0.0"]);
+			expect(releases[0]).toMatchObject({ shortVersion: "web@1.1.0", projects: [{ slug: String(p.dsnId), name: p.projectName }] });
+		}
+		expect((await call(`/api/0/projects/any/${other.dsnId}/releases/`, { token: p.uploadToken })).status).toBe(403);
+		expect((await call(`/api/0/projects/any/${p.dsnId}/releases/`, { token: p.token })).status).toBe(401);
 	});
 
 	it("401 without an upload token, 403 for another project, 400 without a version or an environment", async ({ expect }) => {

@@ -108,7 +108,7 @@ import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
 import { ingestEnvelope, ingestSecurityReport, ingestStore } from "./sentry/ingestSentry";
 import { assembleBundle, chunkUploadOptions, forSentryCli, uploadChunks } from "./sourcemaps/chunkUpload";
-import { sentryDeploy, sentryRelease, sentryRepositories } from "./sourcemaps/sentryReleases";
+import { sentryAuthInfo, sentryDeploy, sentryRelease, sentryReleaseList, sentryRepositories } from "./sourcemaps/sentryReleases";
 import { deleteProjectArtifact, deleteReleaseArtifacts, listProjectArtifacts } from "./sourcemaps/ownerArtifacts";
 import { uploadArtifacts } from "./sourcemaps/uploadArtifacts";
 import { createUploadToken, listUploadTokens, revokeUploadToken } from "./sourcemaps/uploadTokens";
@@ -231,11 +231,14 @@ router
 	.delete("/api/artifacts", ...ownerWithAccess, deleteReleaseArtifacts)
 	.delete("/api/artifacts/:id", ...ownerWithAccess, deleteProjectArtifact)
 
+	.get("/api/0", forSentryCli(sentryAuthInfo))
 	.get("/api/0/organizations/:org/chunk-upload", forSentryCli(chunkUploadOptions))
 	.post("/api/0/organizations/:org/chunk-upload", forSentryCli(uploadChunks))
 	.post("/api/0/organizations/:org/artifactbundle/assemble", forSentryCli(assembleBundle))
 	.post("/api/0/organizations/:org/releases", forSentryCli(sentryRelease))
 	.post("/api/0/projects/:org/:project/releases", forSentryCli(sentryRelease))
+	.get("/api/0/organizations/:org/releases", forSentryCli(sentryReleaseList))
+	.get("/api/0/projects/:org/:project/releases", forSentryCli(sentryReleaseList))
 	.get("/api/0/organizations/:org/releases/:version", forSentryCli(sentryRelease))
 	.put("/api/0/organizations/:org/releases/:version", forSentryCli(sentryRelease))
 	.get("/api/0/projects/:org/:project/releases/:version", forSentryCli(sentryRelease))

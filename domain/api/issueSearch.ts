@@ -29,6 +29,8 @@ export interface IssueSearch {
 	period?: IssuePeriod;
 	/** First seen within this period (Sentry's `firstSeen:-24h` or `age:-24h`): issues new in it. */
 	first_seen_period?: IssuePeriod;
+	/** The issue's count of events (in the environment read) compared so (Sentry's `timesSeen:>100`). */
+	times_seen?: TimesSeen;
 	/** Tags an event of the issue carried with these values (Sentry's `browser.name:Chrome`), all of them. */
 	tags?: TagSearch[];
 	/** What is left: text to find in the title or culprit, or an issue's hash or event id. */
@@ -37,28 +39,64 @@ export interface IssueSearch {
 
 /**
  * A tag and the value searched: as its events carried it, or with `*` for any text
- * (`url:*checkout*`); any value when absent (Sentry's `has:url`). Negated (`!browser.name:Chrome`,
- * `!has:user`), as Sentry's: the issues with an event that did not carry it.
+ * (`url:*checkout*`); any of several (Sentry's list, `browser.name:[Chrome, Firefox]`); any value
+ * when absent (Sentry's `has:url`). Negated (`!browser.name:Chrome`, `!has:user`), as Sentry's:
+ * the issues with an event that did not carry it (or, for a list, carried none of them).
  */
 export interface TagSearch {
 	key: string;
-	value?: string;
+	value?: string | string[];
 	negated?: true;
 }
 
 export type UserField = "id" | "email";
 
+/** How an issue's count compares with a number, as Sentry's numeric search writes it (`>`, `>=`, `<`, `<=`, none for `=`). */
+const COUNT_OPERATORS = [">", ">=", "<", "<=", "="] as const;
+export interface TimesSeen {
+	op: (typeof COUNT_OPERATORS)[number];
+	count: number;
+}
+
+/** Sentry's `timesSeen:` value: an operator, then a whole number with an optional k, m or b (`>1k`). */
+function timesSeenOf(value: string): TimesSeen | null {
+	const match = /^(>=|<=|>|<|=)?(\d{1,12})([kmb])?$/i.exec(value);
+	if (!match) return null;
+	const scale = { k: 1e3, m: 1e6, b: 1e9 }[match[3]?.toLowerCase() ?? ""] ?? 1;
+	return { op: (match[1] ?? "=") as TimesSeen["op"], count: Number(match[2]) * scale };
+}
+
 /** Sentry's `is:` values the list can answer, as statuses (Sentry's newer UI says archived for ignored). */
 const IS_STATUS: Readonly<Record<string, IssueStatus>> = { unresolved: "open", resolved: "resolved", ignored: "ignored", archived: "ignored" };
 // A key is a tag's name (letters, digits, `_`, `.`, `-`) or one in Sentry's `tags[…]` form; `!` negates a tag's.
-const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|(\S+))(?=\s|$)/gi;
+// A value is quoted, bare, or Sentry's list of values (`[error, fatal]`, each bare or quoted).
+const SEARCH_TOKEN = /(^|\s)(!?)(tags\[[^\]\s]+\]|[a-z][\w.-]*):(?:"([^"]*)"|\[((?:[^\]"]|"[^"]*")*)\]|(\S+))(?=\s|$)/gi;
+/** The keys whose value can be Sentry's list (`level:[error, fatal]`): any of them. Tags' can too. */
+const LIST_KEYS: ReadonlySet<string> = new Set(["level", "environment", "release"]);
+/** Sentry's boolean fields of an event's exception, each with whether `true` means handled: the drawn tag `handled` says `no` for unhandled. */
+const HANDLED_KEYS: Readonly<Record<string, boolean>> = { "error.handled": true, "error.unhandled": false };
+const BOOLEAN_VALUES: Readonly<Record<string, boolean>> = { true: true, "1": true, false: false, "0": false };
 /** Sentry's period keys, lower-cased: `lastSeen:` is the list's period, `firstSeen:` and `age:` its first seen period. */
 const PERIOD_FIELDS = { lastseen: "period", firstseen: "first_seen_period", age: "first_seen_period" } as const satisfies Record<string, keyof IssueSearch>;
 export const PERIOD_KEYS: ReadonlySet<string> = new Set(Object.keys(PERIOD_FIELDS));
 const IS_SUBSTATUS: ReadonlySet<string> = new Set<IssueSubstatus>(["regressed", "escalating"]);
 /** `is:` values: the statuses and substatuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
 export const IS_VALUES = [...Object.keys(IS_STATUS), ...IS_SUBSTATUS, "unhandled"];
-export const FIELD_KEYS: ReadonlySet<string> = new Set(["is", "has", "message", "level", "environment", "release", "firstrelease", "user", "user.id", "user.email", ...PERIOD_KEYS]);
+export const FIELD_KEYS: ReadonlySet<string> = new Set([
+	"is",
+	"has",
+	"message",
+	"level",
+	"environment",
+	"release",
+	"firstrelease",
+	"user",
+	"user.id",
+	"user.email",
+	...Object.keys(HANDLED_KEYS),
+	"timesseen",
+	...PERIOD_KEYS,
+]);
 /**
  * The value of `release:` and `firstRelease:` that stands for the project's newest release, as
  * Sentry's does; quoted (`release:"latest"`) it is a release of that name.
@@ -86,6 +124,14 @@ function periodOf(value: string): IssuePeriod | null {
 function searchField(typed: string, value: string, negated: boolean, quoted: boolean): Partial<IssueSearch> | null {
 	const key = typed.toLowerCase();
 	const not = negated ? { negated: true as const } : {};
+	if (Object.hasOwn(HANDLED_KEYS, key)) {
+		// Sentry's `error.unhandled:true` (`error.handled:false`): an event the app did not catch,
+		// `handled:no`; the other way round, an event without it, as Sentry counts a message's.
+		const truth = BOOLEAN_VALUES[value.toLowerCase()];
+		if (truth === undefined) return null;
+		const unhandled = truth !== HANDLED_KEYS[key] !== negated;
+		return { tags: [{ key: "handled", value: "no", ...(!unhandled && { negated: true as const }) }] };
+	}
 	if (!FIELD_KEYS.has(key)) {
 		if (value === "") return null;
 		const tag = /^tags\[(.+)\]$/i.exec(typed)?.[1] ?? typed;
@@ -108,6 +154,10 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 		const period = periodOf(value);
 		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
 	}
+	if (key === "timesseen") {
+		const timesSeen = timesSeenOf(value);
+		return timesSeen && { times_seen: timesSeen };
+	}
 	if (key === "release" && latest) return { release_latest: true };
 	if (key === "firstrelease") return latest ? { first_release_latest: true } : { first_release: value };
 	if (key === "level" || key === "environment" || key === "release") return { [key]: value };
@@ -128,12 +178,12 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch>): IssueSearch {
 	const search: Record<string, unknown> = {};
 	// A token goes with the space before it, so the words around it stay as they were typed.
-	const text = q.replace(SEARCH_TOKEN, (token, space: string, not: string, key: string, quoted: string | undefined, bare: string | undefined) => {
+	const text = q.replace(SEARCH_TOKEN, (token, space: string, not: string, key: string, quoted: string | undefined, list: string | undefined, bare: string | undefined) => {
 		// A URL (`https://…`) is text, not a tag named https.
 		if (bare?.startsWith("//")) return token;
 		// Sentry's `message:` is the text search by another name.
-		if (!not && key.toLowerCase() === "message") return `${space}${quoted ?? bare}`;
-		const fields = searchField(key, quoted ?? bare ?? "", not === "!", quoted !== undefined);
+		if (!not && key.toLowerCase() === "message" && list === undefined) return `${space}${quoted ?? bare}`;
+		const fields = list === undefined ? searchField(key, quoted ?? bare ?? "", not === "!", quoted !== undefined) : listField(key, list, not === "!");
 		if (!fields || (only && !Object.keys(fields).every((name) => only.has(name as keyof IssueSearch)))) return token;
 		// A later `user:` token replaces an earlier `user.id:` whole, field included, and a release
 		// named one `latest` or the other way round; tags add up.
@@ -146,8 +196,52 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 		Object.assign(search, fields);
 		return "";
 	});
-	const rest = text.trim();
+	// Text quoted whole is the text inside, as Sentry's quoted search (`"Invalid quantity"`).
+	const rest = text.trim().replace(/^"([^"]*)"$/, "$1").trim();
 	return (rest ? { ...search, text: rest } : search) as IssueSearch;
+}
+
+/** The values of Sentry's list (`error, "a b"` between its brackets), each bare or quoted; null when one is empty. */
+function listValues(list: string): string[] | null {
+	// Commas outside quotes part the values (SEARCH_TOKEN lets only whole quoted values hold one).
+	const parts = list.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/).map((part) => part.trim());
+	const values = parts.map((part) => /^"([^"]*)"$/.exec(part)?.[1] ?? (part.includes('"') ? "" : part));
+	return values.some((value) => value === "") ? null : values;
+}
+
+/**
+ * A `key:[a, b]` token's field: the key's value any of the list's, as Sentry's. `level:`,
+ * `environment:` and `release:` search their drawn tags, so an issue qualifies by an event of any
+ * of them; a tag's key, `tags[…]` included, as itself. Other keys take no list (null, as text;
+ * searchRefusal says why).
+ */
+function listField(typed: string, list: string, negated: boolean): Partial<IssueSearch> | null {
+	const key = typed.toLowerCase();
+	const values = listValues(list);
+	if (values === null || (FIELD_KEYS.has(key) && !LIST_KEYS.has(key))) return null;
+	const tag = LIST_KEYS.has(key) ? key : (/^tags\[(.+)\]$/i.exec(typed)?.[1] ?? typed);
+	return { tags: [{ key: tag, value: values, ...(negated && { negated: true as const }) }] };
+}
+
+/**
+ * Why a search cannot be run as typed, as a phrase that follows "The search" (`uses OR or AND…`),
+ * or null: Sentry's `OR` and `AND` (which Sentry's issue search refuses too: every term must
+ * hold), and a list of values for a key that takes one value, or with an empty value. Read
+ * as parseIssueSearch reads the search, quoted values apart.
+ */
+export function searchRefusal(q: string): string | null {
+	const unquoted = q.replace(/"[^"]*"/g, '""');
+	const operator = /(?:^|\s)(OR|AND)(?=\s|$)/.exec(unquoted)?.[1];
+	if (operator) {
+		return `uses ${operator}, which an issue search does not take (nor does Sentry's): every term must hold. For any of several values of one key, list them: level:[error, fatal]`;
+	}
+	for (const [token, , , key, , list] of q.matchAll(SEARCH_TOKEN)) {
+		if (list === undefined) continue;
+		const lower = key.toLowerCase();
+		if (FIELD_KEYS.has(lower) && !LIST_KEYS.has(lower)) return `gives ${key}: a list (${token.trim()}): only level:, environment:, release: and tags take one`;
+		if (listValues(list) === null) return `has a list with an empty value (${token.trim()}): name a value between each comma`;
+	}
+	return null;
 }
 
 /** Whether the search names the project's newest release (`release:latest`, `firstRelease:latest`). */
@@ -171,10 +265,10 @@ export interface EventSearch {
 
 /**
  * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
- * about its events: the statuses and substatuses of IS_VALUES, the issue's first release and the
- * fields of PERIOD_KEYS.
+ * about its events: the statuses and substatuses of IS_VALUES, the issue's first release, its
+ * count (`timesSeen:`) and the fields of PERIOD_KEYS.
  */
-export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", "times_seen", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an

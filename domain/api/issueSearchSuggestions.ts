@@ -37,10 +37,13 @@ export const SEARCH_KEYS: ReadonlyArray<[key: string, detail: string]> = [
 	["firstSeen", "first seen within a period"],
 	["age", "first seen within a period"],
 	["message", "text in the title or culprit"],
+	["timesSeen", "its events, more (>100) or fewer (<10)"],
+	["error.unhandled", "an event the app did not catch (true), or another (false)"],
+	["error.handled", "an event the app caught or that had no exception (true), or another (false)"],
 ];
 
 /** The list's keys, lower-cased, that ask about an issue as a whole: the periods and its first release. */
-const ISSUE_ONLY_SEARCH_KEYS: ReadonlySet<string> = new Set([...PERIOD_KEYS, "firstrelease"]);
+const ISSUE_ONLY_SEARCH_KEYS: ReadonlySet<string> = new Set([...PERIOD_KEYS, "firstrelease", "timesseen"]);
 const isIssueOnly = ([key]: readonly [string, string]) => ISSUE_ONLY_SEARCH_KEYS.has(key.toLowerCase());
 
 /**
@@ -121,6 +124,7 @@ export function valueSource(key: string, scope: SearchScope = "issues"): ValueSo
 	if (field === "is") return { fixed: scope === "issues" ? IS_VALUES : ["unhandled"] };
 	if (PERIOD_KEYS.has(field)) return scope === "issues" ? { fixed: PERIOD_VALUES } : null;
 	if (field === "has") return { tagKeys: true };
+	if (field === "error.handled" || field === "error.unhandled") return { fixed: ["true", "false"] };
 	if (field === "firstrelease") return scope === "issues" ? { tag: "release" } : null;
 	if (FIELD_TAGS.has(field)) return { tag: field };
 	if (FIELD_KEYS.has(field)) return null;

@@ -179,9 +179,17 @@ export function firstReleaseCondition(keyId: string, release: string, groupHash:
  */
 const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
 
-/** Whether `subject`, a tag's value, is the one searched (a pattern when it holds `*`); any value when none is. */
-export function tagValueMatch(subject: SQLWrapper, value?: string): SQL {
+/**
+ * Whether `subject`, a tag's value, is the one searched (a pattern when it holds `*`), or one of a
+ * list's (bound as one JSON array, however long: D1 binds at most 100 values to a statement); any
+ * value when none is.
+ */
+export function tagValueMatch(subject: SQLWrapper, value?: string | readonly string[]): SQL {
 	if (value === undefined) return sql`${subject} is not null`;
+	if (typeof value !== "string") {
+		if (!value.some((one) => one.includes("*"))) return sql`${subject} in (select value from json_each(${JSON.stringify(value)}))`;
+		return sql`exists (select 1 from json_each(${JSON.stringify(value.map(globOf))}) as pattern where ${subject} glob pattern.value)`;
+	}
 	return value.includes("*") ? sql`${subject} glob ${globOf(value)}` : sql`${subject} = ${value}`;
 }
 
@@ -198,7 +206,8 @@ export function tagValueMatch(subject: SQLWrapper, value?: string): SQL {
 export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWrapper, environment?: string): SQL {
 	const { key, value } = search;
 	const inEnvironment = environment === undefined ? sql`` : sql` and environment = ${environment}`;
-	const valueMatch = value === undefined ? undefined : tagValueMatch(sql`value`, value);
+	// Qualified: a list's values are read from a json_each, whose own column is `value` too.
+	const valueMatch = value === undefined ? undefined : tagValueMatch(sql`log_issue_tags.value`, value);
 	if (!search.negated) {
 		return sql`${groupHash} in (select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${key}${valueMatch ? sql` and ${valueMatch}` : sql``}${inEnvironment})`;
 	}

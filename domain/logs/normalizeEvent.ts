@@ -257,6 +257,13 @@ const KNOWN_CONTEXTS = ["browser", "os", "device", "runtime"] as const;
 const isKnownContext = (name: unknown): name is (typeof KNOWN_CONTEXTS)[number] => (KNOWN_CONTEXTS as readonly unknown[]).includes(name);
 
 /**
+ * A known context's own text members without the whitespace around them, as the tags drawn of
+ * them (`os`, `browser`…) show and are searched: @sentry/node reads a Debian's version from
+ * /etc/debian_version with its newline (`12.11\n`), which `os:"Debian 12.11"` would not find.
+ */
+const trimmedText = (context: Json): Json => Object.fromEntries(Object.entries(context).map(([name, value]) => [name, typeof value === "string" ? value.trim() : value]));
+
+/**
  * `contexts`: the four the dashboard reads, and apart (`custom_contexts`) the rest as an SDK or
  * `setContext("order", {...})` sent them, each an object, bounded like any free-form value. As in
  * Sentry, a context's kind is its `type`, its key by default: sentry-cli sends its runtime as
@@ -271,7 +278,7 @@ function readContexts(body: Json): Pick<LogEvent, "contexts" | "custom_contexts"
 		if (!isObject(value)) continue;
 		const kind = isKnownContext(key) ? key : value.type;
 		// One sent under the kind's own key is that kind, whatever comes before it.
-		if (isKnownContext(kind) && contexts[kind] === undefined && (kind === key || !isObject(raw[kind]))) contexts[kind] = scrubJson(boundedJson(value));
+		if (isKnownContext(kind) && contexts[kind] === undefined && (kind === key || !isObject(raw[kind]))) contexts[kind] = scrubJson(boundedJson(trimmedText(value)));
 		else others.push([key, value]);
 	}
 	// Bounded as a free-form value (the first 50, names well-formed and short), each context as

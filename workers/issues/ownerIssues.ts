@@ -25,6 +25,7 @@ import {
 	parseIssueSearch,
 	type IssueSearch,
 	namesNewestRelease,
+	searchRefusal,
 	withNewestRelease,
 } from "../../domain/api/issueSearch";
 import { ISSUE_ONLY_KEYS_LISTED } from "../../domain/api/issueSearchSuggestions";
@@ -75,6 +76,10 @@ const searchSchema = z
 	.string()
 	.trim()
 	.max(200)
+	.superRefine((q, context) => {
+		const refusal = searchRefusal(q);
+		if (refusal) context.addIssue({ code: "custom", message: refusal });
+	})
 	.transform((q) => parseIssueSearch(q))
 	.refine((search) => (search.tags?.length ?? 0) <= OWNER_LIMITS.issueSearchTags, `names more than ${OWNER_LIMITS.issueSearchTags} tags`);
 

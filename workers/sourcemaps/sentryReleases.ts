@@ -1,5 +1,5 @@
 /**
- * Sentry's release calls, as sentry-cli (`releases new`, `finalize`, `set-commits`, `deploys new`)
+ * Sentry's release calls, as sentry-cli (`releases new`, `finalize`, `set-commits`, `deploys new`, `releases list`)
  * and Sentry's bundler plugins make them on every build: accepted with an upload token of the
  * project, and answered as Sentry answers, so those steps pass unchanged. svc learns a project's
  * releases from its events and keeps no record of these calls: they change nothing.
@@ -8,7 +8,9 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { ProjectKey } from "../../domain/keys/keyStore";
+import { issueFilterValues } from "../../domain/logs/logStore";
 import { HttpError, json, readJsonObject } from "../http";
+import { projectCollectorFor } from "../objects";
 import { decodedParam, parseBody } from "../validation";
 import { authenticateUploadToken, namedProjects, requireTokenProjects } from "./authenticateUpload";
 import { releaseSchema } from "./uploadArtifacts";
@@ -40,6 +42,30 @@ function releaseView(key: ProjectKey, version: string) {
 		authors: [],
 		projects: [{ slug: String(key.dsnId), name: key.projectName, newGroups: 0 }],
 	};
+}
+
+/**
+ * GET /api/0/ → 200, what Sentry's API root says of the token: `sentry-cli info`, the usual check
+ * of a CI's settings, reads it and fails on any other answer. An upload token belongs to no user
+ * (as Sentry's organization tokens), and its one scope is Sentry's for releases and their files.
+ */
+export async function sentryAuthInfo(request: IRequest, env: Env): Promise<Response> {
+	await authenticateUploadToken(request, env);
+	return json({ version: "0", auth: { scopes: ["project:releases"] }, user: null });
+}
+
+/**
+ * GET /api/0/projects/:org/:project/releases/ (and /api/0/organizations/:org/releases/) → 200,
+ * the releases the project's events named, most recently seen first, as `sentry-cli releases
+ * list` shows them; it reads any other answer as a wrong project. Its events moved to D1 first, as
+ * every read of them (docs/architecture.md#moving-rows-to-d1).
+ */
+export async function sentryReleaseList(request: IRequest, env: Env): Promise<Response> {
+	const key = await authenticateUploadToken(request, env);
+	requireTokenProjects(key, request.params.project ? [request.params.project] : []);
+	await projectCollectorFor(env, key.id).flush();
+	const { releases } = await issueFilterValues(env, { keyId: key.id, userId: key.userId });
+	return json(releases.map((version) => releaseView(key, version)));
 }
 
 /** The body, when there is one: `finalize` and `set-commits` send one, `info` none. */

@@ -4,6 +4,7 @@ const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
 	["is:unresolved is:unhandled", "status (unresolved, resolved, ignored), issues with an unhandled event"],
 	["is:regressed is:escalating", "open again after being resolved; reopened by an escalation in the last 7 days"],
 	["level:error release:1.4.2", "the issue's level; a release or environment it was seen in"],
+	["level:[error, fatal] error.unhandled:true", "any of several values (level:, environment:, release: and tags); an event the app did not catch"],
 	["user:ana@example.com", "issues one person ran into, by user id or email (user.id:, user.email:)"],
 	["lastSeen:-24h firstSeen:-7d", "seen in, or new in, the last 1h, 24h, 7d, 14d, 30d or 90d"],
 	["firstRelease:2.0.0", "new in a release: its earliest event came from it"],

@@ -95,6 +95,8 @@ logger.captureException(new Error("Checkout failed"));`,
 		logs.push([
 			"A Sentry SDK (@sentry/node, @sentry/browser…)",
 			`// Keep the SDK and its calls; only the DSN changes, with the key in place of {PROJECT_KEY}.
+// Errors, messages and user feedback arrive. Tracing, replays and Sentry.logger's logs
+// are accepted and dropped: send what should become an issue with captureException or captureMessage.
 Sentry.init({ dsn: "${dsnTemplate}" });`,
 		]);
 	}

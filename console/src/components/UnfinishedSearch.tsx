@@ -1,15 +1,41 @@
-import { IS_VALUES } from "../../../domain/api/issueSearch";
+import { ISSUE_PERIODS } from "../../../domain/api/issues";
+import { IS_VALUES, PERIOD_KEYS, searchRefusal } from "../../../domain/api/issueSearch";
 import type { SearchScope } from "../../../domain/api/issueSearchSuggestions";
 
 /**
  * A search key typed without its value, and an example of it with one; or, with `unknown`, an
- * `is:` value the search does not know (`is:bogus`), which it would search as text.
+ * `is:` value, a period or a count the search does not know (`is:bogus`, `lastSeen:-3d`), which it would
+ * search as text, and the values the key takes.
  */
 export interface Unfinished {
 	key: string;
 	example: string;
 	unknown?: string;
+	/** Why the search cannot be run as typed (searchRefusal: Sentry's OR, a list for a key of one value), after "The search". */
+	refused?: string;
 }
+
+/**
+ * Sentry's search keys (lower-cased) that svc keeps nothing for, each with what to do instead:
+ * searched as a tag of that name, which no event carries, they would answer no issues and not
+ * say why. Sentry reserves them, so no app's own tag is searched by these names either.
+ */
+const SENTRY_ONLY_KEYS: Readonly<Record<string, string>> = {
+	assigned: "svc has no assignees",
+	assigned_or_suggested: "svc has no assignees",
+	bookmarks: "svc has no bookmarks",
+	"issue.id": "search an issue's hash as text",
+	"issue.category": "every issue here is an error or a message",
+	"issue.type": "every issue here is an error or a message",
+	"issue.priority": "svc has no priorities: sort by Events or Users",
+	"error.type": "search the type as text (TypeError)",
+	"error.value": "search the message as text",
+	"error.mechanism": "search the mechanism: tag (mechanism:onerror)",
+	"event.timestamp": "lastSeen: and firstSeen: take a period (-24h)",
+};
+/** The list's periods as Sentry's relative times, as lastSeen:, firstSeen: and age: take them. */
+const PERIOD_CHOICES = Object.keys(ISSUE_PERIODS).map((period) => `-${period}`);
+const listed = (values: readonly string[]) => (values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0]);
 
 /** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
 const KEY_EXAMPLES: Readonly<Record<string, string>> = {
@@ -26,10 +52,13 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
 	firstseen: "-7d",
 	age: "-7d",
 	message: "checkout",
+	timesseen: ">100",
 };
 
 /**
- * An `is:` value the search does not know (`is:bogus`, searched as text, which finds nothing), else
+ * Why the search cannot be run as typed (searchRefusal: Sentry's `OR`, which the API refuses;
+ * a key of Sentry's that svc has nothing for, `assigned:me`), else an `is:` value or a period the
+ * search does not know (`is:bogus`, `lastSeen:-3d`: searched as text, which finds nothing), else
  * the first of the list's own keys typed with no value (`is:`, `level:""`), at the end of the search
  * or before another key's token, as typed, and an example of it with a value; null when there is
  * none. The search reads such a key as text, which no issue holds: it would answer no issues
@@ -37,12 +66,28 @@ const KEY_EXAMPLES: Readonly<Record<string, string>> = {
  * as a title holds it.
  */
 export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfinished | null {
+	const refused = searchRefusal(search);
+	if (refused) return { key: "", example: "", refused };
+	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?=[^\s])/gi)) {
+		const instead = SENTRY_ONLY_KEYS[key.toLowerCase()];
+		if (instead) return { key: `${key}:`, example: "", refused: `names Sentry's ${key}:, which svc cannot search: ${instead}` };
+	}
 	// An issue's own (is:resolved) in an event search is the API's to refuse, in its words.
 	const isValues = scope === "events" ? ["unhandled"] : IS_VALUES;
 	for (const [, key, value] of search.matchAll(/(?:^|\s)(is):([^\s"]+)(?=\s|$)/gi)) {
 		if (IS_VALUES.includes(value.toLowerCase())) continue;
-		const choices = isValues.length > 1 ? `${isValues.slice(0, -1).join(", ")} or ${isValues.at(-1)}` : isValues[0];
-		return { key: `${key}:`, example: choices, unknown: `${key}:${value}` };
+		return { key: `${key}:`, example: listed(isValues), unknown: `${key}:${value}` };
+	}
+	// A period the list has none for (lastSeen:-3d, a date) is text, which no title holds; in an
+	// event search every period is the API's to refuse.
+	for (const [, key, value] of search.matchAll(/(?:^|\s)([a-z]+):([^\s"]+)(?=\s|$)/gi)) {
+		if (scope === "events" || !PERIOD_KEYS.has(key.toLowerCase()) || PERIOD_CHOICES.includes(`-${value.replace(/^-/, "").toLowerCase()}`)) continue;
+		return { key: `${key}:`, example: listed(PERIOD_CHOICES), unknown: `${key}:${value}` };
+	}
+	for (const [, key, value] of search.matchAll(/(?:^|\s)(timesSeen):([^\s"]+)(?=\s|$)/gi)) {
+		if (scope === "issues" && !/^(>=|<=|>|<|=)?\d{1,12}[kmb]?$/i.test(value)) {
+			return { key: `${key}:`, example: "a number of events, after >, >=, < or <= for more or fewer (>100)", unknown: `${key}:${value}` };
+		}
 	}
 	for (const [, key] of search.matchAll(/(?:^|\s)!?([a-z][\w.-]*):(?:"")?(?=\s*$|\s+!?[a-z][\w.[\]-]*:)/gi)) {
 		// `is:` of one event can only be unhandled: its status is its issue's.
@@ -56,7 +101,9 @@ export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfin
 export function UnfinishedSearch({ unfinished, id }: { unfinished: Unfinished; id: string }) {
 	return (
 		<p className="error" role="alert" id={id}>
-			{unfinished.unknown ? (
+			{unfinished.refused ? (
+				<>The search {unfinished.refused}.</>
+			) : unfinished.unknown ? (
 				<>
 					<code>{unfinished.unknown}</code> is not one the search knows: <code>{unfinished.key}</code> takes {unfinished.example}.
 				</>

@@ -256,7 +256,7 @@ export function IssuesPage() {
 					</ConfirmButton>
 					<ConfirmButton
 						disabled={none || selected < 2 || selected > OWNER_LIMITS.issueMutationHashes}
-						question={`Merge ${count(selected)} issues into the one with the most events? Their events, users and tags become its, and later events like theirs join it. This cannot be undone.`}
+						question={`Merge ${count(selected)} issues into the one with the most events? Their events, users and tags become its, and later events like theirs join it, until you unmerge them from its page.`}
 						confirmLabel="Merge selected"
 						onConfirm={() => merge.mutate(selection.ids, { onSuccess: untick(selection.ids) })}
 					>
