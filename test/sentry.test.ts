@@ -235,6 +235,28 @@ describe("POST /api/:project_id/envelope/", () => {
 			expect(await storedEvents(project.keyId)).toEqual([]);
 		});
 
+		it("a member of the wrong shape is dropped and the event kept, as Relay keeps it; /api/app-logs-ingest refuses the same", async ({ expect }) => {
+			const project = await sentryProject();
+			const plain = nodeEvent({ fingerprint: undefined });
+			const odd = nodeEvent({ fingerprint: "checkout", user: "bob", request: "GET /cart", tags: { route: "/cart" } });
+			for (const event of [plain, odd]) expect((await sendEnvelope(project, eventEnvelope(event))).status).toBe(200);
+			// An exception list holding a number: the exception goes, the message keeps the event.
+			const noStack = nodeEvent({ exception: { values: [5] }, message: "kept without its exception" });
+			expect((await sendEnvelope(project, eventEnvelope(noStack))).status).toBe(200);
+
+			const issues = await issuesOf(project);
+			const stored = new Map((await storedEvents(project.keyId)).map((row) => [row.event.event_id, row]));
+			// The dropped fingerprint leaves the default one: the same issue as the event without it.
+			expect(stored.get(odd.event_id)?.group_hash).toBe(stored.get(plain.event_id)?.group_hash);
+			expect(stored.get(odd.event_id)?.event).toMatchObject({ user: null, request: null, tags: { route: "/cart" } });
+			expect(stored.get(noStack.event_id)?.event).toMatchObject({ message: "kept without its exception", exception: null });
+			expect(issues).toHaveLength(2);
+
+			const native = await call("/api/app-logs-ingest", { method: "POST", headers: { "x-svc-key": project.rawKey }, json: { message: "m", fingerprint: "checkout" }, ip: uniqueIp() });
+			expect(native.status).toBe(400);
+			expect((await native.json<Json>()).error).toBe("Invalid log event: fingerprint must be an array");
+		});
+
 		it.for(["abc", "12abc", "-1", "1e3"])("a project id %s that is not a number", async (id, { expect }) => {
 			const project = await sentryProject();
 			const res = await sendEnvelope(project, eventEnvelope(), { path: `/api/${id}/envelope/${query(project)}` });

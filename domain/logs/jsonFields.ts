@@ -8,7 +8,8 @@ import { cutText } from "../text";
 
 export type Json = Record<string, unknown>;
 
-export const bad = (path: string, problem: string) => new InvalidInput(`Invalid log event: ${path} ${problem}`);
+/** A field of the wrong shape, by its path (`user.id`); the error names the body's member it is in. */
+export const bad = (path: string, problem: string) => new InvalidInput(`Invalid log event: ${path} ${problem}`, path.split(".")[0]);
 
 export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 

@@ -4,7 +4,10 @@
  * and scrubbing (normalizeEvent). Only Sentry's own shapes are translated here; whatever has the
  * log event's shape already passes as is and is checked there.
  */
+import { InvalidInput } from "../errors";
 import { boundedJson, isObject, type Json, member } from "../logs/jsonFields";
+import type { LogEvent } from "../logs/logEvent";
+import { normalizeEvent } from "../logs/normalizeEvent";
 import { filledIn } from "./printf";
 import { userAgentContexts } from "./userAgentContexts";
 
@@ -247,4 +250,27 @@ export function logEventBody(event: Json, clientIp: string, client: string | nul
 		debug_meta: member(event, "debug_meta"),
 	};
 	return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The event under the log event's field rules, as Relay keeps one: a member of the wrong shape
+ * (`fingerprint: "x"`, `user: "bob"`, a frame list that is not a list) is dropped and the event
+ * kept, where /api/app-logs-ingest refuses it, so one odd value an app set does not lose its error.
+ * Refused only when what is left is no event (no message, no exception): then with the first
+ * member dropped, which says why.
+ */
+export function normalizeSentryEvent(body: Json, now: Date, clockDrift: number): LogEvent {
+	let rest = body;
+	let firstDropped: InvalidInput | undefined;
+	for (;;) {
+		try {
+			return normalizeEvent(rest, now, clockDrift);
+		} catch (err) {
+			if (!(err instanceof InvalidInput)) throw err;
+			const { member: dropped } = err;
+			if (dropped === undefined || !Object.hasOwn(rest, dropped)) throw firstDropped ?? err;
+			firstDropped ??= err;
+			rest = Object.fromEntries(Object.entries(rest).filter(([name]) => name !== dropped));
+		}
+	}
 }

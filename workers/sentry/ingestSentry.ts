@@ -10,9 +10,8 @@ import { InvalidInput } from "../../domain/errors";
 import { SENTRY_LIMITS } from "../../domain/limits";
 import { clientEventIdOf } from "../../domain/api/issues";
 import { clockDriftOf } from "../../domain/logs/eventTimestamp";
-import { normalizeEvent } from "../../domain/logs/normalizeEvent";
 import { type Envelope, type EnvelopeReading, jsonPayload, readEnvelope } from "../../domain/sentry/envelope";
-import { logEventBody } from "../../domain/sentry/sentryEvent";
+import { logEventBody, normalizeSentryEvent } from "../../domain/sentry/sentryEvent";
 import { securityEvents } from "../../domain/sentry/securityReport";
 import { storeBodyOf } from "../../domain/sentry/storeBody";
 import { discardedEvents } from "../../domain/sentry/clientReport";
@@ -74,7 +73,7 @@ async function storeSentryEvent(
 	// The raw address fills a `{{auto}}` user IP, as Sentry does; the windows count its tag. The
 	// event keeps the id the SDK is answered with, and its time is corrected by the sender's clock.
 	const body = { ...logEventBody(payload, clientIp(request), sentryAuthOf(request, "sentry_client")), event_id: eventId };
-	const event = await bodyOrProblem(async () => normalizeEvent(body, receivedAt, clockDriftOf(sentAt, receivedAt)));
+	const event = await bodyOrProblem(async () => normalizeSentryEvent(body, receivedAt, clockDriftOf(sentAt, receivedAt)));
 	// Relay filters by the exceptions an SDK sent, not by a message's stack (made one here).
 	const sentException = payload.exception !== undefined && payload.exception !== null;
 	if ("body" in event && sentException && (await inboundFilterOf(env, key, event.body, projectId))) return;
