@@ -6,6 +6,7 @@
 // process or in-process.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
+import { UsageError } from "./commandSpec.js";
 import { COMMANDS } from "./commands.js";
 import { isObject } from "./json.js";
 import { PromptCancelled } from "./prompt.js";
@@ -15,15 +16,6 @@ import { start } from "./startCommand.js";
 /** @typedef {import("./commandSpec.js").Command} Command */
 /** @typedef {import("./commandSpec.js").CommandGroup} CommandGroup */
 /** @typedef {import("./commandSpec.js").OptionSpec} OptionSpec */
-
-/** Wrong use of the command line (exit 2). */
-class UsageError extends Error {
-	/** @param {string} message @param {string} helpCommand what to run for help */
-	constructor(message, helpCommand) {
-		super(message);
-		this.helpCommand = helpCommand;
-	}
-}
 
 /** Options every command takes. @type {Record<string, OptionSpec>} */
 const COMMON_OPTIONS = {
@@ -148,6 +140,9 @@ function parseErrorMessage(err, where) {
 	const message = err instanceof Error ? err.message : String(err);
 	const option = /'(-[^' ]*)/.exec(message)?.[1];
 	if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option} for ${where}`;
+	// `--port -1`: parseArgs takes the value for an option of its own and says so at length.
+	const valued = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message)?.[1];
+	if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && valued) return `${valued} needs a value; one that starts with "-" is written ${valued}=<value>`;
 	return message;
 }
 

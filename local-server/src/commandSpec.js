@@ -38,6 +38,15 @@
 /** A failure to report in one line (exit 1). */
 export class CliError extends Error {}
 
+/** Wrong use of the command line, an option's value included (exit 2, with a pointer to --help). */
+export class UsageError extends Error {
+	/** @param {string} message @param {string} helpCommand what to run for help */
+	constructor(message, helpCommand) {
+		super(message);
+		this.helpCommand = helpCommand;
+	}
+}
+
 /** @param {string | boolean | undefined} value */
 export function stringOption(value) {
 	return typeof value === "string" ? value : undefined;

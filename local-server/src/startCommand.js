@@ -2,7 +2,7 @@
 // terminal that a key press renews.
 import fs from "node:fs";
 import path from "node:path";
-import { CliError, stringOption } from "./commandSpec.js";
+import { stringOption, UsageError } from "./commandSpec.js";
 import { CLOUD_SESSION_FILE } from "./owner.js";
 import { printCode } from "./pairingCommands.js";
 import { CodeRefresher } from "./refresh.js";
@@ -110,6 +110,6 @@ export const start = {
 function portOption(value) {
 	if (value === undefined) return undefined;
 	const port = /^\d{1,5}$/.test(value.trim()) ? Number(value) : Number.NaN;
-	if (!(port <= 65535)) throw new CliError(`--port must be a port number, 0 to 65535 (got ${JSON.stringify(value)})`);
+	if (!(port <= 65535)) throw new UsageError(`--port must be a port number, 0 to 65535 (got ${JSON.stringify(value)})`, "svc-local start");
 	return port;
 }

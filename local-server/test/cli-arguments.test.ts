@@ -138,6 +138,11 @@ describe("svc-local arguments", () => {
 			[["workspace", "list", "--bogus"], /unknown option --bogus for svc-local workspace list/, "svc-local workspace list --help"],
 			[["health", "a", "b"], /unexpected argument "b" for svc-local health/, "svc-local health --help"],
 			[["health", "--force=1"], /--force/, "svc-local health --help"],
+			// A value start cannot use is wrong use too.
+			[["start", "--port", "abc"], /--port must be a port number, 0 to 65535 \(got "abc"\)/, "svc-local start --help"],
+			[["start", "--port", "65536"], /--port must be a port number, 0 to 65535 \(got "65536"\)/, "svc-local start --help"],
+			[["--port", "-1"], /^svc-local: --port needs a value; one that starts with "-" is written --port=<value>$/m, "svc-local start --help"],
+			[["start", "--port=-1"], /--port must be a port number, 0 to 65535 \(got "-1"\)/, "svc-local start --help"],
 		];
 		const results = await Promise.all(cases.map(([args]) => runCli(args, { SVC_HOME: path.join(tempDir(), "absent") })));
 		results.forEach((r, i) => {
