@@ -117,6 +117,13 @@ function deviceRow(d) {
 	cells.forEach((text, i) => {
 		const td = document.createElement("td");
 		td.textContent = text; // device names come from devices: never HTML
+		if (i === 0) {
+			// Devices may share a name ("Unnamed device"): the ID tells them apart, and is what svc-local revoke takes.
+			const id = document.createElement("div");
+			id.className = "hint device-id";
+			id.textContent = `ID ${d.deviceId}`;
+			td.append(id);
+		}
 		if (i === 3) td.className = `state state-${state}`;
 		if (i === 3 && d.connecting) td.title = "connected, but it has not said hello yet";
 		tr.append(td);

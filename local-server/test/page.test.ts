@@ -72,7 +72,9 @@ describe("pairing page in chromium", () => {
 		await page.clock.fastForward(10_000);
 		const laptopRow = page.locator(`tr[data-device-id="${laptop.deviceId}"]`);
 		await laptopRow.waitFor();
-		expect(await laptopRow.locator("td").nth(0).textContent()).toBe("Laptop <img src=x onerror=alert(1)>"); // text, not HTML
+		// Text, not HTML; the ID below the name tells devices of one name apart, and is what svc-local revoke takes.
+		expect(await laptopRow.locator("td").nth(0).textContent()).toBe(`Laptop <img src=x onerror=alert(1)>ID ${laptop.deviceId}`);
+		expect(await laptopRow.locator("td .device-id").textContent()).toBe(`ID ${laptop.deviceId}`);
 		expect(await laptopRow.locator("td").nth(1).textContent()).toBe("Desktop");
 		expect(await laptopRow.locator("td").nth(2).textContent()).toBe("127.0.0.1");
 		expect(await laptopRow.locator("td.state").textContent()).toBe("Online");
