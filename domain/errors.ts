@@ -3,11 +3,11 @@
  * catcher answers it as a 400 with this message.
  */
 export class InvalidInput extends Error {
-	/** The member of the body whose value broke the rule (`user` for `user.id`), when one did. */
-	readonly member?: string;
+	/** The member of the body whose value broke the rule (`user` for `user.id`) and the rule's words for it, when one did. */
+	readonly field?: { member: string; problem: string };
 
-	constructor(message: string, member?: string) {
+	constructor(message: string, field?: { member: string; problem: string }) {
 		super(message);
-		this.member = member;
+		this.field = field;
 	}
 }

@@ -248,8 +248,15 @@ describe("POST /api/:project_id/envelope/", () => {
 			const stored = new Map((await storedEvents(project.keyId)).map((row) => [row.event.event_id, row]));
 			// The dropped fingerprint leaves the default one: the same issue as the event without it.
 			expect(stored.get(odd.event_id)?.group_hash).toBe(stored.get(plain.event_id)?.group_hash);
-			expect(stored.get(odd.event_id)?.event).toMatchObject({ user: null, request: null, tags: { route: "/cart" } });
-			expect(stored.get(noStack.event_id)?.event).toMatchObject({ message: "kept without its exception", exception: null });
+			// What was dropped is kept with the event, in the field rules' words, as Sentry notes its processing errors.
+			expect(stored.get(odd.event_id)?.event).toMatchObject({
+				user: null,
+				request: null,
+				tags: { route: "/cart" },
+				processing_errors: ["request must be an object", "user must be an object", "fingerprint must be an array"],
+			});
+			expect(stored.get(noStack.event_id)?.event).toMatchObject({ message: "kept without its exception", exception: null, processing_errors: ["exception.values must hold exception objects"] });
+			expect(stored.get(plain.event_id)?.event).not.toHaveProperty("processing_errors");
 			expect(issues).toHaveLength(2);
 
 			const native = await call("/api/app-logs-ingest", { method: "POST", headers: { "x-svc-key": project.rawKey }, json: { message: "m", fingerprint: "checkout" }, ip: uniqueIp() });

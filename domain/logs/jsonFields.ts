@@ -9,7 +9,10 @@ import { cutText } from "../text";
 export type Json = Record<string, unknown>;
 
 /** A field of the wrong shape, by its path (`user.id`); the error names the body's member it is in. */
-export const bad = (path: string, problem: string) => new InvalidInput(`Invalid log event: ${path} ${problem}`, path.split(".")[0]);
+export function bad(path: string, problem: string): InvalidInput {
+	const field = { member: path.split(".")[0], problem: `${path} ${problem}` };
+	return new InvalidInput(`Invalid log event: ${field.problem}`, field);
+}
 
 export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 

@@ -118,4 +118,9 @@ export interface LogEvent {
 	debug_meta: { images: DebugImage[] } | null;
 	/** Present when the event had JavaScript frames that source maps could map. */
 	symbolication?: Symbolication;
+	/**
+	 * What a Sentry event lost to keep the rest: each member that broke a field rule, dropped, in the
+	 * rule's words (`fingerprint must be an array`), as Sentry notes its processing errors. Only when one was.
+	 */
+	processing_errors?: string[];
 }

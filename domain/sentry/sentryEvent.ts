@@ -255,22 +255,23 @@ export function logEventBody(event: Json, clientIp: string, client: string | nul
 /**
  * The event under the log event's field rules, as Relay keeps one: a member of the wrong shape
  * (`fingerprint: "x"`, `user: "bob"`, a frame list that is not a list) is dropped and the event
- * kept, where /api/app-logs-ingest refuses it, so one odd value an app set does not lose its error.
- * Refused only when what is left is no event (no message, no exception): then with the first
- * member dropped, which says why.
+ * kept, where /api/app-logs-ingest refuses it, so one odd value an app set does not lose its error;
+ * what was dropped is kept with it (`processing_errors`). Refused only when what is left is no
+ * event (no message, no exception): then with the first member dropped, which says why.
  */
 export function normalizeSentryEvent(body: Json, now: Date, clockDrift: number): LogEvent {
 	let rest = body;
-	let firstDropped: InvalidInput | undefined;
+	const dropped: InvalidInput[] = [];
 	for (;;) {
 		try {
-			return normalizeEvent(rest, now, clockDrift);
+			const event = normalizeEvent(rest, now, clockDrift);
+			return dropped.length === 0 ? event : { ...event, processing_errors: dropped.map((err) => err.field?.problem ?? err.message) };
 		} catch (err) {
 			if (!(err instanceof InvalidInput)) throw err;
-			const { member: dropped } = err;
-			if (dropped === undefined || !Object.hasOwn(rest, dropped)) throw firstDropped ?? err;
-			firstDropped ??= err;
-			rest = Object.fromEntries(Object.entries(rest).filter(([name]) => name !== dropped));
+			const member = err.field?.member;
+			if (member === undefined || !Object.hasOwn(rest, member)) throw dropped[0] ?? err;
+			dropped.push(err);
+			rest = Object.fromEntries(Object.entries(rest).filter(([key]) => key !== member));
 		}
 	}
 }

@@ -184,6 +184,25 @@ function SymbolicationNotes({ event }: { event: IssueEventView }) {
 	);
 }
 
+/** What a Sentry event lost to keep the rest (a member of the wrong shape, dropped), as Sentry lists its processing errors. */
+function ProcessingErrors({ event }: { event: IssueEventView }) {
+	const errors = event.processing_errors ?? [];
+	if (errors.length === 0) return null;
+	return (
+		<div role="note" aria-label="Problems processing this event">
+			<p className="muted">
+				{errors.length === 1 ? "There was 1 problem" : `There were ${errors.length} problems`} processing this event: what the SDK sent there was
+				dropped, the rest kept.
+			</p>
+			<ul className="muted small">
+				{errors.map((error) => (
+					<li key={error}>{error}</li>
+				))}
+			</ul>
+		</div>
+	);
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
@@ -239,6 +258,7 @@ export function EventDetail({ event }: { event: IssueEventView }) {
 				{exception?.value && event.message && <p className="pre muted">{event.message}</p>}
 				{stackOf(exception)}
 				<SymbolicationNotes event={event} />
+				<ProcessingErrors event={event} />
 				<ChainedExceptions chain={event.chained_exceptions ?? []} />
 			</section>
 			<section className="card" aria-labelledby="breadcrumbs-heading">

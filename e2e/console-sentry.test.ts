@@ -1,7 +1,8 @@
 /**
- * User feedback sent through a Sentry SDK (the feedback widget, `Sentry.captureFeedback`) in the
- * console: its own fields in words, its page a link, and the error event it was given for one click
- * from the issue that holds it, as Sentry links a feedback to its event.
+ * What Sentry SDKs send, in the console: user feedback (the feedback widget, `Sentry.captureFeedback`)
+ * with its own fields in words, its page a link, and the error event it was given for one click from
+ * the issue that holds it, as Sentry links a feedback to its event; and an event that lost a member
+ * of the wrong shape to keep the rest, which says so as Sentry lists its processing errors.
  */
 import { expect, it } from "vitest";
 import { DESKTOP, useSession } from "./consolePage";
@@ -47,6 +48,32 @@ it("links the event a Sentry user feedback was given for to that event in its is
 	await fields.getByRole("link", { name: "Open its issue" }).click();
 	await page.getByRole("link", { name: "TypeError: price is undefined" }).click();
 	await expect.poll(() => page.locator("#event-heading").textContent()).toContain(`ID ${crashId}`);
+	expect(pageErrors).toEqual([]);
+	await page.close();
+});
+
+it("shows what an event lost to keep the rest: the members of the wrong shape, dropped, as Sentry lists its processing errors", async () => {
+	const { token } = await signUpOwner(stack.worker.url, "sentry-dropped", "10.93.0.2");
+	const { dsn } = await api<{ dsn: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
+	const exception = { values: [{ type: "TypeError", value: "cart is undefined" }] };
+	await envelope(dsn, "event", { event_id: "d".repeat(32), level: "error", platform: "javascript", exception, fingerprint: "checkout", user: "bob" });
+	await envelope(dsn, "event", { event_id: "e".repeat(32), level: "error", platform: "javascript", exception });
+	const { issues } = await api<{ issues: { group_hash: string }[] }>(stack.worker.url, "/api/issues?project_name=shop", { token });
+	expect(issues).toHaveLength(1);
+
+	const page = await stack.browser.newPage({ viewport: DESKTOP, locale: "en-US" });
+	const pageErrors: string[] = [];
+	page.on("pageerror", (error) => pageErrors.push(error.message));
+	await useSession(page, stack.worker.url, token);
+	// The newest event was whole: nothing to say.
+	await page.goto(`${stack.worker.url}/issues/shop/${issues[0].group_hash}`);
+	await page.locator("#exception-heading").waitFor();
+	const note = page.getByRole("note", { name: "Problems processing this event" });
+	expect(await note.count()).toBe(0);
+	await page.goto(`${stack.worker.url}/issues/shop/${issues[0].group_hash}?event=${"d".repeat(32)}`);
+	await note.waitFor();
+	expect(await note.locator("p").textContent()).toBe("There were 2 problems processing this event: what the SDK sent there was dropped, the rest kept.");
+	expect(await note.locator("li").allTextContents()).toEqual(["user must be an object", "fingerprint must be an array"]);
 	expect(pageErrors).toEqual([]);
 	await page.close();
 });
