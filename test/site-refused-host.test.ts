@@ -28,6 +28,19 @@ describe("a host outside the site's domain", () => {
 		expect(await patchSite(token, site.tracking_id, { name: "Shop" })).toMatchObject({ refused_host: "example.org" });
 	});
 
+	it("is kept as the events keep a host: 500 characters whole, one more cut, never inside a character", async ({ expect }) => {
+		for (const [sent, kept] of [
+			["a".repeat(500), "a".repeat(500)],
+			["b".repeat(501), "b".repeat(500)],
+			// A two-unit character across the 500th unit goes whole, not half.
+			[`${"c".repeat(499)}😀.net`, "c".repeat(499)],
+		]) {
+			const { token, site } = await ownerWithSite({ domain: "example.com" });
+			expect((await collect(pageview(site.tracking_id, { url_host: sent }))).status).toBe(403);
+			await expect.poll(() => siteOf(site.tracking_id, token).then((s) => s.refused_host)).toBe(kept);
+		}
+	});
+
 	it("is noted from a crawler visit too, and at most once a minute: a stream of refusals is not a write each", async ({ expect }) => {
 		const { token, site } = await ownerWithSite({ domain: "example.com" });
 		expect((await crawlIngest({ tracking_id: site.tracking_id, url_host: "mirror.example.net", ua: GPTBOT })).status).toBe(403);

@@ -3,8 +3,9 @@
  * Worker isolate decides with its cached settings before it answers; the site's SiteCollector
  * decides again when the batch arrives, with the settings it holds, and drops what fails.
  */
-import { COLLECT_RATE, CRAWL_RATE, type RateWindow } from "../limits";
-import { hostMatchesDomain, hostOnly } from "./hostnames";
+import { storedHost } from "../analytics/fields";
+import { COLLECT_LIMITS, COLLECT_RATE, CRAWL_RATE, type RateWindow } from "../limits";
+import { hostMatchesDomain } from "./hostnames";
 import { ownerHasAccess, type SiteConfig } from "./siteStore";
 
 /** What the site decided about one event; the handler turns it into the HTTP answer. */
@@ -36,8 +37,8 @@ export function refusal(site: SiteConfig | null, claimedHost: string | null, cli
 	if (!ownerHasAccess(site, now)) return { status: "no_access" };
 	if (!site.domain) return { status: "forbidden", reason: "The site has no configured domain" };
 	if (claimedHost !== null && !hostMatchesDomain(claimedHost, site.domain)) {
-		// As the events store a host: lower-case, without port or trailing dot, cut to 500.
-		const outsideHost = hostOnly(claimedHost).slice(0, 500) || undefined;
+		// As the events store a host (storedHost): lower-case, without port or trailing dot, cut on whole characters.
+		const outsideHost = storedHost(claimedHost, COLLECT_LIMITS.host) || undefined;
 		return { status: "forbidden", reason: "url_host is not the site's domain or a subdomain of it", outsideHost };
 	}
 	if (client && site.attackMode) {
