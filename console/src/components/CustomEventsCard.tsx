@@ -2,6 +2,9 @@ import type { SiteStatsView } from "../api";
 import { percent } from "../format";
 import { Breakdown } from "./Breakdown";
 
+/** Converted visitors out of all the visitors (the same filters but the event's); 0 without visitors. */
+export const conversionRate = (converted: { visitors: number }, all: { visitors: number }) => (all.visitors > 0 ? Math.min(1, converted.visitors / all.visitors) : 0);
+
 /**
  * The dashboard's custom events card: the events sent with svc.track, and the data they carried
  * (a row per event's property value). Picking an event filters to it; picking a property row
@@ -52,7 +55,7 @@ export function CustomEventsCard({
 						label: r.name,
 						value: r.events,
 						extra: r.visitors,
-						more: [conversionBase ? percent(Math.min(1, r.visitors / conversionBase)) : "–"],
+						more: [conversionBase ? percent(conversionRate(r, { visitors: conversionBase })) : "–"],
 					})),
 				},
 				{

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { api, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery } from "../api";
 import { tabParam } from "../components/Breakdown";
+import { conversionRate } from "../components/CustomEventsCard";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -83,9 +84,6 @@ function NothingCollected({ range, addedAt }: { range: Range; addedAt: string | 
 		</p>
 	);
 }
-
-/** Converted visitors out of all the visitors (the same filters but the event's); 0 without visitors. */
-const conversionRate = (converted: { visitors: number }, all: { visitors: number }) => (all.visitors > 0 ? Math.min(1, converted.visitors / all.visitors) : 0);
 
 export function DashboardPage() {
 	const { site = "" } = useParams();
