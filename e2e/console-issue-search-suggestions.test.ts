@@ -148,16 +148,16 @@ describe("release:latest in the search box", () => {
 	});
 });
 
+async function ingestError(key: string, event: object) {
+	const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
+	expect(res.status).toBe(200);
+}
+
 describe("a key searched with no value", () => {
 	it("is not searched: the box keeps it and says what it needs, and a link holding one says the same", async () => {
 		const { token } = await signUpOwner(stack.worker.url, "unfinished", "10.96.0.2");
 		const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, {
-			method: "POST",
-			headers: { "x-svc-key": key, "content-type": "application/json" },
-			body: JSON.stringify({ message: "Checkout failed", level: "error" }),
-		});
-		expect(res.status).toBe(200);
+		await ingestError(key, { message: "Checkout failed", level: "error" });
 		const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US" });
 		const page = await context.newPage();
 		const pageErrors: string[] = [];
@@ -177,6 +177,7 @@ describe("a key searched with no value", () => {
 			// Sentry's keys svc has nothing for, and periods it has none for: searched, they would find nothing and not say why.
 			["assigned:me is:unresolved", "The search names Sentry's assigned:, which svc cannot search: svc has no assignees."],
 			["bookmarks:me", "The search names Sentry's bookmarks:, which svc cannot search: svc has no bookmarks."],
+			["error.value:timeout", "The search names Sentry's error.value:, which svc cannot search: search the message as text, or error.type: for its type."],
 			["timesSeen:lots", "timesSeen:lots is not one the search knows: timesSeen: takes a number of events, after >, >=, < or <= for more or fewer (>100)."],
 			["lastSeen:-3d", "lastSeen:-3d is not one the search knows: lastSeen: takes -1h, -24h, -7d, -14d, -30d or -90d."],
 			// Sentry's OR, which searched as text would find the wrong issues: refused as Sentry's issue search does.
@@ -208,6 +209,14 @@ describe("a key searched with no value", () => {
 		await page.getByRole("button", { name: "Search", exact: true }).click();
 		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("level:[warning, error]");
 		await row.waitFor();
+		expect(await hint.count()).toBe(0);
+		// Sentry's error.type: the exception's type, drawn from the event as a tag.
+		await ingestError(key, { exception: { type: "TypeError", value: "x is undefined" } });
+		await box.fill("error.type:TypeError");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("error.type:TypeError");
+		await page.getByRole("link", { name: "TypeError: x is undefined" }).waitFor();
+		await expect.poll(() => row.count()).toBe(0);
 		expect(await hint.count()).toBe(0);
 		// Words followed by words stay text, as a title holds them.
 		await box.fill("user: not found");

@@ -87,6 +87,28 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("!level:error")).toEqual([]);
 	});
 
+	it("Sentry's error.type: the type of the exception the event's title names, with lists, patterns and !", async ({ expect }) => {
+		const { project, checkout, login, crash } = await taggedProject();
+		// A RangeError caused by a TypeError (Sentry's chain: the cause first, the reported exception last).
+		const chain = [
+			{ type: "TypeError", value: "bad input", mechanism: { type: "chained", source: "cause", exception_id: 1, parent_id: 0 } },
+			{ type: "RangeError", value: "out of range", mechanism: { type: "generic", exception_id: 0 } },
+		];
+		const range = (await ingestOk(project.rawKey, { exception: { values: chain }, environment: "production" })).group_hash;
+		// An app's own tag of the name gives way to the drawn one: a message has no exception, so no error.type.
+		const ownTag = (await ingestOk(project.rawKey, { message: "Tagged by hand", tags: { "error.type": "Fake" } })).group_hash;
+		const found = searchOf(project);
+		expect(await found("error.type:TypeError")).toEqual([crash]);
+		expect(await found("error.type:RangeError")).toEqual([range]);
+		expect(await found("error.type:[TypeError, RangeError]")).toEqual([crash, range].sort());
+		expect(await found("error.type:*Error")).toEqual([crash, range].sort());
+		expect(await found("error.type:Fake")).toEqual([]);
+		expect(await found("!error.type:TypeError")).toEqual([checkout, login, range, ownTag].sort());
+		expect(await found("has:error.type")).toEqual([crash, range].sort());
+		// The letter case as the SDK sent it, as every tag's.
+		expect(await found("error.type:typeerror")).toEqual([]);
+	});
+
 	it("`*` stands for any text, and nothing else is a pattern", async ({ expect }) => {
 		const { project, checkout, crash } = await taggedProject();
 		const found = searchOf(project);

@@ -2,9 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { IssueTagsView } from "../domain/api/issues";
 import { OWNER_LIMITS } from "../domain/limits";
-import { TAG_BACKFILL } from "../domain/logs/issueTags";
+import { ERROR_TYPE_BACKFILL, TAG_RECOUNT } from "../domain/logs/issueTags";
 import { type PendingEvent, writeStatements } from "../domain/logs/logStore";
-import { call, lastMigrationStatement, ownerWithKey } from "./helpers";
+import { call, ownerWithKey, withoutComments } from "./helpers";
 import { ingestOk, ownerWithLogKey } from "./logHelpers";
 
 type Project = { token: string; projectName: string };
@@ -29,6 +29,23 @@ const checkoutError = (more: Record<string, unknown> = {}) => ({
 	...more,
 });
 
+/**
+ * A project whose issues' events vary (environments, own tags, contexts, a user, a handled
+ * exception of another type, a message), moved to D1; and its tag rows as stored.
+ */
+async function variedIssues() {
+	const project = await ownerWithLogKey();
+	const chrome = { browser: { name: "Chrome", version: "131" } };
+	const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", tags: { route: "/pay" }, contexts: chrome, user: { id: "u_1" } }));
+	await ingestOk(project.rawKey, checkoutError({ tags: { route: "/cart", "error.type": "Own" }, exception: { type: "TypeError", value: "x", mechanism: { type: "generic", handled: true } } }));
+	await ingestOk(project.rawKey, { message: "Another bug", environment: "staging", tags: { route: "/elsewhere" } });
+	// Reading the tags moves the key's events to D1 first.
+	await tagsOf(project, group_hash);
+	const rows = () =>
+		env.DB.prepare("SELECT * FROM log_issue_tags WHERE key_id = ? ORDER BY group_hash, environment, tag_key, value").bind(project.keyId).all<Record<string, unknown>>().then((r) => r.results);
+	return { project, rows };
+}
+
 describe("GET /api/issues/:group_hash/tags", () => {
 	it("counts each tag of the issue's events: the ones drawn from the event first, then the event's own by name", async ({ expect }) => {
 		const project = await ownerWithLogKey();
@@ -42,8 +59,9 @@ describe("GET /api/issues/:group_hash/tags", () => {
 
 		const view = await tagsOf(project, group_hash);
 		expect(view.events).toBe(3);
-		expect(view.tags.map((tag) => tag.key)).toEqual(["level", "environment", "release", "browser", "browser.name", "os", "os.name", "device", "url", "user", "plan", "route"]);
+		expect(view.tags.map((tag) => tag.key)).toEqual(["level", "error.type", "environment", "release", "browser", "browser.name", "os", "os.name", "device", "url", "user", "plan", "route"]);
 		expect(valuesOf(view, "level")).toEqual({ key: "level", total: 3, distinct: 1, values: [{ value: "error", count: 3 }] });
+		expect(valuesOf(view, "error.type")).toEqual({ key: "error.type", total: 3, distinct: 1, values: [{ value: "TypeError", count: 3 }] });
 		expect(valuesOf(view, "release")).toEqual({ key: "release", total: 3, distinct: 2, values: [{ value: "1.2.1", count: 2 }, { value: "1.2.0", count: 1 }] });
 		expect(valuesOf(view, "browser")?.values).toEqual([{ value: "Chrome 131.0.0", count: 2 }, { value: "Safari 18.1", count: 1 }]);
 		expect(valuesOf(view, "browser.name")?.values).toEqual([{ value: "Chrome", count: 2 }, { value: "Safari", count: 1 }]);
@@ -91,6 +109,7 @@ describe("GET /api/issues/:group_hash/tags", () => {
 			["level", "error"],
 			["handled", "no"],
 			["mechanism", "onunhandledrejection"],
+			["error.type", "Error"],
 			["runtime", "node v22.11.0"],
 			["runtime.name", "node"],
 		]);
@@ -127,22 +146,28 @@ describe("GET /api/issues/:group_hash/tags", () => {
 		expect(valuesOf(staging, "first")?.values).toEqual([{ value: "no", count: 500 }]);
 	});
 
-	it("migration 0021 counts the events stored before it as the moves to D1 count them", async ({ expect }) => {
-		expect(lastMigrationStatement("_issue_tags.sql")).toBe(TAG_BACKFILL);
-		const project = await ownerWithLogKey();
-		const chrome = { browser: { name: "Chrome", version: "131" } };
-		const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", tags: { route: "/pay" }, contexts: chrome, user: { id: "u_1" } }));
-		await ingestOk(project.rawKey, checkoutError({ tags: { route: "/cart" }, exception: { type: "TypeError", value: "x", mechanism: { type: "generic", handled: true } } }));
-		await ingestOk(project.rawKey, { message: "Another bug", environment: "staging", tags: { route: "/elsewhere" } });
-		await tagsOf(project, group_hash);
-		const rows = () =>
-			env.DB.prepare("SELECT * FROM log_issue_tags WHERE key_id = ? ORDER BY group_hash, environment, tag_key, value").bind(project.keyId).all().then((r) => r.results);
+	it("counted again from the stored events (as an unmerge counts its issues), the counts are those the moves to D1 kept", async ({ expect }) => {
+		const { project, rows } = await variedIssues();
 		const moved = await rows();
 		expect(moved.length).toBeGreaterThan(10);
-
+		const issues = [...new Set(moved.map((row) => row.group_hash))];
 		await env.DB.prepare("DELETE FROM log_issue_tags WHERE key_id = ?").bind(project.keyId).run();
-		// Other keys' rows are counted again by the backfill: it runs once, on a table it creates empty.
-		await env.DB.prepare(`${TAG_BACKFILL.replace("FROM log_events)", "FROM log_events WHERE key_id = ?1)")}`).bind(project.keyId).run();
+		await env.DB.prepare(TAG_RECOUNT).bind(project.keyId, JSON.stringify(issues)).run();
+		expect(await rows()).toEqual(moved);
+	});
+
+	it("migration 0029 counts the error.type of the events stored before it as the moves to D1 count it", async ({ expect }) => {
+		const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_issue_tags_error_type.sql"));
+		expect(migration?.queries.map(withoutComments)).toEqual(["DELETE FROM log_issue_tags WHERE tag_key = 'error.type'", ERROR_TYPE_BACKFILL]);
+		const { project, rows } = await variedIssues();
+		const moved = await rows();
+		expect(moved.filter((row) => row.tag_key === "error.type").map((row) => [row.environment, row.value, row.count])).toEqual([
+			["", "TypeError", 1],
+			["production", "TypeError", 1],
+		]);
+		await env.DB.prepare("DELETE FROM log_issue_tags WHERE key_id = ? AND tag_key = 'error.type'").bind(project.keyId).run();
+		// Other keys' events are counted again too: the migration first deletes every key's rows of the tag.
+		await env.DB.prepare(ERROR_TYPE_BACKFILL.replace("FROM log_events", "FROM log_events WHERE key_id = ?1")).bind(project.keyId).run();
 		expect(await rows()).toEqual(moved);
 	});
 

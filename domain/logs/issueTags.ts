@@ -29,6 +29,9 @@ const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["level", "event ->> '$.level'"],
 	["handled", `CASE WHEN ${anExceptionHandledIs(false)} THEN 'no' WHEN ${anExceptionHandledIs(true)} THEN 'yes' END`],
 	["mechanism", "event ->> '$.exception.mechanism.type'"],
+	// Sentry's most searched key of an error: the type of the exception its title names (not the
+	// ones chained to it, which Sentry's search takes too: a drawn tag is one value an event).
+	["error.type", "event ->> '$.exception.type'"],
 	["environment", "event ->> '$.environment'"],
 	["release", "event ->> '$.release'"],
 	["browser", "trim(concat_ws(' ', event ->> '$.contexts.browser.name', event ->> '$.contexts.browser.version'))"],
@@ -83,11 +86,18 @@ export const TAG_ADDITIONS = `${UPSERT_TAGS}
 	FROM (${tagPairs("fresh", "group_hash, environment, timestamp")}) WHERE true GROUP BY 2, 3, 4, 5
 	${ADD_TO_TAGS}`;
 
-/** Migration 0021: the counts of the events stored then. */
-export const TAG_BACKFILL = `${UPSERT_TAGS}
-	WITH stored AS (SELECT key_id, group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event FROM log_events)
-	SELECT key_id, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
-	FROM (${tagPairs("stored", "key_id, group_hash, environment, timestamp")}) WHERE true GROUP BY 1, 2, 3, 4, 5
+/**
+ * Migration 0029: the drawn tag `error.type`, added then, counted from the events stored then. The
+ * migration first deletes every row of that name: an app's own tag of it gives way, as to any drawn
+ * one, and the events moved between the new code's start and the migration are counted once.
+ */
+export const ERROR_TYPE_BACKFILL = `${UPSERT_TAGS}
+	WITH stored AS (
+		SELECT key_id, group_hash, coalesce(environment, '') AS environment, timestamp, CAST(${DRAWN_SQL.get("error.type")} AS TEXT) AS value
+		FROM log_events
+	)
+	SELECT key_id, group_hash, environment, 'error.type', value, count(*), min(timestamp), max(timestamp)
+	FROM stored WHERE value IS NOT NULL AND value <> '' GROUP BY 1, 2, 3, 5
 	${ADD_TO_TAGS}`;
 
 /**

@@ -28,8 +28,7 @@ const SENTRY_ONLY_KEYS: Readonly<Record<string, string>> = {
 	"issue.category": "every issue here is an error or a message",
 	"issue.type": "every issue here is an error or a message",
 	"issue.priority": "svc has no priorities: sort by Events or Users",
-	"error.type": "search the type as text (TypeError)",
-	"error.value": "search the message as text",
+	"error.value": "search the message as text, or error.type: for its type",
 	"error.mechanism": "search the mechanism: tag (mechanism:onerror)",
 	"event.timestamp": "lastSeen: and firstSeen: take a period (-24h)",
 };
