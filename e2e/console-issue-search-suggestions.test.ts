@@ -179,7 +179,10 @@ describe("a key searched with no value", () => {
 			["bookmarks:me", "The search names Sentry's bookmarks:, which svc cannot search: svc has no bookmarks."],
 			["error.value:timeout", "The search names Sentry's error.value:, which svc cannot search: search the message as text, or error.type: for its type."],
 			["timesSeen:lots", "timesSeen:lots is not one the search knows: timesSeen: takes a number of events, after >, >=, < or <= for more or fewer (>100)."],
-			["lastSeen:-3d", "lastSeen:-3d is not one the search knows: lastSeen: takes -1h, -24h, -7d, -14d, -30d or -90d."],
+			[
+				"lastSeen:-3x",
+				"lastSeen:-3x is not one the search knows: lastSeen: takes a time before now (-30m, -3d, -2w; +3d for longer ago) or a date (>=2026-11-01, <2026-11-01T12:00:00Z, or 2026-11-01 for that day).",
+			],
 			// Sentry's OR, which searched as text would find the wrong issues: refused as Sentry's issue search does.
 			[
 				"level:error OR level:fatal",
@@ -210,6 +213,15 @@ describe("a key searched with no value", () => {
 		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("level:[warning, error]");
 		await row.waitFor();
 		expect(await hint.count()).toBe(0);
+		// A time the list has no period for stays in the box, and is searched.
+		await box.fill("lastSeen:-3d level:error");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe("lastSeen:-3d level:error");
+		await row.waitFor();
+		expect(await hint.count()).toBe(0);
+		await box.fill("lastSeen:+3d");
+		await page.getByRole("button", { name: "Search", exact: true }).click();
+		await page.getByText("No issues match these filters.").waitFor();
 		// Sentry's error.type: the exception's type, drawn from the event as a tag.
 		await ingestError(key, { exception: { type: "TypeError", value: "x is undefined" } });
 		await box.fill("error.type:TypeError");

@@ -79,7 +79,7 @@ describe("searching an issue's events (q on GET /api/issues/:hash)", () => {
 		expect((await search("user.id:u2")).minutes).toEqual([40]);
 		expect((await search("user.email:u2")).minutes).toEqual([]);
 
-		for (const q of ["is:unresolved", "is:resolved route:/cart", "lastSeen:-24h", "firstSeen:-1h", "age:-7d", "firstRelease:2.0.0", "timesSeen:>1"]) {
+		for (const q of ["is:unresolved", "is:resolved route:/cart", "lastSeen:-24h", "firstSeen:-1h", "age:-7d", "lastSeen:-3d", "age:>=2026-11-01", "firstRelease:2.0.0", "timesSeen:>1"]) {
 			const res = await readEvents(project, groupHash, { q });
 			expect(res.status, q).toBe(400);
 			expect((await res.json<Json>()).error, q).toBe("Invalid request: q: is:unresolved, is:resolved, is:ignored, is:archived, is:regressed, is:escalating, firstRelease:, lastSeen:, firstSeen:, age: and timesSeen: search the issue list, not an issue's events");

@@ -154,8 +154,47 @@ describe("the list within a period (period=), as Sentry's issue stream's time ra
 		expect(await found("firstSeen:-7d lastSeen:24h")).toEqual([fresh, back]);
 		// The search wins over the parameter of the same name.
 		expect(await found("lastSeen:-7d", { period: "1h" })).toEqual([fresh, back, old]);
-		// A span the list has no period for is searched as text, and no title holds it.
-		expect(await found("lastSeen:-3d")).toEqual([]);
+		// A span the list has no period for bounds the search all the same; one the search cannot read is text, which no title holds.
+		expect(await found("lastSeen:-3d")).toEqual([fresh, back]);
+		expect(await found("lastSeen:-3x")).toEqual([]);
+	});
+
+	it("q takes Sentry's other times: a span before now (- within it, + longer ago), a date or time after an operator, a day, the minutes around a time", async ({ expect }) => {
+		const now = holdClock();
+		const owner = await ownerWithLogKey();
+		const send = (message: string, at: number) => ingestOk(owner.rawKey, { message, timestamp: iso(at) });
+		const { group_hash: recent } = await send("twenty minutes ago", now - 20 * MINUTE);
+		const { group_hash: edge } = await send("exactly 90 minutes ago", now - 90 * MINUTE);
+		const { group_hash: days } = await send("ten days ago", now - 10 * DAY);
+		const found = async (q: string) => (await issuesOf(owner, { q })).map((i) => i.group_hash);
+		const at = (ms: number) => iso(ms).replace(".000Z", "Z");
+		const day = (ms: number) => iso(ms).slice(0, 10);
+
+		// Bounds at the millisecond: the issue last seen exactly 90 minutes ago is within -90m and past +90m, not past +91m.
+		expect(await found("lastSeen:-30m")).toEqual([recent]);
+		expect(await found("lastSeen:-90m")).toEqual([recent, edge]);
+		expect(await found("lastSeen:-89m")).toEqual([recent]);
+		expect(await found("lastSeen:+90m")).toEqual([edge, days]);
+		expect(await found("lastSeen:+91m")).toEqual([days]);
+		expect(await found("age:+1w")).toEqual([days]);
+		expect(await found("firstSeen:-2w lastSeen:+1d")).toEqual([days]);
+		// A date or time after an operator, UTC unless it gives its offset.
+		const edgeTime = now - 90 * MINUTE;
+		expect(await found(`lastSeen:>=${at(edgeTime)}`)).toEqual([recent, edge]);
+		expect(await found(`lastSeen:>${at(edgeTime)}`)).toEqual([recent]);
+		expect(await found(`lastSeen:<=${at(edgeTime)}`)).toEqual([edge, days]);
+		expect(await found(`lastSeen:<${at(edgeTime)}`)).toEqual([days]);
+		expect(await found(`lastSeen:>=${at(edgeTime + HOUR).replace("Z", "+01:00")}`)).toEqual([recent, edge]);
+		expect(await found(`lastSeen:>=${day(now - 10 * DAY)} lastSeen:<${day(now - 9 * DAY)}`)).toEqual([days]);
+		// A date alone is that day; a time alone, the five minutes either side of it.
+		expect(await found(`firstSeen:${day(now - 10 * DAY)}`)).toEqual([days]);
+		// (from five minutes before it, to five minutes after it, not included).
+		expect(await found(`lastSeen:${at(edgeTime + 5 * MINUTE)}`)).toEqual([edge]);
+		expect(await found(`lastSeen:${at(edgeTime + 5 * MINUTE + 1_000)}`)).toEqual([]);
+		expect(await found(`lastSeen:${at(edgeTime - 5 * MINUTE + 1_000)}`)).toEqual([edge]);
+		expect(await found(`lastSeen:${at(edgeTime - 5 * MINUTE)}`)).toEqual([]);
+		// What the search cannot read is text: a day of no month, an hour past 23, !, another unit.
+		for (const q of ["lastSeen:2026-02-30", "lastSeen:>2026-11-01T25:00:00Z", "!lastSeen:-1d", "lastSeen:-1y", "lastSeen:>=-1d"]) expect(await found(q), q).toEqual([]);
 	});
 
 	it.for(["", "2h", "24H", "90", "365d"])("period %j is a 400 naming the periods", async (period, { expect }) => {

@@ -29,6 +29,8 @@ export interface IssueSearch {
 	period?: IssuePeriod;
 	/** First seen within this period (Sentry's `firstSeen:-24h` or `age:-24h`): issues new in it. */
 	first_seen_period?: IssuePeriod;
+	/** Bounds on when the issue was last or first seen, all of them (Sentry's `lastSeen:-3d`, `age:+2w`, `lastSeen:>2026-11-01`). */
+	seen?: SeenBound[];
 	/** The issue's count of events (in the environment read) compared so (Sentry's `timesSeen:>100`). */
 	times_seen?: TimesSeen;
 	/** Tags an event of the issue carried with these values (Sentry's `browser.name:Chrome`), all of them. */
@@ -58,6 +60,13 @@ export interface TimesSeen {
 	count: number;
 }
 
+/** How an issue's last or first seen compares with a time (ms since the epoch). */
+export interface SeenBound {
+	field: "last_seen" | "first_seen";
+	op: ">" | ">=" | "<" | "<=";
+	at: number;
+}
+
 /** Sentry's `timesSeen:` value: an operator, then a whole number with an optional k, m or b (`>1k`). */
 function timesSeenOf(value: string): TimesSeen | null {
 	const match = /^(>=|<=|>|<|=)?(\d{1,12})([kmb])?$/i.exec(value);
@@ -79,6 +88,11 @@ const BOOLEAN_VALUES: Readonly<Record<string, boolean>> = { true: true, "1": tru
 /** Sentry's period keys, lower-cased: `lastSeen:` is the list's period, `firstSeen:` and `age:` its first seen period. */
 const PERIOD_FIELDS = { lastseen: "period", firstseen: "first_seen_period", age: "first_seen_period" } as const satisfies Record<string, keyof IssueSearch>;
 export const PERIOD_KEYS: ReadonlySet<string> = new Set(Object.keys(PERIOD_FIELDS));
+/** The time each period key bounds, in any other of Sentry's forms (seenBoundsOf). */
+const SEEN_FIELDS: Readonly<Record<keyof typeof PERIOD_FIELDS, SeenBound["field"]>> = { lastseen: "last_seen", firstseen: "first_seen", age: "first_seen" };
+const TIME_UNITS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+/** Either side of a time named without an operator (`lastSeen:2026-11-01T10:00:00`): a moment matches no issue's time. */
+const AROUND_A_TIME_MS = 5 * 60_000;
 const IS_SUBSTATUS: ReadonlySet<string> = new Set<IssueSubstatus>(["regressed", "escalating"]);
 /** `is:` values: the statuses and substatuses, which ask about an issue as a whole, and `unhandled`, which an event can be. */
 export const IS_VALUES = [...Object.keys(IS_STATUS), ...IS_SUBSTATUS, "unhandled"];
@@ -113,6 +127,35 @@ function periodOf(value: string): IssuePeriod | null {
 	const period = value.replace(/^-/, "").toLowerCase();
 	return Object.hasOwn(ISSUE_PERIODS, period) ? (period as IssuePeriod) : null;
 }
+
+/**
+ * Sentry's other forms of `lastSeen:`, `firstSeen:` and `age:` as bounds on `field` (null when the
+ * value is none of them): `-3d` within the last three days, `+2w` more than two weeks ago (`m`,
+ * `h`, `d`, `w`); a date or time after `>`, `>=`, `<` or `<=` (`>=2026-11-01`,
+ * `<2026-11-01T12:00:00+01:00`; UTC unless it gives its offset); a date alone, that day; a time
+ * alone, the five minutes either side of it.
+ */
+function seenBoundsOf(field: SeenBound["field"], value: string, now: number): SeenBound[] | null {
+	const relative = /^([+-])(\d{1,6})([mhdw])$/.exec(value);
+	if (relative) return [{ field, op: relative[1] === "-" ? ">=" : "<=", at: now - Number(relative[2]) * TIME_UNITS[relative[3]] }];
+	const absolute = /^(>=|<=|>|<)?((\d{4})-(\d{2})-(\d{2}))(T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/.exec(value);
+	if (!absolute) return null;
+	const [, op, date, year, month, day, time, offset] = absolute;
+	// Date.parse would read 2026-02-30 as 2 March: the day must be one of its month's.
+	const utcDay = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+	if (utcDay.getUTCMonth() !== Number(month) - 1 || utcDay.getUTCDate() !== Number(day)) return null;
+	const at = Date.parse(`${date}${time ?? "T00:00:00"}${offset ?? "Z"}`);
+	if (Number.isNaN(at)) return null;
+	if (op) return [{ field, op: op as SeenBound["op"], at }];
+	const [from, to] = time ? [at - AROUND_A_TIME_MS, at + AROUND_A_TIME_MS] : [at, at + TIME_UNITS.d];
+	return [
+		{ field, op: ">=", at: from },
+		{ field, op: "<", at: to },
+	];
+}
+
+/** Whether `lastSeen:`, `firstSeen:` and `age:` read `value` as a time: one of the list's periods, or a bound (seenBoundsOf). */
+export const isSearchTime = (value: string) => periodOf(value) !== null || seenBoundsOf("last_seen", value, 0) !== null;
 
 /**
  * The field of IssueSearch a `key:value` token sets, and its value; null for a token that is text.
@@ -151,8 +194,12 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
 	}
 	if (value === "") return null;
 	if (Object.hasOwn(PERIOD_FIELDS, key)) {
+		const periodKey = key as keyof typeof PERIOD_FIELDS;
+		// One of the list's periods is its filter (the console shows it there); any other time a bound.
 		const period = periodOf(value);
-		return period && { [PERIOD_FIELDS[key as keyof typeof PERIOD_FIELDS]]: period };
+		if (period) return { [PERIOD_FIELDS[periodKey]]: period };
+		const seen = seenBoundsOf(SEEN_FIELDS[periodKey], value, Date.now());
+		return seen && { seen };
 	}
 	if (key === "timesseen") {
 		const timesSeen = timesSeenOf(value);
@@ -169,7 +216,8 @@ function searchField(typed: string, value: string, negated: boolean, quoted: boo
  * A search as a Sentry user types it: the keys the list can filter by (`is:unresolved`,
  * `is:resolved`, `is:ignored`, `is:archived`, `is:unhandled`, `level:`, `environment:`,
  * `release:`, `firstRelease:` (either `latest`, the project's newest release), `user:`, `user.id:`,
- * `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h` with one of the list's periods),
+ * `user.email:`, `lastSeen:-24h`, `firstSeen:-24h` and `age:-24h` (with one of the list's periods,
+ * else a bound: seenBoundsOf),
  * `has:<tag>`, any other `key:value` a tag's (`browser.name:Chrome`, `tags[level]:x` for a tag of
  * a key's name; `!` before either negates it), values quoted when they hold spaces, and the rest
  * as text (`message:x` is text too). A URL, a title such as `TypeError: x`, an `is:` or period
@@ -193,6 +241,7 @@ export function parseIssueSearch(q: string, only?: ReadonlySet<keyof IssueSearch
 			if (latest in fields) delete search[named];
 		}
 		if (fields.tags) fields.tags = [...((search.tags as TagSearch[]) ?? []), ...fields.tags];
+		if (fields.seen) fields.seen = [...((search.seen as SeenBound[]) ?? []), ...fields.seen];
 		Object.assign(search, fields);
 		return "";
 	});
@@ -266,9 +315,9 @@ export interface EventSearch {
 /**
  * The fields of a search that ask about an issue as a whole (`is:resolved`, `lastSeen:-24h`), not
  * about its events: the statuses and substatuses of IS_VALUES, the issue's first release, its
- * count (`timesSeen:`) and the fields of PERIOD_KEYS.
+ * count (`timesSeen:`) and the fields of PERIOD_KEYS (`seen` among them).
  */
-export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", "times_seen", ...new Set(Object.values(PERIOD_FIELDS))] as const;
+export const ISSUE_ONLY_FIELDS = ["status", "substatus", "first_release", "first_release_latest", "times_seen", "seen", ...new Set(Object.values(PERIOD_FIELDS))] as const;
 
 /**
  * A search of the list read as one of an issue's events: the list's own keys that are tags an

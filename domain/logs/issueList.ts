@@ -7,7 +7,7 @@
 import { and, desc, eq, gte, isNotNull, or, sql } from "drizzle-orm";
 import { logIssueEnvironments, logIssues } from "../../schema";
 import { clientEventIdOf, ESCALATING_FOR_MS, type IssueSort, type IssueStatus, type IssueSubstatus } from "../api/issues";
-import type { TagSearch, TimesSeen, UserField } from "../api/issueSearch";
+import type { SeenBound, TagSearch, TimesSeen, UserField } from "../api/issueSearch";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
 import { firstReleaseCondition, tagCondition } from "./issueTags";
@@ -44,6 +44,8 @@ export interface IssueFilters {
 	seenSince?: number;
 	/** Only issues first seen (in `environment`, when given) at or after this time (ms): new since then. */
 	firstSeenSince?: number;
+	/** Only issues last or first seen (in `environment`, when given) within each of these bounds. */
+	seen?: SeenBound[];
 	/** Only issues with events (in `environment`, when given) that carried each of these tag values. */
 	tags?: TagSearch[];
 	/** Only issues whose count (in `environment`, when given) compares so (Sentry's `timesSeen:>100`). */
@@ -134,7 +136,8 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 		ofUser ? sql`${logIssues.groupHash} in (select value from json_each(${JSON.stringify(ofUser)}))` : undefined,
 		filters.seenSince !== undefined ? sql`${seen.lastSeen} >= ${filters.seenSince}` : undefined,
 		filters.firstSeenSince !== undefined ? sql`${seen.firstSeen} >= ${filters.firstSeenSince}` : undefined,
-		// The operator is one of COUNT_OPERATORS, as parsed: never text from the request.
+		// Each operator, here and below, is one of those the search's parser names: never text from the request.
+		...(filters.seen ?? []).map(({ field, op, at }) => sql`${field === "last_seen" ? seen.lastSeen : seen.firstSeen} ${sql.raw(op)} ${at}`),
 		filters.times_seen ? sql`${seen.count} ${sql.raw(filters.times_seen.op)} ${filters.times_seen.count}` : undefined,
 		...(filters.tags ?? []).map((tag) => tagCondition(owner.keyId, tag, logIssues.groupHash, environment)),
 		after ? sql`(${sql.join([...columns], sql`, `)}) < (${sql.join(after.values.map((v) => sql`${v}`), sql`, `)})` : undefined,

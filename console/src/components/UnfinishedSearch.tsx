@@ -1,5 +1,4 @@
-import { ISSUE_PERIODS } from "../../../domain/api/issues";
-import { IS_VALUES, PERIOD_KEYS, searchRefusal } from "../../../domain/api/issueSearch";
+import { IS_VALUES, isSearchTime, PERIOD_KEYS, searchRefusal } from "../../../domain/api/issueSearch";
 import type { SearchScope } from "../../../domain/api/issueSearchSuggestions";
 
 /**
@@ -30,10 +29,10 @@ const SENTRY_ONLY_KEYS: Readonly<Record<string, string>> = {
 	"issue.priority": "svc has no priorities: sort by Events or Users",
 	"error.value": "search the message as text, or error.type: for its type",
 	"error.mechanism": "search the mechanism: tag (mechanism:onerror)",
-	"event.timestamp": "lastSeen: and firstSeen: take a period (-24h)",
+	"event.timestamp": "lastSeen: and firstSeen: take a time (-24h, >=2026-11-01)",
 };
-/** The list's periods as Sentry's relative times, as lastSeen:, firstSeen: and age: take them. */
-const PERIOD_CHOICES = Object.keys(ISSUE_PERIODS).map((period) => `-${period}`);
+/** What lastSeen:, firstSeen: and age: take, as Sentry's search does (isSearchTime). */
+const TIME_EXAMPLE = "a time before now (-30m, -3d, -2w; +3d for longer ago) or a date (>=2026-11-01, <2026-11-01T12:00:00Z, or 2026-11-01 for that day)";
 const listed = (values: readonly string[]) => (values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0]);
 
 /** A value of each of the list's own keys (lower-cased), to show with one typed without any. */
@@ -77,11 +76,11 @@ export function incompleteKey(search = "", scope: SearchScope = "issues"): Unfin
 		if (IS_VALUES.includes(value.toLowerCase())) continue;
 		return { key: `${key}:`, example: listed(isValues), unknown: `${key}:${value}` };
 	}
-	// A period the list has none for (lastSeen:-3d, a date) is text, which no title holds; in an
-	// event search every period is the API's to refuse.
+	// A time the search cannot read (lastSeen:-3x, a date of no month) is text, which no title
+	// holds; in an event search every period is the API's to refuse.
 	for (const [, key, value] of search.matchAll(/(?:^|\s)([a-z]+):([^\s"]+)(?=\s|$)/gi)) {
-		if (scope === "events" || !PERIOD_KEYS.has(key.toLowerCase()) || PERIOD_CHOICES.includes(`-${value.replace(/^-/, "").toLowerCase()}`)) continue;
-		return { key: `${key}:`, example: listed(PERIOD_CHOICES), unknown: `${key}:${value}` };
+		if (scope === "events" || !PERIOD_KEYS.has(key.toLowerCase()) || isSearchTime(value)) continue;
+		return { key: `${key}:`, example: TIME_EXAMPLE, unknown: `${key}:${value}` };
 	}
 	for (const [, key, value] of search.matchAll(/(?:^|\s)(timesSeen):([^\s"]+)(?=\s|$)/gi)) {
 		if (scope === "issues" && !/^(>=|<=|>|<|=)?\d{1,12}[kmb]?$/i.test(value)) {
