@@ -247,7 +247,7 @@ export class ProjectCollector extends DurableObject<Env> {
 	// Owner operations
 
 	/** Sets the status of each of the issues named: IssueTriage.setStatus. */
-	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[]> {
+	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[] | "unknown_release"> {
 		return this.#triage.setStatus(groupHashes, status, details);
 	}
 

@@ -50,10 +50,11 @@ export class IssueTriage {
 	 * Sets the status of each of the issues named (one or many, in one commit and one move to D1);
 	 * resolving records the release each was resolved in (or that it is the next one), ignoring how
 	 * long it lasts. The issues as changed, in the order named (once each: the route drops repeats);
-	 * others' hashes left out.
+	 * others' hashes left out. "unknown_release" for a release to resolve in that the project never sent.
 	 */
-	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[]> {
+	async setStatus(groupHashes: string[], status: IssueStatus, details?: StatusDetails): Promise<IssueSnapshot[] | "unknown_release"> {
 		const { groups, env } = this.#parts;
+		if (details?.inRelease !== undefined && !groups.releases.has(details.inRelease)) return "unknown_release";
 		const owner = this.#parts.owner();
 		if (!owner) return [];
 		const now = Date.now();

@@ -26,6 +26,11 @@ export class ProjectReleases {
 		this.#known.clear();
 	}
 
+	/** Whether the project has sent this release. */
+	has(release: string): boolean {
+		return this.#known.has(release) || this.#releaseSeq(release) !== null;
+	}
+
 	/** Versions compare as versions (semver-aware); other releases by when the project first sent them. */
 	isOlder(release: string, than: string): boolean {
 		const byVersion = compareVersions(release, than);

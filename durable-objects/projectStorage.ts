@@ -323,8 +323,8 @@ export class IssueGroups {
 	}
 
 	/**
-	 * Sets an issue's status; resolving records the release it was resolved in (or that it is the
-	 * next one, `details.inNextRelease`), ignoring the end `details` gives it (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
+	 * Sets an issue's status; resolving records the release it was resolved in (`details.inRelease`,
+	 * else resolutionRelease's; or that it is the next one, `details.inNextRelease`), ignoring the end `details` gives it (a time, the count of `events` more, of `users` more, or escalating, from `hourly`:
 	 * the issue's events per hour of the ESCALATION_HOURS up to `now`). The row as changed; null when
 	 * there is no such issue.
 	 */
@@ -332,7 +332,7 @@ export class IssueGroups {
 		const group = this.row(hash);
 		if (!group) return null;
 		const noted = statusActivity(toSnapshot(group));
-		const resolvedIn = status === "resolved" ? this.releases.resolutionRelease(JSON.parse(group.releases)) : null;
+		const resolvedIn = status === "resolved" ? (details.inRelease ?? this.releases.resolutionRelease(JSON.parse(group.releases))) : null;
 		// In the next release: only an issue seen in a release has one after it.
 		const inNextRelease = resolvedIn !== null && details.inNextRelease === true;
 		const ignored = status === "ignored";

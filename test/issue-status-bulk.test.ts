@@ -60,6 +60,12 @@ describe("PATCH /api/issues", () => {
 		expect((await issueOf(owner, api.group_hash)).status).toBe("open");
 		const ignored = await setStatuses(owner.token, { project_name: owner.projectName, status: "ignored", resolve_in_next_release: true, group_hashes: [web.group_hash] });
 		expect(ignored.status).toBe(400);
+		// In a release named, each of them; one the project never sent changes none.
+		const named = await setStatuses(owner.token, { project_name: owner.projectName, status: "resolved", resolve_in_release: "api@2.0.1", group_hashes: [api.group_hash, none.group_hash] });
+		expect((await named.json<Json>()).issues.map((i: Json) => i.resolved_in_release)).toEqual(["api@2.0.1", "api@2.0.1"]);
+		const unknown = await setStatuses(owner.token, { project_name: owner.projectName, status: "resolved", resolve_in_release: "web@9.0.0", group_hashes: [web.group_hash] });
+		expect(unknown.status).toBe(400);
+		expect((await issueOf(owner, web.group_hash)).status).toBe("resolved");
 	});
 
 	it(`takes 1 to ${OWNER_LIMITS.issueMutationHashes} hashes; refuses more, none, a malformed hash and an unknown status`, async ({ expect }) => {

@@ -156,6 +156,50 @@ describe("PATCH /api/issues/:group_hash", () => {
 		}
 	});
 
+	it("resolve_in_release: resolved in a release the project sent (Sentry's another existing release): older releases' events do not reopen it, its own and newer do", async ({ expect }) => {
+		const owner = await ownerWithLogKey();
+		const patch = (groupHash: string, body: Json) =>
+			call(`/api/issues/${groupHash}`, { method: "PATCH", token: owner.token, json: { project_name: owner.projectName, ...body } });
+		const event = (release?: string) => ({ exception: { type: "E", value: "v" }, ...(release && { release }) });
+		const { group_hash } = await ingestOk(owner.rawKey, event("1.2.0"));
+		// Another issue sent the release the fix is in: the project has it, this issue never saw it.
+		await ingestOk(owner.rawKey, { message: "elsewhere", release: "1.4.0" });
+		const resolved = await patch(group_hash, { status: "resolved", resolve_in_release: "1.4.0" });
+		expect(resolved.status).toBe(200);
+		const body = await resolved.json<Json>();
+		expect(body).toMatchObject({ status: "resolved", resolved_in_release: "1.4.0" });
+		expect(body).not.toHaveProperty("resolved_in_next_release");
+		expect((await issueOf(owner, group_hash)).activity[0]).toMatchObject({ kind: "resolved", release: "1.4.0" });
+
+		// Clients still on 1.2.0 and 1.3.0 do not reopen it; 1.4.0 does, as any release the fix is in.
+		await ingestOk(owner.rawKey, event("1.2.0"));
+		await ingestOk(owner.rawKey, event("1.3.0"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "resolved", count: 3 });
+		await ingestOk(owner.rawKey, event("1.4.0"));
+		expect(await issueOf(owner, group_hash)).toMatchObject({ status: "open", count: 4, resolved_in_release: "1.4.0" });
+
+		// A release the project never sent, and the shapes the member does not take: 400, the issue as it was.
+		const unknown = await patch(group_hash, { status: "resolved", resolve_in_release: "9.9.9" });
+		expect(unknown.status).toBe(400);
+		expect((await unknown.json<Json>()).error).toBe("Invalid request: resolve_in_release: no event of this project came from that release");
+		for (const [change, words] of [
+			[{ status: "resolved", resolve_in_release: "" }, "resolve_in_release"],
+			[{ status: "resolved", resolve_in_release: "x".repeat(501) }, "resolve_in_release"],
+			[{ status: "resolved", resolve_in_release: 140 }, "resolve_in_release: must be text"],
+			[{ status: "ignored", resolve_in_release: "1.4.0" }, "status: must be resolved when resolve_in_next_release or resolve_in_release is given"],
+			[{ status: "resolved", resolve_in_release: "1.4.0", resolve_in_next_release: true }, "resolve_in_release: names the release the fix is in: leave out resolve_in_next_release"],
+		] as const) {
+			const res = await patch(group_hash, change);
+			expect(res.status, JSON.stringify(change)).toBe(400);
+			expect((await res.json<Json>()).error, JSON.stringify(change)).toContain(words);
+		}
+		expect((await issueOf(owner, group_hash)).status).toBe("open");
+		// 500 characters is a release name the project can have sent.
+		const long = "r".repeat(500);
+		await ingestOk(owner.rawKey, { message: "long release", release: long });
+		expect((await patch(group_hash, { status: "resolved", resolve_in_release: long })).status).toBe(200);
+	});
+
 	it("resolving records the newest final release of the issue's package, even one this issue never saw", async ({ expect }) => {
 		const owner = await ownerWithLogKey();
 		const { group_hash } = await ingestOk(owner.rawKey, { message: "old bug", release: "web@3.0.0" });

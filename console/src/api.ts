@@ -82,12 +82,13 @@ export const sessionToken = {
 };
 
 /** How long ignoring lasts, or resolving in the next release, as the API's fields name them. */
-const detailFields = ({ minutes, events, users, escalating, inNextRelease }: StatusDetails) => ({
+const detailFields = ({ minutes, events, users, escalating, inNextRelease, inRelease }: StatusDetails) => ({
 	ignore_for_minutes: minutes,
 	ignore_until_events: events,
 	ignore_until_users: users,
 	ignore_until_escalating: escalating,
 	resolve_in_next_release: inNextRelease,
+	resolve_in_release: inRelease,
 });
 
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {

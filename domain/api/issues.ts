@@ -34,11 +34,13 @@ export type IssuePeriod = keyof typeof ISSUE_PERIODS;
 
 /**
  * What a status change holds beyond the status (Sentry's statusDetails): how long ignoring lasts,
- * or, resolving, that the fix ships in the next release.
+ * or, resolving, that the fix ships in the next release or in a release named.
  */
 export interface StatusDetails extends IgnoreCondition {
 	/** Resolved in the release after the one resolving records: that release's events do not reopen it either. */
 	inNextRelease?: boolean;
+	/** Resolved in this release, one the project has sent, in place of the one resolving records (Sentry's "Another existing release"). */
+	inRelease?: string;
 }
 
 /**

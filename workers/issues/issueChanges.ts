@@ -6,7 +6,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { ISSUE_STATUSES, type StatusDetails, type UnmergeView } from "../../domain/api/issues";
-import { LOG_LIMITS, OWNER_LIMITS } from "../../domain/limits";
+import { LOG_LIMITS, LOG_STORAGE_BOUNDS, OWNER_LIMITS } from "../../domain/limits";
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { projectNameSchema, requireOwnKey } from "../keys/projectKeys";
@@ -26,8 +26,10 @@ const statusFields = {
 	ignore_until_users: z.number().int().min(1).max(OWNER_LIMITS.ignoreUsersMax).optional(),
 	ignore_until_escalating: z.literal(true, { error: "must be true (leave it out to ignore otherwise)" }).optional(),
 	resolve_in_next_release: z.literal(true, { error: "must be true (leave it out to resolve in the current release)" }).optional(),
+	resolve_in_release: z.string().min(1).max(LOG_STORAGE_BOUNDS.name).optional(),
 };
 const IGNORE_CONDITIONS = ["ignore_for_minutes", "ignore_until_events", "ignore_until_users", "ignore_until_escalating"] as const;
+const RESOLVE_DETAILS = ["resolve_in_next_release", "resolve_in_release"] as const;
 type StatusChange = Omit<z.infer<z.ZodObject<typeof statusFields>>, "project_name">;
 const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 	schema
@@ -39,9 +41,13 @@ const ignoringRule = <T extends StatusChange>(schema: z.ZodType<T>) =>
 			path: ["status"],
 			message: `must be ignored when ${IGNORE_CONDITIONS.join(", ")} is given`,
 		})
-		.refine((b) => b.status === "resolved" || b.resolve_in_next_release === undefined, {
+		.refine((b) => b.status === "resolved" || RESOLVE_DETAILS.every((name) => b[name] === undefined), {
 			path: ["status"],
-			message: "must be resolved when resolve_in_next_release is given",
+			message: `must be resolved when ${RESOLVE_DETAILS.join(" or ")} is given`,
+		})
+		.refine((b) => RESOLVE_DETAILS.some((name) => b[name] === undefined), {
+			path: ["resolve_in_release"],
+			message: "names the release the fix is in: leave out resolve_in_next_release",
 		});
 /** The issues a bulk action names: as Sentry's bulk actions, up to OWNER_LIMITS.issueMutationHashes at once; one named twice counts once. */
 const groupHashesSchema = z
@@ -177,7 +183,10 @@ async function setIssueStatuses(env: Env, userId: string, projectName: string, g
 		users: change.ignore_until_users,
 		escalating: change.ignore_until_escalating,
 		inNextRelease: change.resolve_in_next_release,
+		inRelease: change.resolve_in_release,
 	};
-	return projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, details);
+	const issues = await projectCollectorFor(env, key.id).setStatus(groupHashes, change.status, details);
+	if (issues === "unknown_release") throw new HttpError(400, "Invalid request: resolve_in_release: no event of this project came from that release");
+	return issues;
 }
 

@@ -146,7 +146,7 @@ function StatusActions({ issue, project, listLink }: { issue: IssueDetailView; p
 	}, [setStatus.isPending]);
 	return (
 		<div className="row" ref={actions}>
-			{issue.status !== "resolved" && <ResolveActions primary onResolve={(details) => act("resolved", details)} disabled={setStatus.isPending} />}
+			{issue.status !== "resolved" && <ResolveActions primary project={project} onResolve={(details) => act("resolved", details)} disabled={setStatus.isPending} />}
 			<IgnoreActions
 				onIgnore={(ignoring) => act("ignored", ignoring)}
 				disabled={setStatus.isPending}

@@ -236,7 +236,7 @@ export function IssuesPage() {
 			<SearchSyntax />
 			{items.length > 0 && (
 				<SelectionBar selection={selection} label="Selected issues">
-					<ResolveActions disabled={none} onResolve={(details) => act("resolved", details)} />
+					<ResolveActions project={project} disabled={none} onResolve={(details) => act("resolved", details)} />
 					<IgnoreActions disabled={none} onIgnore={(ignoring) => act("ignored", ignoring)} />
 					<button type="button" disabled={none} onClick={() => act("open")}>
 						Reopen
