@@ -184,7 +184,8 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
  * session cut. A condition on a list of visitors (`visitor_id IN visitors_…`) lets SQLite read
  * those visitors' events through analytics_events_visitor_idx, in (visitor, time) order, instead
  * of every event of the range. One row: the figures as columns (pageviews, visitors, events,
- * identified, sessions, bounces, engaged_ms), the series and each list a JSON column.
+ * identified, sessions, bounces, engaged_ms), the series (those figures per bucket, engaged_ms
+ * the mean of the sessions that began in it, null where none did) and each list a JSON column.
  */
 export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
 	const split = filters.events !== filters.visits;
@@ -199,10 +200,21 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 				: [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS]
 			: []),
 	];
+	// Per bucket, the event figures of the events in it and the visit figures of the sessions that
+	// began in it (at their first page view or custom event, where the rollups count them too):
+	// one pass over each of the two sets the totals read anyway.
+	const bucket = (ts: string) => `(${ts} / ${bucketMs}) * ${bucketMs}`;
 	const series = jsonRows(
-		["t", "pageviews", "visitors"],
-		`SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
-		FROM counted WHERE name NOT IN ('_leave', '_identify') GROUP BY 1`,
+		["t", "pageviews", "visitors", "sessions", "bounces", "engaged_ms"],
+		`SELECT t, sum(pageviews) AS pageviews, sum(visitors) AS visitors, sum(sessions) AS sessions, sum(bounces) AS bounces, sum(engaged_ms) AS engaged_ms
+		FROM (
+			SELECT ${bucket("ts")} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors, 0 AS sessions, 0 AS bounces, NULL AS engaged_ms
+			FROM counted WHERE name NOT IN ('_leave', '_identify') GROUP BY 1
+			UNION ALL
+			SELECT ${bucket("first_visit")}, 0, 0, count(*), sum(pageviews = 1 AND custom = 0), avg(engaged)
+			FROM per_session WHERE pageviews + custom > 0 GROUP BY 1
+		)
+		GROUP BY t`,
 		"t",
 		"-1",
 	);

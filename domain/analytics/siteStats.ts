@@ -3,7 +3,7 @@
  * without filters, from the events with them (eventStats.ts, which also states how each figure is
  * defined). The pages report is in pagesReport.ts.
  */
-import type { PeriodTotalsView, SiteStatsView } from "../api/sites";
+import type { PeriodTotalsView, SeriesPointView, SiteStatsView } from "../api/sites";
 import { OWNER_LIMITS } from "../limits";
 import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW } from "./eventStats";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
@@ -44,6 +44,28 @@ function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bou
 	};
 }
 
+/** A series row before it is read: its bucket's event figures, and the sessions that began in it with their bounces and mean engaged time (null without any). */
+interface SeriesRow {
+	t: number;
+	pageviews: number;
+	visitors: number;
+	sessions: number;
+	bounces: number;
+	engaged_ms: number | null;
+}
+
+const EMPTY_BUCKET: Omit<SeriesRow, "t"> = { pageviews: 0, visitors: 0, sessions: 0, bounces: 0, engaged_ms: null };
+
+/**
+ * A bucket of the series: its visit figures are those of the sessions that began in it. Where
+ * none began, a bounce rate or a visit duration would be a share and a mean of nothing: null,
+ * which the chart draws as a gap (as Plausible does), not as a fall to 0.
+ */
+function seriesPoint({ t, pageviews, visitors, sessions, bounces, engaged_ms }: Omit<SeriesRow, "t"> & { t: string }): SeriesPointView {
+	const visits = sessions > 0 ? visitFigures({ sessions, bounces, engaged_ms }) : { sessions, bounce_rate: null, avg_duration: null };
+	return { t, pageviews, visitors, ...visits };
+}
+
 /** A period's figures: `totals` holds the session figures too; the series stops at the bucket under way at `now`. */
 const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: number): PeriodTotalsView => ({
 	from: new Date(range.from).toISOString(),
@@ -53,7 +75,7 @@ const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: nu
 	events: totals.events,
 	identified_visitors: totals.identified,
 	...visitFigures(totals),
-	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }, now),
+	series: fillSeries<Omit<SeriesRow, "t">>(range, series, EMPTY_BUCKET, now).map(seriesPoint),
 });
 
 export interface StatsRequest {
