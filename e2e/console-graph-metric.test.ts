@@ -88,9 +88,18 @@ describe("owner console: the chart draws the top figure chosen", () => {
 	});
 
 	it("draws the conversion rate under a custom event's filter, and visitors again without it", async () => {
+		const reads: string[] = [];
+		const counting = (request: { url: () => string }) => {
+			if (new URL(request.url()).pathname === `/api/sites/${site}/stats`) reads.push(request.url());
+		};
+		page.on("request", counting);
 		await page.goto(`${worker.url}/analytics/${site}?period=today&event=signup`);
 		// C alone converted, out of the three visitors.
 		await expect.poll(() => figure("Conversion rate").count()).toBe(1);
+		// One read of the statistics: the answer carries the visitors the rate is out of.
+		await page.waitForLoadState("networkidle");
+		page.off("request", counting);
+		expect(reads).toHaveLength(1);
 		await figure("Conversion rate").click();
 		await expect.poll(() => chart().getAttribute("aria-label")).toBe("Conversion rate over the period: 33.3%; none in the period before");
 		expect(await legend()).toEqual(["Time (UTC)whole period", "Conversion rate33.3%", "Conversion rate, period before"]);

@@ -117,3 +117,37 @@ describe("the series' visit figures", () => {
 		expect(counted(next.body.previous.series)).toEqual(buckets);
 	});
 });
+
+describe("a goal's conversion base", () => {
+	/** The buckets with visitors, as [hour, visitors]. */
+	const hours = (series: Array<{ t: string; visitors: number }>) => series.filter((b) => b.visitors > 0).map((b) => [b.t.slice(11, 16), b.visitors]);
+
+	it.for([
+		// The seeded day's visitors, A, B, C and E, as the unfiltered answer counts them (the rollups).
+		["event=signup", 4, [["10:00", 2], ["11:00", 1], ["12:00", 1], ["13:00", 1], ["23:00", 1]]],
+		["property=plan:pro", 4, [["10:00", 2], ["11:00", 1], ["12:00", 1], ["13:00", 1], ["23:00", 1]]],
+		// Out of the visitors the other filters keep (from the events): A alone is from DE.
+		["event=signup&country=DE", 1, [["10:00", 1], ["11:00", 1]]],
+		["event=signup&page=/next", 1, [["13:00", 1]]],
+	] as const)("under %s: the visitors of the other filters, in all and per bucket, for both periods", async ([filter, visitors, buckets], { expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, [...DAY, ...E]);
+		const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&${filter}`, token);
+		expect(body.conversion_base.visitors).toBe(visitors);
+		expect(body.conversion_base.series).toHaveLength(24);
+		expect(hours(body.conversion_base.series)).toEqual(buckets);
+		const next = await getJson(`/api/sites/${site.tracking_id}/stats?from=2025-03-02T00:00:00Z&to=2025-03-03T00:00:00Z&compare=previous&${filter}`, token);
+		expect(next.body.previous.conversion_base.visitors).toBe(visitors);
+		expect(hours(next.body.previous.conversion_base.series)).toEqual(buckets);
+	});
+
+	it("is left out without a goal's filter", async ({ expect }) => {
+		const { token, site } = await ownerWithSite();
+		await seedEvents(site.tracking_id, DAY);
+		for (const filter of ["", "&country=DE"]) {
+			const { body } = await getJson(`/api/sites/${site.tracking_id}/stats?${RANGE}&compare=previous${filter}`, token);
+			expect(body).not.toHaveProperty("conversion_base");
+			expect(body.previous).not.toHaveProperty("conversion_base");
+		}
+	});
+});

@@ -101,6 +101,11 @@ export interface PeriodTotalsView {
 	/** Mean engaged time per session in seconds, one decimal. */
 	avg_duration: number;
 	series: SeriesPointView[];
+	/**
+	 * Only under the `event` or `property` filter (a goal's): the visitors of the other filters,
+	 * in all and per bucket, which a goal's conversion rate is out of, as Plausible counts it.
+	 */
+	conversion_base?: { visitors: number; series: Array<{ t: string; visitors: number }> };
 }
 
 export interface SiteStatsView extends PeriodTotalsView {

@@ -17,21 +17,21 @@ const GRAPH_METRICS = ["visitors", "visits", "pageviews", "views_per_visit", "bo
 export type GraphMetric = (typeof GRAPH_METRICS)[number];
 const DEFAULT_METRIC: GraphMetric = "visitors";
 
-/** The period's figures, and those without the event filter a conversion rate is out of (while read). */
+/** The period's figures, and under a goal's filter the visitors its conversion rate is out of. */
 interface Period {
 	figures: PeriodTotalsView;
-	base?: PeriodTotalsView;
+	base?: { visitors: number; series: Array<{ visitors: number }> };
 }
 
-/** A bucket of a period's series, and the same bucket without the event filter. */
+/** A bucket of a period's series, and its visitors a conversion rate is out of. */
 interface Bucket {
 	point?: SeriesPointView;
-	base?: SeriesPointView;
+	base?: { visitors: number };
 }
 
 interface Metric {
 	label: string;
-	/** The period's figure; undefined while it cannot be told (a conversion rate before its base is read). */
+	/** The period's figure; undefined where it has none (a conversion rate without a goal's filter). */
 	total: (period: Period) => number | undefined;
 	/** A bucket's figure; null where there is none (no visit began in it, a bucket still to come): a gap. */
 	point: (bucket: Bucket) => number | null;
@@ -126,10 +126,10 @@ function Compared({ metric, value, previous, pressed, onPress }: { metric: Metri
 /** The period before's figure to compare with, where it has one. */
 const previousOf = (metric: Metric, before: Period | undefined) => (before && (metric.counted?.(before) ?? true) ? metric.total(before) : undefined);
 
-/** The figures of the period and the one before (`base`: the answer without the event filter, for a conversion rate). */
-function periods(data: SiteStatsView, base: SiteStatsView | undefined) {
-	const now: Period = { figures: data, base };
-	const before: Period | undefined = data.previous && { figures: data.previous, base: base?.previous };
+/** The figures of the period and the one before, each with its conversion base under a goal's filter. */
+function periods(data: SiteStatsView) {
+	const now: Period = { figures: data, base: data.conversion_base };
+	const before: Period | undefined = data.previous && { figures: data.previous, base: data.previous.conversion_base };
 	return { now, before };
 }
 
@@ -139,20 +139,18 @@ function periods(data: SiteStatsView, base: SiteStatsView | undefined) {
  */
 export function TopFigures({
 	data,
-	base,
 	converting,
 	chosen,
 	choose,
 	children,
 }: {
 	data: SiteStatsView;
-	base?: SiteStatsView;
 	converting: boolean;
 	chosen: GraphMetric;
 	choose: (metric: GraphMetric) => void;
 	children: ReactNode;
 }) {
-	const { now, before } = periods(data, base);
+	const { now, before } = periods(data);
 	return (
 		<div className="figures">
 			{children}
@@ -167,8 +165,8 @@ export function TopFigures({
 }
 
 /** The chart of the chosen metric over the period's buckets (`times`), and of the period before when compared. */
-export function MetricChart({ metric: chosen, data, base, times }: { metric: GraphMetric; data: SiteStatsView; base?: SiteStatsView; times: number[] }) {
-	const { now, before } = periods(data, base);
+export function MetricChart({ metric: chosen, data, times }: { metric: GraphMetric; data: SiteStatsView; times: number[] }) {
+	const { now, before } = periods(data);
 	const metric = METRICS[chosen];
 	const total = metric.total(now);
 	const previousTotal = previousOf(metric, before);

@@ -73,8 +73,8 @@ export function DashboardPage() {
 	// Filtered to a custom event (or one of its properties), the visitors are the converted ones:
 	// a conversion rate is out of the visitors the other filters keep, as Plausible counts a goal's.
 	const converting = filters.event !== undefined || filters.property !== undefined;
-	const base = useSiteStats(site, { ...query, event: undefined, property: undefined, compare: "previous", limit: "1" }, converting);
-	const baseData = converting ? base.data : stats.data;
+	// The answer carries those visitors under a goal's filter (conversion_base).
+	const conversionBase = converting ? stats.data?.conversion_base?.visitors : stats.data?.visitors;
 	const [metric, chooseMetric] = useGraphMetric(converting);
 	const siteView = useSites().data?.find((s) => s.tracking_id === site);
 	const paused = siteView?.active === false;
@@ -172,7 +172,7 @@ export function DashboardPage() {
 			)}
 			{data && (
 				<div aria-busy={stats.isPlaceholderData} className={stats.isPlaceholderData ? "stale" : undefined}>
-					<TopFigures data={data} base={converting ? baseData : undefined} converting={converting} chosen={metric} choose={chooseMetric}>
+					<TopFigures data={data} converting={converting} chosen={metric} choose={chooseMetric}>
 						<Figure
 							label="On the site now"
 							value={count(data.visitors_now)}
@@ -197,10 +197,10 @@ export function DashboardPage() {
 								{siteView && <RefusedHost site={siteView} />}
 							</>
 						))}
-					<MetricChart metric={metric} data={data} base={converting ? baseData : undefined} times={times} />
+					<MetricChart metric={metric} data={data} times={times} />
 					<SiteBreakdowns
 						stats={data}
-						conversionBase={baseData?.visitors}
+						conversionBase={conversionBase}
 						filtered={active.length > 0}
 						pick={pick}
 						pickProperty={pickProperty}
