@@ -68,12 +68,12 @@ describe("owner console: the dashboard", () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=${utcDate(today)}&to=${utcDate(today + DAY)}`);
 		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
 		// Nothing pointed at: the legend gives the period's figures, the period before's too.
-		expect(await page.locator(".chart .u-legend .u-series").allTextContents()).toEqual(["Time (UTC)whole period", "Visitors2", "Page views3", "Visitors, period before0"]);
+		expect(await page.locator(".chart .u-legend .u-series").allTextContents()).toEqual(["Time (UTC)whole period", "Visitors2", "Visitors, period before0"]);
 		// Tomorrow's last hour: no figure yet, nor for the period before, compared only as far as this
 		// one has gone.
 		await expect.poll(() => legendAt(1, 1)).toBe("Visitors");
 		expect(await legendAt(1, 0)).toContain(`${utcDate(today + DAY)} 11:00pm`);
-		expect(await legendAt(1, 3)).toBe("Visitors, period before");
+		expect(await legendAt(1, 2)).toBe("Visitors, period before");
 		// The hour under way (hour h of the 48 is h / 47 of the way across) holds what was collected.
 		const hour = Math.floor((collectedAt - today) / 3_600_000);
 		await expect.poll(() => legendAt(hour / 47, 1)).toBe("Visitors2");
@@ -125,9 +125,9 @@ describe("owner console: the dashboard", () => {
 		// Under a filter, out of the visitors it keeps: B alone, who upgraded.
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=upgrade`);
 		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
-		// The chart as a screen reader reads it: one visitor and one page view in the singular.
-		expect(await page.getByRole("img", { name: /^Visitors and page views over the period/ }).getAttribute("aria-label")).toBe(
-			"Visitors and page views over the period: 1 visitor, 1 page view; 0 visitors in the period before",
+		// The chart as a screen reader reads it: one visitor in the singular.
+		expect(await page.getByRole("img", { name: /^Visitors over the period/ }).getAttribute("aria-label")).toBe(
+			"Visitors over the period: 1 visitor; 0 visitors in the period before",
 		);
 		expect(await figure("Views per visit").textContent()).toBe("1");
 		// The event's conversion rate is still out of every visitor the other filters keep (A and B),

@@ -187,6 +187,8 @@ describe("statistics from the rollups equal those from the events", { timeout: 6
 		const fromRollups = await statsOf(site.tracking_id, range(from, to), { comparePrevious: true });
 		const fromEvents = await statsOf(site.tracking_id, range(from, to), { comparePrevious: true, fromEvents: true });
 		expect(fromRollups.pageviews).toBeGreaterThan(0);
+		// Every figure, each bucket's visits, bounce rate and visit duration included (null where no visit began).
+		expect(fromRollups.series.some((bucket) => bucket.sessions > 0)).toBe(true);
 		expect(fromRollups).toEqual(fromEvents);
 	});
 
@@ -204,6 +206,11 @@ describe("statistics from the rollups equal those from the events", { timeout: 6
 		expect(all.campaigns.utm_term.length).toBe(1);
 		expect(all.campaigns.ref.map((row) => row.ref).sort()).toEqual(["digest", "producthunt"]);
 		expect(all.top_pages.some((page) => page.scroll_depth !== null && page.time_on_page !== null)).toBe(true);
+		// Hours with visits that bounced and did not, hours with a visit's later views but no visit begun, hours with nothing.
+		expect(all.series.some((bucket) => bucket.bounce_rate !== null && bucket.bounce_rate > 0 && bucket.bounce_rate < 1)).toBe(true);
+		expect(all.series.some((bucket) => bucket.pageviews > 0 && bucket.sessions === 0 && bucket.avg_duration === null)).toBe(true);
+		expect(all.series.some((bucket) => bucket.pageviews === 0 && bucket.bounce_rate === null)).toBe(true);
+		expect(all.series.reduce((sum, bucket) => sum + bucket.sessions, 0)).toBe(all.sessions);
 	});
 });
 

@@ -202,7 +202,7 @@ describe("comparison with the previous period (compare=previous)", () => {
 			avg_duration: 56.3,
 		});
 		expect(series).toHaveLength(24);
-		expect(series[10]).toEqual({ t: "2025-03-01T10:00:00.000Z", pageviews: 3, visitors: 2 });
+		expect(series[10]).toEqual({ t: "2025-03-01T10:00:00.000Z", pageviews: 3, visitors: 2, sessions: 2, bounce_rate: 0.5, avg_duration: 90 });
 	});
 
 	it("applies the filters to both periods", async ({ expect }) => {

@@ -94,12 +94,13 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 
 		// Hourly series over the day: 24 buckets, zeros included.
 		expect(body.series).toHaveLength(24);
-		expect(body.series[0]).toEqual({ t: "2025-03-01T00:00:00.000Z", pageviews: 0, visitors: 0 });
+		// A bucket where no visit began has no bounce rate or visit duration: null, not 0.
+		expect(body.series[0]).toEqual({ t: "2025-03-01T00:00:00.000Z", pageviews: 0, visitors: 0, sessions: 0, bounce_rate: null, avg_duration: null });
 		const nonZero = body.series.filter((b: { pageviews: number; visitors: number }) => b.pageviews > 0 || b.visitors > 0);
 		expect(nonZero).toEqual([
-			{ t: "2025-03-01T10:00:00.000Z", pageviews: 3, visitors: 2 },
-			{ t: "2025-03-01T11:00:00.000Z", pageviews: 1, visitors: 1 },
-			{ t: "2025-03-01T23:00:00.000Z", pageviews: 1, visitors: 1 },
+			{ t: "2025-03-01T10:00:00.000Z", pageviews: 3, visitors: 2, sessions: 2, bounce_rate: 0.5, avg_duration: 90 },
+			{ t: "2025-03-01T11:00:00.000Z", pageviews: 1, visitors: 1, sessions: 1, bounce_rate: 1, avg_duration: 0 },
+			{ t: "2025-03-01T23:00:00.000Z", pageviews: 1, visitors: 1, sessions: 1, bounce_rate: 0, avg_duration: 45 },
 		]);
 	});
 
@@ -119,11 +120,17 @@ describe("GET /api/sites/:tracking_id/stats", () => {
 			t: "2025-03-01T00:00:00.000Z",
 			pageviews: 5,
 			visitors: 3,
+			sessions: 4,
+			bounce_rate: 0.5,
+			avg_duration: 56.3,
 		});
 		expect(week.body.series.find((b: { t: string }) => b.t === "2025-02-28T00:00:00.000Z")).toEqual({
 			t: "2025-02-28T00:00:00.000Z",
 			pageviews: 1,
 			visitors: 1,
+			sessions: 1,
+			bounce_rate: 1,
+			avg_duration: 0,
 		});
 	});
 

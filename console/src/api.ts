@@ -51,6 +51,8 @@ export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView 
 export {
 	type CrawlerPurpose,
 	type CrawlerStatsView,
+	type PeriodTotalsView,
+	type SeriesPointView,
 	seriesBucketStarts,
 	STATS_FILTER_NAMES,
 	type SitePagesView,

@@ -132,9 +132,8 @@ export const useIssueEvent = (project: string, groupHash: string, eventId?: stri
 export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });
 
-export const useSiteStats = (trackingId: string, query: StatsQuery, enabled = true) =>
+export const useSiteStats = (trackingId: string, query: StatsQuery) =>
 	useQuery({
-		enabled,
 		queryKey: [...keys.site(trackingId), "stats", query],
 		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
 		placeholderData: keepPreviousData,

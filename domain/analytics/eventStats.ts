@@ -184,7 +184,8 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
  * session cut. A condition on a list of visitors (`visitor_id IN visitors_…`) lets SQLite read
  * those visitors' events through analytics_events_visitor_idx, in (visitor, time) order, instead
  * of every event of the range. One row: the figures as columns (pageviews, visitors, events,
- * identified, sessions, bounces, engaged_ms), the series and each list a JSON column.
+ * identified, sessions, bounces, engaged_ms), the series (those figures per bucket, engaged_ms
+ * the mean of the sessions that began in it, null where none did) and each list a JSON column.
  */
 export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
 	const split = filters.events !== filters.visits;
@@ -199,10 +200,21 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 				: [`visited AS ${split ? `(${eventsWhere(filters.visits)})` : "(SELECT * FROM counted)"}`, SESSIONS]
 			: []),
 	];
+	// Per bucket, the event figures of the events in it and the visit figures of the sessions that
+	// began in it (at their first page view or custom event, where the rollups count them too):
+	// one pass over each of the two sets the totals read anyway.
+	const bucket = (ts: string) => `(${ts} / ${bucketMs}) * ${bucketMs}`;
 	const series = jsonRows(
-		["t", "pageviews", "visitors"],
-		`SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors
-		FROM counted WHERE name NOT IN ('_leave', '_identify') GROUP BY 1`,
+		["t", "pageviews", "visitors", "sessions", "bounces", "engaged_ms"],
+		`SELECT t, sum(pageviews) AS pageviews, sum(visitors) AS visitors, sum(sessions) AS sessions, sum(bounces) AS bounces, sum(engaged_ms) AS engaged_ms
+		FROM (
+			SELECT ${bucket("ts")} AS t, sum(name = '') AS pageviews, count(DISTINCT visitor_id) AS visitors, 0 AS sessions, 0 AS bounces, NULL AS engaged_ms
+			FROM counted WHERE name NOT IN ('_leave', '_identify') GROUP BY 1
+			UNION ALL
+			SELECT ${bucket("first_visit")}, 0, 0, count(*), sum(pageviews = 1 AND custom = 0), avg(engaged)
+			FROM per_session WHERE pageviews + custom > 0 GROUP BY 1
+		)
+		GROUP BY t`,
 		"t",
 		"-1",
 	);
@@ -254,12 +266,25 @@ const FIGURES_ONLY: StatsParts = { figures: true, lists: [], visits: [] };
  */
 export const VISITORS_NOW = `SELECT count(DISTINCT visitor_id) AS visitors FROM analytics_events INDEXED BY analytics_events_site_ts_idx WHERE ${RANGE}`;
 
+/**
+ * The visitors of one range (?1-?3) under the filters, and per bucket (`series`, JSON rows {t,
+ * visitors}): what a conversion rate is out of, under the filters but the goal's (the answer's
+ * `conversion_base`). One read of the events the filters keep, no session cut and no list.
+ */
+export function visitorsQuery(filters: CompiledFilters, bucketMs: number): string {
+	const series = jsonRows(["t", "visitors"], `SELECT (ts / ${bucketMs}) * ${bucketMs} AS t, count(DISTINCT visitor_id) AS visitors FROM counted GROUP BY 1`, "t", "-1");
+	return `WITH ${[...filters.visitorLists, `counted AS MATERIALIZED (SELECT visitor_id, ts FROM ${filters.from} WHERE ${RANGE} AND name NOT IN ('_leave', '_identify')${filters.events})`].join(", ")}
+	SELECT (SELECT count(DISTINCT visitor_id) FROM counted) AS visitors, ${series} AS series`;
+}
+
 /** Every statement the statistics answer runs, by name, for the given filters (the query-plan tests read them all). */
 export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = compileFilters({})) {
 	return {
 		stats: statsQuery(filters, bucketMs, everything(filters)),
 		previous: statsQuery(filters, bucketMs, FIGURES_ONLY),
 		visitorsNow: VISITORS_NOW,
+		/** Run over the filters but the goal's, for the conversion rate. */
+		visitors: visitorsQuery(filters, bucketMs),
 	};
 }
 

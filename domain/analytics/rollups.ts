@@ -262,7 +262,8 @@ export function rollupQueries(bucketMs: number, dims: Dims = {}) {
 				sum(CASE WHEN dim = '' THEN engaged_ms END) * 1.0 / nullif(sum(CASE WHEN dim = '' THEN visits END), 0) AS engaged_ms
 			FROM r`,
 		series: `WITH ${rollupRows([""], { hoursOnly: true })}
-			SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(pageviews) AS pageviews, sum(${bucketMs === HOUR_MS ? "hour_visitors" : "visitors"}) AS visitors
+			SELECT (start / ${bucketMs}) * ${bucketMs} AS t, sum(pageviews) AS pageviews, sum(${bucketMs === HOUR_MS ? "hour_visitors" : "visitors"}) AS visitors,
+				sum(visits) AS sessions, sum(bounces) AS bounces, sum(engaged_ms) * 1.0 / nullif(sum(visits), 0) AS engaged_ms
 			FROM r GROUP BY 1`,
 		// Pages rank as the events' list does (eventStats.ts): visitors first.
 		pages: `WITH ${rollupRows(["pages"])}

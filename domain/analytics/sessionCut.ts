@@ -17,7 +17,8 @@ const byTime = (text: string) => `printf('%015d', ts) || ${text}`;
 /**
  * The sessions of `events` (a CTE's name or a subquery with SESSION_COLUMNS), as CTE `name`: one
  * row per session with its visitor, its first and last event's time (`first_ts`, `last_ts`: every
- * event of the visitor between them is the session's), its page views, custom events and engaged
+ * event of the visitor between them is the session's), its first page view's or custom event's
+ * (`first_visit`: where the series count it, as the rollups do), its page views, custom events and engaged
  * time, and, when it has a page view, its first page view's path, source, campaign and ref
  * (`entry`, a JSON array), its first page view's referrer host (`entry_referrer`) and its last
  * page view's path, picked by min() and max() of time-prefixed text. `starts` marks a row that
@@ -38,6 +39,7 @@ export function sessionCut(events: string, name: string, hits = false): string {
 		SELECT *, sum(starts) OVER (PARTITION BY visitor_id ORDER BY ts ROWS UNBOUNDED PRECEDING) AS session FROM ${name}_marked
 	), ${name} AS MATERIALIZED (
 		SELECT visitor_id, min(ts) AS first_ts, max(ts) AS last_ts,
+			min(CASE WHEN name <> '_leave' THEN ts END) AS first_visit,
 			sum(name = '') AS pageviews, sum(name NOT IN ('', '_leave')) AS custom, coalesce(sum(engaged), 0) AS engaged,
 			substr(min(entry_at), 16) AS entry, substr(max(exit_at), 16) AS exit_path, substr(min(referrer_at), 16) AS entry_referrer${hits ? ", sum(hit) AS hits" : ""}
 		FROM ${name}_numbered GROUP BY visitor_id, session

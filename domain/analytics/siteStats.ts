@@ -3,9 +3,9 @@
  * without filters, from the events with them (eventStats.ts, which also states how each figure is
  * defined). The pages report is in pagesReport.ts.
  */
-import type { PeriodTotalsView, SiteStatsView } from "../api/sites";
+import type { PeriodTotalsView, SeriesPointView, SiteStatsView } from "../api/sites";
 import { OWNER_LIMITS } from "../limits";
-import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW } from "./eventStats";
+import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW, visitorsQuery } from "./eventStats";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
 import {
 	type EventBreakdown,
@@ -44,8 +44,39 @@ function visitFigures({ sessions, bounces, engaged_ms }: { sessions: number; bou
 	};
 }
 
-/** A period's figures: `totals` holds the session figures too; the series stops at the bucket under way at `now`. */
-const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: number): PeriodTotalsView => ({
+/** A series row before it is read: its bucket's event figures, and the sessions that began in it with their bounces and mean engaged time (null without any). */
+interface SeriesRow {
+	t: number;
+	pageviews: number;
+	visitors: number;
+	sessions: number;
+	bounces: number;
+	engaged_ms: number | null;
+}
+
+const EMPTY_BUCKET: Omit<SeriesRow, "t"> = { pageviews: 0, visitors: 0, sessions: 0, bounces: 0, engaged_ms: null };
+
+/**
+ * A bucket of the series: its visit figures are those of the sessions that began in it. Where
+ * none began, a bounce rate or a visit duration would be a share and a mean of nothing: null,
+ * which the chart draws as a gap (as Plausible does), not as a fall to 0.
+ */
+function seriesPoint({ t, pageviews, visitors, sessions, bounces, engaged_ms }: Omit<SeriesRow, "t"> & { t: string }): SeriesPointView {
+	const visits = sessions > 0 ? visitFigures({ sessions, bounces, engaged_ms }) : { sessions, bounce_rate: null, avg_duration: null };
+	return { t, pageviews, visitors, ...visits };
+}
+
+/** A period's visitors and series under the filters but a goal's (the series' rows may hold more than their visitors). */
+interface ConversionBaseRows {
+	visitors: number;
+	series: Array<{ t: number; visitors: number }>;
+}
+
+/**
+ * A period's figures: `totals` holds the session figures too; the series stops at the bucket under
+ * way at `now`. Under a goal's filter, the visitors its conversion rate is out of (`base`).
+ */
+const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: number, base?: ConversionBaseRows): PeriodTotalsView => ({
 	from: new Date(range.from).toISOString(),
 	to: new Date(range.to).toISOString(),
 	pageviews: totals.pageviews,
@@ -53,7 +84,10 @@ const totalsOf = (range: StatsRange, totals: Rows[number], series: Rows, now: nu
 	events: totals.events,
 	identified_visitors: totals.identified,
 	...visitFigures(totals),
-	series: fillSeries(range, series, { pageviews: 0, visitors: 0 }, now),
+	series: fillSeries<Omit<SeriesRow, "t">>(range, series, EMPTY_BUCKET, now).map(seriesPoint),
+	...(base
+		? { conversion_base: { visitors: base.visitors, series: fillSeries(range, base.series.map(({ t, visitors }) => ({ t, visitors })), { visitors: 0 }, now) } }
+		: {}),
 });
 
 export interface StatsRequest {
@@ -81,7 +115,7 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 	const { filters, comparePrevious, now } = request;
 	const visits = splitVisitRows(rows.visits);
 	return {
-		...totalsOf(range, rows.totals, rows.series, now),
+		...totalsOf(range, rows.totals, rows.series, now, rows.conversionBase),
 		visitors_now: rows.visitorsNow,
 		filters,
 		sample_percent: samplePercent(rows.sample),
@@ -105,7 +139,7 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 		devices: rows.devices,
 		custom_events: rows.custom_events,
 		event_properties: rows.event_properties,
-		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range, now), rows.previous.totals, rows.previous.series, now) } : {}),
+		...(comparePrevious && rows.previous ? { previous: totalsOf(previousOf(range, now), rows.previous.totals, rows.previous.series, now, rows.previous.conversionBase) } : {}),
 	};
 }
 
@@ -147,10 +181,12 @@ async function eventStatsRows(env: Env, trackingId: string, { range, filters, co
 	const previousRange = comparePrevious ? previousOf(range, now) : undefined;
 	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, previousRange ? [range, previousRange] : [range], exact);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
+	const base = conversionBaseQueries(trackingId, filters, { current: range, ...(previousRange ? { previous: previousRange } : {}) }, sample);
 	const rows = await runQueries(env, {
 		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
 		visitorsNow: visitorsNowQuery(trackingId, now),
 		...(previousRange ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousRange, compiled.values) } } : {}),
+		...base?.queries,
 	});
 	const stats = estimated(statsRow(rows.stats));
 	const previous = comparePrevious ? estimated(statsRow(rows.previous)) : undefined;
@@ -158,8 +194,50 @@ async function eventStatsRows(env: Env, trackingId: string, { range, filters, co
 		...stats,
 		totals: stats,
 		visitorsNow: rows.visitorsNow[0].visitors,
-		previous: previous && { totals: previous, series: previous.series },
+		previous: previous && { totals: previous, series: previous.series, conversionBase: base?.read(rows, "previous") },
+		conversionBase: base?.read(rows, "current"),
 		sample,
+	};
+}
+
+/** A goal's conversion rate is out of the visitors of the answer's filters but the goal's (`event`, `property`): those filters, or none without a goal. */
+function goalless(filters: Filters): Filters | undefined {
+	if (filters.event === undefined && filters.property === undefined) return undefined;
+	const { event: _event, property: _property, ...others } = filters;
+	return others;
+}
+
+/**
+ * The statements of each period's conversion base under a goal's filter (none without one), to run
+ * in the answer's batch, and how their rows read: with no other filter from the rollups (their
+ * totals' visitors and series, as the unfiltered answer counts them), else one read of the events
+ * the other filters keep, from the same sample as the answer.
+ */
+function conversionBaseQueries(trackingId: string, filters: Filters, periods: Record<string, StatsRange>, sample: VisitorSample | undefined) {
+	const others = goalless(filters);
+	if (!others) return undefined;
+	const named = Object.entries(periods);
+	if (Object.keys(others).length === 0) {
+		const { totals, series } = rollupQueries(named[0][1].bucketMs);
+		return {
+			queries: Object.fromEntries(
+				named.flatMap(([name, period]) => [
+					[`base_${name}_totals`, { sql: totals, params: rollupParams(trackingId, period) }],
+					[`base_${name}_series`, { sql: series, params: rollupParams(trackingId, period) }],
+				]),
+			) as Record<string, BoundQuery>,
+			read: (rows: Record<string, Rows>, name: string): ConversionBaseRows => ({ visitors: rows[`base_${name}_totals`][0].visitors, series: rows[`base_${name}_series`] }),
+		};
+	}
+	const compiled = compileFilters(others, sample);
+	return {
+		queries: Object.fromEntries(
+			named.map(([name, period]) => [`base_${name}`, { sql: visitorsQuery(compiled, period.bucketMs), params: rangeParams(trackingId, period, compiled.values) }]),
+		) as Record<string, BoundQuery>,
+		read: (rows: Record<string, Rows>, name: string): ConversionBaseRows => {
+			const row = statsRow(rows[`base_${name}`]);
+			return sample ? scaleUp(row, sample) : row;
+		},
 	};
 }
 
@@ -181,7 +259,8 @@ async function rollupStatsRows(env: Env, trackingId: string, { range, comparePre
 		...splitBreakdownRows(rows.breakdowns),
 		totals: rows.totals[0],
 		visitorsNow: rows.visitorsNow[0].visitors,
-		previous: comparePrevious ? { totals: rows.previousTotals[0], series: rows.previousSeries } : undefined,
+		previous: comparePrevious ? { totals: rows.previousTotals[0], series: rows.previousSeries, conversionBase: undefined } : undefined,
+		conversionBase: undefined,
 		sample: undefined,
 	};
 }

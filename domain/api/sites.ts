@@ -75,6 +75,18 @@ export const UTM_NAMES = ["utm_source", "utm_medium", "utm_campaign", "utm_conte
 /** The campaign breakdowns: the utm_ parameters and `ref` of each visit's landing page URL. */
 type CampaignName = (typeof UTM_NAMES)[number] | "ref";
 
+/**
+ * A bucket of a period's series: page views and visitors in it, and the visits (sessions) that
+ * began in it with their bounce rate and visit duration, null where no visit began (no share or
+ * mean of nothing). Views per visit is `pageviews / sessions`, as for the period.
+ */
+export interface SeriesPointView extends PageViewCounts {
+	t: string;
+	sessions: number;
+	bounce_rate: number | null;
+	avg_duration: number | null;
+}
+
 /** The totals and series of a period: the range asked for, or the one before it (`previous`). */
 export interface PeriodTotalsView {
 	from: string;
@@ -88,7 +100,12 @@ export interface PeriodTotalsView {
 	bounce_rate: number;
 	/** Mean engaged time per session in seconds, one decimal. */
 	avg_duration: number;
-	series: Array<{ t: string } & PageViewCounts>;
+	series: SeriesPointView[];
+	/**
+	 * Only under the `event` or `property` filter (a goal's): the visitors of the other filters,
+	 * in all and per bucket, which a goal's conversion rate is out of, as Plausible counts it.
+	 */
+	conversion_base?: { visitors: number; series: Array<{ t: string; visitors: number }> };
 }
 
 export interface SiteStatsView extends PeriodTotalsView {

@@ -1,4 +1,4 @@
-/** Time series of counts drawn by uPlot, in the page's colour scheme and at its container's width. */
+/** Time series (counts unless told otherwise) drawn by uPlot, in the page's colour scheme and at its container's width. */
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -11,12 +11,24 @@ export interface Series {
 	color: string;
 	/** A dashed line, for a figure to compare with (the period before). */
 	dashed?: boolean;
+	/** A dot at each value too: a value between two gaps (a share or mean of one bucket's visits) has no line to be drawn on. */
+	dots?: boolean;
 	/**
 	 * The series' figure over the whole period, which the legend shows while the pointer is on no
 	 * bucket (nothing without it). Not always the sum of the buckets: a period's visitors are fewer
 	 * than its hours' visitors added up when a visitor came back.
 	 */
 	total?: number;
+}
+
+/** What a chart's values are: how they are written (axis, legend) and the steps of its value axis. */
+export interface ValueAxis {
+	format: (value: number) => string;
+	/** The value axis' tick steps, from the smallest. */
+	steps: number[];
+	/** The top of the value axis when no value can pass it (a share: 100 %); else a tenth above the highest value, at least `least`. */
+	max?: number;
+	least?: number;
 }
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -52,8 +64,10 @@ function valueAxisSize(plot: uPlot, values: string[] | undefined, axisIndex: num
 	return size;
 }
 
-/** Every chart counts things: its value axis steps by whole numbers (1, 2, 5, 10, 20, 50...), never 0.5. */
+/** A chart of counts steps by whole numbers (1, 2, 5, 10, 20, 50...), never 0.5. */
 const WHOLE_STEPS = Array.from({ length: 10 }, (_, power) => [1, 2, 5].map((step) => step * 10 ** power)).flat();
+/** Counts, the default: whole steps, written as uPlot writes numbers (1,234). */
+export const COUNT_AXIS: ValueAxis = { format: (n) => uPlot.fmtNum(n), steps: WHOLE_STEPS, least: 1 };
 
 const HOUR_S = 3_600;
 const DAY_S = 24 * HOUR_S;
@@ -70,7 +84,7 @@ const TIME_STEPS = [
 /** A bucket's start (seconds) as a date in UTC: the buckets are UTC hours and days. */
 const utcDate = (ts: number) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC");
 
-function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline", bucketS: number): uPlot.Options {
+function options(width: number, height: number, series: Series[], kind: "chart" | "bars" | "sparkline", bucketS: number, valueAxis: ValueAxis): uPlot.Options {
 	const text = cssVar("--muted");
 	const grid = cssVar("--chart-grid");
 	const spark = kind === "sparkline";
@@ -100,22 +114,22 @@ function options(width: number, height: number, series: Series[], kind: "chart" 
 			// A bar stands centred on its bucket's start: half a bucket more at each end, or the first and
 			// the last (the hour under way) would be cut in half by the chart's edges.
 			x: { time: true, ...(bars && bucketS > 0 ? { range: (_u, min, max) => [min - bucketS / 2, max + bucketS / 2] } : {}) },
-			y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
+			y: { range: (_u, _min, max) => [0, valueAxis.max ?? Math.max(valueAxis.least ?? 0, max ?? 0) * 1.1] },
 		},
-		axes: spark ? [{ show: false }, { show: false }] : [daily ? { ...axis, incrs: TIME_STEPS.filter((step) => step >= bucketS) } : axis, { ...axis, size: valueAxisSize, incrs: WHOLE_STEPS }],
+		axes: spark ? [{ show: false }, { show: false }] : [daily ? { ...axis, incrs: TIME_STEPS.filter((step) => step >= bucketS) } : axis, { ...axis, size: valueAxisSize, incrs: valueAxis.steps, values: (_u, splits) => splits.map(valueAxis.format) }],
 		series: [
 			{ label: "Time (UTC)", value: (_u, ts, _i, index) => (index == null ? (totals ? "whole period" : "") : stamp(utcDate(ts))) },
 			...series.map((s) => ({
 				label: s.label,
 				value: (_u: uPlot, value: number | null, _i: number, index: number | null) =>
-					index == null ? (s.total === undefined ? "" : uPlot.fmtNum(s.total)) : value == null ? "" : uPlot.fmtNum(value),
+					index == null ? (s.total === undefined ? "" : valueAxis.format(s.total)) : value == null ? "" : valueAxis.format(value),
 				stroke: cssVar(s.color),
 				// Bars are filled, not outlined: an outline would draw empty buckets as dashes.
 				width: bars ? 0 : 2,
 				dash: s.dashed ? [6, 4] : undefined,
 				fill: bars ? cssVar(s.color) : undefined,
 				paths: bars ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
-				points: { show: false },
+				points: s.dots ? { show: true, size: 5, fill: cssVar(s.color) } : { show: false },
 			})),
 		],
 	};
@@ -131,32 +145,37 @@ export function TimeChart({
 	label,
 	height = 220,
 	kind = "chart",
+	valueAxis = COUNT_AXIS,
 }: {
 	times: number[];
 	series: Series[];
 	label: string;
 	height?: number;
 	kind?: "chart" | "bars" | "sparkline";
+	/** What the values are, when not counts (a share, a duration). */
+	valueAxis?: ValueAxis;
 }) {
 	const box = useRef<HTMLDivElement>(null);
 	const dark = useColorScheme();
 	const data = [times.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData;
 	const dataKey = JSON.stringify(data);
+	// Two metrics can hold the same values (as many visits as visitors): their lines' names tell them apart.
+	const seriesKey = series.map((s) => `${s.label}\u0000${s.color}\u0000${s.dashed ?? false}\u0000${s.dots ?? false}\u0000${s.total}`).join("\u0001");
 
-	// biome-ignore lint/correctness/useExhaustiveDependencies: redrawn when the data (by value), the scheme or the shape changes
+	// biome-ignore lint/correctness/useExhaustiveDependencies: redrawn when the data (by value), the scheme, the shape or the kind of value changes
 	useEffect(() => {
 		const element = box.current;
 		if (!element) return;
 		const width = () => Math.max(60, element.clientWidth);
 		const bucketS = times.length > 1 ? (times[1] - times[0]) / 1000 : 0;
-		const plot = new uPlot(options(width(), height, series, kind, bucketS), data, element);
+		const plot = new uPlot(options(width(), height, series, kind, bucketS, valueAxis), data, element);
 		const resize = new ResizeObserver(() => plot.setSize({ width: width(), height }));
 		resize.observe(element);
 		return () => {
 			resize.disconnect();
 			plot.destroy();
 		};
-	}, [dataKey, dark, height, kind]);
+	}, [dataKey, seriesKey, dark, height, kind, valueAxis]);
 
 	return <div ref={box} className={kind === "sparkline" ? "sparkline" : "chart"} role="img" aria-label={label} />;
 }

@@ -2,7 +2,6 @@ import { useEffect } from "react";
 import { Link, useParams } from "react-router";
 import { api, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery } from "../api";
 import { tabParam } from "../components/Breakdown";
-import { conversionRate } from "../components/CustomEventsCard";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { lastUsed } from "../components/lastUsed";
@@ -11,9 +10,9 @@ import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { RefusedHost } from "../components/RefusedHost";
 import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
-import { TimeChart } from "../components/TimeChart";
+import { MetricChart, TopFigures, useGraphMetric } from "../components/TopStats";
 import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
-import { count, duration, oneDecimal, percent, plural, utcDate } from "../format";
+import { count, utcDate } from "../format";
 import { isoRange, type Range } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
@@ -46,31 +45,6 @@ function filterText(name: StatsFilterName, value: string): string {
 	return value;
 }
 
-/** A figure with its change from the previous period, in words for screen readers. */
-function Compared({ label, value, previous, format, lowerIsBetter = false }: { label: string; value: number; previous?: number; format: (n: number) => string; lowerIsBetter?: boolean }) {
-	let change = null;
-	if (previous !== undefined && previous > 0) {
-		const ratio = (value - previous) / previous;
-		const better = lowerIsBetter ? ratio < 0 : ratio > 0;
-		const words = `${ratio > 0 ? "up" : "down"} ${percent(Math.abs(ratio))} from the previous period`;
-		change =
-			ratio === 0 ? (
-				<span className="muted">no change</span>
-			) : (
-				<span className={`change ${better ? "up" : "down"}`} title={words}>
-					<span aria-hidden="true">
-						{ratio > 0 ? "↑" : "↓"} {percent(Math.abs(ratio))}
-					</span>
-					<span className="visually-hidden">{words}</span>
-				</span>
-			);
-	} else if (previous === 0 && value > 0) change = <span className="muted">{format === count ? "none the period before" : `was ${format(0)}`}</span>;
-	return <Figure label={label} value={format(value)} note={change} testId={`figure-${label}`} />;
-}
-
-/** Page views per visit (session), one decimal; 0 without visits. */
-const viewsPerVisit = ({ pageviews, sessions }: { pageviews: number; sessions: number }) => (sessions > 0 ? Math.round((pageviews / sessions) * 10) / 10 : 0);
-
 /**
  * A period without a page view or event. One that ended before the site was added could hold
  * nothing, whatever its tag: saying so, not that the tag may be missing, when the tag counts today.
@@ -99,8 +73,9 @@ export function DashboardPage() {
 	// Filtered to a custom event (or one of its properties), the visitors are the converted ones:
 	// a conversion rate is out of the visitors the other filters keep, as Plausible counts a goal's.
 	const converting = filters.event !== undefined || filters.property !== undefined;
-	const base = useSiteStats(site, { ...query, event: undefined, property: undefined, compare: "previous", limit: "1" }, converting);
-	const baseData = converting ? base.data : stats.data;
+	// The answer carries those visitors under a goal's filter (conversion_base).
+	const conversionBase = converting ? stats.data?.conversion_base?.visitors : stats.data?.visitors;
+	const [metric, chooseMetric] = useGraphMetric(converting);
 	const siteView = useSites().data?.find((s) => s.tracking_id === site);
 	const paused = siteView?.active === false;
 	usePageTitle(siteView?.name, "Analytics");
@@ -125,9 +100,6 @@ export function DashboardPage() {
 	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_NAMES, "exact"].map((name) => [name, null])));
 	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
-	const old = data?.previous;
-	// Shares and means of visits compare only with a period that had visits.
-	const oldVisits = old && old.sessions > 0 ? old : undefined;
 	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
 	// Each of the chart's buckets over the whole period (bucket i is both series' i): the answer's
 	// series, and the period before's while the period is under way, stop at the bucket under way,
@@ -200,28 +172,14 @@ export function DashboardPage() {
 			)}
 			{data && (
 				<div aria-busy={stats.isPlaceholderData} className={stats.isPlaceholderData ? "stale" : undefined}>
-					<div className="figures">
+					<TopFigures data={data} converting={converting} chosen={metric} choose={chooseMetric}>
 						<Figure
 							label="On the site now"
 							value={count(data.visitors_now)}
 							note={<span className="muted">visitors in the last 5 minutes</span>}
 							testId="figure-now"
 						/>
-						<Compared label="Visitors" value={data.visitors} previous={old?.visitors} format={count} />
-						<Compared label="Page views" value={data.pageviews} previous={old?.pageviews} format={count} />
-						<Compared label="Visits" value={data.sessions} previous={old?.sessions} format={count} />
-						<Compared label="Views per visit" value={viewsPerVisit(data)} previous={oldVisits && viewsPerVisit(oldVisits)} format={oneDecimal} />
-						<Compared label="Bounce rate" value={data.bounce_rate} previous={oldVisits?.bounce_rate} format={percent} lowerIsBetter />
-						<Compared label="Visit duration" value={data.avg_duration} previous={oldVisits?.avg_duration} format={duration} />
-						{converting && baseData && (
-							<Compared
-								label="Conversion rate"
-								value={conversionRate(data, baseData)}
-								previous={old && baseData.previous && conversionRate(old, baseData.previous)}
-								format={percent}
-							/>
-						)}
-					</div>
+					</TopFigures>
 					{data.pageviews === 0 &&
 						data.events === 0 &&
 						// Under filters an empty answer says nothing about the tag: the filters left nothing.
@@ -239,22 +197,10 @@ export function DashboardPage() {
 								{siteView && <RefusedHost site={siteView} />}
 							</>
 						))}
-					<section className="card" aria-labelledby="over-time">
-						<h2 id="over-time">Visitors and page views</h2>
-						<TimeChart
-							times={times}
-							series={[
-								{ label: "Visitors", values: times.map((_, i) => data.series[i]?.visitors ?? null), color: "--chart-1", total: data.visitors },
-								{ label: "Page views", values: times.map((_, i) => data.series[i]?.pageviews ?? null), color: "--chart-2", total: data.pageviews },
-								// The period before, bucket by bucket from its start: the same length, so the same place on the chart.
-								...(old ? [{ label: "Visitors, period before", values: times.map((_, i) => old.series[i]?.visitors ?? null), color: "--chart-3", dashed: true, total: old.visitors }] : []),
-							]}
-							label={`Visitors and page views over the period: ${plural(data.visitors, "visitor")}, ${plural(data.pageviews, "page view")}${old ? `; ${plural(old.visitors, "visitor")} in the period before` : ""}`}
-						/>
-					</section>
+					<MetricChart metric={metric} data={data} times={times} />
 					<SiteBreakdowns
 						stats={data}
-						conversionBase={baseData?.visitors}
+						conversionBase={conversionBase}
 						filtered={active.length > 0}
 						pick={pick}
 						pickProperty={pickProperty}
