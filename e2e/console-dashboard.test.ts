@@ -158,8 +158,8 @@ describe("owner console: the dashboard", () => {
 		// A alone, with both page views.
 		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
 		expect(await figure("Page views").textContent()).toBe("2");
-		expect(await page.getByRole("button", { name: "Custom event: signup, remove filter" }).isVisible()).toBe(true);
-		expect(await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("button", { name: "Custom event is signup, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("button", { name: "Property plan is pro, remove filter" }).isVisible()).toBe(true);
 		expect(await events.getByRole("button", { name: "upgrade · plan = pro" }).count()).toBe(0);
 	});
 
@@ -170,7 +170,7 @@ describe("owner console: the dashboard", () => {
 		await pages.getByRole("button", { name: "/", exact: true }).click();
 		await expect.poll(() => new URL(page.url()).searchParams.get("entry_page")).toBe("/");
 		await page.reload();
-		await page.getByRole("button", { name: "Entry page: /, remove filter" }).waitFor();
+		await page.getByRole("button", { name: "Entry page is /, remove filter" }).waitFor();
 		expect(await pages.getByRole("button", { name: "Entry pages", exact: true }).getAttribute("aria-pressed")).toBe("true");
 		// A link with a property and with an OS: the Properties and OS lists.
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=signup&property=plan%3Apro&os=Linux`);
@@ -204,7 +204,7 @@ describe("owner console: the dashboard", () => {
 
 	it("switches to another site for the same period, leaving the old site's filters behind", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=2026-01-01&to=2026-01-31&page=%2Fpricing`);
-		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).waitFor();
+		await page.getByRole("button", { name: "Page is /pricing, remove filter" }).waitFor();
 		await page.getByRole("combobox", { name: /^Site/ }).selectOption({ label: "Blog" });
 		await expect.poll(() => new URL(page.url()).pathname).toBe(`/analytics/${blog}`);
 		expect(new URL(page.url()).search).toBe("?period=custom&from=2026-01-01&to=2026-01-31");
