@@ -1,8 +1,8 @@
 /**
  * The analytics dashboard beyond the walk-through of console-analytics.test.ts: its chart where the
  * period has not reached yet, a filter that matches nothing, the site picker, the figures
- * Plausible users look for, the custom events' property rows, the list each card opens on, and a
- * period before the site was added.
+ * Plausible users look for, "is not" filters from a link, the custom events' property rows, the
+ * list each card opens on, and a period before the site was added.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -102,6 +102,20 @@ describe("owner console: the dashboard", () => {
 		const url = new URL(page.url());
 		expect([url.searchParams.get("page"), url.searchParams.get("country"), url.searchParams.get("period")]).toEqual([null, null, "30d"]);
 		expect(await none.count()).toBe(0);
+	});
+
+	it("opens a shared link's \"is not\" filters as chips that say so, a long path cut short within a phone's screen", async () => {
+		const long = `/${"a-long-segment/".repeat(100)}`;
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&page_not=${encodeURIComponent(long)}&event_not=upgrade`);
+		// No page view is on that path; B's visit upgraded: A's visit, both its page views.
+		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
+		expect(await figure("Page views").textContent()).toBe("2");
+		expect(await page.getByRole("button", { name: "Custom event is not upgrade, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("combobox", { name: `Page: is or is not ${long}` }).inputValue()).toBe("is not");
+		// checkPage finds no sideways scrolling at 390 px.
+		await checkPage("dashboard-not-filters");
+		await page.getByRole("button", { name: "Custom event is not upgrade, remove filter" }).click();
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
 	});
 
 	it("shows views per visit among the figures, and each custom event's conversion rate", async () => {

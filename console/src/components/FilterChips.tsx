@@ -86,7 +86,9 @@ export function FilterChips({
 								<option value="is">is</option>
 								<option value="is not">is not</option>
 							</select>
-							<span className="filter-value">{words.value}</span>
+							<span className="filter-value" title={words.value}>
+								{words.value}
+							</span>
 							{/* The accessible name says the filter whole, as the chip reads. */}
 							<button
 								type="button"
