@@ -192,6 +192,11 @@ describe("owner console: the dashboard", () => {
 		await events.getByRole("button", { name: "signup · plan = pro" }).waitFor();
 		expect(await events.getByRole("button", { name: "Properties", exact: true }).getAttribute("aria-pressed")).toBe("true");
 		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		// "Is not" of a filter opens its card on its list too.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&entry_page_not=%2Fpricing&os_not=Linux`);
+		await page.getByRole("button", { name: "Entry page is not /pricing, remove filter" }).waitFor();
+		expect(await pages.getByRole("button", { name: "Entry pages", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
 	});
 
 	it("keeps the list each card shows in the address: a reload or a shared link opens the same lists", async () => {

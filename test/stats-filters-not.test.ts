@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { STATS_FILTER_PARAMS } from "../domain/api/sites";
 import { getJson, ownerWithSite } from "./analytics-helpers";
 import { call } from "./helpers";
 import { DAY, RANGE, seedEvents } from "./statsData";
@@ -130,6 +131,13 @@ describe('"is not" filters (country_not=DE), as Plausible has them', () => {
 		expect(body.error).toMatch(message);
 		const csv = await call(`/api/sites/${site.tracking_id}/stats/pages.csv?${query}`, { token });
 		expect(csv.status).toBe(400);
+	});
+
+	it("takes every filter and every negation at once in one statement (nothing is all of them)", async ({ expect }) => {
+		const query = STATS_FILTER_PARAMS.map((param) => `${param}=${param.startsWith("property") ? "plan:pro" : "x"}`).join("&");
+		const body = await statsOfDay(query);
+		expect(body).toMatchObject({ pageviews: 0, visitors: 0, sessions: 0, events: 0 });
+		expect(Object.keys(body.filters)).toHaveLength(STATS_FILTER_PARAMS.length);
 	});
 
 	it("takes a value of 2,000 characters", async ({ expect }) => {
