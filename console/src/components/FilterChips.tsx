@@ -26,8 +26,8 @@ const FILTER_LABELS: Record<StatsFilterName, string> = {
 /** A filter as the page words it: `Country` and `Germany`; a property filter (`plan:pro`) as `Property plan` and `pro`. */
 function filterWords(name: StatsFilterName, value: string): { label: string; value: string } {
 	if (name === "country") return { label: FILTER_LABELS.country, value: countryName(value) };
-	if (name === "property") {
-		const colon = value.indexOf(":");
+	const colon = value.indexOf(":");
+	if (name === "property" && colon >= 0) {
 		return { label: `${FILTER_LABELS.property} ${value.slice(0, colon)}`, value: value.slice(colon + 1) };
 	}
 	return { label: FILTER_LABELS[name], value };
