@@ -1,8 +1,8 @@
 /**
  * The analytics dashboard beyond the walk-through of console-analytics.test.ts: its chart where the
  * period has not reached yet, a filter that matches nothing, the site picker, the figures
- * Plausible users look for, the custom events' property rows, the list each card opens on, and a
- * period before the site was added.
+ * Plausible users look for, "is not" filters from a link, the custom events' property rows, the
+ * list each card opens on, and a period before the site was added.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -104,6 +104,20 @@ describe("owner console: the dashboard", () => {
 		expect(await none.count()).toBe(0);
 	});
 
+	it("opens a shared link's \"is not\" filters as chips that say so, a long path cut short within a phone's screen", async () => {
+		const long = `/${"a-long-segment/".repeat(100)}`;
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&page_not=${encodeURIComponent(long)}&event_not=upgrade`);
+		// No page view is on that path; B's visit upgraded: A's visit, both its page views.
+		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
+		expect(await figure("Page views").textContent()).toBe("2");
+		expect(await page.getByRole("button", { name: "Custom event is not upgrade, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("combobox", { name: `Page: is or is not ${long}` }).inputValue()).toBe("is not");
+		// checkPage finds no sideways scrolling at 390 px.
+		await checkPage("dashboard-not-filters");
+		await page.getByRole("button", { name: "Custom event is not upgrade, remove filter" }).click();
+		await expect.poll(() => figure("Visitors").textContent()).toBe("2");
+	});
+
 	it("shows views per visit among the figures, and each custom event's conversion rate", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d`);
 		// Three page views in two visits (A's and B's).
@@ -158,8 +172,8 @@ describe("owner console: the dashboard", () => {
 		// A alone, with both page views.
 		await expect.poll(() => figure("Visitors").textContent()).toBe("1");
 		expect(await figure("Page views").textContent()).toBe("2");
-		expect(await page.getByRole("button", { name: "Custom event: signup, remove filter" }).isVisible()).toBe(true);
-		expect(await page.getByRole("button", { name: "Property: plan = pro, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("button", { name: "Custom event is signup, remove filter" }).isVisible()).toBe(true);
+		expect(await page.getByRole("button", { name: "Property plan is pro, remove filter" }).isVisible()).toBe(true);
 		expect(await events.getByRole("button", { name: "upgrade · plan = pro" }).count()).toBe(0);
 	});
 
@@ -170,13 +184,18 @@ describe("owner console: the dashboard", () => {
 		await pages.getByRole("button", { name: "/", exact: true }).click();
 		await expect.poll(() => new URL(page.url()).searchParams.get("entry_page")).toBe("/");
 		await page.reload();
-		await page.getByRole("button", { name: "Entry page: /, remove filter" }).waitFor();
+		await page.getByRole("button", { name: "Entry page is /, remove filter" }).waitFor();
 		expect(await pages.getByRole("button", { name: "Entry pages", exact: true }).getAttribute("aria-pressed")).toBe("true");
 		// A link with a property and with an OS: the Properties and OS lists.
 		await page.goto(`${worker.url}/analytics/${shop}?period=30d&event=signup&property=plan%3Apro&os=Linux`);
 		const events = page.getByRole("region", { name: "Custom events" });
 		await events.getByRole("button", { name: "signup · plan = pro" }).waitFor();
 		expect(await events.getByRole("button", { name: "Properties", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
+		// "Is not" of a filter opens its card on its list too.
+		await page.goto(`${worker.url}/analytics/${shop}?period=30d&entry_page_not=%2Fpricing&os_not=Linux`);
+		await page.getByRole("button", { name: "Entry page is not /pricing, remove filter" }).waitFor();
+		expect(await pages.getByRole("button", { name: "Entry pages", exact: true }).getAttribute("aria-pressed")).toBe("true");
 		expect(await page.getByRole("region", { name: "Devices" }).getByRole("button", { name: "OS", exact: true }).getAttribute("aria-pressed")).toBe("true");
 	});
 
@@ -204,7 +223,7 @@ describe("owner console: the dashboard", () => {
 
 	it("switches to another site for the same period, leaving the old site's filters behind", async () => {
 		await page.goto(`${worker.url}/analytics/${shop}?period=custom&from=2026-01-01&to=2026-01-31&page=%2Fpricing`);
-		await page.getByRole("button", { name: "Page: /pricing, remove filter" }).waitFor();
+		await page.getByRole("button", { name: "Page is /pricing, remove filter" }).waitFor();
 		await page.getByRole("combobox", { name: /^Site/ }).selectOption({ label: "Blog" });
 		await expect.poll(() => new URL(page.url()).pathname).toBe(`/analytics/${blog}`);
 		expect(new URL(page.url()).search).toBe("?period=custom&from=2026-01-01&to=2026-01-31");

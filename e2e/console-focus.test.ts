@@ -145,7 +145,7 @@ it("keeps focus on a control disabled while its action runs: a switch, Save, the
 	expect(await keepsFocus(older, "Enter", () => page.getByRole("link", { name: "Report 50" }).waitFor()), "Show older feedback").toBe(true);
 });
 
-it("puts focus on a dashboard filter's chip once picked from a row, and on the next chip, the previous or the heading once one is removed", async () => {
+it("puts focus on a dashboard filter's chip once picked from a row, and on the next chip (its operator), the previous or the heading once one is removed", async () => {
 	const { token } = await signUpOwner(stack.worker.url, "focus-filters", "10.94.0.3");
 	const { tracking_id } = await api<{ tracking_id: string }>(stack.worker.url, "/api/sites", { token, json: { domain: "shop.example", name: "Shop" } });
 	// A came from Google to /, B straight to /pricing; both in Chrome.
@@ -169,24 +169,26 @@ it("puts focus on a dashboard filter's chip once picked from a row, and on the n
 
 	// Google picked: its row gives way to the referrer URLs behind it, and focus goes to its chip.
 	await pickRow("Sources", "Google");
-	await expect.poll(() => focused(page)).toBe("button: Source: Google, remove filter");
+	await expect.poll(() => focused(page)).toBe("button: Source is Google, remove filter");
 	await card("Sources").getByRole("button", { name: "Google", exact: true }).waitFor({ state: "detached" });
-	expect(await focused(page)).toBe("button: Source: Google, remove filter");
+	expect(await focused(page)).toBe("button: Source is Google, remove filter");
 	// A chip shown before Source's.
 	await pickRow("Pages", "/");
-	await expect.poll(() => focused(page)).toBe("button: Page: /, remove filter");
+	await expect.poll(() => focused(page)).toBe("button: Page is /, remove filter");
 
-	// The first chip removed: focus on the next; the last removed: on the one before.
+	// The first chip removed: focus on the next, at its first control (its operator); the last removed: on the one before.
 	await page.keyboard.press("Enter");
-	await page.getByRole("button", { name: "Page: /, remove filter" }).waitFor({ state: "detached" });
-	await expect.poll(() => focused(page)).toBe("button: Source: Google, remove filter");
+	await page.getByRole("button", { name: "Page is /, remove filter" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("select: Source: is or is not Google");
 	await pickRow("Devices", "Chrome");
-	await expect.poll(() => focused(page)).toBe("button: Browser: Chrome, remove filter");
-	await page.getByRole("button", { name: "Source: Google, remove filter" }).focus();
+	await expect.poll(() => focused(page)).toBe("button: Browser is Chrome, remove filter");
+	await page.getByRole("button", { name: "Source is Google, remove filter" }).focus();
 	await page.keyboard.press("Enter");
-	await page.getByRole("button", { name: "Source: Google, remove filter" }).waitFor({ state: "detached" });
-	await expect.poll(() => focused(page)).toBe("button: Browser: Chrome, remove filter");
+	await page.getByRole("button", { name: "Source is Google, remove filter" }).waitFor({ state: "detached" });
+	await expect.poll(() => focused(page)).toBe("select: Browser: is or is not Chrome");
 	// None left: the page's heading.
+	await page.keyboard.press("Tab");
+	expect(await focused(page)).toBe("button: Browser is Chrome, remove filter");
 	await page.keyboard.press("Enter");
 	await page.getByRole("button", { name: /remove filter$/ }).waitFor({ state: "detached" });
 	await expect.poll(() => focused(page)).toBe("h1: Dashboard");

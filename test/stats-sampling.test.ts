@@ -139,7 +139,8 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 			{ visitor, ts: at("13:00") + i * 60_000, path: "/launch", source: "Hacker News", referrer_host: "news.ycombinator.com", referrer: "https://news.ycombinator.com/item?id=42#top" },
 			{ visitor, ts: at("13:00") + i * 60_000 + 1_000, name: "signup", path: "/launch", data: JSON.stringify({ plan: "pro" }) },
 		]);
-		await seedEvents(site.tracking_id, [...day(LIMIT, 6), ...arrivals]);
+		const visits = day(LIMIT, 6);
+		await seedEvents(site.tracking_id, [...visits, ...arrivals]);
 
 		const property = await stats(token, site.tracking_id, "property=plan:pro");
 		expect(property.sample_percent).toBe(99.6);
@@ -152,6 +153,13 @@ describe("filtered statistics over many events: a sample of the visitors, counts
 		expect(source.referrer_urls).toEqual([{ referrer_url: "news.ycombinator.com/item", visitors: 1, pageviews: 1 }]);
 		const exact = await stats(token, site.tracking_id, "source=Hacker+News&exact=true");
 		expect(exact.referrer_urls).toEqual([{ referrer_url: "news.ycombinator.com/item", visitors: 2, pageviews: 2 }]);
+
+		// "Is not" of a visit filter, from the same sample: every visit but the two from Hacker News
+		// (one in the sample) and those with a signup, the same ones.
+		for (const query of ["source_not=Hacker+News", "event_not=signup"]) {
+			expect(await stats(token, site.tracking_id, query)).toMatchObject({ sample_percent: 99.6, events: 0, ...estimate(visits, 255) });
+			expect(await stats(token, site.tracking_id, `${query}&exact=true`)).toMatchObject({ sample_percent: 100, events: 0, ...exactly(visits) });
+		}
 	});
 
 	it("the sample never narrows below one bucket of 256, however many events the range holds", ({ expect }) => {

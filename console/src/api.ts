@@ -51,15 +51,18 @@ export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView 
 export {
 	type CrawlerPurpose,
 	type CrawlerStatsView,
+	negatedFilter,
 	type PeriodTotalsView,
 	type SeriesPointView,
 	seriesBucketStarts,
 	STATS_FILTER_NAMES,
+	STATS_FILTER_PARAMS,
 	type SitePagesView,
 	type SiteStatsView,
 	type SiteView,
 	type SiteWithFiguresView,
 	type StatsFilterName,
+	type StatsFilterParam,
 	UTM_NAMES,
 } from "../../domain/api/sites";
 export type { StackFrame } from "../../domain/logs/logEvent";

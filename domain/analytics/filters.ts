@@ -23,9 +23,19 @@
  *     figures (sessions, bounce rate, visit duration, entry and exit pages, sources, campaigns)
  *     the visits that had a page view or custom event on it: a visit that reached the pricing
  *     page from Google still came from Google.
+ *
+ * Each also "is not" (`country_not=US`), as Plausible's filters are:
+ * - of the event: the events the filter does not keep (`country_not=US` keeps the Unknown ones).
+ * - `page`: as Plausible's page is not: the events off the page, and the visits that had a page view
+ *   or custom event off it (a visit that saw only that page is left out, one that saw it and
+ *   another is kept).
+ * - the other visit filters: every session the filter does not keep, cut from every visitor's
+ *   events (there is no list to narrow them to): `source_not=Google` keeps the direct visits,
+ *   `utm_source_not=x` those without a campaign, `event_not=signup` the visits without a signup
+ *   (Plausible's "has not done").
  */
 
-import type { StatsFilterName } from "../api/sites";
+import { negatedFilter, type StatsFilterName, type StatsFilterParam } from "../api/sites";
 import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { sampleCondition, type VisitorSample } from "./sampling";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
@@ -48,17 +58,20 @@ interface VisitFilter {
 	visitors: (param: string, value: string) => string;
 	session: (param: string) => string;
 	events?: Condition;
+	/** Its "is not", when that is not the sessions this one does not keep (`page`). */
+	not?: VisitFilter;
 }
 type FilterDefinition = EventFilter | VisitFilter;
 
 const property = (column: string): EventFilter => ({ events: (p) => `${label(column)} = ${p}` });
 
-/** The sessions of a visit filter's list, read through `analytics_events` rows, that meet `session`. */
-const inSessions =
-	(session: (param: string) => string): Condition =>
-	(p, _value, visitors) =>
-		`visitor_id IN ${visitors} AND EXISTS (SELECT 1 FROM ${visitors}_sessions AS s
-			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${session(p)})`;
+/**
+ * The `analytics_events` rows within the sessions of `cut` that meet `condition`; with a list of
+ * visitors (`visitors`), only its visitors', read through their index.
+ */
+const inSessions = (cut: string, condition: string, visitors?: string) =>
+	`${visitors ? `visitor_id IN ${visitors} AND ` : ""}EXISTS (SELECT 1 FROM ${cut} AS s
+			WHERE s.visitor_id = analytics_events.visitor_id AND analytics_events.ts BETWEEN s.first_ts AND s.last_ts AND ${condition})`;
 /** The sessions that hold an event that put their visitor on the list: the visits with the page, the conversion. */
 const hadHit = () => "s.hits > 0";
 
@@ -76,7 +89,13 @@ const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): VisitF
 const FILTERS = {
 	// Event figures: the page's own page views and custom events. Visit figures: the visits that
 	// had one of them, so that visits never number fewer than visitors.
-	page: { events: (p) => `url_path = ${p}`, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`, session: hadHit },
+	page: {
+		events: (p) => `url_path = ${p}`,
+		visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`,
+		session: hadHit,
+		// Plausible's page is not: the events off the page, and the visits that had one.
+		not: { events: (p) => `url_path <> ${p}`, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path <> ${p}`, session: hadHit },
+	},
 	entry_page: ofVisits("entry_pages", "url_path"),
 	exit_page: ofVisits("exit_pages", "url_path"),
 	country: property("country"),
@@ -103,9 +122,10 @@ const FILTERS = {
 	},
 } satisfies Record<StatsFilterName, FilterDefinition>;
 
-export type FilterName = keyof typeof FILTERS;
-export type Filters = Partial<Record<FilterName, string>>;
-export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+type FilterName = keyof typeof FILTERS;
+/** The filters given, by parameter: `country` for "is", `country_not` for "is not". */
+export type Filters = Partial<Record<StatsFilterParam, string>>;
+const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
 
 /**
  * The SQL a set of filters adds to the queries: conditions (" AND ..." or ""), the CTEs of the
@@ -143,29 +163,36 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 	let everyFilterOfTheVisit = true;
 	const values: string[] = [];
 	const params: Filters = {};
-	for (const name of FILTER_NAMES) {
-		const value = filters[name];
+	for (const [name, negated] of FILTER_NAMES.flatMap((name) => [[name, false], [name, true]] as const)) {
+		const key = negated ? negatedFilter(name) : name;
+		const value = filters[key];
 		if (value === undefined) continue;
 		values.push(value);
 		const param = `?${4 + values.length}`;
-		params[name] = param;
-		const definition: FilterDefinition = FILTERS[name];
-		if (!("session" in definition)) {
+		params[key] = param;
+		const given: FilterDefinition = FILTERS[name];
+		if (!("session" in given)) {
 			everyFilterOfTheVisit = false;
-			const condition = definition.events(param, value, "");
-			events.push(condition);
-			visits.push(condition);
+			const condition = given.events(param, value, "");
+			const kept = negated ? `NOT (${condition})` : condition;
+			events.push(kept);
+			visits.push(kept);
 			continue;
 		}
-		const list = `visitors_${name}`;
+		// "Is not" of a visit filter keeps the sessions "is" does not: of every visitor, so no list.
+		const definition = negated && given.not ? given.not : given;
+		const everyVisitor = negated && !given.not;
+		const list = `visitors_${key}`;
 		const cut = `${list}_sessions`;
 		const onTheList = definition.visitors(param, value);
-		visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${onTheList})`);
+		if (!everyVisitor) visitorLists.push(`${list} AS MATERIALIZED (SELECT visitor_id FROM ${from} WHERE ${RANGE}${inSample} AND ${onTheList})`);
 		// Each event marked with whether it is one that puts its visitor on the list.
-		const marked = `(SELECT ${SESSION_COLUMNS}, ${onTheList} AS hit FROM ${from} WHERE ${RANGE}${inSample} AND visitor_id IN ${list})`;
+		const marked = `(SELECT ${SESSION_COLUMNS}, ${onTheList} AS hit FROM ${from} WHERE ${RANGE}${inSample}${everyVisitor ? "" : ` AND visitor_id IN ${list}`})`;
 		visitorLists.push(sessionCut(marked, cut, true));
-		sessionSets.push({ cut, condition: definition.session(param) });
-		const inTheSessions = inSessions(definition.session)(param, value, list);
+		// A session without a page view has no entry page or campaign (NULL, not a value): "is not" keeps it.
+		const condition = everyVisitor ? `NOT coalesce(${definition.session(param)}, 0)` : definition.session(param);
+		sessionSets.push({ cut, condition });
+		const inTheSessions = inSessions(cut, condition, everyVisitor ? undefined : list);
 		events.push(definition.events ? definition.events(param, value, list) : inTheSessions);
 		visits.push(inTheSessions);
 	}

@@ -59,7 +59,15 @@ export const STATS_FILTER_NAMES = [
 	"property",
 ] as const;
 export type StatsFilterName = (typeof STATS_FILTER_NAMES)[number];
-type StatsFilters = Partial<Record<StatsFilterName, string>>;
+/**
+ * A filter's parameter: its name for "is" (`country=US`), its name and `_not` for "is not"
+ * (`country_not=US`), so that no value (a path, a source, a campaign) can be read as an operator.
+ */
+export type StatsFilterParam = StatsFilterName | `${StatsFilterName}_not`;
+export const negatedFilter = <N extends StatsFilterName>(name: N) => `${name}_not` as const;
+/** Every filter's parameters, "is" and "is not". */
+export const STATS_FILTER_PARAMS: StatsFilterParam[] = STATS_FILTER_NAMES.flatMap((name) => [name, negatedFilter(name)]);
+type StatsFilters = Partial<Record<StatsFilterParam, string>>;
 
 interface PageViewCounts {
 	visitors: number;

@@ -1,7 +1,8 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import { BREAKDOWN_COLUMNS, type BreakdownName, computeBreakdown, computeSiteStats } from "../../domain/analytics/siteStats";
-import { FILTER_NAMES, type FilterName, type Filters } from "../../domain/analytics/filters";
+import type { Filters } from "../../domain/analytics/filters";
+import { negatedFilter, STATS_FILTER_PARAMS, type StatsFilterParam } from "../../domain/api/sites";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { HttpError, json } from "../http";
 import { limitParam, parseBody, queryParams, queryText } from "../validation";
@@ -13,9 +14,11 @@ import { readRange } from "./range";
 const filterValue = queryText().min(1, "must not be empty").max(OWNER_LIMITS.filterValue, `must be at most ${OWNER_LIMITS.filterValue} characters`);
 /** `property=plan:pro`: a custom event property's name, a colon, and its value (either may hold colons, or be empty). */
 const propertyValue = filterValue.regex(/:/, "must be a property name, a colon and its value, as plan:pro");
+/** Each filter "is" (`country=US`) and "is not" (`country_not=US`); both of one filter at once must both hold. */
 const filterFields = {
-	...(Object.fromEntries(FILTER_NAMES.map((name) => [name, filterValue.optional()])) as Record<FilterName, z.ZodOptional<z.ZodString>>),
+	...(Object.fromEntries(STATS_FILTER_PARAMS.map((name) => [name, filterValue.optional()])) as Record<StatsFilterParam, z.ZodOptional<z.ZodString>>),
 	property: propertyValue.optional(),
+	[negatedFilter("property")]: propertyValue.optional(),
 };
 
 /** Every parameter a statistics request may carry; anything else (a misspelt filter) is a 400, not silently ignored. */

@@ -61,7 +61,7 @@ export function CustomEventsCard({
 				{
 					title: "Properties",
 					column: "Events",
-					picked: stats.filters.property !== undefined,
+					picked: stats.filters.property !== undefined || stats.filters.property_not !== undefined,
 					empty: filtered ? "No custom event under the filters carried data." : "No custom event carried data.",
 					onPick: (key) => {
 						const [event, property, value] = key.split("\u0000");

@@ -1,4 +1,4 @@
-import { type SiteStatsView, type StatsFilterName, UTM_NAMES } from "../api";
+import { negatedFilter, type SiteStatsView, type StatsFilterName, UTM_NAMES } from "../api";
 import { duration } from "../format";
 import { Breakdown, type BreakdownRow } from "./Breakdown";
 import { CustomEventsCard } from "./CustomEventsCard";
@@ -55,6 +55,8 @@ export function SiteBreakdowns({
 	download: (csv: string) => () => Promise<void>;
 }) {
 	const source = stats.filters.source;
+	// A card opens on the list a filter was picked from, "is" or "is not".
+	const filteredBy = (name: StatsFilterName) => stats.filters[name] !== undefined || stats.filters[negatedFilter(name)] !== undefined;
 	// A source picked (in the URL as its filter) opens on the referrers behind it: the raw referrer one click from the source.
 	const referrerUrls =
 		source !== undefined && stats.referrer_urls
@@ -76,8 +78,8 @@ export function SiteBreakdowns({
 				heading="Pages"
 				tabs={[
 					{ title: "Top pages", ...VIEWS, empty: "No page views.", onPick: pick("page"), download: download("pages"), rows: viewRows(stats.top_pages, (r) => r.path) },
-					{ title: "Entry pages", ...VISITS, picked: stats.filters.entry_page !== undefined, empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
-					{ title: "Exit pages", ...VISITS, picked: stats.filters.exit_page !== undefined, empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
+					{ title: "Entry pages", ...VISITS, picked: filteredBy("entry_page"), empty: "No visits.", onPick: pick("entry_page"), download: download("entry_pages"), rows: visitRows(stats.entry_pages, (r) => r.path) },
+					{ title: "Exit pages", ...VISITS, picked: filteredBy("exit_page"), empty: "No visits.", onPick: pick("exit_page"), download: download("exit_pages"), rows: visitRows(stats.exit_pages, (r) => r.path) },
 					{
 						title: "Engagement",
 						column: "Time on page",
@@ -112,7 +114,7 @@ export function SiteBreakdowns({
 					{
 						title: "Referrers",
 						...VIEWS,
-						picked: stats.filters.referrer !== undefined,
+						picked: filteredBy("referrer"),
 						empty: "No visits came from another site.",
 						onPick: pick("referrer"),
 						download: download("referrers"),
@@ -126,7 +128,7 @@ export function SiteBreakdowns({
 				tabs={CAMPAIGN_NAMES.map((name) => ({
 					title: CAMPAIGN_TABS[name],
 					...VISITS,
-					picked: stats.filters[name] !== undefined,
+					picked: filteredBy(name),
 					empty: `No visit arrived with ${name}.`,
 					onPick: pick(name),
 					download: download(name),
@@ -152,8 +154,8 @@ export function SiteBreakdowns({
 				heading="Devices"
 				tabs={[
 					{ title: "Browsers", ...VIEWS, empty: "No page views.", onPick: pick("browser"), download: download("browsers"), rows: viewRows(stats.browsers, (r) => r.browser) },
-					{ title: "OS", ...VIEWS, picked: stats.filters.os !== undefined, empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
-					{ title: "Devices", ...VIEWS, picked: stats.filters.device !== undefined, empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
+					{ title: "OS", ...VIEWS, picked: filteredBy("os"), empty: "No page views.", onPick: pick("os"), download: download("os"), rows: viewRows(stats.os, (r) => r.os) },
+					{ title: "Devices", ...VIEWS, picked: filteredBy("device"), empty: "No page views.", onPick: pick("device"), download: download("devices"), rows: viewRows(stats.devices, (r) => r.device) },
 				]}
 			/>
 			<CustomEventsCard stats={stats} conversionBase={conversionBase} filtered={filtered} shownRows={SHOWN_ROWS} pickEvent={pick("event")} pickProperty={pickProperty} download={download} />

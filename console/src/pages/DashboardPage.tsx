@@ -1,49 +1,22 @@
 import { useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { api, seriesBucketStarts, STATS_FILTER_NAMES, type StatsFilterName, type StatsQuery } from "../api";
+import { api, negatedFilter, seriesBucketStarts, STATS_FILTER_PARAMS, type StatsFilterName, type StatsQuery } from "../api";
 import { tabParam } from "../components/Breakdown";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
+import { FilterChips } from "../components/FilterChips";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { RefusedHost } from "../components/RefusedHost";
-import { countryName, SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
+import { SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
 import { MetricChart, TopFigures, useGraphMetric } from "../components/TopStats";
-import { focusOnceShown, keepFocusThroughRemoval } from "../focus";
+import { focusOnceShown } from "../focus";
 import { count, utcDate } from "../format";
 import { isoRange, type Range } from "../period";
 import { useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
-
-/** How each filter is named on the page. */
-const FILTER_LABELS: Record<StatsFilterName, string> = {
-	page: "Page",
-	entry_page: "Entry page",
-	exit_page: "Exit page",
-	country: "Country",
-	device: "Device",
-	browser: "Browser",
-	os: "OS",
-	source: "Source",
-	referrer: "Referrer",
-	utm_source: "UTM source",
-	utm_medium: "UTM medium",
-	utm_campaign: "UTM campaign",
-	utm_content: "UTM content",
-	utm_term: "UTM term",
-	ref: "Ref",
-	event: "Custom event",
-	property: "Property",
-};
-
-/** A filter's value as the page shows it: a property filter (`plan:pro`) as its row reads, `plan = pro`. */
-function filterText(name: StatsFilterName, value: string): string {
-	if (name === "country") return countryName(value);
-	if (name === "property") return value.replace(":", " = ");
-	return value;
-}
 
 /**
  * A period without a page view or event. One that ended before the site was added could hold
@@ -63,7 +36,7 @@ export function DashboardPage() {
 	const { site = "" } = useParams();
 	const [search, change] = useSearch();
 	const { current } = usePeriod();
-	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined]));
+	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_PARAMS.map((name) => [name, search.get(name) ?? undefined]));
 	// A filtered view over many events is estimated from a sample of the visitors unless the owner
 	// asks for every one; its CSV exports count the same way.
 	const exact = search.get("exact") === "true";
@@ -85,22 +58,23 @@ export function DashboardPage() {
 	// A filter picked from a row is focused as its chip: the pick may take the row, and focus with
 	// it, off the page (a source's row gives way to the referrer URLs behind it).
 	const focusChip = (name: StatsFilterName) => focusOnceShown(`[data-filter="${name}"]`);
+	// A row picked is "is": it takes the place of that filter's "is not", as a filter's operator is changed in Plausible.
 	// A source picked opens its card on the referrer URLs behind it, whichever list it was picked from.
 	const pick = (name: StatsFilterName) => (value: string) => {
-		if (name === "source") change({ source: value, [tabParam("Sources")]: null });
-		else setParam(name, value);
+		if (name === "source") change({ source: value, source_not: null, [tabParam("Sources")]: null });
+		else change({ [name]: value, [negatedFilter(name)]: null });
 		focusChip(name);
 	};
 	const pickProperty = (event: string, property: string, value: string) => {
-		change({ event, property: `${property}:${value}` });
+		change({ event, event_not: null, property: `${property}:${value}`, property_not: null });
 		focusChip("property");
 	};
 	const unpick = (name: string) => change({ [name]: null });
 	// `exact` goes with them: it only chooses how a filtered answer is counted.
-	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_NAMES, "exact"].map((name) => [name, null])));
+	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_PARAMS, "exact"].map((name) => [name, null])));
 	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
 	const data = stats.data;
-	const active = STATS_FILTER_NAMES.filter((name) => search.has(name));
+	const active = STATS_FILTER_PARAMS.filter((name) => search.has(name));
 	// Each of the chart's buckets over the whole period (bucket i is both series' i): the answer's
 	// series, and the period before's while the period is under way, stop at the bucket under way,
 	// and their lines stop there instead of dropping to zero.
@@ -125,34 +99,7 @@ export function DashboardPage() {
 					<Link to="/analytics">Analytics</Link>. What was collected before is below.
 				</p>
 			)}
-			{active.length > 0 && (
-				<div className="row filters-active">
-					<span className="muted">Filtered to</span>
-					{/* A list, so that a chip removed hands focus to the one in its place (keepFocusThroughRemoval). */}
-					<ul className="plain row">
-						{active.map((name) => {
-							const value = filterText(name, search.get(name) ?? "");
-							// The accessible name starts with the visible text, so a voice command naming what is seen finds it.
-							return (
-								<li key={name}>
-									<button
-										type="button"
-										className="chip"
-										data-filter={name}
-										onClick={(event) => {
-											keepFocusThroughRemoval(event.currentTarget);
-											unpick(name);
-										}}
-										aria-label={`${FILTER_LABELS[name]}: ${value}, remove filter`}
-									>
-										{FILTER_LABELS[name]}: {value} <span aria-hidden="true">×</span>
-									</button>
-								</li>
-							);
-						})}
-					</ul>
-				</div>
-			)}
+			<FilterChips search={search} change={change} />
 			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />
 			{data && data.sample_percent < 100 && (
 				<p className="row muted" data-testid="sample-note">
