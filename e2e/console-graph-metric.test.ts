@@ -105,7 +105,7 @@ describe("owner console: the chart draws the top figure chosen", () => {
 		expect(await legend()).toEqual(["Time (UTC)whole period", "Conversion rate33.3%", "Conversion rate, period before"]);
 		await ui.checkPage("dashboard-conversion-rate");
 		// Without the filter there is no conversion rate to draw: visitors, as Plausible falls back to the first figure.
-		await page.getByRole("button", { name: "Custom event: signup, remove filter" }).click();
+		await page.getByRole("button", { name: "Custom event is signup, remove filter" }).click();
 		await expect.poll(() => figure("Visitors").getAttribute("aria-pressed")).toBe("true");
 		expect(await figure("Conversion rate").count()).toBe(0);
 		await expect.poll(() => chart().getAttribute("aria-label")).toMatch(/^Visitors over the period: 3 visitors/);
