@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { cliProcesses, payloads } from "./cliProcesses.js";
+import { cliProcesses, payloads, started } from "./cliProcesses.js";
 import { tempDir, until } from "./helpers.js";
 
 const { spawnCli, runCli } = cliProcesses();
@@ -16,7 +16,7 @@ describe("--json listings", () => {
 	it("devices --json and workspace list --json print arrays of the fields the text shows", async () => {
 		const home = path.join(tempDir(), "desk");
 		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(server.out.stdout).length === 1, "the server");
+		await until(() => started(server.out.stdout), "the server");
 
 		// Nothing yet: an empty array, not the sentence.
 		for (const args of [["devices", "--json"], ["workspace", "list", "--json"], ["workspace", "--json", "list"]]) {

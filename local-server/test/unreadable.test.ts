@@ -56,7 +56,7 @@ describe("setup health of what cannot be read", () => {
 		stops.push(() => server.kill("SIGKILL"));
 		let out = "";
 		server.stdout.on("data", (c) => (out += c));
-		await until(() => out.includes("svc-local connect '"), "the server to start");
+		await until(() => out.includes("pairing code: not printed"), "the server to start");
 
 		expect(run(["workspace", "add", root], env).code).toBe(0);
 		const answer = JSON.parse(run(["health", "--json"], env).stdout)[0];
