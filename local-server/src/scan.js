@@ -110,7 +110,7 @@ export async function scanWorkspace(root, latestVersion) {
 			} else {
 				for (const value of dsnLiterals(text)) folder(dir).dsns.push({ file: rel, value });
 				if (/["'`]@sentry\//.test(text)) folder(dir).importsSentry.push(rel);
-				const calls = findInitCalls(text);
+				const calls = findInitCalls(text, name);
 				if (calls === null) return;
 				folder(dir).importsLogger.push(rel);
 				for (const call of calls) folder(dir).initCalls.push({ file: rel, call });
