@@ -96,6 +96,28 @@ describe("--json listings", () => {
 		}
 	});
 
+	it("health --json of a workspace of 400 packages reaches a pipe whole (over 64 KiB), and so does the text", async () => {
+		const home = path.join(tempDir(), "desk");
+		const root = tempDir("svc-json-big-");
+		for (let i = 0; i < 400; i++) {
+			fs.mkdirSync(path.join(root, `p${i}`));
+			fs.writeFileSync(path.join(root, `p${i}`, "package.json"), JSON.stringify({ name: `package-${i}` }));
+		}
+		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => started(server.out.stdout), "the server");
+		expect((await runCli(["workspace", "add", root], { SVC_HOME: home })).code).toBe(0);
+		const json = await runCli(["health", "--json"], { SVC_HOME: home });
+		expect(json.code, json.stderr).toBe(4);
+		expect(json.stdout.length).toBeGreaterThan(64 * 1024);
+		expect(JSON.parse(json.stdout)[0].packages).toHaveLength(400);
+		const text = await runCli(["health"], { SVC_HOME: home });
+		expect(text.code).toBe(4);
+		expect(text.stdout.match(/ {2}npm {2}logger not listed\n/g)).toHaveLength(400);
+		expect(text.stdout).toContain("  p99 (package-99)  npm  logger not listed");
+		server.child.kill("SIGTERM");
+		expect(await server.exited).toBe(0);
+	});
+
 	it("--help names --json, and a value given to it is a usage error", async () => {
 		const home = path.join(tempDir(), "desk");
 		for (const command of [["devices"], ["workspace", "list"]]) {
