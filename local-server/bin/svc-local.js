@@ -8,11 +8,23 @@ if (major < 22) {
 	process.exit(1);
 }
 
+/**
+ * Exits once what was written has left: to a pipe, output is written asynchronously, and an exit
+ * at once cut `svc-local health --json | jq` at the pipe's 64 KiB.
+ * @param {number} code
+ */
+function exitAfterOutput(code) {
+	let pending = 2;
+	const done = () => {
+		if (--pending === 0) process.exit(code);
+	};
+	// An empty write's callback runs after the writes before it (or with the stream's error).
+	process.stdout.write("", done);
+	process.stderr.write("", done);
+}
+
 const { main } = await import("../src/cli.js");
-main(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
-	(code) => process.exit(code),
-	(/** @type {unknown} */ err) => {
-		process.stderr.write(`svc-local: ${err instanceof Error ? err.stack : String(err)}\n`);
-		process.exit(1);
-	},
-);
+main(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(exitAfterOutput, (/** @type {unknown} */ err) => {
+	process.stderr.write(`svc-local: ${err instanceof Error ? err.stack : String(err)}\n`);
+	exitAfterOutput(1);
+});

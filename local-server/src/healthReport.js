@@ -15,6 +15,8 @@
 
 /** A finding about the registry, not the package: each package that lists the logger has it. */
 const REGISTRY_UNREACHABLE = "registry_unreachable";
+/** A finding whose action names the page's Update button. */
+const LOGGER_OUTDATED = "logger_outdated";
 
 /** @param {import("./scan.js").PackageHealth} p */
 function loggerLine(p) {
@@ -37,7 +39,12 @@ export function healthText(answer, workspace) {
 		lines.push(`  ${p.dir}${p.name ? ` (${p.name})` : ""}  ${p.packageManager}  ${loggerLine(p)}`);
 		const { init, key, endpoint } = p.logger.configured;
 		if (init) lines.push(`    init in ${init}; key: ${key ?? "none"}; endpoint: ${endpoint ?? "none"}`);
-		for (const f of p.findings) if (f.code !== REGISTRY_UNREACHABLE) lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
+		for (const f of p.findings) {
+			if (f.code === REGISTRY_UNREACHABLE) continue;
+			lines.push(`    ${f.severity}: ${f.message}`, `      -> ${f.action}`);
+			// The Update button is the page's: from here, the command that does the same.
+			if (f.code === LOGGER_OUTDATED) lines.push(`      -> or: svc-local update-logger ${workspace.id} ${p.dir}`);
+		}
 	}
 	if (registry) lines.push(`  ${registry.severity}: ${registry.message}`, `    -> ${registry.action}`);
 	/** @param {{count: number, paths: string[]}} h */

@@ -3,10 +3,12 @@
 // as `key` and `endpoint`: a literal, an environment variable
 // (`process.env.X`, `import.meta.env.X`, looked up in the .env files), or an
 // expression this reading does not follow. A reading of the text, not a
-// parser: it finds the usual ways of importing and calling the logger.
+// parser: it finds the usual ways of importing and calling the logger, in the
+// file's code only (sourceCode.js: not in its comments and strings).
 import { parseEnv } from "node:util";
 import { isObject } from "./json.js";
 import { LOGGER_PACKAGE } from "./packageManagers.js";
+import { readSource, withoutComments } from "./sourceCode.js";
 
 /**
  * @typedef {{kind: "literal", value: string} | {kind: "env", name: string, fallback?: string} | {kind: "binding", name: string} | {kind: "expression"}} OptionValue
@@ -16,6 +18,8 @@ import { LOGGER_PACKAGE } from "./packageManagers.js";
 const IDENT = "[A-Za-z_$][\\w$]*";
 const FROM_LOGGER = `\\s*["']${LOGGER_PACKAGE.replace("/", "\\/")}["']`;
 const LOADED = `(?:require|(?:await\\s+)?import)\\s*\\(${FROM_LOGGER}\\s*\\)`;
+/** A string that is the logger's name (or a path in it), as an import or export names it. */
+const SPECIFIER = new RegExp(`(["'\`])${LOGGER_PACKAGE.replace("/", "\\/")}(?:\\/[^"'\`\\s]*)?\\1`, "g");
 /** The most of a call's arguments that is read. */
 const ARGS_MAX = 4000;
 
@@ -36,9 +40,10 @@ export const isEnvFile = (name) => ENV_FILE.test(name);
 
 /**
  * The names `init` has in a file: "x.init" for a namespace or module object, or a bare name.
- * @param {string} text
+ * Imports that are not code (in a string) name nothing.
+ * @param {string} text @param {(index: number) => boolean} inCode
  */
-function initNames(text) {
+function initNames(text, inCode) {
 	/** @type {Set<string>} */
 	const names = new Set();
 	/** @param {string} list the inside of `{ ... }` */
@@ -48,14 +53,16 @@ function initNames(text) {
 			if (m) names.add(m[1] ?? "init");
 		}
 	};
-	for (const m of text.matchAll(new RegExp(`import\\s+(?:\\*\\s*as\\s+)?(${IDENT})\\s*(?:,\\s*\\{([^}]*)\\}\\s*)?from${FROM_LOGGER}`, "g"))) {
+	/** @param {string} pattern */
+	const importsOf = (pattern) => [...text.matchAll(new RegExp(pattern, "g"))].filter((m) => inCode(m.index));
+	for (const m of importsOf(`import\\s+(?:\\*\\s*as\\s+)?(${IDENT})\\s*(?:,\\s*\\{([^}]*)\\}\\s*)?from${FROM_LOGGER}`)) {
 		names.add(`${m[1]}.init`);
 		if (m[2]) fromSpecifiers(m[2]);
 	}
-	for (const m of text.matchAll(new RegExp(`import\\s*\\{([^}]*)\\}\\s*from${FROM_LOGGER}`, "g"))) fromSpecifiers(m[1]);
-	for (const m of text.matchAll(new RegExp(`(?:const|let|var)\\s+(${IDENT})\\s*=\\s*${LOADED}`, "g"))) names.add(`${m[1]}.init`);
-	for (const m of text.matchAll(new RegExp(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*${LOADED}`, "g"))) fromSpecifiers(m[1]);
-	if (/\bsvcLogger\b/.test(text)) names.add("svcLogger.init");
+	for (const m of importsOf(`import\\s*\\{([^}]*)\\}\\s*from${FROM_LOGGER}`)) fromSpecifiers(m[1]);
+	for (const m of importsOf(`(?:const|let|var)\\s+(${IDENT})\\s*=\\s*${LOADED}`)) names.add(`${m[1]}.init`);
+	for (const m of importsOf(`(?:const|let|var)\\s*\\{([^}]*)\\}\\s*=\\s*${LOADED}`)) fromSpecifiers(m[1]);
+	if (importsOf("\\bsvcLogger\\b").length > 0) names.add("svcLogger.init");
 	return names;
 }
 
@@ -141,55 +148,17 @@ function optionValue(args, option) {
 	return { kind: "expression" };
 }
 
-// Escaped: the characters themselves read as a comment to some JavaScript tools (Annex B).
-const HTML_COMMENT_OPEN = "\u003c!--";
-const HTML_COMMENT_CLOSE = "--\u003e";
-
-/**
- * The text with its comments (line, block and HTML comments) blanked out, strings
- * left as they are: a commented-out call starts nothing. Blanked with spaces,
- * so every position stays where it was.
- * @param {string} text
- */
-function withoutComments(text) {
-	let out = "";
-	let from = 0;
-	/** @type {string | null} */
-	let quote = null;
-	for (let i = 0; i < text.length; i++) {
-		const c = text[i];
-		if (quote) {
-			if (c === "\\") i++;
-			else if (c === quote || (c === "\n" && quote !== "`")) quote = null;
-			continue;
-		}
-		if (c === '"' || c === "'" || c === "`") {
-			quote = c;
-			continue;
-		}
-		const opener = text.startsWith("//", i) ? "\n" : text.startsWith("/*", i) ? "*/" : text.startsWith(HTML_COMMENT_OPEN, i) ? HTML_COMMENT_CLOSE : null;
-		if (!opener) continue;
-		const close = text.indexOf(opener, i + 2);
-		// A line comment keeps its newline; a block comment is blanked through its closing mark.
-		const end = close < 0 ? text.length : opener === "\n" ? close : close + opener.length;
-		out += text.slice(from, i) + text.slice(i, end).replace(/[^\n]/g, " ");
-		from = end;
-		i = end - 1;
-	}
-	return out + text.slice(from);
-}
-
 /**
  * The logger's init calls in one source file; null when the file does not
  * use the logger at all, an empty list when it imports it without calling init.
- * Calls in comments do not count.
- * @param {string} source
+ * Calls and imports in comments and strings (a snippet shown to users) do not count.
+ * @param {string} source @param {string} [fileName] markup files (HTML, Vue...) are read in their scripts
  * @returns {InitCall[] | null}
  */
-export function findInitCalls(source) {
+export function findInitCalls(source, fileName) {
 	if (!source.includes(LOGGER_PACKAGE) && !source.includes("svcLogger")) return null;
-	const text = withoutComments(source);
-	const names = initNames(text);
+	const { text, inCode } = readSource(source, fileName);
+	const names = initNames(text, inCode);
 	/** @type {InitCall[]} */
 	const calls = [];
 	for (const name of names) {
@@ -197,11 +166,14 @@ export function findInitCalls(source) {
 		// A bare `init(` must not be some other object's `x.init(`.
 		const before = name.includes(".") ? "(?<![\\w$])" : "(?<![\\w$.])";
 		for (const m of text.matchAll(new RegExp(`${before}${callee}\\s*\\(`, "g"))) {
+			if (!inCode(m.index)) continue;
 			const args = callArguments(text, m.index + m[0].length);
 			calls.push({ key: optionValue(args, "key"), endpoint: optionValue(args, "endpoint"), script: name === "svcLogger.init" });
 		}
 	}
-	return names.size > 0 || text.includes(LOGGER_PACKAGE) ? calls : null;
+	// `import "@svcapp/logger"` or `export * from "@svcapp/logger"`: the package named by a string of the code itself.
+	const named = [...text.matchAll(SPECIFIER)].some((m) => inCode(m.index));
+	return names.size > 0 || named ? calls : null;
 }
 
 /**

@@ -55,13 +55,8 @@ export function prompt(io, question, { hidden = false } = {}) {
 export async function readSecretFile(io, file, option) {
 	/** @type {string} */
 	let text;
-	if (file === "-") {
-		if (io.stdin.isTTY) text = await prompt(io, "Session token: ", { hidden: true });
-		else {
-			text = "";
-			for await (const chunk of io.stdin) text += chunk.toString();
-		}
-	} else {
+	if (file === "-") text = await readStandardInput(io, "Session token: ");
+	else {
 		try {
 			text = fs.readFileSync(file, "utf8");
 		} catch (err) {
@@ -72,4 +67,16 @@ export async function readSecretFile(io, file, option) {
 	const secret = text.trim().split(/\r?\n/)[0].trim();
 	if (!secret) throw new CliError(`${option} ${file === "-" ? "(standard input)" : file} holds no token`);
 	return secret;
+}
+
+/**
+ * A secret from standard input: asked for without echo on a terminal, else all of it (a pipe, a file).
+ * @param {PromptIo} io @param {string} question what a terminal is asked
+ * @returns {Promise<string>}
+ */
+export async function readStandardInput(io, question) {
+	if (io.stdin.isTTY) return prompt(io, question, { hidden: true });
+	let text = "";
+	for await (const chunk of io.stdin) text += chunk.toString();
+	return text;
 }

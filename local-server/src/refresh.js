@@ -27,10 +27,8 @@ export class CodeRefresher {
 	 * @param {(code: Code) => void | Promise<void>} o.show displays it
 	 * @param {(err: unknown) => void} [o.onError] a failed fetch is retried after the minimum delay
 	 * @param {() => number} [o.now]
-	 * @param {boolean} [o.renew] false: a code shown is not replaced before it expires, only on demand
 	 */
-	constructor({ fetchCode, show, onError, now, renew = true }) {
-		this.renew = renew;
+	constructor({ fetchCode, show, onError, now }) {
 		this.fetchCode = fetchCode;
 		this.show = show;
 		this.onError = onError ?? (() => {});
@@ -45,17 +43,16 @@ export class CodeRefresher {
 		clearTimeout(this.timer);
 		if (this.stopped) return;
 		const fetchedAt = this.now();
-		/** @type {number | null} */
 		let delay = MIN_REFRESH_DELAY_MS;
 		try {
 			const code = await this.fetchCode();
 			await this.show(code);
 			const expiresAt = typeof code.expiresAt === "number" ? code.expiresAt : Date.parse(code.expiresAt);
-			delay = this.renew ? nextRefreshDelay(expiresAt, fetchedAt, this.now()) : null;
+			delay = nextRefreshDelay(expiresAt, fetchedAt, this.now());
 		} catch (err) {
 			this.onError(err);
 		}
-		if (!this.stopped && delay !== null) this.timer = setTimeout(() => void this.refresh(), delay);
+		if (!this.stopped) this.timer = setTimeout(() => void this.refresh(), delay);
 	}
 
 	stop() {

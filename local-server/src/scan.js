@@ -110,7 +110,7 @@ export async function scanWorkspace(root, latestVersion) {
 			} else {
 				for (const value of dsnLiterals(text)) folder(dir).dsns.push({ file: rel, value });
 				if (/["'`]@sentry\//.test(text)) folder(dir).importsSentry.push(rel);
-				const calls = findInitCalls(text);
+				const calls = findInitCalls(text, name);
 				if (calls === null) return;
 				folder(dir).importsLogger.push(rel);
 				for (const call of calls) folder(dir).initCalls.push({ file: rel, call });
@@ -148,24 +148,37 @@ export async function scanWorkspace(root, latestVersion) {
 	/** @param {string} dir @param {string | null} name the dirs of the packages that list `name` */
 	const dependents = (dir, name) => (name === null ? [] : manifests.filter((m) => m.dir !== dir && listedIn(m.manifest, name)).map((m) => m.dir));
 
+	// What of each package could not be read, where an init call may be: its source files and
+	// folders the walk could not open, each given to its package once.
+	/** @type {Map<string, string[]>} */
+	const unreadOf = new Map();
+	for (const rel of reader.unreadable.keys()) {
+		const pkg = reader.unreadableDirs.has(rel) ? packageOf(rel) : isSourceFile(path.posix.basename(rel)) ? packageOf(dirOf(rel)) : undefined;
+		if (pkg === undefined) continue;
+		const list = unreadOf.get(pkg) ?? [];
+		list.push(rel);
+		unreadOf.set(pkg, list);
+	}
+
 	/**
 	 * Where a package starts the logger. A call in a test starts it for that test, not in the app
 	 * that runs; `unread`: what of the package was not read, where a call may be (source files and
 	 * folders it could not read; and `stopped`, everything after the walk stopped at a limit).
 	 * @param {string} dir
 	 */
-	const startsOf = (dir) => {
+	const readStarts = (dir) => {
 		const inPackage = (/** @type {string} */ file) => (dir === "." ? file : file.slice(dir.length + 1));
 		const [tests, calls] = partition(initCalls.get(dir) ?? [], (c) => TEST_FILE.test(inPackage(c.file)));
-		const unread = [...reader.unreadable.keys()].filter((rel) =>
-			reader.unreadableDirs.has(rel) ? packageOf(rel) === dir : isSourceFile(path.posix.basename(rel)) && packageOf(dirOf(rel)) === dir,
-		);
 		return {
 			calls,
 			importers: (importers.get(dir) ?? []).filter((file) => !TEST_FILE.test(inPackage(file))),
-			notRead: { unread, stopped: reader.stopped, tests: [...new Set(tests.map((c) => c.file))] },
+			notRead: { unread: unreadOf.get(dir) ?? [], stopped: reader.stopped, tests: [...new Set(tests.map((c) => c.file))] },
 		};
 	};
+	// Once per package: a monorepo's root asks it of every package below it, as well as each package of itself.
+	const starts = new Map(packageDirs.map((dir) => [dir, readStarts(dir)]));
+	/** @param {string} dir */
+	const startsOf = (dir) => starts.get(dir) ?? readStarts(dir);
 
 	/** @type {Latest | undefined} */
 	let latest;

@@ -1,5 +1,5 @@
 // `svc-local start`: the server in the foreground, with a pairing code on the
-// terminal that a key press renews.
+// terminal that a key press renews (to anything else, how to get one).
 import fs from "node:fs";
 import path from "node:path";
 import { stringOption, UsageError } from "./commandSpec.js";
@@ -12,34 +12,35 @@ import { startServer } from "./startServer.js";
 
 /** @type {Command} */
 export const start = {
-	summary: "start the server; prints the endpoint, the owner-token hint and a pairing QR code",
+	summary: "start the server; prints the endpoint, the owner-token hint and (on a terminal) a pairing QR code",
 	options: {
 		"no-clear": { type: "boolean", description: "on a terminal, print each new code below the last instead of clearing the screen" },
 		port: { type: "string", value: "port", description: "listen on this port and no other (0: any free port); paired devices that know another one must pair again" },
 	},
 	details:
 		"Keys while it runs: n = a new code now, q (or Ctrl-C) = quit.\n" +
+		"The pairing code is printed on a terminal only: to a log or a pipe it says to run svc-local pair, or open the page, for one.\n" +
 		"Without --port it listens on SVC_PORT, else the port the paired devices know, else the mode's. When that port is taken it\n" +
 		"takes another free one only while no device is paired: else it stops (exit 1) and says which port to free.",
 	async run({ options }, io) {
 		const port = portOption(stringOption(options.port));
 		const server = await startServer({ env: io.env, log: (line) => io.stderr.write(`svc-local: ${line}\n`), ...(port === undefined ? {} : { port, exactPort: true }) });
 		let shown = 0;
-		// Not a terminal (a log file, a service's journal): each code is written down where it
-		// stays, so one is printed at the start and on events, not renewed every two minutes.
+		// A pairing code goes only to a terminal, where it is shown and then gone. Anything else (a log
+		// file, a service's journal) keeps what it is given and may be read by others, for whom a live
+		// code pairs their device: there start says how to get one instead.
 		const terminal = io.stdout.isTTY === true;
+		const howToPair = `  pairing code: not printed, as this output is not a terminal and may be kept in a log; run svc-local pair, or open ${server.localUrl}, for one\n`;
 		const refresher = new CodeRefresher({
-			renew: terminal,
 			fetchCode: async () => server.createBootstrap(),
 			show: async (b) => {
 				if (stopping) return; // made as a stop came: nobody can pair with it
-				// On a terminal each new code replaces the last one (the first keeps the header above it).
-				if (shown++ > 0 && io.stdout.isTTY && !options["no-clear"]) {
+				// Each new code replaces the last one (the first keeps the header above it).
+				if (shown++ > 0 && !options["no-clear"]) {
 					io.stdout.write(`\x1b[2J\x1b[Hsvc-local listening on ${server.baseUrls.join(", ")}  (pairing page ${server.localUrl})\n`);
 				}
 				await printCode(io, b);
 				if (io.stdin.isTTY) io.stdout.write("Press n for a new code, q to quit.\n"); // piped or run as a service, nobody can press them
-				if (!terminal) io.stdout.write(`Not renewed here (the output is not a terminal): run svc-local pair, or open ${server.localUrl}, for a fresh code.\n`);
 			},
 			onError: (err) => io.stderr.write(`svc-local: could not make a pairing code: ${err instanceof Error ? err.message : String(err)}\n`),
 		});
@@ -83,19 +84,21 @@ export const start = {
 		// token cannot be shown, and pointing at a missing file leaves the owner locked out.
 		else io.stdout.write(`  owner token: not shown (no ${o.tokenFile}: it was set with SVC_OWNER_TOKEN, or the file was removed); start with SVC_OWNER_TOKEN=<a token of your choice> to sign in with that one\n`);
 
-		await refresher.refresh();
+		if (terminal) await refresher.refresh();
+		else io.stdout.write(howToPair);
 		// Stopped while the first code was made: its refresh may have set a timer after stop() ran.
 		if (stopping) refresher.stop();
 		else {
-			// LAN turned on or off (from the page): the code on screen names addresses that changed.
-			server.on("endpoints", () => void refresher.refresh());
+			// LAN turned on or off (from the page): the code on screen names addresses that changed;
+			// a log is told the new addresses.
+			server.on("endpoints", () => (terminal ? void refresher.refresh() : io.stdout.write(`  endpoint now: ${server.baseUrls.join(", ")}\n`)));
 			// A device paired: the code on screen may be the one it used, which works once.
-			server.on("paired", () => void refresher.refresh());
+			if (terminal) server.on("paired", () => void refresher.refresh());
 			if (io.stdin.isTTY && io.stdin.setRawMode) io.stdin.setRawMode(true);
 			io.stdin.on("data", (/** @type {Buffer | string} */ chunk) => {
 				for (const ch of chunk.toString()) {
 					if (ch === "q" || ch === "\u0003") return void stop();
-					if (ch === "n" || ch === " " || ch === "\r") return void refresher.refresh();
+					if (ch === "n" || ch === " " || ch === "\r") return void (terminal ? refresher.refresh() : io.stdout.write(howToPair));
 				}
 			});
 			io.stdin.on("error", () => {});

@@ -1,5 +1,6 @@
-// A bounded walk of a workspace: at most 8 folders deep, 6,000 files, 512 KiB
-// read per file and 48 MiB read in all (docs/limits.md, "Setup health").
+// A bounded walk of a workspace: at most 8 folders deep, 6,000 files read (the
+// ones the scan reads: package.json, sources, .env files...; others are only
+// listed), 512 KiB read per file and 48 MiB read in all (docs/limits.md, "Setup health").
 // `node_modules`, `.git`, tools' output (`.next`, `.wrangler`...) and the folders a `.gitignore` lists are skipped; a
 // symbolic link is followed only when its target is inside the workspace, and
 // a linked folder only after the rest, so that a folder is reported under its
@@ -29,7 +30,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /** @type {Record<LimitName, string>} */
 const HIT_MESSAGES = {
 	depth: `folders more than ${SCAN_LIMITS.depth} levels deep were not scanned`,
-	files: `the scan stopped here: at most ${SCAN_LIMITS.files.toLocaleString("en-US")} files are scanned`,
+	files: `the scan stopped here: at most ${SCAN_LIMITS.files.toLocaleString("en-US")} files are read`,
 	bytesPerFile: `only the first ${SCAN_LIMITS.bytesPerFile / 1024} KiB of these files were read`,
 	totalBytes: `the scan stopped here: at most ${SCAN_LIMITS.totalBytes / 1024 / 1024} MiB are read in all`,
 };
@@ -81,7 +82,7 @@ export class BoundedReader {
 		if (limit === "files" || limit === "totalBytes") this.stopped = true;
 	}
 
-	/** Counts a file of the walk; false (and the walk ends) past the limit. @param {string} rel */
+	/** Counts a file the walk is about to read; false (and the walk ends) past the limit. @param {string} rel */
 	countFile(rel) {
 		if (this.files === SCAN_LIMITS.files) {
 			this.hit("files", rel);
@@ -194,8 +195,11 @@ export async function walk(reader, visitor) {
 			if (kind === "dir") subdirs.push({ name: entry.name, link: entry.isSymbolicLink() });
 			if (kind === "outside") reader.linksOut.push(rel);
 			if (kind !== "file") continue;
-			if (!reader.countFile(rel)) return;
-			const text = entry.name === ".gitignore" || visitor.wants(entry.name) ? await reader.read(rel) : null;
+			// Only a file the scan reads counts: images, archives and the other files it only lists
+			// cost a name, and must not stop the scan before it reaches the sources after them.
+			const wanted = entry.name === ".gitignore" || visitor.wants(entry.name);
+			if (wanted && !reader.countFile(rel)) return;
+			const text = wanted ? await reader.read(rel) : null;
 			if (reader.stopped) return;
 			if (entry.name === ".gitignore" && text !== null) ignored = [...ignored, { base: dir, rules: ignore().add(text) }];
 			visitor.onFile(rel, entry.name, text);

@@ -1,8 +1,9 @@
-// The workspaces whose setup health svc-local checks, and the health scan
-// itself, through the running server.
+// The workspaces whose setup health svc-local checks, the health scan itself,
+// and the logger update it advises, through the running server.
 import fs from "node:fs";
 import path from "node:path";
 import { CliError } from "./commandSpec.js";
+import { LOGGER_PACKAGE } from "./packageManagers.js";
 import { healthText } from "./healthReport.js";
 import { ownerRequest } from "./ownerRequest.js";
 import { isSshLocation } from "./workspaces.js";
@@ -88,6 +89,36 @@ export const health = {
 		else for (const { answer, workspace } of scanned) io.stdout.write(healthText(answer, workspace));
 		if (failed) return 1;
 		return scanned.some((s) => s.answer.packages.some((p) => p.needsAttention)) ? NEEDS_ATTENTION : 0;
+	},
+};
+
+/**
+ * The answer of POST /api/workspace/setup-health/update-logger.
+ * @typedef {{ok: boolean, packageManager: string, command: string, exitCode: number | null, durationMs: number, outputTail: string, timedOut: boolean}} UpdateOutcome
+ */
+
+/** @type {Command} */
+export const updateLogger = {
+	summary: `update ${LOGGER_PACKAGE} to its latest version in one package of a workspace, with the package's own package manager`,
+	args: ["<workspace>", "<package>"],
+	details:
+		"workspace: its id or its folder. package: the package's folder as svc-local health lists it (relative to the workspace, . for its\n" +
+		"root), or an absolute path in the workspace; its package.json must list the logger. What svc-local health advises as the Update\n" +
+		"button of the pairing page: the server runs the install (at most 5 minutes) and forgets its last scan of the workspace.\n" +
+		"Exits 1, with the end of the package manager's output, when the install fails or runs out of time.",
+	async run({ args: [which, packageDir] }, io) {
+		const { workspaces } = /** @type {{workspaces: Workspace[]}} */ (await ownerRequest(io.env, "GET", "/api/workspaces"));
+		const w = findWorkspace(workspaces, which);
+		io.stdout.write(`updating ${LOGGER_PACKAGE} in ${packageDir} of ${w.path}...\n`);
+		const r = /** @type {UpdateOutcome} */ (await ownerRequest(io.env, "POST", "/api/workspace/setup-health/update-logger", { workspaceId: w.id, packageDir }));
+		const took = `${(r.durationMs / 1000).toFixed(1)} s`;
+		if (r.ok) {
+			io.stdout.write(`updated with ${r.command} (${r.packageManager}, ${took}); svc-local health ${w.id} shows the new scan\n`);
+			return 0;
+		}
+		const why = r.timedOut ? `ran out of time after ${took} and was stopped` : `failed with exit code ${r.exitCode} after ${took}`;
+		io.stderr.write(`svc-local: ${r.command} ${why}; its output ends:\n${r.outputTail.replace(/\n?$/, "\n")}`);
+		return 1;
 	},
 };
 

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { cliProcesses, payloads } from "./cliProcesses.js";
+import { cliProcesses, payloads, started } from "./cliProcesses.js";
 import { tempDir, until } from "./helpers.js";
 
 const { spawnCli, runCli } = cliProcesses();
@@ -16,7 +16,7 @@ describe("--json listings", () => {
 	it("devices --json and workspace list --json print arrays of the fields the text shows", async () => {
 		const home = path.join(tempDir(), "desk");
 		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(server.out.stdout).length === 1, "the server");
+		await until(() => started(server.out.stdout), "the server");
 
 		// Nothing yet: an empty array, not the sentence.
 		for (const args of [["devices", "--json"], ["workspace", "list", "--json"], ["workspace", "--json", "list"]]) {
@@ -94,6 +94,28 @@ describe("--json listings", () => {
 			expect(down.stdout).toBe("");
 			expect(down.stderr).toMatch(/not running/);
 		}
+	});
+
+	it("health --json of a workspace of 400 packages reaches a pipe whole (over 64 KiB), and so does the text", async () => {
+		const home = path.join(tempDir(), "desk");
+		const root = tempDir("svc-json-big-");
+		for (let i = 0; i < 400; i++) {
+			fs.mkdirSync(path.join(root, `p${i}`));
+			fs.writeFileSync(path.join(root, `p${i}`, "package.json"), JSON.stringify({ name: `package-${i}` }));
+		}
+		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
+		await until(() => started(server.out.stdout), "the server");
+		expect((await runCli(["workspace", "add", root], { SVC_HOME: home })).code).toBe(0);
+		const json = await runCli(["health", "--json"], { SVC_HOME: home });
+		expect(json.code, json.stderr).toBe(4);
+		expect(json.stdout.length).toBeGreaterThan(64 * 1024);
+		expect(JSON.parse(json.stdout)[0].packages).toHaveLength(400);
+		const text = await runCli(["health"], { SVC_HOME: home });
+		expect(text.code).toBe(4);
+		expect(text.stdout.match(/ {2}npm {2}logger not listed\n/g)).toHaveLength(400);
+		expect(text.stdout).toContain("  p99 (package-99)  npm  logger not listed");
+		server.child.kill("SIGTERM");
+		expect(await server.exited).toBe(0);
 	});
 
 	it("--help names --json, and a value given to it is a usage error", async () => {

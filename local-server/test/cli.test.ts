@@ -6,7 +6,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, cliProcesses, payloads } from "./cliProcesses.js";
+import { BIN, cliProcesses, payloads, started } from "./cliProcesses.js";
 import { mode, tempDir, until } from "./helpers.js";
 import { startLocalRegistry } from "./localRegistry.js";
 
@@ -15,11 +15,11 @@ const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 
 describe("svc-local command line", () => {
-	it("start, pair, connect, devices, new code on a key press, revoke, quit", async () => {
+	it("start, pair, connect, devices, revoke, quit; to output that is not a terminal, no pairing code", async () => {
 		const home = path.join(tempDir(), "desk");
 		const deviceHome = path.join(tempDir(), "laptop");
 		const server = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" });
-		await until(() => payloads(server.out.stdout).length === 1, "the first pairing code");
+		await until(() => started(server.out.stdout), "the start");
 
 		const info = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
 		expect(info).toMatchObject({ pid: server.child.pid, host: "127.0.0.1", mode: "isolated" });
@@ -31,24 +31,26 @@ describe("svc-local command line", () => {
 		// To a pipe (a log, a service's journal), the token stays in its file: a log would keep it.
 		expect(out).not.toContain(token);
 		expect(out).toContain(`owner token: saved in ${path.join(home, "owner-token")} (mode 0600); not printed, as this output is not a terminal`);
-		expect(out).toContain(`Not renewed here (the output is not a terminal): run svc-local pair, or open http://127.0.0.1:${info.port}/, for a fresh code.`);
-		expect(out).toMatch(/\u2584|\u2580|\u2588/); // a terminal QR code (block characters)
+		// Nor a live pairing code, which whoever reads the log could pair with: how to get one instead.
+		const howToPair = `pairing code: not printed, as this output is not a terminal and may be kept in a log; run svc-local pair, or open http://127.0.0.1:${info.port}/, for one`;
+		expect(out).toContain(howToPair);
+		expect(payloads(out)).toEqual([]);
+		expect(out).not.toContain("pairToken");
+		expect(out).not.toMatch(/\u2584|\u2580|\u2588/); // no QR code (block characters)
 		expect(out).not.toContain("\x1b["); // to a pipe: plain text, no colour codes
-		const first = payloads(out)[0];
-		expect(first).toMatchObject({ v: 3, baseUrl: `http://127.0.0.1:${info.port}`, baseUrls: [`http://127.0.0.1:${info.port}`] });
 		// Its stdin is a pipe, not a terminal: nobody there can press n or q, so they are not offered.
 		expect(out).not.toContain("Press n");
 
-		// A key press prints a new code.
+		// A key press there says again how to get a code, and prints none.
 		server.child.stdin.write("n");
-		await until(() => payloads(server.out.stdout).length === 2, "a new code after the key press");
-		expect(payloads(server.out.stdout)[1].pairToken).not.toBe(first.pairToken);
-		expect(server.out.stdout).not.toContain("Press n");
+		await until(() => server.out.stdout.split(howToPair).length === 3, "the hint again after the key press");
+		expect(payloads(server.out.stdout)).toEqual([]);
 
-		// `svc-local pair` against the running server.
+		// `svc-local pair` against the running server: asked for, it prints one.
 		const pair = await runCli(["pair"], { SVC_HOME: home });
 		expect(pair.code).toBe(0);
 		const [code] = payloads(pair.stdout);
+		expect(code).toMatchObject({ v: 3, baseUrl: `http://127.0.0.1:${info.port}`, baseUrls: [`http://127.0.0.1:${info.port}`] });
 		expect(code.pairToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
 		// Another computer connects with it, and stays connected.
@@ -56,8 +58,6 @@ describe("svc-local command line", () => {
 		await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
 		expect(mode(path.join(deviceHome, "device.json"))).toBe(0o600);
 		const deviceId = JSON.parse(fs.readFileSync(path.join(deviceHome, "device.json"), "utf8")).deviceId;
-		// A device paired: the terminal's code may be the one it used, which works once, so a new one shows.
-		await until(() => payloads(server.out.stdout).length === 3, "a new code once a device paired");
 
 		// A token that is not the server's: the command says where the one it sent came from.
 		const wrong = await runCli(["devices"], { SVC_HOME: home, SVC_OWNER_TOKEN: "not-this-servers-token" });
@@ -90,14 +90,17 @@ describe("svc-local command line", () => {
 
 		// A second start does not show the token again.
 		const again = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(again.out.stdout).length === 1, "the second start");
+		await until(() => started(again.out.stdout), "the second start");
 		expect(again.out.stdout).not.toContain(token);
 		expect(again.out.stdout).toContain(`owner token: in ${path.join(home, "owner-token")}`);
 		again.child.kill("SIGTERM");
 		expect(await again.exited).toBe(0);
+		// From start to stop, no code went to the log.
+		expect(payloads(server.out.stdout + again.out.stdout)).toEqual([]);
+		expect(server.out.stdout + again.out.stdout).not.toContain(code.pairToken);
 	});
 
-	it.skipIf(!hasScript)("on a terminal the first start shows the owner token once, and renews the code by itself", async () => {
+	it.skipIf(!hasScript)("on a terminal the first start shows the owner token once, and a pairing code it renews on a key press and once a device paired", async () => {
 		const home = path.join(tempDir(), "desk");
 		// script(1) runs it on a pseudo-terminal, as a person starting it would.
 		const term = spawn("script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} start --no-clear`, "/dev/null"], {
@@ -112,7 +115,25 @@ describe("svc-local command line", () => {
 			const token = fs.readFileSync(path.join(home, "owner-token"), "utf8").trim();
 			expect(out).toContain(`owner token (shown once; also saved in ${path.join(home, "owner-token")}, mode 0600):`);
 			expect(out).toContain(token);
-			expect(out).not.toContain("Not renewed here");
+			// The code, as a QR code and as the line for another computer, shown where it is not kept.
+			expect(out).not.toContain("pairing code: not printed");
+			expect(out).toMatch(/\u2584|\u2580|\u2588/);
+			await until(() => payloads(out).length === 1, "the first code");
+			const [first] = payloads(out);
+			expect(first.baseUrls).toEqual([JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8")).baseUrl]);
+
+			// A key press prints a new code.
+			term.stdin.write("n");
+			await until(() => payloads(out).length === 2, "a new code after the key press");
+			expect(payloads(out)[1].pairToken).not.toBe(first.pairToken);
+
+			// A device paired: the code on the terminal may be the one it used, which works once, so a new one shows.
+			const [code] = payloads((await runCli(["pair"], { SVC_HOME: home })).stdout);
+			const connect = spawnCli(["connect", JSON.stringify(code)], { SVC_HOME: path.join(tempDir(), "laptop") });
+			await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
+			await until(() => payloads(out).length === 3, "a new code once a device paired");
+			connect.child.kill("SIGTERM");
+			await connect.exited;
 		} finally {
 			term.stdin.write("q");
 			await exited;
@@ -122,14 +143,14 @@ describe("svc-local command line", () => {
 	it("a start without SVC_OWNER_TOKEN after one with it does not point at an owner-token file that is not there", async () => {
 		const home = path.join(tempDir(), "desk");
 		const chosen = spawnCli([], { SVC_HOME: home, SVC_PORT: "0", SVC_OWNER_TOKEN: "chosen-owner-token-0123456789" });
-		await until(() => payloads(chosen.out.stdout).length === 1, "the start with SVC_OWNER_TOKEN");
+		await until(() => started(chosen.out.stdout), "the start with SVC_OWNER_TOKEN");
 		expect(chosen.out.stdout).toContain("owner token: the value of SVC_OWNER_TOKEN");
 		chosen.child.kill("SIGTERM");
 		expect(await chosen.exited).toBe(0);
 		expect(fs.existsSync(path.join(home, "owner-token"))).toBe(false);
 
 		const plain = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(plain.out.stdout).length === 1, "the start without it");
+		await until(() => started(plain.out.stdout), "the start without it");
 		expect(plain.out.stdout).not.toContain(`owner token: in ${path.join(home, "owner-token")}`);
 		expect(plain.out.stdout).toContain(`owner token: not shown (no ${path.join(home, "owner-token")}`);
 		expect(plain.out.stdout).toContain("SVC_OWNER_TOKEN=<a token of your choice>");
@@ -162,9 +183,10 @@ describe("svc-local command line", () => {
 	it("with a device paired and its port taken, start stops (exit 1) saying so; start --port starts elsewhere, saying the device must pair again", async () => {
 		const home = path.join(tempDir(), "desk");
 		const first = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(first.out.stdout).length === 1, "the first server");
+		await until(() => started(first.out.stdout), "the first server");
 		const { port } = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
-		const connect = spawnCli(["connect", JSON.stringify(payloads(first.out.stdout)[0])], { SVC_HOME: path.join(tempDir(), "laptop") });
+		const [code] = payloads((await runCli(["pair"], { SVC_HOME: home })).stdout);
+		const connect = spawnCli(["connect", JSON.stringify(code)], { SVC_HOME: path.join(tempDir(), "laptop") });
 		await until(() => /connected \(device /.test(connect.out.stdout), "the device to connect");
 		// The device is paired; it need not look for the server while the port is taken.
 		connect.child.kill("SIGTERM");
@@ -184,7 +206,7 @@ describe("svc-local command line", () => {
 			expect(refused.stderr.trim().split("\n")).toHaveLength(1);
 
 			const moved = spawnCli(["start", "--port", "0"], { SVC_HOME: home });
-			await until(() => payloads(moved.out.stdout).length === 1, "the start with --port");
+			await until(() => started(moved.out.stdout), "the start with --port");
 			expect(moved.out.stderr).toContain(`not ${port} where the paired device knows this server: pair again (svc-local pair), or start on port ${port} to be found there again`);
 			moved.child.kill("SIGTERM");
 			expect(await moved.exited).toBe(0);
@@ -197,7 +219,7 @@ describe("svc-local command line", () => {
 	it("a second start on the same state directory is refused, and the running one keeps its local-server.json", async () => {
 		const home = path.join(tempDir(), "desk");
 		const first = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(first.out.stdout).length === 1, "the first server");
+		await until(() => started(first.out.stdout), "the first server");
 		const info = JSON.parse(fs.readFileSync(path.join(home, "local-server.json"), "utf8"));
 
 		// Same state, even asked for the same port: it stops at once and says why, before listening.
@@ -211,7 +233,7 @@ describe("svc-local command line", () => {
 
 		// Another state directory on that port is another server: it takes another free port.
 		const other = spawnCli([], { SVC_HOME: path.join(tempDir(), "other"), SVC_PORT: String(info.port) });
-		await until(() => payloads(other.out.stdout).length === 1, "the server of another state directory");
+		await until(() => started(other.out.stdout), "the server of another state directory");
 		expect(other.out.stderr).toContain(`port ${info.port} is taken`);
 		other.child.kill("SIGTERM");
 		expect(await other.exited).toBe(0);
@@ -221,7 +243,7 @@ describe("svc-local command line", () => {
 		await first.exited;
 		fs.writeFileSync(path.join(home, "local-server.json"), JSON.stringify({ ...info, pid: process.pid }));
 		const after = spawnCli([], { SVC_HOME: home, SVC_PORT: "0" });
-		await until(() => payloads(after.out.stdout).length === 1, "a start after a crash");
+		await until(() => started(after.out.stdout), "a start after a crash");
 		after.child.kill("SIGTERM");
 		expect(await after.exited).toBe(0);
 	});
@@ -244,7 +266,7 @@ describe("svc-local command line", () => {
 		const env = { SVC_HOME: home, SVC_NPM_REGISTRY: registry.url };
 		const server = spawnCli(["start", "--no-clear"], { ...env, SVC_PORT: "0" });
 		try {
-			await until(() => payloads(server.out.stdout).length === 1, "the server to start");
+			await until(() => started(server.out.stdout), "the server to start");
 			expect((await runCli(["workspace", "list"], env)).stdout).toBe("no workspaces (add one with svc-local workspace add <dir>)\n");
 
 			// A relative folder is taken from the current directory.

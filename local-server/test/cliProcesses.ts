@@ -40,3 +40,11 @@ export function cliProcesses() {
 export function payloads(text: string) {
 	return [...text.matchAll(/svc-local connect '([^']+)'/g)].map((m) => JSON.parse(m[1]));
 }
+
+/**
+ * Whether a start whose output is not a terminal has got as far as saying how to pair (it prints
+ * no code there): listening, with local-server.json written.
+ */
+export function started(text: string) {
+	return text.includes("pairing code: not printed");
+}

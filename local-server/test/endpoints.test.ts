@@ -232,30 +232,6 @@ describe("tailscaleHostname", () => {
 describe("CodeRefresher (the terminal's code refresh)", () => {
 	afterEach(() => vi.useRealTimers());
 
-	it("with renew false (output that is no terminal) shows a code once, then only on demand; a failed fetch is still retried", async () => {
-		vi.useFakeTimers({ now: 1_000_000 });
-		let fail = true;
-		const fetched: number[] = [];
-		const r = new CodeRefresher({
-			renew: false,
-			fetchCode: async () => {
-				fetched.push(Date.now());
-				if (fail) throw new Error("not yet");
-				return { expiresAt: new Date(Date.now() + 120_000).toISOString() };
-			},
-			show: () => {},
-		});
-		await r.refresh();
-		fail = false;
-		await vi.advanceTimersByTimeAsync(5_000);
-		expect(fetched).toEqual([1_000_000, 1_005_000]);
-		await vi.advanceTimersByTimeAsync(3_600_000);
-		expect(fetched).toHaveLength(2);
-		await r.refresh();
-		expect(fetched).toHaveLength(3);
-		r.stop();
-	});
-
 	it("refreshes 10 s before expiry, never sooner than 5 s after the last, and on demand", async () => {
 		vi.useFakeTimers({ now: 1_000_000 });
 		let life = 120_000;

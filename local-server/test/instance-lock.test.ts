@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliProcesses, payloads } from "./cliProcesses.js";
+import { cliProcesses, started } from "./cliProcesses.js";
 import { tempDir, until } from "./helpers.js";
 
 const { spawnCli } = cliProcesses();
@@ -29,7 +29,7 @@ describe("one server per state directory", () => {
 			const env = { SVC_HOME: home, SVC_PORT: "0", SVC_MODE: "isolated" };
 			const both = [spawnCli([], env), spawnCli([], env)].map((p) => ({ ...p, code: null as number | null }));
 			for (const p of both) void p.exited.then((code) => (p.code = code));
-			await until(() => both.every((p) => p.code !== null || payloads(p.out.stdout).length > 0), `round ${round}: both to serve or stop`);
+			await until(() => both.every((p) => p.code !== null || started(p.out.stdout)), `round ${round}: both to serve or stop`);
 			const serving = both.filter((p) => p.code === null);
 			expect(serving.length, `round ${round}: how many serve`).toBe(1);
 			const [winner] = serving;
@@ -61,7 +61,7 @@ describe("one server per state directory", () => {
 		const dead = deadPid();
 		fs.writeFileSync(path.join(home, LOCK), JSON.stringify({ pid: dead }), { mode: 0o600 });
 		const first = spawnCli([], env);
-		await until(() => payloads(first.out.stdout).length === 1, "a start over a dead process's lock");
+		await until(() => started(first.out.stdout), "a start over a dead process's lock");
 		expect(lockPid(home)).toBe(first.child.pid);
 		first.child.kill("SIGTERM");
 		expect(await first.exited).toBe(0);
@@ -72,7 +72,7 @@ describe("one server per state directory", () => {
 		const longAgo = new Date(Date.now() - 60_000);
 		fs.utimesSync(path.join(home, LOCK), longAgo, longAgo);
 		const second = spawnCli([], env);
-		await until(() => payloads(second.out.stdout).length === 1, "a start over an old lock of another program's pid");
+		await until(() => started(second.out.stdout), "a start over an old lock of another program's pid");
 		expect(lockPid(home)).toBe(second.child.pid);
 
 		// A server killed outright leaves its lock: the next start takes it over at once.
@@ -80,7 +80,7 @@ describe("one server per state directory", () => {
 		await second.exited;
 		expect(lockPid(home)).toBe(second.child.pid);
 		const third = spawnCli([], env);
-		await until(() => payloads(third.out.stdout).length === 1, "a start after a crash");
+		await until(() => started(third.out.stdout), "a start after a crash");
 		expect(third.out.stderr).toBe("");
 		third.child.kill("SIGTERM");
 		expect(await third.exited).toBe(0);

@@ -99,7 +99,7 @@ describe("the packed svc-local", () => {
 		const help = run("npx", ["--no-install", "svc-local", "--help"], project);
 		expect(help.code, help.stderr).toBe(0);
 		expect(help.stdout).toContain(`svc-local ${manifest.version}:`);
-		expect(help.stdout).toContain("svc-local connect [payload]");
+		expect(help.stdout).toContain("svc-local connect [payload|-]");
 		const version = run("npx", ["--no-install", "svc-local", "--version"], project);
 		expect(version.code, version.stderr).toBe(0);
 		expect(version.stdout).toBe(`${manifest.version}\n`);

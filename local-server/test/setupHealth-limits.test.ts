@@ -1,5 +1,5 @@
 // The setup-health scan's limits, each at its boundary and one past it (depth
-// 8/9, 6,000/6,001 files, 512/513 KiB in a file, 48 MiB in all), and its
+// 8/9, 6,000/6,001 files read, 512/513 KiB in a file, 48 MiB in all), and its
 // hour-long caches of scans and of the registry's latest logger version.
 import fs from "node:fs";
 import path from "node:path";
@@ -27,11 +27,12 @@ describe("setup-health scan: limits and caches", () => {
 		expect(answer.limits.hit).toEqual([{ limit: "depth", count: 1, paths: [`${eight}/a9`], message: "folders more than 8 levels deep were not scanned" }]);
 	});
 
-	it("scans 6,000 files and stops at the 6,001st, saying where", async () => {
+	it("reads 6,000 files and stops at the 6,001st, saying where", async () => {
 		const root = tempDir("svc-files-");
 		writeTree(root, { "package.json": json({ name: "files-root" }), "z/package.json": json({ name: "last" }) });
 		fs.mkdirSync(path.join(root, "f"));
-		for (let i = 0; i < 5998; i++) fs.writeFileSync(path.join(root, "f", `${String(i).padStart(4, "0")}.txt`), "");
+		// Source files, which the scan reads: each one counts.
+		for (let i = 0; i < 5998; i++) fs.writeFileSync(path.join(root, "f", `${String(i).padStart(4, "0")}.js`), "");
 		const t = await serverWithRegistry();
 		const id = await addWorkspace(t, root);
 
@@ -40,11 +41,34 @@ describe("setup-health scan: limits and caches", () => {
 		expect(atLimit.limits.hit).toEqual([]);
 		expect(atLimit.packages.map((p: any) => p.name)).toEqual(["files-root", "last"]);
 
-		fs.writeFileSync(path.join(root, "f", "5998.txt"), "");
+		fs.writeFileSync(path.join(root, "f", "5998.js"), "");
 		const past = (await scan(t, id, true)).json;
 		expect(past.limits.used.files).toBe(6000);
-		expect(past.limits.hit).toEqual([{ limit: "files", count: 1, paths: ["z/package.json"], message: "the scan stopped here: at most 6,000 files are scanned" }]);
+		expect(past.limits.hit).toEqual([{ limit: "files", count: 1, paths: ["z/package.json"], message: "the scan stopped here: at most 6,000 files are read" }]);
 		expect(past.packages.map((p: any) => p.name)).toEqual(["files-root"]);
+	});
+
+	it("counts only the files it reads: 6,001 images, fonts and archives before the sources do not stop it", async () => {
+		const root = tempDir("svc-files-unread-");
+		const key = `svc_${"K".repeat(39)}unrd`;
+		writeTree(root, {
+			"package.json": json({ name: "gallery", dependencies: { "@svcapp/logger": "^1.2.0" } }),
+			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.2.0" }),
+			".env": `SVC_KEY=${key}\n`,
+			// Walked after assets/: read, since nothing there is.
+			"src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
+		});
+		fs.mkdirSync(path.join(root, "assets"));
+		const kinds = [".png", ".woff2", ".zip", ".txt"];
+		for (let i = 0; i < 6001; i++) fs.writeFileSync(path.join(root, "assets", `${String(i).padStart(4, "0")}${kinds[i % kinds.length]}`), "\u0000\u0001");
+		const t = await serverWithRegistry();
+		const answer = (await scan(t, await addWorkspace(t, root))).json;
+		expect(answer.limits.hit).toEqual([]);
+		// package.json, .env and src/index.js; the installed logger's package.json is looked up after the walk.
+		expect(answer.limits.used.files).toBe(3);
+		const [pkg] = answer.packages;
+		expect(pkg.logger.configured).toMatchObject({ ok: true, init: "src/index.js" });
+		expect(pkg.findings).toEqual([]);
 	});
 
 	it("past 6,000 files still finds the installed logger, and does not assert a missing init it may not have read", async () => {
@@ -52,11 +76,11 @@ describe("setup-health scan: limits and caches", () => {
 		writeTree(root, {
 			"package.json": json({ name: "icons", dependencies: { "@svcapp/logger": "^1.0.0" } }),
 			"node_modules/@svcapp/logger/package.json": json({ name: "@svcapp/logger", version: "1.0.0" }),
-			// Walked after the 6,001 files of assets/, so never read.
+			// Walked after the 6,001 scripts of assets/, so never read.
 			"src/index.js": 'import { init } from "@svcapp/logger";\ninit({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" });\n',
 		});
 		fs.mkdirSync(path.join(root, "assets"));
-		for (let i = 0; i < 6001; i++) fs.writeFileSync(path.join(root, "assets", `${String(i).padStart(4, "0")}.svg`), "");
+		for (let i = 0; i < 6001; i++) fs.writeFileSync(path.join(root, "assets", `${String(i).padStart(4, "0")}.js`), "");
 		const t = await serverWithRegistry();
 		const answer = (await scan(t, await addWorkspace(t, root))).json;
 		expect(answer.limits.hit.map((h: any) => h.limit)).toEqual(["files"]);

@@ -128,6 +128,45 @@ describe("setup-health scan of what reports otherwise", () => {
 		expect(Object.values(p).filter((x: any) => x.needsAttention).map((x: any) => x.dir)).toEqual(["tools/cli"]);
 	});
 
+	it("an init call only inside a string (a snippet shown to users, a docs page) sets nothing up; one in code beside regular expressions and template literals does", async () => {
+		const root = tempDir("svc-strings-");
+		const key = keyEndingIn("strs");
+		const call = 'init({ key: process.env.SVC_KEY, endpoint: "https://svc.example.com" })';
+		const sources: Record<string, [string, string]> = {
+			// The app imports the logger; its init is only in the text it shows.
+			snippet: ["src/index.js", `import { init } from "@svcapp/logger";\nexport const usage = '${call}';\nexport const help = \`Then call init({ key: "${key}", endpoint: "https://svc.example.com" }).\`;\n`],
+			// Import and call both in a string: the file does not use the logger at all.
+			docs: ["src/docs.js", `export const example = \`import { init } from "@svcapp/logger";\n${call};\`;\n`],
+			// A page that shows the browser script's call as text, with no script.
+			page: ["index.html", `<pre><code>&lt;script src="/svc-logger.browser.js"&gt;\nsvcLogger.init({ key: "${key}", endpoint: "https://svc.example.com" });</code></pre>\n`],
+			// Quotes in a regular expression and a template literal before the call are no strings around it.
+			code: ["src/index.js", `import { init } from "@svcapp/logger";\nconst quotes = /["'\`]/g;\nconst label = \`svc \${"'"} \${quotes.source}\`;\nconst half = 1 / 2; // "\n${call};\n`],
+			// A call inside a template literal's \${…} is code.
+			template: ["src/index.js", `import { init } from "@svcapp/logger";\nconsole.log(\`started: \${${call} ?? "yes"}\`);\n`],
+		};
+		const files: Record<string, string> = { ".env": `SVC_KEY=${key}\n` };
+		for (const [name, [file, text]] of Object.entries(sources)) {
+			files[`${name}/package.json`] = json({ name, dependencies: { "@svcapp/logger": "^1.2.0" } });
+			files[`${name}/node_modules/@svcapp/logger/package.json`] = json({ name: "@svcapp/logger", version: "1.2.0" });
+			files[`${name}/.env`] = `SVC_KEY=${key}\n`;
+			files[`${name}/${file}`] = text;
+		}
+		writeTree(root, files);
+		const t = await serverWithRegistry();
+		const p = byDir((await scan(t, await addWorkspace(t, root))).json);
+		for (const name of ["snippet", "docs", "page"]) {
+			expect(p[name].logger.configured, name).toEqual({ ok: false, init: null, key: null, endpoint: null });
+			expect(codes(p[name]), name).toEqual(["logger_not_initialised"]);
+		}
+		expect(p.snippet.findings[0].message).toBe("snippet/src/index.js imports @svcapp/logger but no call to its init was found.");
+		// What only a string names is no import either.
+		expect(p.docs.findings[0].message).not.toContain("docs/src/docs.js");
+		for (const name of ["code", "template"]) {
+			expect(p[name].logger.configured, name).toEqual({ ok: true, init: `${name}/src/index.js`, key: `found in ${name}/.env (…strs)`, endpoint: `found in ${name}/src/index.js (https://svc.example.com)` });
+			expect(p[name].findings, name).toEqual([]);
+		}
+	});
+
 	it("svc's own kind of repository: a root whose Sentry SDK only tests import, and the logger's own package, need nothing; a .env linked from out of the workspace is there, unread", async () => {
 		const root = tempDir("svc-self-");
 		const away = tempDir("svc-away-");
