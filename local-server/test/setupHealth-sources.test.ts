@@ -143,6 +143,10 @@ describe("setup-health scan of what reports otherwise", () => {
 			code: ["src/index.js", `import { init } from "@svcapp/logger";\nconst quotes = /["'\`]/g;\nconst label = \`svc \${"'"} \${quotes.source}\`;\nconst half = 1 / 2; // "\n${call};\n`],
 			// A call inside a template literal's \${…} is code.
 			template: ["src/index.js", `import { init } from "@svcapp/logger";\nconsole.log(\`started: \${${call} ?? "yes"}\`);\n`],
+			// A component's text that tells how to call it is no call (JSX's text is data).
+			jsx: ["src/App.jsx", `import { init } from "@svcapp/logger";\nexport const Help = () => <p className="help">Then call init(options) once, before the app renders.</p>;\n`],
+			// TypeScript's type assertions and generics are no JSX: the call after them is code.
+			typed: ["src/index.ts", `import { init } from "@svcapp/logger";\nconst settings = <Record<string, string>>{};\nconst ratio = <number>(settings.a as unknown) / 2;\n${call};\n`],
 		};
 		const files: Record<string, string> = { ".env": `SVC_KEY=${key}\n` };
 		for (const [name, [file, text]] of Object.entries(sources)) {
@@ -154,15 +158,15 @@ describe("setup-health scan of what reports otherwise", () => {
 		writeTree(root, files);
 		const t = await serverWithRegistry();
 		const p = byDir((await scan(t, await addWorkspace(t, root))).json);
-		for (const name of ["snippet", "docs", "page"]) {
+		for (const name of ["snippet", "docs", "page", "jsx"]) {
 			expect(p[name].logger.configured, name).toEqual({ ok: false, init: null, key: null, endpoint: null });
 			expect(codes(p[name]), name).toEqual(["logger_not_initialised"]);
 		}
 		expect(p.snippet.findings[0].message).toBe("snippet/src/index.js imports @svcapp/logger but no call to its init was found.");
 		// What only a string names is no import either.
 		expect(p.docs.findings[0].message).not.toContain("docs/src/docs.js");
-		for (const name of ["code", "template"]) {
-			expect(p[name].logger.configured, name).toEqual({ ok: true, init: `${name}/src/index.js`, key: `found in ${name}/.env (…strs)`, endpoint: `found in ${name}/src/index.js (https://svc.example.com)` });
+		for (const [name, file] of [["code", "src/index.js"], ["template", "src/index.js"], ["typed", "src/index.ts"]]) {
+			expect(p[name].logger.configured, name).toEqual({ ok: true, init: `${name}/${file}`, key: `found in ${name}/.env (…strs)`, endpoint: `found in ${name}/${file} (https://svc.example.com)` });
 			expect(p[name].findings, name).toEqual([]);
 		}
 	});
