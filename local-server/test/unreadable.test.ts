@@ -24,6 +24,22 @@ function run(args: string[], env: NodeJS.ProcessEnv) {
 	return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * svc-local started in `home` as a user without the right to read every file (withoutFileRights),
+ * with `root` added as a workspace; the environment its commands take.
+ */
+async function serverWithWorkspace(home: string, root: string): Promise<NodeJS.ProcessEnv> {
+	const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
+	const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
+	const server = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
+	stops.push(() => server.kill("SIGKILL"));
+	let out = "";
+	server.stdout.on("data", (c) => (out += c));
+	await until(() => out.includes("pairing code: not printed"), "the server to start");
+	expect(run(["workspace", "add", root], env).code).toBe(0);
+	return env;
+}
+
 describe("setup health of what cannot be read", () => {
 	it.skipIf(!canDrop)("lists the package whose package.json is unreadable, names unread sources and folders, and says so in the text", async () => {
 		const root = tempDir("svc-unreadable-");
@@ -50,15 +66,7 @@ describe("setup health of what cannot be read", () => {
 			for (const dir of [path.join(root, "apps/locked"), path.join(root, "apps/ok/lib"), closed]) fs.chmodSync(dir, 0o755);
 		});
 
-		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
-		const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
-		const server = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
-		stops.push(() => server.kill("SIGKILL"));
-		let out = "";
-		server.stdout.on("data", (c) => (out += c));
-		await until(() => out.includes("pairing code: not printed"), "the server to start");
-
-		expect(run(["workspace", "add", root], env).code).toBe(0);
+		const env = await serverWithWorkspace(home, root);
 		const answer = JSON.parse(run(["health", "--json"], env).stdout)[0];
 		const byDir = Object.fromEntries(answer.packages.map((p: any) => [p.dir, p]));
 		expect(Object.keys(byDir)).toEqual([".", "apps/ok", "apps/secret"]);
@@ -111,18 +119,8 @@ describe("setup health of what cannot be read", () => {
 		writeTree(root, files);
 		for (const dir of packages) fs.chmodSync(path.join(root, dir, "src/index.js"), 0);
 
-		const env = { SVC_HOME: home, SVC_PORT: "0", SVC_NPM_REGISTRY: "http://127.0.0.1:9/" };
-		const [command, args] = withoutFileRights([process.execPath, BIN, "start"]);
-		const server = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: "pipe" });
-		stops.push(() => server.kill("SIGKILL"));
-		let out = "";
-		server.stdout.on("data", (c) => (out += c));
-		await until(() => out.includes("pairing code: not printed"), "the server to start");
-		expect(run(["workspace", "add", root], env).code).toBe(0);
-
-		const health = spawnSync(process.execPath, [BIN, "health", "--json"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: "utf8" });
-		expect(health.error).toBeUndefined();
-		const [answer] = JSON.parse(health.stdout);
+		const env = await serverWithWorkspace(home, root);
+		const [answer] = JSON.parse(run(["health", "--json"], env).stdout);
 		expect(answer.packages).toHaveLength(801);
 		expect(answer.limits.unreadable.count).toBe(800);
 		const last = answer.packages.find((p: any) => p.dir === "packages/p799");
