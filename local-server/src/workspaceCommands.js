@@ -92,10 +92,7 @@ export const health = {
 	},
 };
 
-/**
- * The answer of POST /api/workspace/setup-health/update-logger.
- * @typedef {{ok: boolean, packageManager: string, command: string, exitCode: number | null, durationMs: number, outputTail: string, timedOut: boolean}} UpdateOutcome
- */
+/** The answer of POST /api/workspace/setup-health/update-logger: what SetupHealth.updateLogger returns. @typedef {Awaited<ReturnType<import("./setupHealth.js").SetupHealth["updateLogger"]>>} UpdateOutcome */
 
 /** @type {Command} */
 export const updateLogger = {
