@@ -1,4 +1,4 @@
-import { useCallback } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { type NavigateOptions, useSearchParams } from "react-router";
 
 /** Query parameters to set; an empty string or null removes one. */
@@ -21,6 +21,24 @@ export function useSearch() {
 		[setSearch],
 	);
 	return [search, change] as const;
+}
+
+/**
+ * A choice kept in the address (`name`: a card's tab, what the chart draws), so a reload or a shared
+ * link shows the same, and its change. A choice made shows at once; the address follows as a
+ * navigation, which renders the whole page in a transition. A change of address from elsewhere
+ * (Back, a link) wins. Null chosen removes the parameter.
+ */
+export function useAddressChoice(name: string) {
+	const [search, change] = useSearch();
+	const inAddress = search.get(name);
+	const [chosen, setChosen] = useState(inAddress);
+	useEffect(() => setChosen(inAddress), [inAddress]);
+	const choose = (value: string | null) => {
+		setChosen(value);
+		change({ [name]: value }, { replace: true });
+	};
+	return [chosen, choose] as const;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { type ReactNode, useEffect, useState } from "react";
+import type { ReactNode } from "react";
 import { count } from "../format";
-import { useSearch } from "../searchParams";
+import { useAddressChoice } from "../searchParams";
 import { DownloadButton } from "./DownloadButton";
 
 export interface BreakdownRow {
@@ -45,20 +45,10 @@ export const tabParam = (heading: string) => `${slug(heading).replace(/-/g, "_")
  * one more) says so.
  */
 export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs: BreakdownTab[]; shownRows?: number }) {
-	const [search, change] = useSearch();
-	const param = tabParam(heading);
-	const inAddress = search.get(param);
-	// A click shows its tab at once; the address follows as a navigation, which renders the whole
-	// page in a transition. A change of address from elsewhere (Back, a source picked) wins.
-	const [chosen, setChosen] = useState(inAddress);
-	useEffect(() => setChosen(inAddress), [inAddress]);
+	const [chosen, choose] = useAddressChoice(tabParam(heading));
 	const named = tabs.findIndex((t) => slug(t.title) === chosen);
 	// The tab the address names, else the one the page is filtered by, else the first.
 	const shown = named >= 0 ? named : Math.max(0, tabs.findIndex((t) => t.picked));
-	const choose = (title: string) => {
-		setChosen(slug(title));
-		change({ [param]: slug(title) }, { replace: true });
-	};
 	const tab = tabs[shown];
 	const rows = shownRows === undefined ? tab.rows : tab.rows.slice(0, shownRows);
 	const more = rows.length < tab.rows.length;
@@ -70,7 +60,7 @@ export function Breakdown({ heading, tabs, shownRows }: { heading: string; tabs:
 				{tabs.length > 1 && (
 					<div className="tabs">
 						{tabs.map((t, i) => (
-							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => choose(t.title)}>
+							<button key={t.title} type="button" className="chip" aria-pressed={i === shown} onClick={() => choose(slug(t.title))}>
 								{t.title}
 							</button>
 						))}

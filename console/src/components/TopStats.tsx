@@ -5,10 +5,10 @@
  * and then absent), as the period, the filters and each card's list are: a reload or a shared link
  * draws the same.
  */
-import { type ReactNode, useEffect, useState } from "react";
+import type { ReactNode } from "react";
 import type { PeriodTotalsView, SeriesPointView, SiteStatsView } from "../api";
 import { count, duration, oneDecimal, percent, plural } from "../format";
-import { offeredValue, useSearch } from "../searchParams";
+import { useAddressChoice } from "../searchParams";
 import { conversionRate } from "./CustomEventsCard";
 import { Figure } from "./Figure";
 import { COUNT_AXIS, TimeChart, type ValueAxis } from "./TimeChart";
@@ -89,14 +89,9 @@ const METRICS: Record<GraphMetric, Metric> = {
  * of another, shown at once while the address follows.
  */
 export function useGraphMetric(converting: boolean) {
-	const [search, change] = useSearch();
-	const inAddress = offeredValue(search, "metric", GRAPH_METRICS) ?? DEFAULT_METRIC;
-	const [chosen, setChosen] = useState(inAddress);
-	useEffect(() => setChosen(inAddress), [inAddress]);
-	const choose = (metric: GraphMetric) => {
-		setChosen(metric);
-		change({ metric: metric === DEFAULT_METRIC ? null : metric }, { replace: true });
-	};
+	const [inAddress, chooseInAddress] = useAddressChoice("metric");
+	const chosen = GRAPH_METRICS.find((metric) => metric === inAddress) ?? DEFAULT_METRIC;
+	const choose = (metric: GraphMetric) => chooseInAddress(metric === DEFAULT_METRIC ? null : metric);
 	return [chosen === "conversion_rate" && !converting ? DEFAULT_METRIC : chosen, choose] as const;
 }
 
