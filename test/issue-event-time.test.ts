@@ -195,6 +195,11 @@ describe("the list within a period (period=), as Sentry's issue stream's time ra
 		expect(await found(`lastSeen:${at(edgeTime - 5 * MINUTE)}`)).toEqual([]);
 		// What the search cannot read is text: a day of no month, an hour past 23, !, another unit.
 		for (const q of ["lastSeen:2026-02-30", "lastSeen:>2026-11-01T25:00:00Z", "!lastSeen:-1d", "lastSeen:-1y", "lastSeen:>=-1d"]) expect(await found(q), q).toEqual([]);
+		// A span of at most six digits, a time of at most three decimals of a second.
+		expect(await found("lastSeen:-999999m")).toEqual([recent, edge, days]);
+		expect(await found("lastSeen:-1000000m")).toEqual([]);
+		expect(await found(`lastSeen:>=${at(edgeTime).replace("Z", ".000Z")}`)).toEqual([recent, edge]);
+		expect(await found(`lastSeen:>=${at(edgeTime).replace("Z", ".0000Z")}`)).toEqual([]);
 	});
 
 	it.for(["", "2h", "24H", "90", "365d"])("period %j is a 400 naming the periods", async (period, { expect }) => {
