@@ -8,40 +8,15 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { axeViolations } from "./axe";
-import { ARTIFACTS, DESKTOP, useSession } from "./consolePage";
-import { api, signUpOwner, workerAndBrowser } from "./stack";
+import { ARTIFACTS } from "./consolePage";
+import { crash, issuePageOf } from "./issuePage";
+import { api, workerAndBrowser } from "./stack";
 
 const stack = workerAndBrowser();
 
 beforeAll(() => mkdir(ARTIFACTS, { recursive: true }));
 
-/** A new owner with a project "shop" whose key has sent `events`, signed in on the issue's page in a browser set to `timezoneId`. */
-async function issuePage(name: string, ip: string, events: object[], timezoneId?: string) {
-	const { token } = await signUpOwner(stack.worker.url, name, ip);
-	const { raw_api_key: key } = await api<{ raw_api_key: string }>(stack.worker.url, "/api/feedback-key", { token, json: { project_name: "shop" } });
-	let hash = "";
-	for (const event of events) {
-		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
-		expect(res.status, await res.clone().text()).toBe(200);
-		hash = (await res.json()).group_hash;
-		// Received one after the other: the list puts the last sent first.
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-	const context = await stack.browser.newContext({ viewport: DESKTOP, locale: "en-US", timezoneId });
-	const page = await context.newPage();
-	const pageErrors: string[] = [];
-	page.on("pageerror", (error) => pageErrors.push(error.message));
-	await useSession(page, stack.worker.url, token);
-	await page.goto(`${stack.worker.url}/issues/shop/${hash}`);
-	await page.locator("#exception-heading").waitFor();
-	const issue = await api<{ first_seen: string; last_seen: string; events: { id: string; timestamp: string; received_at: string }[] }>(stack.worker.url, `/api/issues/${hash}?project_name=shop`, { token });
-	return { page, context, pageErrors, issue, token, key };
-}
-
-const crash = (mechanism: object, extra: object = {}) => ({
-	exception: { type: "TypeError", value: "x is undefined", stacktrace: { frames: [{ filename: "src/pay.ts", function: "pay", in_app: true }] }, mechanism },
-	...extra,
-});
+const issuePage = issuePageOf(stack);
 
 /** A tag's value in the event's Tags card. */
 const tag = (page: Page, name: string) => page.getByRole("region", { name: "Tags" }).locator("div", { has: page.getByRole("term").filter({ hasText: new RegExp(`^${name}$`) }) }).getByRole("definition");
@@ -337,76 +312,6 @@ describe("a status change from the keyboard", () => {
 		await page.keyboard.press("Enter");
 		await expect.poll(focused).toBe("Resolve");
 		expect(await page.getByRole("button", { name: "Ignore" }).count()).toBe(0);
-		expect(pageErrors).toEqual([]);
-		await context.close();
-	});
-});
-
-describe("resolving in the next release", () => {
-	it("keeps the issue resolved through its release's events, says so on the page and in its activity; its release's new issues a click away", async () => {
-		const event = crash({ type: "generic", handled: true }, { release: "1.2.0", environment: "production" });
-		const { page, context, pageErrors, key, issue } = await issuePage("next-release", "10.97.0.5", [event]);
-		await page.locator("summary", { hasText: "Resolve in…" }).click();
-		await page.getByRole("button", { name: "The next release" }).click();
-		await page.getByText("Resolved in the release after 1.2.0").first().waitFor();
-		const activity = page.getByRole("region", { name: "Activity" });
-		expect(await activity.getByText("Resolved in the release after 1.2.0").count()).toBe(1);
-
-		// The release's own event does not reopen it.
-		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
-		expect(res.status).toBe(200);
-		await page.reload();
-		await page.getByText("Resolved in the release after 1.2.0").first().waitFor();
-		expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(1);
-		expect(await axeViolations(page)).toEqual([]);
-
-		await page.getByRole("link", { name: "Issues new in 1.2.0" }).click();
-		await page.waitForURL(/\/issues\/shop\?/);
-		expect(new URL(page.url()).searchParams.get("q")).toBe("firstRelease:1.2.0");
-		await expect.poll(() => page.locator(".issue-row a.title").allTextContents()).toEqual(["TypeError: x is undefined"]);
-		expect(await page.locator(".issue-row").first().textContent()).toContain("resolved in the release after 1.2.0");
-		expect(issue.events).toHaveLength(1);
-		expect(pageErrors).toEqual([]);
-		await page.screenshot({ path: join(ARTIFACTS, "issue-resolved-next-release.png"), fullPage: true });
-		await context.close();
-	});
-});
-
-describe("resolving in another release", () => {
-	it("offers the project's releases, newest seen first, in a dialog; the one chosen is the release the fix is in", async () => {
-		const event = crash({ type: "generic", handled: true }, { release: "1.2.0" });
-		const { page, context, pageErrors, key } = await issuePage("another-release", "10.97.0.6", [event]);
-		// Another issue's events name the releases since: the project sent them, this issue never saw them.
-		for (const release of ["1.3.0", "1.4.0"]) {
-			const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify({ message: "elsewhere", release }) });
-			expect(res.status).toBe(200);
-		}
-		const dialog = page.getByRole("dialog", { name: "Resolve in another release" });
-		const open = async () => {
-			await page.locator("summary", { hasText: "Resolve in…" }).click();
-			await page.getByRole("button", { name: "Another release…" }).click();
-			await dialog.getByRole("combobox", { name: "The fix is in release" }).waitFor();
-		};
-		await open();
-		const choice = dialog.getByRole("combobox", { name: "The fix is in release" });
-		expect(await choice.locator("option").allTextContents()).toEqual(["1.4.0", "1.3.0", "1.2.0"]);
-		expect(await axeViolations(page)).toEqual([]);
-		// Cancel changes nothing.
-		await dialog.getByRole("button", { name: "Cancel" }).click();
-		expect(await dialog.isVisible()).toBe(false);
-		expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
-
-		await open();
-		await choice.selectOption("1.3.0");
-		await dialog.getByRole("button", { name: "Resolve" }).click();
-		await page.getByText("Resolved in release 1.3.0").first().waitFor();
-		expect(await page.getByRole("region", { name: "Activity" }).getByText("Resolved in release 1.3.0").count()).toBe(1);
-		// A client still on 1.2.0 does not reopen it.
-		const res = await fetch(`${stack.worker.url}/api/app-logs-ingest`, { method: "POST", headers: { "x-svc-key": key, "content-type": "application/json" }, body: JSON.stringify(event) });
-		expect(res.status).toBe(200);
-		await page.reload();
-		await page.getByText("Resolved in release 1.3.0").first().waitFor();
-		expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(1);
 		expect(pageErrors).toEqual([]);
 		await context.close();
 	});
