@@ -97,6 +97,29 @@ describe("searching an issue's events (q on GET /api/issues/:hash)", () => {
 		expect((await search("!browser.name:Safari !has:url environment:production")).minutes).toEqual([10, 50]);
 	});
 
+	it("error.type: the type of any exception of the event's chain, as the list's search takes it", async ({ expect }) => {
+		const project = await ownerWithLogKey();
+		// One fingerprint for all three: events of different chains in one issue.
+		const send = (minutes: number, exception: Json) => ingestOk(project.rawKey, { fingerprint: ["checkout"], exception, timestamp: minutesAgo(minutes) });
+		const { group_hash } = await send(30, { values: [{ type: "RangeError", value: "the cause" }, { type: "TypeError", value: "reported" }] });
+		await send(20, { type: "TypeError", value: "alone" });
+		await send(10, { type: "SyntaxError", value: "another" });
+		const search = (q: string) => searched(project, group_hash, q);
+
+		expect((await search("error.type:RangeError")).minutes).toEqual([30]);
+		expect((await search("error.type:TypeError")).minutes).toEqual([20, 30]);
+		expect((await search("error.type:[RangeError, SyntaxError]")).minutes).toEqual([10, 30]);
+		expect((await search("error.type:Range*")).minutes).toEqual([30]);
+		expect((await search("!error.type:RangeError")).minutes).toEqual([10, 20]);
+		expect((await search("!error.type:TypeError")).minutes).toEqual([10]);
+		expect((await search("has:error.type")).minutes).toEqual([10, 20, 30]);
+		// The list finds the issue by its events' types, and by one of them without the type.
+		const list = async (q: string) => (await (await call(`/api/issues?${new URLSearchParams({ project_name: project.projectName, q })}`, { token: project.token })).json<Json>()).issues.length;
+		expect(await list("error.type:RangeError")).toBe(1);
+		expect(await list("!error.type:TypeError")).toBe(1);
+		expect(await list("!error.type:*Error")).toBe(0);
+	});
+
 	it("finds text in the message or an exception, or the event's own id", async ({ expect }) => {
 		const { project, groupHash } = await issueWithEvents();
 		const search = (q: string) => searched(project, groupHash, q);

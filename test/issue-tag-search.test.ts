@@ -87,7 +87,7 @@ describe("the issue list's tag search (q)", () => {
 		expect(await found("!level:error")).toEqual([]);
 	});
 
-	it("Sentry's error.type: the type of the exception the event's title names, with lists, patterns and !", async ({ expect }) => {
+	it("Sentry's error.type: the type of any exception of the event's chain, with lists, patterns and !", async ({ expect }) => {
 		const { project, checkout, login, crash } = await taggedProject();
 		// A RangeError caused by a TypeError (Sentry's chain: the cause first, the reported exception last).
 		const chain = [
@@ -98,12 +98,14 @@ describe("the issue list's tag search (q)", () => {
 		// An app's own tag of the name gives way to the drawn one: a message has no exception, so no error.type.
 		const ownTag = (await ingestOk(project.rawKey, { message: "Tagged by hand", tags: { "error.type": "Fake" } })).group_hash;
 		const found = searchOf(project);
-		expect(await found("error.type:TypeError")).toEqual([crash]);
+		expect(await found("error.type:TypeError")).toEqual([crash, range].sort());
 		expect(await found("error.type:RangeError")).toEqual([range]);
-		expect(await found("error.type:[TypeError, RangeError]")).toEqual([crash, range].sort());
+		expect(await found("error.type:[RangeError, SyntaxError]")).toEqual([range]);
 		expect(await found("error.type:*Error")).toEqual([crash, range].sort());
 		expect(await found("error.type:Fake")).toEqual([]);
-		expect(await found("!error.type:TypeError")).toEqual([checkout, login, range, ownTag].sort());
+		// No exception of the chain of one of its events is a TypeError.
+		expect(await found("!error.type:TypeError")).toEqual([checkout, login, ownTag].sort());
+		expect(await found("!error.type:RangeError")).toEqual([checkout, login, crash, ownTag].sort());
 		expect(await found("has:error.type")).toEqual([crash, range].sort());
 		// The letter case as the SDK sent it, as every tag's.
 		expect(await found("error.type:typeerror")).toEqual([]);

@@ -39,6 +39,13 @@ async function variedIssues() {
 	const { group_hash } = await ingestOk(project.rawKey, checkoutError({ environment: "production", tags: { route: "/pay" }, contexts: chrome, user: { id: "u_1" } }));
 	await ingestOk(project.rawKey, checkoutError({ tags: { route: "/cart", "error.type": "Own" }, exception: { type: "TypeError", value: "x", mechanism: { type: "generic", handled: true } } }));
 	await ingestOk(project.rawKey, { message: "Another bug", environment: "staging", tags: { route: "/elsewhere" } });
+	// A RangeError from a TypeError from another TypeError (the cause first): each type of the chain once.
+	const chain = [
+		{ type: "TypeError", value: "first" },
+		{ type: "TypeError", value: "second" },
+		{ type: "RangeError", value: "reported" },
+	];
+	await ingestOk(project.rawKey, { exception: { values: chain }, environment: "staging" });
 	// Reading the tags moves the key's events to D1 first.
 	await tagsOf(project, group_hash);
 	const rows = () =>
@@ -156,14 +163,17 @@ describe("GET /api/issues/:group_hash/tags", () => {
 		expect(await rows()).toEqual(moved);
 	});
 
-	it("migration 0029 counts the error.type of the events stored before it as the moves to D1 count it", async ({ expect }) => {
-		const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_issue_tags_error_type.sql"));
+	it("migration 0030 counts the error.type of every exception of the events stored before it as the moves to D1 count it", async ({ expect }) => {
+		const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_issue_tags_error_type_chain.sql"));
 		expect(migration?.queries.map(withoutComments)).toEqual(["DELETE FROM log_issue_tags WHERE tag_key = 'error.type'", ERROR_TYPE_BACKFILL]);
 		const { project, rows } = await variedIssues();
 		const moved = await rows();
-		expect(moved.filter((row) => row.tag_key === "error.type").map((row) => [row.environment, row.value, row.count])).toEqual([
+		const errorTypes = moved.filter((row) => row.tag_key === "error.type").map((row) => [row.environment, row.value, row.count]);
+		expect(errorTypes.sort()).toEqual([
 			["", "TypeError", 1],
 			["production", "TypeError", 1],
+			["staging", "RangeError", 1],
+			["staging", "TypeError", 1],
 		]);
 		await env.DB.prepare("DELETE FROM log_issue_tags WHERE key_id = ? AND tag_key = 'error.type'").bind(project.keyId).run();
 		// Other keys' events are counted again too: the migration first deletes every key's rows of the tag.

@@ -10,13 +10,13 @@ import { clientEventIdOf } from "../api/issues";
 import type { EventSearch, TagSearch } from "../api/issueSearch";
 import { database } from "../db";
 import { OWNER_LIMITS } from "../limits";
-import { eventTagValue, tagValueMatch } from "./issueTags";
+import { eventTagMatch } from "./issueTags";
 import type { LogEvent } from "./logEvent";
 import type { KeyOwner } from "./logStore";
 
 /** Whether a row's `event` carries the tag's value, or with `negated` does not (an event without the tag among them, as Sentry's `!`). */
 function eventTagCondition({ key, value, negated }: TagSearch): SQL {
-	const carries = tagValueMatch(eventTagValue(key), value);
+	const carries = eventTagMatch(key, value);
 	return negated ? sql`not coalesce(${carries}, false)` : sql`coalesce(${carries}, false)`;
 }
 

@@ -29,8 +29,8 @@ const DRAWN_TAGS: Array<[key: string, sql: string]> = [
 	["level", "event ->> '$.level'"],
 	["handled", `CASE WHEN ${anExceptionHandledIs(false)} THEN 'no' WHEN ${anExceptionHandledIs(true)} THEN 'yes' END`],
 	["mechanism", "event ->> '$.exception.mechanism.type'"],
-	// Sentry's most searched key of an error: the type of the exception its title names (not the
-	// ones chained to it, which Sentry's search takes too: a drawn tag is one value an event).
+	// Sentry's most searched key of an error: the type of the exception its title names here, and
+	// each other type of its chain in chainedErrorTypes (an event counts once for each type it has).
 	["error.type", "event ->> '$.exception.type'"],
 	["environment", "event ->> '$.environment'"],
 	["release", "event ->> '$.release'"],
@@ -52,21 +52,44 @@ const DRAWN_SQL = new Map(DRAWN_TAGS);
  * SQL over one row's stored `event`: the value it carries for tag `key`, as the tag counts take it
  * (a drawn tag's, or the event's own of a name no drawn tag has; text, null when empty or absent).
  */
-export function eventTagValue(key: string): SQL {
+function eventTagValue(key: string): SQL {
 	const drawn = DRAWN_SQL.get(key);
 	const value = drawn === undefined ? sql`(select t.value from json_each(event, '$.tags') as t where t.key = ${key})` : sql.raw(drawn);
 	return sql`nullif(cast(${value} as text), '')`;
 }
 
 /**
+ * SQL over one row's stored `event`: whether it carries the tag's value searched (any value when
+ * none is; null when it has none), `error.type` in any exception of its chain, as the counts take it.
+ */
+export function eventTagMatch(key: string, value?: string | readonly string[]): SQL {
+	const carries = tagValueMatch(eventTagValue(key), value);
+	if (key !== "error.type") return carries;
+	const chained = tagValueMatch(sql`nullif(cast(c.value ->> '$.type' as text), '')`, value);
+	return sql`(${carries} or exists (select 1 from json_each(event, '$.chained_exceptions') as c where ${chained}))`;
+}
+
+/**
+ * The `error.type` pairs of the events in `source` (with `row_id`, `event` and the columns named)
+ * beyond the reported exception's: each other type of the chain (`chained_exceptions`), once an
+ * event however often the chain repeats it, as Sentry's search takes any exception of the chain.
+ */
+const chainedErrorTypes = (source: string, columns: string) =>
+	`SELECT DISTINCT ${columns}, ${source}.row_id, 'error.type' AS key, c.value ->> '$.type' AS value
+		FROM ${source}, json_each(${source}.event, '$.chained_exceptions') AS c
+		WHERE (c.value ->> '$.type') IS NOT (${source}.event ->> '$.exception.type')`;
+
+/**
  * Every (columns…, key, value) pair of the events in `source` (a CTE with an `event` column in
- * JSONB and the columns named): the event's own tags, then the drawn ones; empty values left out.
+ * JSONB, a `row_id` unique to each event, and the columns named): the event's own tags, then the
+ * drawn ones; empty values left out.
  */
 function tagPairs(source: string, columns: string): string {
 	const own = `SELECT ${columns}, t.key AS key, t.value AS value FROM ${source}, json_each(${source}.event, '$.tags') AS t
 		WHERE t.key NOT IN (${DRAWN_TAGS.map(([key]) => `'${key}'`).join(", ")})`;
 	const drawn = `SELECT ${columns}, d.key, d.value FROM ${source}, json_each(json_object(${DRAWN_TAGS.map(([key, sql]) => `'${key}', ${sql}`).join(", ")})) AS d`;
-	return `SELECT ${columns}, key, CAST(value AS TEXT) AS value FROM (${own} UNION ALL ${drawn}) WHERE value IS NOT NULL AND value <> ''`;
+	const chained = `SELECT ${columns}, key, value FROM (${chainedErrorTypes(source, columns)})`;
+	return `SELECT ${columns}, key, CAST(value AS TEXT) AS value FROM (${own} UNION ALL ${drawn} UNION ALL ${chained}) WHERE value IS NOT NULL AND value <> ''`;
 }
 
 const UPSERT_TAGS = `INSERT INTO log_issue_tags (key_id, group_hash, environment, tag_key, value, count, first_seen, last_seen)`;
@@ -79,7 +102,7 @@ const ADD_TO_TAGS = `ON CONFLICT (key_id, group_hash, environment, tag_key, valu
  */
 export const TAG_ADDITIONS = `${UPSERT_TAGS}
 	WITH fresh AS (
-		SELECT b.value ->> 1 AS group_hash, coalesce(b.value ->> 5, '') AS environment, b.value ->> 3 AS timestamp, jsonb(b.value ->> 7) AS event
+		SELECT b.key AS row_id, b.value ->> 1 AS group_hash, coalesce(b.value ->> 5, '') AS environment, b.value ->> 3 AS timestamp, jsonb(b.value ->> 7) AS event
 		FROM json_each(?2) AS b WHERE NOT EXISTS (SELECT 1 FROM log_events AS e WHERE e.id = b.value ->> 0)
 	)
 	SELECT ?1, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
@@ -87,17 +110,21 @@ export const TAG_ADDITIONS = `${UPSERT_TAGS}
 	${ADD_TO_TAGS}`;
 
 /**
- * Migration 0029: the drawn tag `error.type`, added then, counted from the events stored then. The
- * migration first deletes every row of that name: an app's own tag of it gives way, as to any drawn
- * one, and the events moved between the new code's start and the migration are counted once.
+ * Migrations 0029 and 0030: the drawn tag `error.type` counted from the events stored then (0029
+ * the reported exception's type, 0030 each type of the chain). Each migration first deletes every
+ * row of that name: an app's own tag of it gives way, as to any drawn one, and the events moved
+ * between the new code's start and the migration are counted once.
  */
 export const ERROR_TYPE_BACKFILL = `${UPSERT_TAGS}
 	WITH stored AS (
-		SELECT key_id, group_hash, coalesce(environment, '') AS environment, timestamp, CAST(${DRAWN_SQL.get("error.type")} AS TEXT) AS value
+		SELECT id AS row_id, key_id, group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event
 		FROM log_events
+	), types AS (
+		SELECT key_id, group_hash, environment, timestamp, ${DRAWN_SQL.get("error.type")} AS value FROM stored
+		UNION ALL SELECT key_id, group_hash, environment, timestamp, value FROM (${chainedErrorTypes("stored", "key_id, group_hash, environment, timestamp")})
 	)
-	SELECT key_id, group_hash, environment, 'error.type', value, count(*), min(timestamp), max(timestamp)
-	FROM stored WHERE value IS NOT NULL AND value <> '' GROUP BY 1, 2, 3, 5
+	SELECT key_id, group_hash, environment, 'error.type', CAST(value AS TEXT), count(*), min(timestamp), max(timestamp)
+	FROM types WHERE value IS NOT NULL AND value <> '' GROUP BY 1, 2, 3, 5
 	${ADD_TO_TAGS}`;
 
 /**
@@ -106,7 +133,7 @@ export const ERROR_TYPE_BACKFILL = `${UPSERT_TAGS}
  */
 export const TAG_RECOUNT = `${UPSERT_TAGS}
 	WITH stored AS (
-		SELECT group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event
+		SELECT id AS row_id, group_hash, coalesce(environment, '') AS environment, timestamp, jsonb(event) AS event
 		FROM log_events WHERE key_id = ?1 AND group_hash IN (SELECT value FROM json_each(?2))
 	)
 	SELECT ?1, group_hash, environment, key, value, count(*), min(timestamp), max(timestamp)
@@ -194,7 +221,7 @@ const globOf = (value: string) => value.replace(/[?[\]]/g, "[$&]");
  * list's (bound as one JSON array, however long: D1 binds at most 100 values to a statement); any
  * value when none is.
  */
-export function tagValueMatch(subject: SQLWrapper, value?: string | readonly string[]): SQL {
+function tagValueMatch(subject: SQLWrapper, value?: string | readonly string[]): SQL {
 	if (value === undefined) return sql`${subject} is not null`;
 	if (typeof value !== "string") {
 		if (!value.some((one) => one.includes("*"))) return sql`${subject} in (select value from json_each(${JSON.stringify(value)}))`;
@@ -210,8 +237,10 @@ export function tagValueMatch(subject: SQLWrapper, value?: string | readonly str
  * the issues of the value (a range for a pattern or for the tag alone). A negation reads the
  * issue's own rows in one walk of their primary key (its only terms are the key, the issue and
  * the environment: a term on the tag would let SQLite walk the tag index through every issue's
- * rows for each issue), and counts as an event without the tag one that carried a level (every
- * event does) but not the tag.
+ * rows for each issue): the issue's events (each carries a level) outnumber those that carried the
+ * value (one value an event of most tags, so the values' counts add up to the events'). An event
+ * counts once for each of its values, so where `error.type` gives one event two values that match
+ * (a pattern, a list, `has:`), such an event is counted twice and may hide an issue's other event.
  */
 export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWrapper, environment?: string): SQL {
 	const { key, value } = search;
@@ -221,9 +250,9 @@ export function tagCondition(keyId: string, search: TagSearch, groupHash: SQLWra
 	if (!search.negated) {
 		return sql`${groupHash} in (select group_hash from log_issue_tags where key_id = ${keyId} and tag_key = ${key}${valueMatch ? sql` and ${valueMatch}` : sql``}${inEnvironment})`;
 	}
-	const anEventWithout = sql`coalesce(sum(count) filter (where tag_key = 'level'), 0) > coalesce(sum(count) filter (where tag_key = ${key}), 0)`;
-	const anotherValue = valueMatch ? sql` or count(*) filter (where tag_key = ${key} and not (${valueMatch})) > 0` : sql``;
-	return sql`(select ${anEventWithout}${anotherValue} from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash}${inEnvironment})`;
+	const matching = valueMatch ? sql` and ${valueMatch}` : sql``;
+	const anEventWithout = sql`coalesce(sum(count) filter (where tag_key = 'level'), 0) > coalesce(sum(count) filter (where tag_key = ${key}${matching}), 0)`;
+	return sql`(select ${anEventWithout} from log_issue_tags where key_id = ${keyId} and group_hash = ${groupHash}${inEnvironment})`;
 }
 
 /** Tag values last seen before ?1 (ms), at most ?2, oldest first: no event that carried them is kept. */
