@@ -16,6 +16,16 @@ const OUTPUT_TAIL_CHARS = 4000;
  * @property {string} outputTail the last 4,000 characters of stdout and stderr, interleaved, without terminal escapes
  */
 
+/**
+ * The last `n` UTF-16 units of `text`, less a half of a character the cut would leave at the start
+ * (an emoji's low surrogate alone), so the tail is well-formed text to print or send as JSON.
+ * @param {string} text @param {number} n
+ */
+function lastChars(text, n) {
+	const tail = text.slice(-n);
+	return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
+}
+
 /** @param {number} pid */
 function killGroup(pid) {
 	try {
@@ -36,7 +46,7 @@ export function runProcessTree([command, ...args], { cwd, env, timeoutMs }) {
 	let timedOut = false;
 	/** @param {string} text */
 	const keep = (text) => {
-		output = (output + text).slice(-OUTPUT_TAIL_CHARS * 2);
+		output = lastChars(output + text, OUTPUT_TAIL_CHARS * 2);
 	};
 	const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
 	const kill = () => child.pid !== undefined && killGroup(child.pid);
@@ -59,7 +69,7 @@ export function runProcessTree([command, ...args], { cwd, env, timeoutMs }) {
 				exitCode: timedOut ? null : exitCode,
 				timedOut,
 				durationMs: Math.round(performance.now() - started),
-				outputTail: stripVTControlCharacters(output).slice(-OUTPUT_TAIL_CHARS),
+				outputTail: lastChars(stripVTControlCharacters(output), OUTPUT_TAIL_CHARS),
 			});
 		};
 		child.on("error", (err) => {

@@ -70,13 +70,29 @@ export async function readSecretFile(io, file, option) {
 }
 
 /**
- * A secret from standard input: asked for without echo on a terminal, else all of it (a pipe, a file).
+ * The most of standard input read whole. What is piped there is a token, a pairing code or
+ * `svc-local pair`'s whole output (a few kilobytes with its QR code); a stream piped by mistake
+ * (a log, /dev/zero) is refused here rather than held in memory until it ends.
+ */
+export const STANDARD_INPUT_BYTES = 1024 * 1024;
+
+/**
+ * A secret from standard input: asked for without echo on a terminal, else all of it (a pipe, a
+ * file), at most STANDARD_INPUT_BYTES.
  * @param {PromptIo} io @param {string} question what a terminal is asked
  * @returns {Promise<string>}
  */
 export async function readStandardInput(io, question) {
 	if (io.stdin.isTTY) return prompt(io, question, { hidden: true });
-	let text = "";
-	for await (const chunk of io.stdin) text += chunk.toString();
-	return text;
+	/** @type {Buffer[]} */
+	const chunks = [];
+	let bytes = 0;
+	for await (const chunk of io.stdin) {
+		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+		bytes += buffer.length;
+		if (bytes > STANDARD_INPUT_BYTES) throw new CliError("standard input holds more than 1 MiB: pipe only the pairing code or the token (or svc-local pair's output)");
+		chunks.push(buffer);
+	}
+	// Decoded once whole: a character split across two chunks stays whole.
+	return Buffer.concat(chunks).toString("utf8");
 }

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { STANDARD_INPUT_BYTES } from "../src/prompt.js";
 import { cliProcesses, payloads, started } from "./cliProcesses.js";
 import { tempDir, until } from "./helpers.js";
 
@@ -32,9 +33,11 @@ describe("svc-local connect - (the code from standard input)", () => {
 		expect(cmdline.split("\0")).toContain("-");
 		expect(cmdline).not.toContain(code.pairToken);
 
-		// `svc-local pair | svc-local connect -`: the line after the QR code is the code.
+		// `svc-local pair | svc-local connect -`: the line after the QR code is the code; here with
+		// blank lines after it up to the most standard input may hold.
 		const other = spawnCli(["connect", "-", "--name", "Piped Box"], { SVC_HOME: path.join(tempDir(), "other") });
-		other.child.stdin.end(await pair());
+		const output = await pair();
+		other.child.stdin.end(output + "\n".repeat(STANDARD_INPUT_BYTES - Buffer.byteLength(output)));
 		await until(() => /connected \(device /.test(other.out.stdout), "the second device to connect");
 
 		const devices = (await runCli(["devices"], { SVC_HOME: home })).stdout;
@@ -55,6 +58,13 @@ describe("svc-local connect - (the code from standard input)", () => {
 		garbage.child.stdin.end("not a code\n");
 		expect(await garbage.exited).toBe(1);
 		expect(garbage.out.stderr).toBe("svc-local: the pairing payload is not valid JSON\n");
+
+		// A stream piped by mistake: refused once it passes the most standard input may hold.
+		const flood = spawnCli(["connect", "-"], { SVC_HOME: deviceHome });
+		flood.child.stdin.on("error", () => {}); // the process stops reading and ends first
+		flood.child.stdin.end("\n".repeat(STANDARD_INPUT_BYTES + 1));
+		expect(await flood.exited).toBe(1);
+		expect(flood.out.stderr).toBe("svc-local: standard input holds more than 1 MiB: pipe only the pairing code or the token (or svc-local pair's output)\n");
 
 		const both = await runCli(["connect", "-", "--session-token-file", "-"], { SVC_HOME: deviceHome });
 		expect(both.code).toBe(2);
