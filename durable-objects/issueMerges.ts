@@ -168,9 +168,11 @@ export class IssueMerges {
 				);
 			} else {
 				this.#sql.exec(
-					`INSERT INTO groups (title, culprit, level, count, users, first_seen, last_seen, environments, releases, unhandled, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					`INSERT INTO groups (title, culprit, level, count, users, first_seen, last_seen, environments, releases, unhandled, hash, short_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					...figures,
 					hash,
+					// A new issue, as Sentry's unmerge opens one: a number of its own.
+					this.#groups.nextShortId(),
 				);
 				this.#groups.activity.note(hash, now, { kind: "unmerged_from", group_hash: from });
 			}

@@ -5,6 +5,9 @@
 import { ALERT_SCHEMA } from "./projectAlerts";
 import { ACTIVITY_SCHEMA } from "./issueActivity";
 
+/** The `meta` key of the last short id given (domain/logs/shortId.ts): a number is never given twice, though its issue be deleted. */
+export const SHORT_IDS_GIVEN = "short_ids_given";
+
 export const SCHEMA = [
 	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS groups (
@@ -13,7 +16,8 @@ export const SCHEMA = [
 		first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
 		environments TEXT NOT NULL DEFAULT '[]', releases TEXT NOT NULL DEFAULT '[]', resolved_in_release TEXT, resolved_in_next_release INTEGER NOT NULL DEFAULT 0,
 		unhandled INTEGER NOT NULL DEFAULT 0, ignored_until INTEGER, ignored_until_count INTEGER, ignored_until_users INTEGER,
-		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, escalation_drawn_at INTEGER, escalated_at INTEGER, version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
+		ignored_until_escalating INTEGER, escalation_hour INTEGER, escalation_events INTEGER, escalation_drawn_at INTEGER, escalated_at INTEGER, short_id INTEGER,
+		version INTEGER NOT NULL DEFAULT 1, flushed_version INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE INDEX IF NOT EXISTS groups_unflushed ON groups (hash) WHERE version > flushed_version`,
 	`CREATE TABLE IF NOT EXISTS group_users (hash TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (hash, user)) WITHOUT ROWID`,
 	// Who was affected in each environment the issue holds: what its figures there count (log_issue_environments).
@@ -67,4 +71,11 @@ export function upgradeSchema(sql: SqlStorage): void {
 	if (missing("merge_outbox", "kind")) sql.exec(`ALTER TABLE merge_outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'merge'`);
 	// A webhook set before feedback alerts alerts feedback too, as a new one does unless told not to.
 	if (missing("alert_webhook", "feedback")) sql.exec(`ALTER TABLE alert_webhook ADD COLUMN feedback INTEGER NOT NULL DEFAULT 1`);
+	// Issues from before short ids are numbered in the order they opened, and sent to D1 again with their numbers.
+	if (missing("groups", "short_id")) {
+		sql.exec(`ALTER TABLE groups ADD COLUMN short_id INTEGER`);
+		sql.exec(`UPDATE groups SET short_id = numbered.n, version = version + 1
+			FROM (SELECT hash, row_number() OVER (ORDER BY first_seen, hash) AS n FROM groups) AS numbered WHERE groups.hash = numbered.hash`);
+		sql.exec(`INSERT OR REPLACE INTO meta (key, value) SELECT ?, count(*) FROM groups`, SHORT_IDS_GIVEN);
+	}
 }

@@ -9,6 +9,7 @@ import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
 import type { LogEventCommand } from "./projectCommands";
 import { ProjectReleases } from "./projectReleases";
+import { SHORT_IDS_GIVEN } from "./projectSchema";
 
 /** Distinct environments and releases remembered per issue. */
 const MAX_NAMES_PER_ISSUE = 100;
@@ -64,6 +65,8 @@ export interface GroupRow extends Record<string, SqlStorageValue> {
 	escalation_drawn_at: number | null;
 	/** When an escalation reopened it (ms); cleared by the owner's next status change. */
 	escalated_at: number | null;
+	/** Its number in the project (domain/logs/shortId.ts), given as it opened. */
+	short_id: number | null;
 	version: number;
 }
 
@@ -97,6 +100,7 @@ export function toSnapshot(g: GroupRow): IssueSnapshot {
 		ignoredUntilUsers: g.ignored_until_users,
 		ignoredUntilEscalating: g.ignored_until_escalating,
 		escalatedAt: g.escalated_at,
+		shortId: g.short_id,
 	};
 }
 
@@ -156,6 +160,15 @@ export class IssueGroups {
 		this.activity = new IssueActivityLog(sql);
 	}
 
+	/** The number of the next issue to open (domain/logs/shortId.ts): one more than the last given; part of the transaction that opens it. */
+	nextShortId(): number {
+		const given = this.#sql.exec<{ value: string }>(
+			`INSERT INTO meta (key, value) VALUES (?1, 1) ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value`,
+			SHORT_IDS_GIVEN,
+		);
+		return Number(given.one().value);
+	}
+
 	row(hash: string): GroupRow | null {
 		return this.#sql.exec<GroupRow>(`SELECT * FROM groups WHERE hash = ?`, hash).toArray()[0] ?? null;
 	}
@@ -195,8 +208,8 @@ export class IssueGroups {
 
 		if (!group) {
 			this.#sql.exec(
-				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases, unhandled)
-				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+				`INSERT INTO groups (hash, title, culprit, level, count, users, first_seen, last_seen, environments, releases, unhandled, short_id)
+				 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
 				c.groupHash,
 				c.title,
 				c.culprit,
@@ -207,6 +220,7 @@ export class IssueGroups {
 				environments,
 				releases,
 				c.unhandled ? 1 : 0,
+				this.nextShortId(),
 			);
 			this.#hold(c.groupHash, {
 				status: "open",

@@ -53,6 +53,8 @@ export const logIssues = sqliteTable(
 		ignoredUntilEscalating: integer("ignored_until_escalating"),
 		/** When an event of an issue ignored until escalating reopened it; cleared by the owner's next status change. */
 		escalatedAt: integer("escalated_at", { mode: "timestamp_ms" }),
+		/** Its number in the project (domain/logs/shortId.ts), given by the key's ProjectCollector as it opened; null until that object numbers an issue stored before. */
+		shortId: integer("short_id"),
 	},
 	(t) => [
 		primaryKey({ columns: [t.keyId, t.groupHash] }),

@@ -119,7 +119,7 @@ export const seededHash = (i: number) => i.toString(16).padStart(32, "0");
  * their events: thousands of them in a test. The collector itself does not hold them.
  */
 export async function seedIssues(project: { keyId: string; user: { id: string } }, issues: SeededIssue[]) {
-	const snapshots: IssueSnapshot[] = issues.map((i) => ({
+	const snapshots: IssueSnapshot[] = issues.map((i, n) => ({
 		groupHash: i.groupHash,
 		title: `seeded ${i.groupHash}`,
 		culprit: null,
@@ -139,6 +139,7 @@ export async function seedIssues(project: { keyId: string; user: { id: string } 
 		ignoredUntilUsers: null,
 		ignoredUntilEscalating: null,
 		escalatedAt: null,
+		shortId: n + 1,
 	}));
 	await env.DB.batch(writeStatements(env.DB, { keyId: project.keyId, userId: project.user.id }, [], snapshots));
 }

@@ -61,6 +61,8 @@ export type IssueSort = (typeof ISSUE_SORTS)[number];
 
 export interface IssueView {
 	group_hash: string;
+	/** Sentry's short id (`MY-APP-1A`, docs/api.md#short-ids); null for an issue stored before short ids until its project's object numbers it. */
+	short_id: string | null;
 	title: string;
 	culprit: string | null;
 	level: string;

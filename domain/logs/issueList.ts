@@ -29,6 +29,8 @@ export interface IssueFilters {
 	/** Only issues whose earliest event (in `environment`, when given) carried this release (`*` for any text). */
 	first_release?: string;
 	q?: string;
+	/** The number of the issue whose short id `q` is (shortId.ts): that issue is found too. */
+	q_short_id?: number;
 	/** The issue's level, in any letter case (Sentry's `level:`). */
 	level?: string;
 	/** Only issues with an unhandled event (Sentry's `is:unhandled`). */
@@ -127,6 +129,9 @@ export function issueListQuery(env: Env, owner: KeyOwner, filters: IssueFilters,
 					sql`instr(lower(${logIssues.title}), lower(${needle})) > 0`,
 					sql`instr(lower(${logIssues.culprit}), lower(${needle})) > 0`,
 					eq(logIssues.groupHash, needle.toLowerCase()),
+					// Sentry's short id, pasted: checked on each issue walked, as the text is (an index of it would be
+					// narrower than the order's, and SQLite would walk it for the key's issues and sort them).
+					filters.q_short_id !== undefined ? eq(logIssues.shortId, filters.q_short_id) : undefined,
 					// The issue of the event the id an SDK showed someone names (log_events_key_event_id_idx).
 					eventId
 						? sql`${logIssues.groupHash} in (select group_hash from log_events where key_id = ${owner.keyId} and json_extract(event, '$.event_id') = ${eventId})`

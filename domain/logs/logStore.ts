@@ -59,6 +59,8 @@ export interface IssueSnapshot {
 	ignoredUntilEscalating: number | null;
 	/** When an escalation reopened it (ms), until the owner's next status change. */
 	escalatedAt: number | null;
+	/** Its number in the project (shortId.ts); null for an issue its object has not numbered yet. */
+	shortId: number | null;
 }
 
 export interface KeyOwner {
@@ -78,13 +80,13 @@ const INSERT_EVENTS = `INSERT OR IGNORE INTO log_events
 // only ever raised: an object from before the flag holds it unset for issues migration 0018 marked.
 const UPSERT_ISSUES = `INSERT INTO log_issues
 	(key_id, group_hash, user_id, title, culprit, level, status, count, users, first_seen, last_seen, environments, releases, resolved_in_release, resolved_in_next_release, unhandled,
-		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating, escalated_at)
+		ignored_until, ignored_until_count, ignored_until_users, ignored_until_escalating, escalated_at, short_id)
 	SELECT ?1, json_extract(value, '$.group_hash'), ?2, json_extract(value, '$.title'), json_extract(value, '$.culprit'),
 		json_extract(value, '$.level'), json_extract(value, '$.status'), json_extract(value, '$.count'), json_extract(value, '$.users'),
 		json_extract(value, '$.first_seen'), json_extract(value, '$.last_seen'), json_extract(value, '$.environments'),
 		json_extract(value, '$.releases'), json_extract(value, '$.resolved_in_release'), json_extract(value, '$.resolved_in_next_release'), json_extract(value, '$.unhandled'),
 		json_extract(value, '$.ignored_until'), json_extract(value, '$.ignored_until_count'), json_extract(value, '$.ignored_until_users'),
-		json_extract(value, '$.ignored_until_escalating'), json_extract(value, '$.escalated_at')
+		json_extract(value, '$.ignored_until_escalating'), json_extract(value, '$.escalated_at'), json_extract(value, '$.short_id')
 	FROM json_each(?3) WHERE true
 	ON CONFLICT (key_id, group_hash) DO UPDATE SET
 		title = excluded.title, culprit = excluded.culprit, level = excluded.level, status = excluded.status,
@@ -92,7 +94,7 @@ const UPSERT_ISSUES = `INSERT INTO log_issues
 		environments = excluded.environments, releases = excluded.releases, resolved_in_release = excluded.resolved_in_release,
 		resolved_in_next_release = excluded.resolved_in_next_release, unhandled = max(log_issues.unhandled, excluded.unhandled), ignored_until = excluded.ignored_until, ignored_until_count = excluded.ignored_until_count,
 		ignored_until_users = excluded.ignored_until_users, ignored_until_escalating = excluded.ignored_until_escalating,
-		escalated_at = excluded.escalated_at`;
+		escalated_at = excluded.escalated_at, short_id = coalesce(excluded.short_id, log_issues.short_id)`;
 
 /**
  * Migration 0018: the issues whose stored events include an unhandled one (an exception of the
@@ -156,6 +158,7 @@ export function writeStatements(db: D1Database, owner: KeyOwner, events: Pending
 			ignored_until_users: i.ignoredUntilUsers,
 			ignored_until_escalating: i.ignoredUntilEscalating,
 			escalated_at: i.escalatedAt,
+			short_id: i.shortId,
 		}),
 	);
 	return [

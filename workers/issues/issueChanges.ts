@@ -98,7 +98,7 @@ export async function mergeIssues(request: IRequest, env: Env): Promise<Response
 	const key = await requireOwnKey(env, user.id, project_name);
 	const merged = await projectCollectorFor(env, key.id).mergeIssues(group_hashes);
 	if (!merged) throw new HttpError(404, "Fewer than two of these issues are in this project");
-	return json(issueView(merged));
+	return json(issueView(merged, project_name));
 }
 
 const unmergeBodySchema = bodyMembers({ project_name: projectNameSchema, group_hashes: groupHashesSchema });
@@ -124,7 +124,8 @@ export async function unmergeIssue(request: IRequest, env: Env): Promise<Respons
 		case "over_issue_cap":
 			throw new HttpError(403, `The project would hold more than ${LOG_LIMITS.issuesPerProject} issues, the most one project may hold: unmerge fewer, or delete issues first`);
 	}
-	return json({ issue: issueView(outcome.from), unmerged: outcome.reopened.map(issueView) } satisfies UnmergeView);
+	const view = (issue: (typeof outcome.reopened)[number]) => issueView(issue, project_name);
+	return json({ issue: view(outcome.from), unmerged: outcome.reopened.map(view) } satisfies UnmergeView);
 }
 
 const noteBodySchema = bodyMembers({
@@ -159,7 +160,7 @@ export async function updateIssueStatus(request: IRequest, env: Env): Promise<Re
 	const { project_name, ...change } = parseBody(statusBodySchema, await readJsonObject(request));
 	const [issue] = await setIssueStatuses(env, user.id, project_name, [groupHash], change);
 	if (!issue) throw new HttpError(404, "No such issue in this project");
-	return json(issueView(issue));
+	return json(issueView(issue, project_name));
 }
 
 /**
@@ -171,7 +172,7 @@ export async function updateIssueStatuses(request: IRequest, env: Env): Promise<
 	const { user } = request as OwnerRequest;
 	const { project_name, group_hashes, ...change } = parseBody(bulkStatusBodySchema, await readJsonObject(request));
 	const issues = await setIssueStatuses(env, user.id, project_name, group_hashes, change);
-	return json({ issues: issues.map(issueView) });
+	return json({ issues: issues.map((issue) => issueView(issue, project_name)) });
 }
 
 async function setIssueStatuses(env: Env, userId: string, projectName: string, groupHashes: string[], change: StatusChange) {

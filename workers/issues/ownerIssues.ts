@@ -39,6 +39,7 @@ import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issu
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
 import type { LogEvent } from "../../domain/logs/logEvent";
 import { issueReleases, issueTags } from "../../domain/logs/issueTags";
+import { shortIdNumber, shortIdOf } from "../../domain/logs/shortId";
 import {
 	findIssue,
 	hourlyCountsOf,
@@ -125,10 +126,11 @@ async function ownKeyFlushedFor(env: Env, userId: string, projectName: string, n
 	return { owner };
 }
 
-export function issueView(issue: IssueRow | IssueSnapshot): IssueView {
+export function issueView(issue: IssueRow | IssueSnapshot, projectName: string): IssueView {
 	const date = (value: Date | number) => new Date(value).toISOString();
 	return {
 		group_hash: issue.groupHash,
+		short_id: shortIdOf(projectName, issue.shortId),
 		title: issue.title,
 		culprit: issue.culprit,
 		level: issue.level,
@@ -172,7 +174,8 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	if (newestRelease === null) return json({ issues: [], next_cursor: null, ...latest } satisfies IssuePageView);
 	// A Sentry search in `q` filters as its keys say, over the parameters of the same names.
 	const named = newestRelease === undefined ? searched : withNewestRelease(searched, newestRelease);
-	const { period, first_seen_period, ...filters } = { ...given, ...named, q: text };
+	const shortId = text === undefined ? null : shortIdNumber(project_name, text);
+	const { period, first_seen_period, ...filters } = { ...given, ...named, q: text, ...(shortId !== null && { q_short_id: shortId }) };
 	const since = (within?: IssuePeriod) => within && Date.now() - ISSUE_PERIODS[within];
 	// One more than asked says whether another page follows.
 	const rows = await selectIssues(env, owner, { ...filters, seenSince: since(period), firstSeenSince: since(first_seen_period), after: cursor, limit: limit + 1 });
@@ -185,7 +188,7 @@ export async function listIssues(request: IRequest, env: Env): Promise<Response>
 	);
 	const last = issues.at(-1);
 	return json({
-		issues: issues.map((issue) => ({ ...issueView(issue), last_24h: hourly.get(issue.groupHash) ?? [] })),
+		issues: issues.map((issue) => ({ ...issueView(issue, project_name), last_24h: hourly.get(issue.groupHash) ?? [] })),
 		next_cursor: rows.length > limit && last ? encodeCursor([filters.sort, ...sortValuesOf(last, filters.sort)]) : null,
 		...latest,
 	} satisfies IssuePageView);
@@ -260,7 +263,7 @@ export async function readIssue(request: IRequest, env: Env): Promise<Response> 
 		projectCollectorFor(env, owner.keyId).issueActivity(groupHash),
 	]);
 	const detail: IssueDetailView = {
-		...issueView(issue),
+		...issueView(issue, project_name),
 		...(environment === undefined ? {} : { environment }),
 		events: found.events.map(issueEventView),
 		...("matched" in found && { event_search: { searched: found.searched, matched: found.matched } }),

@@ -1,0 +1,1 @@
+ALTER TABLE `log_issues` ADD `short_id` integer;
