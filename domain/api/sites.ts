@@ -122,7 +122,10 @@ export interface PeriodTotalsView {
 }
 
 export interface SiteStatsView extends PeriodTotalsView {
-	/** Visitors with any event in the last 5 minutes, whatever the range and filters. */
+	/**
+	 * Visitors with any event in the last 5 minutes, whatever the range and filters; in the realtime
+	 * answer (`/stats/realtime`), among the events the filters keep.
+	 */
 	visitors_now: number;
 	filters: StatsFilters;
 	/**
