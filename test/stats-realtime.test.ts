@@ -1,11 +1,14 @@
 // The realtime view: the last 30 minutes by minute, read from the events (the rollups have no
 // minutes), with the dashboard's filters, and the visitors on the site now.
 import { afterEach, describe, it, vi } from "vitest";
+import { OWNER_LIMITS } from "../domain/limits";
 import { collect, getJson, ownerWithSite, pageview } from "./analytics-helpers";
 import { signUp } from "./helpers";
 import { seedEvents } from "./statsData";
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const LIMIT = OWNER_LIMITS.statsSampleEvents;
 const iso = (ms: number) => new Date(ms).toISOString();
 const realtime = (trackingId: string, query = "") => `/api/sites/${trackingId}/stats/realtime${query ? `?${query}` : ""}`;
 
@@ -124,6 +127,27 @@ describe("GET /api/sites/:tracking_id/stats/realtime", () => {
 			const { status, body } = await getJson(realtime(site.tracking_id, query), token);
 			expect({ query, status, body }).toEqual({ query, status: 400, body: { error } });
 		}
+	});
+
+	it("counts a sample of the visitors over 7,000 events in the hours the window touches, as a filtered answer does; exact=true every one", async ({ expect }) => {
+		// 40 minutes into an hour: the window (its 11th to its 41st minute) touches that hour alone.
+		const now = Math.floor(Date.now() / HOUR) * HOUR - HOUR + 40 * MINUTE + 20_000;
+		vi.useFakeTimers({ toFake: ["Date"] });
+		vi.setSystemTime(now);
+		const { token, site } = await ownerWithSite();
+		// Visitor ids of 32 hex digits, as the collector's hashes are: the sample keeps their first two.
+		const visitorId = () => crypto.randomUUID().replaceAll("-", "");
+		await seedEvents(
+			site.tracking_id,
+			Array.from({ length: LIMIT }, (_, i) => ({ visitor: visitorId(), ts: now - (i % 25) * MINUTE })),
+		);
+		expect((await getJson(realtime(site.tracking_id), token)).body).toMatchObject({ pageviews: LIMIT, sample_percent: 100 });
+		// One more in the same hour, before the window: the hour holds one past the limit.
+		await seedEvents(site.tracking_id, [{ visitor: visitorId(), ts: now - 35 * MINUTE }]);
+		const sampled = (await getJson(realtime(site.tracking_id), token)).body;
+		expect(sampled.sample_percent).toBe(Math.round((255 / 256) * 1000) / 10);
+		const exact = (await getJson(realtime(site.tracking_id, "exact=true"), token)).body;
+		expect(exact).toMatchObject({ pageviews: LIMIT, sample_percent: 100 });
 	});
 
 	it("answers 404 for another owner's site", async ({ expect }) => {
