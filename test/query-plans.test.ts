@@ -51,7 +51,8 @@ function seedBigSiteStatistics() {
 /** SQLite's plan for a statement, one line per step, its parameters bound as far as it uses them. */
 async function plan(sql: string): Promise<string> {
 	const highest = Math.max(0, ...[...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
-	const binds = ["s_x", 0, 1, 10, ...FILTER_NAMES.map((name) => `value of ${name}`)].slice(0, highest);
+	// After the filters' values, a time (the realtime statement's visitors now since).
+	const binds = ["s_x", 0, 1, 10, ...FILTER_NAMES.map((name) => `value of ${name}`), 0].slice(0, highest);
 	const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
 	return results.map((row) => row.detail).join("\n");
 }

@@ -13,7 +13,7 @@ describe("analytics sites (owner)", () => {
 		const res = await call("/api/sites", { method: "POST", token, json: { domain: "example.com", name: "Blog" } });
 		expect(res.status).toBe(201);
 		const site = await res.json<any>();
-		expect(Object.keys(site).sort()).toEqual(["active", "attack_mode", "created_at", "domain", "name", "refused_at", "refused_host", "tracking_id"]);
+		expect(Object.keys(site).sort()).toEqual(["active", "attack_mode", "created_at", "domain", "name", "refused_at", "refused_host", "stats_from", "tracking_id"]);
 		expect(site).toMatchObject({ name: "Blog", domain: "example.com", active: true, attack_mode: false });
 		expect(site.tracking_id).toMatch(/^s_[A-Za-z0-9_-]{22}$/);
 		expect(Date.parse(site.created_at)).not.toBeNaN();

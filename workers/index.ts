@@ -62,6 +62,7 @@
  *     PATCH  /api/sites/:tracking_id               {name?, domain?, active?, attack_mode?}
  *     DELETE /api/sites/:tracking_id               the site, its events and crawler visits
  *     GET    /api/sites/:tracking_id/stats         ?from=&to=&limit=&compare=previous&<filter>= page views, visitors, sessions...
+ *     GET    /api/sites/:tracking_id/stats/realtime        ?limit=&exact=true&<filter>= the last 30 minutes by minute, visitors now
  *     GET    /api/sites/:tracking_id/stats/:breakdown.csv   one breakdown of the statistics as CSV
  *     GET    /api/sites/:tracking_id/pages         ?from=&to=&limit= page views and AI-crawler visits per page
  *     GET    /api/sites/:tracking_id/crawlers      ?from=&to=&limit= AI-crawler visits
@@ -117,6 +118,7 @@ import { crawlerStats } from "./stats/crawlerStats";
 import { listEvents } from "./stats/listEvents";
 import { listIdentities } from "./stats/listIdentities";
 import { listPages } from "./stats/listPages";
+import { realtimeStats } from "./stats/realtimeStats";
 import { siteStats, statsCsv } from "./stats/siteStats";
 
 export { ProjectCollector } from "../durable-objects/ProjectCollector";
@@ -218,6 +220,8 @@ router
 	.patch("/api/sites/:tracking_id", ...ownerWithAccess, updateSite)
 	.delete("/api/sites/:tracking_id", ...ownerWithAccess, deleteSite)
 	.get("/api/sites/:tracking_id/stats", ...ownerWithAccess, siteStats)
+	// Before the CSV exports' route, whose `:file` it would match.
+	.get("/api/sites/:tracking_id/stats/realtime", ...ownerWithAccess, realtimeStats)
 	.get("/api/sites/:tracking_id/stats/:file", ...ownerWithAccess, statsCsv)
 	.get("/api/sites/:tracking_id/pages", ...ownerWithAccess, listPages)
 	.get("/api/sites/:tracking_id/crawlers", ...ownerWithAccess, crawlerStats)

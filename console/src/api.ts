@@ -241,6 +241,9 @@ export const api = {
 	deleteSite: (trackingId: string) => request<void>("DELETE", `/api/sites/${trackingId}`),
 	siteStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
 		request<SiteStatsView>("GET", `/api/sites/${trackingId}/stats?${q(query)}`, undefined, signal),
+	/** The last 30 minutes by minute and the visitors on the site now, under the filters. */
+	realtimeStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
+		request<SiteStatsView>("GET", `/api/sites/${trackingId}/stats/realtime?${q(query)}`, undefined, signal),
 	crawlerStats: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>
 		request<CrawlerStatsView>("GET", `/api/sites/${trackingId}/crawlers?${q(query)}`, undefined, signal),
 	sitePages: (trackingId: string, query: StatsQuery, signal?: AbortSignal) =>

@@ -1,24 +1,43 @@
 /**
- * The dashboards' periods, as Plausible offers them: a day, a number of days up to today, a month
- * or a year to date, the last whole month, the last 12 months, or custom dates; kept in the URL
- * and stepped one period back or forward. Each keys a shortcut (Plausible's letters).
+ * The dashboards' periods, as Plausible offers them: a day, the realtime view (the last 30
+ * minutes, which the statistics' realtime endpoint counts), a number of days up to today, a month
+ * or a year to date, the last whole month, the last 12 months, all time, or custom dates; kept in
+ * the URL and stepped one period back or forward. Each keys a shortcut (Plausible's letters).
  */
 import { OWNER_LIMITS } from "../../domain/limits";
 
 export const PERIODS = [
 	["today", "Today", "d"],
 	["yesterday", "Yesterday", "e"],
+	["realtime", "Realtime", "r"],
 	["7d", "Last 7 days", "w"],
 	["30d", "Last 30 days", "t"],
 	["month", "Month to date", "m"],
 	["last_month", "Last month", null],
 	["year", "Year to date", "y"],
 	["12mo", "Last 12 months", "l"],
+	["all", "All time", "a"],
 	["custom", "Custom", "c"],
 ] as const;
 export type Period = (typeof PERIODS)[number][0];
 
 export const isPeriod = (value: string | null): value is Period => PERIODS.some(([period]) => period === value);
+
+/**
+ * What a page offers of the periods: the realtime view only where its statistics have one (the
+ * dashboard, not the crawlers'); all time from the site's first day of statistics (its
+ * `stats_from`), unknown while the site is read.
+ */
+export interface PeriodOptions {
+	realtime?: boolean;
+	statsFrom?: string;
+}
+
+/** The periods a page offers. */
+export const offeredPeriods = ({ realtime = false }: PeriodOptions) => PERIODS.filter(([period]) => realtime || period !== "realtime");
+
+/** Periods that no arrow steps and no comparison is drawn for, as in Plausible: the realtime view and all time. */
+export const isOpenEnded = (period: Period) => period === "realtime" || period === "all";
 
 const DAY = 86_400_000;
 
@@ -82,9 +101,12 @@ export function customRangeFault(from: string | null, to: string | null): "long"
  * compare it with, is whole days too. A period under way (ending tomorrow) is compared with as
  * much of the one before as has passed of it (docs/api.md, `previous`).
  */
-function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now()): Range {
+function periodRange(period: Period, custom: { from?: string | null; to?: string | null }, now = Date.now(), statsFrom?: string): Range {
 	const to = utcMidnight(now) + DAY;
 	switch (period) {
+		// The realtime view's minutes are the statistics' to choose; its days are today's, where
+		// custom dates chosen from it start.
+		case "realtime":
 		case "today":
 			return { from: to - DAY, to };
 		case "yesterday":
@@ -102,16 +124,25 @@ function periodRange(period: Period, custom: { from?: string | null; to?: string
 		// The month under way and the 11 whole months before it, as Plausible counts them: at most 366 days.
 		case "12mo":
 			return { from: monthStart(now, -11), to };
+		// From the site's first day (the day it was added, or the first the retention keeps) to
+		// today, at most the MAX_PERIOD_DAYS a range covers: the longest while the first day is unknown.
+		case "all": {
+			const first = statsFrom ? Date.parse(`${statsFrom}T00:00:00Z`) : Number.NaN;
+			return { from: Math.max(Number.isNaN(first) ? 0 : Math.min(first, to - DAY), to - MAX_PERIOD_DAYS * DAY), to };
+		}
 		case "custom":
 			return customDays(custom.from, custom.to) ?? periodRange("7d", {}, now);
 	}
 }
 
-/** The period a page's query parameters ask for (`?period=`, `?from=`, `?to=`), the last 7 days by default, and its range. */
-export function periodOf(search: URLSearchParams, now = Date.now()): { period: Period; current: Range } {
+/**
+ * The period a page's query parameters ask for (`?period=`, `?from=`, `?to=`), the last 7 days by
+ * default, and its range. A page without a realtime view reads `realtime` as today.
+ */
+export function periodOf(search: URLSearchParams, now = Date.now(), options: PeriodOptions = {}): { period: Period; current: Range } {
 	const asked = search.get("period");
-	const period: Period = isPeriod(asked) ? asked : "7d";
-	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }, now) };
+	const period: Period = isPeriod(asked) ? (asked === "realtime" && !options.realtime ? "today" : asked) : "7d";
+	return { period, current: periodRange(period, { from: search.get("from"), to: search.get("to") }, now, options.statsFrom) };
 }
 
 /**
@@ -136,19 +167,20 @@ export interface PeriodChoice {
 
 /**
  * The period of the same kind one before (`-1`) or after (`1`) this one, null after when this one
- * already reaches today. One that would reach past today ends today, so a month steps forward
+ * already reaches today, and either way from the realtime view or all time. One that would reach past today ends today, so a month steps forward
  * into the month to date. Named when a period of the same kind covers just that range (the 7 days
  * before the last 7 days come back to them), else custom dates.
  */
 export function stepPeriod(period: Period, range: Range, direction: -1 | 1, now = Date.now()): PeriodChoice | null {
 	const tomorrow = utcMidnight(now) + DAY;
-	if (direction === 1 && range.to >= tomorrow) return null;
+	// The last 30 minutes have no like before them, and all time nothing before it or after it.
+	if (isOpenEnded(period) || (direction === 1 && range.to >= tomorrow)) return null;
 	const months = stepMonths(period, range);
 	const length = range.to - range.from;
 	const from = months === null ? range.from + direction * length : monthStart(range.from, direction * months);
 	const next = { from, to: Math.min(tomorrow, months === null ? from + length : monthStart(from, months)) };
 	const named = PERIODS.find(([other]) => {
-		if (other === "custom" || (stepMonths(other, next) === null) !== (months === null)) return false;
+		if (other === "custom" || isOpenEnded(other) || (stepMonths(other, next) === null) !== (months === null)) return false;
 		const covers = periodRange(other, {}, now);
 		return covers.from === next.from && covers.to === next.to;
 	});

@@ -132,20 +132,40 @@ export const useIssueEvent = (project: string, groupHash: string, eventId?: stri
 export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });
 
-export const useSiteStats = (trackingId: string, query: StatsQuery) =>
+/** The statistics of a range; nothing is asked while not `enabled` (all time, until the site's first day is known). */
+export const useSiteStats = (trackingId: string, query: StatsQuery, enabled = true) =>
 	useQuery({
 		queryKey: [...keys.site(trackingId), "stats", query],
 		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
 		placeholderData: keepPreviousData,
+		enabled,
 		// "On the site now" counts the last 5 minutes: read again every minute while the page is in view.
 		refetchInterval: 60_000,
 	});
 
-export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
+/** How often the realtime view reads again: Plausible's realtime dashboard refreshes every 30 seconds. */
+const REALTIME_REFRESH_MS = 30_000;
+
+/**
+ * The realtime view: the last 30 minutes, read again every 30 seconds while the page is visible
+ * (TanStack Query holds an interval's reads while the tab is hidden, `refetchIntervalInBackground`
+ * being off, and reads again when it shows). Nothing is asked while not `enabled`.
+ */
+export const useRealtimeStats = (trackingId: string, query: StatsQuery, enabled = true) =>
+	useQuery({
+		queryKey: [...keys.site(trackingId), "realtime", query],
+		queryFn: ({ signal }) => api.realtimeStats(trackingId, query, signal),
+		placeholderData: keepPreviousData,
+		enabled,
+		refetchInterval: REALTIME_REFRESH_MS,
+	});
+
+export const useCrawlerStats = (trackingId: string, query: StatsQuery, enabled = true) =>
 	useQuery({
 		queryKey: [...keys.site(trackingId), "crawlers", query],
 		queryFn: ({ signal }) => api.crawlerStats(trackingId, query, signal),
 		placeholderData: keepPreviousData,
+		enabled,
 	});
 
 export const useSitePages = (trackingId: string, query: StatsQuery) =>

@@ -69,6 +69,12 @@ export interface StatsParts {
 	figures: boolean;
 	lists: readonly EventList[];
 	visits: readonly VisitBreakdown[];
+	/**
+	 * With the figures, `visitors_now` too: the visitors among the events the filters keep with any
+	 * event since the value bound after the filters' (realtime: now - 5 minutes), counted from the
+	 * same read, so a visit filter keeps the visits it keeps in the whole range.
+	 */
+	visitorsNow?: boolean;
 }
 
 /**
@@ -187,7 +193,7 @@ function visitBreakdowns(kinds: readonly VisitBreakdown[]): string {
  * identified, sessions, bounces, engaged_ms), the series (those figures per bucket, engaged_ms
  * the mean of the sessions that began in it, null where none did) and each list a JSON column.
  */
-export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits }: StatsParts): string {
+export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures, lists, visits, visitorsNow = false }: StatsParts): string {
 	const split = filters.events !== filters.visits;
 	const needsSessions = figures || visits.length > 0;
 	const eventsWhere = (conditions: string) => `SELECT ${EVENT_COLUMNS} FROM ${filters.from} WHERE ${RANGE}${conditions}`;
@@ -228,7 +234,7 @@ export function statsQuery(filters: CompiledFilters, bucketMs: number, { figures
 				coalesce(sum(name = ''), 0) AS pageviews,
 				count(DISTINCT CASE WHEN name NOT IN ('_leave', '_identify') THEN visitor_id END) AS visitors,
 				coalesce(sum(name NOT IN ('', '_leave', '_identify')), 0) AS events,
-				count(DISTINCT distinct_id) AS identified
+				count(DISTINCT distinct_id) AS identified${visitorsNow ? `,\n\t\t\t\tcount(DISTINCT CASE WHEN ts >= ?${5 + filters.values.length} THEN visitor_id END) AS visitors_now` : ""}
 			FROM counted) AS event_figures,
 			(SELECT count(*) AS sessions, coalesce(sum(pageviews = 1 AND custom = 0), 0) AS bounces, avg(engaged) AS engaged_ms
 			FROM per_session WHERE pageviews + custom > 0) AS session_figures`
@@ -258,6 +264,9 @@ const everything = (filters: CompiledFilters): StatsParts => ({
 });
 const FIGURES_ONLY: StatsParts = { figures: true, lists: [], visits: [] };
 
+/** The realtime view's series bucket: a minute. */
+export const MINUTE_MS = 60_000;
+
 /**
  * Who is on the site now: distinct visitors with any event in the last 5 minutes (?2 = now - 5 min,
  * ?3 = now + 1 ms). The index is named: without ANALYZE's statistics (a database never analyzed)
@@ -285,6 +294,8 @@ export function siteStatsQueries(bucketMs: number, filters: CompiledFilters = co
 		visitorsNow: VISITORS_NOW,
 		/** Run over the filters but the goal's, for the conversion rate. */
 		visitors: visitorsQuery(filters, bucketMs),
+		/** The last 30 minutes by minute, with the visitors now among them (realtimeStats.ts). */
+		realtime: statsQuery(filters, MINUTE_MS, { ...everything(filters), visitorsNow: true }),
 	};
 }
 

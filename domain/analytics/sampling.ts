@@ -40,7 +40,7 @@ export const samplePercent = (sample: VisitorSample | undefined) =>
 	sample ? Math.round((sample.buckets / SAMPLE_BUCKETS) * 1000) / 10 : 100;
 
 /** Members of the statistics' rows that count something (scaled up); the rest are means and shares. */
-const COUNTS = new Set(["pageviews", "visitors", "events", "identified", "sessions", "bounces", "visits"]);
+const COUNTS = new Set(["pageviews", "visitors", "events", "identified", "sessions", "bounces", "visits", "visitors_now"]);
 
 /** The rows counted from a sample as estimates of all visitors': every count scaled up by the inverse share. */
 export function scaleUp<T>(value: T, sample: VisitorSample): T {

@@ -100,6 +100,11 @@ export interface StatsRequest {
 	fromEvents?: boolean;
 	/** With filters: count every event, never a sample of the visitors (sampling.ts). */
 	exact?: boolean;
+	/**
+	 * The realtime view (realtimeStats.ts): a range of minutes, so from the events alone (no rollup
+	 * has minutes), and `visitors_now` under the filters, from the same read.
+	 */
+	realtime?: boolean;
 }
 
 /**
@@ -112,7 +117,14 @@ export async function computeSiteStats(env: Env, trackingId: string, request: St
 	const counted = { ...request, range };
 	const fromEvents = request.fromEvents || Object.keys(request.filters).length > 0;
 	const rows = await (fromEvents ? eventStatsRows(env, trackingId, counted) : rollupStatsRows(env, trackingId, counted));
-	const { filters, comparePrevious, now } = request;
+	return statsAnswer(range, rows, request);
+}
+
+/** The rows of an answer, from the events or the rollups, as its parts read them. */
+type AnswerRows = Awaited<ReturnType<typeof eventStatsRows>> | Awaited<ReturnType<typeof rollupStatsRows>>;
+
+/** The answer over `range` (as counted) from its rows. */
+export function statsAnswer(range: StatsRange, rows: AnswerRows, { filters, comparePrevious, now }: Pick<StatsRequest, "filters" | "comparePrevious" | "now">): SiteStatsView {
 	const visits = splitVisitRows(rows.visits);
 	return {
 		...totalsOf(range, rows.totals, rows.series, now, rows.conversionBase),
@@ -166,7 +178,11 @@ const visitorsNowQuery = (trackingId: string, now: number): BoundQuery => ({
 async function filteredCounting(env: Env, trackingId: string, filters: Filters, periods: StatsRange[], exact = false) {
 	let sample: VisitorSample | undefined;
 	if (!exact) {
-		const counts = await runQueries(env, Object.fromEntries(periods.map((period, i) => [i, { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, period) }])));
+		// The hours the period touches: the realtime view's minutes are within one or two of them.
+		const counts = await runQueries(
+			env,
+			Object.fromEntries(periods.map((period, i) => [i, { sql: ROLLUP_EVENT_COUNT, params: rollupParams(trackingId, wholeHours(period)) }])),
+		);
 		sample = sampleFor(Math.max(...Object.values(counts).map(([row]) => row.events)));
 	}
 	return { sample, compiled: compileFilters(filters, sample), estimated: <T>(row: T): T => (sample ? scaleUp(row, sample) : row) };
@@ -177,14 +193,16 @@ async function filteredCounting(env: Env, trackingId: string, filters: Filters, 
  * the visitors when the range holds more events than a statement reads quickly (sampling.ts),
  * which the rollups tell first.
  */
-async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact }: StatsRequest) {
+export async function eventStatsRows(env: Env, trackingId: string, { range, filters, comparePrevious, now, exact, realtime = false }: StatsRequest) {
 	const previousRange = comparePrevious ? previousOf(range, now) : undefined;
 	const { sample, compiled, estimated } = await filteredCounting(env, trackingId, filters, previousRange ? [range, previousRange] : [range], exact);
 	const queries = siteStatsQueries(range.bucketMs, compiled);
-	const base = conversionBaseQueries(trackingId, filters, { current: range, ...(previousRange ? { previous: previousRange } : {}) }, sample);
+	const base = conversionBaseQueries(trackingId, filters, { current: range, ...(previousRange ? { previous: previousRange } : {}) }, sample, realtime);
 	const rows = await runQueries(env, {
-		stats: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
-		visitorsNow: visitorsNowQuery(trackingId, now),
+		stats: realtime
+			? { sql: queries.realtime, params: rangeParams(trackingId, range, [...compiled.values, now - OWNER_LIMITS.visitorsNowMs]) }
+			: { sql: queries.stats, params: rangeParams(trackingId, range, compiled.values) },
+		...(realtime ? {} : { visitorsNow: visitorsNowQuery(trackingId, now) }),
 		...(previousRange ? { previous: { sql: queries.previous, params: rangeParams(trackingId, previousRange, compiled.values) } } : {}),
 		...base?.queries,
 	});
@@ -193,7 +211,7 @@ async function eventStatsRows(env: Env, trackingId: string, { range, filters, co
 	return {
 		...stats,
 		totals: stats,
-		visitorsNow: rows.visitorsNow[0].visitors,
+		visitorsNow: (realtime ? stats.visitors_now : rows.visitorsNow[0].visitors) as number,
 		previous: previous && { totals: previous, series: previous.series, conversionBase: base?.read(rows, "previous") },
 		conversionBase: base?.read(rows, "current"),
 		sample,
@@ -210,14 +228,15 @@ function goalless(filters: Filters): Filters | undefined {
 /**
  * The statements of each period's conversion base under a goal's filter (none without one), to run
  * in the answer's batch, and how their rows read: with no other filter from the rollups (their
- * totals' visitors and series, as the unfiltered answer counts them), else one read of the events
- * the other filters keep, from the same sample as the answer.
+ * totals' visitors and series, as the unfiltered answer counts them) unless `eventsOnly` (minutes,
+ * which no rollup has), else one read of the events the other filters keep, from the same sample
+ * as the answer.
  */
-function conversionBaseQueries(trackingId: string, filters: Filters, periods: Record<string, StatsRange>, sample: VisitorSample | undefined) {
+function conversionBaseQueries(trackingId: string, filters: Filters, periods: Record<string, StatsRange>, sample: VisitorSample | undefined, eventsOnly: boolean) {
 	const others = goalless(filters);
 	if (!others) return undefined;
 	const named = Object.entries(periods);
-	if (Object.keys(others).length === 0) {
+	if (Object.keys(others).length === 0 && !eventsOnly) {
 		const { totals, series } = rollupQueries(named[0][1].bucketMs);
 		return {
 			queries: Object.fromEntries(

@@ -7,6 +7,11 @@ export interface SiteView {
 	active: boolean;
 	attack_mode: boolean;
 	created_at: string;
+	/**
+	 * The first UTC day of the site's statistics (`YYYY-MM-DD`): the day it was added, or the first
+	 * whole day the analytics retention keeps, whichever is later. The console's All time starts there.
+	 */
+	stats_from: string;
 	/** The last `url_host` collection refused as outside the domain, and when; null when none since the domain was set. */
 	refused_host: string | null;
 	refused_at: string | null;
@@ -117,7 +122,10 @@ export interface PeriodTotalsView {
 }
 
 export interface SiteStatsView extends PeriodTotalsView {
-	/** Visitors with any event in the last 5 minutes, whatever the range and filters. */
+	/**
+	 * Visitors with any event in the last 5 minutes, whatever the range and filters; in the realtime
+	 * answer (`/stats/realtime`), among the events the filters keep.
+	 */
 	visitors_now: number;
 	filters: StatsFilters;
 	/**

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
 import type { SiteView, SiteWithFiguresView } from "../../domain/api/sites";
-import { HOUR_MS, OWNER_SITES_HOURS, wholeHours } from "../../domain/analytics/rollups";
+import { DAY_MS, HOUR_MS, OWNER_SITES_HOURS, wholeHours } from "../../domain/analytics/rollups";
 import { fillSeries } from "../../domain/analytics/statsRange";
 import { deleteSiteEvents } from "../../domain/analytics/eventStore";
 import { deleteSiteVisits } from "../../domain/crawl/visitStore";
@@ -11,12 +11,24 @@ import { countOwnSites, deleteOwnSite, findOwnSite, insertSite, listOwnSites, ty
 import type { OwnerRequest } from "../auth/session";
 import { HttpError, json, readJsonObject } from "../http";
 import { siteCollectorFor } from "../objects";
+import { retentionDays } from "../retention/retentionSettings";
 import { siteChangedHere, siteUpToDate } from "./siteBuffer";
 import { bodyMembers, parseBody, queryParams } from "../validation";
 import { isNameText, NAME_TEXT_RULE } from "../../domain/text";
 
+/**
+ * The first UTC day of a site's statistics: the day it was added, or the first whole day the
+ * analytics retention keeps (the clean-up deletes what is older than that many days, and the day
+ * the cutoff falls in only in part), whichever is later.
+ */
+function statsFrom(createdAt: Date, env: Env, now: number): string {
+	const added = Math.floor(createdAt.getTime() / DAY_MS) * DAY_MS;
+	const firstKept = Math.ceil((now - retentionDays(env).analytics * DAY_MS) / DAY_MS) * DAY_MS;
+	return new Date(Math.max(added, firstKept)).toISOString().slice(0, 10);
+}
+
 /** The site as every answer shows it. */
-function siteView(site: Site): SiteView {
+function siteView(site: Site, env: Env, now = Date.now()): SiteView {
 	return {
 		tracking_id: site.trackingId,
 		name: site.name,
@@ -24,6 +36,7 @@ function siteView(site: Site): SiteView {
 		active: site.active,
 		attack_mode: site.attackMode,
 		created_at: site.createdAt.toISOString(),
+		stats_from: statsFrom(site.createdAt, env, now),
 		refused_host: site.refusedHost,
 		refused_at: site.refusedAt?.toISOString() ?? null,
 	};
@@ -76,7 +89,7 @@ export async function createSite(request: IRequest, env: Env): Promise<Response>
 		await deleteOwnSite(env, user.id, site.trackingId);
 		throw atCap();
 	}
-	return json(siteView(site), { status: 201 });
+	return json(siteView(site, env), { status: 201 });
 }
 
 const listQuery = queryParams({ figures: z.literal("last_24h", { error: 'must be "last_24h"' }).optional() });
@@ -90,7 +103,7 @@ const listQuery = queryParams({ figures: z.literal("last_24h", { error: 'must be
 export async function listSites(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
 	const { figures } = parseBody(listQuery, request.query);
-	const sites = (await listOwnSites(env, user.id)).map(siteView);
+	const sites = (await listOwnSites(env, user.id)).map((site) => siteView(site, env));
 	return json({ sites: figures ? await withLastDay(env, user.id, sites) : sites });
 }
 
@@ -117,7 +130,7 @@ async function withLastDay(env: Env, userId: string, sites: SiteView[]): Promise
 /** GET /api/sites/:tracking_id */
 export async function readSite(request: IRequest, env: Env): Promise<Response> {
 	const { user } = request as OwnerRequest;
-	return json(siteView(await requireOwnSite(env, user.id, request.params.tracking_id)));
+	return json(siteView(await requireOwnSite(env, user.id, request.params.tracking_id), env));
 }
 
 /** PATCH /api/sites/:tracking_id {name?, domain?, active?, attack_mode?} → the site. Collection follows at once. */
@@ -136,7 +149,7 @@ export async function updateSite(request: IRequest, env: Env): Promise<Response>
 	// and this isolate asks it again on its next event (others within seconds).
 	await siteCollectorFor(env, trackingId).siteChanged({ deleted: false });
 	siteChangedHere(trackingId, { deleted: false });
-	return json(siteView(site));
+	return json(siteView(site, env));
 }
 
 /** DELETE /api/sites/:tracking_id → 204; the site's events and crawler visits go with it. */

@@ -15,7 +15,7 @@ const filterValue = queryText().min(1, "must not be empty").max(OWNER_LIMITS.fil
 /** `property=plan:pro`: a custom event property's name, a colon, and its value (either may hold colons, or be empty). */
 const propertyValue = filterValue.regex(/:/, "must be a property name, a colon and its value, as plan:pro");
 /** Each filter "is" (`country=US`) and "is not" (`country_not=US`); both of one filter at once must both hold. */
-const filterFields = {
+export const filterFields = {
 	...(Object.fromEntries(STATS_FILTER_PARAMS.map((name) => [name, filterValue.optional()])) as Record<StatsFilterParam, z.ZodOptional<z.ZodString>>),
 	property: propertyValue.optional(),
 	[negatedFilter("property")]: propertyValue.optional(),

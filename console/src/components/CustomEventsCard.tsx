@@ -30,7 +30,7 @@ export function CustomEventsCard({
 	shownRows: number;
 	pickEvent: (name: string) => void;
 	pickProperty: (event: string, property: string, value: string) => void;
-	download: (csv: string) => () => Promise<void>;
+	download: (csv: string) => (() => Promise<void>) | undefined;
 }) {
 	return (
 		<Breakdown

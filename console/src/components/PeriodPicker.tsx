@@ -1,13 +1,24 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useSearchParams } from "react-router";
-import { customDates, customRangeFault, isPeriod, MAX_PERIOD_DAYS, type PeriodChoice, PERIODS, periodOf, stepPeriod } from "../period";
+import {
+	customDates,
+	customRangeFault,
+	isPeriod,
+	MAX_PERIOD_DAYS,
+	offeredPeriods,
+	type PeriodChoice,
+	type PeriodOptions,
+	PERIODS,
+	periodOf,
+	stepPeriod,
+} from "../period";
 import { useSearch } from "../searchParams";
 import { stepNow, usePeriodShortcuts } from "./usePeriodShortcuts";
 
-/** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`). */
-export function usePeriod() {
+/** The period of a dashboard, read from and written to the URL (`?period=`, `?from=`, `?to=`), as the page offers it. */
+export function usePeriod(options: PeriodOptions = {}) {
 	const [search] = useSearchParams();
-	return periodOf(search);
+	return periodOf(search, Date.now(), options);
 }
 
 /** The period's part of a query string, for a link to another dashboard of the site: its filters are this page's own. */
@@ -69,27 +80,38 @@ const FAULTS = {
 	long: `A period covers at most ${MAX_PERIOD_DAYS} days: pick a later From or an earlier To; showing the last 7 days`,
 };
 
-export function PeriodPicker() {
+/** Why an arrow steps nowhere. */
+const noStep = (period: string, direction: "before" | "after") =>
+	period === "realtime" ? "The realtime view has no period to step to" : period === "all" ? `All time has no period ${direction} it` : "This period reaches today";
+
+export function PeriodPicker(options: PeriodOptions) {
 	const [search, set] = useSearch();
-	const { period, current } = usePeriod();
+	const { period, current } = usePeriod(options);
 	const fault = customRangeFault(search.get("from"), search.get("to"));
 	const choose = useChoosePeriod();
 	const earlier = stepPeriod(period, current, -1);
 	const later = stepPeriod(period, current, 1);
-	usePeriodShortcuts(choose);
+	usePeriodShortcuts(choose, options);
 	return (
 		<div className="row">
 			<div className="row">
-				<button type="button" aria-label={`Previous period: ${days(earlier)}`} title={`${days(earlier)} (←)`} aria-keyshortcuts="ArrowLeft" onClick={() => stepNow(-1, choose)}>
+				<button
+					type="button"
+					aria-label={earlier ? `Previous period: ${days(earlier)}` : "Previous period"}
+					title={earlier ? `${days(earlier)} (←)` : noStep(period, "before")}
+					aria-keyshortcuts="ArrowLeft"
+					disabled={!earlier}
+					onClick={() => stepNow(-1, choose, options)}
+				>
 					‹
 				</button>
 				<button
 					type="button"
 					aria-label={later ? `Next period: ${days(later)}` : "Next period"}
-					title={later ? `${days(later)} (→)` : "This period reaches today"}
+					title={later ? `${days(later)} (→)` : noStep(period, "after")}
 					aria-keyshortcuts="ArrowRight"
 					disabled={!later}
-					onClick={() => stepNow(1, choose)}
+					onClick={() => stepNow(1, choose, options)}
 				>
 					›
 				</button>
@@ -103,14 +125,14 @@ export function PeriodPicker() {
 						if (isPeriod(value)) choose(value === "custom" ? customDates(current) : { period: value });
 					}}
 				>
-					{PERIODS.map(([value, label, key]) => (
+					{offeredPeriods(options).map(([value, label, key]) => (
 						<option key={value} value={value}>
 							{key ? `${label} (${key.toUpperCase()})` : label}
 						</option>
 					))}
 				</select>
 			</label>
-			<span className="muted">UTC days</span>
+			<span className="muted">{period === "realtime" ? "Last 30 minutes, refreshed every 30 seconds" : "UTC days"}</span>
 			{period === "custom" && (
 				<>
 					<DayField label="From" day={search.get("from") ?? ""} max={search.get("to") ?? undefined} onDay={(from) => set({ from })} />

@@ -52,7 +52,8 @@ export function SiteBreakdowns({
 	filtered: boolean;
 	pick: (name: StatsFilterName) => (value: string) => void;
 	pickProperty: (event: string, property: string, value: string) => void;
-	download: (csv: string) => () => Promise<void>;
+	/** A list's CSV export; none where the lists are not the statistics' of a range (the realtime view). */
+	download: (csv: string) => (() => Promise<void>) | undefined;
 }) {
 	const source = stats.filters.source;
 	// A card opens on the list a filter was picked from, "is" or "is not".

@@ -159,6 +159,41 @@ export function TopFigures({
 	);
 }
 
+/** What the realtime view's chart draws: its visitors, or its page views when they are chosen. */
+export const realtimeMetric = (chosen: GraphMetric): GraphMetric => (chosen === "pageviews" ? "pageviews" : "visitors");
+
+/**
+ * The realtime view's figures, as Plausible's: the visitors on the site now (the last 5 minutes),
+ * then the last 30 minutes' visitors (converted ones under a goal's filter) and page views, each of
+ * these two a toggle of what the chart draws. Nothing to compare with.
+ */
+export function RealtimeFigures({
+	data,
+	converting,
+	chosen,
+	choose,
+}: {
+	data: SiteStatsView;
+	converting: boolean;
+	chosen: GraphMetric;
+	choose: (metric: GraphMetric) => void;
+}) {
+	const drawn = realtimeMetric(chosen);
+	return (
+		<div className="figures">
+			<Figure label="Current visitors" value={count(data.visitors_now)} note={<span className="muted">in the last 5 minutes</span>} testId="figure-current-visitors" />
+			<Figure
+				label={converting ? "Unique conversions (last 30 min)" : "Unique visitors (last 30 min)"}
+				value={count(data.visitors)}
+				testId="figure-realtime-visitors"
+				pressed={drawn === "visitors"}
+				onPress={() => choose("visitors")}
+			/>
+			<Figure label="Pageviews (last 30 min)" value={count(data.pageviews)} testId="figure-realtime-pageviews" pressed={drawn === "pageviews"} onPress={() => choose("pageviews")} />
+		</div>
+	);
+}
+
 /** The chart of the chosen metric over the period's buckets (`times`), and of the period before when compared. */
 export function MetricChart({ metric: chosen, data, times }: { metric: GraphMetric; data: SiteStatsView; times: number[] }) {
 	const { now, before } = periods(data);

@@ -161,11 +161,14 @@ export function CrawlersPage() {
 	const { site = "" } = useParams();
 	const forwarder = crawlerForwarder(location.origin, site);
 	const [search] = useSearchParams();
-	const { current } = usePeriod();
+	const siteView = useSites().data?.find((s) => s.tracking_id === site);
+	// No realtime view here: crawler visits are counted by the hour. All time starts at the site's first day.
+	const periodOptions = { statsFrom: siteView?.stats_from };
+	const { period, current } = usePeriod(periodOptions);
 	const range = isoRange(current);
-	const stats = useCrawlerStats(site, { ...range, limit: "20" });
+	const stats = useCrawlerStats(site, { ...range, limit: "20" }, period !== "all" || siteView !== undefined);
 	useEffect(() => lastUsed.site.set(site), [site]);
-	usePageTitle(useSites().data?.find((s) => s.tracking_id === site)?.name, "AI crawlers");
+	usePageTitle(siteView?.name, "AI crawlers");
 	const data = stats.data;
 
 	return (
@@ -174,7 +177,7 @@ export function CrawlersPage() {
 				<h1>AI crawlers</h1>
 				<div className="row">
 					<SitePicker area="crawlers" current={site} />
-					<PeriodPicker />
+					<PeriodPicker {...periodOptions} />
 				</div>
 			</div>
 			<p className="row muted">

@@ -11,11 +11,11 @@ import { SitePicker } from "../components/Pickers";
 import { QueryState } from "../components/QueryState";
 import { RefusedHost } from "../components/RefusedHost";
 import { SHOWN_ROWS, SiteBreakdowns } from "../components/SiteBreakdowns";
-import { MetricChart, TopFigures, useGraphMetric } from "../components/TopStats";
+import { MetricChart, RealtimeFigures, realtimeMetric, TopFigures, useGraphMetric } from "../components/TopStats";
 import { focusOnceShown } from "../focus";
 import { count, utcDate } from "../format";
-import { isoRange, type Range } from "../period";
-import { useSites, useSiteStats } from "../queries";
+import { isOpenEnded, isoRange, type Range } from "../period";
+import { useRealtimeStats, useSites, useSiteStats } from "../queries";
 import { useSearch } from "../searchParams";
 
 /**
@@ -32,24 +32,36 @@ function NothingCollected({ range, addedAt }: { range: Range; addedAt: string | 
 	);
 }
 
+/** The realtime view's chart buckets: minutes. */
+const MINUTE_MS = 60_000;
+
 export function DashboardPage() {
 	const { site = "" } = useParams();
 	const [search, change] = useSearch();
-	const { current } = usePeriod();
+	const siteView = useSites().data?.find((s) => s.tracking_id === site);
+	const periodOptions = { realtime: true, statsFrom: siteView?.stats_from };
+	const { period, current } = usePeriod(periodOptions);
+	const realtime = period === "realtime";
 	const filters: StatsQuery = Object.fromEntries(STATS_FILTER_PARAMS.map((name) => [name, search.get(name) ?? undefined]));
 	// A filtered view over many events is estimated from a sample of the visitors unless the owner
 	// asks for every one; its CSV exports count the same way.
 	const exact = search.get("exact") === "true";
-	const query = { ...isoRange(current), ...filters, ...(exact ? { exact: "true" } : {}) };
+	const counting = { ...filters, ...(exact ? { exact: "true" } : {}) };
+	const query = { ...isoRange(current), ...counting };
 	// One row more than a card shows: a card whose list holds it says there are more.
-	const stats = useSiteStats(site, { ...query, compare: "previous", limit: String(SHOWN_ROWS + 1) });
+	const limit = String(SHOWN_ROWS + 1);
+	// The period before is compared with, as Plausible does, but for the realtime view and all time.
+	// All time waits for the site's first day: until then its range would be the longest, asked for in vain.
+	const ranged = useSiteStats(site, { ...query, ...(isOpenEnded(period) ? {} : { compare: "previous" }), limit }, !realtime && (period !== "all" || siteView !== undefined));
+	// The realtime view's own statistics (the last 30 minutes), read again every 30 seconds.
+	const live = useRealtimeStats(site, { ...counting, limit }, realtime);
+	const stats = realtime ? live : ranged;
 	// Filtered to a custom event (or one of its properties), the visitors are the converted ones:
 	// a conversion rate is out of the visitors the other filters keep, as Plausible counts a goal's.
 	const converting = filters.event !== undefined || filters.property !== undefined;
 	// The answer carries those visitors under a goal's filter (conversion_base).
 	const conversionBase = converting ? stats.data?.conversion_base?.visitors : stats.data?.visitors;
 	const [metric, chooseMetric] = useGraphMetric(converting);
-	const siteView = useSites().data?.find((s) => s.tracking_id === site);
 	const paused = siteView?.active === false;
 	usePageTitle(siteView?.name, "Analytics");
 	useEffect(() => lastUsed.site.set(site), [site]);
@@ -72,13 +84,14 @@ export function DashboardPage() {
 	const unpick = (name: string) => change({ [name]: null });
 	// `exact` goes with them: it only chooses how a filtered answer is counted.
 	const clearFilters = () => change(Object.fromEntries([...STATS_FILTER_PARAMS, "exact"].map((name) => [name, null])));
-	const download = (csv: string) => () => api.downloadCsv(site, csv, query);
+	// A CSV export counts whole hours: none for the realtime view's minutes.
+	const download = (csv: string) => (realtime ? undefined : () => api.downloadCsv(site, csv, query));
 	const data = stats.data;
 	const active = STATS_FILTER_PARAMS.filter((name) => search.has(name));
 	// Each of the chart's buckets over the whole period (bucket i is both series' i): the answer's
 	// series, and the period before's while the period is under way, stop at the bucket under way,
 	// and their lines stop there instead of dropping to zero.
-	const times = data ? seriesBucketStarts(Date.parse(data.from), Date.parse(data.to)) : [];
+	const times = data ? seriesBucketStarts(Date.parse(data.from), Date.parse(data.to), realtime ? MINUTE_MS : undefined) : [];
 
 	return (
 		<section>
@@ -86,7 +99,7 @@ export function DashboardPage() {
 				<h1>Dashboard</h1>
 				<div className="row">
 					<SitePicker area="analytics" current={site} />
-					<PeriodPicker />
+					<PeriodPicker {...periodOptions} />
 				</div>
 			</div>
 			<p className="row muted">
@@ -119,14 +132,18 @@ export function DashboardPage() {
 			)}
 			{data && (
 				<div aria-busy={stats.isPlaceholderData} className={stats.isPlaceholderData ? "stale" : undefined}>
-					<TopFigures data={data} converting={converting} chosen={metric} choose={chooseMetric}>
-						<Figure
-							label="On the site now"
-							value={count(data.visitors_now)}
-							note={<span className="muted">visitors in the last 5 minutes</span>}
-							testId="figure-now"
-						/>
-					</TopFigures>
+					{realtime ? (
+						<RealtimeFigures data={data} converting={converting} chosen={metric} choose={chooseMetric} />
+					) : (
+						<TopFigures data={data} converting={converting} chosen={metric} choose={chooseMetric}>
+							<Figure
+								label="On the site now"
+								value={count(data.visitors_now)}
+								note={<span className="muted">visitors in the last 5 minutes</span>}
+								testId="figure-now"
+							/>
+						</TopFigures>
+					)}
 					{data.pageviews === 0 &&
 						data.events === 0 &&
 						// Under filters an empty answer says nothing about the tag: the filters left nothing.
@@ -138,13 +155,15 @@ export function DashboardPage() {
 								</button>
 								.
 							</p>
+						) : realtime ? (
+							<p className="muted empty">Nothing was collected in the last 30 minutes.</p>
 						) : (
 							<>
 								<NothingCollected range={current} addedAt={siteView?.created_at} />
 								{siteView && <RefusedHost site={siteView} />}
 							</>
 						))}
-					<MetricChart metric={metric} data={data} times={times} />
+					<MetricChart metric={realtime ? realtimeMetric(metric) : metric} data={data} times={times} />
 					<SiteBreakdowns
 						stats={data}
 						conversionBase={conversionBase}
