@@ -132,13 +132,14 @@ export const useIssueEvent = (project: string, groupHash: string, eventId?: stri
 export const useIssueTags = (project: string, groupHash: string, environment?: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "tags", groupHash, environment], queryFn: () => api.issueTags(project, groupHash, environment) });
 
-export const useSiteStats = (trackingId: string, query: StatsQuery) =>
+export const useSiteStats = (trackingId: string, query: StatsQuery, enabled = true) =>
 	useQuery({
 		queryKey: [...keys.site(trackingId), "stats", query],
 		queryFn: ({ signal }) => api.siteStats(trackingId, query, signal),
 		placeholderData: keepPreviousData,
 		// "On the site now" counts the last 5 minutes: read again every minute while the page is in view.
 		refetchInterval: 60_000,
+		enabled,
 	});
 
 export const useCrawlerStats = (trackingId: string, query: StatsQuery) =>
