@@ -90,15 +90,18 @@ const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): VisitF
 	session: (p) => `${VISIT_BREAKDOWNS[breakdown][0]} = ${p}`,
 });
 
+/** A page view or custom event on a path: what page counts. */
+const VISIT_EVENT = "name NOT IN ('_leave', '_identify')";
+
 const FILTERS = {
 	// Event figures: the page's own page views and custom events. Visit figures: the visits that
 	// had one of them, so that visits never number fewer than visitors.
 	page: {
 		events: (p) => `url_path = ${p}`,
-		visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`,
+		visitors: (p) => `${VISIT_EVENT} AND url_path = ${p}`,
 		session: hadHit,
 		// Plausible's page is not: the events off the page, and the visits that had one.
-		not: { events: (p) => `url_path <> ${p}`, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path <> ${p}`, session: hadHit },
+		not: { events: (p) => `url_path <> ${p}`, visitors: (p) => `${VISIT_EVENT} AND url_path <> ${p}`, session: hadHit },
 	},
 	entry_page: ofVisits("entry_pages", "url_path"),
 	exit_page: ofVisits("exit_pages", "url_path"),
@@ -139,9 +142,6 @@ const containingVisits = (breakdown: VisitBreakdown, label: string = breakdown):
 	session: (p) => holds(VISIT_BREAKDOWNS[breakdown][0], p),
 });
 
-/** A page view or custom event on a path: what page counts. */
-const VISIT_EVENT = "name NOT IN ('_leave', '_identify')";
-
 /**
  * "Contains" of the filters that offer it: the conditions of "is" above, with the label holding
  * the value where "is" has it equal. Its "does not contain" is to "contains" what "is not" is to
@@ -169,9 +169,9 @@ const CONTAINS = {
 	ref: containingVisits("ref"),
 	event: { visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND ${holds("name", p)}`, session: hadHit },
 	property: {
-		// As Plausible's "property plan contains pr": the value before the first colon that makes a
-		// property's name is that name, whole, and what follows the colon is held in its value. Every
-		// split is tried, as "is" compares name:value whole, so a name may hold colons too.
+		// As Plausible's "Property plan contains pr": the text up to a colon is a property's name,
+		// whole and with its case, and the rest is held in its value. Every colon is tried as the one
+		// (as "is" compares name:value whole), so a name may hold colons too.
 		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
 			WHERE ${IS_PROPERTY} AND substr(${p}, 1, length(p.key) + 1) = p.key || ':' AND ${holds("CAST(p.value AS TEXT)", `substr(${p}, length(p.key) + 2)`)})`,
 		session: hadHit,
