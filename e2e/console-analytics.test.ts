@@ -106,7 +106,7 @@ describe("owner console: analytics", () => {
 		// returns to "is".
 		const pageViews = () => page.getByTestId("figure-Page views").locator(".value").textContent();
 		expect(await pageViews()).toBe("2");
-		await page.getByRole("combobox", { name: "Source: is or is not Google" }).selectOption("is not");
+		await page.getByRole("combobox", { name: "Source: is, is not, contains or does not contain Google" }).selectOption("is not");
 		await expect.poll(pageViews).toBe("1");
 		const filters = () => Object.fromEntries([...new URL(page.url()).searchParams].filter(([name]) => name.startsWith("source")));
 		expect(filters()).toEqual({ source_not: "Google" });

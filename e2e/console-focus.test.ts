@@ -179,13 +179,13 @@ it("puts focus on a dashboard filter's chip once picked from a row, and on the n
 	// The first chip removed: focus on the next, at its first control (its operator); the last removed: on the one before.
 	await page.keyboard.press("Enter");
 	await page.getByRole("button", { name: "Page is /, remove filter" }).waitFor({ state: "detached" });
-	await expect.poll(() => focused(page)).toBe("select: Source: is or is not Google");
+	await expect.poll(() => focused(page)).toBe("select: Source: is, is not, contains or does not contain Google");
 	await pickRow("Devices", "Chrome");
 	await expect.poll(() => focused(page)).toBe("button: Browser is Chrome, remove filter");
 	await page.getByRole("button", { name: "Source is Google, remove filter" }).focus();
 	await page.keyboard.press("Enter");
 	await page.getByRole("button", { name: "Source is Google, remove filter" }).waitFor({ state: "detached" });
-	await expect.poll(() => focused(page)).toBe("select: Browser: is or is not Chrome");
+	await expect.poll(() => focused(page)).toBe("select: Browser: is, is not, contains or does not contain Chrome");
 	// None left: the page's heading.
 	await page.keyboard.press("Tab");
 	expect(await focused(page)).toBe("button: Browser is Chrome, remove filter");

@@ -69,14 +69,21 @@ describe.each([
 	const searchOf = (index: string) => new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${index} \\(tracking_id=\\? AND ts>\\? AND ts<\\?\\)`);
 	const EVENTS_INDEX = "analytics_events_site_ts_idx";
 
-	// Every filter at once, "is" and "is not": each adds its own conditions (and, for acquisition, a visitor subquery).
-	const everyFilter = compileFilters(Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`])) as Filters);
+	// Every filter at once, as many as a request takes: "is" and "is not", then "contains" and "does not
+	// contain". Each adds its own conditions (and, for acquisition, a visitor subquery).
+	const valuesOf = (params: string[]) => Object.fromEntries(params.map((name) => [name, `value of ${name}`])) as Filters;
+	const EVERY_FILTER: Array<[string, Filters]> = [
+		["every is and is not", valuesOf(FILTER_NAMES.filter((name) => !name.includes("_contains")))],
+		["every contains and does not contain", valuesOf(FILTER_NAMES.filter((name) => name.includes("_contains")))],
+	];
 	const direct = compileFilters({ source: "Direct / None" });
 
 	describe("statistics queries use the (tracking_id, ts) indexes, never a table scan", () => {
 		const cases = [
 			...Object.entries(siteStatsQueries(3_600_000)).map(([name, sql]) => [`stats ${name}`, sql, EVENTS_INDEX]),
-			...Object.entries(siteStatsQueries(3_600_000, everyFilter)).map(([name, sql]) => [`stats ${name}, every filter`, sql, EVENTS_INDEX]),
+			...EVERY_FILTER.flatMap(([every, filters]) =>
+				Object.entries(siteStatsQueries(3_600_000, compileFilters(filters))).map(([name, sql]) => [`stats ${name}, ${every}`, sql, EVENTS_INDEX]),
+			),
 			...Object.entries(siteStatsQueries(3_600_000, direct)).map(([name, sql]) => [`stats ${name}, source=Direct / None`, sql, EVENTS_INDEX]),
 			["events list", LIST_EVENTS, EVENTS_INDEX],
 		];
@@ -104,7 +111,7 @@ describe.each([
 		/** Each filter alone (the referrer URLs always with a source), and all of them. */
 		const filterSets = (needsSource: boolean): Array<[string, Filters]> => [
 			...FILTER_NAMES.map((name): [string, Filters] => [name, { ...(needsSource ? { source: "value of source" } : {}), [name]: `value of ${name}` }]),
-			["every filter", Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`]))],
+			...EVERY_FILTER.map(([every, filters]): [string, Filters] => [every, { ...(needsSource ? { source: "value of source" } : {}), ...filters }]),
 		];
 		/** Every line of the plan that reads the events is such a search, and there is at least one. */
 		const expectEventSearches = async (expect: ExpectStatic, sql: string, search: RegExp, what: string) => {
@@ -141,7 +148,7 @@ describe.each([
 	describe("a sample of the visitors: every read of the events one search of the sample index per bucket, whatever the filters", () => {
 		const sample = { buckets: 6 };
 		const cases = [
-			["every filter", compileFilters(Object.fromEntries(FILTER_NAMES.map((name) => [name, `value of ${name}`])) as Filters, sample)],
+			...EVERY_FILTER.map(([every, filters]) => [every, compileFilters(filters, sample)] as const),
 			["source=Direct / None", compileFilters({ source: "Direct / None" }, sample)],
 			["page", compileFilters({ page: "/pricing" }, sample)],
 			["country", compileFilters({ country: "DE" }, sample)],

@@ -51,6 +51,9 @@ export { FIELD_TYPES, type FieldDefinition, type FieldType, type ProjectKeyView 
 export {
 	type CrawlerPurpose,
 	type CrawlerStatsView,
+	filterOperators,
+	filterParam,
+	GOAL_FILTER_PARAMS,
 	negatedFilter,
 	type PeriodTotalsView,
 	type SeriesPointView,
@@ -62,6 +65,7 @@ export {
 	type SiteView,
 	type SiteWithFiguresView,
 	type StatsFilterName,
+	type StatsFilterOperator,
 	type StatsFilterParam,
 	UTM_NAMES,
 } from "../../domain/api/sites";

@@ -33,9 +33,13 @@
  *   events (there is no list to narrow them to): `source_not=Google` keeps the direct visits,
  *   `utm_source_not=x` those without a campaign, `event_not=signup` the visits without a signup
  *   (Plausible's "has not done").
+ *
+ * Most also "contain" a text (`page_contains=blog`, `page_contains_not=blog`), as Plausible's
+ * dashboard: the same kinds and the same "not", the value matched as a part of the label, letter
+ * case aside (CONTAINS), where "is" matches it whole.
  */
 
-import { negatedFilter, type StatsFilterName, type StatsFilterParam } from "../api/sites";
+import { type CONTAINS_FILTER_NAMES, filterParam, STATS_FILTER_NAMES, STATS_FILTER_OPERATORS, type StatsFilterName, type StatsFilterParam } from "../api/sites";
 import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { sampleCondition, type VisitorSample } from "./sampling";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
@@ -86,15 +90,18 @@ const ofVisits = (breakdown: VisitBreakdown, column: string = breakdown): VisitF
 	session: (p) => `${VISIT_BREAKDOWNS[breakdown][0]} = ${p}`,
 });
 
+/** A page view or custom event on a path: what page counts. */
+const VISIT_EVENT = "name NOT IN ('_leave', '_identify')";
+
 const FILTERS = {
 	// Event figures: the page's own page views and custom events. Visit figures: the visits that
 	// had one of them, so that visits never number fewer than visitors.
 	page: {
 		events: (p) => `url_path = ${p}`,
-		visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path = ${p}`,
+		visitors: (p) => `${VISIT_EVENT} AND url_path = ${p}`,
 		session: hadHit,
 		// Plausible's page is not: the events off the page, and the visits that had one.
-		not: { events: (p) => `url_path <> ${p}`, visitors: (p) => `name NOT IN ('_leave', '_identify') AND url_path <> ${p}`, session: hadHit },
+		not: { events: (p) => `url_path <> ${p}`, visitors: (p) => `${VISIT_EVENT} AND url_path <> ${p}`, session: hadHit },
 	},
 	entry_page: ofVisits("entry_pages", "url_path"),
 	exit_page: ofVisits("exit_pages", "url_path"),
@@ -122,10 +129,66 @@ const FILTERS = {
 	},
 } satisfies Record<StatsFilterName, FilterDefinition>;
 
-type FilterName = keyof typeof FILTERS;
-/** The filters given, by parameter: `country` for "is", `country_not` for "is not". */
+/**
+ * `text` holds `param`'s value, letter case aside (A-Z as a-z, as SQLite folds case): a plain
+ * search for the text, so `%`, `_` and `\` in it are characters like any other, never a LIKE
+ * pattern's wildcards or escape.
+ */
+const holds = (text: string, param: string) => `instr(lower(${text}), lower(${param})) > 0`;
+
+/** A visit breakdown's "contains": as ofVisits, the label holding the value (`label`: the column as the breakdown shows it). */
+const containingVisits = (breakdown: VisitBreakdown, label: string = breakdown): VisitFilter => ({
+	visitors: (p) => `name = '' AND ${holds(label, p)}`,
+	session: (p) => holds(VISIT_BREAKDOWNS[breakdown][0], p),
+});
+
+/**
+ * "Contains" of the filters that offer it: the conditions of "is" above, with the label holding
+ * the value where "is" has it equal. Its "does not contain" is to "contains" what "is not" is to
+ * "is".
+ */
+const CONTAINS = {
+	page: {
+		events: (p) => holds("url_path", p),
+		visitors: (p) => `${VISIT_EVENT} AND ${holds("url_path", p)}`,
+		session: hadHit,
+		not: { events: (p) => `NOT ${holds("url_path", p)}`, visitors: (p) => `${VISIT_EVENT} AND NOT ${holds("url_path", p)}`, session: hadHit },
+	},
+	entry_page: containingVisits("entry_pages", "url_path"),
+	exit_page: containingVisits("exit_pages", "url_path"),
+	browser: { events: (p) => holds(label("browser"), p) },
+	os: { events: (p) => holds(label("os"), p) },
+	// The label Sources shows, so that "direct" finds the visits of Direct / None.
+	source: containingVisits("sources", `coalesce(nullif(source, ''), '${DIRECT}')`),
+	referrer: { visitors: (p) => `name = '' AND ${holds("referrer_host", p)}`, session: (p) => holds("s.entry_referrer", p) },
+	utm_source: containingVisits("utm_source"),
+	utm_medium: containingVisits("utm_medium"),
+	utm_campaign: containingVisits("utm_campaign"),
+	utm_content: containingVisits("utm_content"),
+	utm_term: containingVisits("utm_term"),
+	ref: containingVisits("ref"),
+	event: { visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND ${holds("name", p)}`, session: hadHit },
+	property: {
+		// As Plausible's "Property plan contains pr": the text up to a colon is a property's name,
+		// whole and with its case, and the rest is held in its value. Every colon is tried as the one
+		// (as "is" compares name:value whole), so a name may hold colons too.
+		visitors: (p) => `name NOT IN ('', '_leave', '_identify') AND EXISTS (SELECT 1 FROM ${propertiesOf("data")} AS p
+			WHERE ${IS_PROPERTY} AND substr(${p}, 1, length(p.key) + 1) = p.key || ':' AND ${holds("CAST(p.value AS TEXT)", `substr(${p}, length(p.key) + 2)`)})`,
+		session: hadHit,
+	},
+} satisfies Record<(typeof CONTAINS_FILTER_NAMES)[number], FilterDefinition>;
+
+/** The filters given, by parameter: `country` for "is", `country_not` for "is not", `page_contains`... */
 export type Filters = Partial<Record<StatsFilterParam, string>>;
-const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+
+/** Each filter with each of its operators, in a fixed order: its definition, and whether it keeps what that definition does not. */
+const GIVEN_FILTERS = STATS_FILTER_NAMES.flatMap((name) =>
+	STATS_FILTER_OPERATORS.flatMap((operator) => {
+		const contains = operator === "contains" || operator === "contains_not";
+		const definition: FilterDefinition | undefined = contains ? (CONTAINS as Partial<Record<string, FilterDefinition>>)[name] : FILTERS[name];
+		return definition ? [{ key: filterParam(name, operator), definition, negated: operator.endsWith("not") }] : [];
+	}),
+);
 
 /**
  * The SQL a set of filters adds to the queries: conditions (" AND ..." or ""), the CTEs of the
@@ -163,14 +226,12 @@ export function compileFilters(filters: Filters, sample?: VisitorSample): Compil
 	let everyFilterOfTheVisit = true;
 	const values: string[] = [];
 	const params: Filters = {};
-	for (const [name, negated] of FILTER_NAMES.flatMap((name) => [[name, false], [name, true]] as const)) {
-		const key = negated ? negatedFilter(name) : name;
+	for (const { key, definition: given, negated } of GIVEN_FILTERS) {
 		const value = filters[key];
 		if (value === undefined) continue;
 		values.push(value);
 		const param = `?${4 + values.length}`;
 		params[key] = param;
-		const given: FilterDefinition = FILTERS[name];
 		if (!("session" in given)) {
 			everyFilterOfTheVisit = false;
 			const condition = given.events(param, value, "");

@@ -3,7 +3,7 @@
  * without filters, from the events with them (eventStats.ts, which also states how each figure is
  * defined). The pages report is in pagesReport.ts.
  */
-import type { PeriodTotalsView, SeriesPointView, SiteStatsView } from "../api/sites";
+import { GOAL_FILTER_PARAMS, type PeriodTotalsView, type SeriesPointView, type SiteStatsView } from "../api/sites";
 import { OWNER_LIMITS } from "../limits";
 import { type EventList, siteStatsQueries, statsQuery, statsRow, VISITORS_NOW, visitorsQuery } from "./eventStats";
 import { type CompiledFilters, compileFilters, type Filters } from "./filters";
@@ -218,11 +218,13 @@ export async function eventStatsRows(env: Env, trackingId: string, { range, filt
 	};
 }
 
-/** A goal's conversion rate is out of the visitors of the answer's filters but the goal's (`event`, `property`): those filters, or none without a goal. */
+/**
+ * A goal's conversion rate is out of the visitors of the answer's filters but the goal's (`event`,
+ * `property`, and their "contains"): those filters, or none without a goal.
+ */
 function goalless(filters: Filters): Filters | undefined {
-	if (filters.event === undefined && filters.property === undefined) return undefined;
-	const { event: _event, property: _property, ...others } = filters;
-	return others;
+	if (GOAL_FILTER_PARAMS.every((param) => filters[param] === undefined)) return undefined;
+	return Object.fromEntries(Object.entries(filters).filter(([param]) => !(GOAL_FILTER_PARAMS as readonly string[]).includes(param)));
 }
 
 /**

@@ -65,13 +65,56 @@ export const STATS_FILTER_NAMES = [
 ] as const;
 export type StatsFilterName = (typeof STATS_FILTER_NAMES)[number];
 /**
- * A filter's parameter: its name for "is" (`country=US`), its name and `_not` for "is not"
- * (`country_not=US`), so that no value (a path, a source, a campaign) can be read as an operator.
+ * The filters that also "contain" a text, as Plausible's dashboard offers contains on every text
+ * dimension but the location and the screen size: not `country` (a code under a name) nor
+ * `device` (three words).
  */
-export type StatsFilterParam = StatsFilterName | `${StatsFilterName}_not`;
+export const CONTAINS_FILTER_NAMES = [
+	"page",
+	"entry_page",
+	"exit_page",
+	"browser",
+	"os",
+	"source",
+	"referrer",
+	"utm_source",
+	"utm_medium",
+	"utm_campaign",
+	"utm_content",
+	"utm_term",
+	"ref",
+	"event",
+	"property",
+] as const satisfies readonly StatsFilterName[];
+type ContainsFilterName = (typeof CONTAINS_FILTER_NAMES)[number];
+/** Plausible's operators, as its API v2 names them: "is", "is not", "contains", "does not contain". */
+export const STATS_FILTER_OPERATORS = ["is", "is_not", "contains", "contains_not"] as const;
+export type StatsFilterOperator = (typeof STATS_FILTER_OPERATORS)[number];
+/**
+ * A filter's parameter: its name for "is" (`country=US`), its name and `_not` for "is not"
+ * (`country_not=US`), `_contains` and `_contains_not` for the other two (`page_contains=blog`),
+ * so that no value (a path, a source, a campaign) can be read as an operator.
+ */
+export type StatsFilterParam =
+	| StatsFilterName
+	| `${StatsFilterName}_not`
+	| `${ContainsFilterName}_contains`
+	| `${ContainsFilterName}_contains_not`;
 export const negatedFilter = <N extends StatsFilterName>(name: N) => `${name}_not` as const;
-/** Every filter's parameters, "is" and "is not". */
-export const STATS_FILTER_PARAMS: StatsFilterParam[] = STATS_FILTER_NAMES.flatMap((name) => [name, negatedFilter(name)]);
+const containsFilter = (name: StatsFilterName): name is ContainsFilterName => (CONTAINS_FILTER_NAMES as readonly string[]).includes(name);
+/** The operators a filter offers: all four where it contains, else "is" and "is not". */
+export const filterOperators = (name: StatsFilterName): readonly StatsFilterOperator[] =>
+	containsFilter(name) ? STATS_FILTER_OPERATORS : STATS_FILTER_OPERATORS.slice(0, 2);
+/** The parameter of a filter and one of its operators (`page`, `contains` → `page_contains`). */
+export const filterParam = (name: StatsFilterName, operator: StatsFilterOperator) =>
+	(operator === "is" ? name : `${name}_${operator === "is_not" ? "not" : operator}`) as StatsFilterParam;
+/** Every filter's parameters, each of its operators'. */
+export const STATS_FILTER_PARAMS: StatsFilterParam[] = STATS_FILTER_NAMES.flatMap((name) => filterOperators(name).map((operator) => filterParam(name, operator)));
+/**
+ * The filters of a goal (Plausible's goal is, goal contains): they keep the visits that converted,
+ * and a conversion rate is out of the visitors the other filters keep.
+ */
+export const GOAL_FILTER_PARAMS = ["event", "property", "event_contains", "property_contains"] as const satisfies readonly StatsFilterParam[];
 type StatsFilters = Partial<Record<StatsFilterParam, string>>;
 
 interface PageViewCounts {

@@ -1,12 +1,11 @@
 import type { IRequest } from "itty-router";
 import { z } from "zod";
-import type { Filters } from "../../domain/analytics/filters";
 import { computeRealtimeStats } from "../../domain/analytics/realtimeStats";
 import { OWNER_LIMITS } from "../../domain/limits";
 import { json } from "../http";
 import { limitParam, parseBody, queryParams } from "../validation";
 import { ownSiteUpToDate } from "./ownSite";
-import { filterFields } from "./siteStats";
+import { fewEnough, filterFields } from "./siteStats";
 
 /**
  * The realtime view's parameters: the statistics' filters, `limit` and `exact`. Its window is the
@@ -27,5 +26,5 @@ const realtimeQuery = queryParams({
 export async function realtimeStats(request: IRequest, env: Env): Promise<Response> {
 	const { limit = 10, exact, ...filters } = parseBody(realtimeQuery, request.query);
 	const site = await ownSiteUpToDate(request, env);
-	return json(await computeRealtimeStats(env, site.trackingId, { filters: filters as Filters, limit, exact: exact === "true", now: Date.now() }));
+	return json(await computeRealtimeStats(env, site.trackingId, { filters: fewEnough(filters), limit, exact: exact === "true", now: Date.now() }));
 }

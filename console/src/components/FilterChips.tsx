@@ -1,55 +1,12 @@
-import { negatedFilter, STATS_FILTER_NAMES, type StatsFilterName, type StatsFilterParam } from "../api";
+import { filterOperators, filterParam, type StatsFilterOperator } from "../api";
 import { keepFocusThroughRemoval } from "../focus";
-import { countryName } from "./SiteBreakdowns";
-
-/** How each filter is named on the page. */
-const FILTER_LABELS: Record<StatsFilterName, string> = {
-	page: "Page",
-	entry_page: "Entry page",
-	exit_page: "Exit page",
-	country: "Country",
-	device: "Device",
-	browser: "Browser",
-	os: "OS",
-	source: "Source",
-	referrer: "Referrer",
-	utm_source: "UTM source",
-	utm_medium: "UTM medium",
-	utm_campaign: "UTM campaign",
-	utm_content: "UTM content",
-	utm_term: "UTM term",
-	ref: "Ref",
-	event: "Custom event",
-	property: "Property",
-};
-
-/** A filter as the page words it: `Country` and `Germany`; a property filter (`plan:pro`) as `Property plan` and `pro`. */
-function filterWords(name: StatsFilterName, value: string): { label: string; value: string } {
-	if (name === "country") return { label: FILTER_LABELS.country, value: countryName(value) };
-	const colon = value.indexOf(":");
-	if (name === "property" && colon >= 0) {
-		return { label: `${FILTER_LABELS.property} ${value.slice(0, colon)}`, value: value.slice(colon + 1) };
-	}
-	return { label: FILTER_LABELS[name], value };
-}
-
-/** A filter in the address: its name, and whether it is "is not" (`country_not`). */
-interface ActiveFilter {
-	name: StatsFilterName;
-	negated: boolean;
-	param: StatsFilterParam;
-}
-
-/** The filters the address gives, "is" before "is not" of each. */
-const activeFilters = (search: URLSearchParams): ActiveFilter[] =>
-	STATS_FILTER_NAMES.flatMap((name) =>
-		[false, true].map((negated) => ({ name, negated, param: negated ? negatedFilter(name) : name })).filter(({ param }) => search.has(param)),
-	);
+import { activeFilters, filterWords, OPERATOR_WORDS, operatorChoice } from "../statsFilters";
 
 /**
- * The filters applied, one chip each: its name, whether it is or is not (a choice, as Plausible's
- * filter has its operator), its value, and × to remove it. A filter is picked as "is" from a
- * row; its chip turns it into "is not".
+ * The filters applied, one chip each: its name, its operator (a choice, as Plausible's filter has
+ * it: is, is not and, where the filter has them, contains and does not contain), its value, and ×
+ * to remove it. A filter is picked as "is" from a row, or with any operator in the Filter dialog;
+ * its chip changes the operator.
  */
 export function FilterChips({
 	search,
@@ -65,26 +22,28 @@ export function FilterChips({
 			<span className="muted">Filtered to</span>
 			{/* A list, so that a chip removed hands focus to the one in its place (keepFocusThroughRemoval). */}
 			<ul className="plain row">
-				{active.map(({ name, negated, param }) => {
+				{active.map(({ name, operator, param }) => {
 					const value = search.get(param) ?? "";
 					const words = filterWords(name, value);
-					const operator = negated ? "is not" : "is";
-					// One of a filter's two forms at a time: the chip keeps its place (and focus) through a change of operator.
-					const both = search.has(name) && search.has(negatedFilter(name));
+					// One of a filter's operators at a time: the chip keeps its place (and focus) through a change of operator.
+					const alone = active.filter((other) => other.name === name).length === 1;
 					return (
-						<li key={both ? param : name} className="filter-chip">
+						<li key={alone ? name : param} className="filter-chip">
 							<span>{words.label}</span>
 							<select
 								className="operator"
-								aria-label={`${words.label}: is or is not ${words.value}`}
+								aria-label={`${words.label}: ${operatorChoice(name)} ${words.value}`}
 								value={operator}
 								onChange={(event) => {
-									const toNegated = event.target.value === "is not";
-									change({ [param]: null, [toNegated ? negatedFilter(name) : name]: value });
+									const to = filterParam(name, event.target.value as StatsFilterOperator);
+									change({ [param]: null, [to]: value });
 								}}
 							>
-								<option value="is">is</option>
-								<option value="is not">is not</option>
+								{filterOperators(name).map((choice) => (
+									<option key={choice} value={choice}>
+										{OPERATOR_WORDS[choice]}
+									</option>
+								))}
 							</select>
 							<span className="filter-value" title={words.value}>
 								{words.value}
@@ -98,7 +57,7 @@ export function FilterChips({
 									keepFocusThroughRemoval(event.currentTarget);
 									change({ [param]: null });
 								}}
-								aria-label={`${words.label} ${operator} ${words.value}, remove filter`}
+								aria-label={`${words.label} ${OPERATOR_WORDS[operator]} ${words.value}, remove filter`}
 							>
 								<span aria-hidden="true">×</span>
 							</button>

@@ -1,4 +1,4 @@
-import { negatedFilter, type SiteStatsView, type StatsFilterName, UTM_NAMES } from "../api";
+import { filterOperators, filterParam, type SiteStatsView, type StatsFilterName, UTM_NAMES } from "../api";
 import { duration } from "../format";
 import { Breakdown, type BreakdownRow } from "./Breakdown";
 import { CustomEventsCard } from "./CustomEventsCard";
@@ -56,8 +56,8 @@ export function SiteBreakdowns({
 	download: (csv: string) => (() => Promise<void>) | undefined;
 }) {
 	const source = stats.filters.source;
-	// A card opens on the list a filter was picked from, "is" or "is not".
-	const filteredBy = (name: StatsFilterName) => stats.filters[name] !== undefined || stats.filters[negatedFilter(name)] !== undefined;
+	// A card opens on the list a filter was picked from, whatever its operator.
+	const filteredBy = (name: StatsFilterName) => filterOperators(name).some((operator) => stats.filters[filterParam(name, operator)] !== undefined);
 	// A source picked (in the URL as its filter) opens on the referrers behind it: the raw referrer one click from the source.
 	const referrerUrls =
 		source !== undefined && stats.referrer_urls

@@ -1,10 +1,11 @@
 import { useEffect } from "react";
 import { Link, useParams } from "react-router";
-import { api, negatedFilter, seriesBucketStarts, STATS_FILTER_PARAMS, type StatsFilterName, type StatsQuery } from "../api";
+import { api, GOAL_FILTER_PARAMS, negatedFilter, seriesBucketStarts, STATS_FILTER_PARAMS, type StatsFilterName, type StatsQuery } from "../api";
 import { tabParam } from "../components/Breakdown";
 import { usePageTitle } from "../components/pageTitle";
 import { Figure } from "../components/Figure";
 import { FilterChips } from "../components/FilterChips";
+import { FilterDialog } from "../components/FilterDialog";
 import { lastUsed } from "../components/lastUsed";
 import { PeriodPicker, periodQuery, usePeriod } from "../components/PeriodPicker";
 import { SitePicker } from "../components/Pickers";
@@ -58,7 +59,7 @@ export function DashboardPage() {
 	const stats = realtime ? live : ranged;
 	// Filtered to a custom event (or one of its properties), the visitors are the converted ones:
 	// a conversion rate is out of the visitors the other filters keep, as Plausible counts a goal's.
-	const converting = filters.event !== undefined || filters.property !== undefined;
+	const converting = GOAL_FILTER_PARAMS.some((param) => filters[param] !== undefined);
 	// The answer carries those visitors under a goal's filter (conversion_base).
 	const conversionBase = converting ? stats.data?.conversion_base?.visitors : stats.data?.visitors;
 	const [metric, chooseMetric] = useGraphMetric(converting);
@@ -112,7 +113,10 @@ export function DashboardPage() {
 					<Link to="/analytics">Analytics</Link>. What was collected before is below.
 				</p>
 			)}
-			<FilterChips search={search} change={change} />
+			<div className="row">
+				<FilterDialog site={site} query={query} change={change} />
+				<FilterChips search={search} change={change} />
+			</div>
 			<QueryState query={stats} loading="Loading statistics…" empty="" isEmpty={() => false} />
 			{data && data.sample_percent < 100 && (
 				<p className="row muted" data-testid="sample-note">
