@@ -64,8 +64,16 @@ describe("owner console: issues", () => {
 		expect(await row.textContent()).toMatch(/3\s*events/);
 		expect(await row.textContent()).toMatch(/2\s*users/);
 		expect(await row.getByText("submitOrder (src/checkout.ts)").isVisible()).toBe(true);
+		// Sentry's short id: the project's name and the issue's number in it.
+		expect(await row.locator(".short-id").textContent()).toBe("WEB-APP-1");
 		await checkPage("issues");
 
+		// Pasted into the search, a short id finds its issue.
+		await page.getByRole("combobox", { name: /^Search title/ }).fill("web-app-2");
+		await page.getByRole("button", { name: "Search" }).click();
+		await row.waitFor({ state: "detached" });
+		expect(await page.locator("li.issue-row .short-id").allTextContents()).toEqual(["WEB-APP-2"]);
+		expect(await page.getByRole("link", { name: "Slow checkout render" }).isVisible()).toBe(true);
 		await page.getByRole("combobox", { name: /^Search title/ }).fill("slow");
 		await page.getByRole("button", { name: "Search" }).click();
 		await row.waitFor({ state: "detached" });
@@ -107,6 +115,8 @@ describe("owner console: issues", () => {
 
 		await page.getByRole("link", { name: /TypeError: Cannot read properties/ }).click();
 		await page.getByRole("heading", { name: "TypeError", exact: true }).waitFor();
+		expect(await page.getByTestId("short-id").locator("code").textContent()).toBe("WEB-APP-1");
+		expect(await page.getByTestId("short-id").getByRole("button", { name: "Copy the short id WEB-APP-1" }).isVisible()).toBe(true);
 		expect(await page.locator("#event-heading").textContent()).toContain(`ID ${"2".repeat(32)}`);
 		expect(await page.locator("#event-heading").textContent()).toContain("by a clock that runs ahead");
 		// The in-app frame is shown with the lines around its own, numbered; the library frame is folded away.

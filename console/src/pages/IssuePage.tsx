@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Link, Navigate, useLocation, useNavigate, useParams } from "react-router";
 import { ApiError, clientEventIdOf, handledOf, type IssueDetailView, type IssueStatus, type StatusDetails, searchValue } from "../api";
+import { CopyButton } from "../components/CopyButton";
 import { EventDetail, KeyValues } from "../components/EventDetail";
 import { usePageTitle } from "../components/pageTitle";
 import { EventsOverTime } from "../components/EventsOverTime";
@@ -229,6 +230,12 @@ export function IssuePage() {
 					<h1 className="pre">{data.title}</h1>
 					{data.culprit && <p className="muted">{data.culprit}</p>}
 					<p className="row">
+						{data.short_id && (
+							<span className="row short-id" data-testid="short-id">
+								<code>{data.short_id}</code>
+								<CopyButton text={data.short_id} what={`the short id ${data.short_id}`} />
+							</span>
+						)}
 						<span className={`level ${data.level}`}>{data.level}</span>
 						<span className={`tag ${data.status}`} data-testid="issue-status">
 							{STATUS_LABELS[data.status]}

@@ -214,7 +214,7 @@ export function IssuesPage() {
 				<SearchSuggestions
 					project={project}
 					environment={filters.environment}
-					label="Search title, culprit, hash or event id; Sentry's is:, level:, environment:, release:, user: and tags too"
+					label="Search title, culprit, short id, hash or event id; Sentry's is:, level:, environment:, release:, user: and tags too"
 					name="q"
 					placeholder="Search: text, hash, event id, is:unresolved, browser.name:Chrome…"
 					defaultValue={filters.q}
@@ -316,6 +316,7 @@ export function IssuesPage() {
 								</div>
 							)}
 							<div className="facts muted">
+								{issue.short_id && <span className="short-id">{issue.short_id}</span>}
 								<span>
 									first seen{scope} {ago(issue.first_seen)}
 								</span>
