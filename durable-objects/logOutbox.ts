@@ -10,7 +10,8 @@ import { type SeededUser, takeSeededUsers } from "../domain/logs/issueEnvironmen
 import { type KeyOwner, type PendingEvent, writeStatements } from "../domain/logs/logStore";
 import type { OutboxBatch } from "./outbox";
 import type { LogEventCommand } from "./projectCommands";
-import { type GroupRow, type IssueGroups, KnownMembers, toSnapshot } from "./projectStorage";
+import { KnownMembers } from "./knownMembers";
+import { type GroupRow, type IssueGroups, toSnapshot } from "./projectStorage";
 
 /** Rows moved to D1 per batch (one transaction); a flush runs batches until nothing is left. */
 const FLUSH_EVENTS = 500;

@@ -7,6 +7,7 @@ import { type IssueActivity, type IssueStatus, ignoreConditionView, type StatusD
 import { type Escalation, escalatingLimitAt } from "../domain/logs/escalation";
 import type { IssueSnapshot } from "../domain/logs/logStore";
 import { IssueActivityLog } from "./issueActivity";
+import { KnownMembers } from "./knownMembers";
 import type { LogEventCommand } from "./projectCommands";
 import { ProjectReleases } from "./projectReleases";
 import { SHORT_IDS_GIVEN } from "./projectSchema";
@@ -123,20 +124,6 @@ function countedInHour(timestamp: number, hour: number, events: number): [hour: 
 
 /** Issues whose grouping state is held in memory, least recently seen out first. */
 const GROUPS_HELD = 1_000;
-/** Members known to be in a table (affected users...), held up to this many, then forgotten all at once. */
-const KNOWN_HELD = 10_000;
-
-/**
- * What memory knows a table holds, so a member seen again costs no read: at most KNOWN_HELD of
- * them, forgotten all at once when one more comes (the table still has them; a read finds them).
- */
-export class KnownMembers extends Set<string> {
-	override add(member: string): this {
-		if (this.size >= KNOWN_HELD && !this.has(member)) this.clear();
-		return super.add(member);
-	}
-}
-
 /**
  * The issues' rows, affected users and releases in the object's SQLite, with what is known of them
  * held in memory so an event of a known issue, from a known user, of a known release, costs no

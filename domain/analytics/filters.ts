@@ -39,7 +39,7 @@
  * case aside (CONTAINS), where "is" matches it whole.
  */
 
-import { type CONTAINS_FILTER_NAMES, filterParam, STATS_FILTER_NAMES, STATS_FILTER_OPERATORS, type StatsFilterName, type StatsFilterParam } from "../api/sites";
+import { type ContainsFilterName, filterParam, STATS_FILTER_NAMES, STATS_FILTER_OPERATORS, type StatsFilterName, type StatsFilterParam } from "../api/sites";
 import { VISIT_BREAKDOWNS, type VisitBreakdown } from "./rollups";
 import { sampleCondition, type VisitorSample } from "./sampling";
 import { SESSION_COLUMNS, sessionCut } from "./sessionCut";
@@ -176,7 +176,7 @@ const CONTAINS = {
 			WHERE ${IS_PROPERTY} AND substr(${p}, 1, length(p.key) + 1) = p.key || ':' AND ${holds("CAST(p.value AS TEXT)", `substr(${p}, length(p.key) + 2)`)})`,
 		session: hadHit,
 	},
-} satisfies Record<(typeof CONTAINS_FILTER_NAMES)[number], FilterDefinition>;
+} satisfies Record<ContainsFilterName, FilterDefinition>;
 
 /** The filters given, by parameter: `country` for "is", `country_not` for "is not", `page_contains`... */
 export type Filters = Partial<Record<StatsFilterParam, string>>;

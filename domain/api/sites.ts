@@ -65,28 +65,11 @@ export const STATS_FILTER_NAMES = [
 ] as const;
 export type StatsFilterName = (typeof STATS_FILTER_NAMES)[number];
 /**
- * The filters that also "contain" a text, as Plausible's dashboard offers contains on every text
- * dimension but the location and the screen size: not `country` (a code under a name) nor
- * `device` (three words).
+ * The filters with no "contains": Plausible's dashboard offers contains on every text dimension but
+ * the location and the screen size, so not `country` (a code under a name) nor `device` (three words).
  */
-export const CONTAINS_FILTER_NAMES = [
-	"page",
-	"entry_page",
-	"exit_page",
-	"browser",
-	"os",
-	"source",
-	"referrer",
-	"utm_source",
-	"utm_medium",
-	"utm_campaign",
-	"utm_content",
-	"utm_term",
-	"ref",
-	"event",
-	"property",
-] as const satisfies readonly StatsFilterName[];
-type ContainsFilterName = (typeof CONTAINS_FILTER_NAMES)[number];
+const WITHOUT_CONTAINS = ["country", "device"] as const;
+export type ContainsFilterName = Exclude<StatsFilterName, (typeof WITHOUT_CONTAINS)[number]>;
 /** Plausible's operators, as its API v2 names them: "is", "is not", "contains", "does not contain". */
 export const STATS_FILTER_OPERATORS = ["is", "is_not", "contains", "contains_not"] as const;
 export type StatsFilterOperator = (typeof STATS_FILTER_OPERATORS)[number];
@@ -101,7 +84,7 @@ export type StatsFilterParam =
 	| `${ContainsFilterName}_contains`
 	| `${ContainsFilterName}_contains_not`;
 export const negatedFilter = <N extends StatsFilterName>(name: N) => `${name}_not` as const;
-const containsFilter = (name: StatsFilterName): name is ContainsFilterName => (CONTAINS_FILTER_NAMES as readonly string[]).includes(name);
+const containsFilter = (name: StatsFilterName): name is ContainsFilterName => !(WITHOUT_CONTAINS as readonly string[]).includes(name);
 /** The operators a filter offers: all four where it contains, else "is" and "is not". */
 export const filterOperators = (name: StatsFilterName): readonly StatsFilterOperator[] =>
 	containsFilter(name) ? STATS_FILTER_OPERATORS : STATS_FILTER_OPERATORS.slice(0, 2);
