@@ -166,7 +166,16 @@ export class ProjectAlerts {
 			action,
 			project,
 			row.console_origin,
-			{ groupHash: issue.hash, title: issue.title, culprit: issue.culprit, level: issue.level, count: issue.count, firstSeen: issue.first_seen, lastSeen: issue.last_seen },
+			{
+				groupHash: issue.hash,
+				title: issue.title,
+				culprit: issue.culprit,
+				level: issue.level,
+				count: issue.count,
+				firstSeen: issue.first_seen,
+				lastSeen: issue.last_seen,
+				shortId: issue.short_id,
+			},
 			{ eventId: c.clientEventId ?? c.eventId, environment: c.environment, release: c.release, timestamp: c.timestamp },
 		);
 		return { url: row.url, payload };

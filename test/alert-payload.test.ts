@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { feedbackAlertPayload, issueAlertPayload } from "../domain/logs/alertPayload";
 
-const issue = (title: string) => ({ groupHash: "a".repeat(32), title, culprit: null, level: "error", count: 1, firstSeen: 0, lastSeen: 0 });
+const issue = (title: string, shortId: number | null = null) => ({ groupHash: "a".repeat(32), title, culprit: null, level: "error", count: 1, firstSeen: 0, lastSeen: 0, shortId });
 const event = { eventId: null, environment: null, release: null, timestamp: null };
 
 describe("an alert's line", () => {
@@ -14,6 +14,12 @@ describe("an alert's line", () => {
 		const cut = line(`${"t".repeat(148)}\u{1f600}${"t".repeat(10)}`);
 		expect(cut).toContain(`shop: ${"t".repeat(148)}… —`);
 		expect(cut.isWellFormed()).toBe(true);
+	});
+
+	it("ends the issue's line with its short id, which the payload carries too", () => {
+		const payload = issueAlertPayload("regressed", "my shop", "https://svc.example", issue("TypeError: x", 33), event);
+		expect(payload.content).toBe(`Regression in my shop: TypeError: x · MY-SHOP-11 — https://svc.example/issues/my%20shop/${"a".repeat(32)}`);
+		expect(payload.issue.short_id).toBe("MY-SHOP-11");
 	});
 
 	it("escapes Slack's markup in text, not in content, and puts a feedback title on one line", () => {

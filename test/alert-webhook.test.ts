@@ -5,6 +5,7 @@
 // deliveries to a listening receiver: e2e.
 import { describe, expect, it, vi } from "vitest";
 import { ALERT_LIMITS } from "../domain/limits";
+import { shortIdOf } from "../domain/logs/shortId";
 import { call, ORIGIN, signUp, unique } from "./helpers";
 import { ingest, ownerWithLogKey, setIssueStatus } from "./logHelpers";
 import {
@@ -151,6 +152,7 @@ describe("when the key's object finds an alert due", () => {
 			project: owner.projectName,
 			issue: {
 				group_hash: hash("a"),
+				short_id: shortIdOf(owner.projectName, 1),
 				title: `TypeError: ${hash("a")} is undefined`,
 				culprit: "checkout.js",
 				level: "error",
@@ -160,8 +162,8 @@ describe("when the key's object finds an alert due", () => {
 				url,
 			},
 			event: { event_id: "c".repeat(32), environment: "production", release: "web@1.2.0", timestamp: expect.any(String) },
-			text: `New issue in ${owner.projectName}: TypeError: ${hash("a")} is undefined (checkout.js) — <${url}>`,
-			content: `New issue in ${owner.projectName}: TypeError: ${hash("a")} is undefined (checkout.js) — ${url}`,
+			text: `New issue in ${owner.projectName}: TypeError: ${hash("a")} is undefined (checkout.js) · ${shortIdOf(owner.projectName, 1)} — <${url}>`,
+			content: `New issue in ${owner.projectName}: TypeError: ${hash("a")} is undefined (checkout.js) · ${shortIdOf(owner.projectName, 1)} — ${url}`,
 			allowed_mentions: { parse: [] },
 		});
 		// Not the bound: with what the bounds noted forgotten, a second event of the issue is still none.

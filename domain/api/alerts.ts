@@ -52,6 +52,8 @@ export interface IssueAlertPayload extends AlertLines {
 	project: string;
 	issue: {
 		group_hash: string;
+		/** Its short id (`SHOP-1A`, docs/api.md#short-ids); null in a test alert. */
+		short_id: string | null;
 		title: string;
 		culprit: string | null;
 		level: string;

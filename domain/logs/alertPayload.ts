@@ -7,6 +7,7 @@ import type { FeedbackAlertPayload, IssueAlertAction, IssueAlertPayload } from "
 import type { FeedbackType } from "../feedback/typesAndStatuses";
 import { ALERT_LIMITS } from "../limits";
 import { cutText } from "../text";
+import { shortIdOf } from "./shortId";
 
 /** The issue as an alert tells of it; times in ms. */
 export interface AlertIssue {
@@ -17,6 +18,8 @@ export interface AlertIssue {
 	count: number;
 	firstSeen: number;
 	lastSeen: number;
+	/** Its number in the project (shortId.ts); null for the made-up issue of a test alert. */
+	shortId: number | null;
 }
 
 export interface AlertEvent {
@@ -68,12 +71,15 @@ function lines(headline: string, project: string, what: string, url: string): Pi
 
 export function issueAlertPayload(action: IssueAlertAction, project: string, origin: string, issue: AlertIssue, event: AlertEvent): IssueAlertPayload {
 	const url = issueConsoleUrl(origin, project, action === "test" ? null : issue.groupHash);
-	const what = `${cut(issue.title, ALERT_LIMITS.titleChars)}${issue.culprit ? ` (${cut(issue.culprit, ALERT_LIMITS.titleChars)})` : ""}`;
+	const shortId = shortIdOf(project, issue.shortId);
+	// The short id last, as people quote it in the thread that follows (Sentry's alerts show it too).
+	const what = `${cut(issue.title, ALERT_LIMITS.titleChars)}${issue.culprit ? ` (${cut(issue.culprit, ALERT_LIMITS.titleChars)})` : ""}${shortId ? ` · ${shortId}` : ""}`;
 	return {
 		action,
 		project,
 		issue: {
 			group_hash: issue.groupHash,
+			short_id: shortId,
 			title: issue.title,
 			culprit: issue.culprit,
 			level: issue.level,

@@ -84,7 +84,7 @@ export async function testAlertWebhook(request: IRequest, env: Env): Promise<Res
 		"test",
 		project_name,
 		new URL(request.url).origin,
-		{ groupHash: "0".repeat(32), title: "This is a test alert from svc", culprit: null, level: "info", count: 1, firstSeen: now, lastSeen: now },
+		{ groupHash: "0".repeat(32), title: "This is a test alert from svc", culprit: null, level: "info", count: 1, firstSeen: now, lastSeen: now, shortId: null },
 		{ eventId: null, environment: null, release: null, timestamp: now },
 	);
 	const delivery = await deliverAlert(env, key.id, { url: webhook.url, payload });
