@@ -1,6 +1,6 @@
 /** What the issue search understands, as Sentry users type it (docs/api.md#list-issues). */
 const EXAMPLES: ReadonlyArray<[example: string, meaning: string]> = [
-	["checkout failed", "text in the title or culprit (also as message:); an issue's hash; an event's id as its SDK gave it"],
+	["checkout failed", "text in the title or culprit (also as message:); an issue's short id (MY-APP-1A) or hash; an event's id as its SDK gave it"],
 	["is:unresolved is:unhandled", "status (unresolved, resolved, ignored), issues with an unhandled event"],
 	["is:regressed is:escalating", "open again after being resolved; reopened by an escalation in the last 7 days"],
 	["level:error release:1.4.2", "the issue's level; a release or environment it was seen in"],
