@@ -214,6 +214,8 @@ export const OWNER_LIMITS = {
 	issueEventSearch: 10_000,
 	/** Each of an issue's tags answers its most common values, this many (GET /api/issues/:hash/tags). */
 	issueTagValues: 10,
+	/** The user feedback given about an issue's events answered, newest first (GET /api/issues/:hash/feedback). */
+	issueFeedback: 100,
 	/** Tags one search of the issue list can name (`browser.name:Chrome url:*pay*`). */
 	issueSearchTags: 10,
 	/** Tag keys the search box is offered (GET /api/issues/tag-keys), in order; the skip-scan reads one index entry per key. */

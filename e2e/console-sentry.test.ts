@@ -1,7 +1,8 @@
 /**
  * What Sentry SDKs send, in the console: user feedback (the feedback widget, `Sentry.captureFeedback`)
  * with its own fields in words, its page a link, and the error event it was given for one click from
- * the issue that holds it, as Sentry links a feedback to its event; and an event that lost a member
+ * the issue that holds it, as Sentry links a feedback to its event, and listed on that issue's page;
+ * and an event that lost a member
  * of the wrong shape to keep the rest, which says so as Sentry lists its processing errors.
  */
 import { expect, it } from "vitest";
@@ -48,6 +49,13 @@ it("links the event a Sentry user feedback was given for to that event in its is
 	await fields.getByRole("link", { name: "Open its issue" }).click();
 	await page.getByRole("link", { name: "TypeError: price is undefined" }).click();
 	await expect.poll(() => page.locator("#event-heading").textContent()).toContain(`ID ${crashId}`);
+	// And the other way, as Sentry's User Feedback: the issue lists what was said about its events.
+	const userFeedback = page.getByTestId("issue-feedback");
+	await userFeedback.waitFor();
+	expect(await userFeedback.getByRole("listitem").count()).toBe(1);
+	expect(await userFeedback.getByRole("listitem").textContent()).toMatch(/^The pay button froze\s*Open\s*.+about its event$/);
+	await userFeedback.getByRole("link", { name: "The pay button froze" }).click();
+	await expect.poll(() => fields.locator("dd").first().textContent()).toBe("The pay button froze");
 	expect(pageErrors).toEqual([]);
 	await page.close();
 });

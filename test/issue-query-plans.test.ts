@@ -8,6 +8,7 @@ import { DELETE_SEEDED_USERS, ENVIRONMENT_ADDITIONS, SEEDED_USERS } from "../dom
 import { ISSUES_OF_USER, issueListQuery } from "../domain/logs/issueList";
 import { issueEventSearchQuery } from "../domain/logs/issueEventSearch";
 import { DELETES, ENVIRONMENT_RECOUNT, MERGED_FINGERPRINTS, MOVE_BACK, MOVES, SET_ENVIRONMENT_USERS, STORED_QUERIES, UNHANDLED_RECOUNT } from "../domain/logs/issueMerge";
+import { ISSUE_FEEDBACK } from "../domain/logs/issueFeedback";
 import { ISSUE_RELEASES, ISSUE_TAGS, TAG_ADDITIONS, TAG_RECOUNT } from "../domain/logs/issueTags";
 import {
 	DELETE_EXPIRED_ISSUE_ENVIRONMENTS,
@@ -241,6 +242,15 @@ describe.each([
 			expect(unhandled).toMatch(/SEARCH e USING (COVERING )?INDEX log_events_key_group_\w+ \(key_id=\? AND group_hash=\?\)/);
 			expect(unhandled).not.toMatch(/SCAN (log_issues|t|e)\b/);
 			expect(unhandled).not.toMatch(/\(key_id=\? AND tag_key=\?\)/);
+		});
+
+		it("an issue's user feedback: the project's feedback by its index, newest first, each one's event by its id's index, never a scan", async ({ expect }) => {
+			const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ISSUE_FEEDBACK}`).bind("u", "p", "k", "a".repeat(32), 100).all<{ detail: string }>();
+			const steps = results.map((row) => row.detail).join("\n");
+			expect(steps).toMatch(/SEARCH f USING INDEX feedback_owner_project_created_idx \(user_id=\? AND project_name=\?\)/);
+			expect(steps).toMatch(/SEARCH e (EXISTS )?USING INDEX log_events_key_event_id_idx \(key_id=\? AND <expr>=\?\)/);
+			// Ties of created_at are put in id order among themselves, as the feedback list's are; never a sort of the whole walk.
+			expect(steps).not.toMatch(/SCAN (f|e)\b|USE TEMP B-TREE FOR ORDER BY/);
 		});
 
 		it.for([null, "production"])("an issue's first and last release (environment %s): its own rows by their primary key, never a scan", async (environment, { expect }) => {

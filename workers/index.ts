@@ -43,6 +43,7 @@
  *     GET    /api/issues/:group_hash?project_name=&environment=&q=   issue, newest events (q: those matching), 24 hourly and 30 daily counts
  *     GET    /api/issues/:group_hash/events/:event_id?project_name=   one of its events, by its stored id or its SDK's
  *     GET    /api/issues/:group_hash/tags?project_name=   its events' tags, 10 values each
+ *     GET    /api/issues/:group_hash/feedback?project_name=   the user feedback given about its events
  *     PATCH  /api/issues                           {project_name, group_hashes: ≤ 100, status} → {issues}
  *     POST   /api/issues/merge                     {project_name, group_hashes: 2–100} → the issue they were merged into
  *     GET    /api/issues/:group_hash/merged?project_name=   the fingerprints merged into it, with their events kept
@@ -103,7 +104,7 @@ import { submitFeedback } from "./feedback/submitFeedback";
 import { errorResponse, INGEST_CORS_HEADERS, json, methodNotAllowed, preflight, SENTRY_CORS_HEADERS, withCors } from "./http";
 import { listTagKeys, listTagValues } from "./issues/issueSearchSuggestions";
 import { addIssueNote, deleteIssue, deleteIssues, mergeIssues, unmergeIssue, updateIssueStatus, updateIssueStatuses } from "./issues/issueChanges";
-import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueEvent, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
+import { listIssueFilterValues, listIssues, listMergedFingerprints, readIssue, readIssueEvent, readIssueFeedback, readIssueTags, readLogOutcomes } from "./issues/ownerIssues";
 import { createKey, listKeys, readKey, regenerateKey, revokeKey, updateKeyConfiguration } from "./keys/projectKeys";
 import { ingestLog } from "./logs/ingestLog";
 import { cleanUp } from "./retention/cleanUp";
@@ -200,6 +201,7 @@ router
 	.get("/api/issues/:group_hash", ...ownerWithAccess, readIssue)
 	.get("/api/issues/:group_hash/events/:event_id", ...ownerWithAccess, readIssueEvent)
 	.get("/api/issues/:group_hash/tags", ...ownerWithAccess, readIssueTags)
+	.get("/api/issues/:group_hash/feedback", ...ownerWithAccess, readIssueFeedback)
 	.patch("/api/issues", ...ownerWithAccess, updateIssueStatuses)
 	.post("/api/issues/merge", ...ownerWithAccess, mergeIssues)
 	.get("/api/issues/:group_hash/merged", ...ownerWithAccess, listMergedFingerprints)

@@ -10,6 +10,7 @@ import type {
 	IssueActivityView,
 	IssueDetailView,
 	IssueEventView,
+	IssueFeedbackView,
 	IssueFilterValuesView,
 	IssuePageView,
 	IssueStatus,
@@ -204,6 +205,8 @@ export const api = {
 		request<IssueEventView>("GET", `/api/issues/${groupHash}/events/${encodeURIComponent(eventId)}?${q({ project_name })}`, undefined, signal),
 	issueTags: (project_name: string, groupHash: string, environment?: string) =>
 		request<IssueTagsView>("GET", `/api/issues/${groupHash}/tags?${q({ project_name, environment })}`),
+	/** The user feedback given about the issue's events, newest first. */
+	issueFeedback: (project_name: string, groupHash: string) => request<{ feedback: IssueFeedbackView[] }>("GET", `/api/issues/${groupHash}/feedback?${q({ project_name })}`),
 	deleteIssue: (project_name: string, groupHash: string) => request<{ deleted: number; events: number }>("DELETE", `/api/issues/${groupHash}?${q({ project_name })}`),
 	/** Many issues at once, OWNER_LIMITS.issueMutationHashes a request. */
 	async deleteIssues(project_name: string, groupHashes: string[]): Promise<{ deleted: number; events: number }> {

@@ -249,6 +249,10 @@ export const useAddIssueNote = (project: string, groupHash: string) =>
 	});
 
 /** The issues merged into this one, to unmerge. */
+/** The user feedback given about the issue's events. */
+export const useIssueFeedback = (project: string, groupHash: string) =>
+	useQuery({ queryKey: [...keys.issues(project), "feedback", groupHash], queryFn: () => api.issueFeedback(project, groupHash) });
+
 export const useMergedIssues = (project: string, groupHash: string) =>
 	useQuery({ queryKey: [...keys.issues(project), "merged", groupHash], queryFn: () => api.mergedIssues(project, groupHash) });
 

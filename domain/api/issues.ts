@@ -1,5 +1,6 @@
 /** Log issues as the owner reads them (docs/api.md#log-issues-owner). Dependency-free: the console bundles it. */
 import type { LogEvent } from "../logs/logEvent";
+import type { FeedbackStatus, FeedbackType } from "../feedback/typesAndStatuses";
 
 /**
  * An event's own id as stored (Sentry's `event_id`): 32 lower-case hex digits, from hex of any
@@ -137,6 +138,18 @@ export interface IssueTagView {
 export interface IssueTagsView {
 	events: number;
 	tags: IssueTagView[];
+}
+
+/** Feedback a user gave about one of the issue's events (Sentry's user feedback, its `associated_event_id`), as the issue page lists it. */
+export interface IssueFeedbackView {
+	id: string;
+	type: FeedbackType;
+	status: FeedbackStatus;
+	/** Its `title` field; null without one. */
+	title: string | null;
+	/** The issue's event it was given about, as the SDK gave its id. */
+	event_id: string;
+	created_at: string;
 }
 
 /** What ends an ignored issue's ignoring, as the issue carries it (IssueView's `ignored_until…`); none when nothing does. */

@@ -38,6 +38,7 @@ import { mergedFingerprintEvents } from "../../domain/logs/issueMerge";
 import { SORT_COLUMNS, selectIssues, sortValuesOf } from "../../domain/logs/issueList";
 import { searchIssueEvents } from "../../domain/logs/issueEventSearch";
 import type { LogEvent } from "../../domain/logs/logEvent";
+import { issueFeedback } from "../../domain/logs/issueFeedback";
 import { issueReleases, issueTags } from "../../domain/logs/issueTags";
 import { shortIdNumber, shortIdOf } from "../../domain/logs/shortId";
 import {
@@ -308,6 +309,17 @@ export async function readIssueTags(request: IRequest, env: Env): Promise<Respon
 	// An issue with no events in the environment has no tags there, not a 404.
 	const { owner, groupHash } = await ownIssue(request, env, project_name);
 	return json(await issueTags(env, owner, groupHash, environment));
+}
+
+/**
+ * GET /api/issues/:group_hash/feedback?project_name= → {feedback}: the user feedback given about
+ * the issue's events (docs/api.md#issue-feedback), newest first, at most OWNER_LIMITS.issueFeedback.
+ */
+export async function readIssueFeedback(request: IRequest, env: Env): Promise<Response> {
+	const { project_name } = parseBody(projectQuerySchema, request.query);
+	// The key's feedback is moved to D1 with its events, before the read.
+	const { owner, groupHash } = await ownIssue(request, env, project_name);
+	return json({ feedback: await issueFeedback(env, owner, project_name, groupHash) });
 }
 
 /**

@@ -11,17 +11,10 @@ import { ProjectPicker, useUnknownProjectText } from "../components/Pickers";
 import { ActionError, describeError, QueryState } from "../components/QueryState";
 import { SelectionBar, useSelection } from "../components/Selection";
 import { type OfferedChoice, UnofferedChoices } from "../components/UnofferedChoices";
+import { FEEDBACK_STATUS_LABELS as STATUS_LABELS } from "../feedbackLabels";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
 import { issueLink, issueListLink, offeredValue, useSearch } from "../searchParams";
-
-const STATUS_LABELS: Record<FeedbackStatus, string> = {
-	open: "Open",
-	in_progress: "In progress",
-	human_review: "Human review",
-	closed: "Closed",
-	ignored: "Ignored",
-};
 
 /** The types of feedback, as the list's Type select offers them. */
 const TYPE_LABELS: Record<FeedbackType, string> = { issue: "Issues", feature_request: "Feature requests" };

@@ -10,6 +10,7 @@ import { IgnoreActions, ignoredUntil, isEscalating } from "../components/IgnoreA
 import { ResolveActions, resolvedIn } from "../components/ResolveActions";
 import { incompleteKey, type Unfinished, UnfinishedSearch } from "../components/UnfinishedSearch";
 import { IssueActivity } from "../components/IssueActivity";
+import { IssueFeedback } from "../components/IssueFeedback";
 import { MergedIssues } from "../components/MergedIssues";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ActionError, QueryState } from "../components/QueryState";
@@ -378,6 +379,7 @@ export function IssuePage() {
 							</TableWrap>
 						</section>
 					)}
+					<IssueFeedback project={project} groupHash={hash} />
 					<MergedIssues project={project} groupHash={hash} />
 					<IssueActivity issue={data} project={project} />
 				</>
