@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { writeStatements } from "../domain/logs/logStore";
+import { shortIdOf } from "../domain/logs/shortId";
 import { call, setPlan } from "./helpers";
 import { ingestOk, issueOf, issuesOf, listIssues, ownerWithLogKey, raiseLogsLimit, readIssue, setIssueStatus, storedEvents } from "./logHelpers";
 
@@ -38,6 +39,7 @@ describe("what an issue keeps", () => {
 		const [listed] = await issuesOf(owner);
 		expect(listed).toEqual({
 			group_hash: first.group_hash,
+			short_id: shortIdOf(owner.projectName, 1),
 			title: "PaymentError: card declined",
 			culprit: "charge (src/pay.ts)",
 			level: "error",
