@@ -58,6 +58,10 @@ export function issueListLink(project: string, query: URLSearchParams | string =
  * An issue's page: `event` opens one of its events (a stored id, or the id its SDK gave it),
  * `environment` shows the issue as it reads there, `q` its events that match a search.
  */
+/** The console's page of one feedback item (its route /feedback/:project/:id), with the list's query to go back to when given. */
+export const feedbackItemLink = (project: string, id: string, list?: URLSearchParams) =>
+	`/feedback/${encodeURIComponent(project)}/${encodeURIComponent(id)}${list?.size ? `?${list}` : ""}`;
+
 export function issueLink(project: string, groupHash: string, { event, environment, q }: { event?: string | null; environment?: string | null; q?: string | null } = {}): string {
 	const query = new URLSearchParams();
 	if (environment) query.set("environment", environment);

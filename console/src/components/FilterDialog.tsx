@@ -8,6 +8,7 @@ import {
 	type StatsFilterOperator,
 	type StatsQuery,
 } from "../api";
+import { OWNER_LIMITS } from "../../../domain/limits";
 import { focusOnceShown } from "../focus";
 import { useSiteStats } from "../queries";
 import { FILTER_LABELS, OPERATOR_WORDS } from "../statsFilters";
@@ -140,7 +141,7 @@ export function FilterDialog({
 							}}
 							list={`${id}-values`}
 							required
-							maxLength={2_000}
+							maxLength={OWNER_LIMITS.filterValue}
 							autoComplete="off"
 							aria-describedby={`${id}-hint`}
 							aria-invalid={problem !== "" || undefined}

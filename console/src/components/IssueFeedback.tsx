@@ -3,7 +3,7 @@ import { clientEventIdOf } from "../api";
 import { FEEDBACK_STATUS_LABELS } from "../feedbackLabels";
 import { ago, utcDateTime } from "../format";
 import { useIssueFeedback } from "../queries";
-import { issueLink } from "../searchParams";
+import { feedbackItemLink, issueLink } from "../searchParams";
 
 /**
  * Sentry's "User feedback" of an issue: what people said through the feedback widget or the
@@ -19,7 +19,7 @@ export function IssueFeedback({ project, groupHash }: { project: string; groupHa
 			<ul className="plain">
 				{feedback.map((item) => (
 					<li key={item.id} className="row">
-						<Link to={`/feedback/${encodeURIComponent(project)}/${encodeURIComponent(item.id)}`}>{item.title ?? "(no title)"}</Link>
+						<Link to={feedbackItemLink(project, item.id)}>{item.title ?? "(no title)"}</Link>
 						<span className={`tag ${item.status}`}>{FEEDBACK_STATUS_LABELS[item.status]}</span>
 						<span className="muted" title={utcDateTime(item.created_at)}>
 							{ago(item.created_at)}

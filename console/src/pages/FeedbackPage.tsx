@@ -14,7 +14,7 @@ import { type OfferedChoice, UnofferedChoices } from "../components/UnofferedCho
 import { FEEDBACK_STATUS_LABELS as STATUS_LABELS } from "../feedbackLabels";
 import { ago, plural, utcDateTime } from "../format";
 import { useDeleteFeedback, useFeedback, useFeedbackItem, useIssuesOfPeople, useProjects, useSetFeedbackStatus } from "../queries";
-import { issueLink, issueListLink, offeredValue, useSearch } from "../searchParams";
+import { feedbackItemLink, issueLink, issueListLink, offeredValue, useSearch } from "../searchParams";
 
 /** The types of feedback, as the list's Type select offers them. */
 const TYPE_LABELS: Record<FeedbackType, string> = { issue: "Issues", feature_request: "Feature requests" };
@@ -324,7 +324,7 @@ export function FeedbackPage() {
 						<div className="row">
 							<input type="checkbox" checked={selection.has(item.id)} onChange={(e) => selection.toggle([item.id], e.target.checked)} aria-label={`Select ${titleOf(item)}`} />
 							<TypeTag type={item.type} />
-							<Link to={`/feedback/${encodeURIComponent(project)}/${item.id}${search.size ? `?${search}` : ""}`} className="title">
+							<Link to={feedbackItemLink(project, item.id, search)} className="title">
 								{titleOf(item)}
 							</Link>
 						</div>
